@@ -1,0 +1,1 @@
+"""Cards, tiles, meld tables and meld solvers shared by the variants (standard library + numpy only)."""

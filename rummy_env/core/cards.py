@@ -1,0 +1,188 @@
+"""Playing cards as integer ids, their text form, and their point values.
+
+Card ids run 0..51 in one fixed order: suit-major, suits ``C D H S`` (clubs,
+diamonds, hearts, spades), ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` within a suit::
+
+    card_id = suit_index * 13 + rank_index      # rank_index: A=0, 2=1, ..., K=12
+    0 = AC, 1 = 2C, ..., 12 = KC, 13 = AD, ..., 51 = KS
+
+Text form (``../shared/rules/README.md``): rank then suit, e.g. ``"TS"``, ``"AH"``;
+``"10S"`` is accepted on input, lower case too.  A hand is a set of cards; the
+engines store it as a Python ``int`` bitmask with bit ``card_id`` set (``hand_mask``),
+which makes containment tests one ``&``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+NUM_CARDS = 52
+NUM_RANKS = 13
+NUM_SUITS = 4
+SUITS = "CDHS"
+RANKS = "A23456789TJQK"
+FULL_DECK_MASK = (1 << NUM_CARDS) - 1
+
+#: Point value of each card id (R-RUMMY-14, R-GIN-01): A = 1, 2..10 face value,
+#: J Q K = 10.  Shape (52,), dtype int64, unit: points.
+CARD_VALUES: np.ndarray = np.array(
+    [min(rank + 1, 10) for _suit in range(NUM_SUITS) for rank in range(NUM_RANKS)],
+    dtype=np.int64,
+)
+CARD_VALUES.setflags(write=False)
+#: The same values as a tuple of Python ints, for hot loops that index one card.
+CARD_VALUE_LIST: tuple[int, ...] = tuple(int(v) for v in CARD_VALUES)
+
+_CARD_STRINGS = tuple(r + s for s in SUITS for r in RANKS)
+_PARSE = {text: card for card, text in enumerate(_CARD_STRINGS)}
+_PARSE.update({"10" + s: _PARSE["T" + s] for s in SUITS})
+
+
+def card_id(rank_index: int, suit_index: int) -> int:
+    """Card id of a rank (0 = ace .. 12 = king) and a suit (0..3 = C D H S)."""
+    return suit_index * NUM_RANKS + rank_index
+
+
+def rank_of(card: int) -> int:
+    """Rank index of a card id: 0 = ace, 1 = two, ..., 12 = king."""
+    return card % NUM_RANKS
+
+
+def suit_of(card: int) -> int:
+    """Suit index of a card id: 0..3 = clubs, diamonds, hearts, spades."""
+    return card // NUM_RANKS
+
+
+def card_value(card: int) -> int:
+    """Point value of one card (R-RUMMY-14): A = 1, 2..10 face value, J Q K = 10."""
+    return CARD_VALUE_LIST[card]
+
+
+def card_str(card: int) -> str:
+    """Text form of a card id, e.g. ``card_str(0) == "AC"``, ``card_str(48) == "TS"``.
+
+    Raises:
+        ValueError: ``card`` is not an int in 0..51.
+    """
+    if not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id {card!r} is not a card: card ids are ints 0..51")
+    return _CARD_STRINGS[card]
+
+
+def parse_card(text: str) -> int:
+    """Card id of a card string such as ``"TS"``, ``"10S"``, ``"ah"``.
+
+    Raises:
+        ValueError: the string names no card (the message quotes it and shows the
+            accepted form).
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"card {text!r} is not a string: cards are written like 'AH', 'TS' or '10S'")
+    card = _PARSE.get(text.strip().upper())
+    if card is None:
+        raise ValueError(
+            f"card {text!r} is not a card: write rank (A 2-9 T J Q K, or 10) then suit (C D H S), e.g. 'AH', 'TS', '10S'"
+        )
+    return card
+
+
+def parse_cards(cards: str | Iterable[str]) -> list[int]:
+    """Card ids of several distinct cards, in the order given.
+
+    Args:
+        cards: an iterable of card strings, or one string of cards separated by spaces
+            or commas (``"3S 4S 5S"``).
+
+    Returns:
+        list of card ids (ints 0..51).
+
+    Raises:
+        ValueError: a string names no card, or a card appears twice (there is one deck).
+    """
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    ids: list[int] = []
+    seen: set[int] = set()
+    for text in cards:
+        card = parse_card(text)
+        if card in seen:
+            raise ValueError(f"card {text!r} appears twice: a deck has one copy of each card")
+        seen.add(card)
+        ids.append(card)
+    return ids
+
+
+def parse_deck(cards: Iterable[str]) -> list[int]:
+    """Card ids of a full stacked deck: 52 distinct card strings, top card first.
+
+    Raises:
+        ValueError: not 52 cards, an unknown card, or a repeated card; the message
+            names the problem (and the missing cards when a card is repeated).
+    """
+    if isinstance(cards, str):
+        raise ValueError("deck must be a list of 52 card strings, top card first, not one string")
+    cards = list(cards)
+    if len(cards) != NUM_CARDS:
+        raise ValueError(f"deck has {len(cards)} cards: a stacked deck lists all 52 cards, top card first")
+    try:
+        return parse_cards(cards)
+    except ValueError as err:
+        given = {_PARSE.get(str(c).strip().upper()) for c in cards}
+        missing = [card_str(c) for c in range(NUM_CARDS) if c not in given]
+        raise ValueError(f"bad deck: {err}; missing cards: {' '.join(missing) or 'none'}") from None
+
+
+def cards_str(cards: Iterable[int]) -> str:
+    """Space-separated text of card ids in the order given, e.g. ``"3S 4S 5S"``."""
+    return " ".join(_CARD_STRINGS[c] for c in cards)
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """Bitmask (Python int, bit ``c`` set for each card ``c``) of card ids."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids set in a bitmask, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_value(mask: int) -> int:
+    """Total point value (R-RUMMY-14) of the cards in a bitmask, in points."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += CARD_VALUE_LIST[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+def mask_to_plane(mask: int, out: np.ndarray | None = None) -> np.ndarray:
+    """A bitmask as a 0/1 vector over the 52 card ids.
+
+    Args:
+        mask: card bitmask.
+        out: optional float/int array of shape (52,) to fill in place.
+
+    Returns:
+        array of shape (52,), dtype float32 (or ``out``'s dtype), 1 where a card is set.
+    """
+    if out is None:
+        out = np.zeros(NUM_CARDS, dtype=np.float32)
+    else:
+        out[:] = 0
+    while mask:
+        low = mask & -mask
+        out[low.bit_length() - 1] = 1
+        mask ^= low
+    return out

@@ -1,0 +1,78 @@
+"""Card ids, text form and values (rules README notation, R-RUMMY-14)."""
+
+import numpy as np
+import pytest
+
+from rummy_env.core.cards import (
+    CARD_VALUES,
+    card_str,
+    cards_of,
+    mask_of,
+    mask_to_plane,
+    mask_value,
+    parse_card,
+    parse_cards,
+    parse_deck,
+    rank_of,
+    suit_of,
+)
+
+
+def test_card_order_is_suit_major_clubs_diamonds_hearts_spades_ace_to_king():
+    assert [card_str(c) for c in (0, 1, 9, 12, 13, 25, 26, 39, 51)] == ["AC", "2C", "TC", "KC", "AD", "KD", "AH", "AS", "KS"]
+    assert (rank_of(48), suit_of(48)) == (9, 3)  # TS
+
+
+def test_every_card_round_trips_through_text():
+    assert [parse_card(card_str(c)) for c in range(52)] == list(range(52))
+
+
+def test_ten_is_accepted_as_10_and_lower_case_and_spaces():
+    assert parse_card("10S") == parse_card("TS") == 48
+    assert parse_card(" ah ") == 26
+    assert parse_cards("3S, 4S 5S") == [41, 42, 43]
+
+
+@pytest.mark.parametrize("bad", ["1S", "AX", "11H", "", "ZZ", "A"])
+def test_unknown_card_is_a_value_error_naming_it(bad):
+    with pytest.raises(ValueError, match=f"card {bad!r} is not a card"):
+        parse_card(bad)
+
+
+def test_non_string_card_is_a_value_error():
+    with pytest.raises(ValueError, match="is not a string"):
+        parse_card(5)
+
+
+def test_duplicate_card_is_a_value_error():
+    with pytest.raises(ValueError, match="card 'TS' appears twice"):
+        parse_cards(["10S", "TS"])
+
+
+def test_card_values_follow_r_rummy_14():
+    # R-RUMMY-14: A = 1, 2-10 face value, J Q K = 10
+    assert CARD_VALUES[:13].tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+    assert CARD_VALUES.sum() == 340
+    assert mask_value(mask_of(parse_cards("AC KD 7H TS"))) == 1 + 10 + 7 + 10
+
+
+def test_masks_and_planes():
+    cards = parse_cards("AC KS 7H")
+    mask = mask_of(cards)
+    assert cards_of(mask) == sorted(cards)
+    plane = mask_to_plane(mask)
+    assert plane.dtype == np.float32 and plane.shape == (52,)
+    assert np.flatnonzero(plane).tolist() == sorted(cards)
+
+
+def test_parse_deck_accepts_a_permutation_and_names_problems():
+    deck = [card_str(c) for c in range(52)][::-1]
+    assert parse_deck(deck) == list(range(52))[::-1]
+    with pytest.raises(ValueError, match="deck has 51 cards"):
+        parse_deck(deck[:-1])
+    with pytest.raises(ValueError, match=r"card 'KS' appears twice.*missing cards: AC"):
+        parse_deck(deck[:-1] + ["KS"])
+    with pytest.raises(ValueError, match="card 'XX' is not a card"):
+        parse_deck(deck[:-1] + ["XX"])
+    with pytest.raises(ValueError, match="not one string"):
+        parse_deck("AC 2C")
