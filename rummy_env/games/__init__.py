@@ -1,0 +1,1 @@
+"""One pure rules engine per variant (standard library + numpy only)."""

@@ -1,0 +1,45 @@
+"""Errors raised by the rules engines, and the one check of an action id's type and range."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action id that is out of range, or not legal in the current state.
+
+    The state is unchanged when this is raised.
+    """
+
+
+class ActionTypeError(TypeError, ValueError):
+    """An action that is not an integer id.
+
+    It is both a ``TypeError`` (the Python convention for a wrong type) and a
+    ``ValueError`` (what the rest of the API raises for bad input), so either
+    ``except`` clause catches it.
+    """
+
+
+def to_action_id(action: Any, num_actions: int) -> int:
+    """``action`` as a Python int in ``0..num_actions-1``.
+
+    Accepts Python ints and NumPy integer scalars (and 0-d integer arrays), nothing
+    else: a float, bool or string is refused rather than guessed at.
+
+    Raises:
+        ActionTypeError: not an integer.
+        IllegalActionError: outside ``0..num_actions-1``.
+    """
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ActionTypeError(
+            f"action {action!r} has type {type(action).__name__}: actions are integer ids 0..{num_actions - 1}"
+        )
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise IllegalActionError(f"action {action} is out of range: action ids are 0..{num_actions - 1}")
+    return action

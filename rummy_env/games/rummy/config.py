@@ -1,0 +1,63 @@
+"""Options of basic Rummy (``../shared/rules/rummy.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from rummy_env.games.rummy.deal import hand_size
+from rummy_env.games.options import EPISODES, REWARDS, check_bool, check_choice, check_int
+
+#: R-RUMMY-12 reshuffle readings: seed 000 keeps the top discard and turns the rest
+#: over; seed 003 turns the whole pile over.
+RESHUFFLES = ("keep_top", "whole_pile")
+
+
+@dataclass(frozen=True)
+class RummyConfig:
+    """Options of a basic Rummy game; every field is validated on construction.
+
+    Attributes:
+        num_players: 2..6 (R-RUMMY-02).
+        ace_high: also allow Q-K-A runs (R-RUMMY-01); never K-A-2.
+        reshuffle: ``"keep_top"`` (default, seed 000) or ``"whole_pile"`` (seed 003),
+            what happens when the stock runs out (R-RUMMY-12).
+        two_player_winner_deals: with 2 players the hand's winner deals next
+            (R-RUMMY-04, seed 003); otherwise the deal passes to the left.
+        target_score: points that end the game (R-RUMMY-17), >= 1.
+        max_turns: turns after which a hand is truncated (R-RUMMY-13), >= 1.
+        episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
+        reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
+            hand's points, zero-sum, at each hand's end).
+
+    Raises:
+        ValueError: a value of the wrong type or out of range, naming the option.
+    """
+
+    num_players: int = 2
+    ace_high: bool = False
+    reshuffle: str = "keep_top"
+    two_player_winner_deals: bool = False
+    target_score: int = 100
+    max_turns: int = 1000
+    episode: str = "hand"
+    reward: str = "win"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 6))
+        check_bool("ace_high", self.ace_high)
+        check_choice("reshuffle", self.reshuffle, RESHUFFLES)
+        check_bool("two_player_winner_deals", self.two_player_winner_deals)
+        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("reward", self.reward, REWARDS)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Names of all options, in declaration order."""
+        return tuple(f.name for f in fields(cls))
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player (R-RUMMY-02): 10 for 2, 7 for 3-4, 6 for 5-6 players."""
+        return hand_size(self.num_players)

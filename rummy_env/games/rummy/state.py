@@ -1,0 +1,551 @@
+"""Rules engine of basic Rummy (``../shared/rules/rummy.md``), framework-free.
+
+The API follows OpenSpiel's Python API so that search algorithms transfer:
+``RummyGame(config).new_initial_state(rng=..., deck=..., dealer=...)``, then
+``state.current_player()``, ``state.legal_actions()``, ``state.apply_action(a)``,
+``state.is_terminal()``, ``state.returns()``, ``state.clone()`` and
+``state.observation(player)`` (what that player may know, see :class:`RummyView`).
+
+Hands are card bitmasks (Python ints, bit = card id); the stock and discard pile are
+lists of card ids with the top card *last*.  A turn is several actions by the same
+player: one draw, any melds and lay-offs, one discard (or going out).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import NamedTuple
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, card_str, cards_of, mask_value, rank_of, suit_of
+from rummy_env.core.melds import (
+    HIGH_ACE_POSITION,
+    LAYOFF_RUN_HIGH,
+    LAYOFF_RUN_LOW,
+    LAYOFF_SET,
+    MELDS,
+    RUN,
+    melds_in_hand,
+    position_card,
+)
+from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.rummy.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    LAYOFF,
+    MELD,
+    NUM_ACTIONS,
+    action_to_string,
+)
+from rummy_env.games.rummy.config import RummyConfig
+
+DRAW = 0  #: phase: the acting player must draw (R-RUMMY-06)
+PLAY = 1  #: phase: the acting player melds, lays off, and finally discards
+TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
+
+_POS_SLOTS = HIGH_ACE_POSITION + 1  # run positions 0..13 per suit
+
+
+class TableMeld:
+    """A meld on the table; runs grow at their ends by lay-offs (R-RUMMY-08).
+
+    Attributes:
+        kind: ``core.melds.SET`` or ``RUN``.
+        rank: a set's rank index (-1 for runs).
+        suit: a run's suit index (-1 for sets).
+        low, high: a run's end positions (0..13, 13 = high ace); a set's rank.
+        mask: bitmask of its cards.
+        owner: seat of the player who put it down.
+    """
+
+    __slots__ = ("kind", "rank", "suit", "low", "high", "mask", "owner")
+
+    def __init__(self, kind: int, rank: int, suit: int, low: int, high: int, mask: int, owner: int):
+        self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner = kind, rank, suit, low, high, mask, owner
+
+    def copy(self) -> "TableMeld":
+        return TableMeld(self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner)
+
+    def cards(self) -> list[int]:
+        """Card ids in table order (runs low to high, a high ace last)."""
+        if self.kind == RUN:
+            return [position_card(self.suit, p) for p in range(self.low, self.high + 1)]
+        return cards_of(self.mask)
+
+
+class RummyView(NamedTuple):
+    """What one player may know of a Rummy state (the only input of the encoder).
+
+    Card sets are bitmasks; per-player tuples are in seat order *relative to the
+    viewer* (index 0 = the viewer, 1 = the next player to the left, ...).
+
+    Attributes:
+        hand: the viewer's cards.
+        top_discard: the upcard (top of the discard pile), or -1 if the pile is empty.
+        discard_rest: the other cards of the discard pile (all were seen face up).
+        table: every card in a meld on the table.
+        known: per relative seat, cards that player took from the discard pile and
+            has not played since (index 0: the viewer's own).
+        forbidden: the card the viewer took from the discard pile this turn and may
+            not discard (R-RUMMY-09), or -1.
+        phase: DRAW or PLAY of the acting player, -1 when the episode is over.
+        acting: relative seat of the acting player, -1 when the episode is over.
+        stock_size: cards in the stock.
+        hand_sizes: cards in each hand, relative seats.
+        melded: per relative seat, whether that player has melded or laid off in this hand.
+        scores: game totals, relative seats (points); they include a hand once it is scored.
+        turn: turns completed in this hand.
+    """
+
+    hand: int
+    top_discard: int
+    discard_rest: int
+    table: int
+    known: tuple[int, ...]
+    forbidden: int
+    phase: int
+    acting: int
+    stock_size: int
+    hand_sizes: tuple[int, ...]
+    melded: tuple[bool, ...]
+    scores: tuple[int, ...]
+    turn: int
+
+
+class RummyGame:
+    """A basic Rummy game definition: options plus a state factory.
+
+    Args:
+        config: a :class:`RummyConfig`; or pass its fields as keyword arguments.
+
+    Raises:
+        ValueError: a bad option (see :class:`RummyConfig`).
+    """
+
+    def __init__(self, config: RummyConfig | None = None, **options):
+        if config is not None and options:
+            raise ValueError("pass either a RummyConfig or keyword options, not both")
+        self.config = config if config is not None else RummyConfig(**options)
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    def num_distinct_actions(self) -> int:
+        """Size of the action id space (579)."""
+        return NUM_ACTIONS
+
+    def new_initial_state(
+        self,
+        rng: np.random.Generator | int | None = None,
+        deck: list[int] | None = None,
+        dealer: int | None = None,
+    ) -> "RummyState":
+        """The state after the deal of the first hand (R-RUMMY-03).
+
+        Args:
+            rng: the generator every random choice goes through (the first dealer,
+                the shuffles, later deals of an ``episode="game"``); an int seeds a
+                new ``np.random.default_rng``.  The state keeps it.
+            deck: 52 distinct card ids, top card first, stacked for the first hand;
+                by default ``rng.permutation(52)``.
+            dealer: seat of the first dealer; by default drawn from ``rng``.
+
+        Raises:
+            ValueError: a deck that is not a permutation of 0..51, or a dealer
+                outside ``0..num_players-1``.
+        """
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        n = self.config.num_players
+        if dealer is None:
+            dealer = int(rng.integers(n))
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be an int from 0 to {n - 1}")
+        if deck is None:
+            deck = [int(c) for c in rng.permutation(NUM_CARDS)]
+        else:
+            deck = [int(c) for c in deck]
+            if sorted(deck) != list(range(NUM_CARDS)):
+                raise ValueError("deck must hold each card id 0..51 exactly once")
+        state = RummyState(self, rng)
+        state._deal(deck, int(dealer))
+        return state
+
+
+class RummyState:
+    """A basic Rummy state: one hand, or a game of hands with ``episode="game"``.
+
+    Do not build it directly: use :meth:`RummyGame.new_initial_state`.
+    """
+
+    def __init__(self, game: RummyGame, rng: np.random.Generator):
+        cfg = game.config
+        self.game = game
+        self.config = cfg
+        self.rng = rng
+        n = cfg.num_players
+        self._n = n
+        self.scores = [0] * n  # game totals (R-RUMMY-17)
+        self.hands_played = 0
+        self.last_hand: dict | None = None  # public facts of the last finished hand
+        self._returns = [0.0] * n
+        self._rewards = [0.0] * n
+        self._terminal = False
+        self.truncated = False
+        self.game_winner = -1
+        self.history: list[int] = []  # actions of this episode
+        self._legal: list[int] | None = None  # legal actions of the acting player, until the next move
+        self.initial_deck: list[int] = []  # the first hand's deck, top first
+        self.initial_dealer = -1
+
+    # ----------------------------------------------------------------- deal
+    def _deal(self, deck: list[int], dealer: int) -> None:
+        """Deal a hand from ``deck`` (top first) with ``dealer`` (R-RUMMY-02, 03, 05)."""
+        n, k = self._n, self.config.hand_size
+        if not self.initial_deck:
+            self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.deck = list(deck)
+        self.dealer = dealer
+        hands = [0] * n
+        for i in range(n * k):
+            hands[(dealer + 1 + i) % n] |= 1 << deck[i]
+        self.hands = hands
+        self.discard = [deck[n * k]]
+        self.stock = deck[:n * k:-1]  # top card last
+        self.table: list[TableMeld] = []
+        self.table_mask = 0
+        self._set_at_rank = [-1] * 13
+        self._run_low_at = [-1] * (4 * _POS_SLOTS)  # (suit, low position) -> table index
+        self._run_high_at = [-1] * (4 * _POS_SLOTS)
+        self.known = [0] * n
+        self.melded_before = [False] * n  # melded or laid off in an earlier turn (R-RUMMY-16)
+        self.melded_this_turn = False
+        self.taken_discard = -1
+        self.turn = 0
+        self.current = (dealer + 1) % n
+        self.phase = DRAW
+
+    # ------------------------------------------------------------ queries
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    def current_player(self) -> int:
+        """Seat of the player to act, or :data:`TERMINAL`."""
+        return TERMINAL if self._terminal else self.current
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[float]:
+        """Sum of the rewards of this episode, per seat."""
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        """Rewards of the last applied action, per seat."""
+        return list(self._rewards)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
+        if self._terminal or (player is not None and player != self.current):
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase == DRAW:
+            out = []
+            if self._can_draw_stock():
+                out.append(DRAW_STOCK)
+            if self.discard:
+                out.append(DRAW_DISCARD)
+            return out
+        return self._play_actions()
+
+    def _can_draw_stock(self) -> bool:
+        # R-RUMMY-12: an empty stock is rebuilt from the discard pile, if that leaves a card
+        if self.stock:
+            return True
+        return len(self.discard) >= (2 if self.config.reshuffle == "keep_top" else 1)
+
+    def _play_actions(self) -> list[int]:
+        hand = self.hands[self.current]
+        forbidden = self.taken_discard if self.taken_discard >= 0 and hand >> self.taken_discard & 1 else -1
+        ace_high = self.config.ace_high
+        cards = cards_of(hand)
+        out = [c for c in cards if c != forbidden]  # discards (R-RUMMY-09)
+        for meld in melds_in_hand(hand, ace_high):
+            if self._finishable(hand & ~MELDS[meld].mask, forbidden, MELD + meld):
+                out.append(MELD + meld)
+        for c in cards:
+            for side in self._layoff_sides(c):
+                action = LAYOFF + 3 * c + side
+                if self._finishable(hand & ~(1 << c), forbidden, action):
+                    out.append(action)
+        out.sort()
+        return out
+
+    def _layoff_sides(self, card: int) -> list[int]:
+        """Sides (0 set, 1 low end, 2 high end) where ``card`` fits a table meld (R-RUMMY-08)."""
+        sides = []
+        rank, suit = rank_of(card), suit_of(card)
+        if self._set_at_rank[rank] >= 0:
+            sides.append(LAYOFF_SET)
+        base = suit * _POS_SLOTS
+        if rank + 1 < _POS_SLOTS and self._run_low_at[base + rank + 1] >= 0:
+            sides.append(LAYOFF_RUN_LOW)
+        high_pos = HIGH_ACE_POSITION if rank == 0 else rank
+        if high_pos >= 1 and self._run_high_at[base + high_pos - 1] >= 0 and (rank != 0 or self.config.ace_high):
+            sides.append(LAYOFF_RUN_HIGH)
+        return sides
+
+    def _finishable(self, rest: int, forbidden: int, action: int) -> bool:
+        """Whether the turn can still end after a meld or lay-off leaves ``rest`` (R-RUMMY-10).
+
+        It can if the hand is empty (the player went out, R-RUMMY-11) or holds a card
+        other than the one taken from the discard pile; holding only that card, it can
+        if that card can then be laid off.
+        """
+        if rest == 0 or forbidden < 0 or rest != 1 << forbidden:
+            return True
+        after = self.clone()
+        after._apply(action)
+        return bool(after._layoff_sides(forbidden))
+
+    def observation(self, player: int) -> RummyView:
+        """What ``player`` may know (see :class:`RummyView`): no other hand, no stock order."""
+        n = self._n
+        seats = [(player + k) % n for k in range(n)]
+        acting = -1 if self._terminal else (self.current - player) % n
+        forbidden = -1
+        if acting == 0 and self.taken_discard >= 0 and self.hands[player] >> self.taken_discard & 1:
+            forbidden = self.taken_discard
+        discard_rest = 0
+        for c in self.discard[:-1]:
+            discard_rest |= 1 << c
+        return RummyView(
+            hand=self.hands[player],
+            top_discard=self.discard[-1] if self.discard else -1,
+            discard_rest=discard_rest,
+            table=self.table_mask,
+            known=tuple(self.known[s] for s in seats),
+            forbidden=forbidden,
+            phase=-1 if self._terminal else self.phase,
+            acting=acting,
+            stock_size=len(self.stock),
+            hand_sizes=tuple(self.hands[s].bit_count() for s in seats),
+            melded=tuple(self.melded_before[s] or (s == self.current and self.melded_this_turn) for s in seats),
+            scores=tuple(self.scores[s] for s in seats),
+            turn=self.turn,
+        )
+
+    # ------------------------------------------------------------- moves
+    def apply_action(self, action: int) -> None:
+        """Apply the acting player's action.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) the id is out of range or not legal
+                now; the message names the action and the legal ones.  The state is
+                unchanged.
+            ActionTypeError: the action is not an integer.
+        """
+        action = to_action_id(action, NUM_ACTIONS)
+        if self._terminal:
+            self._raise_illegal(action)
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        if action not in self._legal:
+            self._raise_illegal(action)
+        self._rewards = [0.0] * self._n
+        self.history.append(action)
+        self._apply(action)
+
+    def _raise_illegal(self, action: int) -> None:
+        if self._terminal:
+            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
+        legal = ", ".join(action_to_string(a) for a in self.legal_actions())
+        raise IllegalActionError(
+            f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {legal}"
+        )
+
+    def _apply(self, action: int) -> None:
+        self._legal = None
+        p = self.current
+        if action == DRAW_STOCK:
+            if not self.stock:
+                self._rebuild_stock()
+            card = self.stock.pop()
+            self.hands[p] |= 1 << card
+            self.phase = PLAY
+        elif action == DRAW_DISCARD:
+            card = self.discard.pop()
+            self.hands[p] |= 1 << card
+            self.known[p] |= 1 << card
+            self.taken_discard = card
+            self.phase = PLAY
+        elif action < DRAW_STOCK:
+            bit = 1 << action
+            self.hands[p] &= ~bit
+            self.known[p] &= ~bit
+            self.discard.append(action)
+            if self.hands[p]:
+                self._end_turn()
+            else:
+                self._end_hand(winner=p)  # went out by discarding (R-RUMMY-11)
+        else:
+            if action < LAYOFF:
+                self._put_down(MELDS[action - MELD], p)
+            else:
+                card, side = divmod(action - LAYOFF, 3)
+                self._lay_off(card, side)
+            self.melded_this_turn = True
+            if not self.hands[p]:
+                self._end_hand(winner=p)  # went out by melding or laying off (R-RUMMY-11)
+
+    def _rebuild_stock(self) -> None:
+        """Turn the discard pile into the stock, without shuffling (R-RUMMY-12)."""
+        if self.config.reshuffle == "keep_top":
+            top = self.discard.pop()
+            self.stock = self.discard  # the pile's bottom card becomes the top of the stock
+            self.stock.reverse()
+            self.discard = [top]
+        else:
+            self.stock = self.discard
+            self.stock.reverse()
+            self.discard = []
+
+    def _put_down(self, meld, player: int) -> None:
+        index = len(self.table)
+        self.table.append(TableMeld(meld.kind, meld.rank, meld.suit, meld.low, meld.high, meld.mask, player))
+        if meld.kind == RUN:
+            base = meld.suit * _POS_SLOTS
+            self._run_low_at[base + meld.low] = index
+            self._run_high_at[base + meld.high] = index
+        elif len(meld.cards) == 3:
+            self._set_at_rank[meld.rank] = index
+        self.table_mask |= meld.mask
+        self.hands[player] &= ~meld.mask
+        self.known[player] &= ~meld.mask
+
+    def _lay_off(self, card: int, side: int) -> None:
+        rank, suit = rank_of(card), suit_of(card)
+        base = suit * _POS_SLOTS
+        if side == LAYOFF_SET:
+            index = self._set_at_rank[rank]
+            self._set_at_rank[rank] = -1  # four of a kind takes no more
+        elif side == LAYOFF_RUN_LOW:
+            index = self._run_low_at[base + rank + 1]
+            self._run_low_at[base + rank + 1] = -1
+            self._run_low_at[base + rank] = index
+        else:
+            pos = HIGH_ACE_POSITION if rank == 0 else rank
+            index = self._run_high_at[base + pos - 1]
+            self._run_high_at[base + pos - 1] = -1
+            self._run_high_at[base + pos] = index
+        meld = self.table[index]
+        if side == LAYOFF_RUN_LOW:
+            meld.low -= 1
+        elif side == LAYOFF_RUN_HIGH:
+            meld.high += 1
+        bit = 1 << card
+        meld.mask |= bit
+        self.table_mask |= bit
+        self.hands[self.current] &= ~bit
+        self.known[self.current] &= ~bit
+
+    def _end_turn(self) -> None:
+        p = self.current
+        self.melded_before[p] = self.melded_before[p] or self.melded_this_turn
+        self.melded_this_turn = False
+        self.taken_discard = -1
+        self.turn += 1
+        if self.turn >= self.config.max_turns:
+            self.truncated = True  # R-RUMMY-13: no winner, 0 for everyone
+            self._end_hand(winner=-1)
+            return
+        self.current = (p + 1) % self._n
+        self.phase = DRAW
+        if not self._can_draw_stock() and not self.discard:
+            self._end_hand(winner=-1)  # R-RUMMY-12: no card left to draw
+
+    # ------------------------------------------------------------ scoring
+    def _end_hand(self, winner: int) -> None:
+        """Score the hand (R-RUMMY-15, 16), then end the episode or deal the next hand."""
+        n, cfg = self._n, self.config
+        values = [mask_value(h) for h in self.hands]
+        hand_scores = [0] * n
+        rummy = False
+        if winner >= 0:
+            # R-RUMMY-16: no meld or lay-off in an earlier turn of this hand
+            rummy = not self.melded_before[winner]
+            factor = 2 if rummy else 1
+            hand_scores[winner] = factor * sum(values)
+            if cfg.reward == "score":
+                for q in range(n):
+                    self._give(q, hand_scores[winner] if q == winner else -factor * values[q])
+        for q in range(n):
+            self.scores[q] += hand_scores[q]
+        self.hands_played += 1
+        self.last_hand = {
+            "winner": winner,
+            "rummy": rummy,
+            "hand_scores": hand_scores,
+            "hand_values": values,
+            "total_scores": list(self.scores),
+            "truncated": self.truncated,
+        }
+        game_over = any(s >= cfg.target_score for s in self.scores)
+        if game_over:
+            self.game_winner = max(range(n), key=lambda q: self.scores[q])
+        if cfg.episode == "hand" or game_over or self.truncated:
+            self._terminal = True
+            if cfg.reward == "win":
+                episode_winner = winner if cfg.episode == "hand" else self.game_winner
+                if episode_winner >= 0:
+                    for q in range(n):
+                        self._give(q, 1.0 if q == episode_winner else -1.0 / (n - 1))
+            return
+        # R-RUMMY-04: the deal passes left, or the 2-player winner deals
+        if cfg.two_player_winner_deals and n == 2:
+            dealer = winner if winner >= 0 else self.dealer
+        else:
+            dealer = (self.dealer + 1) % n
+        self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
+
+    def _give(self, player: int, reward: float) -> None:
+        self._rewards[player] += reward
+        self._returns[player] += reward
+
+    # ------------------------------------------------------------- copies
+    def clone(self) -> "RummyState":
+        """An independent copy (the generator too, when later hands will use it)."""
+        other = copy.copy(self)
+        other.hands = list(self.hands)
+        other.stock = list(self.stock)
+        other.discard = list(self.discard)
+        other.table = [m.copy() for m in self.table]
+        other._set_at_rank = list(self._set_at_rank)
+        other._run_low_at = list(self._run_low_at)
+        other._run_high_at = list(self._run_high_at)
+        other.known = list(self.known)
+        other.melded_before = list(self.melded_before)
+        other.scores = list(self.scores)
+        other._returns = list(self._returns)
+        other._rewards = list(self._rewards)
+        other.history = list(self.history)
+        # one hand needs no more randomness after its deal: the generator can be shared
+        if self.config.episode == "game":
+            other.rng = copy.deepcopy(self.rng)
+        return other
+
+    def __str__(self) -> str:
+        lines = [f"dealer {self.dealer}, player {self.current_player()} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
+        for q, h in enumerate(self.hands):
+            lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
+        lines.append("table: " + " | ".join(" ".join(card_str(c) for c in m.cards()) for m in self.table))
+        lines.append(f"discard pile (top last): {' '.join(card_str(c) for c in self.discard)}")
+        lines.append(f"stock: {len(self.stock)} cards")
+        return "\n".join(lines)

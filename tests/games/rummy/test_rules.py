@@ -1,0 +1,228 @@
+"""The basic Rummy engine against the rules of ``rummy.md``, one scripted position at a time."""
+
+import pytest
+
+from rummy_env.core.cards import mask_of, parse_cards
+from rummy_env.games.errors import ActionTypeError, IllegalActionError
+from rummy_env.games.rummy import DRAW, PLAY, TERMINAL, RummyGame, string_to_action
+from tests.games.rummy.helpers import legal_texts, play, scripted_state, table_texts
+
+P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
+P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"  # worth 1+1+5+6+9+10+10+10+4+8 = 64 points
+P1B = "AC AD 6C 9C JC QD 4D 8D 9D TC"  # another opponent, clear of the hearts and fives below
+
+
+def base(**options):
+    return scripted_state([P0, P1], upcard="QS", stock=["6S", "TD", "JS"], dealer=1, **options)
+
+
+def test_deal_follows_r_rummy_02_03_05():
+    s = base()
+    # R-RUMMY-03: one card at a time from the dealer's left; the next card is the upcard
+    assert s.hands == [mask_of(parse_cards(P0)), mask_of(parse_cards(P1))]
+    assert s.discard == parse_cards("QS")
+    assert len(s.stock) == 52 - 21 and s.stock[-1] == parse_cards("6S")[0]
+    # R-RUMMY-05: the player to the dealer's left starts, by drawing (R-RUMMY-06)
+    assert (s.current_player(), s.phase) == (0, DRAW)
+    assert legal_texts(s) == ["draw stock", "draw discard"]
+
+
+@pytest.mark.parametrize("n, size", [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)])
+def test_hand_sizes_r_rummy_02(n, size):
+    s = RummyGame(num_players=n).new_initial_state(rng=3)
+    assert [h.bit_count() for h in s.hands] == [size] * n
+    assert len(s.stock) == 52 - n * size - 1 and len(s.discard) == 1
+
+
+def test_random_first_dealer_is_seeded():
+    dealers = {RummyGame(num_players=4).new_initial_state(rng=seed).dealer for seed in range(40)}
+    assert dealers == {0, 1, 2, 3}
+    assert RummyGame().new_initial_state(rng=5).deck == RummyGame().new_initial_state(rng=5).deck
+
+
+def test_play_phase_offers_every_meld_and_discard_r_rummy_07_09():
+    s = play(base(), "draw stock")  # draws 6S
+    assert s.phase == PLAY
+    assert legal_texts(s) == [
+        "discard 2C", "discard 2D", "discard KD", "discard 2H", "discard 7H", "discard 8H", "discard 9H",
+        "discard 3S", "discard 4S", "discard 5S", "discard 6S",
+        "meld 2C 2D 2H", "meld 7H 8H 9H", "meld 3S 4S 5S", "meld 3S 4S 5S 6S", "meld 4S 5S 6S",
+    ]
+
+
+def test_card_taken_from_discard_pile_may_not_be_discarded_r_rummy_09():
+    s = play(base(), "draw discard")
+    assert s.hands[0] >> parse_cards("QS")[0] & 1
+    assert "discard QS" not in legal_texts(s)
+    assert "discard KD" in legal_texts(s)
+    before = str(s), list(s.history)
+    with pytest.raises(IllegalActionError, match=r"discard QS\) is not legal for player 0"):
+        s.apply_action(string_to_action("discard QS"))
+    assert (str(s), s.history) == before
+
+
+def test_no_move_may_leave_only_the_untouchable_card_r_rummy_10():
+    s = scripted_state(["2C 2D 2H 7H 8H 9H 3S 4S 5S 6S", P1], upcard="QS", dealer=1)
+    play(s, "draw discard", "meld 2C 2D 2H", "meld 7H 8H 9H")
+    # hand: 3S 4S 5S 6S QS; melding all four spades would leave only QS, which fits nowhere
+    assert legal_texts(s) == ["discard 3S", "discard 4S", "discard 5S", "discard 6S", "meld 3S 4S 5S", "meld 4S 5S 6S"]
+    play(s, "meld 3S 4S 5S")
+    # hand: 6S QS; laying off 6S would leave only QS
+    assert legal_texts(s) == ["discard 6S"]
+
+
+def test_keeping_only_the_untouchable_card_is_legal_when_it_can_be_laid_off_r_rummy_10_11():
+    s = scripted_state(["2C 2D 2H 7H 8H 9H 3S 4S 5S 6S", P1], upcard="TH", dealer=1)
+    play(s, "draw discard", "meld 2C 2D 2H", "meld 3S 4S 5S 6S")
+    # hand: 7H 8H 9H TH; melding 7H 8H 9H leaves TH, which then fits the new run
+    assert legal_texts(s) == ["discard 7H", "discard 8H", "discard 9H", "meld 7H 8H 9H", "meld 7H 8H 9H TH", "meld 8H 9H TH"]
+    play(s, "meld 7H 8H 9H")
+    assert legal_texts(s) == ["layoff TH high"]
+    play(s, "layoff TH high")
+    assert s.is_terminal() and s.last_hand["winner"] == 0
+
+
+def test_a_card_can_fit_a_set_a_low_end_and_a_high_end_r_rummy_08():
+    s = scripted_state(["2H 3H 4H 6H 7H 8H 5C 5D 5S 5H", P1B], upcard="QS", stock=["KD"], dealer=1)
+    play(s, "draw stock", "meld 2H 3H 4H", "meld 6H 7H 8H", "meld 5C 5D 5S")
+    assert legal_texts(s) == ["discard KD", "discard 5H", "layoff 5H set", "layoff 5H low", "layoff 5H high"]
+    tables = {side: table_texts(play(s.clone(), f"layoff 5H {side}")) for side in ("set", "low", "high")}
+    assert tables["set"] == ["2H 3H 4H", "5C 5D 5H 5S", "6H 7H 8H"]
+    assert tables["low"] == ["2H 3H 4H", "5C 5D 5S", "5H 6H 7H 8H"]
+    assert tables["high"] == ["2H 3H 4H 5H", "5C 5D 5S", "6H 7H 8H"]
+
+
+@pytest.mark.parametrize("ace_high, legal", [(False, False), (True, True)])
+def test_high_ace_lay_off_needs_ace_high_r_rummy_01(ace_high, legal):
+    s = scripted_state(["JH QH KH AH 2C 3C 5D 7D 9S TS", P1B], upcard="QS", stock=["KD"], dealer=1, ace_high=ace_high)
+    play(s, "draw stock", "meld JH QH KH")
+    assert ("layoff AH high" in legal_texts(s)) is legal
+    assert ("meld JH QH KH AH" in legal_texts(play(scripted_state(
+        ["JH QH KH AH 2C 3C 5D 7D 9S TS", P1B], upcard="QS", dealer=1, ace_high=ace_high), "draw stock"))) is legal
+
+
+def test_going_out_by_laying_off_needs_no_discard_r_rummy_11():
+    s = scripted_state(["3S 4S 5S 7H 8H 9H 2C 2D 2H 2S", P1], upcard="QS", stock=["6S"], dealer=1)
+    play(s, "draw stock", "meld 2C 2D 2H", "layoff 2S set", "meld 7H 8H 9H", "meld 3S 4S 5S", "layoff 6S high")
+    assert s.is_terminal() and s.current_player() == TERMINAL
+    assert s.last_hand["winner"] == 0 and s.hands[0] == 0
+
+
+def test_max_turns_truncates_with_no_winner_r_rummy_13():
+    s = base(max_turns=3)
+    play(s, "draw stock", "discard 6S", "draw stock", "discard TD", "draw stock")
+    assert not s.is_terminal()
+    play(s, "discard JS")
+    assert s.is_terminal() and s.truncated
+    assert s.last_hand["hand_scores"] == [0, 0] and s.returns() == [0.0, 0.0]
+
+
+def _cycle_stock(s):
+    """Each player draws from the stock and discards the drawn card until the stock is empty."""
+    drawn = []
+    while s.stock:
+        before = s.hands[s.current]
+        s.apply_action(string_to_action("draw stock"))
+        card = (s.hands[s.current] & ~before).bit_length() - 1
+        drawn.append(card)
+        s.apply_action(card)
+    return drawn
+
+
+@pytest.mark.parametrize("reshuffle", ["keep_top", "whole_pile"])
+def test_empty_stock_is_rebuilt_from_the_discard_pile_without_shuffling_r_rummy_12(reshuffle):
+    s = base(reshuffle=reshuffle)
+    upcard = s.discard[0]
+    drawn = _cycle_stock(s)
+    assert len(drawn) == 31 and s.discard == [upcard] + drawn
+    # the player may still take the top discard, or draw from the rebuilt stock
+    assert legal_texts(s) == ["draw stock", "draw discard"]
+    assert s.current_player() == 1  # 31 turns, starting with player 0
+    s.apply_action(string_to_action("draw stock"))
+    # the pile is turned face down: its bottom card (the first upcard) is now drawn first
+    assert s.hands[1] >> upcard & 1
+    if reshuffle == "keep_top":
+        assert s.discard == [drawn[-1]]  # the top discard stays as the new discard pile
+        assert s.stock == drawn[-2::-1]  # top last: the next card drawn is drawn[0]
+    else:
+        assert s.discard == []  # the whole pile was turned over
+        assert s.stock == drawn[::-1]
+
+
+def test_the_hand_ends_with_no_winner_when_no_card_can_be_drawn_r_rummy_12():
+    # Unreachable by legal play (a discard always refills the pile); the engine path is
+    # checked on a state whose stock and discard pile are emptied by hand.
+    s = play(base(), "draw stock")
+    s.stock, s.discard = [], []
+    s._end_turn()
+    assert s.is_terminal() and not s.truncated and s.last_hand["winner"] == -1
+    assert s.last_hand["hand_scores"] == [0, 0]
+
+
+@pytest.mark.parametrize("winner_deals, next_dealer", [(False, 1), (True, 0)])
+def test_next_dealer_r_rummy_04(winner_deals, next_dealer):
+    # dealer 0, player 1 starts; the dealer (player 0) goes out on its first turn
+    s = scripted_state([P0.replace("KD", "2S"), P1], upcard="QS", stock=["TD", "6S"], dealer=0,
+                       episode="game", target_score=1000, two_player_winner_deals=winner_deals)
+    play(s, "draw stock", "discard TD", "draw stock", "meld 2C 2D 2H", "layoff 2S set", "meld 7H 8H 9H",
+         "meld 3S 4S 5S 6S")
+    assert s.hands_played == 1 and s.last_hand["winner"] == 0 and not s.is_terminal()
+    assert s.dealer == next_dealer and s.current_player() == 1 - next_dealer
+    assert s.phase == DRAW and s.table == []
+
+
+def test_clone_is_independent():
+    s = play(base(), "draw stock")
+    c = s.clone()
+    play(c, "meld 2C 2D 2H", "discard KD")
+    assert len(s.table) == 0 and s.current_player() == 0 and "meld 2C 2D 2H" in legal_texts(s)
+    assert len(c.table) == 1 and c.current_player() == 1
+
+
+@pytest.mark.parametrize("action, error, message", [
+    (579, IllegalActionError, "out of range"),
+    (-1, IllegalActionError, "out of range"),
+    ("3", ActionTypeError, "has type str"),
+    (3.0, ActionTypeError, "has type float"),
+    (True, ActionTypeError, "has type bool"),
+    (None, ActionTypeError, "has type NoneType"),
+    (string_to_action("discard KD"), IllegalActionError, "not legal"),  # must draw first
+])
+def test_bad_actions_raise_and_leave_the_state_unchanged(action, error, message):
+    s = base()
+    before = (str(s), list(s.history), s.legal_actions())
+    with pytest.raises(error, match=message):
+        s.apply_action(action)
+    assert (str(s), list(s.history), s.legal_actions()) == before
+    assert issubclass(error, ValueError)
+
+
+def test_actions_after_the_end_are_refused():
+    s = play(base(), "draw stock", "meld 3S 4S 5S 6S", "meld 7H 8H 9H", "meld 2C 2D 2H", "discard KD")
+    assert s.is_terminal() and s.legal_actions() == []
+    with pytest.raises(IllegalActionError, match="the episode is over"):
+        s.apply_action(string_to_action("draw stock"))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"num_players": 7}, "num_players=7 is out of range"),
+    ({"num_players": 1}, "num_players=1 is out of range"),
+    ({"num_players": "2"}, "num_players='2' is not an integer"),
+    ({"ace_high": 1}, "ace_high=1 is not a bool"),
+    ({"reshuffle": "shuffle"}, "reshuffle='shuffle' is not allowed"),
+    ({"target_score": 0}, "target_score=0 is out of range"),
+    ({"max_turns": 0}, "max_turns=0 is out of range"),
+    ({"episode": "match"}, "episode='match' is not allowed"),
+    ({"reward": "points"}, "reward='points' is not allowed"),
+])
+def test_bad_options_are_value_errors_naming_the_option(options, message):
+    with pytest.raises(ValueError, match=message):
+        RummyGame(**options)
+
+
+def test_bad_deck_or_dealer_given_to_the_engine():
+    game = RummyGame()
+    with pytest.raises(ValueError, match="each card id 0..51 exactly once"):
+        game.new_initial_state(deck=[0] * 52)
+    with pytest.raises(ValueError, match="dealer 2 is not a seat"):
+        game.new_initial_state(dealer=2)
