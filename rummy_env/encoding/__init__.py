@@ -1,0 +1,1 @@
+"""Engine state -> observation arrays and int8 action masks (numpy only)."""

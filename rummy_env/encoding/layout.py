@@ -1,0 +1,90 @@
+"""Named, fixed layouts of flat observation vectors.
+
+A layout is an ordered list of fields, each a block of the vector with a name, a
+size, the largest value it takes and a one-line meaning.  Encoders fill the blocks;
+users, agents and docs read them by name (``layout.slice("hand")``,
+``layout.split(obs)``), so no one hard-codes offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Field(NamedTuple):
+    """One block of an observation vector.
+
+    Attributes:
+        name: identifier, e.g. ``"hand"``.
+        size: number of entries.
+        high: largest value an entry takes (the lowest is 0).
+        meaning: one line of documentation (units included).
+    """
+
+    name: str
+    size: int
+    high: float
+    meaning: str
+
+
+class Layout:
+    """An ordered set of :class:`Field` s laid end to end in one float32 vector.
+
+    Args:
+        fields: the fields in vector order; names must be distinct.
+    """
+
+    def __init__(self, fields: Sequence[Field]):
+        self.fields = tuple(fields)
+        names = [f.name for f in self.fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate field names in layout: {names}")
+        self._slices: dict[str, slice] = {}
+        start = 0
+        for f in self.fields:
+            self._slices[f.name] = slice(start, start + f.size)
+            start += f.size
+        self.size = start
+        self.high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
+
+    def slice(self, name: str) -> slice:
+        """The slice of field ``name`` in the vector.
+
+        Raises:
+            KeyError: no such field.
+        """
+        return self._slices[name]
+
+    def offset(self, name: str) -> int:
+        """Index of the first entry of field ``name``."""
+        return self._slices[name].start
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Views of ``vector`` (shape ``(size,)``) per field name."""
+        return {name: vector[s] for name, s in self._slices.items()}
+
+    def table(self) -> str:
+        """The layout as a Markdown table (index range, field, size, meaning)."""
+        rows = ["| indexes | field | size | meaning |", "|---|---|---|---|"]
+        for f in self.fields:
+            s = self._slices[f.name]
+            rows.append(f"| {s.start}..{s.stop - 1} | `{f.name}` | {f.size} | {f.meaning} |")
+        return "\n".join(rows)
+
+
+def bits_to_rows(masks: Sequence[int], width: int = 52) -> np.ndarray:
+    """Several card bitmasks as 0/1 rows, in one vectorised pass.
+
+    Args:
+        masks: bitmasks (non-negative Python ints below ``2**56``).
+        width: entries per row (52 cards).
+
+    Returns:
+        uint8 array of shape ``(len(masks), width)``.
+    """
+    raw = b"".join(m.to_bytes(7, "little") for m in masks)
+    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
+    return bits.reshape(len(masks), 56)[:, :width]

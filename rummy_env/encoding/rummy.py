@@ -1,0 +1,86 @@
+"""Observation encoding of basic Rummy: card planes plus public counts.
+
+The vector is float32, one flat array whose blocks are named by
+:func:`observation_layout` (``Layout.table()`` prints the documentation table).
+For ``n`` players its size is ``52 * (n + 4) + 4 * n + 4`` (324 for 2 players).
+Per-player blocks are in seat order relative to the observer: entry 0 is the
+observer, entry 1 the next player to the left, and so on.  Only what the observer
+may know is encoded (rules ``rummy.md``, environment conventions): no other hand,
+no stock order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.encoding.layout import Field, Layout, bits_to_rows
+from rummy_env.games.rummy.state import RummyView
+
+MAX_HAND_POINTS = 2 * 340  # all 52 cards are worth 340 points; going rummy doubles (R-RUMMY-16)
+
+
+def observation_layout(num_players: int, target_score: int, max_turns: int) -> Layout:
+    """The observation layout of a Rummy game with these options."""
+    n = num_players
+    fields = [
+        Field("hand", 52, 1, "1 for each card in the observer's hand"),
+        Field("top_discard", 52, 1, "1 for the upcard (top of the discard pile)"),
+        Field("discard_rest", 52, 1, "1 for each other card in the discard pile"),
+        Field("table", 52, 1, "1 for each card in a meld on the table"),
+    ]
+    fields += [
+        Field(f"known_{k}", 52, 1, f"1 for each card the player {k} seat(s) to the left took from the discard pile and still holds")
+        for k in range(1, n)
+    ]
+    fields += [
+        Field("forbidden", 52, 1, "1 for the card the observer took from the discard pile this turn and may not discard (R-RUMMY-09)"),
+        Field("phase", 2, 1, "one-hot phase of the acting player: draw, play (all 0 when the episode is over)"),
+        Field("acting", n, 1, "one-hot relative seat of the acting player (0 = observer)"),
+        Field("stock_size", 1, 52, "cards in the stock"),
+        Field("hand_sizes", n, 52, "cards in each hand, relative seats"),
+        Field("melded", n, 1, "1 if that player has melded or laid off in this hand, relative seats"),
+        Field("scores", n, target_score + MAX_HAND_POINTS, "game totals in points, relative seats"),
+        Field("turn", 1, max_turns, "turns completed in this hand"),
+    ]
+    return Layout(fields)
+
+
+def encode(view: RummyView, layout: Layout) -> np.ndarray:
+    """The observation vector of a player's view.
+
+    Args:
+        view: ``RummyState.observation(player)``.
+        layout: ``observation_layout(...)`` of the same game.
+
+    Returns:
+        float32 array of shape ``(layout.size,)``.
+    """
+    n = len(view.hand_sizes)
+    obs = np.zeros(layout.size, dtype=np.float32)
+    masks = [
+        view.hand,
+        1 << view.top_discard if view.top_discard >= 0 else 0,
+        view.discard_rest,
+        view.table,
+        *view.known[1:],
+        1 << view.forbidden if view.forbidden >= 0 else 0,
+    ]
+    planes = 52 * len(masks)
+    obs[:planes] = bits_to_rows(masks).ravel()
+    i = planes
+    if view.phase >= 0:
+        obs[i + view.phase] = 1
+    i += 2
+    if view.acting >= 0:
+        obs[i + view.acting] = 1
+    i += n
+    obs[i] = view.stock_size
+    i += 1
+    obs[i:i + n] = view.hand_sizes
+    i += n
+    obs[i:i + n] = view.melded
+    i += n
+    obs[i:i + n] = view.scores
+    i += n
+    obs[i] = view.turn
+    return obs

@@ -1,0 +1,1 @@
+"""PettingZoo environments: the only layer that imports pettingzoo and gymnasium."""

@@ -1,0 +1,226 @@
+"""The generic PettingZoo AEC driver shared by every variant.
+
+A variant module subclasses :class:`TurnBasedEnv` and supplies the engine (an
+OpenSpiel-style game object), the observation encoder and layout, the action text
+functions, the reset options it accepts and its text renderer.  The driver does the
+PettingZoo bookkeeping (agents, rewards, terminations, infos, seeding, caching) the
+same way for all of them, and never touches engine internals: all it reads is the
+engine's public API (``current_player``, ``legal_actions``, ``apply_action``,
+``rewards``, ``is_terminal``, ``observation``, ``hands_played``, ``last_hand``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+
+from rummy_env.encoding.layout import Layout
+from rummy_env.encoding.masks import mask_from_legal
+
+
+class TurnBasedEnv(AECEnv, EzPickle):
+    """AEC environment over a turn-based engine; subclasses fill in the variant.
+
+    Subclass contract (class attributes and methods):
+        metadata: with ``"name"`` equal to the module name and ``"render_modes"``.
+        num_actions: size of the ``Discrete`` action space.
+        reset_option_names: the keys ``reset(options=...)`` understands.
+        _make_game(options) -> game: the engine's game object; validates options.
+        _layout() -> Layout: the observation layout.
+        _encode(view) -> np.ndarray: the float32 observation of a player's view.
+        _new_state(rng, options) -> state: a dealt state (parses reset options).
+        _render_text(viewer) -> str.
+        action_to_string(a) / string_to_action(s).
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "turn_based", "is_parallelizable": False}
+    num_actions: int = 0
+    reset_option_names: tuple[str, ...] = ()
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported: use one of {self.metadata['render_modes']} or None"
+            )
+        self.render_mode = render_mode
+        self.options = dict(options)
+        self.game = self._make_game(options)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout: Layout = self._layout()
+        box = spaces.Box(low=0.0, high=self.layout.high, shape=(self.layout.size,), dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self._np_random_seed: int | None = None
+        self.state: Any = None
+
+    # -------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator; every random choice of the game goes through it."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random
+
+    # --------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode.
+
+        Args:
+            seed: ``int``: a new generator seeded with it; ``None``: continue the
+                current generator (Gymnasium's seeding contract).
+            options: reset options of the variant (``reset_option_names``, e.g. a
+                stacked ``"deck"``); keys the variant does not know are ignored, as
+                Gymnasium's ``options`` convention has it.
+
+        Raises:
+            ValueError: a bad value for a known option; the env is left as it was.
+        """
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options={options!r} is not a dict: pass e.g. options={{'deck': [...]}}")
+        known = {k: v for k, v in (options or {}).items() if k in self.reset_option_names}
+        rng = self.np_random if seed is None else seeding.np_random(seed)[0]
+        # build the new state before touching the env, so a bad option leaves it as it was
+        state = self._new_state(rng, known)
+        if seed is not None:
+            self._np_random, self._np_random_seed = rng, seed
+        self.state = state
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self._hands_seen = state.hands_played
+        self._obs_cache: dict[int, dict] = {}
+        self.agent_selection = self.possible_agents[state.current_player()]
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        """Apply ``action`` for ``agent_selection``.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) out of range or illegal now; the
+                state is unchanged.  ``env()`` turns illegal ids into a loss instead
+                (PettingZoo's ``TerminateIllegalWrapper``).
+            ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
+            RuntimeError: ``step`` before ``reset``.
+        """
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        state.apply_action(action)
+        self._obs_cache = {}
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict(zip(self.agents, state.rewards()))
+        if state.hands_played != self._hands_seen:
+            self._hands_seen = state.hands_played
+            for a, info in zip(self.agents, self._hand_infos()):
+                self.infos[a] = info
+        if state.is_terminal():
+            done = self.truncations if state.truncated else self.terminations
+            for a in self.agents:
+                done[a] = True
+        else:
+            self.agent_selection = self.possible_agents[state.current_player()]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_infos(self) -> list[dict]:
+        """Per seat: ``hand_score`` and ``total_score`` of the hand just finished, plus
+        the variant's public facts of it (``last_hand`` of the engine)."""
+        last = self.state.last_hand
+        return [
+            {
+                "hand_score": last["hand_scores"][i],
+                "total_score": last["total_scores"][i],
+                "hand": self.state.hands_played,
+                **self._public_hand_facts(last, i),
+            }
+            for i in range(self.game.num_players)
+        ]
+
+    def _public_hand_facts(self, last: dict, seat: int) -> dict:
+        """Extra public facts of a finished hand for ``infos`` (variants extend this)."""
+        return {"winner": self._agent_or_none(last["winner"])}
+
+    def _agent_or_none(self, seat: int) -> str | None:
+        return self.possible_agents[seat] if seat >= 0 else None
+
+    # ------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 (layout.size,), "action_mask": int8 (num_actions,)}``.
+
+        The mask is all zeros unless ``agent`` is acting in a live episode.
+        """
+        seat = self.agent_name_mapping[agent]
+        cached = self._obs_cache.get(seat)
+        if cached is None:
+            state = self.state
+            cached = {
+                "observation": self._encode(state.observation(seat)),
+                "action_mask": mask_from_legal(state.legal_actions(seat), self.num_actions),
+            }
+            self._obs_cache[seat] = cached
+        return cached
+
+    # -------------------------------------------------------------- render
+    def render(self) -> str | None:
+        """Text table of the game as the acting player sees it.
+
+        Returns the text with ``render_mode="ansi"``; prints it with ``"human"``.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        text = self._render_text(self.agent_name_mapping[self.agent_selection])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------ variants
+    def _make_game(self, options: dict) -> Any:
+        raise NotImplementedError
+
+    def _layout(self) -> Layout:
+        raise NotImplementedError
+
+    def _encode(self, view: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _new_state(self, rng: np.random.Generator, options: dict) -> Any:
+        raise NotImplementedError
+
+    def _render_text(self, viewer: int) -> str:
+        raise NotImplementedError

@@ -1,0 +1,160 @@
+"""
+# Rummy (``rummy_v0``)
+
+| | |
+|---|---|
+| Import | ``from rummy_env import rummy_v0`` |
+| Agents | ``player_0`` .. ``player_{n-1}``, n = 2..6 |
+| Actions | ``Discrete(579)`` |
+| Observation | ``Dict(observation=Box(float32, (52*(n+4) + 4*n + 4,)), action_mask=Box(int8, (579,)))`` |
+| Rules | ``../shared/rules/rummy.md`` (R-RUMMY-01..17) |
+
+## Description
+Basic (multiplayer) Rummy with one 52-card deck: draw from the stock or the discard
+pile, put down sets and runs, lay off cards on any meld on the table, discard; the
+first player to empty their hand wins the hand and scores the cards left in the other
+hands (double for "going rummy").  A turn takes several steps of the same agent: one
+draw, any number of melds and lay-offs, then one discard (or going out).
+
+## Action Space
+One flat id space; the layout never changes with the options (illegal ids are masked):
+
+| ids | text | move |
+|---|---|---|
+| 0..51 | `discard KD` | discard the card with that id (card ids: suit-major C D H S, ranks A..K) |
+| 52 | `draw stock` | draw the top card of the stock; an empty stock is first rebuilt from the discard pile (R-RUMMY-12) |
+| 53 | `draw discard` | take the top card of the discard pile (it may not be discarded this turn) |
+| 54..422 | `meld 3S 4S 5S` | put down meld ``id - 54`` of ``rummy_env.core.melds.MELDS`` (65 sets, then 304 runs) |
+| 423..578 | `layoff 6S set` / `low` / `high` | lay off card ``(id - 423) // 3`` on the 3-card set of its rank (`set`), below the low end of a run of its suit (`low`) or above its high end (`high`) |
+
+``env.unwrapped.action_to_string(a)`` and ``env.unwrapped.string_to_action(text)``
+convert ids and text (cards written ``TS``, ``10S``, ``AH``; meld cards in any order).
+
+## Observation Space
+``observation`` is a float32 vector (per-player blocks in seat order relative to the
+observer, 0 = observer); ``env.unwrapped.layout`` names its blocks
+(``layout.slice("hand")``, ``layout.split(obs)``).  For 2 players (324 entries):
+
+| indexes | field | size | meaning |
+|---|---|---|---|
+| 0..51 | `hand` | 52 | 1 for each card in the observer's hand |
+| 52..103 | `top_discard` | 52 | 1 for the upcard (top of the discard pile) |
+| 104..155 | `discard_rest` | 52 | 1 for each other card in the discard pile |
+| 156..207 | `table` | 52 | 1 for each card in a meld on the table |
+| 208..259 | `known_1` | 52 | 1 for each card the player 1 seat(s) to the left took from the discard pile and still holds |
+| 260..311 | `forbidden` | 52 | 1 for the card the observer took from the discard pile this turn and may not discard (R-RUMMY-09) |
+| 312..313 | `phase` | 2 | one-hot phase of the acting player: draw, play (all 0 when the episode is over) |
+| 314..315 | `acting` | 2 | one-hot relative seat of the acting player (0 = observer) |
+| 316..316 | `stock_size` | 1 | cards in the stock |
+| 317..318 | `hand_sizes` | 2 | cards in each hand, relative seats |
+| 319..320 | `melded` | 2 | 1 if that player has melded or laid off in this hand, relative seats |
+| 321..322 | `scores` | 2 | game totals in points, relative seats |
+| 323..323 | `turn` | 1 | turns completed in this hand |
+
+With more players there is one `known_k` block per opponent and the per-player blocks
+have n entries.  The observation holds only what the observer may know: no other
+hand, no stock order.  ``action_mask`` (int8) marks the legal ids of the acting agent
+and is all zeros for every other agent.
+
+## Rewards
+``reward="win"`` (default): when the episode ends, +1 to its winner and -1/(n-1) to
+each other player; 0 to all if no one won (stock and discard pile empty, or
+``max_turns``).  ``reward="score"``: at the end of each hand, the winner gets the
+hand's points and each other player minus what they pay (their cards' value,
+doubled when the winner went rummy).  Every other step gives 0.  Rewards are zero-sum.
+
+## Episode End
+``episode="hand"`` (default): the hand ends when a player goes out (termination),
+when no card can be drawn (termination, no winner) or after ``max_turns`` turns
+(truncation).  ``episode="game"``: hands are dealt until a total reaches
+``target_score`` (termination); a hand reaching ``max_turns`` truncates the episode.
+
+## Arguments
+``rummy_v0.env(num_players=2, ace_high=False, reshuffle="keep_top",
+two_player_winner_deals=False, target_score=100, max_turns=1000, episode="hand",
+reward="win", render_mode=None)``; see ``rummy_env.games.rummy.RummyConfig``.
+Unknown or bad options raise ``ValueError``.
+
+## Reset options
+``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
+stacks the deck of the first hand (dealt one card at a time from the dealer's left,
+then the upcard, R-RUMMY-03) and fixes the first dealer; either may be left out (then
+it comes from the seeded generator).  A bad deck or dealer raises ``ValueError`` and
+leaves the env as it was.
+
+## Infos
+When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
+the agent's total: the winner's points, 0 for the others), ``total_score`` (the game
+total), ``hand`` (hands finished so far), ``winner`` (agent name or None) and
+``rummy`` (whether the winner went rummy).  They stay until the next hand ends.
+
+## Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.cards import parse_deck
+from rummy_env.encoding import rummy as encoding
+from rummy_env.encoding.layout import Layout
+from rummy_env.envs.driver import TurnBasedEnv
+from rummy_env.envs.wrappers import wrap
+from rummy_env.games.options import check_known
+from rummy_env.games.rummy import NUM_ACTIONS, RummyConfig, RummyGame, action_to_string, string_to_action
+from rummy_env.render.text import render_rummy
+
+
+class raw_env(TurnBasedEnv):
+    """Basic Rummy as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False}
+    num_actions = NUM_ACTIONS
+    reset_option_names = ("deck", "dealer")
+
+    def _make_game(self, options: dict) -> RummyGame:
+        check_known(options, RummyConfig.option_names(), "rummy_v0")
+        return RummyGame(RummyConfig(**options))
+
+    def _layout(self) -> Layout:
+        cfg = self.game.config
+        return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+
+    def _encode(self, view: Any) -> np.ndarray:
+        return encoding.encode(view, self.layout)
+
+    def _new_state(self, rng: np.random.Generator, options: dict):
+        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
+
+    def _public_hand_facts(self, last: dict, seat: int) -> dict:
+        return {"winner": self._agent_or_none(last["winner"]), "rummy": last["rummy"]}
+
+    def _render_text(self, viewer: int) -> str:
+        return render_rummy(self.state, viewer)
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        """Text of an action id, e.g. ``"meld 3S 4S 5S"`` (grammar in the module doc).
+
+        Raises:
+            ValueError: not an action id.
+        """
+        return action_to_string(action)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        """Action id of an action's text; inverse of :meth:`action_to_string`.
+
+        Raises:
+            ValueError: text outside the grammar or naming an unknown card.
+        """
+        return string_to_action(text)
+
+
+def env(**kwargs: Any):
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,1 @@
+"""Text renderers of engine states (numpy and the standard library only)."""

@@ -1,0 +1,53 @@
+"""Readable text tables of card-game states, from one player's point of view.
+
+The renderers show what the viewing player may see: their own hand, the table,
+the discard pile, the stock's size, every hand's size, and the scores.
+"""
+
+from __future__ import annotations
+
+from rummy_env.core.cards import cards_of, cards_str
+
+
+def hand_text(mask: int) -> str:
+    """Cards of a bitmask sorted by suit then rank, e.g. ``"AC 5C | 9H | 2S 3S"``."""
+    by_suit: dict[int, list[int]] = {}
+    for c in cards_of(mask):
+        by_suit.setdefault(c // 13, []).append(c)
+    return " | ".join(cards_str(cs) for _, cs in sorted(by_suit.items())) or "(empty)"
+
+
+def render_rummy(state, viewer: int) -> str:
+    """Text table of a basic Rummy state as ``viewer`` sees it.
+
+    Args:
+        state: a ``games.rummy.RummyState``.
+        viewer: seat whose hand is shown.
+
+    Returns:
+        a multi-line string.
+    """
+    view = state.observation(viewer)
+    n = state.num_players
+    phase = {0: "draw", 1: "play"}.get(view.phase, "over")
+    lines = [
+        f"Rummy: hand {state.hands_played + (0 if state.is_terminal() else 1)}, turn {view.turn}, "
+        f"dealer player_{state.dealer}, "
+        + (f"player_{state.current} to {phase}" if not state.is_terminal() else "episode over"),
+        f"  player_{viewer}'s hand: {hand_text(view.hand)}",
+    ]
+    if view.forbidden >= 0:
+        lines.append(f"  may not discard: {cards_str([view.forbidden])} (taken from the discard pile)")
+    lines.append("  table melds:" + ("" if state.table else " none"))
+    for m in state.table:
+        lines.append(f"    {cards_str(m.cards()):<40} (player_{m.owner})")
+    top = cards_str([view.top_discard]) if view.top_discard >= 0 else "empty"
+    lines.append(f"  discard pile: top {top}, {len(state.discard)} card(s); stock: {view.stock_size} card(s)")
+    lines.append("  " + "  ".join(
+        f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.scores[k]} pts" for k in range(n)
+    ))
+    if state.last_hand is not None and state.is_terminal():
+        h = state.last_hand
+        who = f"player_{h['winner']}" if h["winner"] >= 0 else "no one"
+        lines.append(f"  last hand: won by {who}{' (rummy, double)' if h['rummy'] else ''}; hand scores {h['hand_scores']}")
+    return "\n".join(lines)

@@ -1,0 +1,5 @@
+"""Basic Rummy, version 0: ``env()`` and ``raw_env`` (documentation: ``rummy_env.envs.rummy``)."""
+
+from rummy_env.envs.rummy import __doc__, env, raw_env  # noqa: F401
+
+__all__ = ["env", "raw_env"]

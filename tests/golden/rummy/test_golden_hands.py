@@ -1,0 +1,152 @@
+"""Golden hands of ``rummy_v0``: stacked decks, scripted moves, exact scores.
+
+Card values (R-RUMMY-14): A = 1, 2..10 face value, J Q K = 10.
+"""
+
+import numpy as np
+import pytest
+
+from rummy_env import rummy_v0
+from rummy_env.games.rummy import stack_deck
+
+P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
+P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"  # 1+1+5+6+9+10+10+10+4+8 = 64 points
+
+
+def scripted_env(hands, upcard, stock=(), dealer=1, **options):
+    env = rummy_v0.env(**options)
+    env.reset(seed=0, options={"deck": stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), "dealer": dealer})
+    return env
+
+
+def play(env, *moves):
+    """Step the acting agent through ``moves`` (action text); returns the agents that moved."""
+    movers = []
+    for move in moves:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        action = env.unwrapped.string_to_action(move)
+        assert obs["action_mask"][action] == 1, f"{move} is not legal for {agent}"
+        movers.append(agent)
+        env.step(action)
+    return movers
+
+
+def final(env):
+    """(infos, cumulative rewards, terminations, truncations) per agent at the end."""
+    return (
+        {a: {k: env.infos[a][k] for k in ("hand_score", "total_score")} for a in env.agents},
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+    )
+
+
+RUMMY_OUT = ("draw stock", "meld 3S 4S 5S 6S", "meld 7H 8H 9H", "meld 2C 2D 2H", "discard KD")
+
+
+def test_going_out_scores_the_opponents_cards_r_rummy_15():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD", "JS"])
+    # turn 1: player_0 melds three deuces; player_1 draws and discards; turn 2: player_0 goes out
+    play(env, "draw stock", "meld 2C 2D 2H", "discard KD", "draw stock", "discard TD",
+         "draw stock", "meld 3S 4S 5S 6S", "meld 7H 8H 9H", "discard JS")
+    infos, rewards, terms, truncs = final(env)
+    assert infos == {"player_0": {"hand_score": 64, "total_score": 64}, "player_1": {"hand_score": 0, "total_score": 0}}
+    assert env.infos["player_0"]["winner"] == "player_0" and env.infos["player_0"]["rummy"] is False
+    assert rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert all(terms.values()) and not any(truncs.values())
+
+
+def test_going_rummy_doubles_the_score_r_rummy_16():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"])
+    play(env, *RUMMY_OUT)  # out in one turn, nothing melded before
+    infos, rewards, _, _ = final(env)
+    assert infos["player_0"] == {"hand_score": 128, "total_score": 128}
+    assert infos["player_1"] == {"hand_score": 0, "total_score": 0}
+    assert env.infos["player_1"]["rummy"] is True
+
+
+def test_score_reward_is_zero_sum_with_three_players_r_rummy_15_16():
+    hands = ["3S 4S 5S 2C 2D 2H KD",
+             "AC AD 5C 6C 9C JC QD",  # 1+1+5+6+9+10+10 = 42
+             "KH 4D 8D 9D TC 7C 3D"]  # 10+4+8+9+10+7+3 = 51
+    env = scripted_env(hands, upcard="QS", stock=["6S"], dealer=2, num_players=3, reward="score")
+    play(env, "draw stock", "meld 3S 4S 5S 6S", "meld 2C 2D 2H", "discard KD")
+    infos, rewards, _, _ = final(env)
+    assert [infos[a]["hand_score"] for a in env.agents] == [2 * (42 + 51), 0, 0]
+    assert rewards == {"player_0": 186.0, "player_1": -84.0, "player_2": -102.0}
+
+
+def test_score_reward_two_players_r_rummy_16():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], reward="score")
+    play(env, *RUMMY_OUT)
+    assert final(env)[1] == {"player_0": 128.0, "player_1": -128.0}
+
+
+@pytest.mark.parametrize("target, over", [(128, True), (129, False)])
+def test_game_ends_when_a_total_reaches_the_target_r_rummy_17(target, over):
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], episode="game", target_score=target)
+    play(env, *RUMMY_OUT)
+    assert env.infos["player_0"]["total_score"] == 128 and env.infos["player_0"]["hand"] == 1
+    if over:
+        assert all(env.terminations.values())
+        assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
+    else:
+        # R-RUMMY-04: the deal passes left (dealer 1 -> 0), so player_1 starts hand 2
+        assert not any(env.terminations.values()) and env.agent_selection == "player_1"
+        assert env.unwrapped.state.dealer == 0
+        assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
+        obs = env.observe("player_0")["observation"]
+        lay = env.unwrapped.layout
+        assert obs[lay.slice("scores")].tolist() == [128.0, 0.0]
+        assert obs[lay.slice("hand")].sum() == 10 and obs[lay.slice("table")].sum() == 0
+
+
+def test_game_reward_goes_to_the_game_winner_not_each_hand_r_rummy_17():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], episode="game", target_score=129)
+    play(env, *RUMMY_OUT)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(legal.size)]))
+    state = env.unwrapped.state
+    winner = state.game_winner
+    assert state.scores[winner] >= 129 and state.hands_played >= 2
+    assert state.returns()[winner] == 1.0 and state.returns()[1 - winner] == -1.0
+
+
+@pytest.mark.parametrize("reshuffle, top, stock_after", [("keep_top", True, 30), ("whole_pile", False, 31)])
+def test_stock_rebuilt_from_discard_pile_r_rummy_12(reshuffle, top, stock_after):
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], reshuffle=reshuffle)
+    lay = env.unwrapped.layout
+    last_discard = None
+    for _ in range(31):  # each turn: draw from the stock, discard the card drawn
+        agent = env.agent_selection
+        hand_before = env.observe(agent)["observation"][lay.slice("hand")].copy()
+        play(env, "draw stock")
+        drawn = int(np.flatnonzero(env.observe(agent)["observation"][lay.slice("hand")] - hand_before)[0])
+        env.step(drawn)
+        last_discard = drawn
+    obs = env.observe("player_1")
+    assert obs["observation"][lay.slice("stock_size")][0] == 0
+    assert env.unwrapped.action_to_string(int(np.flatnonzero(obs["action_mask"])[0])) == "draw stock"
+    play(env, "draw stock")
+    obs = env.observe("player_1")["observation"]
+    assert obs[lay.slice("hand")][env.unwrapped.string_to_action("discard QS")] == 1  # the first upcard comes back
+    assert obs[lay.slice("stock_size")][0] == stock_after
+    top_plane = obs[lay.slice("top_discard")]
+    assert top_plane.tolist() == ([1.0 if c == last_discard else 0.0 for c in range(52)] if top else [0.0] * 52)
+
+
+def test_turn_limit_truncates_with_zero_scores_r_rummy_13():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD"], max_turns=2)
+    play(env, "draw stock", "discard 6S", "draw stock", "discard TD")
+    infos, rewards, terms, truncs = final(env)
+    assert infos == {"player_0": {"hand_score": 0, "total_score": 0}, "player_1": {"hand_score": 0, "total_score": 0}}
+    assert rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert all(truncs.values()) and not any(terms.values())
+    assert env.infos["player_0"]["winner"] is None
