@@ -1,0 +1,8 @@
+"""Baseline agents for rummy_env: they read observations only, never the engine state."""
+
+from agents.base import Agent, legal_ids
+from agents.random_agent import RandomAgent
+from agents.registry import agent_names, make_agent
+from agents.rummy_heuristic import RummyHeuristicAgent
+
+__all__ = ["Agent", "RandomAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]

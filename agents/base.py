@@ -1,0 +1,51 @@
+"""The one interface every agent shares: baselines, heuristics and trained policies."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+
+class Agent(ABC):
+    """An agent picks an action id from what its player observes, nothing else.
+
+    Subclasses implement :meth:`act`.  Agents that use randomness draw it from
+    ``self.rng``, seeded by :meth:`reset`, so that a tournament replays exactly.
+    """
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new episode; with ``seed``, reseed the agent's generator."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The action id to play.
+
+        Args:
+            observation: the env's observation of this agent,
+                ``{"observation": float32 array, "action_mask": int8 array}``.
+            info: the env's ``infos[agent]`` (optional; baselines ignore it).
+
+        Returns:
+            an action id whose mask entry is 1.
+        """
+
+
+def legal_ids(observation: dict[str, np.ndarray]) -> np.ndarray:
+    """Legal action ids of an observation, ascending (int64 array).
+
+    Raises:
+        ValueError: the mask has no legal action (the agent is not acting).
+    """
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError("the action mask has no legal action: this agent is not acting now")
+    return legal
