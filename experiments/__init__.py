@@ -1,0 +1,1 @@
+"""Runnable jobs: ``python -m experiments.tournament`` (the main job), ``python -m experiments.benchmark``."""

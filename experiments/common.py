@@ -1,0 +1,91 @@
+"""Pieces the jobs share: loading variants, parsing options, playing one episode."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import rummy_env
+from agents import Agent
+
+
+def load_variant(name: str):
+    """The env module ``rummy_env.<name>`` (e.g. ``"rummy_v0"``).
+
+    Raises:
+        ValueError: not a variant of ``rummy_env.VARIANTS``.
+    """
+    if name not in rummy_env.VARIANTS:
+        raise ValueError(f"unknown variant {name!r}: known variants are {', '.join(rummy_env.VARIANTS)}")
+    return importlib.import_module(f"rummy_env.{name}")
+
+
+def parse_env_options(items: Sequence[str]) -> dict[str, Any]:
+    """``["num_players=3", "ace_high=true", "episode=game"]`` -> a dict of typed values.
+
+    Values: ``true``/``false`` -> bool, integers -> int, anything else -> str.
+
+    Raises:
+        ValueError: an item without ``=``.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"env option {item!r} is not key=value (e.g. num_players=3)")
+        low = value.lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | None = None) -> dict[str, Any]:
+    """Play one episode of ``env`` with ``agents[i]`` in seat ``i``.
+
+    Args:
+        env: a wrapped AEC env of this package.
+        agents: one agent per seat.
+        seed: the reset seed (the deal).
+        options: reset options (e.g. a stacked deck).
+
+    Returns:
+        dict with ``returns`` (per seat, float), ``infos`` (final infos per seat),
+        ``steps`` (decisions taken) and ``truncated`` (bool).
+    """
+    env.reset(seed=seed, options=options)
+    names = env.possible_agents
+    seat_of = {a: i for i, a in enumerate(names)}
+    returns = [0.0] * len(names)
+    infos: list[dict] = [{} for _ in names]
+    steps = 0
+    truncated = False
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        seat = seat_of[agent]
+        returns[seat] += reward
+        if termination or truncation:
+            infos[seat] = dict(info)
+            truncated = truncated or truncation
+            env.step(None)
+            continue
+        env.step(agents[seat].act(obs, info))
+        steps += 1
+    return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``wins / n`` (``wins`` may be fractional)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))

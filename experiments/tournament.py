@@ -1,0 +1,331 @@
+"""The main job: a round-robin tournament of named agents on real games.
+
+    python -m experiments.tournament                      # every variant, baseline agents
+    python -m experiments.tournament --variants rummy_v0 --agents random heuristic --deals 500
+    python -m experiments.tournament --variants rummy_v0 --env-option num_players=4
+
+Each *matchup* is a lineup of agents, one per seat (every multiset of the named agents
+with at least two different ones).  Each *deal* (a reset seed) of a matchup is played
+once per seat rotation, so every agent of the lineup plays every seat of the same
+cards: duplicate play, which cancels most of the luck of the deal.  Deals run in
+parallel worker processes.  At the end the job prints, per variant, each agent's games,
+win rate with a 95% Wilson interval, mean points per hand and an OpenSkill
+(Plackett-Luce) rating, and writes ``games.csv``, ``summary.csv``, ``summary.json`` and
+``win_rates.png`` to the results folder.
+
+Winners are read from ``reward="win"`` returns (a positive return is a win; a shared
+win counts as a fraction), so the job always plays with ``reward="win"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import rummy_env
+from agents import agent_names, make_agent
+from experiments.common import load_variant, parse_env_options, play_episode, wilson_interval
+
+#: Deals per matchup when ``--deals`` is not given: about a minute on 2 cores in all.
+DEFAULT_DEALS = {"rummy_v0": 1500}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deals ``first .. first+count-1`` of one matchup, for one worker call."""
+
+    variant: str
+    env_options: tuple[tuple[str, Any], ...]
+    lineup: tuple[str, ...]
+    first: int
+    count: int
+    seed: int
+
+
+_ENVS: dict[tuple, Any] = {}  # one env per (variant, options) per worker process
+
+
+def deal_seed(seed: int, variant: str, lineup: Sequence[str], deal: int) -> int:
+    """The reset seed of a deal: a function of the job seed, variant and deal only.
+
+    The lineup is left out on purpose: every matchup plays the same deals.
+    """
+    del lineup
+    ss = np.random.SeedSequence([seed, rummy_env.VARIANTS.index(variant), deal])
+    return int(ss.generate_state(1)[0])
+
+
+def run_chunk(chunk: Chunk) -> list[dict]:
+    """Play every seat rotation of each deal of ``chunk``; one record per game."""
+    key = (chunk.variant, chunk.env_options)
+    env = _ENVS.get(key)
+    if env is None:
+        env = _ENVS[key] = load_variant(chunk.variant).env(**dict(chunk.env_options))
+    k = len(chunk.lineup)
+    records = []
+    for deal in range(chunk.first, chunk.first + chunk.count):
+        seed = deal_seed(chunk.seed, chunk.variant, chunk.lineup, deal)
+        for rotation in range(k):
+            seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
+            agents = [make_agent(name, env, seed=seed + 7919 * i) for i, name in enumerate(seats)]
+            result = play_episode(env, agents, seed)
+            returns = result["returns"]
+            winners = [i for i, r in enumerate(returns) if r > 1e-9]
+            records.append(
+                {
+                    "variant": chunk.variant,
+                    "lineup": " vs ".join(chunk.lineup),
+                    "deal": deal,
+                    "rotation": rotation,
+                    "seats": seats,
+                    "returns": returns,
+                    "win_share": [1.0 / len(winners) if i in winners else 0.0 for i in range(k)],
+                    "points_per_hand": [
+                        info.get("total_score", 0) / max(1, info.get("hand", 1)) for info in result["infos"]
+                    ],
+                    "steps": result["steps"],
+                    "truncated": result["truncated"],
+                }
+            )
+    return records
+
+
+def lineups(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """Every multiset of ``agents`` of size ``seats`` with at least two different agents."""
+    return [c for c in itertools.combinations_with_replacement(agents, seats) if len(set(c)) > 1]
+
+
+def summarize(records: list[dict]) -> list[dict]:
+    """Per (variant, agent): games, wins, win rate and its 95% CI, points per hand, rating.
+
+    ``games`` counts seats played (an agent holding two seats of a game counts twice).
+    The rating is OpenSkill's Plackett-Luce, updated game by game in a fixed order.
+    """
+    from openskill.models import PlackettLuce
+
+    rows = []
+    by_variant: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_variant[r["variant"]].append(r)
+    for variant, games in by_variant.items():
+        games.sort(key=lambda r: (r["lineup"], r["deal"], r["rotation"]))
+        model = PlackettLuce()
+        ratings: dict[str, Any] = {}
+        stats: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        for g in games:
+            for seat, name in enumerate(g["seats"]):
+                s = stats[name]
+                s["games"] += 1
+                s["wins"] += g["win_share"][seat]
+                s["points"] += g["points_per_hand"][seat]
+                s["draws"] += 1 if not any(g["win_share"]) else 0
+                ratings.setdefault(name, model.rating(name=name))
+            _rate(model, ratings, g)
+        for name in sorted(stats):
+            s = stats[name]
+            n = int(s["games"])
+            low, high = wilson_interval(s["wins"], n)
+            rating = ratings[name]
+            rows.append(
+                {
+                    "variant": variant,
+                    "agent": name,
+                    "games": n,
+                    "wins": round(s["wins"], 3),
+                    "draws": int(s["draws"]),
+                    "win_rate": s["wins"] / n,
+                    "win_rate_ci_low": low,
+                    "win_rate_ci_high": high,
+                    "points_per_hand": s["points"] / n,
+                    "rating_mu": rating.mu,
+                    "rating_sigma": rating.sigma,
+                    "rating": rating.ordinal(),
+                }
+            )
+    return rows
+
+
+def _rate(model: Any, ratings: dict[str, Any], game: dict) -> None:
+    """One OpenSkill update: each seat a team, ranked by win share; an agent holding
+    several seats gets the mean of its seats' updates."""
+    seats = game["seats"]
+    ranks = [-w for w in game["win_share"]]  # lower rank is better
+    new = model.rate([[ratings[name]] for name in seats], ranks=ranks)
+    updates: dict[str, list] = defaultdict(list)
+    for name, [rating] in zip(seats, new):
+        updates[name].append(rating)
+    for name, rs in updates.items():
+        mu = sum(r.mu for r in rs) / len(rs)
+        sigma = sum(r.sigma for r in rs) / len(rs)
+        ratings[name] = model.rating(mu=mu, sigma=sigma, name=name)
+
+
+def format_table(rows: list[dict]) -> str:
+    """The summary as a text table, one block per variant."""
+    out = []
+    for variant in dict.fromkeys(r["variant"] for r in rows):
+        out.append(f"\n{variant}")
+        out.append(f"  {'agent':<12} {'games':>7} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'rating':>8}")
+        for r in sorted((r for r in rows if r["variant"] == variant), key=lambda r: -r["rating"]):
+            ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
+            out.append(
+                f"  {r['agent']:<12} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} {r['points_per_hand']:>9.2f} {r['rating']:>8.2f}"
+            )
+    return "\n".join(out)
+
+
+def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: dict) -> None:
+    """Write games.csv, summary.csv, summary.json and win_rates.png to ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "lineup", "deal", "rotation", "seat", "agent", "return", "win_share", "points_per_hand", "steps", "truncated"])
+        for r in records:
+            for seat, name in enumerate(r["seats"]):
+                w.writerow([r["variant"], r["lineup"], r["deal"], r["rotation"], seat, name, r["returns"][seat],
+                            r["win_share"][seat], r["points_per_hand"][seat], r["steps"], r["truncated"]])
+    with open(out_dir / "summary.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    with open(out_dir / "summary.json", "w") as f:
+        json.dump({"meta": meta, "summary": rows}, f, indent=2)
+    plot_win_rates(rows, out_dir / "win_rates.png")
+
+
+def plot_win_rates(rows: list[dict], path: Path) -> None:
+    """Bar chart of win rates with their 95% intervals, one panel per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    fig, axes = plt.subplots(1, len(variants), figsize=(4 * len(variants), 3.5), squeeze=False)
+    for ax, variant in zip(axes[0], variants):
+        vr = [r for r in rows if r["variant"] == variant]
+        rates = [r["win_rate"] for r in vr]
+        err = [[r["win_rate"] - r["win_rate_ci_low"] for r in vr], [r["win_rate_ci_high"] - r["win_rate"] for r in vr]]
+        ax.bar([r["agent"] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
+        ax.set_ylim(0, 1)
+        ax.set_title(variant)
+        ax.set_ylabel("win rate (95% CI)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: int | None,
+                env_options: dict[str, Any], seed: int, chunk_size: int = 25) -> list[Chunk]:
+    """The work of a tournament, cut into chunks of ``chunk_size`` deals.
+
+    Raises:
+        ValueError: an unknown variant or agent, or env options the variant refuses.
+    """
+    chunks = []
+    for variant in variants:
+        module = load_variant(variant)
+        env = module.env(**env_options)  # validates the options now, in this process
+        known = agent_names(env.unwrapped.metadata["name"])
+        names = list(agents) if agents else known
+        for name in names:
+            if name not in known:
+                raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(known)}")
+        seats = len(env.possible_agents)
+        n_deals = deals if deals is not None else DEFAULT_DEALS.get(variant, 500)
+        for lineup in lineups(names, seats):
+            for first in range(0, n_deals, chunk_size):
+                chunks.append(Chunk(variant, tuple(sorted(env_options.items())), lineup, first,
+                                    min(chunk_size, n_deals - first), seed))
+    return chunks
+
+
+def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> list[dict]:
+    """Run the chunks on ``workers`` local processes (1: in this process)."""
+    from tqdm import tqdm
+
+    records: list[dict] = []
+    total = sum(c.count for c in chunks)
+    with tqdm(total=total, unit="deal", disable=not progress, file=sys.stderr) as bar:
+        if workers == 1:
+            for c in chunks:
+                records.extend(run_chunk(c))
+                bar.update(c.count)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for c, recs in zip(chunks, pool.map(run_chunk, chunks)):
+                    records.extend(recs)
+                    bar.update(c.count)
+    return records
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m experiments.tournament", description=__doc__.split("\n\n")[0])
+    p.add_argument("--variants", nargs="+", default=list(rummy_env.VARIANTS), metavar="NAME",
+                   help=f"variants to play (default: all: {' '.join(rummy_env.VARIANTS)})")
+    p.add_argument("--agents", nargs="+", default=None, metavar="NAME",
+                   help="agents to enter (default: every baseline agent of the variant: random, heuristic)")
+    p.add_argument("--deals", type=int, default=None,
+                   help=f"deals per matchup, each played once per seat rotation (default: {DEFAULT_DEALS})")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of env(), e.g. num_players=3 (repeatable)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/tournament-<time>)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = p.parse_args(argv)
+    for name in ("deals", "workers"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            p.error(f"--{name} must be a positive integer, got {value}")
+    for variant in args.variants:
+        if variant not in rummy_env.VARIANTS:
+            p.error(f"unknown variant {variant!r}: known variants are {', '.join(rummy_env.VARIANTS)}")
+    try:
+        args.env_options = parse_env_options(args.env_option)
+    except ValueError as err:
+        p.error(str(err))
+    if "reward" in args.env_options:
+        p.error("the tournament reads winners from reward='win'; do not pass the reward option")
+    args.parser = p
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tournament from the command line; returns the exit code."""
+    args = parse_args(argv)
+    try:
+        chunks = make_chunks(args.variants, args.agents, args.deals, args.env_options, args.seed)
+    except ValueError as err:
+        args.parser.error(str(err))
+    start = time.perf_counter()
+    records = run_local(chunks, args.workers, progress=not args.no_progress)
+    elapsed = time.perf_counter() - start
+    rows = summarize(records)
+    out = args.out or Path("results") / time.strftime("tournament-%Y%m%d-%H%M%S")
+    meta = {
+        "variants": args.variants, "agents": args.agents, "deals": args.deals, "seed": args.seed,
+        "env_options": args.env_options, "workers": args.workers, "games": len(records),
+        "seconds": round(elapsed, 2),
+    }
+    write_results(out, records, rows, meta)
+    print(format_table(rows))
+    print(f"\n{len(records)} games in {elapsed:.1f} s on {args.workers} worker(s); results in {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The main job: outputs, duplicate deals, determinism, argument errors."""
+
+import csv
+import json
+
+import pytest
+
+from experiments import tournament
+
+
+def run(tmp_path, *extra, name="out"):
+    out = tmp_path / name
+    code = tournament.main(["--variants", "rummy_v0", "--deals", "6", "--workers", "1", "--no-progress",
+                            "--out", str(out), *extra])
+    assert code == 0
+    return out
+
+
+def test_tournament_writes_results_and_prints_a_table(tmp_path, capsys):
+    out = run(tmp_path)
+    printed = capsys.readouterr().out
+    assert "rummy_v0" in printed and "heuristic" in printed and "95% CI" in printed
+    assert {p.name for p in out.iterdir()} == {"games.csv", "summary.csv", "summary.json", "win_rates.png"}
+    summary = json.loads((out / "summary.json").read_text())
+    rows = {r["agent"]: r for r in summary["summary"]}
+    # 6 deals x 1 lineup (random vs heuristic) x 2 seat rotations = 12 games, one seat each
+    assert rows["heuristic"]["games"] == rows["random"]["games"] == 12
+    assert rows["heuristic"]["wins"] + rows["random"]["wins"] + rows["heuristic"]["draws"] == 12
+    assert 0 <= rows["heuristic"]["win_rate_ci_low"] <= rows["heuristic"]["win_rate"] <= rows["heuristic"]["win_rate_ci_high"] <= 1
+    assert rows["heuristic"]["rating"] > rows["random"]["rating"]
+    assert (out / "win_rates.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_deal_is_replayed_with_the_seats_rotated(tmp_path):
+    out = run(tmp_path)
+    with open(out / "games.csv") as f:
+        games = list(csv.DictReader(f))
+    assert len(games) == 24  # 12 games x 2 seats
+    by_deal = {}
+    for g in games:
+        by_deal.setdefault(g["deal"], set()).add((g["rotation"], g["seat"], g["agent"]))
+    for seats in by_deal.values():
+        assert seats == {("0", "0", "random"), ("0", "1", "heuristic"), ("1", "0", "heuristic"), ("1", "1", "random")}
+
+
+def test_results_do_not_depend_on_the_number_of_workers(tmp_path):
+    one = run(tmp_path, name="one")
+    two = tmp_path / "two"
+    assert tournament.main(["--variants", "rummy_v0", "--deals", "6", "--workers", "2", "--no-progress",
+                            "--out", str(two)]) == 0
+    assert (one / "games.csv").read_text() == (two / "games.csv").read_text()
+
+
+def test_env_options_reach_the_games(tmp_path):
+    out = run(tmp_path, "--env-option", "num_players=3")
+    with open(out / "games.csv") as f:
+        games = list(csv.DictReader(f))
+    # lineups of 3 seats from 2 agents: (random random heuristic), (random heuristic heuristic)
+    assert {g["lineup"] for g in games} == {"random vs random vs heuristic", "random vs heuristic vs heuristic"}
+    assert len(games) == 2 * 6 * 3 * 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--variants", "poker_v0"], "unknown variant 'poker_v0'"),
+    (["--agents", "random", "oracle"], "unknown agent 'oracle' for rummy_v0"),
+    (["--deals", "0"], "--deals must be a positive integer, got 0"),
+    (["--workers", "-2"], "--workers must be a positive integer, got -2"),
+    (["--deals", "ten"], "invalid int value: 'ten'"),
+    (["--env-option", "num_players"], "is not key=value"),
+    (["--env-option", "num_players=9"], "num_players=9 is out of range"),
+    (["--env-option", "reward=score"], "do not pass the reward option"),
+])
+def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        tournament.main(["--no-progress", *args])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
