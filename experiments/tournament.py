@@ -40,7 +40,7 @@ from agents import agent_names, make_agent
 from experiments.common import load_variant, parse_env_options, play_episode, wilson_interval
 
 #: Deals per matchup when ``--deals`` is not given: about a minute on 2 cores in all.
-DEFAULT_DEALS = {"rummy_v0": 1500}
+DEFAULT_DEALS = {"rummy_v0": 12000}
 
 
 @dataclass(frozen=True)
