@@ -213,6 +213,7 @@ class RummyState:
             hands[(dealer + 1 + i) % n] |= 1 << deck[i]
         self.hands = hands
         self.discard = [deck[n * k]]
+        self.discard_mask = 1 << deck[n * k]  # the discard pile's cards, kept for observations
         self.stock = deck[:n * k:-1]  # top card last
         self.table: list[TableMeld] = []
         self.table_mask = 0
@@ -323,13 +324,11 @@ class RummyState:
         forbidden = -1
         if acting == 0 and self.taken_discard >= 0 and self.hands[player] >> self.taken_discard & 1:
             forbidden = self.taken_discard
-        discard_rest = 0
-        for c in self.discard[:-1]:
-            discard_rest |= 1 << c
+        top = self.discard[-1] if self.discard else -1
         return RummyView(
             hand=self.hands[player],
-            top_discard=self.discard[-1] if self.discard else -1,
-            discard_rest=discard_rest,
+            top_discard=top,
+            discard_rest=self.discard_mask & ~(1 << top) if top >= 0 else 0,
             table=self.table_mask,
             known=tuple(self.known[s] for s in seats),
             forbidden=forbidden,
@@ -382,6 +381,7 @@ class RummyState:
             self.phase = PLAY
         elif action == DRAW_DISCARD:
             card = self.discard.pop()
+            self.discard_mask &= ~(1 << card)
             self.hands[p] |= 1 << card
             self.known[p] |= 1 << card
             self.taken_discard = card
@@ -391,6 +391,7 @@ class RummyState:
             self.hands[p] &= ~bit
             self.known[p] &= ~bit
             self.discard.append(action)
+            self.discard_mask |= 1 << action
             if self.hands[p]:
                 self._end_turn()
             else:
@@ -412,10 +413,12 @@ class RummyState:
             self.stock = self.discard  # the pile's bottom card becomes the top of the stock
             self.stock.reverse()
             self.discard = [top]
+            self.discard_mask = 1 << top
         else:
             self.stock = self.discard
             self.stock.reverse()
             self.discard = []
+            self.discard_mask = 0
 
     def _put_down(self, meld, player: int) -> None:
         index = len(self.table)
