@@ -38,7 +38,7 @@ def render_rummy(state, viewer: int) -> str:
     ]
     if view.forbidden >= 0:
         lines.append(f"  may not discard: {cards_str([view.forbidden])} (taken from the discard pile)")
-    lines.append("  table melds:" + ("" if state.table else " none"))
+    lines.append("  table melds:" + ("" if len(state.table) else " none"))
     for m in state.table:
         lines.append(f"    {cards_str(m.cards()):<40} (player_{m.owner})")
     top = cards_str([view.top_discard]) if view.top_discard >= 0 else "empty"

@@ -1,6 +1,5 @@
 """Baseline agents: legal, seeded, and the Rummy heuristic's choices in known positions."""
 
-import numpy as np
 import pytest
 
 from agents import RandomAgent, RummyHeuristicAgent, agent_names, make_agent

@@ -10,7 +10,7 @@ from rummy_env import rummy_v0
 
 def cards_accounted_for(state):
     """Every card is in exactly one place: a hand, the stock, the discard pile or the table."""
-    places = list(state.hands) + [state.table_mask]
+    places = list(state.hands) + [state.table.mask]
     seen = 0
     total = 0
     for mask in places:

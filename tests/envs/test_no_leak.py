@@ -36,7 +36,7 @@ def seen_by(deck, dealer, actions, options, player):
 
     def look():
         s = env.state
-        mask = s.hands[player] | s.table_mask
+        mask = s.hands[player] | s.table.mask
         for c in s.discard:
             mask |= 1 << c
         return mask

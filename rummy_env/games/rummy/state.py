@@ -18,17 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, card_str, cards_of, mask_value, rank_of, suit_of
-from rummy_env.core.melds import (
-    HIGH_ACE_POSITION,
-    LAYOFF_RUN_HIGH,
-    LAYOFF_RUN_LOW,
-    LAYOFF_SET,
-    MELDS,
-    RUN,
-    melds_in_hand,
-    position_card,
-)
+from rummy_env.core.cards import NUM_CARDS, card_str, cards_of, mask_value
+from rummy_env.core.melds import MELDS, melds_in_hand
+from rummy_env.core.table import Table
 from rummy_env.games.errors import IllegalActionError, to_action_id
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
@@ -43,35 +35,6 @@ from rummy_env.games.rummy.config import RummyConfig
 DRAW = 0  #: phase: the acting player must draw (R-RUMMY-06)
 PLAY = 1  #: phase: the acting player melds, lays off, and finally discards
 TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
-
-_POS_SLOTS = HIGH_ACE_POSITION + 1  # run positions 0..13 per suit
-
-
-class TableMeld:
-    """A meld on the table; runs grow at their ends by lay-offs (R-RUMMY-08).
-
-    Attributes:
-        kind: ``core.melds.SET`` or ``RUN``.
-        rank: a set's rank index (-1 for runs).
-        suit: a run's suit index (-1 for sets).
-        low, high: a run's end positions (0..13, 13 = high ace); a set's rank.
-        mask: bitmask of its cards.
-        owner: seat of the player who put it down.
-    """
-
-    __slots__ = ("kind", "rank", "suit", "low", "high", "mask", "owner")
-
-    def __init__(self, kind: int, rank: int, suit: int, low: int, high: int, mask: int, owner: int):
-        self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner = kind, rank, suit, low, high, mask, owner
-
-    def copy(self) -> "TableMeld":
-        return TableMeld(self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner)
-
-    def cards(self) -> list[int]:
-        """Card ids in table order (runs low to high, a high ace last)."""
-        if self.kind == RUN:
-            return [position_card(self.suit, p) for p in range(self.low, self.high + 1)]
-        return cards_of(self.mask)
 
 
 class RummyView(NamedTuple):
@@ -215,11 +178,7 @@ class RummyState:
         self.discard = [deck[n * k]]
         self.discard_mask = 1 << deck[n * k]  # the discard pile's cards, kept for observations
         self.stock = deck[:n * k:-1]  # top card last
-        self.table: list[TableMeld] = []
-        self.table_mask = 0
-        self._set_at_rank = [-1] * 13
-        self._run_low_at = [-1] * (4 * _POS_SLOTS)  # (suit, low position) -> table index
-        self._run_high_at = [-1] * (4 * _POS_SLOTS)
+        self.table = Table(self.config.ace_high)
         self.known = [0] * n
         self.melded_before = [False] * n  # melded or laid off in an earlier turn (R-RUMMY-16)
         self.melded_this_turn = False
@@ -282,26 +241,12 @@ class RummyState:
             if self._finishable(hand & ~MELDS[meld].mask, forbidden, MELD + meld):
                 out.append(MELD + meld)
         for c in cards:
-            for side in self._layoff_sides(c):
+            for side in self.table.layoff_sides(c):
                 action = LAYOFF + 3 * c + side
                 if self._finishable(hand & ~(1 << c), forbidden, action):
                     out.append(action)
         out.sort()
         return out
-
-    def _layoff_sides(self, card: int) -> list[int]:
-        """Sides (0 set, 1 low end, 2 high end) where ``card`` fits a table meld (R-RUMMY-08)."""
-        sides = []
-        rank, suit = rank_of(card), suit_of(card)
-        if self._set_at_rank[rank] >= 0:
-            sides.append(LAYOFF_SET)
-        base = suit * _POS_SLOTS
-        if rank + 1 < _POS_SLOTS and self._run_low_at[base + rank + 1] >= 0:
-            sides.append(LAYOFF_RUN_LOW)
-        high_pos = HIGH_ACE_POSITION if rank == 0 else rank
-        if high_pos >= 1 and self._run_high_at[base + high_pos - 1] >= 0 and (rank != 0 or self.config.ace_high):
-            sides.append(LAYOFF_RUN_HIGH)
-        return sides
 
     def _finishable(self, rest: int, forbidden: int, action: int) -> bool:
         """Whether the turn can still end after a meld or lay-off leaves ``rest`` (R-RUMMY-10).
@@ -314,7 +259,7 @@ class RummyState:
             return True
         after = self.clone()
         after._apply(action)
-        return bool(after._layoff_sides(forbidden))
+        return bool(after.table.layoff_sides(forbidden))
 
     def observation(self, player: int) -> RummyView:
         """What ``player`` may know (see :class:`RummyView`): no other hand, no stock order."""
@@ -329,7 +274,7 @@ class RummyState:
             hand=self.hands[player],
             top_discard=top,
             discard_rest=self.discard_mask & ~(1 << top) if top >= 0 else 0,
-            table=self.table_mask,
+            table=self.table.mask,
             known=tuple(self.known[s] for s in seats),
             forbidden=forbidden,
             phase=-1 if self._terminal else self.phase,
@@ -421,41 +366,13 @@ class RummyState:
             self.discard_mask = 0
 
     def _put_down(self, meld, player: int) -> None:
-        index = len(self.table)
-        self.table.append(TableMeld(meld.kind, meld.rank, meld.suit, meld.low, meld.high, meld.mask, player))
-        if meld.kind == RUN:
-            base = meld.suit * _POS_SLOTS
-            self._run_low_at[base + meld.low] = index
-            self._run_high_at[base + meld.high] = index
-        elif len(meld.cards) == 3:
-            self._set_at_rank[meld.rank] = index
-        self.table_mask |= meld.mask
+        self.table.put_down(meld, player)
         self.hands[player] &= ~meld.mask
         self.known[player] &= ~meld.mask
 
     def _lay_off(self, card: int, side: int) -> None:
-        rank, suit = rank_of(card), suit_of(card)
-        base = suit * _POS_SLOTS
-        if side == LAYOFF_SET:
-            index = self._set_at_rank[rank]
-            self._set_at_rank[rank] = -1  # four of a kind takes no more
-        elif side == LAYOFF_RUN_LOW:
-            index = self._run_low_at[base + rank + 1]
-            self._run_low_at[base + rank + 1] = -1
-            self._run_low_at[base + rank] = index
-        else:
-            pos = HIGH_ACE_POSITION if rank == 0 else rank
-            index = self._run_high_at[base + pos - 1]
-            self._run_high_at[base + pos - 1] = -1
-            self._run_high_at[base + pos] = index
-        meld = self.table[index]
-        if side == LAYOFF_RUN_LOW:
-            meld.low -= 1
-        elif side == LAYOFF_RUN_HIGH:
-            meld.high += 1
+        self.table.lay_off(card, side)
         bit = 1 << card
-        meld.mask |= bit
-        self.table_mask |= bit
         self.hands[self.current] &= ~bit
         self.known[self.current] &= ~bit
 
@@ -529,10 +446,7 @@ class RummyState:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
-        other.table = [m.copy() for m in self.table]
-        other._set_at_rank = list(self._set_at_rank)
-        other._run_low_at = list(self._run_low_at)
-        other._run_high_at = list(self._run_high_at)
+        other.table = self.table.copy()
         other.known = list(self.known)
         other.melded_before = list(self.melded_before)
         other.scores = list(self.scores)

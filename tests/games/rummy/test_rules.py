@@ -168,7 +168,7 @@ def test_next_dealer_r_rummy_04(winner_deals, next_dealer):
          "meld 3S 4S 5S 6S")
     assert s.hands_played == 1 and s.last_hand["winner"] == 0 and not s.is_terminal()
     assert s.dealer == next_dealer and s.current_player() == 1 - next_dealer
-    assert s.phase == DRAW and s.table == []
+    assert s.phase == DRAW and len(s.table) == 0
 
 
 def test_clone_is_independent():
