@@ -7,6 +7,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
+from agents.crazy_heuristic import CrazyRummyHeuristicAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
 
@@ -18,6 +19,7 @@ def _rummy_heuristic(env: Any, seed: int | None) -> Agent:
 #: Heuristic factories per variant (env ``metadata["name"]``).
 HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
     "rummy_v0": _rummy_heuristic,
+    "crazy_rummy_v0": lambda env, seed: CrazyRummyHeuristicAgent(env.unwrapped.layout, seed=seed),
 }
 
 

@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -64,7 +65,7 @@ def deal_seed(seed: int, variant: str, lineup: Sequence[str], deal: int) -> int:
     The lineup is left out on purpose: every matchup plays the same deals.
     """
     del lineup
-    ss = np.random.SeedSequence([seed, rummy_env.VARIANTS.index(variant), deal])
+    ss = np.random.SeedSequence([seed, zlib.crc32(variant.encode()), deal])
     return int(ss.generate_state(1)[0])
 
 

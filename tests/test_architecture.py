@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FRAMEWORK_FREE = ["rummy_env", "rummy_env.core.cards", "rummy_env.core.melds", "rummy_env.games.rummy",
-                  "rummy_env.encoding.rummy", "rummy_env.render.text"]
+FRAMEWORK_FREE = ["rummy_env", "rummy_env.core.cards", "rummy_env.core.melds", "rummy_env.core.table",
+                  "rummy_env.games.rummy", "rummy_env.games.crazy_rummy", "rummy_env.encoding.rummy",
+                  "rummy_env.encoding.crazy_rummy", "rummy_env.render.text"]
 
 
 def test_engines_load_neither_pettingzoo_nor_gymnasium():

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+import numpy as np
+
 from rummy_env.core.cards import NUM_RANKS, NUM_SUITS, card_id, mask_of, rank_of, suit_of
 
 SET = 0
@@ -98,6 +100,13 @@ MELD_ID_BY_MASK: dict[int, int] = {m.mask: m.id for m in MELDS}
 #: Meld id of the run of ``suit`` from ``low`` to ``high``: ``RUN_ID[(suit, low, high)]``.
 RUN_ID: dict[tuple[int, int, int], int] = {(m.suit, m.low, m.high): m.id for m in MELDS if m.kind == RUN}
 assert NUM_MELDS == 369 and MELDS[NUM_SETS].kind == RUN and MELDS[NUM_SETS - 1].kind == SET
+#: The meld table as arrays, for vectorised searches: bitmasks (uint64, shape (369,)),
+#: sizes in cards (int64) and whether the meld needs ``ace_high`` (bool).
+MELD_MASK_ARRAY: np.ndarray = np.array(MELD_MASKS, dtype=np.uint64)
+MELD_SIZE_ARRAY: np.ndarray = np.array([len(m.cards) for m in MELDS], dtype=np.int64)
+MELD_ACE_HIGH_ARRAY: np.ndarray = np.array([m.needs_ace_high for m in MELDS], dtype=bool)
+for _array in (MELD_MASK_ARRAY, MELD_SIZE_ARRAY, MELD_ACE_HIGH_ARRAY):
+    _array.setflags(write=False)
 
 
 _SET_SUITS = (0b0111, 0b1011, 0b1101, 0b1110, 0b1111)  # suit patterns of the sets of a rank, in table order

@@ -49,6 +49,23 @@ class TableMeld:
             return [position_card(self.suit, p) for p in range(self.low, self.high + 1)]
         return cards_of(self.mask)
 
+    def layoff_targets(self, ace_high: bool = False) -> list[tuple[int, int]]:
+        """``(card, side)`` pairs that would extend this meld (R-RUMMY-08): the missing
+        card of a 3-card set, the card below a run's low end, the card above its high
+        end (an ace above a king only with ``ace_high``)."""
+        if self.kind != RUN:
+            if self.mask.bit_count() != 3:
+                return []
+            column = self.mask >> self.rank
+            missing = next(s for s in range(4) if not column >> (s * NUM_RANKS) & 1)
+            return [(missing * NUM_RANKS + self.rank, LAYOFF_SET)]
+        out = []
+        if self.low >= 1:
+            out.append((position_card(self.suit, self.low - 1), LAYOFF_RUN_LOW))
+        if self.high < (HIGH_ACE_POSITION if ace_high else HIGH_ACE_POSITION - 1):
+            out.append((position_card(self.suit, self.high + 1), LAYOFF_RUN_HIGH))
+        return out
+
     def physical(self) -> list[int]:
         """The cards physically in the meld, in the order of :meth:`cards`."""
         return [self.wilds.get(c, c) for c in self.cards()]

@@ -51,3 +51,40 @@ def render_rummy(state, viewer: int) -> str:
         who = f"player_{h['winner']}" if h["winner"] >= 0 else "no one"
         lines.append(f"  last hand: won by {who}{' (rummy, double)' if h['rummy'] else ''}; hand scores {h['hand_scores']}")
     return "\n".join(lines)
+
+
+def render_crazy_rummy(state, viewer: int) -> str:
+    """Text table of a Crazy Rummy state as ``viewer`` sees it; a wild card on the table
+    is shown as ``5C=9S`` (the five of clubs standing for the nine of spades).
+
+    Args:
+        state: a ``games.crazy_rummy.CrazyRummyState``.
+        viewer: seat whose hand is shown.
+    """
+    view = state.observation(viewer)
+    n = state.num_players
+    phase = {0: "draw", 1: "play"}.get(view.phase, "over")
+    ranks = "A23456789TJQK"
+    lines = [
+        f"Crazy Rummy: round {view.round}, wild rank {ranks[view.wild_rank]}, turn {view.turn}, "
+        f"dealer player_{state.dealer}, "
+        + (f"player_{state.current} to {phase}" if not state.is_terminal() else "episode over"),
+        f"  player_{viewer}'s hand: {hand_text(view.hand)}",
+    ]
+    if view.forbidden >= 0:
+        lines.append(f"  may not discard: {cards_str([view.forbidden])} (taken from the discard pile)")
+    if view.must_discard >= 0:
+        lines.append(f"  must discard {cards_str([view.must_discard])} unless going out (one-card rule)")
+    lines.append("  table melds:" + ("" if len(state.table) else " none"))
+    for m in state.table:
+        shown = [cards_str([w]) + "=" + cards_str([c]) if c in m.wilds else cards_str([c])
+                 for c, w in ((c, m.wilds.get(c)) for c in m.cards())]
+        lines.append(f"    {' '.join(shown):<40} (player_{m.owner})")
+    top = cards_str([view.top_discard]) if view.top_discard >= 0 else "empty"
+    lines.append(f"  discard pile: top {top}, {len(state.discard)} card(s); stock: {view.stock_size} card(s)")
+    lines.append("  " + "  ".join(
+        f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.totals[k]} penalty" for k in range(n)
+    ))
+    if state.last_hand is not None and state.is_terminal():
+        lines.append(f"  last round's penalties: {state.last_hand['hand_scores']}")
+    return "\n".join(lines)

@@ -8,28 +8,16 @@ import pytest
 
 from rummy_env import rummy_v0
 from rummy_env.games.rummy import stack_deck
+from tests import helpers
+from tests.helpers import play
 
 P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
 P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"  # 1+1+5+6+9+10+10+10+4+8 = 64 points
 
 
 def scripted_env(hands, upcard, stock=(), dealer=1, **options):
-    env = rummy_v0.env(**options)
-    env.reset(seed=0, options={"deck": stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), "dealer": dealer})
-    return env
-
-
-def play(env, *moves):
-    """Step the acting agent through ``moves`` (action text); returns the agents that moved."""
-    movers = []
-    for move in moves:
-        agent = env.agent_selection
-        obs = env.observe(agent)
-        action = env.unwrapped.string_to_action(move)
-        assert obs["action_mask"][action] == 1, f"{move} is not legal for {agent}"
-        movers.append(agent)
-        env.step(action)
-    return movers
+    deck = stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer)
+    return helpers.scripted_env(rummy_v0, deck, dealer, **options)
 
 
 def final(env):

@@ -1,0 +1,183 @@
+"""
+# Crazy Rummy (``crazy_rummy_v0``)
+
+| | |
+|---|---|
+| Import | ``from rummy_env import crazy_rummy_v0`` |
+| Agents | ``player_0`` .. ``player_{n-1}``, n = 3..6 |
+| Actions | ``Discrete(631)`` |
+| Observation | ``Dict(observation=Box(float32, (52*(n+9) + 4*n + 18,)), action_mask=Box(int8, (631,)))`` |
+| Rules | ``../shared/rules/crazy_rummy.md`` (R-CRAZY-01..13) |
+
+## Description
+Crazy Rummy is played in 13 rounds; in round r every card of rank r is wild (aces in
+round 1, ..., kings in round 13).  The dealer deals 7 cards each and an 8th to the
+player on their left, who starts without drawing.  Players put down sets and runs
+(wild cards stand for the cards a meld needs), and once they have put down a meld they
+may lay off cards on any meld and swap a natural card for the wild card that stands for
+it.  A turn ends with a discard, and the last card must be discarded to go out.  Cards
+left in hand are penalty points (a wild card 25); the lowest total after 13 rounds wins.
+
+## Action Space
+One flat id space; the layout never changes (illegal ids are masked):
+
+| ids | text | move |
+|---|---|---|
+| 0..51 | `discard KD` | discard the card with that id |
+| 52 | `draw stock` | draw the top card of the stock |
+| 53 | `draw discard` | take the top card of the discard pile (not allowed holding one card, R-CRAZY-10) |
+| 54..422 | `meld 7S 8S 9S` | put down meld ``id - 54`` of ``rummy_env.core.melds.MELDS`` named by the cards it stands for: your natural cards of it are used and each missing card is filled by a wild card |
+| 423..578 | `layoff 6S set` / `low` / `high` | lay off a card standing for ``(id - 423) // 3`` (your natural card if held, else a wild card) on the set of its rank, below a run's low end or above its high end |
+| 579..630 | `swap 9S` | put your natural card ``id - 579`` in place of the wild card standing for it on the table; the wild card goes to your hand |
+
+When several wild cards could fill a meld or lay-off, the lowest card ids are used, and a
+meld's missing cards (ascending) get them in ascending order.  The mask enforces: no
+lay-off or swap before your first meld of the round (R-CRAZY-07), no meld or lay-off
+that empties your hand (R-CRAZY-09), no card on the table twice, as itself or through a
+wild card (R-CRAZY-05a), no draw on the first turn of the round (R-CRAZY-06), the
+one-card rule (R-CRAZY-10), no discarding the card just taken from the discard pile
+(R-CRAZY-08), and no move after which no legal discard can be reached (R-CRAZY-08a).
+
+## Observation Space
+``observation`` is a float32 vector (per-player blocks in seat order relative to the
+observer, 0 = observer); ``env.unwrapped.layout`` names its blocks.  For 3 players (654
+entries):
+
+| indexes | field | size | meaning |
+|---|---|---|---|
+| 0..51 | `hand` | 52 | 1 for each card in the observer's hand |
+| 52..103 | `top_discard` | 52 | 1 for the top card of the discard pile |
+| 104..155 | `discard_rest` | 52 | 1 for each other card in the discard pile |
+| 156..207 | `table_natural` | 52 | 1 for each card on the table as itself |
+| 208..259 | `wild_C` | 52 | 1 for the card the wild card of suit C stands for on the table (R-CRAZY-05) |
+| 260..311 | `wild_D` | 52 | 1 for the card the wild card of suit D stands for on the table (R-CRAZY-05) |
+| 312..363 | `wild_H` | 52 | 1 for the card the wild card of suit H stands for on the table (R-CRAZY-05) |
+| 364..415 | `wild_S` | 52 | 1 for the card the wild card of suit S stands for on the table (R-CRAZY-05) |
+| 416..467 | `known_1` | 52 | 1 for each card the player 1 seat(s) to the left took from the discard pile or by a swap and still holds |
+| 468..519 | `known_2` | 52 | 1 for each card the player 2 seat(s) to the left took from the discard pile or by a swap and still holds |
+| 520..571 | `forbidden` | 52 | 1 for the card the observer took from the discard pile this turn (R-CRAZY-08) |
+| 572..623 | `must_discard` | 52 | 1 for the card the observer must discard unless going out (R-CRAZY-10) |
+| 624..636 | `wild_rank` | 13 | one-hot wild rank of the round: A, 2, ..., K (R-CRAZY-02) |
+| 637..637 | `round` | 1 | round number 1..13 |
+| 638..639 | `phase` | 2 | one-hot phase of the acting player: draw, play (all 0 when the episode is over) |
+| 640..642 | `acting` | 3 | one-hot relative seat of the acting player (0 = observer) |
+| 643..643 | `stock_size` | 1 | cards in the stock |
+| 644..646 | `hand_sizes` | 3 | cards in each hand, relative seats |
+| 647..649 | `melded` | 3 | 1 if that player has put down a meld this round, relative seats |
+| 650..652 | `totals` | 3 | penalty totals of the game, relative seats (points) |
+| 653..653 | `turn` | 1 | turns completed in this round |
+
+With more players there is one `known_k` block per opponent and the per-player blocks
+have n entries.  No other hand and no stock order is encoded.  ``action_mask`` (int8)
+marks the legal ids of the acting agent and is all zeros for every other agent.
+
+## Rewards
+Penalty points are bad.  ``reward="win"`` (default): when the episode ends, +1 shared
+by the players with the lowest penalty (the round's, or the game total with
+``episode="game"``) and -1 shared by the others; 0 to all if every player ties or the
+episode was truncated.  ``reward="score"``: at the end of each round, each player gets
+the mean penalty of all players minus their own.  Every other step gives 0; rewards are
+zero-sum.
+
+## Episode End
+``episode="hand"`` (default): one round with wild rank ``wild_rank`` (drawn from the
+seeded generator if None); it ends when a player goes out by discarding their last card
+or when the turn of the player who drew the last card of the stock ends (R-CRAZY-11);
+both are terminations.  ``episode="game"``: the 13 rounds, wild ranks A..K in order,
+the deal passing left.  A round reaching ``max_turns`` turns ends the episode as a
+truncation, with no penalties.
+
+## Arguments
+``crazy_rummy_v0.env(num_players=3, wild_rank=None, episode="hand", reward="win",
+max_turns=1000, render_mode=None)``; see ``rummy_env.games.crazy_rummy.CrazyRummyConfig``.
+Unknown or bad options raise ``ValueError``.
+
+## Reset options
+``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
+stacks the first round's deck (7 cards each one at a time from the dealer's left, then
+the 8th card to the dealer's left, then the stock top first; see
+``rummy_env.games.crazy_rummy.stack_deck``) and fixes the first dealer.  A bad deck or
+dealer raises ``ValueError`` and leaves the env as it was.
+
+## Infos
+When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
+the round), ``total_score`` (the penalty total), ``hand`` (rounds finished), ``winner``
+(the agent who went out, or None), ``round`` and ``wild_rank`` (1..13).  They stay
+until the next round ends.
+
+## Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.cards import parse_deck
+from rummy_env.encoding import crazy_rummy as encoding
+from rummy_env.encoding.layout import Layout
+from rummy_env.envs.driver import TurnBasedEnv
+from rummy_env.envs.wrappers import wrap
+from rummy_env.games.crazy_rummy import (
+    NUM_ACTIONS,
+    CrazyRummyConfig,
+    CrazyRummyGame,
+    action_to_string,
+    string_to_action,
+)
+from rummy_env.games.options import check_known
+from rummy_env.render.text import render_crazy_rummy
+
+
+class raw_env(TurnBasedEnv):
+    """Crazy Rummy as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "crazy_rummy_v0", "is_parallelizable": False}
+    num_actions = NUM_ACTIONS
+    reset_option_names = ("deck", "dealer")
+
+    def _make_game(self, options: dict) -> CrazyRummyGame:
+        check_known(options, CrazyRummyConfig.option_names(), "crazy_rummy_v0")
+        return CrazyRummyGame(CrazyRummyConfig(**options))
+
+    def _layout(self) -> Layout:
+        cfg = self.game.config
+        return encoding.observation_layout(cfg.num_players, cfg.max_turns)
+
+    def _encode(self, view: Any) -> np.ndarray:
+        return encoding.encode(view, self.layout)
+
+    def _new_state(self, rng: np.random.Generator, options: dict):
+        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
+
+    def _public_hand_facts(self, last: dict, seat: int) -> dict:
+        return {"winner": self._agent_or_none(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}
+
+    def _render_text(self, viewer: int) -> str:
+        return render_crazy_rummy(self.state, viewer)
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        """Text of an action id, e.g. ``"swap 9S"`` (grammar in the module doc).
+
+        Raises:
+            ValueError: not an action id.
+        """
+        return action_to_string(action)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        """Action id of an action's text; inverse of :meth:`action_to_string`.
+
+        Raises:
+            ValueError: text outside the grammar or naming an unknown card.
+        """
+        return string_to_action(text)
+
+
+def env(**kwargs: Any):
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,53 @@
+"""Options of Crazy Rummy (``../shared/rules/crazy_rummy.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from rummy_env.games.options import EPISODES, REWARDS, check_choice, check_int
+
+NUM_ROUNDS = 13  # R-CRAZY-02
+
+
+@dataclass(frozen=True)
+class CrazyRummyConfig:
+    """Options of a Crazy Rummy game; every field is validated on construction.
+
+    Attributes:
+        num_players: 3..6 (R-CRAZY-01).
+        wild_rank: with ``episode="hand"``, the round's wild rank 1..13 (1 = aces,
+            11 = jacks, 12 = queens, 13 = kings); None draws it from the seeded
+            generator.  ``episode="game"`` plays ranks 1..13 in order (R-CRAZY-02), so
+            it refuses this option.
+        episode: ``"hand"`` (one round) or ``"game"`` (13 rounds).
+        reward: ``"win"`` (+1 shared by the lowest penalty, -1 shared by the others)
+            or ``"score"`` (mean penalty minus own penalty, each round).
+        max_turns: turns after which a round is truncated with no score, >= 1.
+
+    Raises:
+        ValueError: a value of the wrong type or out of range, naming the option.
+    """
+
+    num_players: int = 3
+    wild_rank: int | None = None
+    episode: str = "hand"
+    reward: str = "win"
+    max_turns: int = 1000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 3, 6))
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("reward", self.reward, REWARDS)
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        if self.wild_rank is not None:
+            object.__setattr__(self, "wild_rank", check_int("wild_rank", self.wild_rank, 1, NUM_ROUNDS))
+            if self.episode == "game":
+                raise ValueError(
+                    f"option wild_rank={self.wild_rank} does not go with episode='game': a game plays the wild "
+                    "ranks 1..13 in order (R-CRAZY-02); use episode='hand' to fix one round's wild rank"
+                )
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Names of all options, in declaration order."""
+        return tuple(f.name for f in fields(cls))

@@ -1,0 +1,521 @@
+"""Rules engine of Crazy Rummy (``../shared/rules/crazy_rummy.md``), framework-free.
+
+Same API as the basic Rummy engine (OpenSpiel names).  A game is 13 rounds; in round
+``r`` every card of rank ``r`` is wild (R-CRAZY-02).  Wild cards on the table stand for
+named cards (``Table`` records ``{represented card: wild card}``), can be swapped out by
+a player holding the natural card, and cost 25 penalty points in a hand at the end of a
+round.  Penalties are bad: the lowest total wins (R-CRAZY-13).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import NamedTuple
+
+import numpy as np
+
+from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, NUM_SUITS, card_id, card_str, cards_of, rank_of
+from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELD_MASK_ARRAY, MELD_SIZE_ARRAY, MELDS
+from rummy_env.core.table import Table
+from rummy_env.games.crazy_rummy.actions import (
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    LAYOFF,
+    MELD,
+    NUM_ACTIONS,
+    SWAP,
+    action_to_string,
+)
+from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
+from rummy_env.games.crazy_rummy.deal import HAND_SIZE
+from rummy_env.games.errors import IllegalActionError, to_action_id
+
+DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
+PLAY = 1  #: phase: melds, lay-offs, swaps, then a discard
+TERMINAL = -4
+WILD_PENALTY = 25  # R-CRAZY-12
+
+_LEGAL_MELD_BASE = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
+
+
+def wild_cards(rank_index: int) -> int:
+    """Bitmask of the four cards of a rank index (0 = aces .. 12 = kings)."""
+    return sum(1 << card_id(rank_index, s) for s in range(NUM_SUITS))
+
+
+def penalty(hand: int, wild_rank_index: int) -> int:
+    """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10."""
+    total = 0
+    for c in cards_of(hand):
+        total += WILD_PENALTY if rank_of(c) == wild_rank_index else CARD_VALUE_LIST[c]
+    return total
+
+
+class CrazyView(NamedTuple):
+    """What one player may know of a Crazy Rummy state (input of the encoder).
+
+    Card sets are bitmasks; per-player tuples are in seat order relative to the viewer.
+
+    Attributes:
+        hand: the viewer's cards.
+        top_discard: top card of the discard pile, or -1.
+        discard_rest: the other cards of the discard pile.
+        table_natural: cards on the table as themselves.
+        wild_stands_for: per suit s (C D H S), the card the wild card of suit s stands
+            for on the table, or -1 (the wild card of suit s is the round's wild rank in s).
+        known: per relative seat, cards that player took from the discard pile or by a
+            swap and still holds.
+        forbidden: the card the viewer took from the discard pile this turn, or -1 (R-CRAZY-08).
+        must_discard: the card the viewer must discard unless going out (R-CRAZY-10), or -1.
+        wild_rank: the round's wild rank index (0 = aces .. 12 = kings).
+        round: the round number 1..13.
+        phase: DRAW or PLAY of the acting player, -1 when the episode is over.
+        acting: relative seat of the acting player, -1 when over.
+        stock_size: cards in the stock.
+        hand_sizes, melded, totals: per relative seat: cards held, whether that player has
+            put down a meld this round, penalty totals of the game so far.
+        turn: turns completed in this round.
+    """
+
+    hand: int
+    top_discard: int
+    discard_rest: int
+    table_natural: int
+    wild_stands_for: tuple[int, ...]
+    known: tuple[int, ...]
+    forbidden: int
+    must_discard: int
+    wild_rank: int
+    round: int
+    phase: int
+    acting: int
+    stock_size: int
+    hand_sizes: tuple[int, ...]
+    melded: tuple[bool, ...]
+    totals: tuple[int, ...]
+    turn: int
+
+
+class CrazyRummyGame:
+    """A Crazy Rummy game definition: options plus a state factory.
+
+    Raises:
+        ValueError: a bad option (see :class:`CrazyRummyConfig`).
+    """
+
+    def __init__(self, config: CrazyRummyConfig | None = None, **options):
+        if config is not None and options:
+            raise ValueError("pass either a CrazyRummyConfig or keyword options, not both")
+        self.config = config if config is not None else CrazyRummyConfig(**options)
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    def num_distinct_actions(self) -> int:
+        """Size of the action id space (631)."""
+        return NUM_ACTIONS
+
+    def new_initial_state(self, rng=None, deck: list[int] | None = None, dealer: int | None = None) -> "CrazyRummyState":
+        """The state after the first deal (R-CRAZY-03).
+
+        Random choices, in this order, from ``rng`` (an int seeds a new generator): the
+        first dealer (unless given), the wild rank of a one-round episode (unless the
+        ``wild_rank`` option fixes it), the deck (unless stacked: 52 card ids, top first).
+
+        Raises:
+            ValueError: a deck that is not a permutation of 0..51, or a dealer outside
+                ``0..num_players-1``.
+        """
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        n, cfg = self.config.num_players, self.config
+        if dealer is None:
+            dealer = int(rng.integers(n))
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be an int from 0 to {n - 1}")
+        if cfg.episode == "game":
+            first_round = 1
+        else:
+            first_round = cfg.wild_rank if cfg.wild_rank is not None else int(rng.integers(1, NUM_ROUNDS + 1))
+        if deck is None:
+            deck = [int(c) for c in rng.permutation(NUM_CARDS)]
+        else:
+            deck = [int(c) for c in deck]
+            if sorted(deck) != list(range(NUM_CARDS)):
+                raise ValueError("deck must hold each card id 0..51 exactly once")
+        state = CrazyRummyState(self, rng)
+        state._deal(deck, int(dealer), first_round)
+        return state
+
+
+class CrazyRummyState:
+    """A Crazy Rummy state: one round, or the 13 rounds of ``episode="game"``."""
+
+    def __init__(self, game: CrazyRummyGame, rng: np.random.Generator):
+        cfg = game.config
+        self.game, self.config, self.rng = game, cfg, rng
+        n = cfg.num_players
+        self._n = n
+        self.scores = [0] * n  # penalty totals (R-CRAZY-13)
+        self.hands_played = 0
+        self.last_hand: dict | None = None
+        self._returns = [0.0] * n
+        self._rewards = [0.0] * n
+        self._terminal = False
+        self.truncated = False
+        self.history: list[int] = []
+        self.initial_deck: list[int] = []
+        self.initial_dealer = -1
+        self._legal: list[int] | None = None
+
+    # ----------------------------------------------------------------- deal
+    def _deal(self, deck: list[int], dealer: int, round_number: int) -> None:
+        """Deal round ``round_number`` (R-CRAZY-02, 03): 7 cards each, an 8th to the left."""
+        n = self._n
+        if not self.initial_deck:
+            self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.deck, self.dealer, self.round = list(deck), dealer, round_number
+        self.wild_rank = round_number - 1  # rank index: round 1 = aces
+        self.wilds = wild_cards(self.wild_rank)
+        first = (dealer + 1) % n
+        hands = [0] * n
+        for i in range(HAND_SIZE * n):
+            hands[(first + i) % n] |= 1 << deck[i]
+        hands[first] |= 1 << deck[HAND_SIZE * n]
+        self.hands = hands
+        self.stock = deck[:HAND_SIZE * n:-1]  # top card last
+        self.discard: list[int] = []  # no upcard (R-CRAZY-03)
+        self.discard_mask = 0
+        self.table = Table(ace_high=False)
+        self.wild_for: dict[int, tuple[int, int]] = {}  # represented card -> (wild card, table index)
+        self.known = [0] * n
+        self.melded = [False] * n  # has put down a meld this round (R-CRAZY-07)
+        self.taken_discard = -1
+        self.must_discard = -1  # R-CRAZY-10: the card held before the draw
+        self.last_turn = False  # the stock ran out this turn (R-CRAZY-11)
+        self.turn = 0
+        self.current = first
+        self.phase = PLAY  # R-CRAZY-06: the first player does not draw
+        self._legal = None
+
+    # ------------------------------------------------------------ queries
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    def current_player(self) -> int:
+        return TERMINAL if self._terminal else self.current
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
+        if self._terminal or (player is not None and player != self.current):
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase == DRAW:
+            out = [DRAW_STOCK]
+            # R-CRAZY-10: holding one card, the player may draw only from the stock
+            if self.discard and self.hands[self.current].bit_count() != 1:
+                out.append(DRAW_DISCARD)
+            return out
+        out = [c for c in cards_of(self.hands[self.current]) if self._discard_ok(c, self.hands[self.current])]
+        out += [a for a in self._candidate_moves() if self._finishable_after(a)]
+        out.sort()
+        return out
+
+    def _discard_ok(self, card: int, hand: int) -> bool:
+        """Whether ``card`` may be discarded from ``hand`` now (R-CRAZY-08, 10)."""
+        if card == self.taken_discard:
+            return False
+        old = self.must_discard
+        return old < 0 or card == old or not hand >> old & 1 or hand == 1 << card
+
+    def _candidate_moves(self) -> list[int]:
+        """Melds, lay-offs and swaps allowed by the meld rules, before R-CRAZY-08a."""
+        p = self.current
+        hand = self.hands[p]
+        size = hand.bit_count()
+        out = []
+        on_table = self.table.mask
+        wilds_held = hand & self.wilds
+        if size >= 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)
+            h = np.uint64(hand)
+            held = MELD_MASK_ARRAY & h
+            naturals = np.bitwise_count(held)
+            wild_naturals = np.bitwise_count(held & np.uint64(self.wilds))
+            need = MELD_SIZE_ARRAY - naturals
+            ok = (
+                _LEGAL_MELD_BASE
+                & (need <= wilds_held.bit_count() - wild_naturals)
+                & ((MELD_MASK_ARRAY & np.uint64(on_table)) == 0)  # R-CRAZY-05a
+                & (MELD_SIZE_ARRAY <= size - 1)
+            )
+            out += [MELD + int(m) for m in np.flatnonzero(ok)]
+        if self.melded[p]:
+            if size >= 2:
+                for meld in self.table:
+                    for card, side in meld.layoff_targets():
+                        if not on_table >> card & 1 and (hand >> card & 1 or wilds_held):
+                            out.append(LAYOFF + 3 * card + side)
+            for card in self.wild_for:
+                if hand >> card & 1:
+                    out.append(SWAP + card)
+        return out
+
+    def _fill(self, action: int) -> tuple[int, dict[int, int]]:
+        """Cards a meld or lay-off takes from the hand, and ``{represented: wild}`` for it.
+
+        Natural cards of the meld are used as themselves; each missing card gets a wild
+        card, lowest card ids first, missing cards in ascending order (R-CRAZY-05).
+        """
+        hand = self.hands[self.current]
+        if action < LAYOFF:
+            meld = MELDS[action - MELD]
+            natural = meld.mask & hand
+            missing = [c for c in meld.cards if not natural >> c & 1]
+            missing.sort()
+            spare = cards_of(hand & self.wilds & ~natural)
+            wilds = dict(zip(missing, spare))
+            used = natural
+            for w in wilds.values():
+                used |= 1 << w
+            return used, wilds
+        card = (action - LAYOFF) // 3
+        if hand >> card & 1:
+            return 1 << card, {}
+        wild = cards_of(hand & self.wilds)[0]
+        return 1 << wild, {card: wild}
+
+    def _finishable_after(self, action: int) -> bool:
+        """R-CRAZY-08a: after ``action`` the player still has a way to end the turn with a
+        legal discard (perhaps after more melds, lay-offs or swaps)."""
+        hand = self.hands[self.current]
+        if action >= SWAP:
+            card = action - SWAP
+            after = (hand & ~(1 << card)) | (1 << self.wild_for[card][0])
+        else:
+            used, _ = self._fill(action)
+            after = hand & ~used
+        if any(self._discard_ok(c, after) for c in cards_of(after)):
+            return True
+        trial = self.clone()
+        trial._apply(action)
+        return trial._can_finish()
+
+    def _can_finish(self) -> bool:
+        """Whether some sequence of melds, lay-offs and swaps reaches a legal discard.
+
+        Terminates: every move lowers 2 * (cards in hand) + (wild cards on the table).
+        """
+        hand = self.hands[self.current]
+        if any(self._discard_ok(c, hand) for c in cards_of(hand)):
+            return True
+        for action in self._candidate_moves():
+            trial = self.clone()
+            trial._apply(action)
+            if trial._can_finish():
+                return True
+        return False
+
+    def observation(self, player: int) -> CrazyView:
+        """What ``player`` may know (see :class:`CrazyView`): no other hand, no stock order."""
+        n = self._n
+        seats = [(player + k) % n for k in range(n)]
+        acting = -1 if self._terminal else (self.current - player) % n
+        mine = acting == 0 and self.phase == PLAY
+        hand = self.hands[player]
+        top = self.discard[-1] if self.discard else -1
+        stands = [-1] * NUM_SUITS
+        natural = self.table.mask
+        for represented, (wild, _) in self.wild_for.items():
+            stands[wild // 13] = represented
+            natural &= ~(1 << represented)
+        return CrazyView(
+            hand=hand,
+            top_discard=top,
+            discard_rest=self.discard_mask & ~(1 << top) if top >= 0 else 0,
+            table_natural=natural,
+            wild_stands_for=tuple(stands),
+            known=tuple(self.known[s] for s in seats),
+            forbidden=self.taken_discard if mine and self.taken_discard >= 0 and hand >> self.taken_discard & 1 else -1,
+            must_discard=self.must_discard if mine and self.must_discard >= 0 and hand >> self.must_discard & 1 else -1,
+            wild_rank=self.wild_rank,
+            round=self.round,
+            phase=-1 if self._terminal else self.phase,
+            acting=acting,
+            stock_size=len(self.stock),
+            hand_sizes=tuple(self.hands[s].bit_count() for s in seats),
+            melded=tuple(self.melded[s] for s in seats),
+            totals=tuple(self.scores[s] for s in seats),
+            turn=self.turn,
+        )
+
+    # ------------------------------------------------------------- moves
+    def apply_action(self, action: int) -> None:
+        """Apply the acting player's action.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) out of range or not legal now; the
+                state is unchanged.
+            ActionTypeError: not an integer.
+        """
+        action = to_action_id(action, NUM_ACTIONS)
+        if self._terminal:
+            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        if action not in self._legal:
+            legal = ", ".join(action_to_string(a) for a in self._legal)
+            raise IllegalActionError(
+                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {legal}"
+            )
+        self._rewards = [0.0] * self._n
+        self.history.append(action)
+        self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        self._legal = None
+        p = self.current
+        if action == DRAW_STOCK:
+            card = self.stock.pop()
+            self._take(p, card)
+            self.last_turn = not self.stock  # R-CRAZY-11: this turn is the round's last
+            self.phase = PLAY
+        elif action == DRAW_DISCARD:
+            card = self.discard.pop()
+            self.discard_mask &= ~(1 << card)
+            self._take(p, card)
+            self.known[p] |= 1 << card
+            self.taken_discard = card
+            self.phase = PLAY
+        elif action < DRAW_STOCK:
+            bit = 1 << action
+            self.hands[p] &= ~bit
+            self.known[p] &= ~bit
+            self.discard.append(action)
+            self.discard_mask |= bit
+            if not self.hands[p]:
+                self._end_round(winner=p)  # R-CRAZY-09: out by discarding the last card
+            else:
+                self._end_turn()
+        elif action >= SWAP:
+            card = action - SWAP
+            wild, index = self.wild_for.pop(card)
+            del self.table.melds[index].wilds[card]
+            self.hands[p] = (self.hands[p] & ~(1 << card)) | (1 << wild)
+            self.known[p] = (self.known[p] & ~(1 << card)) | (1 << wild)  # the wild was face up
+        else:
+            used, wilds = self._fill(action)
+            if action < LAYOFF:
+                index = self.table.put_down(MELDS[action - MELD], p, dict(wilds))
+                self.melded[p] = True
+            else:
+                card, side = divmod(action - LAYOFF, 3)
+                index = self.table.lay_off(card, side, wilds.get(card, -1))
+            for represented, wild in wilds.items():
+                self.wild_for[represented] = (wild, index)
+            self.hands[p] &= ~used
+            self.known[p] &= ~used
+
+    def _take(self, player: int, card: int) -> None:
+        hand = self.hands[player]
+        if hand.bit_count() == 1:
+            self.must_discard = hand.bit_length() - 1  # R-CRAZY-10
+        self.hands[player] = hand | 1 << card
+
+    def _end_turn(self) -> None:
+        self.taken_discard = -1
+        self.must_discard = -1
+        self.turn += 1
+        if self.last_turn:
+            self._end_round(winner=-1)  # R-CRAZY-11: the stock was emptied this turn
+            return
+        if self.turn >= self.config.max_turns:
+            self.truncated = True
+            self._end_round(winner=-1)
+            return
+        self.current = (self.current + 1) % self._n
+        self.phase = DRAW
+
+    # ------------------------------------------------------------ scoring
+    def _end_round(self, winner: int) -> None:
+        """Penalties (R-CRAZY-12), rewards, then the episode's end or the next round."""
+        n, cfg = self._n, self.config
+        if self.truncated:
+            penalties = [0] * n
+        else:
+            penalties = [penalty(h, self.wild_rank) for h in self.hands]
+        for q in range(n):
+            self.scores[q] += penalties[q]
+        self.hands_played += 1
+        self.last_hand = {
+            "winner": winner,
+            "round": self.round,
+            "wild_rank": self.wild_rank + 1,
+            "hand_scores": penalties,
+            "total_scores": list(self.scores),
+            "truncated": self.truncated,
+        }
+        if cfg.reward == "score" and not self.truncated:
+            mean = sum(penalties) / n
+            for q in range(n):
+                self._give(q, mean - penalties[q])
+        game_over = cfg.episode == "hand" or self.round == NUM_ROUNDS or self.truncated
+        if not game_over:
+            self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], (self.dealer + 1) % n, self.round + 1)
+            return
+        self._terminal = True
+        if cfg.reward == "win" and not self.truncated:
+            final = penalties if cfg.episode == "hand" else self.scores
+            best = min(final)
+            winners = [q for q in range(n) if final[q] == best]
+            if len(winners) < n:  # R-CRAZY-13: equal lowest totals share the win
+                for q in range(n):
+                    self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
+
+    def _give(self, player: int, reward: float) -> None:
+        self._rewards[player] += reward
+        self._returns[player] += reward
+
+    # ------------------------------------------------------------- copies
+    def clone(self) -> "CrazyRummyState":
+        """An independent copy (the generator too, when later rounds will use it)."""
+        other = copy.copy(self)
+        other.hands = list(self.hands)
+        other.stock = list(self.stock)
+        other.discard = list(self.discard)
+        other.table = self.table.copy()
+        other.wild_for = dict(self.wild_for)
+        other.known = list(self.known)
+        other.melded = list(self.melded)
+        other.scores = list(self.scores)
+        other._returns = list(self._returns)
+        other._rewards = list(self._rewards)
+        other.history = list(self.history)
+        if self.config.episode == "game":
+            other.rng = copy.deepcopy(self.rng)
+        return other
+
+    def __str__(self) -> str:
+        lines = [f"round {self.round} (wild rank {self.wild_rank + 1}), dealer {self.dealer}, "
+                 f"player {self.current_player()} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
+        for q, h in enumerate(self.hands):
+            lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
+        lines.append("table: " + " | ".join(" ".join(card_str(c) for c in m.physical()) for m in self.table))
+        lines.append(f"discard pile (top last): {' '.join(card_str(c) for c in self.discard)}")
+        lines.append(f"stock: {len(self.stock)} cards")
+        return "\n".join(lines)
+

@@ -1,0 +1,59 @@
+"""The Crazy Rummy heuristic: choices in known positions, and its results against random play."""
+
+from agents import CrazyRummyHeuristicAgent, make_agent
+from rummy_env import crazy_rummy_v0
+from rummy_env.games.crazy_rummy import stack_deck
+from tests.helpers import play, scripted_env
+
+OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
+
+
+def deal(first_hand, stock=(), wild_rank=5):
+    return scripted_env(crazy_rummy_v0, stack_deck([first_hand, *OTHERS], stock=stock, dealer=2), 2, wild_rank=wild_rank)
+
+
+def next_move(env):
+    agent = make_agent("heuristic", env)
+    return env.unwrapped.action_to_string(agent.act(env.observe(env.agent_selection)))
+
+
+def test_melds_with_the_most_natural_cards_then_the_most_penalty_shed():
+    env = deal("6S 7S 8S 5C 2H 3H KD QC")  # fives wild
+    assert isinstance(make_agent("heuristic", env), CrazyRummyHeuristicAgent)
+    # three natural cards either way; 5S-8S also sheds the wild card's 25 points
+    assert next_move(env) == "meld 5S 6S 7S 8S"
+    play(env, "meld 5S 6S 7S 8S")
+    # nothing melds any more; QC and KD are loose and worth 10: the higher card id goes
+    assert next_move(env) == "discard KD"
+
+
+def test_swaps_a_natural_card_for_a_wild_card():
+    env = deal("7S 8S 5C 2H 3H 4H KD QC")
+    play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")  # 5C stands for 9S
+    play(env, "draw stock", "meld AC 2C 3C")  # player_1 holds 9S and has melded
+    assert next_move(env) == "swap 9S"
+
+
+def test_takes_a_wild_card_from_the_discard_pile():
+    env = deal("6S 7S 8S 2H 3H 4H KD 5D")  # fives wild: player_0 throws away a wild card
+    play(env, "meld 6S 7S 8S", "meld 2H 3H 4H", "discard 5D")
+    assert next_move(env) == "draw discard"
+
+
+def test_has_the_lowest_penalty_in_most_rounds_against_random_agents():
+    rounds, lowest = 60, 0
+    for seed in range(rounds):
+        env = crazy_rummy_v0.env(num_players=3)
+        env.reset(seed=seed)
+        seat = seed % 3
+        agents = {a: make_agent("heuristic" if i == seat else "random", env, seed=seed + i)
+                  for i, a in enumerate(env.possible_agents)}
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(agents[agent].act(obs))
+        penalties = env.unwrapped.state.last_hand["hand_scores"]
+        lowest += penalties[seat] == min(penalties)
+    assert lowest / rounds >= 0.85  # measured 0.90 over 600 rounds (issue note)

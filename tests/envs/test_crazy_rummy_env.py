@@ -1,0 +1,50 @@
+"""``crazy_rummy_v0``'s own encoding and text (the generic env tests are in ``test_env_api.py``)."""
+
+import numpy as np
+
+from rummy_env import crazy_rummy_v0
+from rummy_env.core.cards import parse_cards
+from rummy_env.games.crazy_rummy import NUM_ACTIONS, stack_deck
+from tests.helpers import play, scripted_env
+
+HANDS = ["7S 8S 5C 2H 3H 4H KD QC", "AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
+
+
+def test_space_sizes():
+    for n in (3, 6):
+        env = crazy_rummy_v0.env(num_players=n)
+        agent = env.possible_agents[0]
+        assert env.action_space(agent).n == NUM_ACTIONS == 631
+        assert env.observation_space(agent)["observation"].shape == (52 * (n + 9) + 4 * n + 18,)
+
+
+def test_observation_of_a_known_deal_is_exact():
+    env = scripted_env(crazy_rummy_v0, stack_deck(HANDS, dealer=2), 2, wild_rank=5)
+    lay = env.unwrapped.layout
+    o = env.observe("player_0")["observation"]
+    assert o.dtype == np.float32 and o.shape == (654,)
+    assert np.flatnonzero(o[lay.slice("hand")]).tolist() == sorted(parse_cards(HANDS[0]))
+    assert o[lay.slice("wild_rank")].tolist() == [0, 0, 0, 0, 1] + [0] * 8
+    assert o[lay.slice("round")].tolist() == [5]
+    assert o[lay.slice("phase")].tolist() == [0, 1]  # the first player plays without drawing
+    assert o[lay.slice("acting")].tolist() == [1, 0, 0]
+    assert o[lay.slice("stock_size")].tolist() == [30]
+    assert o[lay.slice("hand_sizes")].tolist() == [8, 7, 7]
+    for name in ("top_discard", "discard_rest", "table_natural", "wild_C", "known_1", "known_2",
+                 "forbidden", "must_discard", "melded", "totals", "turn"):
+        assert o[lay.slice(name)].sum() == 0, name
+    play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")
+    o1 = env.observe("player_1")["observation"]
+    assert np.flatnonzero(o1[lay.slice("wild_C")]).tolist() == parse_cards("9S")
+    assert np.flatnonzero(o1[lay.slice("table_natural")]).tolist() == sorted(parse_cards("7S 8S 2H 3H 4H"))
+    assert np.flatnonzero(o1[lay.slice("top_discard")]).tolist() == parse_cards("KD")
+    assert o1[lay.slice("melded")].tolist() == [0, 0, 1]  # player_0 is two seats to player_1's left
+    assert o1[lay.slice("hand_sizes")].tolist() == [7, 7, 1]
+    assert o1[lay.slice("phase")].tolist() == [1, 0] and o1[lay.slice("acting")].tolist() == [1, 0, 0]
+
+
+def test_action_text_examples():
+    raw = crazy_rummy_v0.raw_env
+    assert raw.action_to_string(579) == "swap AC" and raw.action_to_string(630) == "swap KS"
+    assert raw.string_to_action("SWAP 10h") == 579 + parse_cards("TH")[0]
+    assert raw.string_to_action("meld 9S 7S 8S") == raw.string_to_action("meld 7S 8S 9S")

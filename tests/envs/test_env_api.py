@@ -1,0 +1,200 @@
+"""Every card variant as a PettingZoo environment: API conformance, seeding, pickling,
+documentation, bad input.  Variant-specific encodings and rules have their own files."""
+
+import pickle
+import re
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.env_logger import EnvLogger
+
+from tests.envs.variants import VARIANTS
+
+# api_test warns about every dict observation: its allowlists of dict-observation envs
+# name only PettingZoo's own.  Any other warning fails the test.
+DICT_OBSERVATION_WARNINGS = (
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+)
+
+API_CASES = [(v, o) for v in VARIANTS for o in v.api_options]
+
+
+@pytest.mark.parametrize("variant, options", API_CASES, ids=[f"{v.name}-{o}" for v, o in API_CASES])
+def test_api_test_passes_without_warnings(variant, options):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(variant.module.env(**options), num_cycles=300)
+    assert [str(w.message) for w in caught if str(w.message) not in DICT_OBSERVATION_WARNINGS] == []
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_seed_test_passes(variant):
+    for options in variant.api_options:
+        seed_test(lambda: variant.module.env(**options), num_cycles=100)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_same_seed_same_game_and_seed_none_continues_the_generator(variant):
+    a, b, c = (variant.module.raw_env() for _ in range(3))
+    a.reset(seed=12)
+    b.reset(seed=12)
+    assert a.state.deck == b.state.deck and a.state.dealer == b.state.dealer
+    a.reset()
+    b.reset()
+    assert a.state.deck == b.state.deck  # both continued the same generator
+    c.reset(seed=12)
+    assert c.state.deck != a.state.deck
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_pickling_keeps_non_default_options(variant):
+    options = variant.api_options[1]
+    env = variant.module.env(render_mode="ansi", **options)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.unwrapped.game.config == env.unwrapped.game.config
+    assert clone.unwrapped.game.config != variant.module.raw_env().game.config
+    assert clone.unwrapped.render_mode == "ansi"
+    clone.reset(seed=1)
+    assert len(clone.agents) == env.unwrapped.game.num_players
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_spaces_are_cached_and_named(variant):
+    env = variant.module.env()
+    agent = env.possible_agents[0]
+    assert env.observation_space(agent) is env.observation_space(agent)
+    assert env.action_space(agent) is env.action_space(agent)
+    assert env.observation_space(agent)["observation"].shape == (env.unwrapped.layout.size,)
+    assert env.observation_space(agent)["observation"].dtype == np.float32
+    assert env.observation_space(agent)["action_mask"].shape == (env.action_space(agent).n,)
+    assert env.observation_space(agent)["action_mask"].dtype == np.int8
+    assert env.unwrapped.metadata["name"] == variant.module.__name__.split(".")[-1]
+    assert env.possible_agents == [f"player_{i}" for i in range(len(env.possible_agents))]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_action_text_round_trips_for_every_id(variant):
+    raw = variant.module.raw_env
+    n = raw.num_actions
+    texts = [raw.action_to_string(a) for a in range(n)]
+    assert len(set(texts)) == n
+    assert [raw.string_to_action(t) for t in texts] == list(range(n))
+    for bad in ("", "draw", "discard XX", 5, "fly away"):
+        with pytest.raises(ValueError):
+            raw.string_to_action(bad)
+    for bad in (n, -1, "3", 2.0):
+        with pytest.raises(ValueError):
+            raw.action_to_string(bad)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_docstring_tables_match_the_code(variant):
+    doc = variant.module.__doc__
+    raw = variant.module.raw_env()
+    assert raw.layout.table() in doc  # the layout of the default options, verbatim
+    section = doc.split("## Action Space")[1].split("## Observation Space")[0]
+    rows = re.findall(r"^\| (\d+)(?:\.\.(\d+))? \| `([^`]*)`", section, flags=re.M)
+    covered = []
+    for first, last, example in rows:
+        first, last = int(first), int(last or first)
+        covered.extend(range(first, last + 1))
+        for a in (first, last):
+            assert raw.action_to_string(a).split()[0] == example.split()[0], (a, example)
+    assert covered == list(range(raw.num_actions))
+    assert f"Discrete({raw.num_actions})" in doc
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
+    env = variant.module.env()
+    env.reset(seed=3)
+    first = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    env.step(first)
+    before = (str(env.unwrapped.state), env.agent_selection, env.unwrapped.state.history)
+    deck = variant.deck()
+    n = env.unwrapped.game.num_players
+    for options, message in [
+        ({"deck": deck[:-1]}, f"deck has {len(deck) - 1} cards"),
+        ({"deck": deck[:-1] + [deck[0]]}, f"card '{deck[0]}' appears twice"),
+        ({"deck": deck[:-1] + ["1S"]}, "card '1S' is not a card"),
+        ({"deck": " ".join(deck)}, "not one string"),
+        ({"dealer": n}, f"dealer {n} is not a seat"),
+        ({"dealer": "0"}, "dealer '0' is not a seat"),
+        ({"dealer": True}, "dealer True is not a seat"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=3, options=options)
+        assert (str(env.unwrapped.state), env.agent_selection, env.unwrapped.state.history) == before
+    with pytest.raises(ValueError, match="is not a dict"):
+        env.reset(options=["deck"])
+    env.reset(options={"deck": deck, "dealer": 0})
+    assert env.unwrapped.state.deck == list(range(len(deck)))
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_bad_env_options_are_value_errors(variant):
+    with pytest.raises(ValueError, match=f"unknown {variant.name} option"):
+        variant.module.env(num_player=3)
+    with pytest.raises(ValueError, match="num_players=9 is out of range"):
+        variant.module.env(num_players=9)
+    with pytest.raises(ValueError, match="episode='match' is not allowed"):
+        variant.module.env(episode="match")
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported"):
+        variant.module.env(render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_raw_env_refuses_bad_actions_and_keeps_its_state(variant):
+    env = variant.module.raw_env()
+    env.reset(seed=4)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = (str(env.state), env.agent_selection)
+    for action in (env.num_actions, -3, "5", 5.0, None, True, np.array([1]), illegal):
+        with pytest.raises(ValueError):
+            env.step(action)
+        assert (str(env.state), env.agent_selection) == before
+    env.step(np.int64(np.flatnonzero(mask)[0]))  # numpy integers are fine
+    assert env.state.history == [int(np.flatnonzero(mask)[0])]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_wrapped_env_turns_an_illegal_action_into_a_loss(variant):
+    env = variant.module.env()
+    env.reset(seed=4)
+    agent = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    EnvLogger.mqueue.clear()
+    env.step(illegal)
+    assert any("Illegal move made" in m for m in EnvLogger.mqueue)
+    assert all(env.terminations.values()) and env._cumulative_rewards[agent] == -1
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        fresh = variant.module.env()
+        fresh.reset(seed=4)
+        fresh.step(fresh.action_space(fresh.agent_selection).n)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_render_modes(variant, capsys):
+    env = variant.module.env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    seat = env.unwrapped.agent_name_mapping[env.agent_selection]
+    assert f"player_{seat}'s hand" in text
+    human = variant.module.env(render_mode="human")
+    human.reset(seed=0)
+    assert "player_" in capsys.readouterr().out
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert variant.module.env().unwrapped.render() is None
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_observe_of_a_waiting_agent_has_an_all_zero_mask(variant):
+    env = variant.module.env()
+    env.reset(seed=9)
+    for agent in env.agents:
+        mask = env.observe(agent)["action_mask"]
+        assert (mask.sum() > 0) == (agent == env.agent_selection)

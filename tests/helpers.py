@@ -1,0 +1,29 @@
+"""Helpers shared by the env-level tests: scripted deals and scripted moves."""
+
+
+def scripted_env(module, deck, dealer, **options):
+    """``module.env(**options)`` reset with a stacked deck and a fixed dealer."""
+    env = module.env(**options)
+    env.reset(seed=0, options={"deck": deck, "dealer": dealer})
+    return env
+
+
+def play(env, *moves):
+    """Step the acting agent through ``moves`` (action text), checking each is legal.
+
+    Returns the agents that moved, in order.
+    """
+    movers = []
+    for move in moves:
+        agent = env.agent_selection
+        action = env.unwrapped.string_to_action(move)
+        assert env.observe(agent)["action_mask"][action] == 1, f"{move!r} is not legal for {agent}"
+        movers.append(agent)
+        env.step(action)
+    return movers
+
+
+def legal_texts(env):
+    """The acting agent's legal actions as text."""
+    mask = env.observe(env.agent_selection)["action_mask"]
+    return [env.unwrapped.action_to_string(int(a)) for a in mask.nonzero()[0]]
