@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -24,24 +25,53 @@ HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
 
 
 def agent_names(variant: str) -> list[str]:
-    """Names of the agents that can play ``variant`` (e.g. ``"rummy_v0"``)."""
+    """Names of the built-in agents that can play ``variant`` (e.g. ``"rummy_v0"``)."""
     return ["random"] + (["heuristic"] if variant in HEURISTICS else [])
+
+
+def is_import_spec(name: str) -> bool:
+    """Whether ``name`` names an agent by import path, ``"package.module:Name"``."""
+    return ":" in name
+
+
+def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
+    """Build the agent named by ``"package.module:Name"``.
+
+    ``Name`` is either an :class:`Agent` subclass, built as ``Name(seed=seed)``, or a
+    factory called as ``Name(env, seed)`` that returns an agent.
+    """
+    module_name, _, attr = spec.partition(":")
+    try:
+        target = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
+                         "module importable from the current directory or the environment") from None
+    agent = target(seed=seed) if isinstance(target, type) and issubclass(target, Agent) else target(env, seed)
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, not an agents.Agent")
+    return agent
 
 
 def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     """A new agent called ``name`` for the env ``env`` (wrapped or raw).
 
     Args:
-        name: ``"random"`` or ``"heuristic"`` (the variant's heuristic).
+        name: ``"random"``, ``"heuristic"`` (the variant's heuristic), or an import path
+            ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
+            ``(env, seed) -> Agent`` (your own agent or a trained policy).
         env: the environment the agent will play in (its layout and options are read).
         seed: seed of the agent's own generator.
 
     Raises:
-        ValueError: an unknown name, or no heuristic for this variant.
+        ValueError: an unknown name, no heuristic for this variant, or an import path
+            that does not give an agent.
     """
+    if is_import_spec(name):
+        return _import_agent(name, env, seed)
     variant = env.unwrapped.metadata["name"]
     if name == "random":
         return RandomAgent(seed)
     if name == "heuristic" and variant in HEURISTICS:
         return HEURISTICS[variant](env, seed)
-    raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}")
+    raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
+                     "or package.module:Name of your own Agent class")

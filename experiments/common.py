@@ -11,6 +11,26 @@ import rummy_env
 from agents import Agent
 
 
+def resolve_variant(name: str) -> str:
+    """``"rummy"`` or ``"rummy_v0"`` -> ``"rummy_v0"``.
+
+    Raises:
+        ValueError: no such variant; the message lists the known ones.
+    """
+    full = name if name in rummy_env.VARIANTS else f"{name}_v0"
+    if full not in rummy_env.VARIANTS:
+        raise ValueError(f"unknown variant {name!r}: known variants are {', '.join(rummy_env.VARIANTS)}")
+    return full
+
+
+def program_name(module: str, script: str) -> str:
+    """How the job was started, for usage lines: the console script or ``python -m``."""
+    import os
+    import sys
+
+    return script if os.path.basename(sys.argv[0]) == script else f"python -m {module}"
+
+
 def load_variant(name: str):
     """The env module ``rummy_env.<name>`` (e.g. ``"rummy_v0"``).
 

@@ -38,10 +38,18 @@ import numpy as np
 
 import rummy_env
 from agents import agent_names, make_agent
-from experiments.common import load_variant, parse_env_options, play_episode, wilson_interval
+from experiments.common import (
+    load_variant,
+    parse_env_options,
+    play_episode,
+    program_name,
+    resolve_variant,
+    wilson_interval,
+)
 
-#: Deals per matchup when ``--deals`` is not given: about a minute on 2 cores in all.
-DEFAULT_DEALS = {"rummy_v0": 12000}
+#: Games per variant when ``--deals`` is not given (split over the lineups and seat
+#: rotations): the default run of every variant takes about a minute on 2 cores.
+DEFAULT_GAMES = {"rummy_v0": 24000, "crazy_rummy_v0": 6000, "gin_rummy_v0": 12000, "rummikub_v0": 2000}
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ def run_chunk(chunk: Chunk) -> list[dict]:
                     "variant": chunk.variant,
                     "lineup": " vs ".join(chunk.lineup),
                     "deal": deal,
+                    "seed": seed,
                     "rotation": rotation,
                     "seats": seats,
                     "returns": returns,
@@ -193,10 +202,11 @@ def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: di
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["variant", "lineup", "deal", "rotation", "seat", "agent", "return", "win_share", "points_per_hand", "steps", "truncated"])
+        w.writerow(["variant", "lineup", "deal", "seed", "rotation", "seat", "agent", "return", "win_share",
+                    "points_per_hand", "steps", "truncated"])
         for r in records:
             for seat, name in enumerate(r["seats"]):
-                w.writerow([r["variant"], r["lineup"], r["deal"], r["rotation"], seat, name, r["returns"][seat],
+                w.writerow([r["variant"], r["lineup"], r["deal"], r["seed"], r["rotation"], seat, name, r["returns"][seat],
                             r["win_share"][seat], r["points_per_hand"][seat], r["steps"], r["truncated"]])
     with open(out_dir / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -219,7 +229,9 @@ def plot_win_rates(rows: list[dict], path: Path) -> None:
     for ax, variant in zip(axes[0], variants):
         vr = [r for r in rows if r["variant"] == variant]
         rates = [r["win_rate"] for r in vr]
-        err = [[r["win_rate"] - r["win_rate_ci_low"] for r in vr], [r["win_rate_ci_high"] - r["win_rate"] for r in vr]]
+        # max(0, .): the Wilson bounds can miss a rate of exactly 0 or 1 by a rounding error
+        err = [[max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
+               [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr]]
         ax.bar([r["agent"] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
         ax.set_ylim(0, 1)
         ax.set_title(variant)
@@ -227,6 +239,12 @@ def plot_win_rates(rows: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def default_deals(variant: str, matchups: int, seats: int) -> int:
+    """Deals per matchup that spend the variant's default game budget (each deal is
+    played once per seat rotation)."""
+    return max(1, DEFAULT_GAMES.get(variant, 2000) // (matchups * seats))
 
 
 def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: int | None,
@@ -241,13 +259,15 @@ def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: in
         module = load_variant(variant)
         env = module.env(**env_options)  # validates the options now, in this process
         known = agent_names(env.unwrapped.metadata["name"])
-        names = list(agents) if agents else known
+        names = list(dict.fromkeys(agents)) if agents else known
         for name in names:
-            if name not in known:
-                raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(known)}")
+            make_agent(name, env, seed=0)  # an unknown name or a bad import path fails here
         seats = len(env.possible_agents)
-        n_deals = deals if deals is not None else DEFAULT_DEALS.get(variant, 500)
-        for lineup in lineups(names, seats):
+        matchups = lineups(names, seats)
+        if not matchups:
+            raise ValueError(f"{variant}: a tournament needs at least two different agents, got {', '.join(names)}")
+        n_deals = deals if deals is not None else default_deals(variant, len(matchups), seats)
+        for lineup in matchups:
             for first in range(0, n_deals, chunk_size):
                 chunks.append(Chunk(variant, tuple(sorted(env_options.items())), lineup, first,
                                     min(chunk_size, n_deals - first), seed))
@@ -260,7 +280,8 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
 
     records: list[dict] = []
     total = sum(c.count for c in chunks)
-    with tqdm(total=total, unit="deal", disable=not progress, file=sys.stderr) as bar:
+    # disable=None: tqdm hides itself when stderr is not a terminal (CI logs)
+    with tqdm(total=total, unit="deal", disable=None if progress else True, file=sys.stderr) as bar:
         if workers == 1:
             for c in chunks:
                 records.extend(run_chunk(c))
@@ -274,13 +295,16 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m experiments.tournament", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog=program_name("experiments.tournament", "rummy-tournament"),
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--variants", nargs="+", default=list(rummy_env.VARIANTS), metavar="NAME",
-                   help=f"variants to play (default: all: {' '.join(rummy_env.VARIANTS)})")
+                   help=f"variants to play, e.g. rummy or rummy_v0 (default: all: {' '.join(rummy_env.VARIANTS)})")
     p.add_argument("--agents", nargs="+", default=None, metavar="NAME",
-                   help="agents to enter (default: every baseline agent of the variant: random, heuristic)")
+                   help="agents to enter: random, heuristic, or package.module:Name of your own Agent class "
+                        "(default: every baseline agent of the variant)")
     p.add_argument("--deals", type=int, default=None,
-                   help=f"deals per matchup, each played once per seat rotation (default: {DEFAULT_DEALS})")
+                   help="deals per matchup, each played once per seat rotation (default: enough for about "
+                        "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
@@ -292,10 +316,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name} must be a positive integer, got {value}")
-    for variant in args.variants:
-        if variant not in rummy_env.VARIANTS:
-            p.error(f"unknown variant {variant!r}: known variants are {', '.join(rummy_env.VARIANTS)}")
     try:
+        args.variants = list(dict.fromkeys(resolve_variant(v) for v in args.variants))
         args.env_options = parse_env_options(args.env_option)
     except ValueError as err:
         p.error(str(err))
@@ -317,14 +339,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     rows = summarize(records)
     out = args.out or Path("results") / time.strftime("tournament-%Y%m%d-%H%M%S")
+    deals: dict[str, int] = defaultdict(int)
+    for c in chunks:
+        deals[f"{c.variant}: {' vs '.join(c.lineup)}"] += c.count
     meta = {
-        "variants": args.variants, "agents": args.agents, "deals": args.deals, "seed": args.seed,
-        "env_options": args.env_options, "workers": args.workers, "games": len(records),
+        "variants": args.variants,
+        "deals_per_lineup": dict(deals),
+        "seed": args.seed, "env_options": args.env_options, "workers": args.workers, "games": len(records),
         "seconds": round(elapsed, 2),
     }
     write_results(out, records, rows, meta)
     print(format_table(rows))
     print(f"\n{len(records)} games in {elapsed:.1f} s on {args.workers} worker(s); results in {out}/")
+    print("(an agent's 'games' counts the seats it played: one per game, or more when a lineup seats it twice)")
     return 0
 
 

@@ -6,7 +6,7 @@ diamonds, hearts, spades), ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` within a suit::
     card_id = suit_index * 13 + rank_index      # rank_index: A=0, 2=1, ..., K=12
     0 = AC, 1 = 2C, ..., 12 = KC, 13 = AD, ..., 51 = KS
 
-Text form (``../shared/rules/README.md``): rank then suit, e.g. ``"TS"``, ``"AH"``;
+Text form (``docs/rules/README.md``): rank then suit, e.g. ``"TS"``, ``"AH"``;
 ``"10S"`` is accepted on input, lower case too.  A hand is a set of cards; the
 engines store it as a Python ``int`` bitmask with bit ``card_id`` set (``hand_mask``),
 which makes containment tests one ``&``.

@@ -54,17 +54,31 @@ class Layout:
         """The slice of field ``name`` in the vector.
 
         Raises:
-            KeyError: no such field.
+            KeyError: no such field (the message lists the fields).
         """
-        return self._slices[name]
+        try:
+            return self._slices[name]
+        except KeyError:
+            raise KeyError(f"no field {name!r} in this layout: fields are {', '.join(self._slices)}") from None
 
     def offset(self, name: str) -> int:
         """Index of the first entry of field ``name``."""
         return self._slices[name].start
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Views of ``vector`` (shape ``(size,)``) per field name."""
-        return {name: vector[s] for name, s in self._slices.items()}
+        """Views of ``vector`` per field name; ``vector`` has shape ``(size,)`` or a batch
+        ``(..., size)`` (fields are cut along the last axis).
+
+        Raises:
+            ValueError: the last axis is not ``size`` long.
+        """
+        vector = np.asarray(vector)
+        if vector.ndim == 0 or vector.shape[-1] != self.size:
+            raise ValueError(f"vector of shape {vector.shape} does not fit this layout: its last axis must have {self.size} entries")
+        return {name: vector[..., s] for name, s in self._slices.items()}
+
+    def __repr__(self) -> str:
+        return f"Layout(size={self.size}, fields=[{', '.join(f'{f.name}:{f.size}' for f in self.fields)}])"
 
     def table(self) -> str:
         """The layout as a Markdown table (index range, field, size, meaning)."""

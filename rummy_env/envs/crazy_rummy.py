@@ -7,7 +7,7 @@
 | Agents | ``player_0`` .. ``player_{n-1}``, n = 3..6 |
 | Actions | ``Discrete(631)`` |
 | Observation | ``Dict(observation=Box(float32, (52*(n+9) + 4*n + 18,)), action_mask=Box(int8, (631,)))`` |
-| Rules | ``../shared/rules/crazy_rummy.md`` (R-CRAZY-01..13) |
+| Rules | ``docs/rules/crazy_rummy.md`` (R-CRAZY-01..13) |
 
 ## Description
 Crazy Rummy is played in 13 rounds; in round r every card of rank r is wild (aces in

@@ -7,7 +7,7 @@
 | Agents | ``player_0`` .. ``player_{n-1}``, n = 2..6 |
 | Actions | ``Discrete(579)`` |
 | Observation | ``Dict(observation=Box(float32, (52*(n+4) + 4*n + 4,)), action_mask=Box(int8, (579,)))`` |
-| Rules | ``../shared/rules/rummy.md`` (R-RUMMY-01..17) |
+| Rules | ``docs/rules/rummy.md`` (R-RUMMY-01..17) |
 
 ## Description
 Basic (multiplayer) Rummy with one 52-card deck: draw from the stock or the discard

@@ -10,7 +10,8 @@ from experiments import tournament
 
 def run(tmp_path, *extra, name="out"):
     out = tmp_path / name
-    code = tournament.main(["--variants", "rummy_v0", "--deals", "6", "--workers", "1", "--no-progress",
+    deals = [] if "--deals" in extra else ["--deals", "6"]
+    code = tournament.main(["--variants", "rummy_v0", *deals, "--workers", "1", "--no-progress",
                             "--out", str(out), *extra])
     assert code == 0
     return out
@@ -62,7 +63,10 @@ def test_env_options_reach_the_games(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--variants", "poker_v0"], "unknown variant 'poker_v0'"),
+    (["--variants", "poker"], "unknown variant 'poker'"),
     (["--agents", "random", "oracle"], "unknown agent 'oracle' for rummy_v0"),
+    (["--agents", "heuristic"], "needs at least two different agents"),
+    (["--agents", "random", "nowhere.module:Agent"], "agent 'nowhere.module:Agent' cannot be imported"),
     (["--deals", "0"], "--deals must be a positive integer, got 0"),
     (["--workers", "-2"], "--workers must be a positive integer, got -2"),
     (["--deals", "ten"], "invalid int value: 'ten'"),
@@ -75,3 +79,25 @@ def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
         tournament.main(["--no-progress", *args])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_agent_can_be_entered_by_import_path(tmp_path):
+    out = run(tmp_path, "--agents", "random", "tests.experiments.custom_agent:FirstLegalAgent")
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["agent"] for r in summary["summary"]} == {"random", "tests.experiments.custom_agent:FirstLegalAgent"}
+    assert summary["meta"]["deals_per_lineup"] == {
+        "rummy_v0: random vs tests.experiments.custom_agent:FirstLegalAgent": 6}
+
+
+def test_perfect_and_zero_win_rates_are_plotted(tmp_path):
+    # a handful of deals: the heuristic wins them all and the Wilson bounds touch 0 and 1
+    out = run(tmp_path, "--deals", "5")
+    rows = {r["agent"]: r for r in json.loads((out / "summary.json").read_text())["summary"]}
+    assert rows["heuristic"]["win_rate"] == 1.0 and rows["random"]["win_rate"] == 0.0
+    assert (out / "win_rates.png").exists()
+
+
+def test_default_deals_spend_the_game_budget():
+    # two agents on 2 seats: one lineup, two rotations
+    assert tournament.default_deals("rummy_v0", 1, 2) == tournament.DEFAULT_GAMES["rummy_v0"] // 2
+    assert tournament.default_deals("rummy_v0", 3, 4) == tournament.DEFAULT_GAMES["rummy_v0"] // 12

@@ -1,4 +1,4 @@
-"""Crazy Rummy rules engine (``../shared/rules/crazy_rummy.md``); no PettingZoo, no Gymnasium."""
+"""Crazy Rummy rules engine (``docs/rules/crazy_rummy.md``); no PettingZoo, no Gymnasium."""
 
 from rummy_env.games.crazy_rummy.actions import NUM_ACTIONS, SWAP, action_to_string, string_to_action
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig

@@ -1,4 +1,4 @@
-"""Options of Crazy Rummy (``../shared/rules/crazy_rummy.md``)."""
+"""Options of Crazy Rummy (``docs/rules/crazy_rummy.md``)."""
 
 from __future__ import annotations
 

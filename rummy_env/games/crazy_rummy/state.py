@@ -1,4 +1,4 @@
-"""Rules engine of Crazy Rummy (``../shared/rules/crazy_rummy.md``), framework-free.
+"""Rules engine of Crazy Rummy (``docs/rules/crazy_rummy.md``), framework-free.
 
 Same API as the basic Rummy engine (OpenSpiel names).  A game is 13 rounds; in round
 ``r`` every card of rank ``r`` is wild (R-CRAZY-02).  Wild cards on the table stand for
@@ -150,7 +150,20 @@ class CrazyRummyGame:
 
 
 class CrazyRummyState:
-    """A Crazy Rummy state: one round, or the 13 rounds of ``episode="game"``."""
+    """A Crazy Rummy state: one round, or the 13 rounds of ``episode="game"``.
+
+    Do not build it directly: use :meth:`CrazyRummyGame.new_initial_state`.
+
+    Public attributes (read them, do not assign them): as ``RummyState`` (``initial_deck``,
+    ``initial_dealer``, ``history``, ``hands``, ``stock``, ``discard``, ``table``,
+    ``dealer``, ``current``, ``phase``, ``turn``, ``scores`` (penalty totals),
+    ``hands_played`` (rounds finished), ``last_hand``), plus ``round`` (1..13),
+    ``wild_rank`` (rank index 0..12 of the round's wild cards), ``wilds`` (their
+    bitmask), ``wild_for`` ({represented card: (wild card, table index)}), ``melded``
+    (per seat: has put down a meld this round), ``taken_discard`` and ``must_discard``
+    (R-CRAZY-08, 10; -1 when unset).  Replaying a one-round episode also needs its wild
+    rank: ``CrazyRummyGame(wild_rank=state.round, ...)``.
+    """
 
     def __init__(self, game: CrazyRummyGame, rng: np.random.Generator):
         cfg = game.config
@@ -510,8 +523,9 @@ class CrazyRummyState:
         return other
 
     def __str__(self) -> str:
-        lines = [f"round {self.round} (wild rank {self.wild_rank + 1}), dealer {self.dealer}, "
-                 f"player {self.current_player()} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
+        who = "episode over" if self._terminal else (
+            f"player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}")
+        lines = [f"round {self.round} (wild rank {self.wild_rank + 1}), dealer {self.dealer}, {who}"]
         for q, h in enumerate(self.hands):
             lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
         lines.append("table: " + " | ".join(" ".join(card_str(c) for c in m.physical()) for m in self.table))

@@ -1,4 +1,4 @@
-"""Options of basic Rummy (``../shared/rules/rummy.md``)."""
+"""Options of basic Rummy (``docs/rules/rummy.md``)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ class RummyConfig:
     Attributes:
         num_players: 2..6 (R-RUMMY-02).
         ace_high: also allow Q-K-A runs (R-RUMMY-01); never K-A-2.
-        reshuffle: ``"keep_top"`` (default, seed 000) or ``"whole_pile"`` (seed 003),
-            what happens when the stock runs out (R-RUMMY-12).
+        reshuffle: what happens when the stock runs out (R-RUMMY-12): ``"keep_top"``
+            (default; the rules' first source) keeps the top discard and turns the rest
+            of the pile over, ``"whole_pile"`` (the second source) turns the whole pile.
         two_player_winner_deals: with 2 players the hand's winner deals next
-            (R-RUMMY-04, seed 003); otherwise the deal passes to the left.
+            (R-RUMMY-04, the second source); otherwise the deal passes to the left.
+            Only with ``num_players=2``.
         target_score: points that end the game (R-RUMMY-17), >= 1.
         max_turns: turns after which a hand is truncated (R-RUMMY-13), >= 1.
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
@@ -47,6 +49,9 @@ class RummyConfig:
         check_bool("ace_high", self.ace_high)
         check_choice("reshuffle", self.reshuffle, RESHUFFLES)
         check_bool("two_player_winner_deals", self.two_player_winner_deals)
+        if self.two_player_winner_deals and self.num_players != 2:
+            raise ValueError(f"option two_player_winner_deals=True needs num_players=2 (R-RUMMY-04), got "
+                             f"num_players={self.num_players}: with more players the deal passes to the left")
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
         check_choice("episode", self.episode, EPISODES)

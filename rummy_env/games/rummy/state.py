@@ -1,4 +1,4 @@
-"""Rules engine of basic Rummy (``../shared/rules/rummy.md``), framework-free.
+"""Rules engine of basic Rummy (``docs/rules/rummy.md``), framework-free.
 
 The API follows OpenSpiel's Python API so that search algorithms transfer:
 ``RummyGame(config).new_initial_state(rng=..., deck=..., dealer=...)``, then
@@ -141,6 +141,21 @@ class RummyState:
     """A basic Rummy state: one hand, or a game of hands with ``episode="game"``.
 
     Do not build it directly: use :meth:`RummyGame.new_initial_state`.
+
+    Public attributes (read them, do not assign them):
+        initial_deck, initial_dealer: the first hand's deck (card ids, top first) and
+            dealer: with ``history`` they replay the episode (``new_initial_state(
+            deck=initial_deck, dealer=initial_dealer)`` then ``apply_action`` each id).
+        history: action ids applied in this episode.
+        hands: card bitmask of each hand.  stock, discard: card ids, top card last.
+        table: the melds on the table (``core.table.Table``).
+        dealer, current, phase, turn: who dealt, who acts, DRAW or PLAY, turns done
+            in this hand.
+        scores: game totals (points).  hands_played: hands finished.
+        last_hand: the last finished hand's facts (``winner`` seat or -1, ``rummy``,
+            ``hand_scores``, ``hand_values`` (points left in each hand),
+            ``total_scores``, ``truncated``), or None before the first hand ends.
+        game_winner: seat whose total reached ``target_score``, or -1.
     """
 
     def __init__(self, game: RummyGame, rng: np.random.Generator):
@@ -459,7 +474,10 @@ class RummyState:
         return other
 
     def __str__(self) -> str:
-        lines = [f"dealer {self.dealer}, player {self.current_player()} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
+        if self._terminal:
+            lines = [f"dealer {self.dealer}, episode over"]
+        else:
+            lines = [f"dealer {self.dealer}, player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
         for q, h in enumerate(self.hands):
             lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
         lines.append("table: " + " | ".join(" ".join(card_str(c) for c in m.cards()) for m in self.table))

@@ -1,5 +1,6 @@
 """The basic Rummy engine against the rules of ``rummy.md``, one scripted position at a time."""
 
+import numpy as np
 import pytest
 
 from rummy_env.core.cards import mask_of, parse_cards
@@ -226,3 +227,20 @@ def test_bad_deck_or_dealer_given_to_the_engine():
         game.new_initial_state(deck=[0] * 52)
     with pytest.raises(ValueError, match="dealer 2 is not a seat"):
         game.new_initial_state(dealer=2)
+
+
+def test_two_player_winner_deals_needs_two_players():
+    with pytest.raises(ValueError, match="two_player_winner_deals=True needs num_players=2"):
+        RummyGame(num_players=3, two_player_winner_deals=True)
+
+
+def test_history_replays_the_hand():
+    s = RummyGame().new_initial_state(rng=8)
+    rng = np.random.default_rng(0)
+    while not s.is_terminal() and len(s.history) < 300:
+        legal = s.legal_actions()
+        s.apply_action(legal[rng.integers(len(legal))])
+    replay = RummyGame().new_initial_state(deck=s.initial_deck, dealer=s.initial_dealer)
+    for a in s.history:
+        replay.apply_action(a)
+    assert str(replay) == str(s) and replay.returns() == s.returns()
