@@ -13,15 +13,20 @@ from rummy_env.encoding.layout import Layout
 from rummy_env.games.rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD
 
 
-def in_partial_meld(card: int, hand: int) -> bool:
+def in_partial_meld(card: int, hand: int, ace_high: bool = False) -> bool:
     """Whether ``card`` and another card of ``hand`` could make a meld with one more card:
-    a card of the same rank, or of the same suit at most two ranks away."""
+    a card of the same rank, or of the same suit at most two ranks away (with
+    ``ace_high``, an ace is also next to the king)."""
     rank, suit = rank_of(card), suit_of(card)
     for other in range(NUM_CARDS):
         if other == card or not hand >> other & 1:
             continue
-        if rank_of(other) == rank or (suit_of(other) == suit and abs(rank_of(other) - rank) <= 2):
+        if rank_of(other) == rank:
             return True
+        if suit_of(other) == suit:
+            gap = abs(rank_of(other) - rank)
+            if gap <= 2 or (ace_high and 0 in (rank, rank_of(other)) and gap >= 11):
+                return True
     return False
 
 
@@ -72,7 +77,7 @@ class RummyHeuristicAgent(Agent):
         if layoffs:
             return max(layoffs, key=lambda a: (CARD_VALUE_LIST[(a - LAYOFF) // 3], -a))
         discards = [a for a in legal_set if a < NUM_CARDS]
-        loose = [c for c in discards if not in_partial_meld(c, hand)]
+        loose = [c for c in discards if not in_partial_meld(c, hand, self.ace_high)]
         return max(loose or discards, key=lambda c: (CARD_VALUE_LIST[c], c))
 
     def _draw(self, obs: np.ndarray, hand: int, legal: set[int]) -> int:

@@ -100,12 +100,15 @@ def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | N
     return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}
 
 
-def wilson_interval(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion ``wins / n`` (``wins`` may be fractional)."""
+def wilson_interval(p: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``p`` measured on ``n`` independent trials.
+
+    The interval always contains ``p`` (floating-point rounding can otherwise leave
+    ``p = 1`` just outside it) and lies in [0, 1].
+    """
     if n == 0:
         return (0.0, 1.0)
-    p = wins / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / denom
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))

@@ -67,12 +67,9 @@ class Chunk:
 _ENVS: dict[tuple, Any] = {}  # one env per (variant, options) per worker process
 
 
-def deal_seed(seed: int, variant: str, lineup: Sequence[str], deal: int) -> int:
-    """The reset seed of a deal: a function of the job seed, variant and deal only.
-
-    The lineup is left out on purpose: every matchup plays the same deals.
-    """
-    del lineup
+def deal_seed(seed: int, variant: str, deal: int) -> int:
+    """The reset seed of a deal: a function of the job seed, variant and deal only, so
+    every matchup plays the same deals."""
     ss = np.random.SeedSequence([seed, zlib.crc32(variant.encode()), deal])
     return int(ss.generate_state(1)[0])
 
@@ -86,7 +83,7 @@ def run_chunk(chunk: Chunk) -> list[dict]:
     k = len(chunk.lineup)
     records = []
     for deal in range(chunk.first, chunk.first + chunk.count):
-        seed = deal_seed(chunk.seed, chunk.variant, chunk.lineup, deal)
+        seed = deal_seed(chunk.seed, chunk.variant, deal)
         for rotation in range(k):
             seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
             agents = [make_agent(name, env, seed=seed + 7919 * i) for i, name in enumerate(seats)]
@@ -122,7 +119,9 @@ def summarize(records: list[dict]) -> list[dict]:
     """Per (variant, agent): games, wins, win rate and its 95% CI, points per hand, rating.
 
     ``games`` counts seats played (an agent holding two seats of a game counts twice).
-    The rating is OpenSkill's Plackett-Luce, updated game by game in a fixed order.
+    The 95% interval is Wilson's, counting each deal of a lineup once: the seat
+    rotations of one deal share its cards, so they are not independent trials.  The
+    rating is OpenSkill's Plackett-Luce, updated game by game in a fixed order.
     """
     from openskill.models import PlackettLuce
 
@@ -135,8 +134,10 @@ def summarize(records: list[dict]) -> list[dict]:
         model = PlackettLuce()
         ratings: dict[str, Any] = {}
         stats: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        units: dict[str, set] = defaultdict(set)
         for g in games:
             for seat, name in enumerate(g["seats"]):
+                units[name].add((g["lineup"], g["deal"]))
                 s = stats[name]
                 s["games"] += 1
                 s["wins"] += g["win_share"][seat]
@@ -147,7 +148,7 @@ def summarize(records: list[dict]) -> list[dict]:
         for name in sorted(stats):
             s = stats[name]
             n = int(s["games"])
-            low, high = wilson_interval(s["wins"], n)
+            low, high = wilson_interval(s["wins"] / n, len(units[name]))
             rating = ratings[name]
             rows.append(
                 {
@@ -316,6 +317,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name} must be a positive integer, got {value}")
+    if args.seed < 0:
+        p.error(f"--seed must be >= 0, got {args.seed}")
     try:
         args.variants = list(dict.fromkeys(resolve_variant(v) for v in args.variants))
         args.env_options = parse_env_options(args.env_option)
@@ -323,6 +326,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(str(err))
     if "reward" in args.env_options:
         p.error("the tournament reads winners from reward='win'; do not pass the reward option")
+    if "render_mode" in args.env_options:
+        p.error("the tournament plays thousands of games: render_mode is not an option here")
     args.parser = p
     return args
 

@@ -23,7 +23,6 @@ NUM_RANKS = 13
 NUM_SUITS = 4
 SUITS = "CDHS"
 RANKS = "A23456789TJQK"
-FULL_DECK_MASK = (1 << NUM_CARDS) - 1
 
 #: Point value of each card id (R-RUMMY-14, R-GIN-01): A = 1, 2..10 face value,
 #: J Q K = 10.  Shape (52,), dtype int64, unit: points.
@@ -53,11 +52,6 @@ def rank_of(card: int) -> int:
 def suit_of(card: int) -> int:
     """Suit index of a card id: 0..3 = clubs, diamonds, hearts, spades."""
     return card // NUM_RANKS
-
-
-def card_value(card: int) -> int:
-    """Point value of one card (R-RUMMY-14): A = 1, 2..10 face value, J Q K = 10."""
-    return CARD_VALUE_LIST[card]
 
 
 def card_str(card: int) -> str:
@@ -114,6 +108,35 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
     return ids
 
 
+def check_distinct(cards: Iterable[int]) -> None:
+    """Refuse a card id that appears twice.
+
+    Raises:
+        ValueError: naming the first repeated card.
+    """
+    seen: set[int] = set()
+    for c in cards:
+        if c in seen:
+            raise ValueError(f"card {card_str(c)} is named twice: a deck has one copy of each card")
+        seen.add(c)
+
+
+def check_deck_ids(deck: Iterable[int]) -> list[int]:
+    """A stacked deck of card ids (ints 0..51, each once, top first) as a list of ints.
+
+    Raises:
+        ValueError: a non-integer entry, an id out of range, a repeat or a missing card.
+    """
+    out = []
+    for c in deck:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) or not 0 <= c < NUM_CARDS:
+            raise ValueError(f"deck entry {c!r} is not a card id: a deck of ids holds the ints 0..51, each once")
+        out.append(int(c))
+    if sorted(out) != list(range(NUM_CARDS)):
+        raise ValueError(f"deck of {len(out)} ids is not a deck: it must hold each card id 0..51 exactly once")
+    return out
+
+
 def parse_deck(cards: Iterable[str]) -> list[int]:
     """Card ids of a full stacked deck: 52 distinct card strings, top card first.
 
@@ -123,6 +146,8 @@ def parse_deck(cards: Iterable[str]) -> list[int]:
     """
     if isinstance(cards, str):
         raise ValueError("deck must be a list of 52 card strings, top card first, not one string")
+    if not isinstance(cards, (list, tuple, np.ndarray)):
+        raise ValueError(f"deck of type {type(cards).__name__} has no order: pass a list of 52 card strings, top card first")
     cards = list(cards)
     if len(cards) != NUM_CARDS:
         raise ValueError(f"deck has {len(cards)} cards: a stacked deck lists all 52 cards, top card first")
@@ -165,24 +190,3 @@ def mask_value(mask: int) -> int:
         total += CARD_VALUE_LIST[low.bit_length() - 1]
         mask ^= low
     return total
-
-
-def mask_to_plane(mask: int, out: np.ndarray | None = None) -> np.ndarray:
-    """A bitmask as a 0/1 vector over the 52 card ids.
-
-    Args:
-        mask: card bitmask.
-        out: optional float/int array of shape (52,) to fill in place.
-
-    Returns:
-        array of shape (52,), dtype float32 (or ``out``'s dtype), 1 where a card is set.
-    """
-    if out is None:
-        out = np.zeros(NUM_CARDS, dtype=np.float32)
-    else:
-        out[:] = 0
-    while mask:
-        low = mask & -mask
-        out[low.bit_length() - 1] = 1
-        mask ^= low
-    return out

@@ -30,7 +30,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_RANKS, NUM_SUITS, card_id, mask_of, rank_of, suit_of
+from rummy_env.core.cards import (
+    NUM_RANKS,
+    NUM_SUITS,
+    card_id,
+    mask_of,
+    rank_of,
+    suit_of,
+)
 
 SET = 0
 RUN = 1
@@ -210,50 +217,8 @@ def is_valid_meld(cards: Sequence[int], ace_high: bool = False) -> bool:
     return False
 
 
-#: Lay-off sides, the three places a card can go (R-RUMMY-08).
+#: Lay-off sides, the three places a card can go (R-RUMMY-08); ``core.table`` finds them.
 LAYOFF_SET = 0       #: the fourth card of a 3-card set of its rank
 LAYOFF_RUN_LOW = 1   #: below the lowest card of a run of its suit
 LAYOFF_RUN_HIGH = 2  #: above the highest card of a run of its suit
 LAYOFF_SIDES = ("set", "low", "high")
-
-
-def layoff_position(card: int, side: int) -> int:
-    """Run position the card takes when laid off on ``side`` of a run.
-
-    Returns -1 when the card cannot take that side: an ace goes below a run only as
-    the low ace (position 0) and above one only as the high ace (position 13).
-    """
-    rank = rank_of(card)
-    if side == LAYOFF_RUN_LOW:
-        return rank
-    if side == LAYOFF_RUN_HIGH:
-        return HIGH_ACE_POSITION if rank == 0 else rank
-    return -1
-
-
-def layoff_fits(meld_cards: Sequence[int], card: int, side: int, ace_high: bool = False) -> bool:
-    """Whether ``card`` can be laid off on the meld ``meld_cards`` at ``side`` (R-RUMMY-08).
-
-    Args:
-        meld_cards: the cards of a valid meld on the table.
-        card: the card to add (not in ``meld_cards``).
-        side: :data:`LAYOFF_SET`, :data:`LAYOFF_RUN_LOW` or :data:`LAYOFF_RUN_HIGH`.
-        ace_high: whether a high ace is allowed (R-RUMMY-01).
-
-    A set takes a fourth card of its rank; a run takes the card one below its
-    lowest card (``LAYOFF_RUN_LOW``) or one above its highest (``LAYOFF_RUN_HIGH``).
-    """
-    meld = meld_of_cards(meld_cards, ace_high)
-    if meld is None or card in meld_cards:
-        return False
-    m = MELDS[meld]
-    if side == LAYOFF_SET:
-        return m.kind == SET and rank_of(card) == m.rank and len(meld_cards) == 3
-    if m.kind != RUN or suit_of(card) != m.suit:
-        return False
-    pos = layoff_position(card, side)
-    if side == LAYOFF_RUN_LOW:
-        return pos == m.low - 1
-    if side == LAYOFF_RUN_HIGH:
-        return pos == m.high + 1 and (pos != HIGH_ACE_POSITION or ace_high)
-    return False

@@ -14,7 +14,17 @@ Crazy Rummy a wild card may stand for a represented card (R-CRAZY-05), recorded 
 from __future__ import annotations
 
 from rummy_env.core.cards import NUM_RANKS, cards_of, rank_of, suit_of
-from rummy_env.core.melds import HIGH_ACE_POSITION, LAYOFF_RUN_HIGH, LAYOFF_RUN_LOW, LAYOFF_SET, RUN, Meld, position_card
+from rummy_env.core.melds import (
+    HIGH_ACE_POSITION,
+    LAYOFF_RUN_HIGH,
+    LAYOFF_RUN_LOW,
+    LAYOFF_SET,
+    MELDS,
+    RUN,
+    Meld,
+    meld_of_cards,
+    position_card,
+)
 
 _POS_SLOTS = HIGH_ACE_POSITION + 1  # run positions 0..13 per suit
 
@@ -165,3 +175,25 @@ class Table:
             meld.wilds[card] = wild
         self.mask |= 1 << card
         return index
+
+
+def layoff_fits(meld_cards: list[int] | tuple[int, ...], card: int, side: int, ace_high: bool = False) -> bool:
+    """Whether ``card`` can be laid off on the meld ``meld_cards`` at ``side`` (R-RUMMY-08).
+
+    The same check the engines make, on a table holding only this meld: a set takes a
+    fourth card of its rank; a run takes the card one below its lowest card
+    (``LAYOFF_RUN_LOW``) or one above its highest (``LAYOFF_RUN_HIGH``; an ace above a
+    king only with ``ace_high``).
+
+    Args:
+        meld_cards: the cards of a meld (any order).
+        card: the card to add.
+        side: ``LAYOFF_SET``, ``LAYOFF_RUN_LOW`` or ``LAYOFF_RUN_HIGH``.
+        ace_high: whether a high ace is allowed (R-RUMMY-01).
+    """
+    meld = meld_of_cards(meld_cards, ace_high)
+    if meld is None or card in meld_cards:
+        return False
+    table = Table(ace_high)
+    table.put_down(MELDS[meld], owner=-1)
+    return side in table.layoff_sides(card)

@@ -9,26 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 EPISODES = ("hand", "game")
 REWARDS = ("win", "score")
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """``value`` as an int in ``low..high`` (``high=None``: no upper bound).
+    """``value`` as a Python int in ``low..high`` (``high=None``: no upper bound).
+
+    Ints and NumPy integers are accepted; bools, floats and strings are refused.
 
     Raises:
-        ValueError: not an int (bools are refused too) or out of range.
+        ValueError: not an integer, or out of range.
     """
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                value = int(value)
-            else:
-                raise TypeError
-        except TypeError:
-            raise ValueError(f"option {name}={value!r} is not an integer: {name} must be an int{_range(low, high)}") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"option {name}={value!r} is not an integer: {name} must be an int{_range(low, high)}")
+    value = int(value)
     if value < low or (high is not None and value > high):
         raise ValueError(f"option {name}={value!r} is out of range: {name} must be an int{_range(low, high)}")
     return value
@@ -39,14 +36,14 @@ def _range(low: int, high: int | None) -> str:
 
 
 def check_bool(name: str, value: Any) -> bool:
-    """``value`` if it is a bool.
+    """``value`` as a Python bool (``np.bool_`` included).
 
     Raises:
         ValueError: not a bool (0/1 and strings are refused: nothing is guessed).
     """
-    if not isinstance(value, bool):
+    if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"option {name}={value!r} is not a bool: {name} must be True or False")
-    return value
+    return bool(value)
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -70,3 +67,14 @@ def check_known(options: dict, known: Sequence[str], what: str) -> None:
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise ValueError(f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}")
+
+
+def check_seat(name: str, value: Any, num_players: int) -> int:
+    """``value`` as a seat index in ``0..num_players-1``.
+
+    Raises:
+        ValueError: not an int (bools refused) or not a seat.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < num_players:
+        raise ValueError(f"{name} {value!r} is not a seat: the {name} must be an int from 0 to {num_players - 1}")
+    return int(value)

@@ -16,10 +16,10 @@ from rummy_env.core.melds import (
     RUN,
     SET,
     is_valid_meld,
-    layoff_fits,
     meld_of_cards,
     melds_in_hand,
 )
+from rummy_env.core.table import layoff_fits
 
 
 def test_table_size_and_composition():
@@ -109,6 +109,11 @@ def test_every_subset_of_small_hands_agrees_with_the_table():
         ("JH QH KH", "AH", LAYOFF_RUN_HIGH, True, True),
         ("JH QH KH", "AH", LAYOFF_RUN_LOW, True, False),
         ("5C 5D 5H", "6C", LAYOFF_RUN_HIGH, False, False),
+        ("AS 2S 3S", "KS", LAYOFF_RUN_LOW, True, False),  # never around the corner: K below A-2-3
+        ("QS KS AS", "2S", LAYOFF_RUN_HIGH, True, False),  # nor 2 above Q-K-A
+        ("2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS", "AS", LAYOFF_RUN_LOW, True, True),  # both ace sides
+        ("2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS", "AS", LAYOFF_RUN_HIGH, True, True),
+        ("2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS", "AS", LAYOFF_RUN_HIGH, False, False),
     ],
 )
 def test_layoff_fits(meld, card, side, ace_high, fits):

@@ -88,14 +88,15 @@ VARIANTS = [
         api_options=[{}, {"num_players": 4, "ace_high": True, "reshuffle": "whole_pile", "reward": "score"},
                      {"num_players": 6, "max_turns": 7}, {"episode": "game", "target_score": 30, "num_players": 3}],
         leak_options=[{"num_players": 2}, {"num_players": 3, "reshuffle": "whole_pile"},
-                      {"num_players": 5, "ace_high": True}],
+                      {"num_players": 5, "ace_high": True}, {"num_players": 2, "episode": "game"}],
         public_cards=rummy_public,
     ),
     Variant(
         crazy_rummy_v0,
         api_options=[{}, {"num_players": 6, "episode": "game", "reward": "score"}, {"num_players": 4, "max_turns": 5},
                      {"wild_rank": 1, "num_players": 5}],
-        leak_options=[{"num_players": 3}, {"num_players": 4, "wild_rank": 2}, {"num_players": 6, "wild_rank": 13}],
+        leak_options=[{"num_players": 3}, {"num_players": 4, "wild_rank": 2}, {"num_players": 6, "wild_rank": 13},
+                      {"num_players": 3, "episode": "game"}],
         public_cards=crazy_public,
         # the round's wild rank is drawn with the deal unless the option fixes it
         replay_options=lambda state, options: {**options, "wild_rank": state.game.config.wild_rank or state.round}

@@ -73,6 +73,8 @@ def test_env_options_reach_the_games(tmp_path):
     (["--env-option", "num_players"], "is not key=value"),
     (["--env-option", "num_players=9"], "num_players=9 is out of range"),
     (["--env-option", "reward=score"], "do not pass the reward option"),
+    (["--env-option", "render_mode=human"], "render_mode is not an option here"),
+    (["--seed", "-1"], "--seed must be >= 0, got -1"),
 ])
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:

@@ -61,8 +61,8 @@ def string_to_action(text: str) -> int:
         ValueError: text outside the grammar, an unknown card, or no meld.
     """
     if isinstance(text, str):
-        words = text.strip().lower().split()
-        if len(words) == 2 and words[0] == "swap":
+        words = text.replace(",", " ").split()
+        if len(words) == 2 and words[0].lower() == "swap":
             try:
                 return SWAP + parse_card(words[1])
             except ValueError as err:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import NUM_CARDS, card_str, parse_cards
+from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct, parse_cards
+from rummy_env.games.options import check_seat
 
 HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, then an 8th to the dealer's left
 
@@ -29,8 +30,7 @@ def stack_deck(hands: Sequence[Sequence[str] | str], stock: Sequence[str] | str 
     n = len(hands)
     if not 3 <= n <= 6:
         raise ValueError(f"{n} hands given: Crazy Rummy has 3 to 6 players")
-    if not 0 <= dealer < n:
-        raise ValueError(f"dealer {dealer} is not a seat: use 0..{n - 1}")
+    check_seat("dealer", dealer, n)
     first = (dealer + 1) % n
     parsed = [parse_cards(h) for h in hands]
     for seat, h in enumerate(parsed):
@@ -40,7 +40,6 @@ def stack_deck(hands: Sequence[Sequence[str] | str], stock: Sequence[str] | str 
     order = [parsed[(first + i) % n][i // n] for i in range(HAND_SIZE * n)]
     order.append(parsed[first][HAND_SIZE])
     order += parse_cards(stock)
-    if len(set(order)) != len(order):
-        raise ValueError("a card is named twice in the hands and stock")
+    check_distinct(order)
     named = set(order)
     return [card_str(c) for c in order + [c for c in range(NUM_CARDS) if c not in named]]

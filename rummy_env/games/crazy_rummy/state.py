@@ -14,8 +14,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, NUM_SUITS, card_id, card_str, cards_of, rank_of
-from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELD_MASK_ARRAY, MELD_SIZE_ARRAY, MELDS
+from rummy_env.core.cards import (
+    CARD_VALUE_LIST,
+    NUM_CARDS,
+    NUM_SUITS,
+    card_id,
+    card_str,
+    cards_of,
+    check_deck_ids,
+    rank_of,
+)
+from rummy_env.core.melds import (
+    MELD_ACE_HIGH_ARRAY,
+    MELD_MASK_ARRAY,
+    MELD_SIZE_ARRAY,
+    MELDS,
+)
 from rummy_env.core.table import Table
 from rummy_env.games.crazy_rummy.actions import (
     DRAW_DISCARD,
@@ -29,6 +43,7 @@ from rummy_env.games.crazy_rummy.actions import (
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
 from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.options import check_seat
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
 PLAY = 1  #: phase: melds, lay-offs, swaps, then a discard
@@ -132,8 +147,8 @@ class CrazyRummyGame:
         n, cfg = self.config.num_players, self.config
         if dealer is None:
             dealer = int(rng.integers(n))
-        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
-            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be an int from 0 to {n - 1}")
+        else:
+            dealer = check_seat("dealer", dealer, n)
         if cfg.episode == "game":
             first_round = 1
         else:
@@ -141,9 +156,7 @@ class CrazyRummyGame:
         if deck is None:
             deck = [int(c) for c in rng.permutation(NUM_CARDS)]
         else:
-            deck = [int(c) for c in deck]
-            if sorted(deck) != list(range(NUM_CARDS)):
-                raise ValueError("deck must hold each card id 0..51 exactly once")
+            deck = check_deck_ids(deck)
         state = CrazyRummyState(self, rng)
         state._deal(deck, int(dealer), first_round)
         return state
@@ -155,7 +168,7 @@ class CrazyRummyState:
     Do not build it directly: use :meth:`CrazyRummyGame.new_initial_state`.
 
     Public attributes (read them, do not assign them): as ``RummyState`` (``initial_deck``,
-    ``initial_dealer``, ``history``, ``hands``, ``stock``, ``discard``, ``table``,
+    ``initial_dealer``, ``history``, ``hand_decks``, ``hands``, ``stock``, ``discard``, ``table``,
     ``dealer``, ``current``, ``phase``, ``turn``, ``scores`` (penalty totals),
     ``hands_played`` (rounds finished), ``last_hand``), plus ``round`` (1..13),
     ``wild_rank`` (rank index 0..12 of the round's wild cards), ``wilds`` (their
@@ -179,6 +192,7 @@ class CrazyRummyState:
         self.truncated = False
         self.history: list[int] = []
         self.initial_deck: list[int] = []
+        self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first
         self.initial_dealer = -1
         self._legal: list[int] | None = None
 
@@ -188,6 +202,7 @@ class CrazyRummyState:
         n = self._n
         if not self.initial_deck:
             self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.hand_decks.append(list(deck))
         self.deck, self.dealer, self.round = list(deck), dealer, round_number
         self.wild_rank = round_number - 1  # rank index: round 1 = aces
         self.wilds = wild_cards(self.wild_rank)
@@ -518,6 +533,7 @@ class CrazyRummyState:
         other._returns = list(self._returns)
         other._rewards = list(self._rewards)
         other.history = list(self.history)
+        other.hand_decks = list(self.hand_decks)
         if self.config.episode == "game":
             other.rng = copy.deepcopy(self.rng)
         return other

@@ -20,14 +20,22 @@ end of at most one run, so (card, side) names the target exactly.  An ace goes o
 low side as the low ace (A-2-3) and on the high side as the high ace (Q-K-A, only with
 ``ace_high``).
 
-Text grammar (case-insensitive, spaces between words; cards as in ``core.cards``):
+Text grammar (case-insensitive, words separated by spaces or commas; cards as in
+``core.cards``):
 ``discard <card>`` | ``draw stock`` | ``draw discard`` | ``meld <card> <card> <card>...``
 (cards in any order) | ``layoff <card> set|low|high``.
 """
 
 from __future__ import annotations
 
-from rummy_env.core.cards import NUM_CARDS, card_str, cards_str, mask_of, parse_card, parse_cards
+from rummy_env.core.cards import (
+    NUM_CARDS,
+    card_str,
+    cards_str,
+    mask_of,
+    parse_card,
+    parse_cards,
+)
 from rummy_env.core.melds import LAYOFF_SIDES, MELD_ID_BY_MASK, MELDS, NUM_MELDS
 from rummy_env.games.errors import to_action_id
 
@@ -75,22 +83,23 @@ def string_to_action(text: str) -> int:
     """
     if not isinstance(text, str):
         raise ValueError(f"action text {text!r} is not a string: use one of {GRAMMAR}")
-    words = text.strip().lower().split()
+    words = text.replace(",", " ").split()
+    verb = [w.lower() for w in words[:1]]
     try:
-        if len(words) == 2 and words[0] == "discard":
+        if verb == ["discard"] and len(words) == 2:
             return DISCARD + parse_card(words[1])
-        if words == ["draw", "stock"]:
+        if [w.lower() for w in words] == ["draw", "stock"]:
             return DRAW_STOCK
-        if words == ["draw", "discard"]:
+        if [w.lower() for w in words] == ["draw", "discard"]:
             return DRAW_DISCARD
-        if len(words) >= 4 and words[0] == "meld":
+        if verb == ["meld"] and len(words) >= 4:
             cards = parse_cards(words[1:])
             meld = MELD_ID_BY_MASK.get(mask_of(cards))
             if meld is None:
-                raise ValueError(f"cards {' '.join(words[1:]).upper()} are not a set or a run")
+                raise ValueError(f"cards {' '.join(words[1:])} are not a set or a run")
             return MELD + meld
-        if len(words) == 3 and words[0] == "layoff" and words[2] in LAYOFF_SIDES:
-            return layoff_action(parse_card(words[1]), LAYOFF_SIDES.index(words[2]))
+        if verb == ["layoff"] and len(words) == 3 and words[2].lower() in LAYOFF_SIDES:
+            return layoff_action(parse_card(words[1]), LAYOFF_SIDES.index(words[2].lower()))
     except ValueError as err:
         raise ValueError(f"action text {text!r}: {err}") from None
     raise ValueError(f"action text {text!r} is not a Rummy action: use one of {GRAMMAR}")

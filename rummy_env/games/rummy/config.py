@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from rummy_env.games.options import (
+    EPISODES,
+    REWARDS,
+    check_bool,
+    check_choice,
+    check_int,
+)
 from rummy_env.games.rummy.deal import hand_size
-from rummy_env.games.options import EPISODES, REWARDS, check_bool, check_choice, check_int
 
 #: R-RUMMY-12 reshuffle readings: seed 000 keeps the top discard and turns the rest
 #: over; seed 003 turns the whole pile over.
@@ -46,9 +52,10 @@ class RummyConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 6))
-        check_bool("ace_high", self.ace_high)
+        object.__setattr__(self, "ace_high", check_bool("ace_high", self.ace_high))
         check_choice("reshuffle", self.reshuffle, RESHUFFLES)
-        check_bool("two_player_winner_deals", self.two_player_winner_deals)
+        object.__setattr__(self, "two_player_winner_deals",
+                           check_bool("two_player_winner_deals", self.two_player_winner_deals))
         if self.two_player_winner_deals and self.num_players != 2:
             raise ValueError(f"option two_player_winner_deals=True needs num_players=2 (R-RUMMY-04), got "
                              f"num_players={self.num_players}: with more players the deal passes to the left")

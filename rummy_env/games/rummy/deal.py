@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import NUM_CARDS, card_str, parse_card, parse_cards
+from rummy_env.core.cards import (
+    NUM_CARDS,
+    card_str,
+    check_distinct,
+    parse_card,
+    parse_cards,
+)
+from rummy_env.games.options import check_seat
 
 
 def hand_size(num_players: int) -> int:
@@ -38,8 +45,7 @@ def stack_deck(
     n = len(hands)
     if not 2 <= n <= 6:
         raise ValueError(f"{n} hands given: basic Rummy has 2 to 6 players")
-    if not 0 <= dealer < n:
-        raise ValueError(f"dealer {dealer} is not a seat: use 0..{n - 1}")
+    check_seat("dealer", dealer, n)
     k = hand_size(n)
     parsed = [parse_cards(h) for h in hands]
     for seat, h in enumerate(parsed):
@@ -49,10 +55,11 @@ def stack_deck(
     if upcard is not None:
         order.append(parse_card(upcard))
     order += parse_cards(stock)
-    if len(set(order)) != len(order):
-        raise ValueError("a card is named twice in the hands, upcard and stock")
+    check_distinct(order)
     named = set(order)
     rest = [c for c in range(NUM_CARDS) if c not in named]
     if upcard is None:
+        if not rest:
+            raise ValueError("no card is left for the upcard: name it, or name fewer stock cards")
         order.insert(n * k, rest.pop(0))
     return [card_str(c) for c in order + rest]

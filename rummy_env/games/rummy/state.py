@@ -18,10 +18,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, card_str, cards_of, mask_value
+from rummy_env.core.cards import (
+    NUM_CARDS,
+    card_str,
+    cards_of,
+    check_deck_ids,
+    mask_value,
+)
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
 from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.options import check_seat
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -124,14 +131,12 @@ class RummyGame:
         n = self.config.num_players
         if dealer is None:
             dealer = int(rng.integers(n))
-        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
-            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be an int from 0 to {n - 1}")
+        else:
+            dealer = check_seat("dealer", dealer, n)
         if deck is None:
             deck = [int(c) for c in rng.permutation(NUM_CARDS)]
         else:
-            deck = [int(c) for c in deck]
-            if sorted(deck) != list(range(NUM_CARDS)):
-                raise ValueError("deck must hold each card id 0..51 exactly once")
+            deck = check_deck_ids(deck)
         state = RummyState(self, rng)
         state._deal(deck, int(dealer))
         return state
@@ -147,6 +152,8 @@ class RummyState:
             dealer: with ``history`` they replay the episode (``new_initial_state(
             deck=initial_deck, dealer=initial_dealer)`` then ``apply_action`` each id).
         history: action ids applied in this episode.
+        hand_decks: the deck of every hand dealt so far (card ids, top first); later
+            hands of ``episode="game"`` are shuffled by the state's generator.
         hands: card bitmask of each hand.  stock, discard: card ids, top card last.
         table: the melds on the table (``core.table.Table``).
         dealer, current, phase, turn: who dealt, who acts, DRAW or PLAY, turns done
@@ -175,7 +182,8 @@ class RummyState:
         self.game_winner = -1
         self.history: list[int] = []  # actions of this episode
         self._legal: list[int] | None = None  # legal actions of the acting player, until the next move
-        self.initial_deck: list[int] = []  # the first hand's deck, top first
+        self.initial_deck: list[int] = []
+        self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first  # the first hand's deck, top first
         self.initial_dealer = -1
 
     # ----------------------------------------------------------------- deal
@@ -184,6 +192,7 @@ class RummyState:
         n, k = self._n, self.config.hand_size
         if not self.initial_deck:
             self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.hand_decks.append(list(deck))
         self.deck = list(deck)
         self.dealer = dealer
         hands = [0] * n
@@ -468,6 +477,7 @@ class RummyState:
         other._returns = list(self._returns)
         other._rewards = list(self._rewards)
         other.history = list(self.history)
+        other.hand_decks = list(self.hand_decks)
         # one hand needs no more randomness after its deal: the generator can be shared
         if self.config.episode == "game":
             other.rng = copy.deepcopy(self.rng)

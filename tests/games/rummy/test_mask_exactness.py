@@ -65,8 +65,9 @@ def can_finish(rest, forbidden, table, ace_high):
     return any(layoff_ok(forbidden, side, m, ace_high) for m in table for side in ("set", "low", "high"))
 
 
-def brute_force_legal(state, rejected=None):
-    """Legal moves as text; ``rejected`` (a list) collects moves R-RUMMY-10 refused."""
+def brute_force_legal(state, table, rejected=None):
+    """Legal moves as text; ``table`` is the test's own record of the melds (card lists);
+    ``rejected`` (a list) collects moves R-RUMMY-10 refused."""
     cfg = state.config
     rejected = [] if rejected is None else rejected
     if state.phase == DRAW:
@@ -78,7 +79,6 @@ def brute_force_legal(state, rejected=None):
         return out
     hand = [c for c in range(52) if state.hands[state.current] >> c & 1]
     forbidden = state.taken_discard if state.taken_discard in hand else -1
-    table = [m.cards() for m in state.table]
     out = {f"discard {text(c)}" for c in hand if c != forbidden}
     for k in range(3, len(hand) + 1):
         for combo in itertools.combinations(hand, k):
@@ -103,17 +103,27 @@ def brute_force_legal(state, rejected=None):
 
 
 def visited_states(options, seed, lineup):
-    """Every decision state of one hand played by ``lineup`` (agent names per seat)."""
+    """Every decision state of one hand played by ``lineup`` (agent names per seat), with
+    the table as this test records it from the moves (not read from the engine)."""
     env = rummy_v0.env(**options)
     env.reset(seed=seed)
     agents = {a: make_agent(lineup[i % len(lineup)], env, seed=seed + i) for i, a in enumerate(env.possible_agents)}
+    table = []
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
-        yield env.unwrapped.state, obs
-        env.step(agents[agent].act(obs))
+        yield env.unwrapped.state, obs, table
+        action = agents[agent].act(obs)
+        words = rummy_v0.raw_env.action_to_string(action).split()
+        if words[0] == "meld":
+            table.append([RANKS.index(w[0]) + 13 * SUITS.index(w[1]) for w in words[1:]])
+        elif words[0] == "layoff":
+            card = RANKS.index(words[1][0]) + 13 * SUITS.index(words[1][1])
+            [meld] = [m for m in table if layoff_ok(card, words[2], m, options.get("ace_high", False))]
+            meld.append(card)
+        env.step(action)
 
 
 CONFIGS = [
@@ -131,9 +141,9 @@ def test_mask_equals_brute_force(options):
     rng = np.random.default_rng(len(str(options)))
     for game in range(40):
         lineup = [["heuristic", "random"], ["heuristic"], ["random"]][game % 3]
-        for state, obs in visited_states(options, int(rng.integers(1 << 30)), lineup):
+        for state, obs, table in visited_states(options, int(rng.integers(1 << 30)), lineup):
             rejected = []
-            expected = {string_to_action(t) for t in brute_force_legal(state, rejected)}
+            expected = {string_to_action(t) for t in brute_force_legal(state, table, rejected)}
             seen["masked_by_r10"] += bool(rejected)
             assert set(np.flatnonzero(obs["action_mask"]).tolist()) == expected, str(state)
             assert sorted(expected) == state.legal_actions()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rummy_env.core.cards import mask_of, parse_cards
+from rummy_env.core.cards import card_str, mask_of, parse_cards
 from rummy_env.games.errors import ActionTypeError, IllegalActionError
 from rummy_env.games.rummy import DRAW, PLAY, TERMINAL, RummyGame, string_to_action
 from tests.games.rummy.helpers import legal_texts, play, scripted_state, table_texts
@@ -107,6 +107,8 @@ def test_going_out_by_laying_off_needs_no_discard_r_rummy_11():
     play(s, "draw stock", "meld 2C 2D 2H", "layoff 2S set", "meld 7H 8H 9H", "meld 3S 4S 5S", "layoff 6S high")
     assert s.is_terminal() and s.current_player() == TERMINAL
     assert s.last_hand["winner"] == 0 and s.hands[0] == 0
+    # going rummy by laying off the last card: P1's 64 points, doubled (R-RUMMY-16)
+    assert s.last_hand["rummy"] and s.last_hand["hand_scores"] == [128, 0]
 
 
 def test_max_turns_truncates_with_no_winner_r_rummy_13():
@@ -244,3 +246,30 @@ def test_history_replays_the_hand():
     for a in s.history:
         replay.apply_action(a)
     assert str(replay) == str(s) and replay.returns() == s.returns()
+
+
+def test_stack_deck_errors_name_the_problem():
+    from rummy_env.games.rummy import stack_deck
+
+    with pytest.raises(ValueError, match="card 3S is named twice"):
+        stack_deck([P0, P1], upcard="3S")
+    with pytest.raises(ValueError, match="dealer '0' is not a seat"):
+        stack_deck([P0, P1], dealer="0")
+    with pytest.raises(ValueError, match="hand of player_1 has 9 cards: with 2 players each hand has 10"):
+        stack_deck([P0, P1.rsplit(" ", 1)[0]])
+    every_other_card = [card_str(c) for c in range(52) if c not in set(parse_cards(P0 + " " + P1))]
+    with pytest.raises(ValueError, match="no card is left for the upcard"):
+        stack_deck([P0, P1], stock=every_other_card)
+
+
+def test_engine_refuses_decks_that_are_not_card_ids():
+    game = RummyGame()
+    ids = list(range(52))
+    for bad, message in [
+        (ids[:-1] + [51.5], "deck entry 51.5 is not a card id"),
+        ([True] + ids[1:], "deck entry True is not a card id"),
+        (["AC"] + ids[1:], "deck entry 'AC' is not a card id"),
+        (ids[:-1] + [0], "is not a deck: it must hold each card id 0..51 exactly once"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            game.new_initial_state(deck=bad)

@@ -54,6 +54,28 @@ def test_going_rummy_doubles_the_score_r_rummy_16():
     assert env.infos["player_1"]["rummy"] is True
 
 
+def test_a_lay_off_in_an_earlier_turn_rules_out_going_rummy_r_rummy_16():
+    # dealer player_0: player_1 starts and melds 4C 5C 6C; player_0 lays 7C off on it in
+    # its first turn, then goes out in its second turn with three melds: no rummy
+    p0 = "7C 3S 4S 5S 7H 8H 9H 2C 2D 2H"
+    p1 = "4C 5C 6C AD 5D 9D JD QH KH 8S"  # after the meld: 1+5+9+10+10+10+8 = 53 points
+    env = scripted_env([p0, p1], upcard="3D", stock=["TS", "JS", "QS", "KS"], dealer=0)
+    play(env, "draw stock", "meld 4C 5C 6C", "discard TS",
+         "draw stock", "layoff 7C high", "discard JS",
+         "draw stock", "discard QS",
+         "draw stock", "meld 3S 4S 5S", "meld 7H 8H 9H", "meld 2C 2D 2H", "discard KS")
+    infos, rewards, _, _ = final(env)
+    assert infos["player_0"] == {"hand_score": 53, "total_score": 53}
+    assert env.infos["player_0"]["rummy"] is False
+
+
+def test_win_reward_with_three_players_is_zero_sum_r_rummy_15():
+    hands = ["3S 4S 5S 2C 2D 2H KD", "AC AD 5C 6C 9C JC QD", "KH 4D 8D 9D TC 7C 3D"]
+    env = scripted_env(hands, upcard="QS", stock=["6S"], dealer=2, num_players=3)
+    play(env, "draw stock", "meld 3S 4S 5S 6S", "meld 2C 2D 2H", "discard KD")
+    assert final(env)[1] == {"player_0": 1.0, "player_1": -0.5, "player_2": -0.5}
+
+
 def test_score_reward_is_zero_sum_with_three_players_r_rummy_15_16():
     hands = ["3S 4S 5S 2C 2D 2H KD",
              "AC AD 5C 6C 9C JC QD",  # 1+1+5+6+9+10+10 = 42
@@ -128,6 +150,62 @@ def test_stock_rebuilt_from_discard_pile_r_rummy_12(reshuffle, top, stock_after)
     assert obs[lay.slice("stock_size")][0] == stock_after
     top_plane = obs[lay.slice("top_discard")]
     assert top_plane.tolist() == ([1.0 if c == last_discard else 0.0 for c in range(52)] if top else [0.0] * 52)
+
+
+def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], episode="game", target_score=300, reward="score")
+    play(env, *RUMMY_OUT)
+    assert env.rewards == {"player_0": 128.0, "player_1": -128.0}
+    expected = {"player_0": 128.0, "player_1": -128.0}
+    rng = np.random.default_rng(3)
+    hands_seen = 1
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        state = env.unwrapped.state
+        if state.hands_played > hands_seen:  # a hand just ended: its zero-sum payments
+            hands_seen = state.hands_played
+            last = state.last_hand
+            if last["winner"] >= 0:
+                factor = 2 if last["rummy"] else 1
+                for q, a in enumerate(env.possible_agents):
+                    expected[a] += last["hand_scores"][q] if q == last["winner"] else -factor * last["hand_values"][q]
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(legal.size)]))
+    state = env.unwrapped.state
+    assert state.hands_played >= 2
+    assert dict(zip(env.possible_agents, state.returns())) == expected
+
+
+def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
+    env = rummy_v0.env(num_players=4, episode="game", target_score=150)
+    env.reset(seed=11)
+    dealers = [env.unwrapped.state.dealer]
+    rng = np.random.default_rng(0)
+    hands = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(legal.size)]))
+        state = env.unwrapped.state
+        if state.hands_played > hands and not state.is_terminal():
+            hands = state.hands_played
+            dealers.append(state.dealer)
+            assert state.current == (state.dealer + 1) % 4  # R-RUMMY-05
+    assert len(dealers) >= 3
+    assert [(d - dealers[0]) % 4 for d in dealers] == [h % 4 for h in range(len(dealers))]
+
+
+def test_turn_limit_truncates_a_game_episode_too_r_rummy_13():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD"], max_turns=2, episode="game")
+    play(env, "draw stock", "discard 6S", "draw stock", "discard TD")
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
 
 
 def test_turn_limit_truncates_with_zero_scores_r_rummy_13():
