@@ -2,8 +2,9 @@
 
 from agents.base import Agent, legal_ids
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
+from agents.gin_heuristic import GinHeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.registry import agent_names, make_agent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
-__all__ = ["Agent", "CrazyRummyHeuristicAgent", "RandomAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]
+__all__ = ["Agent", "CrazyRummyHeuristicAgent", "GinHeuristicAgent", "RandomAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]

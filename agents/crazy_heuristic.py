@@ -114,7 +114,7 @@ def extends_table(card: int, table: int) -> bool:
     """Whether ``card`` (not on the table) looks like it extends a table meld: three
     cards of its rank are there, or two cards of its suit run up or down from it.  The
     planes do not show where one meld ends and the next starts, so this is a guess."""
-    rank, suit = card % 13, card // 13
+    rank = card % 13
     if sum(table >> (s * 13 + rank) & 1 for s in range(4)) == 3:
         return True
     below = rank >= 2 and table >> (card - 1) & 1 and table >> (card - 2) & 1

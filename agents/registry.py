@@ -9,6 +9,7 @@ from typing import Any
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
+from agents.gin_heuristic import GinHeuristicAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
 
@@ -21,6 +22,7 @@ def _rummy_heuristic(env: Any, seed: int | None) -> Agent:
 HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
     "rummy_v0": _rummy_heuristic,
     "crazy_rummy_v0": lambda env, seed: CrazyRummyHeuristicAgent(env.unwrapped.layout, seed=seed),
+    "gin_rummy_v0": lambda env, seed: GinHeuristicAgent(env.unwrapped.layout, seed=seed),
 }
 
 

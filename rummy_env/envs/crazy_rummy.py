@@ -137,6 +137,7 @@ class raw_env(TurnBasedEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "crazy_rummy_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
     reset_option_names = ("deck", "dealer")
+    max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
 
     def _make_game(self, options: dict) -> CrazyRummyGame:
         check_known(options, CrazyRummyConfig.option_names(), "crazy_rummy_v0")
@@ -157,7 +158,7 @@ class raw_env(TurnBasedEnv):
         return {"winner": self._agent_or_none(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}
 
     def _render_text(self, viewer: int) -> str:
-        return render_crazy_rummy(self.state, viewer)
+        return render_crazy_rummy(self.game_state, viewer)
 
     @staticmethod
     def action_to_string(action: int) -> str:

@@ -50,7 +50,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 f"render_mode={render_mode!r} is not supported: use one of {self.metadata['render_modes']} or None"
             )
         self.render_mode = render_mode
-        self.options = dict(options)
         self.game = self._make_game(options)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -64,7 +63,21 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
-        self.state: Any = None
+        # the engine's state; not named ``state``, which is AECEnv's global-state method
+        self.game_state: Any = None
+        self.agents: list[str] = []
+        self._obs_cache: dict[int, dict] = {}
+
+    @property
+    def illegal_reward(self) -> float:
+        """The reward ``env()`` gives for an illegal action (PettingZoo's
+        ``TerminateIllegalWrapper``): -1 with ``reward="win"``; with ``reward="score"``
+        minus the most a hand can cost, so that an illegal move never pays better than
+        losing.  That ending is not zero-sum."""
+        return -1.0 if self.game.config.reward == "win" else -float(self.max_hand_loss)
+
+    #: The most points one hand can cost a player (variants set it; used by ``illegal_reward``).
+    max_hand_loss: float = 1.0
 
     # -------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -102,9 +115,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
         state = self._new_state(rng, known)
         if seed is not None:
             self._np_random, self._np_random_seed = rng, seed
-        self.state = state
+        self.game_state = state
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
+        self._nonzero_rewards = False
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -126,17 +140,23 @@ class TurnBasedEnv(AECEnv, EzPickle):
             ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
             RuntimeError: ``step`` before ``reset``.
         """
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         state.apply_action(action)
-        self._obs_cache = {}
+        if self._obs_cache:
+            self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(self.agents, state.rewards()))
+        rewards = state.rewards()
+        # most steps reward no one: then the zero rewards dict of the last step stands
+        nonzero = any(rewards)
+        if nonzero or self._nonzero_rewards:
+            self.rewards = dict(zip(self.agents, rewards))
+            self._nonzero_rewards = nonzero
         if state.hands_played != self._hands_seen:
             self._hands_seen = state.hands_played
             for a, info in zip(self.agents, self._hand_infos()):
@@ -147,19 +167,20 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 done[a] = True
         else:
             self.agent_selection = self.possible_agents[state.current_player()]
-        self._accumulate_rewards()
+        if nonzero:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _hand_infos(self) -> list[dict]:
         """Per seat: ``hand_score`` and ``total_score`` of the hand just finished, plus
         the variant's public facts of it (``last_hand`` of the engine)."""
-        last = self.state.last_hand
+        last = self.game_state.last_hand
         return [
             {
                 "hand_score": last["hand_scores"][i],
                 "total_score": last["total_scores"][i],
-                "hand": self.state.hands_played,
+                "hand": self.game_state.hands_played,
                 **self._public_hand_facts(last, i),
             }
             for i in range(self.game.num_players)
@@ -176,17 +197,21 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 (layout.size,), "action_mask": int8 (num_actions,)}``.
 
-        The mask is all zeros unless ``agent`` is acting in a live episode.
+        The mask is all zeros unless ``agent`` is acting in a live episode.  The arrays
+        are read-only (the env keeps them until the next step): copy them to change them.
+
+        Raises:
+            RuntimeError: before ``reset``.
         """
+        if self.game_state is None:
+            raise RuntimeError("call reset() before observe()")
         seat = self.agent_name_mapping[agent]
         cached = self._obs_cache.get(seat)
         if cached is None:
-            state = self.state
-            cached = {
-                "observation": self._encode(state.observation(seat)),
-                "action_mask": mask_from_legal(state.legal_actions(seat), self.num_actions),
-            }
-            self._obs_cache[seat] = cached
+            obs, mask = self._observe_arrays(seat)
+            obs.flags.writeable = False  # the cache hands out the same arrays until the next step
+            mask.flags.writeable = False
+            cached = self._obs_cache[seat] = {"observation": obs, "action_mask": mask}
         return cached
 
     # -------------------------------------------------------------- render
@@ -198,7 +223,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before render()")
         text = self._render_text(self.agent_name_mapping[self.agent_selection])
         if self.render_mode == "human":
@@ -210,6 +235,12 @@ class TurnBasedEnv(AECEnv, EzPickle):
         pass
 
     # ------------------------------------------------------------ variants
+    def _observe_arrays(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation (float32) and int8 action mask of ``seat`` (all zeros if not
+        acting); a variant whose encoder makes both in one pass overrides this."""
+        state = self.game_state
+        return self._encode(state.observation(seat)), mask_from_legal(state.legal_actions(seat), self.num_actions)
+
     def _make_game(self, options: dict) -> Any:
         raise NotImplementedError
 

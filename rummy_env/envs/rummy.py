@@ -114,6 +114,7 @@ class raw_env(TurnBasedEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
     reset_option_names = ("deck", "dealer")
+    max_hand_loss = 2 * 340  # every card in one hand, doubled by going rummy (R-RUMMY-14, 16)
 
     def _make_game(self, options: dict) -> RummyGame:
         check_known(options, RummyConfig.option_names(), "rummy_v0")
@@ -134,7 +135,7 @@ class raw_env(TurnBasedEnv):
         return {"winner": self._agent_or_none(last["winner"]), "rummy": last["rummy"]}
 
     def _render_text(self, viewer: int) -> str:
-        return render_rummy(self.state, viewer)
+        return render_rummy(self.game_state, viewer)
 
     @staticmethod
     def action_to_string(action: int) -> str:

@@ -88,3 +88,51 @@ def render_crazy_rummy(state, viewer: int) -> str:
     if state.last_hand is not None and state.is_terminal():
         lines.append(f"  last round's penalties: {state.last_hand['hand_scores']}")
     return "\n".join(lines)
+
+
+def render_gin(state, viewer: int) -> str:
+    """Text table of a Gin Rummy state as ``viewer`` sees it.
+
+    Shows the viewer's hand and deadwood, the upcard, the sizes of the discard pile and
+    the stock, the cards the opponent is known to hold, the scores and, after a
+    showdown, both hands as laid out (R-GIN-06, 08).  Never the opponent's hidden cards.
+
+    Args:
+        state: a ``games.gin_rummy.GinRummyState``.
+        viewer: seat whose hand is shown.
+
+    Returns:
+        a multi-line string.
+    """
+    from rummy_env.core.melds import MELDS
+
+    view = state.observation(viewer)
+    other = 1 - viewer
+    phase = {0: "take or pass the upcard", 1: "draw", 2: "discard"}.get(view.phase, "")
+    head = (f"Gin Rummy: hand {state.hands_played + (0 if state.is_terminal() else 1)}, turn {view.turn}, "
+            f"dealer player_{state.dealer}, knock limit {view.knock_limit}, ")
+    head += f"player_{state.current} to {phase}" if not state.is_terminal() else "episode over"
+    lines = [head, f"  player_{viewer}'s hand: {hand_text(view.hand)} (deadwood {view.deadwood})"]
+    if view.forbidden >= 0:
+        lines.append(f"  may not discard: {cards_str([view.forbidden])} (taken from the discard pile)")
+    top = cards_str([view.upcard]) if view.upcard >= 0 else "none"
+    lines.append(f"  upcard: {top}; discard pile: {len(state.discard)} card(s); stock: {view.stock_size} card(s)")
+    if view.opponent_known:
+        lines.append(f"  player_{other} is known to hold: {hand_text(view.opponent_known)}")
+    lines.append(f"  scores: player_{viewer} {view.scores[0]}, player_{other} {view.scores[1]}")
+    last = state.last_hand
+    if last is not None and state.is_terminal():
+        sd = last["showdown"]
+        if sd is not None:
+            k = last["knocker"]
+            melds = " | ".join(cards_str(MELDS[m].cards) for m in sd.knocker_melds) or "none"
+            lines.append(f"  player_{k} knocked: melds {melds}; deadwood {sd.knocker_deadwood}"
+                         + (f" ({hand_text(sd.knocker_deadwood_cards)})" if sd.knocker_deadwood_cards else ""))
+            d = sd.defender
+            melds = " | ".join(cards_str(MELDS[m].cards) for m in d.melds) or "none"
+            lays = " ".join(cards_str([x.card]) for x in d.layoffs) or "none"
+            lines.append(f"  player_{1 - k} lays out: melds {melds}; lays off {lays}; deadwood {d.deadwood}"
+                         + (f" ({hand_text(d.deadwood_cards)})" if d.deadwood_cards else ""))
+        who = f"player_{last['winner']}" if last["winner"] >= 0 else "no one"
+        lines.append(f"  last hand: {last['result']}, won by {who}; hand scores {last['hand_scores']}")
+    return "\n".join(lines)

@@ -54,6 +54,6 @@ def test_has_the_lowest_penalty_in_most_rounds_against_random_agents():
                 env.step(None)
                 continue
             env.step(agents[agent].act(obs))
-        penalties = env.unwrapped.state.last_hand["hand_scores"]
+        penalties = env.unwrapped.game_state.last_hand["hand_scores"]
         lowest += penalties[seat] == min(penalties)
     assert lowest / rounds >= 0.85  # measured 0.90 over 600 rounds (issue note)

@@ -41,12 +41,12 @@ def test_same_seed_same_game_and_seed_none_continues_the_generator(variant):
     a, b, c = (variant.module.raw_env() for _ in range(3))
     a.reset(seed=12)
     b.reset(seed=12)
-    assert a.state.deck == b.state.deck and a.state.dealer == b.state.dealer
+    assert a.game_state.deck == b.game_state.deck and a.game_state.dealer == b.game_state.dealer
     a.reset()
     b.reset()
-    assert a.state.deck == b.state.deck  # both continued the same generator
+    assert a.game_state.deck == b.game_state.deck  # both continued the same generator
     c.reset(seed=12)
-    assert c.state.deck != a.state.deck
+    assert c.game_state.deck != a.game_state.deck
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -113,7 +113,7 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
     env.reset(seed=3)
     first = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
     env.step(first)
-    before = (str(env.unwrapped.state), env.agent_selection, env.unwrapped.state.history)
+    before = (str(env.unwrapped.game_state), env.agent_selection, env.unwrapped.game_state.history)
     deck = variant.deck()
     n = env.unwrapped.game.num_players
     for options, message in [
@@ -127,19 +127,19 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
     ]:
         with pytest.raises(ValueError, match=message):
             env.reset(seed=3, options=options)
-        assert (str(env.unwrapped.state), env.agent_selection, env.unwrapped.state.history) == before
+        assert (str(env.unwrapped.game_state), env.agent_selection, env.unwrapped.game_state.history) == before
     with pytest.raises(ValueError, match="is not a dict"):
         env.reset(options=["deck"])
     env.reset(options={"deck": deck, "dealer": 0})
-    assert env.unwrapped.state.deck == list(range(len(deck)))
+    assert env.unwrapped.game_state.deck == list(range(len(deck)))
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
 def test_bad_env_options_are_value_errors(variant):
     with pytest.raises(ValueError, match=f"unknown {variant.name} option"):
         variant.module.env(num_player=3)
-    with pytest.raises(ValueError, match="num_players=9 is out of range"):
-        variant.module.env(num_players=9)
+    with pytest.raises(ValueError, match="max_turns=0 is out of range"):
+        variant.module.env(max_turns=0)
     with pytest.raises(ValueError, match="episode='match' is not allowed"):
         variant.module.env(episode="match")
     with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported"):
@@ -152,13 +152,13 @@ def test_raw_env_refuses_bad_actions_and_keeps_its_state(variant):
     env.reset(seed=4)
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    before = (str(env.state), env.agent_selection)
+    before = (str(env.game_state), env.agent_selection)
     for action in (env.num_actions, -3, "5", 5.0, None, True, np.array([1]), illegal):
         with pytest.raises(ValueError):
             env.step(action)
-        assert (str(env.state), env.agent_selection) == before
+        assert (str(env.game_state), env.agent_selection) == before
     env.step(np.int64(np.flatnonzero(mask)[0]))  # numpy integers are fine
-    assert env.state.history == [int(np.flatnonzero(mask)[0])]
+    assert env.game_state.history == [int(np.flatnonzero(mask)[0])]
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -198,3 +198,58 @@ def test_observe_of_a_waiting_agent_has_an_all_zero_mask(variant):
     for agent in env.agents:
         mask = env.observe(agent)["action_mask"]
         assert (mask.sum() > 0) == (agent == env.agent_selection)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_an_illegal_move_never_pays_better_than_losing(variant):
+    for reward, expected in (("win", -1.0), ("score", -variant.module.raw_env(reward="score").max_hand_loss)):
+        env = variant.module.env(reward=reward)
+        env.reset(seed=4)
+        agent = env.agent_selection
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+        assert env._cumulative_rewards[agent] == expected
+    assert variant.module.raw_env(reward="score").max_hand_loss >= 100
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_observations_are_read_only(variant):
+    env = variant.module.env()
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    for key in ("observation", "action_mask"):
+        with pytest.raises(ValueError, match="read-only"):
+            obs[key][:] = 1
+    copy = obs["action_mask"].copy()
+    copy[:] = 1  # a copy can be changed
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_state_is_pettingzoos_method_not_the_engine(variant):
+    env = variant.module.env()
+    env.reset(seed=4)
+    with pytest.raises(NotImplementedError):
+        env.state()
+    assert env.unwrapped.game_state.current_player() == env.unwrapped.agent_name_mapping[env.agent_selection]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_a_failed_first_reset_leaves_the_env_unreset(variant):
+    env = variant.module.env()
+    with pytest.raises(ValueError, match="deck has 1 cards"):
+        env.reset(options={"deck": ["AC"]})
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        env.agent_selection
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before observe\(\)"):
+        variant.module.raw_env().observe("player_0")
+    env.reset(seed=1)
+    assert env.agent_selection in env.possible_agents
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_wrapped_env_refuses_bool_actions(variant):
+    env = variant.module.env()
+    env.reset(seed=4)
+    for action in (True, np.bool_(False)):
+        with pytest.raises(TypeError, match="has type"):
+            env.step(action)
+    assert env.unwrapped.game_state.history == []

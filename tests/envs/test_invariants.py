@@ -29,14 +29,14 @@ def test_random_play_keeps_the_invariants(variant, seed, options, max_turns, epi
     env = variant.module.env(max_turns=max_turns, episode=episode, reward=reward, **options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     n = state.num_players
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         assert_every_card_in_one_place(variant, state)
         legal = np.flatnonzero(obs["action_mask"])
         assert legal.size > 0 and legal.tolist() == state.legal_actions()

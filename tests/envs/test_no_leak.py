@@ -30,7 +30,7 @@ def record_hand(variant, options, seed, steps):
     actions = []
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
-        if term or trunc or len(actions) == steps or env.unwrapped.state.hands_played:
+        if term or trunc or len(actions) == steps or env.unwrapped.game_state.hands_played:
             break  # the first hand only: later decks come from the generator
         actions.append(agents[agent].act(obs))
         env.step(actions[-1])
@@ -45,10 +45,10 @@ def replay(variant, options, deck, dealer, actions, player, look=None):
     env.reset(seed=1234, options={"deck": [variant.deck()[c] for c in deck], "dealer": dealer})
     for a in actions:
         if look:
-            look(env.state)
+            look(env.game_state)
         env.step(a)
     if look:
-        look(env.state)
+        look(env.game_state)
     return env
 
 
@@ -58,7 +58,7 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(variant, optio
     moved = compared = 0
     for _ in range(25):
         env, actions = record_hand(variant, options, seed=int(rng.integers(1 << 30)), steps=int(rng.integers(1, 150)))
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         deck, dealer = state.initial_deck, state.initial_dealer
         replay_options = variant.replay_options(state, options)
         for player in range(state.num_players):
@@ -77,13 +77,13 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(variant, optio
             b = replay(variant, replay_options, shuffled, dealer, [], player)
             agent = a.possible_agents[player]
             for action in actions + [None]:
-                if variant.public_signature(a.state) != variant.public_signature(b.state):
+                if variant.public_signature(a.game_state) != variant.public_signature(b.game_state):
                     assert variant.name != "rummy_v0", "basic Rummy replays cannot part"
                     break
                 oa, ob = a.observe(agent), b.observe(agent)
                 assert np.array_equal(oa["action_mask"], ob["action_mask"])
                 same = oa["observation"] == ob["observation"]
-                if a.state.hands_played:
+                if a.game_state.hands_played:
                     # the hand is scored: the other hands' values become public in the totals
                     for name in ("scores", "totals"):
                         if any(f.name == name for f in a.layout.fields):
@@ -102,7 +102,7 @@ def test_no_card_plane_shows_where_another_players_hidden_cards_are(variant, opt
     for seed in range(15):
         env, _ = record_hand(variant, options, seed=seed, steps=int(np.random.default_rng(seed).integers(0, 120)))
         raw = env.unwrapped
-        state, lay = raw.state, raw.layout
+        state, lay = raw.game_state, raw.layout
         # planes that say where cards are (the wild card planes of Crazy Rummy say what a
         # wild card stands for, which is public, not where that natural card is)
         planes = [f.name for f in lay.fields if f.size == 52 and not f.name.startswith("wild_")]

@@ -110,4 +110,4 @@ def test_card_strings_in_a_deck_may_be_written_10s():
     deck = [card_str(c).replace("T", "10") for c in range(52)]
     env = rummy_v0.raw_env()
     env.reset(options={"deck": deck, "dealer": 0})
-    assert env.state.deck == list(range(52))
+    assert env.game_state.deck == list(range(52))

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable
 
-from rummy_env import crazy_rummy_v0, rummy_v0
-from rummy_env.core.cards import card_str
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
+from rummy_env.core.cards import card_str, cards_of
 
 
 def _discard_mask(state):
@@ -41,9 +41,12 @@ def crazy_public(state, player):
 
 def card_places(state):
     """Where each card is: a list of card lists (hands, table, stock, discard pile)."""
-    from rummy_env.core.cards import cards_of
-
     return [cards_of(h) for h in state.hands] + [cards_of(table_physical(state)), list(state.stock), list(state.discard)]
+
+
+def gin_places(state):
+    """Gin Rummy has no table: the cards are in the hands, the stock and the discard pile."""
+    return [cards_of(h) for h in state.hands] + [list(state.stock), list(state.discard)]
 
 
 def table_signature(state):
@@ -101,5 +104,13 @@ VARIANTS = [
         # the round's wild rank is drawn with the deal unless the option fixes it
         replay_options=lambda state, options: {**options, "wild_rank": state.game.config.wild_rank or state.round}
         if state.config.episode == "hand" else options,
+    ),
+    Variant(
+        gin_rummy_v0,
+        api_options=[{}, {"knock_limit": 0, "oklahoma": True, "reward": "score", "episode": "game"},
+                     {"max_turns": 3}, {"big_gin": False, "game_bonuses": True, "episode": "game", "target_score": 30}],
+        leak_options=[],  # tests/envs/test_gin_no_leak.py: gin shows layouts at the showdown
+        public_cards=None,
+        places=gin_places,
     ),
 ]

@@ -168,7 +168,7 @@ def test_mask_equals_brute_force(options):
             if term or trunc:
                 env.step(None)
                 continue
-            state = env.unwrapped.state
+            state = env.unwrapped.game_state
             if state.phase == DRAW:
                 hand = state.hands[state.current]
                 start_size = hand.bit_count()

@@ -114,7 +114,7 @@ def visited_states(options, seed, lineup):
         if term or trunc:
             env.step(None)
             continue
-        yield env.unwrapped.state, obs, table
+        yield env.unwrapped.game_state, obs, table
         action = agents[agent].act(obs)
         words = rummy_v0.raw_env.action_to_string(action).split()
         if words[0] == "meld":

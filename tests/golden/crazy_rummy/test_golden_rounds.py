@@ -30,7 +30,7 @@ def test_first_player_melds_without_drawing_and_names_the_wild_card_r_crazy_05_0
     assert "draw stock" not in texts and "draw discard" not in texts  # R-CRAZY-06
     assert {"meld 7S 8S 9S", "meld 6S 7S 8S", "meld 2H 3H 4H", "meld 2H 3H 4H 5H", "meld AH 2H 3H"} <= set(texts)
     play(env, "meld 7S 8S 9S")
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     [meld] = list(state.table)
     assert meld.cards() == parse_cards("7S 8S 9S") and meld.physical() == parse_cards("7S 8S 5C")
     assert plane(env, "player_1", "wild_C") == parse_cards("9S")  # the clubs wild stands for 9S
@@ -47,7 +47,7 @@ def test_swap_needs_a_meld_first_r_crazy_07():
     play(env, "meld AC 2C 3C")
     assert "swap 9S" in legal_texts(env)
     play(env, "swap 9S")
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert list(state.table)[0].physical() == parse_cards("7S 8S 9S")
     assert state.hands[1] >> parse_cards("5C")[0] & 1
     # the wild card came off the table face up: the others know player_1 holds it
@@ -73,7 +73,7 @@ def test_a_set_never_grows_past_four_cards_r_crazy_04():
     texts = legal_texts(env)
     assert not any(t.endswith(" set") for t in texts)
     assert all(len(t.split()) <= 5 for t in texts if t.startswith("meld 7"))  # no meld of five sevens
-    [meld] = list(env.unwrapped.state.table)
+    [meld] = list(env.unwrapped.game_state.table)
     assert meld.cards() == sorted(parse_cards("7C 7D 7H 7S")) and meld.wilds == {parse_cards("7H")[0]: parse_cards("KC")[0]}
 
 
@@ -166,7 +166,7 @@ def test_thirteen_rounds_wild_ranks_in_order_lowest_total_wins_r_crazy_02_03_13(
     env = crazy_rummy_v0.env(num_players=4, episode="game")
     env.reset(seed=7)
     rng = np.random.default_rng(1)
-    rounds, dealers = [], [env.unwrapped.state.dealer]
+    rounds, dealers = [], [env.unwrapped.game_state.dealer]
     totals = {a: 0 for a in env.possible_agents}
     seen_hand = 0
     for agent in env.agent_iter():
@@ -178,13 +178,13 @@ def test_thirteen_rounds_wild_ranks_in_order_lowest_total_wins_r_crazy_02_03_13(
                 totals[a] += env.infos[a]["hand_score"]
                 assert env.infos[a]["total_score"] == totals[a]
             if not term:
-                dealers.append(env.unwrapped.state.dealer)
+                dealers.append(env.unwrapped.game_state.dealer)
         if term or trunc:
             env.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert rounds == list(range(1, 14)) and state.hands_played == 13
     assert [(d - dealers[0]) % 4 for d in dealers] == [r % 4 for r in range(13)]  # the deal passes left
     best = min(state.scores)

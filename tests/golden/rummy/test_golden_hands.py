@@ -104,7 +104,7 @@ def test_game_ends_when_a_total_reaches_the_target_r_rummy_17(target, over):
     else:
         # R-RUMMY-04: the deal passes left (dealer 1 -> 0), so player_1 starts hand 2
         assert not any(env.terminations.values()) and env.agent_selection == "player_1"
-        assert env.unwrapped.state.dealer == 0
+        assert env.unwrapped.game_state.dealer == 0
         assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
         obs = env.observe("player_0")["observation"]
         lay = env.unwrapped.layout
@@ -123,7 +123,7 @@ def test_game_reward_goes_to_the_game_winner_not_each_hand_r_rummy_17():
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     winner = state.game_winner
     assert state.scores[winner] >= 129 and state.hands_played >= 2
     assert state.returns()[winner] == 1.0 and state.returns()[1 - winner] == -1.0
@@ -161,7 +161,7 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
     hands_seen = 1
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         if state.hands_played > hands_seen:  # a hand just ended: its zero-sum payments
             hands_seen = state.hands_played
             last = state.last_hand
@@ -174,7 +174,7 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.hands_played >= 2
     assert dict(zip(env.possible_agents, state.returns())) == expected
 
@@ -182,7 +182,7 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
 def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
     env = rummy_v0.env(num_players=4, episode="game", target_score=150)
     env.reset(seed=11)
-    dealers = [env.unwrapped.state.dealer]
+    dealers = [env.unwrapped.game_state.dealer]
     rng = np.random.default_rng(0)
     hands = 0
     for agent in env.agent_iter():
@@ -192,7 +192,7 @@ def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         if state.hands_played > hands and not state.is_terminal():
             hands = state.hands_played
             dealers.append(state.dealer)

@@ -1,0 +1,281 @@
+"""
+# Gin Rummy (``gin_rummy_v0``)
+
+| | |
+|---|---|
+| Import | ``from rummy_env import gin_rummy_v0`` |
+| Agents | ``player_0``, ``player_1`` |
+| Actions | ``Discrete(108)`` |
+| Observation | ``Dict(observation=Box(float32, (485,)), action_mask=Box(int8, (108,)))`` |
+| Rules | ``docs/rules/gin_rummy.md`` (R-GIN-01..14) |
+
+## Description
+Two-player Gin Rummy with one 52-card deck, aces low.  Each player holds 10 cards;
+on a turn a player draws the top card of the stock or takes the upcard (the top of
+the discard pile), then discards, or knocks by discarding when the ten cards kept have
+at most ``knock_limit`` points of deadwood (cards in no set or run), or goes gin.  The
+first turn starts with the upcard offer (R-GIN-03).  After a knock the environment lays
+out both hands: the knocker's melds (least deadwood; ties broken to leave the defender
+the most deadwood, R-GIN-06), then the defender's melds and lay-offs that leave the
+defender the least deadwood (R-GIN-08; none against gin or big gin).  Deadwood is exact
+(the least over all meld arrangements, ``rummy_env.core.deadwood``) for any knock limit.
+The hand ends dead when the player who drew the 50th card discards without knocking
+(R-GIN-09).  A turn is two steps of the same agent: a draw, then a discard, knock or
+big gin.
+
+## Action Space
+One flat id space; the layout never changes with the options (illegal ids are masked):
+
+| ids | text | move |
+|---|---|---|
+| 0..51 | `discard KD` | discard the card with that id and end the turn (card ids: suit-major C D H S, ranks A..K) |
+| 52..103 | `knock KD` | discard card ``id - 52`` and knock (R-GIN-06); with 0 deadwood kept this is gin, scored as gin (R-GIN-07, 12) |
+| 104 | `draw stock` | draw the top card of the stock |
+| 105 | `draw upcard` | take the upcard (top of the discard pile), on the first offer or any later turn; it may not be discarded this turn |
+| 106 | `pass` | decline the first upcard (the upcard offer only, R-GIN-03) |
+| 107 | `big gin` | go out with all eleven cards melded, without discarding (R-GIN-07, option ``big_gin``) |
+
+``env.unwrapped.action_to_string(a)`` and ``env.unwrapped.string_to_action(text)``
+convert ids and text (cards written ``TS``, ``10S``, ``AH``; ``draw discard`` is
+accepted for ``draw upcard``).  Knocking with the card just taken from the discard
+pile is not allowed either (R-GIN-04).
+
+## Observation Space
+``observation`` is a float32 vector of 485 entries (pairs relative to the observer:
+entry 0 is the observer, entry 1 the opponent); ``env.unwrapped.layout`` names its
+blocks (``layout.slice("hand")``, ``layout.split(obs)``):
+
+| indexes | field | size | meaning |
+|---|---|---|---|
+| 0..51 | `hand` | 52 | 1 for each card in the observer's hand |
+| 52..103 | `upcard` | 52 | 1 for the upcard (top of the discard pile) |
+| 104..155 | `discard_rest` | 52 | 1 for each other card of the discard pile: cards the observer has seen leave play |
+| 156..207 | `opponent_known` | 52 | 1 for each card the opponent is known to hold (taken from the discard pile and kept; its whole hand after a showdown) |
+| 208..259 | `opponent_discarded` | 52 | 1 for each card the opponent discarded in this hand |
+| 260..311 | `forbidden` | 52 | 1 for the card the observer took from the discard pile this turn and may not discard (R-GIN-04) |
+| 312..363 | `knocker_melds` | 52 | after a showdown: 1 for each card of the knocker's melds (R-GIN-06) |
+| 364..415 | `layoffs` | 52 | after a showdown: 1 for each card the defender laid off (R-GIN-08) |
+| 416..467 | `defender_melds` | 52 | after a showdown: 1 for each card of the defender's melds (R-GIN-08) |
+| 468..470 | `phase` | 3 | one-hot phase: upcard offer (R-GIN-03), draw, discard (all 0 when the episode is over) |
+| 471..472 | `acting` | 2 | one-hot relative seat of the acting player (0 = observer) |
+| 473..474 | `dealer` | 2 | one-hot relative seat of this hand's dealer |
+| 475..476 | `knocker` | 2 | one-hot relative seat of the player who knocked (all 0 before a showdown) |
+| 477..477 | `stock_size` | 1 | cards in the stock |
+| 478..478 | `knock_limit` | 1 | most deadwood a knock may keep in this hand, points (R-GIN-06, 14) |
+| 479..479 | `deadwood` | 1 | least deadwood of all the observer's cards (10, or 11 after a draw), points |
+| 480..481 | `showdown_deadwood` | 2 | after a showdown: deadwood of (observer, opponent), the defender's after lay-offs, points |
+| 482..483 | `scores` | 2 | game totals of (observer, opponent), points |
+| 484..484 | `turn` | 1 | turns completed in this hand |
+
+The observation holds only what the observer may know: never the opponent's hidden
+cards nor the stock's order.  The showdown takes no decisions (the environment lays out
+both hands), so the hand that ends with it is the first time the knocker sees the
+defender's hand; from then on both players see both layouts (the final observation of
+``episode="hand"``, and ``infos`` in every case).  ``action_mask`` (int8) marks the
+legal ids of the acting agent and is all zeros for the other agent.
+
+## Rewards
+``reward="win"`` (default): when the episode ends, +1 to its winner and -1 to the other
+player: with ``episode="hand"`` the hand's winner (the player who scores: the knocker,
+or the defender on an undercut), with ``episode="game"`` the game's winner; 0 to both
+after a dead hand or a truncation.  ``reward="score"``: at the end of each hand the
+scorer gets the hand's points and the other player loses as many (R-GIN-10..12); at the
+end of a game with ``game_bonuses=True`` the winner also gets the difference of the two
+players' bonuses and the loser loses it, so an episode's returns are the difference of
+the final totals.  Rewards are zero-sum.
+
+## Scoring (``infos[agent]["hand_score"]``)
+Knock (R-GIN-10): the knocker scores the defender's deadwood after lay-offs minus the
+knocker's.  Undercut (R-GIN-11): if the defender's deadwood is equal or lower, the
+defender scores the difference plus ``undercut_bonus`` (25).  Gin (R-GIN-12): the
+defender's deadwood (no lay-offs) plus ``gin_bonus`` (25); big gin: plus
+``big_gin_bonus`` (31).  Game (R-GIN-13, ``episode="game"``): hands are dealt until a
+total reaches ``target_score`` (100); with ``game_bonuses=True`` the winner adds 100 and
+each player 25 per hand won, and the winner's total (bonuses included) is doubled when
+the loser won no hand.
+
+## Episode End
+``episode="hand"`` (default): the hand ends with a knock, gin or big gin, or dead
+(R-GIN-09; both score 0), all terminations; after ``max_turns`` turns it is truncated.
+``episode="game"``: hands are dealt until a total reaches ``target_score``
+(termination); the winner of a hand deals the next, the same dealer deals again after
+a dead hand (R-GIN-02); a hand reaching ``max_turns`` truncates the episode.
+
+## Arguments
+``gin_rummy_v0.env(knock_limit=10, gin_bonus=25, undercut_bonus=25, big_gin=True,
+big_gin_bonus=31, oklahoma=False, target_score=100, game_bonuses=False, max_turns=1000,
+episode="hand", reward="win", render_mode=None)``; see
+``rummy_env.games.gin_rummy.GinRummyConfig``.  ``knock_limit`` is any int >= 0 (0 means
+gin only); with ``oklahoma=True`` each hand's limit is the first upcard's value instead
+(an ace: gin only, R-GIN-14).  ``max_turns`` is a safety limit of this environment (the
+rules have none, and taking the upcard and discarding another card can go on forever).
+Unknown or bad options raise ``ValueError``.
+
+## Reset options
+``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
+stacks the deck of the first hand (dealt one card at a time, the non-dealer first, then
+the upcard; the rest is the stock, R-GIN-02; ``rummy_env.games.gin_rummy.stack_deck``
+builds one) and fixes the first dealer (0 or 1); either may be left out (then it comes
+from the seeded generator).  A bad deck or dealer raises ``ValueError`` and leaves the
+env as it was.
+
+## Infos
+When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
+the agent's total), ``total_score`` (the game total, end-of-game bonuses included),
+``hand`` (hands finished so far), ``winner`` (agent name or None), ``result``
+(``"knock"``, ``"gin"``, ``"big gin"``, ``"undercut"``, ``"dead hand"`` or
+``"truncated"``), ``knocker`` (agent name or None) and the public facts of the
+showdown: ``knocker_melds`` and ``defender_melds`` (lists of melds as text, e.g.
+``"3S 4S 5S"``), ``knocker_deadwood`` and ``defender_deadwood`` (points, the defender's
+after lay-offs; None without a showdown), ``knocker_deadwood_cards`` and
+``defender_deadwood_cards`` (text), ``layoffs`` (list of ``(card, knocker's meld)``
+text pairs in the order laid; the meld as the knocker laid it), plus ``game_bonus``
+(this agent's end-of-game bonus, 0 unless the game ended with ``game_bonuses``).
+They stay until the next hand ends.
+
+## Rule readings
+Where ``gin_rummy.md`` is silent, this environment reads it as follows:
+- R-GIN-04: the card taken from the discard pile may not be discarded in the same turn,
+  neither plainly nor to knock.
+- R-GIN-06: the knocker's arrangements are compared with adjacent runs of one suit
+  merged (a 6-card run is one meld); "meld-table order" is the lexicographic order of
+  an arrangement's ascending meld ids (``rummy_env.core.melds.MELDS``).
+- R-GIN-08: among the defender's layouts with the least deadwood, the one laying off
+  the fewest cards is taken.
+- R-GIN-09: the hand is dead as soon as the player who drew the 50th card discards
+  without knocking; the other player does not get a last chance at that discard.
+- R-GIN-13: with ``episode="hand"`` there is no game: no target and no game bonuses.
+  ``hand_score`` is the hand's points; the end-of-game bonuses are reported in
+  ``game_bonus`` and included in ``total_score``.
+- R-GIN-14: Oklahoma sets only the knock limit (no doubling for a spade upcard).
+
+## Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.cards import cards_of, cards_str, parse_deck
+from rummy_env.core.melds import MELDS
+from rummy_env.encoding import gin_rummy as encoding
+from rummy_env.encoding.layout import Layout
+from rummy_env.envs.driver import TurnBasedEnv
+from rummy_env.envs.wrappers import wrap
+from rummy_env.games.gin_rummy import NUM_ACTIONS, GinRummyConfig, GinRummyGame, action_to_string, string_to_action
+from rummy_env.games.options import check_known
+from rummy_env.render.text import render_gin
+
+
+def max_total(cfg: GinRummyConfig) -> float:
+    """Largest game total the options allow (the upper bound of the ``scores`` field).
+
+    A hand scores at most 100 (ten cards of deadwood) plus its largest bonus; a game
+    ends as soon as a total reaches ``target_score``.  With ``game_bonuses`` the box
+    bonus counts hands won, which is bounded only when every won hand scores a point (a
+    knock always does; gin, big gin and an undercut do when their bonus is >= 1);
+    otherwise the bound is infinite.
+    """
+    hand = 100 + max(cfg.gin_bonus, cfg.big_gin_bonus if cfg.big_gin else 0, cfg.undercut_bonus)
+    if cfg.episode == "hand":
+        return float(hand)
+    total = cfg.target_score - 1 + hand
+    if not cfg.game_bonuses:
+        return float(total)
+    if min(cfg.gin_bonus, cfg.undercut_bonus, cfg.big_gin_bonus if cfg.big_gin else 1) == 0:
+        return float("inf")
+    return float(2 * (total + 100 + 25 * cfg.target_score))
+
+
+class raw_env(TurnBasedEnv):
+    """Gin Rummy as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False}
+    num_actions = NUM_ACTIONS
+    reset_option_names = ("deck", "dealer")
+
+    @property
+    def max_hand_loss(self) -> float:
+        """Ten cards of deadwood are worth at most 100 points; the biggest bonus comes on top
+        (R-GIN-10..12).  End-of-game bonuses are not counted."""
+        cfg = self.game.config
+        return 100 + max(cfg.gin_bonus, cfg.big_gin_bonus, cfg.undercut_bonus)
+
+    def _make_game(self, options: dict) -> GinRummyGame:
+        check_known(options, GinRummyConfig.option_names(), "gin_rummy_v0")
+        return GinRummyGame(GinRummyConfig(**options))
+
+    def _layout(self) -> Layout:
+        cfg = self.game.config
+        limit = 10 if cfg.oklahoma else cfg.knock_limit
+        return encoding.observation_layout(limit, cfg.target_score, cfg.max_turns, max_total(cfg))
+
+    def _encode(self, view: Any) -> np.ndarray:
+        return encoding.encode(view)
+
+    def _observe_arrays(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        # the observation and the mask made in one pass from the engine's legal-action bits
+        state = self.game_state
+        legal = state.legal_bits() if state.current_player() == seat else 0
+        return encoding.encode_with_mask(state.observation(seat), legal)
+
+    def _new_state(self, rng: np.random.Generator, options: dict):
+        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
+
+    def _public_hand_facts(self, last: dict, seat: int) -> dict:
+        sd = last["showdown"]
+        facts = {
+            "winner": self._agent_or_none(last["winner"]),
+            "result": last["result"],
+            "knocker": self._agent_or_none(last["knocker"]),
+            "knocker_melds": [],
+            "knocker_deadwood": None,
+            "knocker_deadwood_cards": "",
+            "defender_melds": [],
+            "layoffs": [],
+            "defender_deadwood": None,
+            "defender_deadwood_cards": "",
+            "game_bonus": last["game_bonuses"][seat],
+        }
+        if sd is not None:
+            knocker_melds = [cards_str(MELDS[m].cards) for m in sd.knocker_melds]
+            facts.update(
+                knocker_melds=knocker_melds,
+                knocker_deadwood=sd.knocker_deadwood,
+                knocker_deadwood_cards=cards_str(cards_of(sd.knocker_deadwood_cards)),
+                defender_melds=[cards_str(MELDS[m].cards) for m in sd.defender.melds],
+                layoffs=[(cards_str([x.card]), knocker_melds[x.meld]) for x in sd.defender.layoffs],
+                defender_deadwood=sd.defender.deadwood,
+                defender_deadwood_cards=cards_str(cards_of(sd.defender.deadwood_cards)),
+            )
+        return facts
+
+    def _render_text(self, viewer: int) -> str:
+        return render_gin(self.game_state, viewer)
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        """Text of an action id, e.g. ``"knock KD"`` (grammar in the module doc).
+
+        Raises:
+            ValueError: not an action id.
+        """
+        return action_to_string(action)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        """Action id of an action's text; inverse of :meth:`action_to_string`.
+
+        Raises:
+            ValueError: text outside the grammar or naming an unknown card.
+        """
+        return string_to_action(text)
+
+
+def env(**kwargs: Any):
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,54 @@
+"""Stacked decks for scripted Gin Rummy hands (golden tests, notebooks, replays)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rummy_env.core.cards import NUM_CARDS, card_str, parse_card, parse_cards
+
+HAND_SIZE = 10  #: cards dealt to each player (R-GIN-02)
+
+
+def stack_deck(
+    hands: Sequence[Sequence[str] | str],
+    upcard: str | None = None,
+    stock: Sequence[str] | str = (),
+    dealer: int = 0,
+) -> list[str]:
+    """A 52-card deck (card strings, top first) that deals exactly these hands.
+
+    The dealer deals one card at a time, the non-dealer first (R-GIN-02), then turns
+    up the upcard; the stock follows, top first.  Cards not named go to the bottom of
+    the stock in card-id order.  Pass the result as
+    ``env.reset(options={"deck": deck, "dealer": dealer})``.
+
+    Args:
+        hands: ``[hand of player_0, hand of player_1]``, each 10 card strings or one
+            space-separated string.
+        upcard: the first upcard (default: the first unnamed card).
+        stock: the top cards of the stock, top first.
+        dealer: the dealer's seat, 0 or 1.
+
+    Raises:
+        ValueError: not two hands of 10 cards, a bad dealer, an unknown card, or a card
+            named twice.
+    """
+    if len(hands) != 2:
+        raise ValueError(f"{len(hands)} hands given: Gin Rummy has 2 players")
+    if dealer not in (0, 1) or isinstance(dealer, bool):
+        raise ValueError(f"dealer {dealer!r} is not a seat: use 0 or 1")
+    parsed = [parse_cards(h) for h in hands]
+    for seat, h in enumerate(parsed):
+        if len(h) != HAND_SIZE:
+            raise ValueError(f"hand of player_{seat} has {len(h)} cards: Gin Rummy deals {HAND_SIZE} to each player")
+    order: list[int] = [parsed[(dealer + 1 + i) % 2][i // 2] for i in range(2 * HAND_SIZE)]
+    if upcard is not None:
+        order.append(parse_card(upcard))
+    order += parse_cards(stock)
+    if len(set(order)) != len(order):
+        raise ValueError("a card is named twice in the hands, upcard and stock")
+    named = set(order)
+    rest = [c for c in range(NUM_CARDS) if c not in named]
+    if upcard is None:
+        order.insert(2 * HAND_SIZE, rest.pop(0))
+    return [card_str(c) for c in order + rest]

@@ -1,0 +1,531 @@
+"""Rules engine of Gin Rummy (``docs/rules/gin_rummy.md``), framework-free.
+
+The API follows OpenSpiel's Python API so that search algorithms transfer:
+``GinRummyGame(config).new_initial_state(rng=..., deck=..., dealer=...)``, then
+``state.current_player()``, ``state.legal_actions()``, ``state.apply_action(a)``,
+``state.is_terminal()``, ``state.returns()``, ``state.rewards()``, ``state.clone()``
+and ``state.observation(player)`` (what that player may know, see :class:`GinView`).
+
+A hand goes: the upcard offer (R-GIN-03, phase :data:`OFFER`), then turns of a draw
+(:data:`DRAW`) and a discard, knock or big gin (:data:`DISCARD`).  Hands are card
+bitmasks (Python ints, bit = card id); the stock and the discard pile are lists of
+card ids with the top card *last*.  Every decision is an action; the showdown after a
+knock (R-GIN-06, 08) and the non-dealer's draw after two passes (R-GIN-03) are not
+decisions and happen inside :meth:`GinRummyState.apply_action`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import NamedTuple
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, card_str, cards_of, cards_str
+from rummy_env.core.deadwood import (
+    Showdown,
+    deadwood,
+    knock_discards,
+    melds_mask,
+    showdown,
+)
+from rummy_env.core.melds import MELDS
+from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.gin_rummy.actions import (
+    BIG_GIN,
+    DRAW_STOCK,
+    DRAW_UPCARD,
+    KNOCK,
+    NUM_ACTIONS,
+    PASS,
+    action_to_string,
+)
+from rummy_env.games.gin_rummy.config import GinRummyConfig
+from rummy_env.games.gin_rummy.deal import HAND_SIZE
+
+OFFER = 0  #: phase: the upcard offer of the first turn (R-GIN-03): take it or pass
+DRAW = 1  #: phase: the acting player draws from the stock or takes the upcard (R-GIN-04)
+DISCARD = 2  #: phase: the acting player holds 11 cards: discard, knock or big gin
+TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
+
+WALL = 2  #: cards left in the stock when the hand goes dead (R-GIN-09)
+GAME_BONUS = 100  #: R-GIN-13 bonus for winning the game
+BOX_BONUS = 25  #: R-GIN-13 line (box) bonus per hand won
+
+#: Hand results (``last_hand["result"]``).
+KNOCK_RESULT, GIN_RESULT, BIG_GIN_RESULT, UNDERCUT_RESULT = "knock", "gin", "big gin", "undercut"
+DEAD_RESULT, TRUNCATED_RESULT = "dead hand", "truncated"
+
+_OFFER_BITS = 1 << DRAW_UPCARD | 1 << PASS
+_DRAW_BITS = 1 << DRAW_STOCK | 1 << DRAW_UPCARD
+_CARD_VALUE = tuple(min(c % 13 + 1, 10) for c in range(NUM_CARDS))
+
+
+class GinView(NamedTuple):
+    """What one player may know of a Gin Rummy state (the only input of the encoder).
+
+    Card sets are bitmasks; pairs are *relative to the viewer* (index 0 = the viewer,
+    1 = the opponent); relative seats are 0 (viewer) or 1 (opponent), -1 for none.
+
+    Attributes:
+        hand: the viewer's cards.
+        upcard: the top card of the discard pile, -1 if the pile is empty.
+        discard_rest: the other cards of the discard pile.  A buried card can never be
+            drawn again: these are the cards the viewer has seen leave play.
+        opponent_known: cards the opponent is known to hold: cards it took from the
+            discard pile and has not discarded since; after a showdown, its whole hand
+            (both hands are laid out, R-GIN-08).
+        opponent_discarded: every card the opponent discarded in this hand (also those
+            taken back since).
+        forbidden: the card the viewer took from the discard pile this turn and may not
+            discard (R-GIN-04), or -1.
+        knocker_melds: after a showdown, the cards of the knocker's melds.
+        layoffs: after a showdown, the cards the defender laid off on them.
+        defender_melds: after a showdown, the cards of the defender's own melds.
+        phase: :data:`OFFER`, :data:`DRAW` or :data:`DISCARD`; -1 when the episode is over.
+        acting: relative seat of the acting player, -1 when the episode is over.
+        dealer: relative seat of this hand's dealer.
+        knocker: relative seat of the player who knocked (or went gin), -1 before.
+        stock_size: cards in the stock.
+        knock_limit: the most deadwood a knock may keep in this hand (points).
+        deadwood: least deadwood of all the viewer's cards (10, or 11 after a draw).
+        showdown_deadwood: after a showdown, (viewer's, opponent's) deadwood in points,
+            the defender's after lay-offs; (0, 0) before.
+        scores: game totals (viewer's, opponent's) in points.
+        turn: turns completed in this hand.
+    """
+
+    hand: int
+    upcard: int
+    discard_rest: int
+    opponent_known: int
+    opponent_discarded: int
+    forbidden: int
+    knocker_melds: int
+    layoffs: int
+    defender_melds: int
+    phase: int
+    acting: int
+    dealer: int
+    knocker: int
+    stock_size: int
+    knock_limit: int
+    deadwood: int
+    showdown_deadwood: tuple[int, int]
+    scores: tuple[int, int]
+    turn: int
+
+
+_new_view = tuple.__new__  # builds a GinView from a tuple of its fields, in order
+
+
+class GinRummyGame:
+    """A Gin Rummy game definition: options plus a state factory.
+
+    Args:
+        config: a :class:`GinRummyConfig`; or pass its fields as keyword arguments.
+
+    Raises:
+        ValueError: a bad option (see :class:`GinRummyConfig`).
+    """
+
+    num_players = 2
+
+    def __init__(self, config: GinRummyConfig | None = None, **options):
+        if config is not None and options:
+            raise ValueError("pass either a GinRummyConfig or keyword options, not both")
+        self.config = config if config is not None else GinRummyConfig(**options)
+
+    def num_distinct_actions(self) -> int:
+        """Size of the action id space (108)."""
+        return NUM_ACTIONS
+
+    def new_initial_state(
+        self,
+        rng: np.random.Generator | int | None = None,
+        deck: list[int] | None = None,
+        dealer: int | None = None,
+    ) -> "GinRummyState":
+        """The state after the deal of the first hand (R-GIN-02).
+
+        Args:
+            rng: the generator every random choice goes through (the first dealer, the
+                shuffles, later deals of an ``episode="game"``); an int seeds a new
+                ``np.random.default_rng``.  The state keeps it.
+            deck: 52 distinct card ids, top card first, stacked for the first hand; by
+                default ``rng.permutation(52)``.
+            dealer: seat of the first dealer (0 or 1); by default drawn from ``rng``.
+
+        Raises:
+            ValueError: a deck that is not a permutation of 0..51, or a dealer that is
+                not 0 or 1.
+        """
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        if dealer is None:
+            dealer = int(rng.integers(2))
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
+            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be the int 0 or 1")
+        if deck is None:
+            deck = rng.permutation(NUM_CARDS).tolist()
+        else:
+            deck = [int(c) for c in deck]
+            if sorted(deck) != list(range(NUM_CARDS)):
+                raise ValueError("deck must hold each card id 0..51 exactly once")
+        state = GinRummyState(self, rng)
+        state._deal(deck, int(dealer))
+        return state
+
+
+class GinRummyState:
+    """A Gin Rummy state: one hand, or a game of hands with ``episode="game"``.
+
+    Do not build it directly: use :meth:`GinRummyGame.new_initial_state`.
+
+    Public attributes (read-only for users): ``hands`` (two bitmasks), ``stock``,
+    ``discard`` (lists, top last), ``dealer``, ``phase``, ``knock_limit`` (this hand's),
+    ``turn``, ``scores``, ``hands_won``, ``hands_played``, ``last_hand`` (a dict of the
+    last finished hand's public facts: ``winner``, ``result``, ``hand_scores``,
+    ``total_scores``, ``game_bonuses``, ``knocker`` and the showdown), ``game_winner``,
+    ``truncated``, ``history`` (actions of this episode), ``initial_deck`` and
+    ``initial_dealer`` (of the first hand).
+    """
+
+    def __init__(self, game: GinRummyGame, rng: np.random.Generator):
+        cfg = game.config
+        self.game = game
+        self.config = cfg
+        self.rng = rng
+        self.scores = [0, 0]  # game totals (R-GIN-13)
+        self.hands_won = [0, 0]
+        self.hands_played = 0
+        self.last_hand: dict | None = None
+        self._returns = [0.0, 0.0]
+        self._rewards = [0.0, 0.0]
+        self._terminal = False
+        self.truncated = False
+        self.game_winner = -1
+        self.history: list[int] = []
+        self._legal: int | None = None  # legal action ids as a bitmask, until the next move
+        self.initial_deck: list[int] = []
+        self.initial_dealer = -1
+
+    # ------------------------------------------------------------------- deal
+    def _deal(self, deck: list[int], dealer: int) -> None:
+        """Deal a hand from ``deck`` (top first): one card at a time, non-dealer first,
+        then the upcard; the rest is the stock (R-GIN-02)."""
+        if not self.initial_deck:
+            self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.deck = deck
+        self.dealer = dealer
+        first = 0
+        for c in deck[0:2 * HAND_SIZE:2]:
+            first |= 1 << c
+        second = 0
+        for c in deck[1:2 * HAND_SIZE:2]:
+            second |= 1 << c
+        self.hands = [second, first] if dealer == 0 else [first, second]
+        up = deck[2 * HAND_SIZE]
+        self.discard = [up]
+        self.discard_mask = 1 << up
+        self.stock = deck[:2 * HAND_SIZE:-1]  # top card last
+        self.known = [0, 0]
+        self.discarded = [0, 0]
+        self.taken = -1
+        self.passes = 0
+        self.turn = 0
+        # R-GIN-14: the first upcard's value sets the knock limit (an ace: gin only)
+        if self.config.oklahoma:
+            value = _CARD_VALUE[up]
+            self.knock_limit = 0 if value == 1 else value
+        else:
+            self.knock_limit = self.config.knock_limit
+        self.showdown: tuple[int, Showdown] | None = None  # (knocker, showdown) of this hand
+        self.current = 1 - dealer  # the non-dealer is offered the upcard first (R-GIN-03)
+        self.phase = OFFER
+        self._legal = None
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    def current_player(self) -> int:
+        """Seat of the player to act, or :data:`TERMINAL`."""
+        return TERMINAL if self._terminal else self.current
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[float]:
+        """Sum of the rewards of this episode, per seat."""
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        """Rewards of the last applied action, per seat."""
+        return list(self._rewards)
+
+    def legal_bits(self) -> int:
+        """The acting player's legal action ids as a bitmask (bit ``a`` set if legal);
+        0 when the episode is over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
+        if self._terminal or (player is not None and player != self.current):
+            return []
+        return cards_of(self.legal_bits())
+
+    def legal_actions_mask(self, player: int | None = None) -> np.ndarray:
+        """int8 array of shape (108,): 1 at the legal ids of ``player`` (default: the
+        acting one); all zeros if that player is not acting."""
+        if self._terminal or (player is not None and player != self.current):
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        raw = np.frombuffer(self.legal_bits().to_bytes(14, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+
+    def _compute_legal(self) -> int:
+        if self._terminal:
+            return 0
+        phase = self.phase
+        if phase == DRAW:
+            return _DRAW_BITS  # the stock holds more than 2 cards whenever a player draws (R-GIN-09)
+        if phase == OFFER:
+            return _OFFER_BITS
+        hand = self.hands[self.current]
+        keep = hand & ~(1 << self.taken) if self.taken >= 0 else hand  # R-GIN-04
+        bits = keep
+        full = deadwood(hand)
+        if full - 10 <= self.knock_limit:  # otherwise no discard can get under the limit
+            bits |= (knock_discards(hand, self.knock_limit) & keep) << KNOCK
+        if full == 0 and self.config.big_gin:
+            bits |= 1 << BIG_GIN
+        return bits
+
+    def observation(self, player: int) -> GinView:
+        """What ``player`` may know (see :class:`GinView`): not the opponent's hidden
+        cards, not the stock's order."""
+        other = 1 - player
+        discard = self.discard
+        top = discard[-1] if discard else -1
+        hand = self.hands[player]
+        sd = self.showdown
+        if self._terminal:
+            phase = acting = forbidden = -1
+        else:
+            phase = self.phase
+            acting = 0 if self.current == player else 1
+            forbidden = self.taken if acting == 0 and phase == DISCARD else -1
+        if sd is None:
+            return _new_view(GinView, (
+                hand, top, self.discard_mask & ~(1 << top) if top >= 0 else 0, self.known[other],
+                self.discarded[other], forbidden, 0, 0, 0, phase, acting, 0 if self.dealer == player else 1, -1,
+                len(self.stock), self.knock_limit, deadwood(hand), (0, 0), (self.scores[player], self.scores[other]),
+                self.turn,
+            ))
+        seat, s = sd
+        lay = 0
+        for layoff in s.defender.layoffs:
+            lay |= 1 << layoff.card
+        knocker = 0 if seat == player else 1
+        dead = (s.knocker_deadwood, s.defender.deadwood) if knocker == 0 else (s.defender.deadwood, s.knocker_deadwood)
+        return _new_view(GinView, (
+            hand, top, self.discard_mask & ~(1 << top) if top >= 0 else 0,
+            self.hands[other],  # both hands are laid out (R-GIN-08)
+            self.discarded[other], forbidden, melds_mask(s.knocker_melds), lay, melds_mask(s.defender.melds),
+            phase, acting, 0 if self.dealer == player else 1, knocker, len(self.stock), self.knock_limit,
+            deadwood(hand), dead, (self.scores[player], self.scores[other]), self.turn,
+        ))
+
+    # ------------------------------------------------------------------ moves
+    def apply_action(self, action: int) -> None:
+        """Apply the acting player's action.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) the id is out of range or not legal
+                now; the message names the action and the legal ones.  The state is
+                unchanged.
+            ActionTypeError: the action is not an integer.
+        """
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = to_action_id(action, NUM_ACTIONS)
+        if self._terminal:
+            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if not legal >> action & 1:
+            names = ", ".join(action_to_string(a) for a in cards_of(legal))
+            raise IllegalActionError(
+                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {names}"
+            )
+        if self._rewards[0] or self._rewards[1]:
+            self._rewards = [0.0, 0.0]
+        self.history.append(action)
+        self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        self._legal = None
+        p = self.current
+        if action < KNOCK:  # discard (R-GIN-04)
+            bit = 1 << action
+            self.hands[p] ^= bit
+            self.known[p] &= ~bit
+            self.discarded[p] |= bit
+            self.discard.append(action)
+            self.discard_mask |= bit
+            self.turn += 1
+            if len(self.stock) <= WALL:
+                self._end_hand(-1, 0, DEAD_RESULT)  # R-GIN-09: the 50th card was drawn, no knock
+            elif self.turn >= self.config.max_turns:
+                self.truncated = True
+                self._end_hand(-1, 0, TRUNCATED_RESULT)
+            else:
+                self.current = 1 - p
+                self.phase = DRAW
+                self.taken = -1
+        elif action == DRAW_STOCK:
+            card = self.stock.pop()
+            self.hands[p] |= 1 << card
+            self.phase = DISCARD
+        elif action == DRAW_UPCARD:  # R-GIN-03 (first offer) or R-GIN-04
+            card = self.discard.pop()
+            bit = 1 << card
+            self.discard_mask ^= bit
+            self.hands[p] |= bit
+            self.known[p] |= bit
+            self.taken = card
+            self.phase = DISCARD
+        elif action < DRAW_STOCK:  # knock, discarding a card (R-GIN-06)
+            card = action - KNOCK
+            bit = 1 << card
+            self.hands[p] ^= bit
+            self.known[p] &= ~bit
+            self.discarded[p] |= bit
+            self.discard.append(card)
+            self.discard_mask |= bit
+            self.turn += 1
+            self._show_down(p, big_gin=False)
+        elif action == PASS:  # R-GIN-03
+            if self.passes == 0:
+                self.passes = 1
+                self.current = self.dealer
+            else:  # both passed: the non-dealer draws from the stock (not a decision)
+                self.current = 1 - self.dealer
+                self.hands[self.current] |= 1 << self.stock.pop()
+                self.phase = DISCARD
+        else:  # big gin (R-GIN-07)
+            self.turn += 1
+            self._show_down(p, big_gin=True)
+
+    # ---------------------------------------------------------------- scoring
+    def _show_down(self, knocker: int, big_gin: bool) -> None:
+        """Lay out both hands and score the knock (R-GIN-06, 08, 10, 11, 12)."""
+        cfg = self.config
+        s = showdown(self.hands[knocker], self.hands[1 - knocker])
+        self.showdown = (knocker, s)
+        k, d = s.knocker_deadwood, s.defender.deadwood
+        if big_gin:
+            self._end_hand(knocker, d + cfg.big_gin_bonus, BIG_GIN_RESULT)
+        elif k == 0:
+            self._end_hand(knocker, d + cfg.gin_bonus, GIN_RESULT)
+        elif k < d:
+            self._end_hand(knocker, d - k, KNOCK_RESULT)
+        else:
+            self._end_hand(1 - knocker, k - d + cfg.undercut_bonus, UNDERCUT_RESULT)
+
+    def _end_hand(self, winner: int, points: int, result: str) -> None:
+        """Record the hand (R-GIN-10..13), then end the episode or deal the next hand."""
+        cfg = self.config
+        hand_scores = [0, 0]
+        if winner >= 0:
+            hand_scores[winner] = points
+            self.scores[winner] += points
+            self.hands_won[winner] += 1
+            if cfg.reward == "score":
+                self._give(winner, points)
+                self._give(1 - winner, -points)
+        self.hands_played += 1
+        game_over = cfg.episode == "game" and winner >= 0 and self.scores[winner] >= cfg.target_score
+        bonuses = [0, 0]
+        if game_over:
+            self.game_winner = winner
+            if cfg.game_bonuses:  # R-GIN-13: game, line (box) bonuses; shutout doubles
+                loser = 1 - winner
+                bonuses[winner] = GAME_BONUS + BOX_BONUS * self.hands_won[winner]
+                bonuses[loser] = BOX_BONUS * self.hands_won[loser]
+                if self.hands_won[loser] == 0:
+                    bonuses[winner] += self.scores[winner] + bonuses[winner]
+                for q in (0, 1):
+                    self.scores[q] += bonuses[q]
+                if cfg.reward == "score":
+                    self._give(winner, bonuses[winner] - bonuses[loser])
+                    self._give(loser, bonuses[loser] - bonuses[winner])
+        knocker, s = self.showdown if self.showdown is not None else (-1, None)
+        self.last_hand = {
+            "winner": winner,
+            "result": result,
+            "hand_scores": hand_scores,
+            "total_scores": list(self.scores),
+            "game_bonuses": bonuses,
+            "hands_won": list(self.hands_won),
+            "dealer": self.dealer,
+            "knocker": knocker,
+            "showdown": s,
+            "truncated": self.truncated,
+            "game_over": game_over,
+        }
+        if cfg.episode == "hand" or game_over or self.truncated:
+            self._terminal = True
+            if cfg.reward == "win":
+                episode_winner = winner if cfg.episode == "hand" else self.game_winner
+                if episode_winner >= 0:
+                    self._give(episode_winner, 1.0)
+                    self._give(1 - episode_winner, -1.0)
+            return
+        # R-GIN-02: the winner deals the next hand; after a dead hand the same dealer
+        self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
+
+    def _give(self, player: int, reward: float) -> None:
+        self._rewards[player] += reward
+        self._returns[player] += reward
+
+    # ----------------------------------------------------------------- copies
+    def clone(self) -> "GinRummyState":
+        """An independent copy (the generator too, when later hands will use it)."""
+        other = copy.copy(self)
+        other.hands = list(self.hands)
+        other.stock = list(self.stock)
+        other.discard = list(self.discard)
+        other.known = list(self.known)
+        other.discarded = list(self.discarded)
+        other.scores = list(self.scores)
+        other.hands_won = list(self.hands_won)
+        other._returns = list(self._returns)
+        other._rewards = list(self._rewards)
+        other.history = list(self.history)
+        if self.config.episode == "game":
+            other.rng = copy.deepcopy(self.rng)
+        return other
+
+    def __str__(self) -> str:
+        phase = {OFFER: "upcard offer", DRAW: "draw", DISCARD: "discard"}[self.phase]
+        lines = [
+            f"dealer {self.dealer}, " + ("episode over" if self._terminal else f"player {self.current} to act, phase {phase}"),
+            f"knock limit {self.knock_limit}, turn {self.turn}, scores {self.scores}",
+        ]
+        for q, h in enumerate(self.hands):
+            lines.append(f"hand {q}: {cards_str(cards_of(h))} (deadwood {deadwood(h)})")
+        lines.append(f"discard pile (top last): {cards_str(self.discard)}")
+        lines.append(f"stock (top last): {cards_str(self.stock)}")
+        if self.showdown is not None:
+            knocker, s = self.showdown
+            lines.append(f"knocker {knocker}: " + " | ".join(cards_str(MELDS[m].cards) for m in s.knocker_melds)
+                         + f"; deadwood {s.knocker_deadwood}")
+            lines.append("defender: " + " | ".join(cards_str(MELDS[m].cards) for m in s.defender.melds)
+                         + "; lay-offs " + " ".join(card_str(x.card) for x in s.defender.layoffs)
+                         + f"; deadwood {s.defender.deadwood}")
+        return "\n".join(lines)

@@ -1,0 +1,17 @@
+"""``python -m experiments.benchmark``: it measures every variant and refuses bad use."""
+
+import pytest
+
+from experiments import benchmark
+
+
+def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
+    assert benchmark.main(["--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    for variant in ("rummy_v0", "crazy_rummy_v0", "gin_rummy_v0"):
+        assert f"rummy_env {variant}.env()" in out
+    for bad in ("0", "-1", "nan", "inf"):
+        with pytest.raises(SystemExit) as exit_info:
+            benchmark.main(["--seconds", bad])
+        assert exit_info.value.code == 2
+        assert "--seconds must be a positive number" in capsys.readouterr().err

@@ -1,0 +1,233 @@
+"""The Gin Rummy engine, rule by rule (``gin_rummy.md``), on stacked decks."""
+
+import numpy as np
+import pytest
+
+from rummy_env.core.cards import card_str, parse_cards, parse_deck
+from rummy_env.games.errors import ActionTypeError, IllegalActionError
+from rummy_env.games.gin_rummy import (
+    DRAW,
+    NUM_ACTIONS,
+    OFFER,
+    TERMINAL,
+    GinRummyConfig,
+    GinRummyGame,
+    action_to_string,
+    stack_deck,
+    string_to_action,
+)
+from rummy_env.games.gin_rummy.state import DISCARD
+from tests.games.gin_rummy.helpers import cards, legal_texts, play, scripted_state
+
+# player_0 (the non-dealer when player_1 deals): 3 melds and KD, deadwood 10
+P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
+# player_1: no meld, 88 points
+P1 = "QC JC 9C 8D 7D 4C TD KS QS JD"
+
+
+def test_deal_one_card_at_a_time_non_dealer_first_r_gin_02():
+    deck = stack_deck([P0, P1], upcard="AC", stock=["6S", "TH"], dealer=1)
+    assert deck[0] == "3S" and deck[1] == "QC" and deck[20] == "AC" and deck[21:23] == ["6S", "TH"]
+    s = scripted_state([P0, P1], upcard="AC", stock=["6S", "TH"], dealer=1)
+    assert s.hands == [sum(1 << c for c in parse_cards(P0)), sum(1 << c for c in parse_cards(P1))]
+    assert s.discard == parse_cards("AC") and s.stock[-2:] == parse_cards("TH 6S") and len(s.stock) == 31
+    # with player_0 dealing, player_1 gets the first card
+    deck = stack_deck([P0, P1], upcard="AC", dealer=0)
+    assert deck[0] == "QC" and deck[1] == "3S"
+    s = scripted_state([P0, P1], upcard="AC", dealer=0)
+    assert cards(s.hands[0]) == cards(sum(1 << c for c in parse_cards(P0))) and s.current_player() == 1
+
+
+def test_first_dealer_is_seeded_and_random_r_gin_02():
+    game = GinRummyGame()
+    dealers = [game.new_initial_state(rng=seed).dealer for seed in range(40)]
+    assert set(dealers) == {0, 1}
+    assert dealers == [game.new_initial_state(rng=seed).dealer for seed in range(40)]
+
+
+def test_upcard_offer_both_pass_then_the_non_dealer_draws_r_gin_03():
+    s = scripted_state([P0, P1], upcard="AC", stock=["6S"])
+    assert (s.current_player(), s.phase) == (0, OFFER) and legal_texts(s) == ["draw upcard", "pass"]
+    play(s, "pass")
+    assert (s.current_player(), s.phase) == (1, OFFER) and legal_texts(s) == ["draw upcard", "pass"]
+    play(s, "pass")
+    # not a decision: player_0 has drawn 6S and now discards, knocks or goes gin
+    assert (s.current_player(), s.phase) == (0, DISCARD) and s.history == [string_to_action("pass")] * 2
+    assert s.hands[0] >> parse_cards("6S")[0] & 1 and len(s.stock) == 30 and s.discard == parse_cards("AC")
+    play(s, "discard KD")
+    assert (s.current_player(), s.phase) == (1, DRAW) and legal_texts(s) == ["draw stock", "draw upcard"]
+
+
+def test_upcard_offer_taken_by_the_non_dealer_r_gin_03():
+    s = scripted_state([P0, P1], upcard="AC")
+    play(s, "draw upcard")
+    assert s.current_player() == 0 and s.phase == DISCARD and "discard AC" not in legal_texts(s)
+    play(s, "discard KD")
+    assert s.current_player() == 1 and s.phase == DRAW and s.discard == parse_cards("KD")
+
+
+def test_upcard_offer_taken_by_the_dealer_then_play_goes_on_with_the_non_dealer_r_gin_03():
+    s = scripted_state([P0, P1], upcard="AC")
+    play(s, "pass", "draw upcard")
+    assert s.current_player() == 1 and s.phase == DISCARD and len(s.stock) == 31
+    play(s, "discard KS")
+    assert s.current_player() == 0 and s.phase == DRAW
+    with pytest.raises(IllegalActionError, match="pass"):
+        play(s, "pass")  # passing belongs to the upcard offer only
+
+
+def test_card_taken_from_the_discard_pile_may_not_be_discarded_or_knocked_with_r_gin_04():
+    s = scripted_state(["3S 4S 5S 7H 8H 9H 2C 2D 2H AD", P1], upcard="KH")
+    play(s, "draw upcard")
+    texts = legal_texts(s)
+    assert "discard KH" not in texts and "knock KH" not in texts
+    assert "discard AD" in texts and "knock AD" in texts  # keeps KH: 10 points
+
+
+def test_knock_legality_at_the_limit_r_gin_06():
+    # after drawing JH: three melds, KD and JH; a knock keeps one of them (10 points)
+    s = scripted_state([P0, P1], upcard="AC", stock=["JH"])
+    play(s, "pass", "pass")
+    assert [t for t in legal_texts(s) if t.startswith("knock")] == ["knock KD", "knock JH"]
+    s = scripted_state([P0, P1], upcard="AC", stock=["JH"], knock_limit=9)
+    play(s, "pass", "pass")
+    assert not [t for t in legal_texts(s) if t.startswith("knock")]
+    # above 10: breaking the set of twos leaves 2 + 2 + 10 + 10 = 24 points
+    s = scripted_state([P0, P1], upcard="AC", stock=["JH"], knock_limit=24)
+    play(s, "pass", "pass")
+    assert [t for t in legal_texts(s) if t.startswith("knock")] == [
+        "knock 2C", "knock 2D", "knock KD", "knock 2H", "knock JH"]
+
+
+def test_knock_limit_zero_allows_gin_only_r_gin_06_07():
+    s = scripted_state([P0, P1], upcard="AC", stock=["6S"], knock_limit=0)
+    play(s, "pass", "pass")  # 3S-6S, 7H-9H, 2C 2D 2H, KD
+    assert [t for t in legal_texts(s) if t.startswith("knock")] == ["knock KD"]
+
+
+def test_big_gin_needs_all_eleven_melded_and_the_option_r_gin_07():
+    hand = "3S 4S 5S 6S 7H 8H 9H 2C 2D 2H"
+    s = scripted_state([hand, P1], upcard="TH")
+    play(s, "draw upcard")
+    texts = legal_texts(s)
+    assert "big gin" in texts and "knock 3S" in texts and "knock 7H" in texts and "knock 2C" in texts
+    assert "knock 4S" not in texts  # 3S and 5S 6S would be left
+    s = scripted_state([hand, P1], upcard="TH", big_gin=False)
+    play(s, "draw upcard")
+    assert "big gin" not in legal_texts(s) and "knock 3S" in legal_texts(s)
+    s = scripted_state([hand, P1], upcard="KC")
+    play(s, "draw upcard")
+    assert "big gin" not in legal_texts(s)
+
+
+def test_oklahoma_upcard_sets_the_knock_limit_r_gin_14():
+    for upcard, limit in [("3C", 3), ("AS", 0), ("KH", 10), ("TH", 10), ("7S", 7)]:
+        s = scripted_state([P0, P1], upcard=upcard, oklahoma=True, knock_limit=2)
+        assert s.knock_limit == limit
+    assert scripted_state([P0, P1], upcard="3C", knock_limit=2).knock_limit == 2
+
+
+def test_illegal_actions_raise_and_leave_the_state_unchanged():
+    s = scripted_state([P0, P1], upcard="AC")
+    before = (str(s), list(s.history), s.legal_actions())
+    for action in (string_to_action("draw stock"), string_to_action("discard KD"), string_to_action("big gin")):
+        with pytest.raises(IllegalActionError, match="is not legal for player 0 now; legal: draw upcard, pass"):
+            s.apply_action(action)
+    for action in (NUM_ACTIONS, -1):
+        with pytest.raises(IllegalActionError, match="out of range"):
+            s.apply_action(action)
+    for action in (True, 1.0, "pass", None):
+        with pytest.raises(ActionTypeError):
+            s.apply_action(action)
+    assert (str(s), s.history, s.legal_actions()) == before
+    s.apply_action(np.int64(string_to_action("pass")))
+    assert s.current_player() == 1
+
+
+def test_legal_actions_of_others_and_the_mask():
+    s = scripted_state([P0, P1], upcard="AC")
+    assert s.legal_actions(1) == [] and s.legal_actions_mask(1).sum() == 0
+    mask = s.legal_actions_mask()
+    assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,) and np.flatnonzero(mask).tolist() == s.legal_actions()
+    play(s, "pass", "pass")
+    assert np.flatnonzero(s.legal_actions_mask(0)).tolist() == s.legal_actions(0)
+
+
+def test_clone_is_independent():
+    s = scripted_state([P0, P1], upcard="AC", stock=["6S"])
+    c = s.clone()
+    play(c, "pass", "pass", "knock KD")
+    assert c.is_terminal() and not s.is_terminal() and s.history == [] and len(s.stock) == 31
+    assert s.current_player() == 0 and c.current_player() == TERMINAL
+
+
+def test_max_turns_truncates_the_hand():
+    s = scripted_state([P0, P1], upcard="AC", stock=["JH", "JS"], max_turns=2)
+    play(s, "pass", "pass", "discard JH", "draw stock", "discard JS")
+    assert s.is_terminal() and s.truncated and s.last_hand["result"] == "truncated"
+    assert s.returns() == [0.0, 0.0] and s.last_hand["hand_scores"] == [0, 0]
+
+
+def test_winner_deals_the_next_hand_and_a_dead_hand_is_redealt_by_the_same_dealer_r_gin_02():
+    # player_0 (non-dealer) goes gin: player_0 deals the next hand
+    s = scripted_state([P0, P1], upcard="AC", stock=["6S"], episode="game", target_score=200)
+    play(s, "pass", "pass", "knock KD")
+    assert s.hands_played == 1 and not s.is_terminal() and s.dealer == 0 and s.current_player() == 1
+    assert s.phase == OFFER and len(s.stock) == 31 and s.showdown is None
+    # a dead hand: every turn draws from the stock and discards the card drawn
+    s = scripted_state([P0, P1], upcard="AC", episode="game", dealer=1)
+    drawn = s.stock[-1]
+    play(s, "pass", "pass")
+    while True:
+        s.apply_action(string_to_action(f"discard {card_str(drawn)}"))
+        if s.hands_played:
+            break
+        drawn = s.stock[-1]
+        play(s, "draw stock")
+    assert s.last_hand["result"] == "dead hand" and s.last_hand["dealer"] == 1 and s.scores == [0, 0]
+    assert s.dealer == 1 and s.phase == OFFER and s.current_player() == 0 and len(s.stock) == 31
+
+
+def test_action_text_round_trips_for_every_id():
+    texts = [action_to_string(a) for a in range(NUM_ACTIONS)]
+    assert len(set(texts)) == NUM_ACTIONS
+    assert [string_to_action(t) for t in texts] == list(range(NUM_ACTIONS))
+    assert texts[0] == "discard AC" and texts[52] == "knock AC" and texts[103] == "knock KS"
+    assert texts[104:] == ["draw stock", "draw upcard", "pass", "big gin"]
+    assert string_to_action("DRAW  Discard") == 105 and string_to_action("knock 10h") == 52 + parse_cards("TH")[0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("draw", "is not a Gin Rummy action"),
+    ("discard XX", "is not a card"),
+    ("knock", "is not a Gin Rummy action"),
+    ("meld 3S 4S 5S", "is not a Gin Rummy action"),
+    ("", "is not a Gin Rummy action"),
+    (7, "is not a string"),
+])
+def test_unknown_action_text_is_a_value_error(text, message):
+    with pytest.raises(ValueError, match=message):
+        string_to_action(text)
+
+
+def test_bad_config_and_deck_are_value_errors():
+    with pytest.raises(ValueError, match="knock_limit=-1 is out of range"):
+        GinRummyConfig(knock_limit=-1)
+    with pytest.raises(ValueError, match="big_gin=1 is not a bool"):
+        GinRummyConfig(big_gin=1)
+    with pytest.raises(ValueError, match="episode='match' is not allowed"):
+        GinRummyConfig(episode="match")
+    with pytest.raises(ValueError, match="either a GinRummyConfig or keyword options"):
+        GinRummyGame(GinRummyConfig(), knock_limit=3)
+    game = GinRummyGame()
+    with pytest.raises(ValueError, match="each card id 0..51 exactly once"):
+        game.new_initial_state(deck=[0] * 52)
+    with pytest.raises(ValueError, match="dealer 2 is not a seat"):
+        game.new_initial_state(dealer=2)
+    with pytest.raises(ValueError, match="Gin Rummy has 2 players"):
+        stack_deck([P0])
+    with pytest.raises(ValueError, match="has 9 cards"):
+        stack_deck([P0, "QC JC 9C 8D 7D 4C TD KS QS"])
+    with pytest.raises(ValueError, match="named twice"):
+        stack_deck([P0, P1], upcard="KD")
+    assert parse_deck(stack_deck([P0, P1])) != list(range(52))
