@@ -10,6 +10,7 @@ from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
 from agents.gin_heuristic import GinHeuristicAgent
+from agents.rummikub_heuristic import RummikubMaxPlayAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
 
@@ -23,6 +24,9 @@ HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
     "rummy_v0": _rummy_heuristic,
     "crazy_rummy_v0": lambda env, seed: CrazyRummyHeuristicAgent(env.unwrapped.layout, seed=seed),
     "gin_rummy_v0": lambda env, seed: GinHeuristicAgent(env.unwrapped.layout, seed=seed),
+    "rummikub_v0": lambda env, seed: RummikubMaxPlayAgent(
+        env.unwrapped.layout, env.unwrapped.game.config.initial_meld_points,
+        env.unwrapped.game.config.initial_meld_table_play, seed=seed),
 }
 
 
@@ -31,9 +35,12 @@ def agent_names(variant: str) -> list[str]:
     return ["random"] + (["heuristic"] if variant in HEURISTICS else [])
 
 
+POLICY_PREFIX = "policy:"
+
+
 def is_import_spec(name: str) -> bool:
     """Whether ``name`` names an agent by import path, ``"package.module:Name"``."""
-    return ":" in name
+    return ":" in name and not name.startswith(POLICY_PREFIX)
 
 
 def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
@@ -58,9 +65,11 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     """A new agent called ``name`` for the env ``env`` (wrapped or raw).
 
     Args:
-        name: ``"random"``, ``"heuristic"`` (the variant's heuristic), or an import path
+        name: ``"random"``, ``"heuristic"`` (the variant's heuristic),
+            ``"policy:PATH"`` (a model saved by ``experiments.train``, played by
+            :class:`agents.policy.PolicyAgent`), or an import path
             ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
-            ``(env, seed) -> Agent`` (your own agent or a trained policy).
+            ``(env, seed) -> Agent`` (your own agent).
         env: the environment the agent will play in (its layout and options are read).
         seed: seed of the agent's own generator.
 
@@ -68,6 +77,15 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         ValueError: an unknown name, no heuristic for this variant, or an import path
             that does not give an agent.
     """
+    if name.startswith(POLICY_PREFIX):
+        from agents.policy import PolicyAgent  # needs the train extra (torch, sb3-contrib)
+
+        agent = PolicyAgent(name[len(POLICY_PREFIX):], seed=seed)
+        expected = env.unwrapped.layout.size
+        if agent.model.observation_space.shape != (expected,):
+            raise ValueError(f"policy {name!r} was trained on observations of shape "
+                             f"{agent.model.observation_space.shape}, this env's are ({expected},)")
+        return agent
     if is_import_spec(name):
         return _import_agent(name, env, seed)
     variant = env.unwrapped.metadata["name"]
@@ -76,4 +94,4 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if name == "heuristic" and variant in HEURISTICS:
         return HEURISTICS[variant](env, seed)
     raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-                     "or package.module:Name of your own Agent class")
+                     "policy:PATH of a trained model, or package.module:Name of your own Agent class")

@@ -24,6 +24,7 @@ the ratios.  Both come with the ``bench`` extra: ``pip install -e ".[bench]"``.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import platform
 import sys
@@ -194,6 +195,123 @@ def format_ratios(rows: Sequence[dict[str, Any]]) -> str:
     )
 
 
+def _percentiles(times_s: Sequence[float]) -> dict[str, float]:
+    ms = np.asarray(times_s) * 1e3
+    return {"median_ms": float(np.median(ms)), "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max()),
+            "n": int(ms.size)}
+
+
+def measure_rummikub(hands: int, seed: int = 0, options: dict | None = None, oracle_positions: int = 200,
+                     freeze_gc: bool = True) -> dict:
+    """Rummikub's solver in real play: ``hands`` full hands between max-play agents.
+
+    At every decision the legal-tile mask (``ordered_extension_mask``) is timed, and at
+    every decision with tiles chosen the COMMIT check (``is_legal_play``), both exactly as
+    the engine calls them (memo included).  Each committed position (table + play) is
+    kept; up to ``oracle_positions`` of them are then checked by ``can_partition`` and by
+    the integer-programming oracle (``experiments.rummikub_oracle.milp_can_partition``),
+    timed on the same positions.
+
+    With ``freeze_gc`` the objects that exist after the imports and the warm-up (numba's,
+    scipy's: about 100k) are moved out of the garbage collector's scans (``gc.freeze``),
+    as latency-sensitive Python programs do; otherwise a full collection (about 40 ms
+    here) lands in whichever timed call happens to trigger it.
+
+    Returns:
+        dict with ``mask``, ``commit`` (time percentiles, ms), ``env_steps_per_s``
+        (decisions per second of env time, agents' thinking excluded),
+        ``steps_per_s`` (all included), ``hands``, ``decisions``, ``partition_vs_oracle``.
+    """
+    from agents import make_agent
+    from experiments import rummikub_oracle as oracle
+    from rummy_env.core.rummikub_solver import can_partition, is_legal_play, ordered_extension_mask
+
+    module = load_variant("rummikub_v0")
+    env = module.env(**(options or {}))
+    cfg = env.unwrapped.game.config
+    rng = np.random.default_rng(seed)
+    # load (or compile) the solver's numba kernel before timing anything
+    env.reset(seed=seed)
+    warm = env.unwrapped.game_state
+    ordered_extension_mask(warm.table, warm.racks[warm.current], warm.chosen, True)
+    can_partition(warm.racks[warm.current] * 0)
+    oracle.milp_can_partition(warm.racks[warm.current])
+    if freeze_gc:
+        gc.collect()
+        gc.freeze()
+    mask_t, commit_t, positions = [], [], []
+    env_time = 0.0
+    decisions = 0
+    start = time.perf_counter()
+    for _ in range(hands):
+        env.reset(seed=int(rng.integers(1 << 31)))
+        players = {a: make_agent("heuristic", env, seed=i) for i, a in enumerate(env.possible_agents)}
+        for agent in env.agent_iter():
+            state = env.unwrapped.game_state
+            if not state.is_terminal():
+                p = state.current
+                args = (state.table, state.racks[p], state.chosen)
+                flags = (state.initial_meld[p], cfg.initial_meld_points, cfg.initial_meld_table_play)
+                t0 = time.perf_counter()
+                ordered_extension_mask(*args, *flags)
+                mask_t.append(time.perf_counter() - t0)
+                if state.chosen.any():
+                    t0 = time.perf_counter()
+                    is_legal_play(*args, *flags)
+                    commit_t.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            obs, _, term, trunc, info = env.last()
+            env_time += time.perf_counter() - t0
+            if term or trunc:
+                env.step(None)
+                continue
+            action = players[agent].act(obs, info)
+            if action == module.raw_env.string_to_action("commit"):
+                positions.append(state.table + state.chosen)
+            t0 = time.perf_counter()
+            env.step(action)
+            env_time += time.perf_counter() - t0
+            decisions += 1
+    elapsed = time.perf_counter() - start
+    if freeze_gc:
+        gc.unfreeze()
+    sample = [positions[i] for i in rng.permutation(len(positions))[:oracle_positions]]
+    ours, theirs, agree = [], [], 0
+    for counts in sample:
+        t0 = time.perf_counter()
+        a = can_partition(counts)
+        ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        b = oracle.milp_can_partition(counts)
+        theirs.append(time.perf_counter() - t0)
+        agree += a == b
+    return {
+        "hands": hands, "decisions": decisions, "gc_frozen": freeze_gc,
+        "mask": _percentiles(mask_t), "commit": _percentiles(commit_t),
+        "env_steps_per_s": decisions / env_time, "steps_per_s": decisions / elapsed,
+        "partition_vs_oracle": {"positions": len(sample), "agree": agree,
+                                "ours_median_ms": float(np.median(ours)) * 1e3,
+                                "oracle_median_ms": float(np.median(theirs)) * 1e3,
+                                "speedup_total": float(sum(theirs) / sum(ours))},
+    }
+
+
+def format_rummikub(r: dict) -> str:
+    """The Rummikub measurement as text."""
+    pv = r["partition_vs_oracle"]
+    lines = [f"{r['hands']} hands between max-play agents, {r['decisions']} decisions"
+             + (" (imported objects frozen out of the garbage collector)" if r["gc_frozen"] else ""),
+             f"{'':<32} {'median':>9} {'p99':>9} {'max':>9} {'calls':>8}"]
+    for name, key in (("legal-tile mask (ms)", "mask"), ("COMMIT check (ms)", "commit")):
+        q = r[key]
+        lines.append(f"{name:<32} {q['median_ms']:>9.3f} {q['p99_ms']:>9.3f} {q['max_ms']:>9.3f} {q['n']:>8}")
+    lines.append(f"decision steps/s: {r['env_steps_per_s']:,.0f} (env only), {r['steps_per_s']:,.0f} (agents included)")
+    lines.append(f"partition check vs integer program on {pv['positions']} committed positions: agree "
+                 f"{pv['agree']}/{pv['positions']}, median {pv['ours_median_ms']:.3f} ms vs "
+                 f"{pv['oracle_median_ms']:.1f} ms, {pv['speedup_total']:,.0f}x faster in total")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.benchmark", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="all", help="variant to measure, e.g. rummy or rummy_v0 (default: all)")
@@ -202,9 +320,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random players (default: 0)")
     p.add_argument("--compare", action="store_true",
                    help="with --variant gin_rummy: also measure OpenSpiel's and RLCard's Gin Rummy (bench extra)")
+    p.add_argument("--hands", type=int, default=100,
+                   help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)")
+    p.add_argument("--no-gc-freeze", action="store_true",
+                   help="with --variant rummikub: time with the imported objects left in the collector's scans")
     args = p.parse_args(argv)
     if not math.isfinite(args.seconds) or args.seconds <= 0:
         p.error(f"--seconds must be a positive number, got {args.seconds}")
+    if args.hands <= 0:
+        p.error(f"--hands must be a positive integer, got {args.hands}")
     try:
         variants = list(rummy_env.VARIANTS) if args.variant == "all" else [variant_name(args.variant)]
         options = parse_env_options(args.env_option)
@@ -224,6 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_rows(rows))
         print(format_ratios(rows))
         return 0
+    if variants == ["rummikub_v0"]:
+        result = measure_rummikub(args.hands, args.seed, options, freeze_gc=not args.no_gc_freeze)
+        print(format_rummikub(result))
+        print()
     rows = []
     for v in variants:
         module = load_variant(v)

@@ -8,4 +8,4 @@ gymnasium, so the rules engines can be used on their own.
 __version__ = "0.1.0"
 
 #: Environment modules by name (``rummy_env.<name>``), in the order jobs list them.
-VARIANTS: tuple[str, ...] = ("rummy_v0", "crazy_rummy_v0", "gin_rummy_v0")
+VARIANTS: tuple[str, ...] = ("rummy_v0", "crazy_rummy_v0", "gin_rummy_v0", "rummikub_v0")

@@ -8,8 +8,10 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FRAMEWORK_FREE = ["rummy_env", "rummy_env.core.cards", "rummy_env.core.melds", "rummy_env.core.table",
-                  "rummy_env.games.rummy", "rummy_env.games.crazy_rummy", "rummy_env.encoding.rummy",
-                  "rummy_env.encoding.crazy_rummy", "rummy_env.render.text"]
+                  "rummy_env.core.deadwood", "rummy_env.core.tiles", "rummy_env.core.rummikub_solver",
+                  "rummy_env.games.rummy", "rummy_env.games.crazy_rummy", "rummy_env.games.gin_rummy",
+                  "rummy_env.games.rummikub", "rummy_env.encoding.rummy", "rummy_env.encoding.crazy_rummy",
+                  "rummy_env.encoding.gin_rummy", "rummy_env.encoding.rummikub", "rummy_env.render.text"]
 
 
 def test_engines_load_neither_pettingzoo_nor_gymnasium():
@@ -27,6 +29,14 @@ def imported_modules(path):
             yield from (a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             yield node.module
+
+
+def test_core_uses_only_the_standard_library_numpy_and_numba():
+    allowed = {"numpy", "numba", "rummy_env", "__future__"}
+    for path in (ROOT / "rummy_env" / "core").glob("*.py"):
+        roots = {m.split(".")[0] for m in imported_modules(path)}
+        third_party = {r for r in roots if r not in sys.stdlib_module_names}
+        assert third_party <= allowed, (path, third_party - allowed)
 
 
 def test_only_the_envs_layer_imports_the_frameworks_and_nothing_imports_agents_or_jobs():

@@ -20,14 +20,16 @@ class Field(NamedTuple):
     Attributes:
         name: identifier, e.g. ``"hand"``.
         size: number of entries.
-        high: largest value an entry takes (the lowest is 0).
+        high: largest value an entry takes.
         meaning: one line of documentation (units included).
+        low: smallest value an entry takes (default 0).
     """
 
     name: str
     size: int
     high: float
     meaning: str
+    low: float = 0.0
 
 
 class Layout:
@@ -49,6 +51,7 @@ class Layout:
             start += f.size
         self.size = start
         self.high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
+        self.low = np.concatenate([np.full(f.size, f.low, dtype=np.float32) for f in self.fields])
 
     def slice(self, name: str) -> slice:
         """The slice of field ``name`` in the vector.

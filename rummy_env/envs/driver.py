@@ -55,7 +55,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout: Layout = self._layout()
-        box = spaces.Box(low=0.0, high=self.layout.high, shape=(self.layout.size,), dtype=np.float32)
+        box = spaces.Box(low=self.layout.low, high=self.layout.high, shape=(self.layout.size,), dtype=np.float32)
         mask_box = spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": box, "action_mask": mask_box}) for a in self.possible_agents

@@ -136,3 +136,37 @@ def render_gin(state, viewer: int) -> str:
         who = f"player_{last['winner']}" if last["winner"] >= 0 else "no one"
         lines.append(f"  last hand: {last['result']}, won by {who}; hand scores {last['hand_scores']}")
     return "\n".join(lines)
+
+
+def render_rummikub(state, viewer: int) -> str:
+    """Text table of a Rummikub state as ``viewer`` sees it: the table shown as one valid
+    arrangement (``core.rummikub_solver.partition``), the viewer's rack and play.
+
+    Args:
+        state: a ``games.rummikub.RummikubState``.
+        viewer: seat whose rack is shown.
+    """
+    from rummy_env.core.rummikub_solver import partition
+    from rummy_env.core.tiles import counts_str, tile_str
+
+    view = state.observation(viewer)
+    n = state.num_players
+    lines = [
+        f"Rummikub: turn {view.turn}, "
+        + (f"player_{state.current} to play" if not state.is_terminal() else "episode over"),
+        f"  player_{viewer}'s rack: {counts_str(view.rack) or '(empty)'}",
+    ]
+    if view.chosen.any():
+        lines.append(f"  play being built: {counts_str(view.chosen)}")
+    melds = partition(view.table) or []
+    lines.append("  table:" + ("" if melds else " empty"))
+    for meld in melds:
+        lines.append("    " + " ".join(tile_str(t) for t in meld))
+    lines.append(f"  pool: {view.pool_size} tile(s)")
+    lines.append("  " + "  ".join(
+        f"player_{(viewer + k) % n}: {view.rack_sizes[k]} tiles, {view.scores[k]} pts"
+        + (", initial meld made" if view.initial_meld[k] else "") for k in range(n)
+    ))
+    if state.last_hand is not None and state.is_terminal():
+        lines.append(f"  last hand's scores: {state.last_hand['hand_scores']}")
+    return "\n".join(lines)

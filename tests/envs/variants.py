@@ -7,12 +7,13 @@ at this moment (own hand, the table's physical cards, the discard pile), and
 ``public_signature(state)``: everything every player sees, used by the no-leak test.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Callable
 
-from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.core.cards import card_str, cards_of
+from rummy_env.core.tiles import counts_to_tiles, tile_str
 
 
 def _discard_mask(state):
@@ -49,6 +50,12 @@ def gin_places(state):
     return [cards_of(h) for h in state.hands] + [list(state.stock), list(state.discard)]
 
 
+def rummikub_places(state):
+    """Tiles are on the racks (the play being built stays on its rack until committed),
+    on the table and in the pool."""
+    return [counts_to_tiles(r) for r in state.racks] + [counts_to_tiles(state.table), list(state.pool)]
+
+
 def table_signature(state):
     """What everyone sees of a card table: melds (represented and physical cards), the
     discard pile, every hand's size and the stock's size."""
@@ -65,21 +72,38 @@ class Variant:
     module: ModuleType
     api_options: list[dict]
     leak_options: list[dict]
-    public_cards: Callable
+    public_cards: Callable | None
     public_signature: Callable = table_signature
     places: Callable = card_places
     # env options that replay the first hand of a state from its deck and dealer
     replay_options: Callable = lambda state, options: options
-    deck_size: int = 52
-    hidden_from_hands: bool = True
-    extra: dict = field(default_factory=dict)
+    seat_option: str = "dealer"  # the reset option that fixes who starts
+    tiles: bool = False  # Rummikub: tile strings, two of each type
 
     @property
     def name(self):
         return self.module.raw_env.metadata["name"]
 
+    def deck_ids(self):
+        """Every card or tile id of a full deck or pool, sorted (tiles appear twice)."""
+        return sorted(list(range(53)) * 2) if self.tiles else list(range(52))
+
     def deck(self):
-        return [card_str(c) for c in range(self.deck_size)]
+        """A full deck or pool as strings, in id order."""
+        return [tile_str(t) for t in self.deck_ids()] if self.tiles else [card_str(c) for c in self.deck_ids()]
+
+    def bad_decks(self):
+        """(deck, error message) pairs a reset must refuse."""
+        deck = self.deck()
+        if self.tiles:
+            return [(deck[:-1], "pool has 105 tiles, expected 106"),
+                    (deck[:-1] + [deck[0]], "tile 'R1' appears 3 times"),
+                    (deck[:-1] + ["R14"], "tile 'R14' is not a tile"),
+                    (" ".join(deck), "not one string")]
+        return [(deck[:-1], f"deck has {len(deck) - 1} cards"),
+                (deck[:-1] + [deck[0]], f"card '{deck[0]}' appears twice"),
+                (deck[:-1] + ["1S"], "card '1S' is not a card"),
+                (" ".join(deck), "not one string")]
 
     def __repr__(self):
         return self.name
@@ -112,5 +136,15 @@ VARIANTS = [
         leak_options=[],  # tests/envs/test_gin_no_leak.py: gin shows layouts at the showdown
         public_cards=None,
         places=gin_places,
+    ),
+    Variant(
+        rummikub_v0,
+        api_options=[{}, {"num_players": 4, "reward": "score", "episode": "game", "target_score": 50},
+                     {"max_turns": 4, "num_players": 3}, {"initial_meld_points": 0, "initial_meld_table_play": True}],
+        leak_options=[],  # tests/envs/test_rummikub_env.py: tiles come in pairs, see there
+        public_cards=None,
+        places=rummikub_places,
+        seat_option="first_player",
+        tiles=True,
     ),
 ]

@@ -1,0 +1,187 @@
+"""
+# Rummikub (``rummikub_v0``)
+
+| | |
+|---|---|
+| Import | ``from rummy_env import rummikub_v0`` |
+| Agents | ``player_0`` .. ``player_{n-1}``, n = 2..4 |
+| Actions | ``Discrete(55)`` |
+| Observation | ``Dict(observation=Box(float32, (4*53 + 4*n + 3,)), action_mask=Box(int8, (55,)))`` |
+| Rules | ``docs/rules/rummikub.md`` (R-RK-01..13) |
+
+## Description
+Rummikub (Sabra rules) with 106 tiles: numbers 1-13 in four colours, two of each, and two
+jokers.  Players put down groups and runs from their 14-tile racks; after a player's
+initial meld (30 points or more, from their own rack) they may rearrange the whole table
+freely as long as every tile on it ends in a valid meld.  The first player to empty
+their rack wins the hand and scores the tiles left on the other racks.
+
+A turn is built one tile at a time by the same agent: add tiles from the rack to the
+play in non-decreasing tile order, then commit; or draw a tile from the pool (pass when
+it is empty) instead of playing.  Because the table may be rearranged at will, a play is
+legal exactly when table + play can be split into valid melds (R-RK-08), so the table
+is observed as tile counts and the mask is exact: every legal play can be built, and no
+tile leads to a dead end.
+
+## Action Space
+One flat id space:
+
+| ids | text | move |
+|---|---|---|
+| 0..51 | `add R7` | add one more tile of this type from your rack to the play (type = colour * 13 + number - 1, colours R B K Y) |
+| 52 | `add JK` | add a joker |
+| 53 | `commit` | put the play on the table; the table is rearranged as needed (R-RK-08) |
+| 54 | `draw` | draw a tile from the pool, ending the turn (R-RK-06); with the pool empty this passes (text `pass`) |
+
+The mask is exact: a tile is legal only if some legal play holds the tiles chosen so far,
+this one, and otherwise only tiles of this type or higher (tiles go in non-decreasing
+order, so each play has one action sequence); ``commit`` only if the tiles chosen are a
+legal play; ``draw``/``pass`` only before any tile is chosen.  Before the initial meld a
+legal play is one or more new melds of the player's own tiles worth at least
+``initial_meld_points``, a joker counting as the tile it stands for (R-RK-07); after it,
+table + play must split into valid melds (R-RK-08).
+
+## Observation Space
+``observation`` is a float32 vector (per-player blocks in seat order relative to the
+observer, 0 = observer); ``env.unwrapped.layout`` names its blocks.  For 2 players (223
+entries):
+
+| indexes | field | size | meaning |
+|---|---|---|---|
+| 0..52 | `rack` | 53 | tiles of each type on the observer's rack |
+| 53..105 | `table` | 53 | tiles of each type on the table |
+| 106..158 | `play` | 53 | tiles of each type in the play the observer is building |
+| 159..211 | `last_tile` | 53 | one-hot type of the last tile added to that play (tiles go in non-decreasing type order) |
+| 212..213 | `initial_meld` | 2 | 1 if that player has made the initial meld (R-RK-07), relative seats |
+| 214..215 | `acting` | 2 | one-hot relative seat of the acting player (0 = observer; all 0 when over) |
+| 216..217 | `rack_sizes` | 2 | tiles on each rack, relative seats |
+| 218..218 | `pool_size` | 1 | tiles left in the pool |
+| 219..220 | `scores` | 2 | game totals in points (signed), relative seats |
+| 221..221 | `passes` | 1 | passes in a row with the pool empty (R-RK-11) |
+| 222..222 | `turn` | 1 | turns completed in this hand |
+
+No other rack and no pool order is encoded.  ``action_mask`` (int8) marks the legal ids
+of the acting agent and is all zeros for every other agent.
+
+## Rewards
+``reward="win"`` (default): when the episode ends, +1 to its winner and -1/(n-1) to each
+other player (players sharing the lowest rack total at a pool exhaustion share +1, the
+others share -1); 0 to all after a truncation or if every player ties.
+``reward="score"``: at the end of each hand, each player's signed score of R-RK-10/11
+(they sum to zero).  Every other step gives 0.
+
+## Episode End
+``episode="hand"`` (default): the hand ends when a player empties their rack (R-RK-10),
+or when, the pool being empty, every player has passed once in a row (R-RK-11): both
+terminations.  A hand reaching ``max_turns`` turns is truncated with no score (R-RK-13).
+``episode="game"``: hands are dealt until a total reaches ``target_score`` (R-RK-12);
+each hand's first player is drawn again from the seeded generator (the rules' "highest
+tile starts"); a truncated hand truncates the episode.
+
+## Arguments
+``rummikub_v0.env(num_players=2, initial_meld_points=30, initial_meld_table_play=False,
+target_score=200, max_turns=1000, episode="hand", reward="win", render_mode=None)``; see
+``rummy_env.games.rummikub.RummikubConfig``.  Unknown or bad options raise ``ValueError``.
+
+## Reset options
+``env.reset(seed=None, options={"deck": [106 tile strings, first drawn first],
+"first_player": k})`` stacks the pool (tiles ``R7``, ``K13``, ``JK``; racks are dealt one
+tile at a time in seat order starting with the first player; the rest is the pool, next
+tile drawn first; ``rummy_env.games.rummikub.stack_pool`` builds one) and fixes the first
+player; either may be left out (then it comes from the seeded generator).  A bad pool or
+seat raises ``ValueError`` and leaves the env as it was.
+
+## Infos
+When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed score of the
+hand, R-RK-10/11), ``total_score`` (the game total), ``hand`` (hands finished),
+``winner`` (agent name, or None: no winner or a shared win), ``winners`` (agent names)
+and ``rack_value`` (the agent's rack total at the end, a joker 30).  They stay until the
+next hand ends.
+
+## Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.tiles import parse_pool
+from rummy_env.encoding import rummikub as encoding
+from rummy_env.encoding.layout import Layout
+from rummy_env.envs.driver import TurnBasedEnv
+from rummy_env.envs.wrappers import wrap
+from rummy_env.games.options import check_known
+from rummy_env.games.rummikub import (
+    NUM_ACTIONS,
+    RummikubConfig,
+    RummikubGame,
+    action_to_string,
+    string_to_action,
+)
+from rummy_env.render.text import render_rummikub
+
+
+class raw_env(TurnBasedEnv):
+    """Rummikub as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "rummikub_v0", "is_parallelizable": False}
+    num_actions = NUM_ACTIONS
+    reset_option_names = ("deck", "first_player")
+    max_hand_loss = encoding.ALL_TILES_VALUE  # every tile left on one rack (R-RK-10)
+
+    def _make_game(self, options: dict) -> RummikubGame:
+        check_known(options, RummikubConfig.option_names(), "rummikub_v0")
+        return RummikubGame(RummikubConfig(**options))
+
+    def _layout(self) -> Layout:
+        cfg = self.game.config
+        return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+
+    def _encode(self, view: Any) -> np.ndarray:
+        return encoding.encode(view, self.layout)
+
+    def _new_state(self, rng: np.random.Generator, options: dict):
+        deck = options.get("deck")
+        if deck is not None:
+            if isinstance(deck, str):
+                raise ValueError("deck must be a list of 106 tile strings, first drawn first, not one string")
+            if not isinstance(deck, (list, tuple, np.ndarray)):
+                raise ValueError(f"deck of type {type(deck).__name__} has no order: pass a list of 106 tile strings")
+            deck = parse_pool(list(deck))
+        return self.game.new_initial_state(rng=rng, deck=deck, first_player=options.get("first_player"))
+
+    def _public_hand_facts(self, last: dict, seat: int) -> dict:
+        return {
+            "winner": self._agent_or_none(last["winner"]),
+            "winners": [self.possible_agents[q] for q in last["winners"]],
+            "rack_value": last["rack_values"][seat],
+        }
+
+    def _render_text(self, viewer: int) -> str:
+        return render_rummikub(self.game_state, viewer)
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        """Text of an action id, e.g. ``"add R7"`` or ``"commit"`` (grammar in the module doc).
+
+        Raises:
+            ValueError: not an action id.
+        """
+        return action_to_string(action)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        """Action id of an action's text (``pass`` is the id of ``draw``).
+
+        Raises:
+            ValueError: text outside the grammar or naming an unknown tile.
+        """
+        return string_to_action(text)
+
+
+def env(**kwargs: Any):
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,50 @@
+"""Options of Rummikub (``docs/rules/rummikub.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from rummy_env.games.options import EPISODES, REWARDS, check_bool, check_choice, check_int
+
+
+@dataclass(frozen=True)
+class RummikubConfig:
+    """Options of a Rummikub game; every field is validated on construction.
+
+    Attributes:
+        num_players: 2..4 (R-RK-02).
+        initial_meld_points: points the initial meld needs (R-RK-07), >= 0; default 30.
+        initial_meld_table_play: after the initial melds, the same turn may also play on
+            the table as in R-RK-08 (R-RK-07 option).
+        target_score: total that ends the game (R-RK-12), >= 1; default 200.
+        max_turns: turns after which a hand is truncated with no score (R-RK-13), >= 1.
+        episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
+        reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
+            hand's signed scores of R-RK-10/11, which sum to zero).
+
+    Raises:
+        ValueError: a value of the wrong type or out of range, naming the option.
+    """
+
+    num_players: int = 2
+    initial_meld_points: int = 30
+    initial_meld_table_play: bool = False
+    target_score: int = 200
+    max_turns: int = 1000
+    episode: str = "hand"
+    reward: str = "win"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 4))
+        object.__setattr__(self, "initial_meld_points", check_int("initial_meld_points", self.initial_meld_points, 0))
+        object.__setattr__(self, "initial_meld_table_play",
+                           check_bool("initial_meld_table_play", self.initial_meld_table_play))
+        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("reward", self.reward, REWARDS)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Names of all options, in declaration order."""
+        return tuple(f.name for f in fields(cls))
