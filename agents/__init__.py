@@ -1,15 +1,16 @@
 """Baseline agents for rummy_env: they read observations only, never the engine state.
 
-``agents.policy.PolicyAgent`` (a trained model) is imported from its module: it needs the
-``train`` extra (torch, sb3-contrib).
+``PolicyAgent`` (a trained model) needs the ``train`` extra (torch, sb3-contrib) when it
+loads a model; importing it does not.
 """
 
 from agents.base import Agent, legal_ids
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
+from agents.policy import PolicyAgent
 from agents.gin_heuristic import GinHeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.registry import agent_names, make_agent
 from agents.rummikub_heuristic import RummikubMaxPlayAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
-__all__ = ["Agent", "CrazyRummyHeuristicAgent", "GinHeuristicAgent", "RandomAgent", "RummikubMaxPlayAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]
+__all__ = ["Agent", "CrazyRummyHeuristicAgent", "GinHeuristicAgent", "PolicyAgent", "RandomAgent", "RummikubMaxPlayAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]

@@ -12,7 +12,7 @@ from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.crazy_rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, SWAP
-from rummy_env.games.crazy_rummy.state import WILD_PENALTY
+from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
 
 
 class CrazyRummyHeuristicAgent(Agent):
@@ -105,9 +105,7 @@ class CrazyRummyHeuristicAgent(Agent):
                 table |= 1 << int(c)
         return table
 
-    @staticmethod
-    def _wilds(wild_rank: int) -> int:
-        return sum(1 << (s * 13 + wild_rank) for s in range(4))
+    _wilds = staticmethod(wild_cards)
 
 
 def extends_table(card: int, table: int) -> bool:

@@ -78,7 +78,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             that does not give an agent.
     """
     if name.startswith(POLICY_PREFIX):
-        from agents.policy import PolicyAgent  # needs the train extra (torch, sb3-contrib)
+        from agents.policy import PolicyAgent  # loading needs the train extra (torch, sb3-contrib)
 
         agent = PolicyAgent(name[len(POLICY_PREFIX):], seed=seed)
         expected = env.unwrapped.layout.size

@@ -3,6 +3,7 @@
     python -m experiments.tournament                      # every variant, baseline agents
     python -m experiments.tournament --variants rummy_v0 --agents random heuristic --deals 500
     python -m experiments.tournament --variants rummy_v0 --env-option num_players=4
+    python -m experiments.tournament --backend ray --address auto   # on a running Ray cluster
 
 Each *matchup* is a lineup of agents, one per seat (every multiset of the named agents
 with at least two different ones).  Each *deal* (a reset seed) of a matchup is played
@@ -248,6 +249,14 @@ def default_deals(variant: str, matchups: int, seats: int) -> int:
     return max(1, DEFAULT_GAMES.get(variant, 2000) // (matchups * seats))
 
 
+def absolute_policy(name: str) -> str:
+    """``policy:PATH`` with an absolute path, so that workers started elsewhere (Ray)
+    find the model; other names unchanged.  On a cluster the path must be on a file
+    system every node sees."""
+    prefix = "policy:"
+    return prefix + str(Path(name[len(prefix):]).resolve()) if name.startswith(prefix) else name
+
+
 def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: int | None,
                 env_options: dict[str, Any], seed: int, chunk_size: int = 25) -> list[Chunk]:
     """The work of a tournament, cut into chunks of ``chunk_size`` deals.
@@ -260,7 +269,7 @@ def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: in
         module = load_variant(variant)
         env = module.env(**env_options)  # validates the options now, in this process
         known = agent_names(env.unwrapped.metadata["name"])
-        names = list(dict.fromkeys(agents)) if agents else known
+        names = [absolute_policy(a) for a in dict.fromkeys(agents)] if agents else known
         for name in names:
             make_agent(name, env, seed=0)  # an unknown name or a bad import path fails here
         seats = len(env.possible_agents)
@@ -295,6 +304,45 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
     return records
 
 
+def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool = True) -> list[dict]:
+    """Run the chunks as Ray tasks: on a new local Ray cluster (``address=None``) or on
+    the running cluster at ``address`` (e.g. ``"ray://head:10001"`` or ``"auto"``).
+
+    Every chunk is played exactly as by :func:`run_local` (the deals come from the job
+    seed, not from the worker), so the results are identical; they are collected in
+    chunk order.  The workers import ``rummy_env``, ``agents`` and ``experiments``: on a
+    cluster, install the project on every node (or pass a ``runtime_env`` to your own
+    ``ray.init`` before calling this).
+
+    Raises:
+        ImportError: Ray is not installed (``pip install -e ".[distributed]"``).
+    """
+    import ray
+    from tqdm import tqdm
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(run_chunk)
+        futures = [task.remote(c) for c in chunks]
+        index = {f: i for i, f in enumerate(futures)}
+        results: list[list[dict] | None] = [None] * len(chunks)
+        pending = list(futures)
+        with tqdm(total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True,
+                  file=sys.stderr) as bar:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for f in done:
+                    i = index[f]
+                    results[i] = ray.get(f)
+                    bar.update(chunks[i].count)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return [r for chunk in results for r in chunk]
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog=program_name("experiments.tournament", "rummy-tournament"),
                                 description=__doc__.split("\n\n")[0])
@@ -306,7 +354,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--deals", type=int, default=None,
                    help="deals per matchup, each played once per seat rotation (default: enough for about "
                         "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="local worker processes (default: all cores; the ray backend uses the cluster's CPUs)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster")
+    p.add_argument("--address", default=None,
+                   help="with --backend ray: address of a running Ray cluster (default: start a local one)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option of env(), e.g. num_players=3 (repeatable)")
@@ -319,6 +372,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             p.error(f"--{name} must be a positive integer, got {value}")
     if args.seed < 0:
         p.error(f"--seed must be >= 0, got {args.seed}")
+    if args.address is not None and args.backend != "ray":
+        p.error("--address goes with --backend ray")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            p.error('--backend ray needs Ray: pip install -e ".[distributed]"')
     try:
         args.variants = list(dict.fromkeys(resolve_variant(v) for v in args.variants))
         args.env_options = parse_env_options(args.env_option)
@@ -340,7 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()
-    records = run_local(chunks, args.workers, progress=not args.no_progress)
+    if args.backend == "ray":
+        records = run_ray(chunks, args.address, progress=not args.no_progress)
+    else:
+        records = run_local(chunks, args.workers, progress=not args.no_progress)
     elapsed = time.perf_counter() - start
     rows = summarize(records)
     out = args.out or Path("results") / time.strftime("tournament-%Y%m%d-%H%M%S")
@@ -350,12 +413,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta = {
         "variants": args.variants,
         "deals_per_lineup": dict(deals),
-        "seed": args.seed, "env_options": args.env_options, "workers": args.workers, "games": len(records),
+        "seed": args.seed, "env_options": args.env_options, "backend": args.backend,
+        "workers": args.workers if args.backend == "local" else None, "games": len(records),
         "seconds": round(elapsed, 2),
     }
     write_results(out, records, rows, meta)
     print(format_table(rows))
-    print(f"\n{len(records)} games in {elapsed:.1f} s on {args.workers} worker(s); results in {out}/")
+    where = f"{args.workers} worker(s)" if args.backend == "local" else "Ray"
+    print(f"\n{len(records)} games in {elapsed:.1f} s on {where}; results in {out}/")
     print("(an agent's 'games' counts the seats it played: one per game, or more when a lineup seats it twice)")
     return 0
 

@@ -59,23 +59,6 @@ class TableMeld:
             return [position_card(self.suit, p) for p in range(self.low, self.high + 1)]
         return cards_of(self.mask)
 
-    def layoff_targets(self, ace_high: bool = False) -> list[tuple[int, int]]:
-        """``(card, side)`` pairs that would extend this meld (R-RUMMY-08): the missing
-        card of a 3-card set, the card below a run's low end, the card above its high
-        end (an ace above a king only with ``ace_high``)."""
-        if self.kind != RUN:
-            if self.mask.bit_count() != 3:
-                return []
-            column = self.mask >> self.rank
-            missing = next(s for s in range(4) if not column >> (s * NUM_RANKS) & 1)
-            return [(missing * NUM_RANKS + self.rank, LAYOFF_SET)]
-        out = []
-        if self.low >= 1:
-            out.append((position_card(self.suit, self.low - 1), LAYOFF_RUN_LOW))
-        if self.high < (HIGH_ACE_POSITION if ace_high else HIGH_ACE_POSITION - 1):
-            out.append((position_card(self.suit, self.high + 1), LAYOFF_RUN_HIGH))
-        return out
-
     def physical(self) -> list[int]:
         """The cards physically in the meld, in the order of :meth:`cards`."""
         return [self.wilds.get(c, c) for c in self.cards()]
@@ -144,6 +127,27 @@ class Table:
         if high_pos >= 1 and self._run_high_at[base + high_pos - 1] >= 0 and (rank != 0 or self.ace_high):
             sides.append(LAYOFF_RUN_HIGH)
         return sides
+
+    def layoff_targets(self) -> list[tuple[int, int]]:
+        """Every ``(card, side)`` that extends a table meld, read off the same indexes as
+        :meth:`layoff_sides`: the missing card of each 3-card set, the card below each
+        run's low end and the card above each run's high end (a high ace only with
+        ``ace_high``).  A card already on the table may come up (a run's neighbour can sit
+        in a set): callers skip the cards on the table."""
+        out = []
+        for rank, index in enumerate(self._set_at_rank):
+            if index >= 0:
+                column = self.melds[index].mask >> rank
+                missing = next(s for s in range(4) if not column >> (s * NUM_RANKS) & 1)
+                out.append((missing * NUM_RANKS + rank, LAYOFF_SET))
+        for slot, index in enumerate(self._run_low_at):
+            if index >= 0 and slot % _POS_SLOTS >= 1:
+                out.append((position_card(slot // _POS_SLOTS, slot % _POS_SLOTS - 1), LAYOFF_RUN_LOW))
+        top = HIGH_ACE_POSITION if self.ace_high else HIGH_ACE_POSITION - 1
+        for slot, index in enumerate(self._run_high_at):
+            if index >= 0 and slot % _POS_SLOTS < top:
+                out.append((position_card(slot // _POS_SLOTS, slot % _POS_SLOTS + 1), LAYOFF_RUN_HIGH))
+        return out
 
     def lay_off(self, card: int, side: int, wild: int = -1) -> int:
         """Add ``card`` to the meld it extends on ``side``; returns that meld's index.

@@ -15,7 +15,7 @@ import numpy as np
 from rummy_env.encoding.layout import Field, Layout, bits_to_rows
 from rummy_env.games.crazy_rummy.state import CrazyView
 
-MAX_ROUND_PENALTY = 440  # 52 cards are worth 340 points; the four wild cards 100 more (R-CRAZY-12)
+MAX_ROUND_PENALTY = 440  # a bound: 52 cards are worth 340 points, the wild cards at most 96 more (R-CRAZY-12)
 
 
 def observation_layout(num_players: int, max_turns: int) -> Layout:

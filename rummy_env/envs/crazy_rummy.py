@@ -105,6 +105,18 @@ the round), ``total_score`` (the penalty total), ``hand`` (rounds finished), ``w
 (the agent who went out, or None), ``round`` and ``wild_rank`` (1..13).  They stay
 until the next round ends.
 
+## Rule readings
+Where ``crazy_rummy.md`` leaves a choice open:
+- R-CRAZY-05: a meld or lay-off uses the player's natural cards of it; when several wild
+  cards could fill the missing cards, the lowest card ids are used (the action names the
+  cards stood for, not which wild card).
+- R-CRAZY-05a: a card is on the table once: as itself, through a wild card, or as a wild
+  card standing in for another card; no wild card may stand for any of those.
+- R-CRAZY-10: "the card held before the draw" must be discarded unless going out; if
+  the player swaps that card in for a wild card, the wild card takes its place in the
+  obligation (so the swap cannot be used to keep the card just drawn).
+- ``max_turns`` (default 1000): a round reaching it is truncated with no penalties.
+
 ## Version History
 * v0: initial release.
 """

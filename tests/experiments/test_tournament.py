@@ -75,6 +75,8 @@ def test_env_options_reach_the_games(tmp_path):
     (["--env-option", "reward=score"], "do not pass the reward option"),
     (["--env-option", "render_mode=human"], "render_mode is not an option here"),
     (["--seed", "-1"], "--seed must be >= 0, got -1"),
+    (["--address", "auto"], "--address goes with --backend ray"),
+    (["--backend", "spark"], "invalid choice: 'spark'"),
 ])
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
@@ -103,3 +105,15 @@ def test_default_deals_spend_the_game_budget():
     # two agents on 2 seats: one lineup, two rotations
     assert tournament.default_deals("rummy_v0", 1, 2) == tournament.DEFAULT_GAMES["rummy_v0"] // 2
     assert tournament.default_deals("rummy_v0", 3, 4) == tournament.DEFAULT_GAMES["rummy_v0"] // 12
+
+
+def test_ray_backend_gives_the_local_results(tmp_path):
+    import ray
+
+    args = ["--variants", "rummy_v0", "gin_rummy_v0", "--deals", "4", "--no-progress"]
+    assert tournament.main([*args, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
+    # the job starts a local Ray cluster itself (this machine's CPUs) and shuts it down
+    assert tournament.main([*args, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
+    assert not ray.is_initialized()
+    assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()
+    assert json.loads((tmp_path / "ray" / "summary.json").read_text())["meta"]["backend"] == "ray"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct, parse_cards
+from rummy_env.core.cards import parse_cards
+from rummy_env.games.deal import complete_deck, round_robin
 from rummy_env.games.options import check_seat
 
 HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, then an 8th to the dealer's left
@@ -37,9 +38,5 @@ def stack_deck(hands: Sequence[Sequence[str] | str], stock: Sequence[str] | str 
         want = HAND_SIZE + (seat == first)
         if len(h) != want:
             raise ValueError(f"hand of player_{seat} has {len(h)} cards: it must have {want} (8 for the dealer's left)")
-    order = [parsed[(first + i) % n][i // n] for i in range(HAND_SIZE * n)]
-    order.append(parsed[first][HAND_SIZE])
-    order += parse_cards(stock)
-    check_distinct(order)
-    named = set(order)
-    return [card_str(c) for c in order + [c for c in range(NUM_CARDS) if c not in named]]
+    order = round_robin(parsed, first, HAND_SIZE) + [parsed[first][HAND_SIZE]]
+    return complete_deck(order + parse_cards(stock))

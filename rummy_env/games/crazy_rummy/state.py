@@ -42,12 +42,11 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
-from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
 PLAY = 1  #: phase: melds, lay-offs, swaps, then a discard
-TERMINAL = -4
 WILD_PENALTY = 25  # R-CRAZY-12
 
 _LEGAL_MELD_BASE = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
@@ -59,7 +58,15 @@ def wild_cards(rank_index: int) -> int:
 
 
 def penalty(hand: int, wild_rank_index: int) -> int:
-    """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10."""
+    """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10.
+
+    Args:
+        hand: card bitmask.
+        wild_rank_index: rank index of the round's wild cards (0 = aces .. 12 = kings).
+
+    Returns:
+        points (int).
+    """
     total = 0
     for c in cards_of(hand):
         total += WILD_PENALTY if rank_of(c) == wild_rank_index else CARD_VALUE_LIST[c]
@@ -162,7 +169,7 @@ class CrazyRummyGame:
         return state
 
 
-class CrazyRummyState:
+class CrazyRummyState(EngineState):
     """A Crazy Rummy state: one round, or the 13 rounds of ``episode="game"``.
 
     Do not build it directly: use :meth:`CrazyRummyGame.new_initial_state`.
@@ -178,23 +185,20 @@ class CrazyRummyState:
     rank: ``CrazyRummyGame(wild_rank=state.round, ...)``.
     """
 
+    num_actions = NUM_ACTIONS
+    action_to_string = staticmethod(action_to_string)
+
     def __init__(self, game: CrazyRummyGame, rng: np.random.Generator):
         cfg = game.config
         self.game, self.config, self.rng = game, cfg, rng
         n = cfg.num_players
-        self._n = n
+        self._init_bookkeeping(n)
         self.scores = [0] * n  # penalty totals (R-CRAZY-13)
         self.hands_played = 0
         self.last_hand: dict | None = None
-        self._returns = [0.0] * n
-        self._rewards = [0.0] * n
-        self._terminal = False
-        self.truncated = False
-        self.history: list[int] = []
         self.initial_deck: list[int] = []
         self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first
         self.initial_dealer = -1
-        self._legal: list[int] | None = None
 
     # ----------------------------------------------------------------- deal
     def _deal(self, deck: list[int], dealer: int, round_number: int) -> None:
@@ -228,30 +232,6 @@ class CrazyRummyState:
         self._legal = None
 
     # ------------------------------------------------------------ queries
-    @property
-    def num_players(self) -> int:
-        return self._n
-
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self.current
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
-    def legal_actions(self, player: int | None = None) -> list[int]:
-        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
-        if self._terminal or (player is not None and player != self.current):
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
     def _compute_legal(self) -> list[int]:
         if self.phase == DRAW:
             out = [DRAW_STOCK]
@@ -264,11 +244,13 @@ class CrazyRummyState:
         out.sort()
         return out
 
-    def _discard_ok(self, card: int, hand: int) -> bool:
-        """Whether ``card`` may be discarded from ``hand`` now (R-CRAZY-08, 10)."""
+    def _discard_ok(self, card: int, hand: int, old: int | None = None) -> bool:
+        """Whether ``card`` may be discarded from ``hand`` (R-CRAZY-08, 10); ``old`` is the
+        card that must go unless going out (default: the state's ``must_discard``)."""
         if card == self.taken_discard:
             return False
-        old = self.must_discard
+        if old is None:
+            old = self.must_discard
         return old < 0 or card == old or not hand >> old & 1 or hand == 1 << card
 
     def _candidate_moves(self) -> list[int]:
@@ -277,7 +259,11 @@ class CrazyRummyState:
         hand = self.hands[p]
         size = hand.bit_count()
         out = []
+        # R-CRAZY-05a: a card is on the table once, as itself, through a wild card, or as a
+        # wild card standing for another card
         on_table = self.table.mask
+        for wild, _ in self.wild_for.values():
+            on_table |= 1 << wild
         wilds_held = hand & self.wilds
         if size >= 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)
             h = np.uint64(hand)
@@ -294,10 +280,9 @@ class CrazyRummyState:
             out += [MELD + int(m) for m in np.flatnonzero(ok)]
         if self.melded[p]:
             if size >= 2:
-                for meld in self.table:
-                    for card, side in meld.layoff_targets():
-                        if not on_table >> card & 1 and (hand >> card & 1 or wilds_held):
-                            out.append(LAYOFF + 3 * card + side)
+                for card, side in self.table.layoff_targets():
+                    if not on_table >> card & 1 and (hand >> card & 1 or wilds_held):
+                        out.append(LAYOFF + 3 * card + side)
             for card in self.wild_for:
                 if hand >> card & 1:
                     out.append(SWAP + card)
@@ -331,13 +316,17 @@ class CrazyRummyState:
         """R-CRAZY-08a: after ``action`` the player still has a way to end the turn with a
         legal discard (perhaps after more melds, lay-offs or swaps)."""
         hand = self.hands[self.current]
+        old = self.must_discard
         if action >= SWAP:
             card = action - SWAP
-            after = (hand & ~(1 << card)) | (1 << self.wild_for[card][0])
+            wild = self.wild_for[card][0]
+            after = (hand & ~(1 << card)) | (1 << wild)
+            if card == old:
+                old = wild  # R-CRAZY-10: the wild card takes the swapped card's place
         else:
             used, _ = self._fill(action)
             after = hand & ~used
-        if any(self._discard_ok(c, after) for c in cards_of(after)):
+        if any(self._discard_ok(c, after, old) for c in cards_of(after)):
             return True
         trial = self.clone()
         trial._apply(action)
@@ -392,28 +381,6 @@ class CrazyRummyState:
         )
 
     # ------------------------------------------------------------- moves
-    def apply_action(self, action: int) -> None:
-        """Apply the acting player's action.
-
-        Raises:
-            IllegalActionError: (a ``ValueError``) out of range or not legal now; the
-                state is unchanged.
-            ActionTypeError: not an integer.
-        """
-        action = to_action_id(action, NUM_ACTIONS)
-        if self._terminal:
-            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        if action not in self._legal:
-            legal = ", ".join(action_to_string(a) for a in self._legal)
-            raise IllegalActionError(
-                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {legal}"
-            )
-        self._rewards = [0.0] * self._n
-        self.history.append(action)
-        self._apply(action)
-
     def _apply(self, action: int) -> None:
         self._legal = None
         p = self.current
@@ -445,6 +412,10 @@ class CrazyRummyState:
             del self.table.melds[index].wilds[card]
             self.hands[p] = (self.hands[p] & ~(1 << card)) | (1 << wild)
             self.known[p] = (self.known[p] & ~(1 << card)) | (1 << wild)  # the wild was face up
+            if card == self.must_discard:
+                # R-CRAZY-10: swapping the card held before the draw for a wild card does
+                # not free the player from it: the wild card must go unless going out
+                self.must_discard = wild
         else:
             used, wilds = self._fill(action)
             if action < LAYOFF:
@@ -513,10 +484,6 @@ class CrazyRummyState:
             if len(winners) < n:  # R-CRAZY-13: equal lowest totals share the win
                 for q in range(n):
                     self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
-
-    def _give(self, player: int, reward: float) -> None:
-        self._rewards[player] += reward
-        self._returns[player] += reward
 
     # ------------------------------------------------------------- copies
     def clone(self) -> "CrazyRummyState":

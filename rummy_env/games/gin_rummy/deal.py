@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import NUM_CARDS, card_str, parse_card, parse_cards
+from rummy_env.core.cards import parse_card, parse_cards
+from rummy_env.games.deal import complete_deck, round_robin
+from rummy_env.games.options import check_seat
 
 HAND_SIZE = 10  #: cards dealt to each player (R-GIN-02)
 
@@ -35,20 +37,12 @@ def stack_deck(
     """
     if len(hands) != 2:
         raise ValueError(f"{len(hands)} hands given: Gin Rummy has 2 players")
-    if dealer not in (0, 1) or isinstance(dealer, bool):
-        raise ValueError(f"dealer {dealer!r} is not a seat: use 0 or 1")
+    check_seat("dealer", dealer, 2)
     parsed = [parse_cards(h) for h in hands]
     for seat, h in enumerate(parsed):
         if len(h) != HAND_SIZE:
             raise ValueError(f"hand of player_{seat} has {len(h)} cards: Gin Rummy deals {HAND_SIZE} to each player")
-    order: list[int] = [parsed[(dealer + 1 + i) % 2][i // 2] for i in range(2 * HAND_SIZE)]
+    order = round_robin(parsed, 1 - dealer, HAND_SIZE)
     if upcard is not None:
         order.append(parse_card(upcard))
-    order += parse_cards(stock)
-    if len(set(order)) != len(order):
-        raise ValueError("a card is named twice in the hands, upcard and stock")
-    named = set(order)
-    rest = [c for c in range(NUM_CARDS) if c not in named]
-    if upcard is None:
-        order.insert(2 * HAND_SIZE, rest.pop(0))
-    return [card_str(c) for c in order + rest]
+    return complete_deck(order + parse_cards(stock), upcard_at=None if upcard is not None else 2 * HAND_SIZE)

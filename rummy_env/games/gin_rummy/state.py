@@ -30,6 +30,7 @@ from rummy_env.core.deadwood import (
     showdown,
 )
 from rummy_env.core.melds import MELDS
+from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.errors import IllegalActionError, to_action_id
 from rummy_env.games.gin_rummy.actions import (
     BIG_GIN,
@@ -46,7 +47,6 @@ from rummy_env.games.gin_rummy.deal import HAND_SIZE
 OFFER = 0  #: phase: the upcard offer of the first turn (R-GIN-03): take it or pass
 DRAW = 1  #: phase: the acting player draws from the stock or takes the upcard (R-GIN-04)
 DISCARD = 2  #: phase: the acting player holds 11 cards: discard, knock or big gin
-TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
 
 WALL = 2  #: cards left in the stock when the hand goes dead (R-GIN-09)
 GAME_BONUS = 100  #: R-GIN-13 bonus for winning the game
@@ -177,7 +177,7 @@ class GinRummyGame:
         return state
 
 
-class GinRummyState:
+class GinRummyState(EngineState):
     """A Gin Rummy state: one hand, or a game of hands with ``episode="game"``.
 
     Do not build it directly: use :meth:`GinRummyGame.new_initial_state`.
@@ -188,7 +188,7 @@ class GinRummyState:
     last finished hand's public facts: ``winner``, ``result``, ``hand_scores``,
     ``total_scores``, ``game_bonuses``, ``knocker`` and the showdown), ``game_winner``,
     ``truncated``, ``history`` (actions of this episode), ``initial_deck`` and
-    ``initial_dealer`` (of the first hand).
+    ``initial_dealer`` (of the first hand), ``hand_decks`` (every hand's deck).
     """
 
     def __init__(self, game: GinRummyGame, rng: np.random.Generator):
@@ -200,15 +200,12 @@ class GinRummyState:
         self.hands_won = [0, 0]
         self.hands_played = 0
         self.last_hand: dict | None = None
-        self._returns = [0.0, 0.0]
-        self._rewards = [0.0, 0.0]
-        self._terminal = False
-        self.truncated = False
+        self._init_bookkeeping(2)
         self.game_winner = -1
-        self.history: list[int] = []
         self._legal: int | None = None  # legal action ids as a bitmask, until the next move
         self.initial_deck: list[int] = []
         self.initial_dealer = -1
+        self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first
 
     # ------------------------------------------------------------------- deal
     def _deal(self, deck: list[int], dealer: int) -> None:
@@ -216,6 +213,7 @@ class GinRummyState:
         then the upcard; the rest is the stock (R-GIN-02)."""
         if not self.initial_deck:
             self.initial_deck, self.initial_dealer = list(deck), dealer
+        self.hand_decks.append(list(deck))
         self.deck = deck
         self.dealer = dealer
         first = 0
@@ -246,25 +244,6 @@ class GinRummyState:
         self._legal = None
 
     # ---------------------------------------------------------------- queries
-    @property
-    def num_players(self) -> int:
-        return 2
-
-    def current_player(self) -> int:
-        """Seat of the player to act, or :data:`TERMINAL`."""
-        return TERMINAL if self._terminal else self.current
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
-    def returns(self) -> list[float]:
-        """Sum of the rewards of this episode, per seat."""
-        return list(self._returns)
-
-    def rewards(self) -> list[float]:
-        """Rewards of the last applied action, per seat."""
-        return list(self._rewards)
-
     def legal_bits(self) -> int:
         """The acting player's legal action ids as a bitmask (bit ``a`` set if legal);
         0 when the episode is over."""
@@ -489,10 +468,6 @@ class GinRummyState:
         # R-GIN-02: the winner deals the next hand; after a dead hand the same dealer
         self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
 
-    def _give(self, player: int, reward: float) -> None:
-        self._rewards[player] += reward
-        self._returns[player] += reward
-
     # ----------------------------------------------------------------- copies
     def clone(self) -> "GinRummyState":
         """An independent copy (the generator too, when later hands will use it)."""
@@ -507,6 +482,7 @@ class GinRummyState:
         other._returns = list(self._returns)
         other._rewards = list(self._rewards)
         other.history = list(self.history)
+        other.hand_decks = list(self.hand_decks)
         if self.config.episode == "game":
             other.rng = copy.deepcopy(self.rng)
         return other

@@ -18,13 +18,12 @@ import numpy as np
 
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str
-from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 from rummy_env.games.rummikub.actions import COMMIT, DRAW, NUM_ACTIONS, action_to_string
 from rummy_env.games.rummikub.config import RummikubConfig
 from rummy_env.games.rummikub.deal import RACK_SIZE
 
-TERMINAL = -4
 
 
 class RummikubView(NamedTuple):
@@ -107,7 +106,7 @@ class RummikubGame:
         return state
 
 
-class RummikubState:
+class RummikubState(EngineState):
     """A Rummikub state: one hand, or a game of hands with ``episode="game"``.
 
     Public attributes (read them, do not assign them): ``racks`` (count vectors),
@@ -119,24 +118,21 @@ class RummikubState:
     ``initial_deck``, ``initial_first_player``, ``hand_decks`` and ``history``.
     """
 
+    num_actions = NUM_ACTIONS
+    action_to_string = staticmethod(action_to_string)
+
     def __init__(self, game: RummikubGame, rng: np.random.Generator):
         cfg = game.config
         self.game, self.config, self.rng = game, cfg, rng
         n = cfg.num_players
-        self._n = n
+        self._init_bookkeeping(n)
         self.scores = [0] * n
         self.hands_played = 0
         self.last_hand: dict | None = None
-        self._returns = [0.0] * n
-        self._rewards = [0.0] * n
-        self._terminal = False
-        self.truncated = False
         self.game_winner = -1
-        self.history: list[int] = []
         self.initial_deck: list[int] = []
         self.initial_first_player = -1
         self.hand_decks: list[list[int]] = []
-        self._legal: list[int] | None = None
 
     # ----------------------------------------------------------------- deal
     def _deal(self, deck: list[int], first_player: int) -> None:
@@ -162,35 +158,6 @@ class RummikubState:
         self._legal = None
 
     # ------------------------------------------------------------ queries
-    @property
-    def num_players(self) -> int:
-        return self._n
-
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self.current
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
-    def legal_actions(self, player: int | None = None) -> list[int]:
-        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting.
-
-        Tile ids that lead to a legal play in type order, COMMIT when the tiles chosen
-        are a legal play, DRAW/PASS before any tile is chosen (R-RK-06..08).  A live state
-        always has one.
-        """
-        if self._terminal or (player is not None and player != self.current):
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
     def _compute_legal(self) -> list[int]:
         cfg, p = self.config, self.current
         args = (self.initial_meld[p], cfg.initial_meld_points, cfg.initial_meld_table_play)
@@ -209,9 +176,9 @@ class RummikubState:
         acting = -1 if self._terminal else (self.current - player) % n
         mine = acting == 0
         return RummikubView(
-            rack=self.racks[player],
-            table=self.table,
-            chosen=self.chosen if mine else np.zeros(NUM_TILE_TYPES, dtype=np.int64),
+            rack=self.racks[player].copy(),
+            table=self.table.copy(),
+            chosen=self.chosen.copy() if mine else np.zeros(NUM_TILE_TYPES, dtype=np.int64),
             last_tile=self.last_tile if mine else -1,
             initial_meld=tuple(self.initial_meld[s] for s in seats),
             acting=acting,
@@ -223,28 +190,6 @@ class RummikubState:
         )
 
     # ------------------------------------------------------------- moves
-    def apply_action(self, action: int) -> None:
-        """Apply the acting player's action.
-
-        Raises:
-            IllegalActionError: (a ``ValueError``) out of range or not legal now; the
-                state is unchanged.
-            ActionTypeError: not an integer.
-        """
-        action = to_action_id(action, NUM_ACTIONS)
-        if self._terminal:
-            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        if action not in self._legal:
-            legal = ", ".join(self._action_text(a) for a in self._legal)
-            raise IllegalActionError(
-                f"action {action} ({self._action_text(action)}) is not legal for player {self.current} now; legal: {legal}"
-            )
-        self._rewards = [0.0] * self._n
-        self.history.append(action)
-        self._apply(action)
-
     def _action_text(self, action: int) -> str:
         if action == DRAW and not self.pool:
             return "pass"
@@ -341,10 +286,6 @@ class RummikubState:
         # each hand's first player is drawn again, as the rules' "highest tile starts" is
         first = int(self.rng.integers(n))
         self._deal([int(t) for t in self.rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))], first)
-
-    def _give(self, player: int, reward: float) -> None:
-        self._rewards[player] += reward
-        self._returns[player] += reward
 
     # ------------------------------------------------------------- copies
     def clone(self) -> "RummikubState":

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import (
-    NUM_CARDS,
-    card_str,
-    check_distinct,
-    parse_card,
-    parse_cards,
-)
+from rummy_env.core.cards import parse_card, parse_cards
+from rummy_env.games.deal import complete_deck, round_robin
 from rummy_env.games.options import check_seat
 
 
@@ -51,15 +46,7 @@ def stack_deck(
     for seat, h in enumerate(parsed):
         if len(h) != k:
             raise ValueError(f"hand of player_{seat} has {len(h)} cards: with {n} players each hand has {k}")
-    order: list[int] = [parsed[(dealer + 1 + i) % n][i // n] for i in range(n * k)]
+    order = round_robin(parsed, (dealer + 1) % n, k)
     if upcard is not None:
         order.append(parse_card(upcard))
-    order += parse_cards(stock)
-    check_distinct(order)
-    named = set(order)
-    rest = [c for c in range(NUM_CARDS) if c not in named]
-    if upcard is None:
-        if not rest:
-            raise ValueError("no card is left for the upcard: name it, or name fewer stock cards")
-        order.insert(n * k, rest.pop(0))
-    return [card_str(c) for c in order + rest]
+    return complete_deck(order + parse_cards(stock), upcard_at=None if upcard is not None else n * k)

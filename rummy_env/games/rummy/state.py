@@ -27,7 +27,7 @@ from rummy_env.core.cards import (
 )
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
-from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
@@ -41,7 +41,6 @@ from rummy_env.games.rummy.config import RummyConfig
 
 DRAW = 0  #: phase: the acting player must draw (R-RUMMY-06)
 PLAY = 1  #: phase: the acting player melds, lays off, and finally discards
-TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
 
 
 class RummyView(NamedTuple):
@@ -142,7 +141,7 @@ class RummyGame:
         return state
 
 
-class RummyState:
+class RummyState(EngineState):
     """A basic Rummy state: one hand, or a game of hands with ``episode="game"``.
 
     Do not build it directly: use :meth:`RummyGame.new_initial_state`.
@@ -165,26 +164,23 @@ class RummyState:
         game_winner: seat whose total reached ``target_score``, or -1.
     """
 
+    num_actions = NUM_ACTIONS
+    action_to_string = staticmethod(action_to_string)
+
     def __init__(self, game: RummyGame, rng: np.random.Generator):
         cfg = game.config
         self.game = game
         self.config = cfg
         self.rng = rng
         n = cfg.num_players
-        self._n = n
+        self._init_bookkeeping(n)
         self.scores = [0] * n  # game totals (R-RUMMY-17)
         self.hands_played = 0
         self.last_hand: dict | None = None  # public facts of the last finished hand
-        self._returns = [0.0] * n
-        self._rewards = [0.0] * n
-        self._terminal = False
-        self.truncated = False
         self.game_winner = -1
-        self.history: list[int] = []  # actions of this episode
-        self._legal: list[int] | None = None  # legal actions of the acting player, until the next move
-        self.initial_deck: list[int] = []
-        self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first  # the first hand's deck, top first
+        self.initial_deck: list[int] = []  # the first hand's deck, top first
         self.initial_dealer = -1
+        self.hand_decks: list[list[int]] = []  # the deck of every hand dealt, top first
 
     # ----------------------------------------------------------------- deal
     def _deal(self, deck: list[int], dealer: int) -> None:
@@ -212,33 +208,6 @@ class RummyState:
         self.phase = DRAW
 
     # ------------------------------------------------------------ queries
-    @property
-    def num_players(self) -> int:
-        return self._n
-
-    def current_player(self) -> int:
-        """Seat of the player to act, or :data:`TERMINAL`."""
-        return TERMINAL if self._terminal else self.current
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
-    def returns(self) -> list[float]:
-        """Sum of the rewards of this episode, per seat."""
-        return list(self._returns)
-
-    def rewards(self) -> list[float]:
-        """Rewards of the last applied action, per seat."""
-        return list(self._rewards)
-
-    def legal_actions(self, player: int | None = None) -> list[int]:
-        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
-        if self._terminal or (player is not None and player != self.current):
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
     def _compute_legal(self) -> list[int]:
         if self.phase == DRAW:
             out = []
@@ -311,34 +280,6 @@ class RummyState:
         )
 
     # ------------------------------------------------------------- moves
-    def apply_action(self, action: int) -> None:
-        """Apply the acting player's action.
-
-        Raises:
-            IllegalActionError: (a ``ValueError``) the id is out of range or not legal
-                now; the message names the action and the legal ones.  The state is
-                unchanged.
-            ActionTypeError: the action is not an integer.
-        """
-        action = to_action_id(action, NUM_ACTIONS)
-        if self._terminal:
-            self._raise_illegal(action)
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        if action not in self._legal:
-            self._raise_illegal(action)
-        self._rewards = [0.0] * self._n
-        self.history.append(action)
-        self._apply(action)
-
-    def _raise_illegal(self, action: int) -> None:
-        if self._terminal:
-            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
-        legal = ", ".join(action_to_string(a) for a in self.legal_actions())
-        raise IllegalActionError(
-            f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {legal}"
-        )
-
     def _apply(self, action: int) -> None:
         self._legal = None
         p = self.current
@@ -458,10 +399,6 @@ class RummyState:
         else:
             dealer = (self.dealer + 1) % n
         self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
-
-    def _give(self, player: int, reward: float) -> None:
-        self._rewards[player] += reward
-        self._returns[player] += reward
 
     # ------------------------------------------------------------- copies
     def clone(self) -> "RummyState":

@@ -15,7 +15,7 @@ import pytest
 
 from agents import agent_names, make_agent
 from rummy_env import crazy_rummy_v0
-from rummy_env.games.crazy_rummy import DRAW, string_to_action
+from rummy_env.games.crazy_rummy import DRAW, SWAP, string_to_action
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -52,8 +52,10 @@ class Model:
     melded: bool
     moves: list = field(default_factory=list)
 
-    def represented(self):
-        return {c for m in self.table for c in m}
+    def on_table(self):
+        """R-CRAZY-05a: every card on the table once: the cards the melds stand for and the
+        wild cards standing in for others."""
+        return {c for m in self.table for c in m} | {p for m in self.table for p in m.values()}
 
     def wilds_in_hand(self, exclude=()):
         return sorted(c for c in self.hand if c % 13 == self.wild_rank and c not in exclude)
@@ -66,7 +68,7 @@ class Model:
     def candidates(self):
         """(move text, resulting model) for every meld, lay-off and swap the meld rules allow."""
         out = []
-        on_table = self.represented()
+        on_table = self.on_table()
         for meld in MELDS:
             if on_table & set(meld) or len(self.hand) - len(meld) < 1:
                 continue
@@ -110,6 +112,8 @@ class Model:
                     after.hand.discard(card)
                     after.hand.add(physical)
                     after.table[i][card] = card
+                    if card == self.old:
+                        after.old = physical  # R-CRAZY-10: the wild must go in the old card's place
                     out.append((f"swap {text(card)}", after))
         return out
 
@@ -186,6 +190,12 @@ def test_mask_equals_brute_force(options):
             seen["one_card"] += old >= 0
             seen["melds_with_wilds"] += state.hands[state.current] & state.wilds != 0 and any(
                 t.startswith("meld") for t in texts)
-            env.step(agents[agent].act(obs))
+            action = agents[agent].act(obs)
+            if action >= SWAP and action - SWAP == old:
+                # R-CRAZY-10: the wild card taken in the old card's place must go instead
+                old = next(m[old] for m in model_of(state, old).table if old in m)
+            env.step(action)
     assert seen["states"] >= 300 and seen["melds_with_wilds"] >= 30 and seen["layoffs"] >= 20, seen
     assert seen["swaps"] >= 1 and seen["one_card"] >= 1, seen
+    if options.get("episode") == "game":  # the longest sample: the R-CRAZY-08a lookahead refused moves
+        assert seen["masked_by_08a"] >= 1, seen

@@ -71,8 +71,7 @@ def test_a_set_never_grows_past_four_cards_r_crazy_04():
     assert "layoff 7S set" in legal_texts(env)
     play(env, "layoff 7S set")
     texts = legal_texts(env)
-    assert not any(t.endswith(" set") for t in texts)
-    assert all(len(t.split()) <= 5 for t in texts if t.startswith("meld 7"))  # no meld of five sevens
+    assert not any(t.endswith(" set") for t in texts)  # KD cannot stand for a fifth seven
     [meld] = list(env.unwrapped.game_state.table)
     assert meld.cards() == sorted(parse_cards("7C 7D 7H 7S")) and meld.wilds == {parse_cards("7H")[0]: parse_cards("KC")[0]}
 
@@ -203,3 +202,38 @@ def test_no_move_may_leave_only_the_card_taken_from_the_discard_pile_r_crazy_08_
     assert {"meld TD JD QD", "meld JD QD KD"} <= set(texts)
     play(env, "meld TD JD QD")
     assert legal_texts(env) == ["discard KD"]  # laying off KD would leave only 9C
+
+
+def wild_swap_deal():
+    # kings wild.  player_0 keeps 6C alone; player_1 melds 4C 5C with KC standing for 6C
+    hands = ["7S 8S 9S 2H 3H 4H QD 6C", "4C 5C KC 9D TD JD 2S", "KD KH KS 8C 9H TH JH"]
+    env = deal(hands, stock=["AS", "AD", "JC"])
+    play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard QD")
+    play(env, "draw stock", "meld 4C 5C 6C", "discard AS")
+    return env
+
+
+def test_a_wild_card_standing_in_for_a_card_blocks_that_card_everywhere_r_crazy_05a():
+    env = wild_swap_deal()
+    play(env, "draw stock")  # player_2 draws AD
+    texts = legal_texts(env)
+    assert "meld KD KH KS" in texts  # the wild rank played as itself (R-CRAZY-05)
+    # KC is on the table (standing for 6C): no wild card may stand for it as well
+    assert not {"meld KC KD KH", "meld KC KD KS", "meld KC KH KS", "meld KC KD KH KS"} & set(texts)
+
+
+def test_swapping_the_card_held_before_the_draw_keeps_the_one_card_rule_r_crazy_10():
+    env = wild_swap_deal()
+    play(env, "draw stock", "discard AD")  # player_2
+    assert legal_texts(env) == ["draw stock"]  # player_0 holds one card: 6C
+    play(env, "draw stock")  # JC
+    assert set(legal_texts(env)) == {"discard 6C", "swap 6C"}
+    play(env, "swap 6C")  # 6C goes to the table, the wild KC comes to the hand
+    texts = legal_texts(env)
+    # the wild card took 6C's place: it must go unless going out; JC, just drawn, stays
+    assert "discard KC" in texts and "discard JC" not in texts
+    assert all(t == "discard KC" or t.startswith("layoff") for t in texts)
+    play(env, "layoff 3C low")  # KC stands for 3C; JC is the last card
+    assert legal_texts(env) == ["discard JC"]
+    play(env, "discard JC")
+    assert all(env.terminations.values()) and env.infos["player_0"]["hand_score"] == 0

@@ -1,0 +1,73 @@
+"""A trained policy (sb3-contrib ``MaskablePPO``) as an agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+
+
+_MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
+
+
+def load_model(path: Path) -> Any:
+    """A ``MaskablePPO`` model from a ``.zip``, loaded once per file and process.
+
+    Raises:
+        ValueError: the file is not a MaskablePPO model.
+    """
+    key = (str(path.resolve()), path.stat().st_mtime)
+    model = _MODELS.get(key)
+    if model is None:
+        from sb3_contrib import MaskablePPO
+
+        try:
+            model = MaskablePPO.load(path, device="cpu")
+        except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
+            raise ValueError(f"policy file {str(path)!r} is not a MaskablePPO model: {err}") from None
+        _MODELS[key] = model
+    return model
+
+
+class PolicyAgent(Agent):
+    """Plays a saved ``MaskablePPO`` model: the model's action for the observation, among
+    the legal actions of the mask.
+
+    Args:
+        path: the model's ``.zip`` file (``experiments.train`` writes ``model.zip``).
+        deterministic: take the most likely legal action (default) or sample one (the
+            sampling draws from torch's global generator).
+        seed: unused (kept for the common interface).
+        model: an already loaded model instead of ``path`` (e.g. a frozen self-play copy).
+
+    Raises:
+        ValueError: the file does not exist or is not a MaskablePPO model.
+        ImportError: sb3-contrib is not installed (``pip install -e ".[train]"``).
+    """
+
+    name = "policy"
+
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None,
+                 model: Any = None):
+        super().__init__(seed)
+        self.deterministic = deterministic
+        if model is None:
+            path = Path(path) if path is not None else None
+            if path is None or not path.is_file():
+                raise ValueError(f"policy file {str(path)!r} does not exist: pass the model.zip that "
+                                 "experiments.train wrote")
+            model = load_model(path)
+        self.model = model
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        obs = observation["observation"]
+        expected = self.model.observation_space.shape
+        if obs.shape != expected:
+            raise ValueError(f"observation of shape {obs.shape} does not fit this policy, trained on {expected}: "
+                             "play it on the variant and options it was trained with")
+        mask = observation["action_mask"].astype(bool)
+        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        return int(action)

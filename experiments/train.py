@@ -1,0 +1,279 @@
+"""Train a masked PPO agent on one seat of a variant, then evaluate it in the tournament.
+
+    python -m experiments.train --variant gin_rummy --timesteps 300000
+    python -m experiments.train --variant rummy --opponents random heuristic --minutes 30
+    python -m experiments.train --variant gin_rummy --opponents self random --timesteps 500000
+
+The learner (sb3-contrib ``MaskablePPO``, an MLP over the flat observation, the action
+mask passed to the policy) plays one seat of ``<variant>.env()`` through
+``rummy_env.envs.single_agent.SingleAgentEnv``; the other seats are played by the named
+opponents (``random``, ``heuristic``, any name the tournament knows, or ``self``: a
+frozen copy of the learner, refreshed every ``--snapshot-every`` steps).  The learner's
+seat is drawn at every episode.  The job writes to the output folder:
+
+- ``model.zip``: the trained model (play it with ``--agents policy:<folder>/model.zip``
+  in ``experiments.tournament``, or ``agents.policy.PolicyAgent``);
+- ``learning_curve.csv`` and ``learning_curve.png``: win rate and mean return over the
+  last 100 episodes against the training opponents, by timestep;
+- ``evaluation.json``: the tournament's win rates (95% intervals) of the trained policy
+  against the random and the heuristic agent, on duplicate deals.
+
+Needs the ``train`` extra (torch, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import agent_names, make_agent
+from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from rummy_env.envs.single_agent import SingleAgentEnv
+
+SELF = "self"
+
+
+class FrozenPolicy:
+    """A frozen copy of a learner's policy as an opponent (``act`` like an agent)."""
+
+    def __init__(self, policy: Any):
+        self.policy = policy
+
+    def act(self, observation: dict, info: dict | None = None) -> int:
+        action, _ = self.policy.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
+                                        deterministic=False)
+        return int(action)
+
+
+def make_training_env(variant: str, env_options: dict, opponents: Sequence[str], seed: int,
+                      snapshot: FrozenPolicy | None = None):
+    """The learner's single-agent env, wrapped in SB3's ``Monitor`` (episode returns).
+
+    Raises:
+        ValueError: an unknown opponent name or a bad env option.
+    """
+    from stable_baselines3.common.monitor import Monitor
+
+    aec = load_variant(variant).env(**env_options)
+    policies = [snapshot if name == SELF else make_agent(name, aec, seed=seed + i) for i, name in enumerate(opponents)]
+    return Monitor(SingleAgentEnv(aec, policies, seed=seed))
+
+
+class CurveCallback:
+    """Collects finished episodes and refreshes the self-play snapshot (a BaseCallback)."""
+
+    @staticmethod
+    def build(total: int, snapshot: FrozenPolicy | None, snapshot_every: int, progress: bool,
+              deadline: float | None = None):
+        from stable_baselines3.common.callbacks import BaseCallback
+        from tqdm import tqdm
+
+        class _Callback(BaseCallback):
+            def __init__(self):
+                super().__init__()
+                self.episodes: list[tuple[int, float]] = []  # (timestep, return)
+                self.bar = tqdm(total=total, unit="step", disable=None if progress else True, file=sys.stderr)
+                self.last_snapshot = 0
+
+            def _on_step(self) -> bool:
+                for info in self.locals.get("infos", []):
+                    if "episode" in info:
+                        self.episodes.append((self.num_timesteps, float(info["episode"]["r"])))
+                self.bar.update(self.num_timesteps - self.bar.n)
+                if snapshot is not None and self.num_timesteps - self.last_snapshot >= snapshot_every:
+                    snapshot.policy.load_state_dict(self.model.policy.state_dict())
+                    self.last_snapshot = self.num_timesteps
+                # False stops learn(): the wall-clock budget of --minutes is spent
+                return deadline is None or time.perf_counter() < deadline
+
+        return _Callback()
+
+
+def curve_rows(episodes: list[tuple[int, float]], window: int = 100, points: int = 100) -> list[dict[str, float]]:
+    """The learning curve: at about ``points`` timesteps, the win rate (return > 0) and mean
+    return of the last ``window`` episodes."""
+    rows = []
+    if not episodes:
+        return rows
+    step = max(1, len(episodes) // points)
+    for end in range(step, len(episodes) + 1, step):
+        recent = [r for _, r in episodes[max(0, end - window):end]]
+        rows.append({
+            "timestep": episodes[end - 1][0],
+            "episodes": end,
+            "win_rate": float(np.mean([r > 0 for r in recent])),
+            "mean_return": float(np.mean(recent)),
+        })
+    return rows
+
+
+def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
+    """``learning_curve.csv`` and ``learning_curve.png`` in ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(out / "learning_curve.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["timestep", "episodes", "win_rate", "mean_return"])
+        w.writeheader()
+        w.writerows(rows)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([r["timestep"] for r in rows], [r["win_rate"] for r in rows], label="win rate (last 100 episodes)")
+    ax.set_xlabel("timesteps")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(fig)
+
+
+def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
+    """Win rates (95% Wilson intervals over deals) of the saved policy against each
+    baseline agent, with the tournament's duplicate deals.
+
+    The tournament reads winners from ``reward="win"`` returns, so the evaluation plays
+    with it whatever reward the training used.  With more than two seats every lineup
+    of the two agents is played (the policy may hold several seats of a game)."""
+    from experiments import tournament
+
+    policy = f"policy:{model_path.resolve()}"
+    options = {**env_options, "reward": "win"}
+    rows = []
+    for opponent in agent_names(variant):
+        chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
+        summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
+        row = next(r for r in summary if r["agent"] == policy)
+        rows.append({"opponent": opponent, **{k: row[k] for k in ("games", "wins", "draws", "win_rate",
+                                                                     "win_rate_ci_low", "win_rate_ci_high")}})
+    return rows
+
+
+def train(variant: str, env_options: dict, opponents: Sequence[str], timesteps: int, seed: int, out: Path,
+          minutes: float | None = None, snapshot_every: int = 20_000, n_steps: int = 2048,
+          eval_deals: int = 200, workers: int = 2, progress: bool = True,
+          net_arch: Sequence[int] = (64, 64)) -> dict[str, Any]:
+    """Train, save, write the curve, evaluate; returns the run's summary (also ``summary.json``).
+
+    Args:
+        variant: e.g. ``"gin_rummy_v0"``.
+        env_options: options of ``env()`` (e.g. ``{"reward": "score"}``).
+        opponents: opponent names for the other seats (``"self"``: frozen learner copy).
+        timesteps: learner decisions to train for.
+        seed: seed of the model, the deals and the opponents.
+        out: output folder.
+        minutes: stop after this wall-clock time even if ``timesteps`` are not done.
+        net_arch: hidden layer sizes of the policy and value networks.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    out.mkdir(parents=True, exist_ok=True)
+    snapshot = FrozenPolicy(None) if SELF in opponents else None
+    env = make_training_env(variant, env_options, opponents, seed, snapshot)
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=256, learning_rate=3e-4, gamma=0.995,
+                        ent_coef=0.01, seed=seed, device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": list(net_arch)})
+    if snapshot is not None:
+        snapshot.policy = copy.deepcopy(model.policy)
+    start = time.perf_counter()
+    deadline = None if minutes is None else start + 60 * minutes
+    curve = CurveCallback.build(timesteps, snapshot, snapshot_every, progress, deadline)
+    model.learn(total_timesteps=timesteps, callback=curve, progress_bar=False)
+    curve.bar.close()
+    seconds = time.perf_counter() - start
+    model_path = out / "model.zip"
+    model.save(model_path)
+    rows = curve_rows(curve.episodes)
+    write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
+    evaluation = evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1)
+    summary = {
+        "variant": variant, "env_options": env_options, "opponents": list(opponents), "seed": seed,
+        "timesteps": int(model.num_timesteps), "episodes": len(curve.episodes), "train_seconds": round(seconds, 1),
+        "net_arch": list(net_arch),
+        "final_training_win_rate": rows[-1]["win_rate"] if rows else None,
+        "evaluation": evaluation,
+    }
+    with open(out / "evaluation.json", "w") as f:
+        json.dump(summary, f, indent=2)
+    return summary
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
+    p.add_argument("--opponents", nargs="+", default=["random"], metavar="NAME",
+                   help="players of the other seats: random, heuristic, self (frozen learner copy), "
+                        "policy:PATH or package.module:Name (default: random)")
+    p.add_argument("--timesteps", type=int, default=300_000, help="learner decisions to train for (default: 300000)")
+    p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
+    p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/train-<variant>-<time>)")
+    p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
+    p.add_argument("--snapshot-every", type=int, default=20_000, help="self-play: steps between snapshots")
+    p.add_argument("--eval-deals", type=int, default=200, help="deals per evaluation lineup (default: 200)")
+    p.add_argument("--workers", type=int, default=2, help="evaluation worker processes (default: 2)")
+    p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = p.parse_args(argv)
+    try:
+        args.net_arch = [int(x) for x in args.net_arch.split(",")]
+        if not args.net_arch or min(args.net_arch) <= 0:
+            raise ValueError
+    except ValueError:
+        p.error(f"--net-arch must be positive integers separated by commas, e.g. 64,64; got {args.net_arch!r}")
+    for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
+        if getattr(args, name) <= 0:
+            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+    if args.minutes is not None and not args.minutes > 0:
+        p.error(f"--minutes must be positive, got {args.minutes}")
+    if args.seed < 0:
+        p.error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        args.variant = resolve_variant(args.variant)
+        args.env_options = parse_env_options(args.env_option)
+        if "render_mode" in args.env_options:
+            raise ValueError("render_mode is not an option for training")
+        aec = load_variant(args.variant).env(**args.env_options)
+        for i, name in enumerate(args.opponents):
+            if name != SELF:
+                make_agent(name, aec, seed=i)
+    except ValueError as err:
+        p.error(str(err))
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        p.error('training needs the train extra: pip install torch==2.13.0 && pip install -e ".[train]"')
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    out = args.out or Path("results") / time.strftime(f"train-{args.variant}-%Y%m%d-%H%M%S")
+    summary = train(args.variant, args.env_options, args.opponents, args.timesteps, args.seed, out,
+                    minutes=args.minutes, snapshot_every=args.snapshot_every, n_steps=args.n_steps,
+                    eval_deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
+                    net_arch=args.net_arch)
+    print(f"{summary['variant']}: {summary['timesteps']} steps, {summary['episodes']} episodes in "
+          f"{summary['train_seconds']} s; last training win rate {summary['final_training_win_rate']}")
+    for row in summary["evaluation"]:
+        print(f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
+              f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games")
+    print(f"model, learning curve and evaluation in {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

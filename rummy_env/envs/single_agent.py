@@ -1,0 +1,153 @@
+"""One seat of a rummy_env AEC game as a Gymnasium environment, for single-agent RL.
+
+The learner plays one seat; the other seats are played by opponent policies (any object
+with ``act(observation, info) -> int``, e.g. the agents of the ``agents`` package or a
+frozen copy of the learner).  Each ``step`` applies the learner's action, then lets the
+opponents move until it is the learner's turn again or the episode ends.  The action mask
+of the learner's turn is exposed as ``action_masks()``, the method ``sb3_contrib``'s
+``MaskablePPO`` calls.
+
+Example::
+
+    from rummy_env import gin_rummy_v0
+    from rummy_env.envs.single_agent import SingleAgentEnv
+    from agents import make_agent
+
+    aec = gin_rummy_v0.env()
+    env = SingleAgentEnv(aec, opponents=[make_agent("random", aec, seed=1)], seed=0)
+    obs, info = env.reset()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+
+class Policy(Protocol):
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int: ...
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """A Gymnasium view of one seat of an AEC env, the other seats played by ``opponents``.
+
+    Args:
+        aec_env: a wrapped env of this package (``<variant>.env(...)``).
+        opponents: one policy per other seat, in seat order after the learner's (the
+            list is cycled if shorter); each needs ``act(observation, info) -> int``.
+        learner_seat: the learner's seat, or None for a seat drawn from the seeded
+            generator at every reset (so the learner plays every position).
+        seed: seed of the env's generator (deal seeds and seat draws).
+
+    Spaces: ``observation_space`` is the AEC env's ``observation`` Box (float32);
+    ``action_space`` its ``Discrete``.  Rewards are the learner's AEC rewards, summed over
+    the opponents' moves in between.  ``info`` carries the AEC ``infos`` of the learner
+    (``hand_score``, ``total_score`` at a hand's end) and ``"action_mask"``; ``reset``'s
+    also ``"skipped_episodes"``: deals that ended before the learner's first decision
+    and were dealt again.
+
+    The learner's actions go through the AEC env's wrappers: an illegal one ends the
+    episode with the env's ``illegal_reward`` (use ``action_masks()``).  One opponent
+    object may sit in several seats (the list is cycled), so opponents that keep state
+    between moves should be given once per seat.
+
+    Raises:
+        ValueError: no opponent given, or a learner seat outside the table.
+    """
+
+    metadata = {"render_modes": []}
+    MAX_SKIPPED = 100  # consecutive deals that end before the learner acts, before giving up
+
+    def __init__(self, aec_env: Any, opponents: Sequence[Policy], learner_seat: int | None = None,
+                 seed: int | None = None):
+        super().__init__()
+        if not opponents:
+            raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
+        n = len(aec_env.possible_agents)
+        if learner_seat is not None and not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat {learner_seat!r} is not a seat: use 0..{n - 1} or None")
+        self.aec = aec_env
+        self.opponents = list(opponents)
+        self.learner_seat = learner_seat
+        agent = aec_env.possible_agents[0]
+        self.observation_space = aec_env.observation_space(agent)["observation"]
+        self.action_space = spaces.Discrete(aec_env.action_space(agent).n)
+        self._rng = np.random.default_rng(seed)
+        self._learner = agent
+        self._mask = np.zeros(self.action_space.n, dtype=bool)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new episode and play the opponents up to the learner's first turn.
+
+        ``seed`` reseeds the env's generator (Gymnasium's contract); ``options`` go to
+        the AEC env's ``reset`` (a stacked deck, a dealer).
+
+        Raises:
+            RuntimeError: a stacked episode (``options``) ends before the learner acts.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        agents = self.aec.possible_agents
+        seat = self.learner_seat if self.learner_seat is not None else int(self._rng.integers(len(agents)))
+        self._learner = agents[seat]
+        others = [agents[(seat + k) % len(agents)] for k in range(1, len(agents))]
+        self._policies = {a: self.opponents[i % len(self.opponents)] for i, a in enumerate(others)}
+        for policy in self._policies.values():
+            if hasattr(policy, "reset"):
+                policy.reset()
+        # An episode can end before the learner's first decision (in Gin Rummy the
+        # opponent may take the upcard and knock at once): the learner had no choice in
+        # it, so it is dealt again, and counted in info["skipped_episodes"].
+        for skipped in range(self.MAX_SKIPPED):
+            self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+            obs, _, done, info = self._advance()
+            if not done:
+                return obs, {**info, "skipped_episodes": skipped}
+            if options is not None:
+                raise RuntimeError("the stacked episode ended before the learner's first decision")
+        raise RuntimeError(f"{self.MAX_SKIPPED} deals in a row ended before the learner's first decision: "
+                           "is max_turns smaller than the number of seats?")
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner's action, then the opponents' moves until the learner's next turn."""
+        self.aec.step(int(action))
+        obs, reward, done, info = self._advance()
+        truncated = done and bool(self.aec.truncations.get(self._learner, False))
+        return obs, reward, done and not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """bool array of the learner's legal actions now (``MaskablePPO`` reads this)."""
+        return self._mask
+
+    def _advance(self) -> tuple[np.ndarray, float, bool, dict]:
+        """Play opponents until the learner must act or the episode ends.
+
+        Returns the learner's observation, its reward since its last action, whether the
+        episode ended, and its info.
+        """
+        aec, learner = self.aec, self._learner
+        reward = 0.0
+        while aec.agents:
+            agent = aec.agent_selection
+            obs, r, termination, truncation, info = aec.last()
+            if agent == learner:
+                reward += r
+                if termination or truncation:
+                    final = aec.observe(learner)["observation"]
+                    self._mask = np.zeros(self.action_space.n, dtype=bool)
+                    info = {**info, "action_mask": self._mask}
+                    while aec.agents:  # finish the episode for every agent
+                        aec.step(None)
+                    return np.array(final), reward, True, info
+                self._mask = obs["action_mask"].astype(bool)
+                return np.array(obs["observation"]), reward, False, {**info, "action_mask": self._mask}
+            if termination or truncation:
+                aec.step(None)
+            else:
+                aec.step(self._policies[agent].act(obs, info))
+        raise RuntimeError("the AEC env has no agents left before the learner's last step")

@@ -1,0 +1,105 @@
+"""The bookkeeping every rules engine shares: OpenSpiel's state API around a variant's
+own rules.
+
+A variant's state subclasses :class:`EngineState` and provides ``_compute_legal()`` (the
+acting player's legal action ids, sorted) and ``_apply(action)`` (the move, already
+checked), plus the class attributes ``num_actions`` and ``action_to_string``.  This class
+keeps the acting player, the terminal flag, per-step rewards and episode returns, the
+history of actions and the cache of legal actions, and checks every action before it
+touches the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rummy_env.games.errors import IllegalActionError, to_action_id
+
+TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
+
+
+class EngineState:
+    """Base of the variants' states (see the module docstring).
+
+    Attributes:
+        history: action ids applied in this episode.
+        truncated: whether the episode ended by reaching ``max_turns``.
+        current: seat of the acting player (meaningless once terminal).
+    """
+
+    num_actions: int = 0
+    action_to_string: Callable[[int], str] = staticmethod(str)
+
+    def _init_bookkeeping(self, num_players: int) -> None:
+        self._n = num_players
+        self._returns = [0.0] * num_players
+        self._rewards = [0.0] * num_players
+        self._terminal = False
+        self.truncated = False
+        self.history: list[int] = []
+        self._legal: list[int] | None = None  # legal actions of the acting player, until the next move
+        self.current = 0
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    def current_player(self) -> int:
+        """Seat of the player to act, or :data:`TERMINAL`."""
+        return TERMINAL if self._terminal else self.current
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[float]:
+        """Sum of the rewards of this episode, per seat."""
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        """Rewards of the last applied action, per seat."""
+        return list(self._rewards)
+
+    def _give(self, player: int, reward: float) -> None:
+        self._rewards[player] += reward
+        self._returns[player] += reward
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
+        if self._terminal or (player is not None and player != self.current):
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _action_text(self, action: int) -> str:
+        """Text of an action id in this state (variants may name an id by context)."""
+        return type(self).action_to_string(action)
+
+    def apply_action(self, action: int) -> None:
+        """Apply the acting player's action.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) the id is out of range or not legal now;
+                the message names the action and the legal ones.  The state is unchanged.
+            ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
+        """
+        action = to_action_id(action, self.num_actions)
+        if self._terminal:
+            raise IllegalActionError(f"action {action} ({self._action_text(action)}): the episode is over")
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        if action not in self._legal:
+            legal = ", ".join(self._action_text(a) for a in self._legal)
+            raise IllegalActionError(
+                f"action {action} ({self._action_text(action)}) is not legal for player {self.current} now; "
+                f"legal: {legal}"
+            )
+        self._rewards = [0.0] * self._n
+        self.history.append(action)
+        self._apply(action)
+
+    def _compute_legal(self) -> list[int]:
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:
+        raise NotImplementedError

@@ -1,0 +1,93 @@
+"""The single-agent Gymnasium view of one seat."""
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agents import make_agent
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
+from rummy_env.envs.single_agent import SingleAgentEnv
+
+
+def single(module=gin_rummy_v0, seat=None, **options):
+    aec = module.env(**options)
+    return SingleAgentEnv(aec, [make_agent("random", aec, seed=1)], learner_seat=seat, seed=0)
+
+
+def test_gymnasium_checker_passes():
+    check_env(single(), skip_render_check=True)
+
+
+@pytest.mark.parametrize("module, options", [
+    (rummy_v0, {"reward": "score"}), (gin_rummy_v0, {"episode": "game", "target_score": 30, "reward": "score"}),
+    (crazy_rummy_v0, {}), (crazy_rummy_v0, {"reward": "score", "num_players": 4}),
+])
+def test_the_learners_rewards_add_up_to_its_returns(module, options):
+    rng = np.random.default_rng(1)
+    for episode in range(3):
+        env = single(module, **options)
+        env.reset(seed=episode)
+        seat = env.aec.possible_agents.index(env._learner)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            total += reward
+            done = terminated or truncated
+        assert total == pytest.approx(env.aec.unwrapped.game_state.returns()[seat])
+
+
+def test_episode_runs_to_the_end_with_the_mask_and_rewards_of_the_learner():
+    env = single(rummy_v0, seat=1)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == env.observation_space.shape and obs.dtype == np.float32
+    assert env.aec.agent_selection == "player_1" and env.action_masks().any()
+    total, steps, done = 0.0, 0, False
+    rng = np.random.default_rng(0)
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        total += reward
+        steps += 1
+        done = terminated or truncated
+    assert total in (-1.0, 0.0, 1.0) and steps > 0
+    assert not env.action_masks().any() and "hand_score" in info
+    assert env.aec.agents == []  # every agent's episode is finished
+
+
+def test_the_learner_seat_is_drawn_from_the_seed_and_opponents_fill_the_other_seats():
+    env = single(crazy_rummy_v0, num_players=4)
+    seats = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        seats.add(env._learner)
+        assert env.aec.agent_selection == env._learner
+    assert seats == {"player_0", "player_1", "player_2", "player_3"}
+    a, b = single(crazy_rummy_v0), single(crazy_rummy_v0)
+    assert np.array_equal(a.reset(seed=5)[0], b.reset(seed=5)[0])
+
+
+def test_bad_arguments():
+    aec = gin_rummy_v0.env()
+    with pytest.raises(ValueError, match="needs at least one opponent"):
+        SingleAgentEnv(aec, [])
+    with pytest.raises(ValueError, match="learner_seat 2 is not a seat"):
+        SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat=2)
+
+
+def test_a_deal_that_ends_before_the_learner_acts_is_dealt_again():
+    from rummy_env.games.gin_rummy import stack_deck
+
+    # player_1 (non-dealer, the opponent) takes the upcard 3H and knocks at once
+    deck = stack_deck(["4D 5D 6D 2C 3C 4C JS QS KS 9H", "7C 7D 7H 7S 8D 8H 8C AC 2D KD"], upcard="AD", dealer=0)
+    aec = gin_rummy_v0.env()
+
+    class TakeAndKnock:
+        def act(self, obs, info=None):
+            legal = np.flatnonzero(obs["action_mask"])
+            knocks = legal[(legal >= 52) & (legal < 104)]
+            return 105 if 105 in legal else int(knocks[0] if knocks.size else legal[0])  # take the upcard; knock
+
+    env = SingleAgentEnv(aec, [TakeAndKnock()], learner_seat=0, seed=0)
+    with pytest.raises(RuntimeError, match="stacked episode ended before the learner's first decision"):
+        env.reset(options={"deck": deck, "dealer": 0})
+    assert env.reset(seed=1)[1]["skipped_episodes"] == 0  # random deals: the learner acts first here
