@@ -72,8 +72,9 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def illegal_reward(self) -> float:
         """The reward ``env()`` gives for an illegal action (PettingZoo's
         ``TerminateIllegalWrapper``): -1 with ``reward="win"``; with ``reward="score"``
-        minus the most a hand can cost, so that an illegal move never pays better than
-        losing.  That ending is not zero-sum."""
+        minus the most one hand can cost, so that an illegal move never pays better than
+        losing the hand (over a whole ``episode="game"`` the losses of several hands can
+        add up to more).  That ending is not zero-sum: the other players get 0."""
         return -1.0 if self.game.config.reward == "win" else -float(self.max_hand_loss)
 
     #: The most points one hand can cost a player (variants set it; used by ``illegal_reward``).

@@ -1,0 +1,22 @@
+"""The README's Python examples run as written (in order, in one namespace), and its first
+code block holds the two commands CI runs."""
+
+import pathlib
+import re
+
+README = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def test_python_examples_run():
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert len(blocks) >= 3
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
+    assert namespace["env"].infos["player_0"]["layoffs"] == [("7D", "4D 5D 6D"), ("8D", "4D 5D 6D")]
+
+
+def test_first_block_is_the_main_job_then_the_tests():
+    first = re.search(r"```bash\n(.*?)```", README, flags=re.S).group(1).strip().splitlines()
+    assert first[0].endswith("python -m experiments.tournament")
+    assert first[1].endswith("pytest") and "pip install" in first[1]
