@@ -125,21 +125,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from rummy_env.core.cards import parse_deck
 from rummy_env.encoding import crazy_rummy as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.envs.wrappers import wrap
 from rummy_env.games.crazy_rummy import (
     NUM_ACTIONS,
-    CrazyRummyConfig,
     CrazyRummyGame,
-    action_to_string,
-    string_to_action,
 )
-from rummy_env.games.options import check_known
+from rummy_env.games.crazy_rummy import actions as crazy_actions
 from rummy_env.render.text import render_crazy_rummy
 
 
@@ -148,47 +142,19 @@ class raw_env(TurnBasedEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "crazy_rummy_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
+    game_class = CrazyRummyGame
+    actions = crazy_actions
+    encoder = encoding
+    renderer = staticmethod(render_crazy_rummy)
     reset_option_names = ("deck", "dealer")
     max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
-
-    def _make_game(self, options: dict) -> CrazyRummyGame:
-        check_known(options, CrazyRummyConfig.option_names(), "crazy_rummy_v0")
-        return CrazyRummyGame(CrazyRummyConfig(**options))
 
     def _layout(self) -> Layout:
         cfg = self.game.config
         return encoding.observation_layout(cfg.num_players, cfg.max_turns)
 
-    def _encode(self, view: Any) -> np.ndarray:
-        return encoding.encode(view, self.layout)
-
-    def _new_state(self, rng: np.random.Generator, options: dict):
-        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
-        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
-
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {"winner": self._agent_or_none(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}
-
-    def _render_text(self, viewer: int) -> str:
-        return render_crazy_rummy(self.game_state, viewer)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        """Text of an action id, e.g. ``"swap 9S"`` (grammar in the module doc).
-
-        Raises:
-            ValueError: not an action id.
-        """
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        """Action id of an action's text; inverse of :meth:`action_to_string`.
-
-        Raises:
-            ValueError: text outside the grammar or naming an unknown card.
-        """
-        return string_to_action(text)
 
 
 def env(**kwargs: Any):

@@ -19,8 +19,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
+from rummy_env.core.cards import parse_deck
 from rummy_env.encoding.layout import Layout
 from rummy_env.encoding.masks import mask_from_legal
+from rummy_env.games.options import check_known
 
 
 class TurnBasedEnv(AECEnv, EzPickle):
@@ -30,17 +32,20 @@ class TurnBasedEnv(AECEnv, EzPickle):
         metadata: with ``"name"`` equal to the module name and ``"render_modes"``.
         num_actions: size of the ``Discrete`` action space.
         reset_option_names: the keys ``reset(options=...)`` understands.
-        _make_game(options) -> game: the engine's game object; validates options.
-        _layout() -> Layout: the observation layout.
-        _encode(view) -> np.ndarray: the float32 observation of a player's view.
-        _new_state(rng, options) -> state: a dealt state (parses reset options).
-        _render_text(viewer) -> str.
-        action_to_string(a) / string_to_action(s).
+        game_class, actions, encoder, renderer: the variant's engine game, actions
+            module, encoding module and text renderer.
+        _layout() -> Layout: the observation layout of ``self.game.config``.
+        _new_state(rng, options): override for reset options other than a card deck
+            and a dealer.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "turn_based", "is_parallelizable": False}
     num_actions: int = 0
     reset_option_names: tuple[str, ...] = ()
+    game_class: Any = None  #: the engine's game class (a ``games.base.EngineGame``)
+    actions: Any = None  #: the variant's actions module (``action_to_string``, ``string_to_action``)
+    encoder: Any = None  #: the variant's encoding module (``encode(view, layout)``)
+    renderer: Any = None  #: ``render(state, viewer) -> str`` (a staticmethod)
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, **options)
@@ -243,16 +248,40 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return self._encode(state.observation(seat)), mask_from_legal(state.legal_actions(seat), self.num_actions)
 
     def _make_game(self, options: dict) -> Any:
-        raise NotImplementedError
+        """The engine's game; unknown or bad options raise ``ValueError``."""
+        config_class = self.game_class.config_class
+        check_known(options, config_class.option_names(), self.metadata["name"])
+        return self.game_class(config_class(**options))
 
     def _layout(self) -> Layout:
         raise NotImplementedError
 
     def _encode(self, view: Any) -> np.ndarray:
-        raise NotImplementedError
+        return self.encoder.encode(view, self.layout)
 
     def _new_state(self, rng: np.random.Generator, options: dict) -> Any:
-        raise NotImplementedError
+        """A dealt state; the card variants' reset options: a stacked ``deck`` (52 card
+        strings, top first) and the ``dealer``."""
+        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
 
     def _render_text(self, viewer: int) -> str:
-        raise NotImplementedError
+        return self.renderer(self.game_state, viewer)
+
+    @classmethod
+    def action_to_string(cls, action: int) -> str:
+        """Text of an action id (the grammar is in the variant's documentation).
+
+        Raises:
+            ValueError: not an action id of this variant.
+        """
+        return cls.actions.action_to_string(action)
+
+    @classmethod
+    def string_to_action(cls, text: str) -> int:
+        """Action id of an action's text; the inverse of :meth:`action_to_string`.
+
+        Raises:
+            ValueError: text outside the grammar, or naming an unknown card or tile.
+        """
+        return cls.actions.string_to_action(text)

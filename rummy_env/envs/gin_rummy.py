@@ -159,14 +159,18 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.cards import cards_of, cards_str, parse_deck
+from rummy_env.core.cards import cards_of, cards_str
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding import gin_rummy as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.envs.wrappers import wrap
-from rummy_env.games.gin_rummy import NUM_ACTIONS, GinRummyConfig, GinRummyGame, action_to_string, string_to_action
-from rummy_env.games.options import check_known
+from rummy_env.games.gin_rummy import (
+    NUM_ACTIONS,
+    GinRummyConfig,
+    GinRummyGame,
+)
+from rummy_env.games.gin_rummy import actions as gin_actions
 from rummy_env.render.text import render_gin
 
 
@@ -195,6 +199,10 @@ class raw_env(TurnBasedEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
+    game_class = GinRummyGame
+    actions = gin_actions
+    encoder = encoding
+    renderer = staticmethod(render_gin)
     reset_option_names = ("deck", "dealer")
 
     @property
@@ -203,10 +211,6 @@ class raw_env(TurnBasedEnv):
         (R-GIN-10..12).  End-of-game bonuses are not counted."""
         cfg = self.game.config
         return 100 + max(cfg.gin_bonus, cfg.big_gin_bonus, cfg.undercut_bonus)
-
-    def _make_game(self, options: dict) -> GinRummyGame:
-        check_known(options, GinRummyConfig.option_names(), "gin_rummy_v0")
-        return GinRummyGame(GinRummyConfig(**options))
 
     def _layout(self) -> Layout:
         cfg = self.game.config
@@ -221,10 +225,6 @@ class raw_env(TurnBasedEnv):
         state = self.game_state
         legal = state.legal_bits() if state.current_player() == seat else 0
         return encoding.encode_with_mask(state.observation(seat), legal)
-
-    def _new_state(self, rng: np.random.Generator, options: dict):
-        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
-        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         sd = last["showdown"]
@@ -253,27 +253,6 @@ class raw_env(TurnBasedEnv):
                 defender_deadwood_cards=cards_str(cards_of(sd.defender.deadwood_cards)),
             )
         return facts
-
-    def _render_text(self, viewer: int) -> str:
-        return render_gin(self.game_state, viewer)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        """Text of an action id, e.g. ``"knock KD"`` (grammar in the module doc).
-
-        Raises:
-            ValueError: not an action id.
-        """
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        """Action id of an action's text; inverse of :meth:`action_to_string`.
-
-        Raises:
-            ValueError: text outside the grammar or naming an unknown card.
-        """
-        return string_to_action(text)
 
 
 def env(**kwargs: Any):

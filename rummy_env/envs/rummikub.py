@@ -113,14 +113,11 @@ from rummy_env.encoding import rummikub as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.envs.wrappers import wrap
-from rummy_env.games.options import check_known
 from rummy_env.games.rummikub import (
     NUM_ACTIONS,
-    RummikubConfig,
     RummikubGame,
-    action_to_string,
-    string_to_action,
 )
+from rummy_env.games.rummikub import actions as rummikub_actions
 from rummy_env.render.text import render_rummikub
 
 
@@ -129,19 +126,16 @@ class raw_env(TurnBasedEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rummikub_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
+    game_class = RummikubGame
+    actions = rummikub_actions
+    encoder = encoding
+    renderer = staticmethod(render_rummikub)
     reset_option_names = ("deck", "first_player")
     max_hand_loss = encoding.ALL_TILES_VALUE  # every tile left on one rack (R-RK-10)
-
-    def _make_game(self, options: dict) -> RummikubGame:
-        check_known(options, RummikubConfig.option_names(), "rummikub_v0")
-        return RummikubGame(RummikubConfig(**options))
 
     def _layout(self) -> Layout:
         cfg = self.game.config
         return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
-
-    def _encode(self, view: Any) -> np.ndarray:
-        return encoding.encode(view, self.layout)
 
     def _new_state(self, rng: np.random.Generator, options: dict):
         deck = options.get("deck")
@@ -159,27 +153,6 @@ class raw_env(TurnBasedEnv):
             "winners": [self.possible_agents[q] for q in last["winners"]],
             "rack_value": last["rack_values"][seat],
         }
-
-    def _render_text(self, viewer: int) -> str:
-        return render_rummikub(self.game_state, viewer)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        """Text of an action id, e.g. ``"add R7"`` or ``"commit"`` (grammar in the module doc).
-
-        Raises:
-            ValueError: not an action id.
-        """
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        """Action id of an action's text (``pass`` is the id of ``draw``).
-
-        Raises:
-            ValueError: text outside the grammar or naming an unknown tile.
-        """
-        return string_to_action(text)
 
 
 def env(**kwargs: Any):

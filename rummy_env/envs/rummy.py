@@ -96,15 +96,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from rummy_env.core.cards import parse_deck
 from rummy_env.encoding import rummy as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.envs.wrappers import wrap
-from rummy_env.games.options import check_known
-from rummy_env.games.rummy import NUM_ACTIONS, RummyConfig, RummyGame, action_to_string, string_to_action
+from rummy_env.games.rummy import NUM_ACTIONS, RummyGame
+from rummy_env.games.rummy import actions as rummy_actions
 from rummy_env.render.text import render_rummy
 
 
@@ -113,47 +110,19 @@ class raw_env(TurnBasedEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False}
     num_actions = NUM_ACTIONS
+    game_class = RummyGame
+    actions = rummy_actions
+    encoder = encoding
+    renderer = staticmethod(render_rummy)
     reset_option_names = ("deck", "dealer")
     max_hand_loss = 2 * 340  # every card in one hand, doubled by going rummy (R-RUMMY-14, 16)
-
-    def _make_game(self, options: dict) -> RummyGame:
-        check_known(options, RummyConfig.option_names(), "rummy_v0")
-        return RummyGame(RummyConfig(**options))
 
     def _layout(self) -> Layout:
         cfg = self.game.config
         return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
 
-    def _encode(self, view: Any) -> np.ndarray:
-        return encoding.encode(view, self.layout)
-
-    def _new_state(self, rng: np.random.Generator, options: dict):
-        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
-        return self.game.new_initial_state(rng=rng, deck=deck, dealer=options.get("dealer"))
-
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {"winner": self._agent_or_none(last["winner"]), "rummy": last["rummy"]}
-
-    def _render_text(self, viewer: int) -> str:
-        return render_rummy(self.game_state, viewer)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        """Text of an action id, e.g. ``"meld 3S 4S 5S"`` (grammar in the module doc).
-
-        Raises:
-            ValueError: not an action id.
-        """
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        """Action id of an action's text; inverse of :meth:`action_to_string`.
-
-        Raises:
-            ValueError: text outside the grammar or naming an unknown card.
-        """
-        return string_to_action(text)
 
 
 def env(**kwargs: Any):

@@ -11,11 +11,42 @@ touches the state.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from typing import Any
 
 from rummy_env.games.errors import IllegalActionError, to_action_id
 
 TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
+
+
+class EngineGame:
+    """Base of the variants' games: options (a validated config) plus a state factory.
+
+    Subclasses set ``config_class`` and ``num_actions`` and write ``new_initial_state``.
+
+    Args:
+        config: an instance of ``config_class``; or pass its fields as keyword arguments.
+
+    Raises:
+        ValueError: both a config and options, or a bad option (see the config class).
+    """
+
+    config_class: type = type(None)
+    num_actions: int = 0
+
+    def __init__(self, config: Any = None, **options: Any):
+        if config is not None and options:
+            raise ValueError(f"pass either a {self.config_class.__name__} or keyword options, not both")
+        self.config = config if config is not None else self.config_class(**options)
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    def num_distinct_actions(self) -> int:
+        """Size of the action id space."""
+        return self.num_actions
 
 
 class EngineState:
@@ -97,6 +128,25 @@ class EngineState:
         self._rewards = [0.0] * self._n
         self.history.append(action)
         self._apply(action)
+
+    def clone(self) -> Any:
+        """An independent copy: the variant's containers (``_clone_into``), the episode's
+        bookkeeping, and the generator when later hands of a game will use it (one hand
+        needs no randomness after its deal, so a clone may share it)."""
+        other = copy.copy(self)
+        other._returns = list(self._returns)
+        other._rewards = list(self._rewards)
+        other.history = list(self.history)
+        other.hand_decks = list(self.hand_decks)
+        other.scores = list(self.scores)
+        if self.config.episode == "game":
+            other.rng = copy.deepcopy(self.rng)
+        self._clone_into(other)
+        return other
+
+    def _clone_into(self, other: Any) -> None:
+        """Copy the variant's own mutable containers into ``other`` (a shallow copy)."""
+        raise NotImplementedError
 
     def _compute_legal(self) -> list[int]:
         raise NotImplementedError

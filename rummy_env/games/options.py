@@ -7,11 +7,22 @@ and what is allowed, so that a typo in ``env(...)`` fails at construction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
 EPISODES = ("hand", "game")
+
+
+class OptionNames:
+    """Mixin of the variants' config dataclasses: the names of their options."""
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Names of all options, in declaration order."""
+        return tuple(f.name for f in fields(cls))
+
 REWARDS = ("win", "score")
 
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from rummy_env.games.options import EPISODES, REWARDS, check_choice, check_int
+from rummy_env.games.options import (
+    EPISODES,
+    REWARDS,
+    OptionNames,
+    check_choice,
+    check_int,
+)
 
 NUM_ROUNDS = 13  # R-CRAZY-02
 
 
 @dataclass(frozen=True)
-class CrazyRummyConfig:
+class CrazyRummyConfig(OptionNames):
     """Options of a Crazy Rummy game; every field is validated on construction.
 
     Attributes:
@@ -46,8 +52,3 @@ class CrazyRummyConfig:
                     f"option wild_rank={self.wild_rank} does not go with episode='game': a game plays the wild "
                     "ranks 1..13 in order (R-CRAZY-02); use episode='hand' to fix one round's wild rank"
                 )
-
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """Names of all options, in declaration order."""
-        return tuple(f.name for f in fields(cls))

@@ -9,7 +9,6 @@ round.  Penalties are bad: the lowest total wins (R-CRAZY-13).
 
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -31,6 +30,7 @@ from rummy_env.core.melds import (
     MELDS,
 )
 from rummy_env.core.table import Table
+from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.crazy_rummy.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -42,7 +42,6 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
-from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
@@ -118,25 +117,15 @@ class CrazyView(NamedTuple):
     turn: int
 
 
-class CrazyRummyGame:
+class CrazyRummyGame(EngineGame):
     """A Crazy Rummy game definition: options plus a state factory.
 
     Raises:
         ValueError: a bad option (see :class:`CrazyRummyConfig`).
     """
 
-    def __init__(self, config: CrazyRummyConfig | None = None, **options):
-        if config is not None and options:
-            raise ValueError("pass either a CrazyRummyConfig or keyword options, not both")
-        self.config = config if config is not None else CrazyRummyConfig(**options)
-
-    @property
-    def num_players(self) -> int:
-        return self.config.num_players
-
-    def num_distinct_actions(self) -> int:
-        """Size of the action id space (631)."""
-        return NUM_ACTIONS
+    config_class = CrazyRummyConfig
+    num_actions = NUM_ACTIONS
 
     def new_initial_state(self, rng=None, deck: list[int] | None = None, dealer: int | None = None) -> "CrazyRummyState":
         """The state after the first deal (R-CRAZY-03).
@@ -486,9 +475,7 @@ class CrazyRummyState(EngineState):
                     self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
 
     # ------------------------------------------------------------- copies
-    def clone(self) -> "CrazyRummyState":
-        """An independent copy (the generator too, when later rounds will use it)."""
-        other = copy.copy(self)
+    def _clone_into(self, other: "CrazyRummyState") -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
@@ -496,14 +483,6 @@ class CrazyRummyState(EngineState):
         other.wild_for = dict(self.wild_for)
         other.known = list(self.known)
         other.melded = list(self.melded)
-        other.scores = list(self.scores)
-        other._returns = list(self._returns)
-        other._rewards = list(self._rewards)
-        other.history = list(self.history)
-        other.hand_decks = list(self.hand_decks)
-        if self.config.episode == "game":
-            other.rng = copy.deepcopy(self.rng)
-        return other
 
     def __str__(self) -> str:
         who = "episode over" if self._terminal else (

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
     REWARDS,
+    OptionNames,
     check_bool,
     check_choice,
     check_int,
@@ -14,7 +15,7 @@ from rummy_env.games.options import (
 
 
 @dataclass(frozen=True)
-class GinRummyConfig:
+class GinRummyConfig(OptionNames):
     """Options of a Gin Rummy game; every field is validated on construction.
 
     Attributes:
@@ -62,8 +63,3 @@ class GinRummyConfig:
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
-
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """Names of all options, in declaration order."""
-        return tuple(f.name for f in fields(cls))

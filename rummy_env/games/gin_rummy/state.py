@@ -16,7 +16,6 @@ decisions and happen inside :meth:`GinRummyState.apply_action`.
 
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +29,7 @@ from rummy_env.core.deadwood import (
     showdown,
 )
 from rummy_env.core.melds import MELDS
-from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.errors import IllegalActionError, to_action_id
 from rummy_env.games.gin_rummy.actions import (
     BIG_GIN,
@@ -119,7 +118,7 @@ class GinView(NamedTuple):
 _new_view = tuple.__new__  # builds a GinView from a tuple of its fields, in order
 
 
-class GinRummyGame:
+class GinRummyGame(EngineGame):
     """A Gin Rummy game definition: options plus a state factory.
 
     Args:
@@ -129,16 +128,9 @@ class GinRummyGame:
         ValueError: a bad option (see :class:`GinRummyConfig`).
     """
 
+    config_class = GinRummyConfig
+    num_actions = NUM_ACTIONS
     num_players = 2
-
-    def __init__(self, config: GinRummyConfig | None = None, **options):
-        if config is not None and options:
-            raise ValueError("pass either a GinRummyConfig or keyword options, not both")
-        self.config = config if config is not None else GinRummyConfig(**options)
-
-    def num_distinct_actions(self) -> int:
-        """Size of the action id space (108)."""
-        return NUM_ACTIONS
 
     def new_initial_state(
         self,
@@ -469,23 +461,13 @@ class GinRummyState(EngineState):
         self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
 
     # ----------------------------------------------------------------- copies
-    def clone(self) -> "GinRummyState":
-        """An independent copy (the generator too, when later hands will use it)."""
-        other = copy.copy(self)
+    def _clone_into(self, other: "GinRummyState") -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
         other.known = list(self.known)
         other.discarded = list(self.discarded)
-        other.scores = list(self.scores)
         other.hands_won = list(self.hands_won)
-        other._returns = list(self._returns)
-        other._rewards = list(self._rewards)
-        other.history = list(self.history)
-        other.hand_decks = list(self.hand_decks)
-        if self.config.episode == "game":
-            other.rng = copy.deepcopy(self.rng)
-        return other
 
     def __str__(self) -> str:
         phase = {OFFER: "upcard offer", DRAW: "draw", DISCARD: "discard"}[self.phase]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from rummy_env.games.options import EPISODES, REWARDS, check_bool, check_choice, check_int
+from rummy_env.games.options import (
+    EPISODES,
+    REWARDS,
+    OptionNames,
+    check_bool,
+    check_choice,
+    check_int,
+)
 
 
 @dataclass(frozen=True)
-class RummikubConfig:
+class RummikubConfig(OptionNames):
     """Options of a Rummikub game; every field is validated on construction.
 
     Attributes:
@@ -43,8 +50,3 @@ class RummikubConfig:
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
-
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """Names of all options, in declaration order."""
-        return tuple(f.name for f in fields(cls))

@@ -11,14 +11,13 @@ only whether table + play can be split into valid melds (R-RK-08).
 
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
 
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str
-from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 from rummy_env.games.rummikub.actions import COMMIT, DRAW, NUM_ACTIONS, action_to_string
 from rummy_env.games.rummikub.config import RummikubConfig
@@ -58,25 +57,15 @@ class RummikubView(NamedTuple):
     turn: int
 
 
-class RummikubGame:
+class RummikubGame(EngineGame):
     """A Rummikub game definition: options plus a state factory.
 
     Raises:
         ValueError: a bad option (see :class:`RummikubConfig`).
     """
 
-    def __init__(self, config: RummikubConfig | None = None, **options):
-        if config is not None and options:
-            raise ValueError("pass either a RummikubConfig or keyword options, not both")
-        self.config = config if config is not None else RummikubConfig(**options)
-
-    @property
-    def num_players(self) -> int:
-        return self.config.num_players
-
-    def num_distinct_actions(self) -> int:
-        """Size of the action id space (55)."""
-        return NUM_ACTIONS
+    config_class = RummikubConfig
+    num_actions = NUM_ACTIONS
 
     def new_initial_state(self, rng=None, deck: list[int] | None = None, first_player: int | None = None):
         """The state after the deal (R-RK-02).
@@ -288,22 +277,12 @@ class RummikubState(EngineState):
         self._deal([int(t) for t in self.rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))], first)
 
     # ------------------------------------------------------------- copies
-    def clone(self) -> "RummikubState":
-        """An independent copy (the generator too, when later hands will use it)."""
-        other = copy.copy(self)
+    def _clone_into(self, other: "RummikubState") -> None:
         other.racks = [r.copy() for r in self.racks]
         other.table = self.table.copy()
         other.chosen = self.chosen.copy()
         other.pool = list(self.pool)
         other.initial_meld = list(self.initial_meld)
-        other.scores = list(self.scores)
-        other._returns = list(self._returns)
-        other._rewards = list(self._rewards)
-        other.history = list(self.history)
-        other.hand_decks = list(self.hand_decks)
-        if self.config.episode == "game":
-            other.rng = copy.deepcopy(self.rng)
-        return other
 
     def __str__(self) -> str:
         who = "episode over" if self._terminal else f"player {self.current} to act"

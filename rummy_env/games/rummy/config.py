@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
     REWARDS,
+    OptionNames,
     check_bool,
     check_choice,
     check_int,
 )
 from rummy_env.games.rummy.deal import hand_size
 
-#: R-RUMMY-12 reshuffle readings: seed 000 keeps the top discard and turns the rest
-#: over; seed 003 turns the whole pile over.
+#: R-RUMMY-12 reshuffle readings: the first source keeps the top discard and turns the rest
+#: over; the second source turns the whole pile over.
 RESHUFFLES = ("keep_top", "whole_pile")
 
 
 @dataclass(frozen=True)
-class RummyConfig:
+class RummyConfig(OptionNames):
     """Options of a basic Rummy game; every field is validated on construction.
 
     Attributes:
@@ -64,10 +65,6 @@ class RummyConfig:
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
 
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """Names of all options, in declaration order."""
-        return tuple(f.name for f in fields(cls))
 
     @property
     def hand_size(self) -> int:

@@ -13,7 +13,6 @@ player: one draw, any melds and lay-offs, one discard (or going out).
 
 from __future__ import annotations
 
-import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -27,7 +26,7 @@ from rummy_env.core.cards import (
 )
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
-from rummy_env.games.base import TERMINAL, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
@@ -82,7 +81,7 @@ class RummyView(NamedTuple):
     turn: int
 
 
-class RummyGame:
+class RummyGame(EngineGame):
     """A basic Rummy game definition: options plus a state factory.
 
     Args:
@@ -92,18 +91,8 @@ class RummyGame:
         ValueError: a bad option (see :class:`RummyConfig`).
     """
 
-    def __init__(self, config: RummyConfig | None = None, **options):
-        if config is not None and options:
-            raise ValueError("pass either a RummyConfig or keyword options, not both")
-        self.config = config if config is not None else RummyConfig(**options)
-
-    @property
-    def num_players(self) -> int:
-        return self.config.num_players
-
-    def num_distinct_actions(self) -> int:
-        """Size of the action id space (579)."""
-        return NUM_ACTIONS
+    config_class = RummyConfig
+    num_actions = NUM_ACTIONS
 
     def new_initial_state(
         self,
@@ -401,24 +390,13 @@ class RummyState(EngineState):
         self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
 
     # ------------------------------------------------------------- copies
-    def clone(self) -> "RummyState":
-        """An independent copy (the generator too, when later hands will use it)."""
-        other = copy.copy(self)
+    def _clone_into(self, other: "RummyState") -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
         other.table = self.table.copy()
         other.known = list(self.known)
         other.melded_before = list(self.melded_before)
-        other.scores = list(self.scores)
-        other._returns = list(self._returns)
-        other._rewards = list(self._rewards)
-        other.history = list(self.history)
-        other.hand_decks = list(self.hand_decks)
-        # one hand needs no more randomness after its deal: the generator can be shared
-        if self.config.episode == "game":
-            other.rng = copy.deepcopy(self.rng)
-        return other
 
     def __str__(self) -> str:
         if self._terminal:
