@@ -3,6 +3,7 @@
 import pytest
 
 from agents import RandomAgent, RummyHeuristicAgent, agent_names, make_agent
+from experiments.common import play_episode
 from rummy_env import rummy_v0
 from rummy_env.games.rummy import stack_deck
 
@@ -83,16 +84,9 @@ def test_registry():
 
 
 def test_heuristic_beats_random_in_real_hands():
+    env = rummy_v0.env()
     wins = 0
     for seed in range(40):
-        env = rummy_v0.env()
-        env.reset(seed=seed)
-        seats = {"player_0": make_agent("heuristic", env), "player_1": make_agent("random", env, seed=seed)}
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(seats[agent].act(obs))
-        wins += info["winner"] == "player_0"
+        result = play_episode(env, [make_agent("heuristic", env), make_agent("random", env, seed=seed)], seed)
+        wins += result["infos"][0]["winner"] == "player_0"
     assert wins >= 38

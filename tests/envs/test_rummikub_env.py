@@ -6,6 +6,7 @@ import pytest
 
 from agents import RummikubMaxPlayAgent, make_agent
 from experiments import rummikub_oracle as oracle
+from experiments.common import play_episode
 from rummy_env import rummikub_v0
 from rummy_env.core.tiles import NUM_TILE_TYPES, parse_counts, tile_str
 from rummy_env.games.rummikub import COMMIT, DRAW, NUM_ACTIONS, stack_pool
@@ -199,17 +200,10 @@ def test_max_play_agent_makes_the_biggest_play_and_draws_otherwise():
 
 def test_max_play_agent_beats_random_in_most_hands():
     hands, won = 30, 0
+    env = rummikub_v0.env()
     for seed in range(hands):
-        env = rummikub_v0.env()
-        env.reset(seed=100 + seed)
         seat = seed % 2
-        agents = {a: make_agent("heuristic" if i == seat else "random", env, seed=seed + i)
-                  for i, a in enumerate(env.possible_agents)}
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(agents[agent].act(obs))
+        play_episode(env, [make_agent("heuristic" if i == seat else "random", env, seed=seed + i) for i in range(2)],
+                     100 + seed)
         won += env.unwrapped.game_state.last_hand["winners"] == [seat]
     assert won / hands >= 0.7  # measured 0.80-0.83 over 100 hands (issue note)
