@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout, bits_to_rows
+from rummy_env.encoding.table_counts import count_fields, fill_counts, single
 from rummy_env.games.crazy_rummy.state import CrazyView
 
 MAX_ROUND_PENALTY = 440  # a bound: 52 cards are worth 340 points, the wild cards at most 96 more (R-CRAZY-12)
@@ -41,50 +42,24 @@ def observation_layout(num_players: int, max_turns: int) -> Layout:
         Field("must_discard", 52, 1, "1 for the card the observer must discard unless going out (R-CRAZY-10)"),
         Field("wild_rank", 13, 1, "one-hot wild rank of the round: A, 2, ..., K (R-CRAZY-02)"),
         Field("round", 1, 13, "round number 1..13"),
-        Field("phase", 2, 1, "one-hot phase of the acting player: draw, play (all 0 when the episode is over)"),
-        Field("acting", n, 1, "one-hot relative seat of the acting player (0 = observer)"),
-        Field("stock_size", 1, 52, "cards in the stock"),
-        Field("hand_sizes", n, 52, "cards in each hand, relative seats"),
-        Field("melded", n, 1, "1 if that player has put down a meld this round, relative seats"),
-        Field("totals", n, 13 * MAX_ROUND_PENALTY, "penalty totals of the game, relative seats (points)"),
-        Field("turn", 1, max_turns, "turns completed in this round"),
     ]
+    fields += count_fields(
+        n, "1 if that player has put down a meld this round, relative seats",
+        Field("totals", n, 13 * MAX_ROUND_PENALTY, "penalty totals of the game, relative seats (points)"),
+        "turns completed in this round", max_turns)
     return Layout(fields)
 
 
 def encode(view: CrazyView, layout: Layout) -> np.ndarray:
     """The observation vector (float32, shape ``(layout.size,)``) of a player's view."""
-    n = len(view.hand_sizes)
     obs = np.zeros(layout.size, dtype=np.float32)
     masks = [
-        view.hand,
-        1 << view.top_discard if view.top_discard >= 0 else 0,
-        view.discard_rest,
-        view.table_natural,
-        *(1 << c if c >= 0 else 0 for c in view.wild_stands_for),
-        *view.known[1:],
-        1 << view.forbidden if view.forbidden >= 0 else 0,
-        1 << view.must_discard if view.must_discard >= 0 else 0,
+        view.hand, single(view.top_discard), view.discard_rest, view.table_natural,
+        *(single(c) for c in view.wild_stands_for), *view.known[1:], single(view.forbidden), single(view.must_discard),
     ]
     i = 52 * len(masks)
     obs[:i] = bits_to_rows(masks).ravel()
     obs[i + view.wild_rank] = 1
-    i += 13
-    obs[i] = view.round
-    i += 1
-    if view.phase >= 0:
-        obs[i + view.phase] = 1
-    i += 2
-    if view.acting >= 0:
-        obs[i + view.acting] = 1
-    i += n
-    obs[i] = view.stock_size
-    i += 1
-    obs[i:i + n] = view.hand_sizes
-    i += n
-    obs[i:i + n] = view.melded
-    i += n
-    obs[i:i + n] = view.totals
-    i += n
-    obs[i] = view.turn
+    obs[i + 13] = view.round
+    fill_counts(obs, i + 14, view, view.totals)
     return obs

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout, bits_to_rows
+from rummy_env.encoding.table_counts import count_fields, fill_counts, single
 from rummy_env.games.rummy.state import RummyView
 
 MAX_HAND_POINTS = 2 * 340  # all 52 cards are worth 340 points; going rummy doubles (R-RUMMY-16)
@@ -34,14 +35,11 @@ def observation_layout(num_players: int, target_score: int, max_turns: int) -> L
     ]
     fields += [
         Field("forbidden", 52, 1, "1 for the card the observer took from the discard pile this turn and may not discard (R-RUMMY-09)"),
-        Field("phase", 2, 1, "one-hot phase of the acting player: draw, play (all 0 when the episode is over)"),
-        Field("acting", n, 1, "one-hot relative seat of the acting player (0 = observer)"),
-        Field("stock_size", 1, 52, "cards in the stock"),
-        Field("hand_sizes", n, 52, "cards in each hand, relative seats"),
-        Field("melded", n, 1, "1 if that player has melded or laid off in this hand, relative seats"),
-        Field("scores", n, target_score + MAX_HAND_POINTS, "game totals in points, relative seats"),
-        Field("turn", 1, max_turns, "turns completed in this hand"),
     ]
+    fields += count_fields(
+        n, "1 if that player has melded or laid off in this hand, relative seats",
+        Field("scores", n, target_score + MAX_HAND_POINTS, "game totals in points, relative seats"),
+        "turns completed in this hand", max_turns)
     return Layout(fields)
 
 
@@ -55,32 +53,9 @@ def encode(view: RummyView, layout: Layout) -> np.ndarray:
     Returns:
         float32 array of shape ``(layout.size,)``.
     """
-    n = len(view.hand_sizes)
     obs = np.zeros(layout.size, dtype=np.float32)
-    masks = [
-        view.hand,
-        1 << view.top_discard if view.top_discard >= 0 else 0,
-        view.discard_rest,
-        view.table,
-        *view.known[1:],
-        1 << view.forbidden if view.forbidden >= 0 else 0,
-    ]
+    masks = [view.hand, single(view.top_discard), view.discard_rest, view.table, *view.known[1:], single(view.forbidden)]
     planes = 52 * len(masks)
     obs[:planes] = bits_to_rows(masks).ravel()
-    i = planes
-    if view.phase >= 0:
-        obs[i + view.phase] = 1
-    i += 2
-    if view.acting >= 0:
-        obs[i + view.acting] = 1
-    i += n
-    obs[i] = view.stock_size
-    i += 1
-    obs[i:i + n] = view.hand_sizes
-    i += n
-    obs[i:i + n] = view.melded
-    i += n
-    obs[i:i + n] = view.scores
-    i += n
-    obs[i] = view.turn
+    fill_counts(obs, planes, view, view.scores)
     return obs
