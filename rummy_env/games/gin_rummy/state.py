@@ -250,14 +250,6 @@ class GinRummyState(EngineState):
             return []
         return cards_of(self.legal_bits())
 
-    def legal_actions_mask(self, player: int | None = None) -> np.ndarray:
-        """int8 array of shape (108,): 1 at the legal ids of ``player`` (default: the
-        acting one); all zeros if that player is not acting."""
-        if self._terminal or (player is not None and player != self.current):
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        raw = np.frombuffer(self.legal_bits().to_bytes(14, "little"), dtype=np.uint8)
-        return np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
-
     def _compute_legal(self) -> int:
         if self._terminal:
             return 0

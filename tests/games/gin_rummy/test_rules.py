@@ -144,13 +144,14 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     assert s.current_player() == 1
 
 
-def test_legal_actions_of_others_and_the_mask():
+def test_legal_actions_of_others_and_the_bits():
     s = scripted_state([P0, P1], upcard="AC")
-    assert s.legal_actions(1) == [] and s.legal_actions_mask(1).sum() == 0
-    mask = s.legal_actions_mask()
-    assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,) and np.flatnonzero(mask).tolist() == s.legal_actions()
-    play(s, "pass", "pass")
-    assert np.flatnonzero(s.legal_actions_mask(0)).tolist() == s.legal_actions(0)
+    # R-GIN-03: player_0, the non-dealer, is offered the upcard; player_1 waits
+    assert s.legal_actions(1) == [] and s.legal_actions() == s.legal_actions(0) == [105, 106]
+    assert s.legal_bits() == (1 << 105) | (1 << 106)
+    play(s, "pass", "pass")  # both pass: player_0 draws from the stock and must discard
+    assert s.current_player() == 0 and s.legal_actions(1) == []
+    assert [a for a in range(NUM_ACTIONS) if s.legal_bits() >> a & 1] == s.legal_actions(0)
 
 
 def test_clone_is_independent():
