@@ -8,24 +8,36 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from agents.rummy_heuristic import in_partial_meld
-from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of
+from agents.crazy_planner import ALL_CARDS, GoOutPlanner, TableView, layoff_spots, meld_potential
+from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, cards_of, rank_of
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.crazy_rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, SWAP
 from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
 
+#: hands of at most this many cards after the discard are judged by their outs
+OUTS_HAND_SIZE = 4
+
 
 class CrazyRummyHeuristicAgent(Agent):
     """Crazy Rummy heuristic (observation only).
 
-    - Draw: take the top discard when it is a wild card or completes a meld with the
-      hand's natural cards; otherwise draw from the stock.
+    - Going out first: when some sequence of melds, lay-offs and swaps leaves one card to
+      discard this turn (:class:`agents.crazy_planner.GoOutPlanner`), it plays that; it
+      takes the top discard when that card lets it go out.
+    - Draw: otherwise take the top discard when it is a wild card, completes a meld with
+      the hand, or (once melded) looks like it extends a table meld; else draw from the
+      stock.
     - Play, in this order: swap a natural card for a wild card on the table (gaining a
       wild card); put down the meld that uses the most natural cards (then sheds the most
-      penalty points); lay off a natural card (highest penalty first); lay off a wild
-      card only to go out now (a wild card kept as the last card goes out next turn);
-      finally discard the highest-penalty card that is in no partial meld, never a wild
-      card while another card may go.
+      penalty points); lay off a natural card (highest penalty first); wild cards are
+      laid off only as part of going out (a wild card kept as the last card goes out
+      next turn).
+    - Discard, never a wild card while another card may go: with at most
+      :data:`OUTS_HAND_SIZE` cards left, the card that leaves the most *outs* (unseen
+      cards that would let it go out next turn); otherwise, and on ties, the card with
+      the lowest meld potential (:func:`agents.crazy_planner.meld_potential`), then the
+      highest penalty (R-CRAZY-12).
 
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
@@ -38,26 +50,39 @@ class CrazyRummyHeuristicAgent(Agent):
         super().__init__(seed)
         self._hand = layout.slice("hand")
         self._top = layout.slice("top_discard")
+        self._rest = layout.slice("discard_rest")
+        self._natural = layout.slice("table_natural")
+        self._wild_planes = [layout.slice(f"wild_{suit}") for suit in "CDHS"]
+        self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith("known_")]
+        self._forbidden = layout.slice("forbidden")
         self._wild_rank = layout.slice("wild_rank")
-        self._table_planes = [layout.slice(n) for n in ("table_natural", "wild_C", "wild_D", "wild_H", "wild_S")]
-        self._melded = layout.slice("melded")
+        self._melded = layout.offset("melded")
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = [int(a) for a in legal_ids(observation)]
         obs = observation["observation"]
-        hand = 0
-        for c in np.flatnonzero(obs[self._hand]):
-            hand |= 1 << int(c)
+        hand = _bits(obs[self._hand])
         wild_rank = int(np.argmax(obs[self._wild_rank]))
+        wilds = wild_cards(wild_rank)
+        table = self._table_view(obs, wild_rank)
+        melded = bool(obs[self._melded])
+        planner = GoOutPlanner(wilds, table)
 
         def penalty(card: int) -> int:
             return WILD_PENALTY if rank_of(card) == wild_rank else CARD_VALUE_LIST[card]
 
         if DRAW_STOCK in legal:
             top = np.flatnonzero(obs[self._top])
-            if DRAW_DISCARD in legal and top.size and self._useful(int(top[0]), hand, wild_rank, obs):
-                return DRAW_DISCARD
+            if DRAW_DISCARD in legal and top.size:
+                card = int(top[0])
+                goes_out = planner.plan(hand | 1 << card, melded, keep_out=1 << card) is not None
+                if goes_out or self._useful(card, hand, wilds, melded, table):
+                    return DRAW_DISCARD
             return DRAW_STOCK
+        forbidden = _bits(obs[self._forbidden])
+        move = _first_legal_move(planner.plan(hand, melded, keep_out=forbidden), legal)
+        if move is not None:
+            return move
         swaps = [a for a in legal if a >= SWAP]
         if swaps:
             return swaps[0]
@@ -66,55 +91,83 @@ class CrazyRummyHeuristicAgent(Agent):
             def meld_value(a: int) -> tuple[int, int]:
                 cards = MELDS[a - MELD].cards
                 natural = [c for c in cards if hand >> c & 1]
-                wilds = len(cards) - len(natural)
-                return len(natural), sum(penalty(c) for c in natural) + WILD_PENALTY * wilds
+                wilds_used = len(cards) - len(natural)
+                return len(natural), sum(penalty(c) for c in natural) + WILD_PENALTY * wilds_used
 
             return max(melds, key=meld_value)
+        natural_layoffs = [a for a in legal if LAYOFF <= a < SWAP and hand >> ((a - LAYOFF) // 3) & 1]
+        if natural_layoffs:
+            return max(natural_layoffs, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
+        # holding a wild card and one other card, a lay-off of the wild card (legal only
+        # if a discard follows, R-CRAZY-08a) goes out even where the planner's guess of
+        # the lay-off spots found none
         layoffs = [a for a in legal if LAYOFF <= a < SWAP]
-        natural = [a for a in layoffs if hand >> ((a - LAYOFF) // 3) & 1]
-        if natural:
-            return max(natural, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
-        # a wild card kept as the last card goes out next turn (lay it off, discard the
-        # card drawn), so it is laid off only when that goes out now
         if layoffs and hand.bit_count() <= 2:
             return layoffs[0]
         discards = [a for a in legal if a < NUM_CARDS]
         plain = [c for c in discards if rank_of(c) != wild_rank] or discards
-        naturals = hand & ~self._wilds(wild_rank)
-        loose = [c for c in plain if not in_partial_meld(c, naturals)]
-        return max(loose or plain, key=lambda c: (penalty(c), c))
+        seen = hand | table.occupied | _bits(obs[self._top]) | _bits(obs[self._rest])
+        for plane in self._known:
+            seen |= _bits(obs[plane])  # cards other players are known to hold
+        live = ALL_CARDS & ~seen
+        naturals = hand & ~wilds
+        judge_outs = hand.bit_count() - 1 <= OUTS_HAND_SIZE and len(plain) > 1
+        unseen = cards_of(live)
 
-    def _useful(self, card: int, hand: int, wild_rank: int, obs: np.ndarray) -> bool:
+        def keep_value(card: int) -> tuple:
+            if judge_outs:
+                outs = planner.outs(hand & ~(1 << card), unseen, melded)
+                return outs, not in_partial_meld(card, naturals), penalty(card), card
+            return -meld_potential(card, naturals, live), penalty(card), card
+
+        return max(plain, key=keep_value)
+
+    def _table_view(self, obs: np.ndarray, wild_rank: int) -> TableView:
+        represented = occupied = _bits(obs[self._natural])
+        wild_for = {}
+        for suit, plane in enumerate(self._wild_planes):
+            stood_for = np.flatnonzero(obs[plane])
+            if stood_for.size:
+                card, wild = int(stood_for[0]), card_id(wild_rank, suit)
+                wild_for[card] = wild
+                represented |= 1 << card
+                occupied |= 1 << card | 1 << wild
+        return TableView(represented, occupied, wild_for)
+
+    @staticmethod
+    def _useful(card: int, hand: int, wilds: int, melded: bool, table: TableView) -> bool:
         """A wild card, a card that makes a meld with the hand's natural cards and wild
-        cards, or (once melded) a card that extends a meld on the table."""
-        if rank_of(card) == wild_rank:
+        cards, or (once melded) a card that looks like it extends a table meld."""
+        if wilds >> card & 1:
             return True
-        wilds = (hand & self._wilds(wild_rank)).bit_count()
-        naturals = hand & ~self._wilds(wild_rank)
+        held_wilds = (hand & wilds).bit_count()
+        naturals = hand & ~wilds
         for meld in MELDS:
             if meld.mask >> card & 1 and not meld.needs_ace_high:
                 held = (meld.mask & (naturals | 1 << card)).bit_count()
-                if held + wilds >= len(meld.cards) and held >= 2:
+                if held + held_wilds >= len(meld.cards) and held >= 2:
                     return True
-        return bool(obs[self._melded][0]) and extends_table(card, self._table_cards(obs))
-
-    def _table_cards(self, obs: np.ndarray) -> int:
-        table = 0
-        for name in self._table_planes:
-            for c in np.flatnonzero(obs[name]):
-                table |= 1 << int(c)
-        return table
-
-    _wilds = staticmethod(wild_cards)
+        return melded and bool(layoff_spots(table) >> card & 1)
 
 
-def extends_table(card: int, table: int) -> bool:
-    """Whether ``card`` (not on the table) looks like it extends a table meld: three
-    cards of its rank are there, or two cards of its suit run up or down from it.  The
-    planes do not show where one meld ends and the next starts, so this is a guess."""
-    rank = card % 13
-    if sum(table >> (s * 13 + rank) & 1 for s in range(4)) == 3:
-        return True
-    below = rank >= 2 and table >> (card - 1) & 1 and table >> (card - 2) & 1
-    above = rank <= 10 and table >> (card + 1) & 1 and table >> (card + 2) & 1
-    return bool(below or above)
+def _bits(plane: np.ndarray) -> int:
+    """Card bitmask of a 0/1 plane of 52 entries."""
+    mask = 0
+    for c in np.flatnonzero(plane):
+        mask |= 1 << int(c)
+    return mask
+
+
+def _first_legal_move(plan: list | None, legal: list[int]) -> int | None:
+    """The action id of a go-out plan's first move, when the plan exists and the env
+    agrees that move is legal (the planner guesses the table's lay-off spots)."""
+    if plan is None:
+        return None
+    if not plan:
+        return next(a for a in legal if a < NUM_CARDS)  # one card left: discarding it goes out
+    kind, x = plan[0]
+    if kind == "meld":
+        return MELD + x if MELD + x in legal else None
+    if kind == "swap":
+        return SWAP + x if SWAP + x in legal else None
+    return next((a for a in legal if LAYOFF <= a < SWAP and (a - LAYOFF) // 3 == x), None)

@@ -29,10 +29,23 @@ def test_melds_with_the_most_natural_cards_then_the_most_penalty_shed():
 
 
 def test_swaps_a_natural_card_for_a_wild_card():
-    env = deal("7S 8S 5C 2H 3H 4H KD QC")
+    env = deal("7S 8S 5C 2H 3H 4H KD QC", stock=["KH"])
     play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")  # 5C stands for 9S
-    play(env, "draw stock", "meld AC 2C 3C")  # player_1 holds 9S and has melded
+    play(env, "draw stock", "meld AC 2C 3C")  # player_1 holds 9S and has melded; KH drawn
+    # no sequence goes out (9S TD JD 6H KH: the swap and a meld leave two cards)
     assert next_move(env) == "swap 9S"
+
+
+def test_goes_out_through_a_lay_off_a_swap_and_a_meld_with_the_wild_card_gained():
+    env = deal("7S 8S 5C 2H 3H 4H KD QC", stock=["4C"])
+    play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")  # 5C stands for 9S
+    play(env, "draw stock", "meld AC 2C 3C")  # player_1: 4C TD JD 6H 9S
+    moves = []
+    while not env.terminations["player_1"]:
+        moves.append(next_move(env))
+        play(env, moves[-1])
+    assert moves == ["layoff 4C high", "swap 9S", "meld 9D TD JD", "discard 6H"]  # R-CRAZY-07, 09
+    assert env.unwrapped.game_state.last_hand["hand_scores"] == [10, 0, 48]  # QC; 9C TC JC KC 2D 3D 4D (R-CRAZY-12)
 
 
 def test_takes_a_wild_card_from_the_discard_pile():

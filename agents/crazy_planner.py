@@ -1,0 +1,179 @@
+"""Look-ahead helpers of the Crazy Rummy heuristic: going out this turn, outs, meld potential.
+
+Everything here works on card bitmasks (bit ``c`` = card id ``c``, see
+``rummy_env.core.cards``) built from one player's observation.  The observation shows
+which cards the table holds (natural cards and the cards wild cards stand for) but not
+where one meld ends and the next starts, so lay-off spots are a guess
+(:func:`layoff_spots`); a plan built on a wrong guess is simply not legal, and the
+agent then falls back to its rules of thumb.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, cards_of
+from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELD_MASK_ARRAY, MELD_MASKS, MELD_SIZE_ARRAY, MELDS, melds_in_hand
+
+ALL_CARDS = (1 << NUM_CARDS) - 1
+_SUIT_BITS = (1 << NUM_RANKS) - 1
+_NOT_ACE_HIGH = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
+#: per card, the bitmasks of the 3-card melds holding it (R-CRAZY-04, no high ace)
+_THREE_CARD_MELDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m.mask for m in MELDS if len(m.cards) == 3 and not m.needs_ace_high and m.mask >> c & 1)
+    for c in range(NUM_CARDS)
+)
+_MELD_SIZES = tuple(len(m.cards) for m in MELDS)
+#: per rank, the bitmask of its four cards
+_RANK_COLUMNS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
+_PARTNER_WEIGHT = (1, 6, 36)  # a 3-card meld with 0, 1 or 2 of its other cards already held
+
+
+class TableView(NamedTuple):
+    """The table as one player sees it (all card bitmasks).
+
+    Attributes:
+        represented: cards the table's melds hold, natural or stood for by a wild card.
+        occupied: ``represented`` plus the wild cards themselves: no meld may name these
+            again (R-CRAZY-05a).
+        wild_for: ``{represented card: wild card standing for it}``.
+    """
+
+    represented: int
+    occupied: int
+    wild_for: dict[int, int]
+
+
+def layoff_spots(table: TableView) -> int:
+    """Bitmask of the cards that look like they extend a table meld (R-CRAZY-07).
+
+    A card extends a set when the other three cards of its rank are on the table, and a
+    run when the two cards next to it on one side (same suit) are.  The observation does
+    not split the table into melds, so this is a guess: those cards might sit in other
+    melds.
+    """
+    rep = table.represented
+    spots = 0
+    for suit in range(NUM_SUITS):
+        shift = suit * NUM_RANKS
+        row = rep >> shift & _SUIT_BITS
+        below_a_run = (row >> 1) & (row >> 2)  # rank r with r+1 and r+2 on the table
+        above_a_run = (row << 1) & (row << 2) & _SUIT_BITS
+        spots |= (below_a_run | above_a_run) << shift
+    for column in _RANK_COLUMNS:
+        held = rep & column
+        if held.bit_count() == 3:
+            spots |= column & ~held
+    return spots & ~table.occupied
+
+
+def meld_potential(card: int, naturals: int, live: int) -> int:
+    """How promising ``card`` is for a meld: the 3-card melds holding it whose other
+    cards are all held (``naturals``) or still live (``live``: not seen anywhere),
+    weighted 1, 6 or 36 by how many of those cards are already held."""
+    value = 0
+    for mask in _THREE_CARD_MELDS[card]:
+        others = mask & ~(1 << card)
+        if not others & ~(naturals | live):
+            value += _PARTNER_WEIGHT[(others & naturals).bit_count()]
+    return value
+
+
+Move = tuple[str, int]  # ("meld", meld id) | ("layoff", card) | ("wild", card stood for) | ("swap", card)
+
+
+class GoOutPlanner:
+    """Searches for a sequence of melds, lay-offs and swaps after which one card is left
+    to discard, i.e. a way to go out this turn (R-CRAZY-07, 09).
+
+    Args:
+        wilds: bitmask of the round's wild cards (R-CRAZY-02).
+        table: the table as the player sees it.
+
+    Results are memoised per (hand, table) position, so one planner answers many
+    hypothetical hands (the outs of each possible discard) cheaply.
+    """
+
+    def __init__(self, wilds: int, table: TableView):
+        self.wilds = wilds
+        self.table = table
+        self._memo: dict[tuple, list[Move] | None] = {}
+        self._spots: dict[tuple[int, int], int] = {}
+
+    def plan(self, hand: int, melded: bool, keep_out: int = 0) -> list[Move] | None:
+        """Moves that leave a single card which is not in ``keep_out`` (a card that may
+        not be discarded, R-CRAZY-08), or ``None`` when the search finds none.
+        ``[]`` means the hand is already one discardable card."""
+        return self._search(hand, self.table.occupied, self.table.represented, melded, keep_out)
+
+    def outs(self, hand: int, unseen: list[int], melded: bool) -> int:
+        """How many of the ``unseen`` cards, drawn next turn, let ``hand`` go out then
+        (assuming the table does not change meanwhile)."""
+        return sum(self.plan(hand | 1 << card, melded) is not None for card in unseen)
+
+    def _search(self, hand: int, occupied: int, rep: int, melded: bool, keep_out: int) -> list[Move] | None:
+        key = (hand, occupied, rep, melded, keep_out)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # every move shrinks the hand or frees a wild card: no cycles
+        size = hand.bit_count()
+        if size == 1:
+            result = None if hand & keep_out else []
+        else:
+            result = self._after_moves(hand, occupied, rep, melded, keep_out, size)
+        self._memo[key] = result
+        return result
+
+    def _after_moves(self, hand, occupied, rep, melded, keep_out, size) -> list[Move] | None:
+        if melded:
+            spots = self._spots.get((rep, occupied))
+            if spots is None:
+                spots = self._spots[rep, occupied] = layoff_spots(TableView(rep, occupied, {}))
+            for card in cards_of(hand & spots):
+                bit = 1 << card
+                rest = self._search(hand & ~bit, occupied | bit, rep | bit, True, keep_out)
+                if rest is not None:
+                    return [("layoff", card), *rest]
+            held_wilds = cards_of(hand & self.wilds)
+            if held_wilds:
+                wild = 1 << held_wilds[0]
+                for card in cards_of(spots & ~hand):
+                    bit = 1 << card
+                    rest = self._search(hand & ~wild, occupied | bit | wild, rep | bit, True, keep_out)
+                    if rest is not None:
+                        return [("wild", card), *rest]
+            for card, wild in self.table.wild_for.items():
+                if hand >> card & 1 and occupied >> wild & 1:  # that wild card is still on the table
+                    rest = self._search((hand & ~(1 << card)) | 1 << wild, occupied | 1 << card, rep, True, keep_out)
+                    if rest is not None:
+                        return [("swap", card), *rest]
+        if size < 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)
+            return None
+        for meld_id in self._melds(hand, occupied, size):
+            meld = MELDS[meld_id]
+            used = meld.mask & hand
+            for wild in cards_of(hand & self.wilds & ~meld.mask)[: len(meld.cards) - used.bit_count()]:
+                used |= 1 << wild
+            rest = self._search(hand & ~used, occupied | meld.mask | used, rep | meld.mask, True, keep_out)
+            if rest is not None:
+                return [("meld", meld_id), *rest]
+        return None
+
+    def _melds(self, hand: int, occupied: int, size: int) -> list[int]:
+        """Ids of the melds the hand can put down (R-CRAZY-04, 05, 05a, 09)."""
+        if not hand & self.wilds:  # natural melds only: the fast pattern lookup
+            return [m for m in melds_in_hand(hand) if not MELD_MASKS[m] & occupied and _MELD_SIZES[m] < size]
+        held = MELD_MASK_ARRAY & np.uint64(hand)
+        naturals = np.bitwise_count(held)
+        wild_naturals = np.bitwise_count(held & np.uint64(self.wilds))
+        spare = (hand & self.wilds).bit_count()
+        ok = (
+            _NOT_ACE_HIGH
+            & (naturals >= 1)
+            & (MELD_SIZE_ARRAY - naturals <= spare - wild_naturals)
+            & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
+            & (MELD_SIZE_ARRAY <= size - 1)
+        )
+        return [int(m) for m in np.flatnonzero(ok)]

@@ -1,0 +1,67 @@
+"""The Crazy Rummy heuristic's look-ahead: lay-off spots, go-out plans, outs, meld potential."""
+
+from agents.crazy_planner import ALL_CARDS, GoOutPlanner, TableView, layoff_spots, meld_potential
+from rummy_env.core.cards import card_str, cards_of, mask_of, parse_card, parse_cards
+from rummy_env.core.melds import MELDS
+from rummy_env.games.crazy_rummy.state import wild_cards
+
+
+def cards(text):
+    return mask_of(parse_cards(text.split()))
+
+
+def table(text, wild_for=()):
+    """A table of natural cards plus ``(stood-for card, wild card)`` pairs."""
+    represented = occupied = cards(text)
+    for card, wild in wild_for:
+        represented |= 1 << parse_card(card)
+        occupied |= 1 << parse_card(card) | 1 << parse_card(wild)
+    return TableView(represented, occupied, {parse_card(c): parse_card(w) for c, w in wild_for})
+
+
+def names(mask):
+    return " ".join(card_str(c) for c in cards_of(mask))
+
+
+def test_layoff_spots_are_run_ends_and_the_missing_card_of_a_three_card_set():
+    # R-CRAZY-07: 4H and 8H extend 5H-7H; QD completes the set of queens; AC-3C only
+    # extends upwards, to 4C (R-CRAZY-01: no king below the ace)
+    spots = layoff_spots(table("5H 6H 7H QC QH QS AC 2C 3C"))
+    assert names(spots) == "4C QD 4H 8H"
+
+
+def test_a_card_stood_for_by_a_wild_card_counts_as_on_the_table():
+    # 5D stands for 8H: 9H extends the run; 8H itself is taken (R-CRAZY-05a)
+    spots = layoff_spots(table("6H 7H", [("8H", "5D")]))
+    assert names(spots) == "5H 9H"
+
+
+def test_plan_lays_off_then_keeps_one_card_to_discard():
+    planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"))  # twos wild
+    assert planner.plan(cards("8H KC"), melded=True) == [("layoff", parse_card("8H"))]
+    assert planner.plan(cards("8H KC"), melded=False) is None  # no lay-off before a meld (R-CRAZY-07)
+    # the card taken from the discard pile may not be the one discarded (R-CRAZY-08)
+    assert planner.plan(cards("8H KC"), melded=True, keep_out=cards("KC")) is None
+    assert planner.plan(cards("KC"), melded=True) == []
+
+
+def test_plan_melds_with_a_wild_card_and_never_empties_the_hand_by_a_meld():
+    planner = GoOutPlanner(wild_cards(1), table(""))
+    plan = planner.plan(cards("9S TS 2C KD"), melded=False)
+    assert [(kind, MELDS[x].cards) for kind, x in plan] == [("meld", tuple(parse_cards(["8S", "9S", "TS"])))]
+    assert planner.plan(cards("9S TS 2C"), melded=False) is None  # R-CRAZY-09: the last card is discarded
+
+
+def test_outs_count_the_unseen_cards_that_let_the_hand_go_out_next_turn():
+    planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"))  # twos wild
+    unseen = parse_cards(["4H", "8H", "2C", "QS", "9H"])
+    # 4H and 8H lay off; 2C is a wild card that lays off; QS and 9H do not help KC
+    assert planner.outs(cards("KC"), unseen, melded=True) == 3
+
+
+def test_meld_potential_weighs_the_melds_a_card_can_still_make():
+    live = ALL_CARDS & ~cards("5H 6H")
+    # 5H: three 3-card sets (1 each), 3H-5H (1), 4H-6H and 5H-7H with 6H held (6 each)
+    assert meld_potential(parse_card("5H"), cards("6H"), live) == 16
+    # with 7H seen elsewhere, 5H-7H is dead
+    assert meld_potential(parse_card("5H"), cards("6H"), live & ~cards("7H")) == 10
