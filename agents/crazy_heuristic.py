@@ -7,16 +7,13 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, legal_ids
+from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from agents.rummy_heuristic import in_partial_meld
-from agents.crazy_planner import ALL_CARDS, GoOutPlanner, TableView, layoff_spots, meld_potential
-from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, cards_of, rank_of
+from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, rank_of
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.crazy_rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, SWAP
 from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
-
-#: hands of at most this many cards after the discard are judged by their outs
-OUTS_HAND_SIZE = 4
 
 
 class CrazyRummyHeuristicAgent(Agent):
@@ -33,11 +30,8 @@ class CrazyRummyHeuristicAgent(Agent):
       penalty points); lay off a natural card (highest penalty first); wild cards are
       laid off only as part of going out (a wild card kept as the last card goes out
       next turn).
-    - Discard, never a wild card while another card may go: with at most
-      :data:`OUTS_HAND_SIZE` cards left, the card that leaves the most *outs* (unseen
-      cards that would let it go out next turn); otherwise, and on ties, the card with
-      the lowest meld potential (:func:`agents.crazy_planner.meld_potential`), then the
-      highest penalty (R-CRAZY-12).
+    - Discard the highest-penalty card (R-CRAZY-12) that is in no partial meld, never
+      a wild card while another card may go.
 
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
@@ -50,10 +44,8 @@ class CrazyRummyHeuristicAgent(Agent):
         super().__init__(seed)
         self._hand = layout.slice("hand")
         self._top = layout.slice("top_discard")
-        self._rest = layout.slice("discard_rest")
         self._natural = layout.slice("table_natural")
         self._wild_planes = [layout.slice(f"wild_{suit}") for suit in "CDHS"]
-        self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith("known_")]
         self._forbidden = layout.slice("forbidden")
         self._wild_rank = layout.slice("wild_rank")
         self._melded = layout.offset("melded")
@@ -106,21 +98,9 @@ class CrazyRummyHeuristicAgent(Agent):
             return layoffs[0]
         discards = [a for a in legal if a < NUM_CARDS]
         plain = [c for c in discards if rank_of(c) != wild_rank] or discards
-        seen = hand | table.occupied | _bits(obs[self._top]) | _bits(obs[self._rest])
-        for plane in self._known:
-            seen |= _bits(obs[plane])  # cards other players are known to hold
-        live = ALL_CARDS & ~seen
         naturals = hand & ~wilds
-        judge_outs = hand.bit_count() - 1 <= OUTS_HAND_SIZE and len(plain) > 1
-        unseen = cards_of(live)
-
-        def keep_value(card: int) -> tuple:
-            if judge_outs:
-                outs = planner.outs(hand & ~(1 << card), unseen, melded)
-                return outs, not in_partial_meld(card, naturals), penalty(card), card
-            return -meld_potential(card, naturals, live), penalty(card), card
-
-        return max(plain, key=keep_value)
+        loose = [c for c in plain if not in_partial_meld(c, naturals)]
+        return max(loose or plain, key=lambda c: (penalty(c), c))
 
     def _table_view(self, obs: np.ndarray, wild_rank: int) -> TableView:
         represented = occupied = _bits(obs[self._natural])

@@ -1,4 +1,4 @@
-"""Look-ahead helpers of the Crazy Rummy heuristic: going out this turn, outs, meld potential.
+"""Look-ahead of the Crazy Rummy heuristic: can the hand go out this turn, and how.
 
 Everything here works on card bitmasks (bit ``c`` = card id ``c``, see
 ``rummy_env.core.cards``) built from one player's observation.  The observation shows
@@ -14,21 +14,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, cards_of
+from rummy_env.core.cards import NUM_RANKS, NUM_SUITS, cards_of
 from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELD_MASK_ARRAY, MELD_MASKS, MELD_SIZE_ARRAY, MELDS, melds_in_hand
 
-ALL_CARDS = (1 << NUM_CARDS) - 1
 _SUIT_BITS = (1 << NUM_RANKS) - 1
 _NOT_ACE_HIGH = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
-#: per card, the bitmasks of the 3-card melds holding it (R-CRAZY-04, no high ace)
-_THREE_CARD_MELDS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(m.mask for m in MELDS if len(m.cards) == 3 and not m.needs_ace_high and m.mask >> c & 1)
-    for c in range(NUM_CARDS)
-)
 _MELD_SIZES = tuple(len(m.cards) for m in MELDS)
 #: per rank, the bitmask of its four cards
 _RANK_COLUMNS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
-_PARTNER_WEIGHT = (1, 6, 36)  # a 3-card meld with 0, 1 or 2 of its other cards already held
 
 
 class TableView(NamedTuple):
@@ -69,18 +62,6 @@ def layoff_spots(table: TableView) -> int:
     return spots & ~table.occupied
 
 
-def meld_potential(card: int, naturals: int, live: int) -> int:
-    """How promising ``card`` is for a meld: the 3-card melds holding it whose other
-    cards are all held (``naturals``) or still live (``live``: not seen anywhere),
-    weighted 1, 6 or 36 by how many of those cards are already held."""
-    value = 0
-    for mask in _THREE_CARD_MELDS[card]:
-        others = mask & ~(1 << card)
-        if not others & ~(naturals | live):
-            value += _PARTNER_WEIGHT[(others & naturals).bit_count()]
-    return value
-
-
 Move = tuple[str, int]  # ("meld", meld id) | ("layoff", card) | ("wild", card stood for) | ("swap", card)
 
 
@@ -92,8 +73,7 @@ class GoOutPlanner:
         wilds: bitmask of the round's wild cards (R-CRAZY-02).
         table: the table as the player sees it.
 
-    Results are memoised per (hand, table) position, so one planner answers many
-    hypothetical hands (the outs of each possible discard) cheaply.
+    Results are memoised per (hand, table) position.
     """
 
     def __init__(self, wilds: int, table: TableView):
@@ -107,11 +87,6 @@ class GoOutPlanner:
         not be discarded, R-CRAZY-08), or ``None`` when the search finds none.
         ``[]`` means the hand is already one discardable card."""
         return self._search(hand, self.table.occupied, self.table.represented, melded, keep_out)
-
-    def outs(self, hand: int, unseen: list[int], melded: bool) -> int:
-        """How many of the ``unseen`` cards, drawn next turn, let ``hand`` go out then
-        (assuming the table does not change meanwhile)."""
-        return sum(self.plan(hand | 1 << card, melded) is not None for card in unseen)
 
     def _search(self, hand: int, occupied: int, rep: int, melded: bool, keep_out: int) -> list[Move] | None:
         key = (hand, occupied, rep, melded, keep_out)

@@ -63,4 +63,4 @@ def test_has_the_lowest_penalty_in_most_rounds_against_random_agents():
                      seed)
         penalties = env.unwrapped.game_state.last_hand["hand_scores"]
         lowest += penalties[seat] == min(penalties)
-    assert lowest / rounds >= 0.85  # measured 0.90 over 600 rounds (issue note)
+    assert lowest / rounds >= 0.85  # measured 0.899 over 3000 rounds (issue note)

@@ -1,6 +1,6 @@
-"""The Crazy Rummy heuristic's look-ahead: lay-off spots, go-out plans, outs, meld potential."""
+"""The Crazy Rummy heuristic's look-ahead: lay-off spots and go-out plans."""
 
-from agents.crazy_planner import ALL_CARDS, GoOutPlanner, TableView, layoff_spots, meld_potential
+from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from rummy_env.core.cards import card_str, cards_of, mask_of, parse_card, parse_cards
 from rummy_env.core.melds import MELDS
 from rummy_env.games.crazy_rummy.state import wild_cards
@@ -50,18 +50,3 @@ def test_plan_melds_with_a_wild_card_and_never_empties_the_hand_by_a_meld():
     plan = planner.plan(cards("9S TS 2C KD"), melded=False)
     assert [(kind, MELDS[x].cards) for kind, x in plan] == [("meld", tuple(parse_cards(["8S", "9S", "TS"])))]
     assert planner.plan(cards("9S TS 2C"), melded=False) is None  # R-CRAZY-09: the last card is discarded
-
-
-def test_outs_count_the_unseen_cards_that_let_the_hand_go_out_next_turn():
-    planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"))  # twos wild
-    unseen = parse_cards(["4H", "8H", "2C", "QS", "9H"])
-    # 4H and 8H lay off; 2C is a wild card that lays off; QS and 9H do not help KC
-    assert planner.outs(cards("KC"), unseen, melded=True) == 3
-
-
-def test_meld_potential_weighs_the_melds_a_card_can_still_make():
-    live = ALL_CARDS & ~cards("5H 6H")
-    # 5H: three 3-card sets (1 each), 3H-5H (1), 4H-6H and 5H-7H with 6H held (6 each)
-    assert meld_potential(parse_card("5H"), cards("6H"), live) == 16
-    # with 7H seen elsewhere, 5H-7H is dead
-    assert meld_potential(parse_card("5H"), cards("6H"), live & ~cards("7H")) == 10
