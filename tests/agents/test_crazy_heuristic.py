@@ -54,13 +54,18 @@ def test_takes_a_wild_card_from_the_discard_pile():
     assert next_move(env) == "draw discard"
 
 
-def test_has_the_lowest_penalty_in_most_rounds_against_random_agents():
-    rounds, lowest = 60, 0
+def test_beats_two_random_agents_in_most_rounds():
+    rounds, lowest, below_mean = 60, 0, 0
     env = crazy_rummy_v0.env(num_players=3)
     for seed in range(rounds):
         seat = seed % 3
         play_episode(env, [make_agent("heuristic" if i == seat else "random", env, seed=seed + i) for i in range(3)],
                      seed)
         penalties = env.unwrapped.game_state.last_hand["hand_scores"]
+        others = [p for i, p in enumerate(penalties) if i != seat]
         lowest += penalties[seat] == min(penalties)
-    assert lowest / rounds >= 0.85  # measured 0.899 over 3000 rounds (issue note)
+        below_mean += penalties[seat] < sum(others) / len(others)
+    # measured over 3000 rounds (issue note): lowest of the three 0.899, below the
+    # random agents' mean 0.965; on these 60 rounds 0.883 and 0.967
+    assert lowest / rounds >= 0.85
+    assert below_mean / rounds >= 0.95
