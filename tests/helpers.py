@@ -1,4 +1,6 @@
-"""Helpers shared by the env-level tests: scripted deals and scripted moves."""
+"""Helpers shared by the env-level tests: scripted deals, scripted moves, random play."""
+
+import numpy as np
 
 
 def scripted_env(module, deck, dealer, **options):
@@ -27,3 +29,19 @@ def legal_texts(env):
     """The acting agent's legal actions as text."""
     mask = env.observe(env.agent_selection)["action_mask"]
     return [env.unwrapped.action_to_string(int(a)) for a in mask.nonzero()[0]]
+
+
+def random_playthrough(env, rng):
+    """Play uniformly random legal moves (drawn from ``rng``) to the end of the episode.
+
+    Yields ``(agent, observation, done)`` at every turn of ``env.agent_iter()``, before
+    that agent moves; done agents are then stepped with ``None``.
+    """
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        yield agent, obs, term or trunc
+        if term or trunc:
+            env.step(None)
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.envs.variants import VARIANTS
+from tests.helpers import random_playthrough
 
 
 def assert_every_card_in_one_place(variant, state):
@@ -28,21 +29,16 @@ def test_random_play_keeps_the_invariants(variant, seed, options, max_turns, epi
                if k not in ("max_turns", "episode", "reward", "wild_rank", "target_score")}
     env = variant.module.env(max_turns=max_turns, episode=episode, reward=reward, **options)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
     state = env.unwrapped.game_state
     n = state.num_players
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for _, obs, done in random_playthrough(env, np.random.default_rng(seed)):
         state = env.unwrapped.game_state
-        assert_every_card_in_one_place(variant, state)
-        legal = np.flatnonzero(obs["action_mask"])
-        assert legal.size > 0 and legal.tolist() == state.legal_actions()
-        env.step(int(legal[rng.integers(legal.size)]))
-        assert abs(sum(env.rewards.values())) < 1e-9  # zero-sum at every step
+        assert abs(sum(env.rewards.values())) < 1e-9  # zero-sum after every step
         assert state.turn <= max_turns  # turns of the current hand
+        if not done:
+            assert_every_card_in_one_place(variant, state)
+            legal = np.flatnonzero(obs["action_mask"])
+            assert legal.size > 0 and legal.tolist() == state.legal_actions()
     assert state.is_terminal()
     assert abs(sum(state.returns())) < 1e-9
     if state.truncated:

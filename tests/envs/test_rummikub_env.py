@@ -206,4 +206,4 @@ def test_max_play_agent_beats_random_in_most_hands():
         play_episode(env, [make_agent("heuristic" if i == seat else "random", env, seed=seed + i) for i in range(2)],
                      100 + seed)
         won += env.unwrapped.game_state.last_hand["winners"] == [seat]
-    assert won / hands >= 0.7  # measured 0.80-0.83 over 100 hands (issue note)
+    assert won / hands >= 0.7  # measured 0.781 [0.751, 0.809] over 800 hands, seeds 0..799 (issue note)

@@ -10,7 +10,7 @@ import pytest
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import parse_cards
 from rummy_env.games.crazy_rummy import stack_deck
-from tests.helpers import legal_texts, play, scripted_env
+from tests.helpers import legal_texts, play, random_playthrough, scripted_env
 
 
 def deal(hands, stock=(), wild_rank=13, **options):
@@ -164,25 +164,18 @@ def test_round_ends_when_the_stock_is_emptied_r_crazy_11():
 def test_thirteen_rounds_wild_ranks_in_order_lowest_total_wins_r_crazy_02_03_13():
     env = crazy_rummy_v0.env(num_players=4, episode="game")
     env.reset(seed=7)
-    rng = np.random.default_rng(1)
     rounds, dealers = [], [env.unwrapped.game_state.dealer]
     totals = {a: 0 for a in env.possible_agents}
     seen_hand = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
+    for agent, _, done in random_playthrough(env, np.random.default_rng(1)):
         if env.infos[agent].get("hand", 0) > seen_hand:
             seen_hand = env.infos[agent]["hand"]
             rounds.append(env.infos[agent]["wild_rank"])
             for a in env.possible_agents:
                 totals[a] += env.infos[a]["hand_score"]
                 assert env.infos[a]["total_score"] == totals[a]
-            if not term:
+            if not done:
                 dealers.append(env.unwrapped.game_state.dealer)
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
     state = env.unwrapped.game_state
     assert rounds == list(range(1, 14)) and state.hands_played == 13
     assert [(d - dealers[0]) % 4 for d in dealers] == [r % 4 for r in range(13)]  # the deal passes left

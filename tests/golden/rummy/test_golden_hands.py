@@ -9,7 +9,7 @@ import pytest
 from rummy_env import rummy_v0
 from rummy_env.games.rummy import stack_deck
 from tests import helpers
-from tests.helpers import play
+from tests.helpers import play, random_playthrough
 
 P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
 P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"  # 1+1+5+6+9+10+10+10+4+8 = 64 points
@@ -115,14 +115,8 @@ def test_game_ends_when_a_total_reaches_the_target_r_rummy_17(target, over):
 def test_game_reward_goes_to_the_game_winner_not_each_hand_r_rummy_17():
     env = scripted_env([P0, P1], upcard="QS", stock=["6S"], episode="game", target_score=129)
     play(env, *RUMMY_OUT)
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
+    for _ in random_playthrough(env, np.random.default_rng(0)):
+        pass
     state = env.unwrapped.game_state
     winner = state.game_winner
     assert state.scores[winner] >= 129 and state.hands_played >= 2
@@ -157,10 +151,8 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
     play(env, *RUMMY_OUT)
     assert env.rewards == {"player_0": 128.0, "player_1": -128.0}
     expected = {"player_0": 128.0, "player_1": -128.0}
-    rng = np.random.default_rng(3)
     hands_seen = 1
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
+    for _ in random_playthrough(env, np.random.default_rng(3)):
         state = env.unwrapped.game_state
         if state.hands_played > hands_seen:  # a hand just ended: its zero-sum payments
             hands_seen = state.hands_played
@@ -169,11 +161,6 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
                 factor = 2 if last["rummy"] else 1
                 for q, a in enumerate(env.possible_agents):
                     expected[a] += last["hand_scores"][q] if q == last["winner"] else -factor * last["hand_values"][q]
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
     state = env.unwrapped.game_state
     assert state.hands_played >= 2
     assert dict(zip(env.possible_agents, state.returns())) == expected
@@ -183,15 +170,8 @@ def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
     env = rummy_v0.env(num_players=4, episode="game", target_score=150)
     env.reset(seed=11)
     dealers = [env.unwrapped.game_state.dealer]
-    rng = np.random.default_rng(0)
     hands = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
+    for _ in random_playthrough(env, np.random.default_rng(0)):
         state = env.unwrapped.game_state
         if state.hands_played > hands and not state.is_terminal():
             hands = state.hands_played
