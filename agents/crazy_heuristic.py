@@ -58,7 +58,6 @@ class CrazyRummyHeuristicAgent(Agent):
         wilds = wild_cards(wild_rank)
         table = self._table_view(obs, wild_rank)
         melded = bool(obs[self._melded])
-        planner = GoOutPlanner(wilds, table)
 
         def penalty(card: int) -> int:
             return WILD_PENALTY if rank_of(card) == wild_rank else CARD_VALUE_LIST[card]
@@ -67,11 +66,19 @@ class CrazyRummyHeuristicAgent(Agent):
             top = np.flatnonzero(obs[self._top])
             if DRAW_DISCARD in legal and top.size:
                 card = int(top[0])
+                planner = GoOutPlanner(wilds, table)  # the draw's mask shows no lay-off target
                 goes_out = planner.plan(hand | 1 << card, melded, keep_out=1 << card) is not None
                 if goes_out or self._useful(card, hand, wilds, melded, table):
                     return DRAW_DISCARD
             return DRAW_STOCK
         forbidden = _bits(obs[self._forbidden])
+        known_spots = None  # before the first meld the mask shows no lay-off target
+        if melded:
+            known_spots = 0
+            for a in legal:
+                if LAYOFF <= a < SWAP:
+                    known_spots |= 1 << (a - LAYOFF) // 3
+        planner = GoOutPlanner(wilds, table, known_spots)
         move = _first_legal_move(planner.plan(hand, melded, keep_out=forbidden), legal)
         if move is not None:
             return move
@@ -90,12 +97,6 @@ class CrazyRummyHeuristicAgent(Agent):
         natural_layoffs = [a for a in legal if LAYOFF <= a < SWAP and hand >> ((a - LAYOFF) // 3) & 1]
         if natural_layoffs:
             return max(natural_layoffs, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
-        # holding a wild card and one other card, a lay-off of the wild card (legal only
-        # if a discard follows, R-CRAZY-08a) goes out even where the planner's guess of
-        # the lay-off spots found none
-        layoffs = [a for a in legal if LAYOFF <= a < SWAP]
-        if layoffs and hand.bit_count() <= 2:
-            return layoffs[0]
         discards = [a for a in legal if a < NUM_CARDS]
         plain = [c for c in discards if rank_of(c) != wild_rank] or discards
         naturals = hand & ~wilds

@@ -62,6 +62,20 @@ def layoff_spots(table: TableView) -> int:
     return spots & ~table.occupied
 
 
+def _near(cards: int) -> int:
+    """Bitmask of the cards next to ``cards``: one rank away in the same suit, or of
+    the same rank."""
+    near = 0
+    for card in cards_of(cards):
+        rank = card % NUM_RANKS
+        if rank > 0:
+            near |= 1 << (card - 1)
+        if rank < NUM_RANKS - 1:
+            near |= 1 << (card + 1)
+        near |= _RANK_COLUMNS[rank]
+    return near & ~cards
+
+
 Move = tuple[str, int]  # ("meld", meld id) | ("layoff", card) | ("wild", card stood for) | ("swap", card)
 
 
@@ -72,27 +86,38 @@ class GoOutPlanner:
     Args:
         wilds: bitmask of the round's wild cards (R-CRAZY-02).
         table: the table as the player sees it.
+        known_spots: the cards that can be laid off on ``table`` as it is, when known
+            exactly (the play phase's action mask lists them: every lay-off target of
+            a card held, and of any card when a wild card is held).  The plan then
+            lays off only there and next to the cards it puts down itself, where the
+            guess of :func:`layoff_spots` is sure; without it the guess is used
+            everywhere.
 
     Results are memoised per (hand, table) position.
     """
 
-    def __init__(self, wilds: int, table: TableView):
+    def __init__(self, wilds: int, table: TableView, known_spots: int | None = None):
         self.wilds = wilds
         self.table = table
+        self.known_spots = known_spots
         self._memo: dict[tuple, list[Move] | None] = {}
         self._spots: dict[tuple[int, int], int] = {}
 
     def plan(self, hand: int, melded: bool, keep_out: int = 0) -> list[Move] | None:
         """Moves that leave a single card which is not in ``keep_out`` (a card that may
         not be discarded, R-CRAZY-08), or ``None`` when the search finds none.
-        ``[]`` means the hand is already one discardable card."""
+        ``[]`` means the hand is already one discardable card.  Melds made only of
+        wild cards are not tried.
+        """
         return self._search(hand, self.table.occupied, self.table.represented, melded, keep_out)
 
     def _search(self, hand: int, occupied: int, rep: int, melded: bool, keep_out: int) -> list[Move] | None:
         key = (hand, occupied, rep, melded, keep_out)
         if key in self._memo:
             return self._memo[key]
-        self._memo[key] = None  # every move shrinks the hand or frees a wild card: no cycles
+        # every move shrinks the hand or takes a wild card back from the table, so no
+        # position repeats below itself; the None guards against that all the same
+        self._memo[key] = None
         size = hand.bit_count()
         if size == 1:
             result = None if hand & keep_out else []
@@ -101,11 +126,19 @@ class GoOutPlanner:
         self._memo[key] = result
         return result
 
+    def _spots_of(self, rep: int, occupied: int) -> int:
+        """Lay-off spots once the plan has put down the cards ``rep`` adds to the table."""
+        spots = self._spots.get((rep, occupied))
+        if spots is None:
+            spots = layoff_spots(TableView(rep, occupied, {}))
+            if self.known_spots is not None:
+                spots = (self.known_spots | spots & _near(rep & ~self.table.represented)) & ~occupied
+            self._spots[rep, occupied] = spots
+        return spots
+
     def _after_moves(self, hand, occupied, rep, melded, keep_out, size) -> list[Move] | None:
         if melded:
-            spots = self._spots.get((rep, occupied))
-            if spots is None:
-                spots = self._spots[rep, occupied] = layoff_spots(TableView(rep, occupied, {}))
+            spots = self._spots_of(rep, occupied)
             for card in cards_of(hand & spots):
                 bit = 1 << card
                 rest = self._search(hand & ~bit, occupied | bit, rep | bit, True, keep_out)
@@ -121,7 +154,9 @@ class GoOutPlanner:
                         return [("wild", card), *rest]
             for card, wild in self.table.wild_for.items():
                 if hand >> card & 1 and occupied >> wild & 1:  # that wild card is still on the table
-                    rest = self._search((hand & ~(1 << card)) | 1 << wild, occupied | 1 << card, rep, True, keep_out)
+                    # the natural card takes the wild card's place; the wild card comes into the hand
+                    after = (occupied | 1 << card) & ~(1 << wild)
+                    rest = self._search((hand & ~(1 << card)) | 1 << wild, after, rep, True, keep_out)
                     if rest is not None:
                         return [("swap", card), *rest]
         if size < 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)

@@ -50,3 +50,23 @@ def test_plan_melds_with_a_wild_card_and_never_empties_the_hand_by_a_meld():
     plan = planner.plan(cards("9S TS 2C KD"), melded=False)
     assert [(kind, MELDS[x].cards) for kind, x in plan] == [("meld", tuple(parse_cards(["8S", "9S", "TS"])))]
     assert planner.plan(cards("9S TS 2C"), melded=False) is None  # R-CRAZY-09: the last card is discarded
+
+
+def test_a_wild_card_taken_back_by_a_swap_can_then_be_laid_off_as_itself():
+    # fives wild; 5C stands for QH in 9H-QH.  Swap QH in (R-CRAZY-07), then 5C extends
+    # 2C-4C as itself and 6C follows it; 3S is discarded
+    planner = GoOutPlanner(wild_cards(4), table("2C 3C 4C 9H TH JH", [("QH", "5C")]))
+    plan = planner.plan(cards("QH 6C 3S"), melded=True)
+    assert plan == [("swap", parse_card("QH")), ("layoff", parse_card("5C")), ("layoff", parse_card("6C"))]
+
+
+def test_known_spots_replace_the_guess_except_next_to_the_plan_s_own_melds():
+    # the guess says 8H extends 5H-7H; the mask (known_spots) says no card lays off there
+    assert GoOutPlanner(wild_cards(1), table("5H 6H 7H"), known_spots=0).plan(cards("8H KC"), True) is None
+    planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"), known_spots=cards("8H"))
+    assert planner.plan(cards("8H KC"), melded=True) == [("layoff", parse_card("8H"))]
+    # JC goes on the run the plan itself puts down (the first run in meld-table order)
+    planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"), known_spots=0)
+    plan = planner.plan(cards("8C 9C TC JC KD"), melded=True)
+    assert [(kind, MELDS[x].cards if kind == "meld" else x) for kind, x in plan] == [
+        ("meld", tuple(parse_cards(["8C", "9C", "TC"]))), ("layoff", parse_card("JC"))]
