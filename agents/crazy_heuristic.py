@@ -141,7 +141,8 @@ def _bits(plane: np.ndarray) -> int:
 
 def _first_legal_move(plan: list | None, legal: list[int]) -> int | None:
     """The action id of a go-out plan's first move, when the plan exists and the env
-    agrees that move is legal (the planner guesses the table's lay-off spots)."""
+    agrees that move is legal (where the mask does not list the lay-off targets, the
+    planner guesses them)."""
     if plan is None:
         return None
     if not plan:

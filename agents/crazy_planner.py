@@ -4,8 +4,8 @@ Everything here works on card bitmasks (bit ``c`` = card id ``c``, see
 ``rummy_env.core.cards``) built from one player's observation.  The observation shows
 which cards the table holds (natural cards and the cards wild cards stand for) but not
 where one meld ends and the next starts, so lay-off spots are a guess
-(:func:`layoff_spots`); a plan built on a wrong guess is simply not legal, and the
-agent then falls back to its rules of thumb.
+(:func:`layoff_spots`) wherever the action mask does not list them; a plan built on a
+wrong guess fails at that step, and the agent goes on with its rules of thumb.
 """
 
 from __future__ import annotations
