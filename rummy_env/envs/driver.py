@@ -107,15 +107,21 @@ class TurnBasedEnv(AECEnv, EzPickle):
             seed: ``int``: a new generator seeded with it; ``None``: continue the
                 current generator (Gymnasium's seeding contract).
             options: reset options of the variant (``reset_option_names``, e.g. a
-                stacked ``"deck"``); keys the variant does not know are ignored, as
-                Gymnasium's ``options`` convention has it.
+                stacked ``"deck"``).  A dict without any of them is ignored, as
+                Gymnasium's ``options`` convention has it (PettingZoo's ``api_test``
+                passes ``{"options": 1}``); next to a known key an unknown one is an
+                error, because a stacked deal with a misspelt seat key would silently
+                deal to other seats.
 
         Raises:
-            ValueError: a bad value for a known option; the env is left as it was.
+            ValueError: a bad value for a known option, or an unknown key next to a
+                known one; the env is left as it was.
         """
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options={options!r} is not a dict: pass e.g. options={{'deck': [...]}}")
         known = {k: v for k, v in (options or {}).items() if k in self.reset_option_names}
+        if known:
+            check_known(options, self.reset_option_names, f"{self.metadata['name']} reset")
         rng = self.np_random if seed is None else seeding.np_random(seed)[0]
         # build the new state before touching the env, so a bad option leaves it as it was
         state = self._new_state(rng, known)

@@ -120,6 +120,8 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
         ({seat: n}, f"{seat} {n} is not a seat"),
         ({seat: "0"}, f"{seat} '0' is not a seat"),
         ({seat: True}, f"{seat} True is not a seat"),
+        # a misspelt or foreign seat key next to a deck would deal to other seats
+        ({"deck": variant.deck(), "seat": 0}, f"unknown {variant.name} reset option\\(s\\) 'seat'"),
     ]
     for options, message in cases:
         options = options if isinstance(options, dict) else {"deck": options}
@@ -128,6 +130,7 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
         assert (str(env.unwrapped.game_state), env.agent_selection, env.unwrapped.game_state.history) == before
     with pytest.raises(ValueError, match="is not a dict"):
         env.reset(options=["deck"])
+    env.reset(options={"options": 1})  # no known key: ignored (Gymnasium convention, PettingZoo's api_test)
     env.reset(options={"deck": variant.deck(), seat: 0})
     assert env.unwrapped.game_state.deck == variant.deck_ids()
 
