@@ -43,9 +43,28 @@ def legal_ids(observation: dict[str, np.ndarray]) -> np.ndarray:
     """Legal action ids of an observation, ascending (int64 array).
 
     Raises:
+        TypeError: ``observation`` is not the env's observation dict.
         ValueError: the mask has no legal action (the agent is not acting).
     """
+    if not isinstance(observation, dict) or "action_mask" not in observation:
+        raise TypeError(f"agents act on the env's observation dict {{'observation', 'action_mask'}} "
+                        f"(env.observe(agent) or env.last()[0]), got {type(observation).__name__}")
     legal = np.flatnonzero(observation["action_mask"])
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this agent is not acting now")
     return legal
+
+
+def observation_vector(observation: dict[str, np.ndarray], size: int) -> np.ndarray:
+    """The observation vector (float32, shape ``(size,)``) of an agent that reads fields
+    by the layout of the env it was made for.
+
+    Raises:
+        ValueError: the vector has another shape: the agent was made for an env with
+            other options (for example another number of players).
+    """
+    vector = observation["observation"]
+    if vector.shape != (size,):
+        raise ValueError(f"observation of shape {vector.shape}, but this agent was made for an env whose observation "
+                         f"has shape ({size},): make the agent from the env it plays, agents.make_agent(name, env)")
+    return vector

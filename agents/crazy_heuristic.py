@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
+from agents.base import Agent, legal_ids, observation_vector
 from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from agents.rummy_heuristic import in_partial_meld
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, rank_of
@@ -42,6 +42,7 @@ class CrazyRummyHeuristicAgent(Agent):
 
     def __init__(self, layout: Layout, seed: int | None = None):
         super().__init__(seed)
+        self._size = layout.size
         self._hand = layout.slice("hand")
         self._top = layout.slice("top_discard")
         self._natural = layout.slice("table_natural")
@@ -52,7 +53,7 @@ class CrazyRummyHeuristicAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = [int(a) for a in legal_ids(observation)]
-        obs = observation["observation"]
+        obs = observation_vector(observation, self._size)
         hand = _bits(obs[self._hand])
         wild_rank = int(np.argmax(obs[self._wild_rank]))
         wilds = wild_cards(wild_rank)

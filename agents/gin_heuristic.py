@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
+from agents.base import Agent, legal_ids, observation_vector
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of, suit_of
 from rummy_env.core.deadwood import deadwood
 from rummy_env.encoding.layout import Layout
@@ -58,6 +58,7 @@ class GinHeuristicAgent(Agent):
 
     def __init__(self, layout: Layout, wait_for_gin: int = 0, min_stock: int = 10, seed: int | None = None):
         super().__init__(seed)
+        self._size = layout.size
         self.wait_for_gin = wait_for_gin
         self.min_stock = min_stock
         self._hand = layout.slice("hand")
@@ -67,7 +68,7 @@ class GinHeuristicAgent(Agent):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = legal_ids(observation)
         legal_set = set(int(a) for a in legal)
-        obs = observation["observation"]
+        obs = observation_vector(observation, self._size)
         hand = _mask_of_plane(obs[self._hand])
         if DRAW_UPCARD in legal_set:
             up = np.flatnonzero(obs[self._upcard])

@@ -55,7 +55,10 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     except (ImportError, AttributeError) as err:
         raise ValueError(f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
                          "module importable from the current directory or the environment") from None
-    agent = target(seed=seed) if isinstance(target, type) and issubclass(target, Agent) else target(env, seed)
+    if isinstance(target, type) and not issubclass(target, Agent) or not callable(target):
+        raise ValueError(f"agent {spec!r} is a {type(target).__name__} {attr!r}: write an agents.Agent subclass, "
+                         "or a factory called as factory(env, seed) that returns one")
+    agent = target(seed=seed) if isinstance(target, type) else target(env, seed)
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, not an agents.Agent")
     return agent

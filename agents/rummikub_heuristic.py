@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
+from agents.base import Agent, legal_ids, observation_vector
 from rummy_env.core.rummikub_solver import best_play
 from rummy_env.core.tiles import NUM_TILE_TYPES, counts_to_tiles
 from rummy_env.encoding.layout import Layout
@@ -34,6 +34,7 @@ class RummikubMaxPlayAgent(Agent):
     def __init__(self, layout: Layout, initial_meld_points: int = 30, initial_meld_table_play: bool = False,
                  seed: int | None = None):
         super().__init__(seed)
+        self._size = layout.size
         self.initial_meld_points = initial_meld_points
         self.initial_meld_table_play = initial_meld_table_play
         self._rack = layout.slice("rack")
@@ -44,7 +45,7 @@ class RummikubMaxPlayAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = legal_ids(observation)
-        obs = observation["observation"]
+        obs = observation_vector(observation, self._size)
         chosen = obs[self._play].astype(np.int64)
         added = int(chosen.sum())
         if added == 0:

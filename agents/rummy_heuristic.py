@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
+from agents.base import Agent, legal_ids, observation_vector
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of, suit_of
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.encoding.layout import Layout
@@ -50,6 +50,7 @@ class RummyHeuristicAgent(Agent):
 
     def __init__(self, layout: Layout, ace_high: bool = False, seed: int | None = None):
         super().__init__(seed)
+        self._size = layout.size
         self.ace_high = ace_high
         self._hand = layout.slice("hand")
         self._top = layout.slice("top_discard")
@@ -64,7 +65,7 @@ class RummyHeuristicAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = legal_ids(observation)
-        obs = observation["observation"]
+        obs = observation_vector(observation, self._size)
         legal_set = set(int(a) for a in legal)
         hand = self._mask_of_plane(obs[self._hand])
         if DRAW_STOCK in legal_set or DRAW_DISCARD in legal_set:

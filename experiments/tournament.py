@@ -349,8 +349,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--variants", nargs="+", default=list(rummy_env.VARIANTS), metavar="NAME",
                    help=f"variants to play, e.g. rummy or rummy_v0 (default: all: {' '.join(rummy_env.VARIANTS)})")
     p.add_argument("--agents", nargs="+", default=None, metavar="NAME",
-                   help="agents to enter: random, heuristic, or package.module:Name of your own Agent class "
-                        "(default: every baseline agent of the variant)")
+                   help="agents to enter: random, heuristic, policy:PATH (a model saved by experiments.train), "
+                        "or package.module:Name of your own Agent class (default: every baseline agent of the variant)")
     p.add_argument("--deals", type=int, default=None,
                    help="deals per matchup, each played once per seat rotation (default: enough for about "
                         "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")")

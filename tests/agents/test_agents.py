@@ -4,7 +4,7 @@ import pytest
 
 from agents import RandomAgent, RummyHeuristicAgent, agent_names, make_agent
 from experiments.common import play_episode
-from rummy_env import rummy_v0
+from rummy_env import crazy_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.rummy import stack_deck
 
 P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"
@@ -31,6 +31,18 @@ def test_random_agent_plays_legal_moves_and_is_seeded():
     assert many == {52, 53}  # both draws get picked
     with pytest.raises(ValueError, match="no legal action"):
         agent.act(env.observe("player_1" if env.agent_selection == "player_0" else "player_0"))
+
+
+@pytest.mark.parametrize("module", [rummy_v0, crazy_rummy_v0, rummikub_v0], ids=lambda m: m.__name__)
+def test_a_heuristic_refuses_the_observation_of_an_env_it_was_not_made_for(module):
+    agent = make_agent("heuristic", module.env(num_players=3))
+    env = module.env(num_players=4)  # 4 players observe more than 3: fields would be read in the wrong places
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    with pytest.raises(ValueError, match=r"made for an env whose observation has shape \(\d+,\)"):
+        agent.act(obs)
+    with pytest.raises(TypeError, match="observation dict"):
+        agent.act(obs["observation"])
 
 
 def test_heuristic_takes_the_upcard_that_completes_a_meld():
@@ -81,6 +93,11 @@ def test_registry():
     assert isinstance(make_agent("heuristic", env), RummyHeuristicAgent)
     with pytest.raises(ValueError, match="unknown agent 'genius' for rummy_v0: known agents are random, heuristic"):
         make_agent("genius", env)
+    assert isinstance(make_agent("agents:RandomAgent", env, seed=1), RandomAgent)
+    with pytest.raises(ValueError, match="'numpy:ndarray' is a type 'ndarray': write an agents.Agent subclass"):
+        make_agent("numpy:ndarray", env)
+    with pytest.raises(ValueError, match="'math:pi' is a float 'pi'"):
+        make_agent("math:pi", env)
 
 
 def test_heuristic_beats_random_in_real_hands():
