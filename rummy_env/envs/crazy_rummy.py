@@ -103,7 +103,9 @@ dealer raises ``ValueError`` and leaves the env as it was.
 When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
 the round), ``total_score`` (the penalty total), ``hand`` (rounds finished), ``winner``
 (the agent who went out, or None), ``round`` and ``wild_rank`` (1..13).  They stay
-until the next round ends.
+until the next round ends.  At the episode's end each agent leaves
+``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
+before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Rule readings
 Where ``crazy_rummy.md`` leaves a choice open:

@@ -131,7 +131,9 @@ after lay-offs; None without a showdown), ``knocker_deadwood_cards`` and
 ``defender_deadwood_cards`` (text), ``layoffs`` (list of ``(card, knocker's meld)``
 text pairs in the order laid; the meld as the knocker laid it), plus ``game_bonus``
 (this agent's end-of-game bonus, 0 unless the game ended with ``game_bonuses``).
-They stay until the next hand ends.
+They stay until the next hand ends.  At the episode's end each agent leaves
+``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
+before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Rule readings
 Where ``gin_rummy.md`` is silent, this environment reads it as follows:

@@ -31,7 +31,7 @@ One flat id space:
 | 0..51 | `add R7` | add one more tile of this type from your rack to the play (type = colour * 13 + number - 1, colours R B K Y) |
 | 52 | `add JK` | add a joker |
 | 53 | `commit` | put the play on the table; the table is rearranged as needed (R-RK-08) |
-| 54 | `draw` | draw a tile from the pool, ending the turn (R-RK-06); with the pool empty this passes (text `pass`) |
+| 54 | `draw` | draw a tile from the pool, ending the turn (R-RK-06); with the pool empty this passes (written `draw` always; `string_to_action` also reads `pass`) |
 
 The mask is exact: a tile is legal only if some legal play holds the tiles chosen so far,
 this one, and otherwise only tiles of this type or higher (tiles go in non-decreasing
@@ -96,7 +96,9 @@ When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed scor
 hand, R-RK-10/11), ``total_score`` (the game total), ``hand`` (hands finished),
 ``winner`` (agent name, or None: no winner or a shared win), ``winners`` (agent names)
 and ``rack_value`` (the agent's rack total at the end, a joker 30).  They stay until the
-next hand ends.
+next hand ends.  At the episode's end each agent leaves
+``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
+before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.

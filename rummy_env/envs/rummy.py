@@ -86,7 +86,9 @@ leaves the env as it was.
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
 the agent's total: the winner's points, 0 for the others), ``total_score`` (the game
 total), ``hand`` (hands finished so far), ``winner`` (agent name or None) and
-``rummy`` (whether the winner went rummy).  They stay until the next hand ends.
+``rummy`` (whether the winner went rummy).  They stay until the next hand ends.  At the episode's end each agent leaves
+``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
+before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.

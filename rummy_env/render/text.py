@@ -86,7 +86,8 @@ def render_crazy_rummy(state, viewer: int) -> str:
         f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.totals[k]} penalty" for k in range(n)
     ))
     if state.last_hand is not None and state.is_terminal():
-        lines.append(f"  last round's penalties: {state.last_hand['hand_scores']}")
+        lines.append(f"  last round's penalties: {_by_seat(state.last_hand['hand_scores'])}"
+                     + (" (truncated by max_turns)" if state.truncated else ""))
     return "\n".join(lines)
 
 
@@ -168,5 +169,11 @@ def render_rummikub(state, viewer: int) -> str:
         + (", initial meld made" if view.initial_meld[k] else "") for k in range(n)
     ))
     if state.last_hand is not None and state.is_terminal():
-        lines.append(f"  last hand's scores: {state.last_hand['hand_scores']}")
+        lines.append(f"  last hand's scores: {_by_seat(state.last_hand['hand_scores'])}"
+                     + (" (truncated by max_turns)" if state.truncated else ""))
     return "\n".join(lines)
+
+
+def _by_seat(values) -> str:
+    """``player_0 3, player_1 -3``: per-seat values labelled with the agent names."""
+    return ", ".join(f"player_{seat} {value}" for seat, value in enumerate(values))

@@ -5,7 +5,7 @@ import numpy as np
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import parse_cards
 from rummy_env.games.crazy_rummy import NUM_ACTIONS, stack_deck
-from tests.helpers import play, scripted_env
+from tests.helpers import play, random_playthrough, scripted_env
 
 HANDS = ["7S 8S 5C 2H 3H 4H KD QC", "AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 
@@ -48,3 +48,14 @@ def test_action_text_examples():
     assert raw.action_to_string(579) == "swap AC" and raw.action_to_string(630) == "swap KS"
     assert raw.string_to_action("SWAP 10h") == 579 + parse_cards("TH")[0]
     assert raw.string_to_action("meld 9S 7S 8S") == raw.string_to_action("meld 7S 8S 9S")
+
+
+def test_render_labels_the_last_round_and_says_when_max_turns_cut_it():
+    env = crazy_rummy_v0.env(render_mode="ansi", max_turns=2)
+    env.reset(seed=5)
+    for _ in random_playthrough(env, np.random.default_rng(0)):
+        pass
+    assert env.unwrapped.game_state.truncated
+    # max_turns ends the round, scoring nothing (the env's move limit)
+    assert env.unwrapped.render().endswith(
+        "last round's penalties: player_0 0, player_1 0, player_2 0 (truncated by max_turns)")

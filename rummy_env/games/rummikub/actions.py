@@ -11,7 +11,7 @@ ids        text                move
 52         ``add JK``          add a joker
 53         ``commit``          put the play on the table (rearranging it freely, R-RK-08)
 54         ``draw``            draw a tile from the pool, ending the turn (R-RK-06); when
-                               the pool is empty the same id passes (text ``pass``)
+                               the pool is empty the same id passes (``pass`` is read too)
 =========  ==================  =======================================================
 
 Tiles are added in non-decreasing type order, so each play has exactly one sequence.

@@ -127,6 +127,8 @@ def test_one_card_rule_and_going_out_r_crazy_09_10_12():
     # player_1: A 2 5 8 9 J Q = 1+2+5+8+9+10+10 = 45; player_2: 9 10 J K(wild) 2 3 4 = 9+10+10+25+2+3+4 = 63
     assert infos == {"player_0": (0, 0), "player_1": (45, 45), "player_2": (63, 63)}
     assert env.infos["player_1"]["winner"] == "player_0" and env.infos["player_1"]["wild_rank"] == 13
+    env.unwrapped.render_mode = "ansi"
+    assert env.unwrapped.render().endswith("last round's penalties: player_0 0, player_1 45, player_2 63")
     assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -0.5, "player_2": -0.5}
 
 
