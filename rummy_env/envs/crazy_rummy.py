@@ -77,7 +77,9 @@ by the players with the lowest penalty (the round's, or the game total with
 ``episode="game"``) and -1 shared by the others; 0 to all if every player ties or the
 episode was truncated.  ``reward="score"``: at the end of each round, each player gets
 the mean penalty of all players minus their own.  Every other step gives 0; rewards are
-zero-sum.
+zero-sum.  An illegal action through ``env()`` ends the episode with
+``raw_env.illegal_reward`` for its player and 0 for the others (PettingZoo's
+``TerminateIllegalWrapper``), the one ending that is not zero-sum.
 
 ## Episode End
 ``episode="hand"`` (default): one round with wild rank ``wild_rank`` (drawn from the

@@ -83,6 +83,9 @@ scorer gets the hand's points and the other player loses as many (R-GIN-10..12);
 end of a game with ``game_bonuses=True`` the winner also gets the difference of the two
 players' bonuses and the loser loses it, so an episode's returns are the difference of
 the final totals.  Rewards are zero-sum.
+An illegal action through ``env()`` ends the episode with
+``raw_env.illegal_reward`` for its player and 0 for the others (PettingZoo's
+``TerminateIllegalWrapper``), the one ending that is not zero-sum.
 
 ## Scoring (``infos[agent]["hand_score"]``)
 Knock (R-GIN-10): the knocker scores the defender's deadwood after lay-offs minus the

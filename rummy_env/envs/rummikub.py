@@ -69,6 +69,9 @@ other player (players sharing the lowest rack total at a pool exhaustion share +
 others share -1); 0 to all after a truncation or if every player ties.
 ``reward="score"``: at the end of each hand, each player's signed score of R-RK-10/11
 (they sum to zero).  Every other step gives 0.
+An illegal action through ``env()`` ends the episode with
+``raw_env.illegal_reward`` for its player and 0 for the others (PettingZoo's
+``TerminateIllegalWrapper``), the one ending that is not zero-sum.
 
 ## Episode End
 ``episode="hand"`` (default): the hand ends when a player empties their rack (R-RK-10),

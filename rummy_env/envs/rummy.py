@@ -62,6 +62,9 @@ each other player; 0 to all if no one won (stock and discard pile empty, or
 ``max_turns``).  ``reward="score"``: at the end of each hand, the winner gets the
 hand's points and each other player minus what they pay (their cards' value,
 doubled when the winner went rummy).  Every other step gives 0.  Rewards are zero-sum.
+An illegal action through ``env()`` ends the episode with
+``raw_env.illegal_reward`` for its player and 0 for the others (PettingZoo's
+``TerminateIllegalWrapper``), the one ending that is not zero-sum.
 
 ## Episode End
 ``episode="hand"`` (default): the hand ends when a player goes out (termination),
