@@ -400,3 +400,46 @@ def milp_best_value(
         return None
     x = np.round(res.x).astype(np.int64)
     return int(x[oy : oy + NUM_TILE_TYPES].sum()), int(pts @ x)
+
+
+# ---------------------------------------------------------------------------------------
+# Random positions for the oracle comparisons (tests and bench_rummikub_solver)
+
+
+def random_meld(rng: np.random.Generator, joker_p: float) -> list[int]:
+    """Tile types of one random valid meld: a run of 3-7 (R-RK-04) or a group of 3-4
+    (R-RK-03), then twice, with probability ``joker_p``, one tile replaced by a joker."""
+    if rng.random() < 0.5:
+        colour = int(rng.integers(NUM_COLOURS))
+        length = int(rng.integers(3, 8))
+        low = int(rng.integers(1, 15 - length))
+        tiles = [colour * NUM_NUMBERS + low - 1 + k for k in range(length)]
+    else:
+        number = int(rng.integers(NUM_NUMBERS))
+        colours = rng.permutation(NUM_COLOURS)[: int(rng.integers(3, 5))]
+        tiles = [int(c) * NUM_NUMBERS + number for c in colours]
+    for _ in range(2):
+        if rng.random() < joker_p:
+            tiles[int(rng.integers(len(tiles)))] = JOKER
+    return tiles
+
+
+def random_table(rng: np.random.Generator, size: int, joker_p: float = 0.1) -> np.ndarray:
+    """Counts (int64, shape (53,)) of a valid table of about ``size`` tiles: a union of
+    :func:`random_meld` s with at most two of each tile type."""
+    table = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    for _ in range(400):
+        if table.sum() >= size:
+            break
+        add = np.bincount(random_meld(rng, joker_p), minlength=NUM_TILE_TYPES)
+        if np.all(table + add <= 2):
+            table += add
+    return table
+
+
+def random_rack(rng: np.random.Generator, table: np.ndarray, size: int) -> np.ndarray:
+    """Counts (int64, shape (53,)) of ``size`` tiles (fewer if fewer are left) drawn from
+    the tiles ``table`` leaves of the 106."""
+    left = [t for t in range(NUM_TILE_TYPES) for _ in range(2 - int(table[t]))]
+    pick = rng.choice(len(left), size=min(size, len(left)), replace=False)
+    return np.bincount([left[k] for k in pick], minlength=NUM_TILE_TYPES).astype(np.int64)

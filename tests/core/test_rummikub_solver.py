@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from experiments import rummikub_oracle as oracle
+from experiments.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core import rummikub_solver as solver
 from rummy_env.core.rummikub_solver import (
     best_play,
@@ -71,45 +72,6 @@ def assert_certificate(counts: np.ndarray, melds: list[list[int]]) -> None:
 
 # ---------------------------------------------------------------------------------------
 # Random positions
-
-
-def random_meld(rng: np.random.Generator, joker_p: float) -> list[int]:
-    if rng.random() < 0.5:
-        colour = int(rng.integers(4))
-        length = int(rng.integers(3, 8))
-        low = int(rng.integers(1, 15 - length))
-        tiles = [colour * 13 + low - 1 + k for k in range(length)]
-    else:
-        number = int(rng.integers(13))
-        cols = rng.permutation(4)[: int(rng.integers(3, 5))]
-        tiles = [int(c) * 13 + number for c in cols]
-    for _ in range(2):
-        if rng.random() < joker_p:
-            tiles[int(rng.integers(len(tiles)))] = JOKER
-    return tiles
-
-
-def random_table(
-    rng: np.random.Generator, size: int, joker_p: float = 0.1
-) -> np.ndarray:
-    """A valid table (union of valid melds) of about ``size`` tiles."""
-    table = ZERO.copy()
-    for _ in range(400):
-        if table.sum() >= size:
-            break
-        meld = random_meld(rng, joker_p)
-        add = np.bincount(meld, minlength=NUM_TILE_TYPES)
-        if np.all(table + add <= 2):
-            table += add
-    return table
-
-
-def random_rack(rng: np.random.Generator, table: np.ndarray, size: int) -> np.ndarray:
-    left = [t for t in range(NUM_TILE_TYPES) for _ in range(2 - int(table[t]))]
-    pick = rng.choice(len(left), size=min(size, len(left)), replace=False)
-    return np.bincount([left[k] for k in pick], minlength=NUM_TILE_TYPES).astype(
-        np.int64
-    )
 
 
 def random_multiset(rng: np.random.Generator, size: int, jokers: bool) -> np.ndarray:
