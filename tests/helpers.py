@@ -1,4 +1,7 @@
-"""Helpers shared by the env-level tests: scripted deals, scripted moves, random play."""
+"""Helpers shared by the tests: scripted deals, scripted moves, random play, for envs
+(``env``) and for engine states (``state``)."""
+
+from functools import cache
 
 import numpy as np
 
@@ -45,3 +48,23 @@ def random_playthrough(env, rng):
         else:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
+
+
+@cache
+def _action_ids(state_class):
+    """``{action text: id}`` of an engine state class, from its ``action_to_string``."""
+    return {state_class.action_to_string(a): a for a in range(state_class.num_actions)}
+
+
+def play_state(state, *moves):
+    """Apply ``moves`` (action text, e.g. ``"draw stock"``) to an engine state; an
+    illegal move raises the engine's ``IllegalActionError``.  Returns the state."""
+    ids = _action_ids(type(state))
+    for move in moves:
+        state.apply_action(ids[move])
+    return state
+
+
+def state_legal_texts(state):
+    """The acting player's legal actions of an engine state as text, in action-id order."""
+    return [state.action_to_string(a) for a in state.legal_actions()]

@@ -47,3 +47,16 @@ def test_only_the_envs_layer_imports_the_frameworks_and_nothing_imports_agents_o
         in_envs = path.parent.name == "envs" or path.name.endswith("_v0.py")
         if not in_envs:
             assert not roots & {"pettingzoo", "gymnasium"}, path
+
+
+def test_every_engine_state_names_its_actions_as_the_env_does():
+    # games/base.py: engine states carry ``num_actions`` and ``action_to_string`` (its
+    # illegal-move messages use them), the same as the env's text of each id
+    from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+
+    for module in (rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0):
+        raw = module.raw_env
+        state = raw.game_class().new_initial_state(rng=0)
+        assert type(state).num_actions == raw.num_actions
+        assert [type(state).action_to_string(a) for a in range(raw.num_actions)] == [
+            raw.action_to_string(a) for a in range(raw.num_actions)]

@@ -183,6 +183,9 @@ class GinRummyState(EngineState):
     ``initial_dealer`` (of the first hand), ``hand_decks`` (every hand's deck).
     """
 
+    num_actions = NUM_ACTIONS
+    action_to_string = staticmethod(action_to_string)
+
     def __init__(self, game: GinRummyGame, rng: np.random.Generator):
         cfg = game.config
         self.game = game

@@ -8,7 +8,8 @@ consecutive cards of a suit, ace low) and searches every packing of disjoint mel
 import itertools
 
 from rummy_env.core.cards import cards_str, parse_deck
-from rummy_env.games.gin_rummy import GinRummyConfig, GinRummyGame, action_to_string, stack_deck, string_to_action
+from rummy_env.games.gin_rummy import GinRummyConfig, GinRummyGame, stack_deck
+from tests.helpers import play_state, state_legal_texts
 
 
 def value(card):
@@ -77,16 +78,8 @@ def scripted_state(hands, upcard=None, stock=(), dealer=1, **options):
     return game.new_initial_state(rng=0, deck=deck, dealer=dealer)
 
 
-def play(state, *moves):
-    """Apply moves given as action text, e.g. ``play(s, "pass", "pass", "knock KD")``."""
-    for move in moves:
-        state.apply_action(string_to_action(move))
-    return state
-
-
-def legal_texts(state):
-    """The acting player's legal actions as text, in action-id order."""
-    return [action_to_string(a) for a in state.legal_actions()]
+play = play_state
+legal_texts = state_legal_texts
 
 
 def cards(mask):

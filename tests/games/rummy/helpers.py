@@ -1,7 +1,8 @@
 """Scripted Rummy states from stacked decks, for the engine and golden tests."""
 
 from rummy_env.core.cards import cards_str, parse_deck
-from rummy_env.games.rummy import RummyConfig, RummyGame, action_to_string, stack_deck, string_to_action
+from rummy_env.games.rummy import RummyConfig, RummyGame, stack_deck
+from tests.helpers import play_state, state_legal_texts
 
 
 def scripted_state(hands, upcard=None, stock=(), dealer=0, **options):
@@ -11,16 +12,8 @@ def scripted_state(hands, upcard=None, stock=(), dealer=0, **options):
     return game.new_initial_state(rng=0, deck=deck, dealer=dealer)
 
 
-def play(state, *moves):
-    """Apply moves given as action text, e.g. ``play(s, "draw stock", "discard KD")``."""
-    for move in moves:
-        state.apply_action(string_to_action(move))
-    return state
-
-
-def legal_texts(state):
-    """The acting player's legal actions as text, in action-id order."""
-    return [action_to_string(a) for a in state.legal_actions()]
+play = play_state
+legal_texts = state_legal_texts
 
 
 def table_texts(state):

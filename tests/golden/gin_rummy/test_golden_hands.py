@@ -11,24 +11,16 @@ import pytest
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import parse_deck
 from rummy_env.games.gin_rummy import stack_deck
+from tests import helpers
+from tests.helpers import play
 
 MELDS_AND_KD = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"  # 2C 2D 2H, 7H 8H 9H, 3S 4S 5S; KD = 10
 NO_MELD_88 = "QC JC 9C 8D 7D 4C TD KS QS JD"  # 10+10+9+8+7+4+10+10+10+10 = 88, nothing to lay off
 
 
 def scripted_env(hands, upcard, stock=(), dealer=1, **options):
-    env = gin_rummy_v0.env(**options)
-    env.reset(seed=0, options={"deck": stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), "dealer": dealer})
-    return env
-
-
-def play(env, *moves):
-    """Step the acting agent through ``moves`` (action text), checking each is legal."""
-    for move in moves:
-        agent = env.agent_selection
-        action = env.unwrapped.string_to_action(move)
-        assert env.observe(agent)["action_mask"][action] == 1, f"{move} is not legal for {agent}"
-        env.step(action)
+    return helpers.scripted_env(gin_rummy_v0, stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), dealer,
+                                **options)
 
 
 def scores(env):
