@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core.cards import mask_of
+
 
 class Agent(ABC):
     """An agent picks an action id from what its player observes, nothing else.
@@ -68,3 +70,8 @@ def observation_vector(observation: dict[str, np.ndarray], size: int) -> np.ndar
         raise ValueError(f"observation of shape {vector.shape}, but this agent was made for an env whose observation "
                          f"has shape ({size},): make the agent from the env it plays, agents.make_agent(name, env)")
     return vector
+
+
+def plane_mask(plane: np.ndarray) -> int:
+    """Card bitmask (bit ``c`` for card id ``c``) of a 0/1 plane of 52 observation entries."""
+    return mask_of(np.flatnonzero(plane).tolist())

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids, observation_vector
+from agents.base import Agent, legal_ids, observation_vector, plane_mask
 from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from agents.rummy_heuristic import in_partial_meld
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, rank_of
@@ -54,7 +54,7 @@ class CrazyRummyHeuristicAgent(Agent):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = [int(a) for a in legal_ids(observation)]
         obs = observation_vector(observation, self._size)
-        hand = _bits(obs[self._hand])
+        hand = plane_mask(obs[self._hand])
         wild_rank = int(np.argmax(obs[self._wild_rank]))
         wilds = wild_cards(wild_rank)
         table = self._table_view(obs, wild_rank)
@@ -72,7 +72,7 @@ class CrazyRummyHeuristicAgent(Agent):
                 if goes_out or self._useful(card, hand, wilds, melded, table):
                     return DRAW_DISCARD
             return DRAW_STOCK
-        forbidden = _bits(obs[self._forbidden])
+        forbidden = plane_mask(obs[self._forbidden])
         known_spots = None  # before the first meld the mask shows no lay-off target
         if melded:
             known_spots = 0
@@ -105,7 +105,7 @@ class CrazyRummyHeuristicAgent(Agent):
         return max(loose or plain, key=lambda c: (penalty(c), c))
 
     def _table_view(self, obs: np.ndarray, wild_rank: int) -> TableView:
-        represented = occupied = _bits(obs[self._natural])
+        represented = occupied = plane_mask(obs[self._natural])
         wild_for = {}
         for suit, plane in enumerate(self._wild_planes):
             stood_for = np.flatnonzero(obs[plane])
@@ -130,14 +130,6 @@ class CrazyRummyHeuristicAgent(Agent):
                 if held + held_wilds >= len(meld.cards) and held >= 2:
                     return True
         return melded and bool(layoff_spots(table) >> card & 1)
-
-
-def _bits(plane: np.ndarray) -> int:
-    """Card bitmask of a 0/1 plane of 52 entries."""
-    mask = 0
-    for c in np.flatnonzero(plane):
-        mask |= 1 << int(c)
-    return mask
 
 
 def _first_legal_move(plan: list | None, legal: list[int]) -> int | None:

@@ -6,30 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids, observation_vector
-from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of, suit_of
+from agents.base import Agent, legal_ids, observation_vector, plane_mask
+from agents.rummy_heuristic import in_partial_meld
+from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.deadwood import deadwood
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.gin_rummy.actions import BIG_GIN, DRAW_STOCK, DRAW_UPCARD, KNOCK, PASS
-
-
-def in_partial_meld(card: int, hand: int) -> bool:
-    """Whether ``card`` and another card of ``hand`` could make a meld with one more card:
-    a card of the same rank, or of the same suit at most two ranks away."""
-    rank, suit = rank_of(card), suit_of(card)
-    for other in range(NUM_CARDS):
-        if other == card or not hand >> other & 1:
-            continue
-        if rank_of(other) == rank or (suit_of(other) == suit and abs(rank_of(other) - rank) <= 2):
-            return True
-    return False
-
-
-def _mask_of_plane(plane: np.ndarray) -> int:
-    mask = 0
-    for c in np.flatnonzero(plane):
-        mask |= 1 << int(c)
-    return mask
 
 
 class GinHeuristicAgent(Agent):
@@ -69,7 +51,7 @@ class GinHeuristicAgent(Agent):
         legal = legal_ids(observation)
         legal_set = set(int(a) for a in legal)
         obs = observation_vector(observation, self._size)
-        hand = _mask_of_plane(obs[self._hand])
+        hand = plane_mask(obs[self._hand])
         if DRAW_UPCARD in legal_set:
             up = np.flatnonzero(obs[self._upcard])
             if up.size and self._wants(int(up[0]), hand):

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids, observation_vector
+from agents.base import Agent, legal_ids, observation_vector, plane_mask
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, rank_of, suit_of
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.encoding.layout import Layout
@@ -56,18 +56,11 @@ class RummyHeuristicAgent(Agent):
         self._top = layout.slice("top_discard")
         self._table = layout.slice("table")
 
-    @staticmethod
-    def _mask_of_plane(plane: np.ndarray) -> int:
-        mask = 0
-        for c in np.flatnonzero(plane):
-            mask |= 1 << int(c)
-        return mask
-
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = legal_ids(observation)
         obs = observation_vector(observation, self._size)
         legal_set = set(int(a) for a in legal)
-        hand = self._mask_of_plane(obs[self._hand])
+        hand = plane_mask(obs[self._hand])
         if DRAW_STOCK in legal_set or DRAW_DISCARD in legal_set:
             return self._draw(obs, hand, legal_set)
         melds = [a - MELD for a in legal_set if MELD <= a < LAYOFF]
@@ -85,7 +78,7 @@ class RummyHeuristicAgent(Agent):
         top = np.flatnonzero(obs[self._top])
         if DRAW_DISCARD in legal and top.size:
             card = int(top[0])
-            if self._useful(card, hand, self._mask_of_plane(obs[self._table])):
+            if self._useful(card, hand, plane_mask(obs[self._table])):
                 return DRAW_DISCARD
         return DRAW_STOCK if DRAW_STOCK in legal else DRAW_DISCARD
 
