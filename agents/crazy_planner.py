@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from rummy_env.core.cards import NUM_RANKS, NUM_SUITS, cards_of
-from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELD_MASK_ARRAY, MELD_MASKS, MELD_SIZE_ARRAY, MELDS, melds_in_hand
+from rummy_env.core.melds import MELDS
+from rummy_env.games.crazy_rummy.state import melds_to_put_down
 
 _SUIT_BITS = (1 << NUM_RANKS) - 1
-_NOT_ACE_HIGH = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
-_MELD_SIZES = tuple(len(m.cards) for m in MELDS)
 #: per rank, the bitmask of its four cards
 _RANK_COLUMNS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
 
@@ -106,8 +103,7 @@ class GoOutPlanner:
     def plan(self, hand: int, melded: bool, keep_out: int = 0) -> list[Move] | None:
         """Moves that leave a single card which is not in ``keep_out`` (a card that may
         not be discarded, R-CRAZY-08), or ``None`` when the search finds none.
-        ``[]`` means the hand is already one discardable card.  Melds made only of
-        wild cards are not tried.
+        ``[]`` means the hand is already one discardable card.
         """
         return self._search(hand, self.table.occupied, self.table.represented, melded, keep_out)
 
@@ -118,11 +114,10 @@ class GoOutPlanner:
         # every move shrinks the hand or takes a wild card back from the table, so no
         # position repeats below itself; the None guards against that all the same
         self._memo[key] = None
-        size = hand.bit_count()
-        if size == 1:
+        if hand.bit_count() == 1:
             result = None if hand & keep_out else []
         else:
-            result = self._after_moves(hand, occupied, rep, melded, keep_out, size)
+            result = self._after_moves(hand, occupied, rep, melded, keep_out)
         self._memo[key] = result
         return result
 
@@ -136,7 +131,7 @@ class GoOutPlanner:
             self._spots[rep, occupied] = spots
         return spots
 
-    def _after_moves(self, hand, occupied, rep, melded, keep_out, size) -> list[Move] | None:
+    def _after_moves(self, hand, occupied, rep, melded, keep_out) -> list[Move] | None:
         if melded:
             spots = self._spots_of(rep, occupied)
             for card in cards_of(hand & spots):
@@ -159,9 +154,7 @@ class GoOutPlanner:
                     rest = self._search((hand & ~(1 << card)) | 1 << wild, after, rep, True, keep_out)
                     if rest is not None:
                         return [("swap", card), *rest]
-        if size < 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)
-            return None
-        for meld_id in self._melds(hand, occupied, size):
+        for meld_id in melds_to_put_down(hand, self.wilds, occupied):
             meld = MELDS[meld_id]
             used = meld.mask & hand
             for wild in cards_of(hand & self.wilds & ~meld.mask)[: len(meld.cards) - used.bit_count()]:
@@ -170,20 +163,3 @@ class GoOutPlanner:
             if rest is not None:
                 return [("meld", meld_id), *rest]
         return None
-
-    def _melds(self, hand: int, occupied: int, size: int) -> list[int]:
-        """Ids of the melds the hand can put down (R-CRAZY-04, 05, 05a, 09)."""
-        if not hand & self.wilds:  # natural melds only: the fast pattern lookup
-            return [m for m in melds_in_hand(hand) if not MELD_MASKS[m] & occupied and _MELD_SIZES[m] < size]
-        held = MELD_MASK_ARRAY & np.uint64(hand)
-        naturals = np.bitwise_count(held)
-        wild_naturals = np.bitwise_count(held & np.uint64(self.wilds))
-        spare = (hand & self.wilds).bit_count()
-        ok = (
-            _NOT_ACE_HIGH
-            & (naturals >= 1)
-            & (MELD_SIZE_ARRAY - naturals <= spare - wild_naturals)
-            & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
-            & (MELD_SIZE_ARRAY <= size - 1)
-        )
-        return [int(m) for m in np.flatnonzero(ok)]

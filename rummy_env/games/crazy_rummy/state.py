@@ -26,8 +26,10 @@ from rummy_env.core.cards import (
 from rummy_env.core.melds import (
     MELD_ACE_HIGH_ARRAY,
     MELD_MASK_ARRAY,
+    MELD_MASKS,
     MELD_SIZE_ARRAY,
     MELDS,
+    melds_in_hand,
 )
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
@@ -70,6 +72,35 @@ def penalty(hand: int, wild_rank_index: int) -> int:
     for c in cards_of(hand):
         total += WILD_PENALTY if rank_of(c) == wild_rank_index else CARD_VALUE_LIST[c]
     return total
+
+
+def melds_to_put_down(hand: int, wilds: int, occupied: int) -> list[int]:
+    """Ids (ascending, into ``core.melds.MELDS``) of the melds a hand may put down.
+
+    A meld is named by the cards it stands for; the hand's natural cards of it are used
+    and each missing card is filled by a spare wild card (R-CRAZY-04, 05), so a meld may
+    be all wild cards.  None of its cards may be ``occupied`` (on the table as itself or
+    through a wild card, R-CRAZY-05a), the ace is never above the king (R-CRAZY-01), and
+    the hand keeps a card to discard (R-CRAZY-09).
+
+    Args:
+        hand, wilds, occupied: card bitmasks (``wilds``: the round's wild cards).
+    """
+    size = hand.bit_count()
+    if size < 4:  # a meld takes 3+ cards and must leave one
+        return []
+    if not hand & wilds:  # natural melds only: the pattern lookup is faster
+        return [m for m in melds_in_hand(hand) if not MELD_MASKS[m] & occupied and len(MELDS[m].cards) < size]
+    held = MELD_MASK_ARRAY & np.uint64(hand)
+    naturals = np.bitwise_count(held)
+    wild_naturals = np.bitwise_count(held & np.uint64(wilds))  # wild cards that are the meld's own cards
+    ok = (
+        _LEGAL_MELD_BASE
+        & (MELD_SIZE_ARRAY - naturals <= (hand & wilds).bit_count() - wild_naturals)
+        & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
+        & (MELD_SIZE_ARRAY <= size - 1)
+    )
+    return [int(m) for m in np.flatnonzero(ok)]
 
 
 class CrazyView(NamedTuple):
@@ -254,19 +285,7 @@ class CrazyRummyState(EngineState):
         for wild, _ in self.wild_for.values():
             on_table |= 1 << wild
         wilds_held = hand & self.wilds
-        if size >= 4:  # a meld takes 3+ cards and must leave one (R-CRAZY-09)
-            h = np.uint64(hand)
-            held = MELD_MASK_ARRAY & h
-            naturals = np.bitwise_count(held)
-            wild_naturals = np.bitwise_count(held & np.uint64(self.wilds))
-            need = MELD_SIZE_ARRAY - naturals
-            ok = (
-                _LEGAL_MELD_BASE
-                & (need <= wilds_held.bit_count() - wild_naturals)
-                & ((MELD_MASK_ARRAY & np.uint64(on_table)) == 0)  # R-CRAZY-05a
-                & (MELD_SIZE_ARRAY <= size - 1)
-            )
-            out += [MELD + int(m) for m in np.flatnonzero(ok)]
+        out += [MELD + m for m in melds_to_put_down(hand, self.wilds, on_table)]
         if self.melded[p]:
             if size >= 2:
                 for card, side in self.table.layoff_targets():
