@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct
+from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct, parse_card, parse_cards
+from rummy_env.games.options import check_seat
 
 
 def round_robin(hands: Sequence[Sequence[int]], first: int, cards_each: int) -> list[int]:
@@ -30,3 +31,29 @@ def complete_deck(order: list[int], upcard_at: int | None = None) -> list[str]:
             raise ValueError("no card is left for the upcard: name it, or name fewer stock cards")
         order = order[:upcard_at] + [rest.pop(0)] + order[upcard_at:]
     return [card_str(c) for c in order + rest]
+
+
+def stack_upcard_deck(hands: Sequence[Sequence[str] | str], cards_each: int, upcard: str | None,
+                      stock: Sequence[str] | str, dealer: int, rule: str) -> list[str]:
+    """A 52-card deck (card strings, top first) dealing ``hands`` one card at a time
+    from the dealer's left (``dealer + 1``, then clockwise), then the upcard (default:
+    the first unnamed card), then ``stock`` on top of the rest in card-id order.
+
+    Args:
+        rule: how the variant deals, for the error message (e.g. ``"with 2 players each
+            hand has 10"``).
+
+    Raises:
+        ValueError: a bad dealer, a hand of the wrong size, an unknown card, or a card
+            named twice.
+    """
+    n = len(hands)
+    check_seat("dealer", dealer, n)
+    parsed = [parse_cards(h) for h in hands]
+    for seat, h in enumerate(parsed):
+        if len(h) != cards_each:
+            raise ValueError(f"hand of player_{seat} has {len(h)} cards: {rule}")
+    order = round_robin(parsed, (dealer + 1) % n, cards_each)
+    if upcard is not None:
+        order.append(parse_card(upcard))
+    return complete_deck(order + parse_cards(stock), upcard_at=None if upcard is not None else n * cards_each)

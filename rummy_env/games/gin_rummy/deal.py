@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import parse_card, parse_cards
-from rummy_env.games.deal import complete_deck, round_robin
-from rummy_env.games.options import check_seat
+from rummy_env.games.deal import stack_upcard_deck
 
 HAND_SIZE = 10  #: cards dealt to each player (R-GIN-02)
 
@@ -37,12 +35,4 @@ def stack_deck(
     """
     if len(hands) != 2:
         raise ValueError(f"{len(hands)} hands given: Gin Rummy has 2 players")
-    check_seat("dealer", dealer, 2)
-    parsed = [parse_cards(h) for h in hands]
-    for seat, h in enumerate(parsed):
-        if len(h) != HAND_SIZE:
-            raise ValueError(f"hand of player_{seat} has {len(h)} cards: Gin Rummy deals {HAND_SIZE} to each player")
-    order = round_robin(parsed, 1 - dealer, HAND_SIZE)
-    if upcard is not None:
-        order.append(parse_card(upcard))
-    return complete_deck(order + parse_cards(stock), upcard_at=None if upcard is not None else 2 * HAND_SIZE)
+    return stack_upcard_deck(hands, HAND_SIZE, upcard, stock, dealer, f"Gin Rummy deals {HAND_SIZE} to each player")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.core.cards import parse_card, parse_cards
-from rummy_env.games.deal import complete_deck, round_robin
-from rummy_env.games.options import check_seat
+from rummy_env.games.deal import stack_upcard_deck
 
 
 def hand_size(num_players: int) -> int:
@@ -40,13 +38,5 @@ def stack_deck(
     n = len(hands)
     if not 2 <= n <= 6:
         raise ValueError(f"{n} hands given: basic Rummy has 2 to 6 players")
-    check_seat("dealer", dealer, n)
     k = hand_size(n)
-    parsed = [parse_cards(h) for h in hands]
-    for seat, h in enumerate(parsed):
-        if len(h) != k:
-            raise ValueError(f"hand of player_{seat} has {len(h)} cards: with {n} players each hand has {k}")
-    order = round_robin(parsed, (dealer + 1) % n, k)
-    if upcard is not None:
-        order.append(parse_card(upcard))
-    return complete_deck(order + parse_cards(stock), upcard_at=None if upcard is not None else n * k)
+    return stack_upcard_deck(hands, k, upcard, stock, dealer, f"with {n} players each hand has {k}")

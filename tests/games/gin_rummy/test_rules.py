@@ -227,7 +227,7 @@ def test_bad_config_and_deck_are_value_errors():
         game.new_initial_state(dealer=2)
     with pytest.raises(ValueError, match="Gin Rummy has 2 players"):
         stack_deck([P0])
-    with pytest.raises(ValueError, match="has 9 cards"):
+    with pytest.raises(ValueError, match="hand of player_1 has 9 cards: Gin Rummy deals 10 to each player"):  # R-GIN-02
         stack_deck([P0, "QC JC 9C 8D 7D 4C TD KS QS"])
     with pytest.raises(ValueError, match="named twice"):
         stack_deck([P0, P1], upcard="KD")
