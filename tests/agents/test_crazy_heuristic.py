@@ -1,7 +1,7 @@
 """The Crazy Rummy heuristic: choices in known positions, and its results against random play."""
 
 from agents import CrazyRummyHeuristicAgent, make_agent
-from experiments.common import play_episode
+from experiments.heuristic_vs_random import measure
 from rummy_env import crazy_rummy_v0
 from rummy_env.games.crazy_rummy import stack_deck
 from tests.helpers import play, scripted_env
@@ -55,17 +55,8 @@ def test_takes_a_wild_card_from_the_discard_pile():
 
 
 def test_beats_two_random_agents_in_most_rounds():
-    rounds, lowest, below_mean = 60, 0, 0
-    env = crazy_rummy_v0.env(num_players=3)
-    for seed in range(rounds):
-        seat = seed % 3
-        play_episode(env, [make_agent("heuristic" if i == seat else "random", env, seed=seed + i) for i in range(3)],
-                     seed)
-        penalties = env.unwrapped.game_state.last_hand["hand_scores"]
-        others = [p for i, p in enumerate(penalties) if i != seat]
-        lowest += penalties[seat] == min(penalties)
-        below_mean += penalties[seat] < sum(others) / len(others)
-    # measured over 3000 rounds (issue note): lowest of the three 0.900, below the
-    # random agents' mean 0.965; on these 60 rounds 0.867 and 0.967
-    assert lowest / rounds >= 0.85
-    assert below_mean / rounds >= 0.95
+    out = measure("crazy_rummy", 60, {})  # heuristic in seat k % 3 of round k (R-CRAZY-12, 13)
+    # 52 and 58 of these 60 rounds; over 3000 rounds (issue note) 0.900 and 0.965
+    assert out["won"] == 52 / 60 and out["won"] >= 0.85  # lowest penalty of the three
+    assert out["below_random_mean"] == 58 / 60 and out["below_random_mean"] >= 0.95
+    assert out["heuristic_score"] < out["random_score"]  # mean penalty points
