@@ -1,19 +1,20 @@
-"""One baseline heuristic against random agents, hand by hand: the figures the variant
-issues set as targets for their heuristics.
+"""One baseline heuristic against random agents, episode by episode: the figures the
+variant issues set as targets for their heuristics.
 
-    python -m experiments.heuristic_vs_random --variant crazy_rummy --hands 3000
-    python -m experiments.heuristic_vs_random --variant rummikub --hands 800
+    python -m experiments.heuristic_vs_random --variant crazy_rummy --episodes 3000
+    python -m experiments.heuristic_vs_random --variant rummikub --episodes 800
+    python -m experiments.heuristic_vs_random --variant crazy_rummy --episodes 200 --env-option episode=game
 
-Hand ``k`` (``k = 0 .. hands-1``) is dealt with reset seed ``k``; the heuristic sits in
-seat ``k % n`` and the other seats hold random agents seeded ``k + seat``, so every run
-replays exactly.  One hand each (``episode="hand"``, ``reward="win"``).  Reported, with
-95% Wilson intervals:
+Episode ``k`` (``k = 0 .. episodes-1``) is dealt with reset seed ``k``; the heuristic sits
+in seat ``k % n`` and the other seats hold random agents seeded ``k + seat``, so every run
+replays exactly.  An episode is one hand unless ``--env-option episode=game``; rewards
+are ``reward="win"``.  Reported, with 95% Wilson intervals:
 
 * ``won``: the heuristic's share of the win (its return is positive: it is a winner,
   alone or tied; in Crazy Rummy, it has the lowest penalty of all players, R-CRAZY-13);
-* ``mean hand score`` of the heuristic and of the random agents (``infos`` ``hand_score``:
-  points, penalties in Crazy Rummy);
-* Crazy Rummy also: ``below the random agents' mean penalty``, the share of rounds in
+* ``mean score`` of the heuristic and of the random agents at the episode's end
+  (``infos`` ``total_score``: points, penalties in Crazy Rummy);
+* Crazy Rummy also: ``below the random agents' mean penalty``, the share of episodes in
   which the heuristic's penalty is lower than the mean of the random agents'.
 
 Figures are measured here, never asserted in tests.
@@ -30,12 +31,12 @@ from agents import make_agent
 from experiments.common import load_variant, parse_env_options, play_episode, resolve_variant, wilson_interval
 
 
-def measure(variant: str, hands: int, env_options: dict) -> dict:
-    """Play ``hands`` hands of the heuristic against random agents (see the module doc).
+def measure(variant: str, episodes: int, env_options: dict) -> dict:
+    """Play ``episodes`` episodes of the heuristic against random agents (see the module doc).
 
     Returns:
-        dict with ``hands``, ``won`` (rate), ``won_ci`` (pair), ``heuristic_score`` and
-        ``random_score`` (mean hand score, points), and for Crazy Rummy
+        dict with ``episodes``, ``won`` (rate), ``won_ci`` (pair), ``heuristic_score`` and
+        ``random_score`` (mean score at the end, points), and for Crazy Rummy
         ``below_random_mean`` and ``below_random_mean_ci``.
 
     Raises:
@@ -46,46 +47,46 @@ def measure(variant: str, hands: int, env_options: dict) -> dict:
     n = env.unwrapped.game.num_players
     won = below = 0
     heuristic_score = random_score = 0.0
-    for k in range(hands):
+    for k in range(episodes):
         seat = k % n
         agents = [make_agent("heuristic" if i == seat else "random", env, seed=k + i) for i in range(n)]
         result = play_episode(env, agents, k)
-        scores = [info["hand_score"] for info in result["infos"]]
+        scores = [info["total_score"] for info in result["infos"]]
         others = [s for i, s in enumerate(scores) if i != seat]
         won += result["returns"][seat] > 0
         below += scores[seat] < sum(others) / len(others)
         heuristic_score += scores[seat]
         random_score += sum(others) / len(others)
-    out = {"hands": hands, "won": won / hands, "won_ci": wilson_interval(won / hands, hands),
-           "heuristic_score": heuristic_score / hands, "random_score": random_score / hands}
+    out = {"episodes": episodes, "won": won / episodes, "won_ci": wilson_interval(won / episodes, episodes),
+           "heuristic_score": heuristic_score / episodes, "random_score": random_score / episodes}
     if name == "crazy_rummy_v0":
-        out["below_random_mean"] = below / hands
-        out["below_random_mean_ci"] = wilson_interval(below / hands, hands)
+        out["below_random_mean"] = below / episodes
+        out["below_random_mean_ci"] = wilson_interval(below / episodes, episodes)
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.heuristic_vs_random", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", required=True, help="e.g. crazy_rummy or rummikub_v0")
-    p.add_argument("--hands", type=int, default=1000, help="hands to play (default 1000)")
+    p.add_argument("--episodes", type=int, default=1000, help="episodes to play (default 1000)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option of env(), e.g. num_players=4 (repeatable)")
     args = p.parse_args(argv)
-    if args.hands < 1:
-        p.error(f"--hands {args.hands}: play at least one hand")
+    if args.episodes < 1:
+        p.error(f"--episodes {args.episodes}: play at least one episode")
     try:
         start = time.perf_counter()
-        out = measure(args.variant, args.hands, parse_env_options(args.env_option))
+        out = measure(args.variant, args.episodes, parse_env_options(args.env_option))
     except ValueError as err:
         p.error(str(err))
     lo, hi = out["won_ci"]
-    print(f"{resolve_variant(args.variant)}: heuristic against random agents, {out['hands']} hands "
+    print(f"{resolve_variant(args.variant)}: heuristic against random agents, {out['episodes']} episodes "
           f"in {time.perf_counter() - start:.0f} s")
     print(f"  won                                   {out['won']:.3f}  [{lo:.3f}, {hi:.3f}]")
     if "below_random_mean" in out:
         lo, hi = out["below_random_mean_ci"]
         print(f"  below the random agents' mean penalty {out['below_random_mean']:.3f}  [{lo:.3f}, {hi:.3f}]")
-    print(f"  mean hand score: heuristic {out['heuristic_score']:.2f}, random {out['random_score']:.2f}")
+    print(f"  mean score: heuristic {out['heuristic_score']:.2f}, random {out['random_score']:.2f}")
     return 0
 
 

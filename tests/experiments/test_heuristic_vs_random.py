@@ -6,24 +6,24 @@ from experiments import heuristic_vs_random
 
 
 def test_reports_the_win_share_and_for_crazy_rummy_the_mean_reading(capsys):
-    assert heuristic_vs_random.main(["--variant", "crazy_rummy", "--hands", "60"]) == 0
+    assert heuristic_vs_random.main(["--variant", "crazy_rummy", "--episodes", "60"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("crazy_rummy_v0: heuristic against random agents, 60 hands in ")
+    assert lines[0].startswith("crazy_rummy_v0: heuristic against random agents, 60 episodes in ")
     # the same 60 rounds as tests/agents/test_crazy_heuristic.py: 52 and 58 of them
     assert lines[1].split() == ["won", "0.867", "[0.758,", "0.931]"]
     assert lines[2].split()[-3:] == ["0.967", "[0.886,", "0.991]"]
-    assert lines[3] == "  mean hand score: heuristic 1.85, random 32.33"
+    assert lines[3] == "  mean score: heuristic 1.85, random 32.33"
 
 
 def test_gin_reports_no_penalty_line(capsys):
-    assert heuristic_vs_random.main(["--variant", "gin_rummy", "--hands", "4"]) == 0
+    assert heuristic_vs_random.main(["--variant", "gin_rummy", "--episodes", "4"]) == 0
     out = capsys.readouterr().out
     assert "won" in out and "below the random agents' mean penalty" not in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--variant", "poker"], "unknown variant 'poker'"),
-    (["--variant", "rummy", "--hands", "0"], "--hands 0: play at least one hand"),
+    (["--variant", "rummy", "--episodes", "0"], "--episodes 0: play at least one episode"),
     (["--variant", "rummy", "--env-option", "num_players=9"], "num_players=9 is out of range"),
 ])
 def test_bad_use_is_a_usage_error(argv, message, capsys):
