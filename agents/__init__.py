@@ -6,11 +6,22 @@ loads a model; importing it does not.
 
 from agents.base import Agent, legal_ids
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
-from agents.policy import PolicyAgent
 from agents.gin_heuristic import GinHeuristicAgent
+from agents.policy import PolicyAgent
 from agents.random_agent import RandomAgent
 from agents.registry import agent_names, make_agent
 from agents.rummikub_heuristic import RummikubMaxPlayAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
-__all__ = ["Agent", "CrazyRummyHeuristicAgent", "GinHeuristicAgent", "PolicyAgent", "RandomAgent", "RummikubMaxPlayAgent", "RummyHeuristicAgent", "agent_names", "legal_ids", "make_agent"]
+__all__ = [
+    "Agent",
+    "CrazyRummyHeuristicAgent",
+    "GinHeuristicAgent",
+    "PolicyAgent",
+    "RandomAgent",
+    "RummikubMaxPlayAgent",
+    "RummyHeuristicAgent",
+    "agent_names",
+    "legal_ids",
+    "make_agent",
+]

@@ -49,8 +49,10 @@ def legal_ids(observation: dict[str, np.ndarray]) -> np.ndarray:
         ValueError: the mask has no legal action (the agent is not acting).
     """
     if not isinstance(observation, dict) or "action_mask" not in observation:
-        raise TypeError(f"agents act on the env's observation dict {{'observation', 'action_mask'}} "
-                        f"(env.observe(agent) or env.last()[0]), got {type(observation).__name__}")
+        raise TypeError(
+            f"agents act on the env's observation dict {{'observation', 'action_mask'}} "
+            f"(env.observe(agent) or env.last()[0]), got {type(observation).__name__}"
+        )
     legal = np.flatnonzero(observation["action_mask"])
     if legal.size == 0:
         raise ValueError("the action mask has no legal action: this agent is not acting now")
@@ -67,8 +69,10 @@ def observation_vector(observation: dict[str, np.ndarray], size: int) -> np.ndar
     """
     vector = observation["observation"]
     if vector.shape != (size,):
-        raise ValueError(f"observation of shape {vector.shape}, but this agent was made for an env whose observation "
-                         f"has shape ({size},): make the agent from the env it plays, agents.make_agent(name, env)")
+        raise ValueError(
+            f"observation of shape {vector.shape}, but this agent was made for an env whose observation "
+            f"has shape ({size},): make the agent from the env it plays, agents.make_agent(name, env)"
+        )
     return vector
 
 

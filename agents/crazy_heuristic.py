@@ -88,6 +88,7 @@ class CrazyRummyHeuristicAgent(Agent):
             return swaps[0]
         melds = [a for a in legal if MELD <= a < LAYOFF]
         if melds:
+
             def meld_value(a: int) -> tuple[int, int]:
                 cards = MELDS[a - MELD].cards
                 natural = [c for c in cards if hand >> c & 1]

@@ -9,7 +9,6 @@ import numpy as np
 
 from agents.base import Agent
 
-
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
 
 
@@ -50,15 +49,17 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
-    def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None,
-                 model: Any = None):
+    def __init__(
+        self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None, model: Any = None
+    ):
         super().__init__(seed)
         self.deterministic = deterministic
         if model is None:
             path = Path(path) if path is not None else None
             if path is None or not path.is_file():
-                raise ValueError(f"policy file {str(path)!r} does not exist: pass the model.zip that "
-                                 "experiments.train wrote")
+                raise ValueError(
+                    f"policy file {str(path)!r} does not exist: pass the model.zip that experiments.train wrote"
+                )
             model = load_model(path)
         self.model = model
 
@@ -66,8 +67,10 @@ class PolicyAgent(Agent):
         obs = observation["observation"]
         expected = self.model.observation_space.shape
         if obs.shape != expected:
-            raise ValueError(f"observation of shape {obs.shape} does not fit this policy, trained on {expected}: "
-                             "play it on the variant and options it was trained with")
+            raise ValueError(
+                f"observation of shape {obs.shape} does not fit this policy, trained on {expected}: "
+                "play it on the variant and options it was trained with"
+            )
         mask = observation["action_mask"].astype(bool)
         action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
         return int(action)

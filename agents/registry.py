@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
-from agents.random_agent import RandomAgent
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
 from agents.gin_heuristic import GinHeuristicAgent
+from agents.random_agent import RandomAgent
 from agents.rummikub_heuristic import RummikubMaxPlayAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
@@ -25,8 +25,11 @@ HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
     "crazy_rummy_v0": lambda env, seed: CrazyRummyHeuristicAgent(env.unwrapped.layout, seed=seed),
     "gin_rummy_v0": lambda env, seed: GinHeuristicAgent(env.unwrapped.layout, seed=seed),
     "rummikub_v0": lambda env, seed: RummikubMaxPlayAgent(
-        env.unwrapped.layout, env.unwrapped.game.config.initial_meld_points,
-        env.unwrapped.game.config.initial_meld_table_play, seed=seed),
+        env.unwrapped.layout,
+        env.unwrapped.game.config.initial_meld_points,
+        env.unwrapped.game.config.initial_meld_table_play,
+        seed=seed,
+    ),
 }
 
 
@@ -53,11 +56,15 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     try:
         target = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as err:
-        raise ValueError(f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
-                         "module importable from the current directory or the environment") from None
+        raise ValueError(
+            f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
+            "module importable from the current directory or the environment"
+        ) from None
     if isinstance(target, type) and not issubclass(target, Agent) or not callable(target):
-        raise ValueError(f"agent {spec!r} is a {type(target).__name__} {attr!r}: write an agents.Agent subclass, "
-                         "or a factory called as factory(env, seed) that returns one")
+        raise ValueError(
+            f"agent {spec!r} is a {type(target).__name__} {attr!r}: write an agents.Agent subclass, "
+            "or a factory called as factory(env, seed) that returns one"
+        )
     agent = target(seed=seed) if isinstance(target, type) else target(env, seed)
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, not an agents.Agent")
@@ -83,11 +90,13 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if name.startswith(POLICY_PREFIX):
         from agents.policy import PolicyAgent  # loading needs the train extra (torch, sb3-contrib)
 
-        agent = PolicyAgent(name[len(POLICY_PREFIX):], seed=seed)
+        agent = PolicyAgent(name[len(POLICY_PREFIX) :], seed=seed)
         expected = env.unwrapped.layout.size
         if agent.model.observation_space.shape != (expected,):
-            raise ValueError(f"policy {name!r} was trained on observations of shape "
-                             f"{agent.model.observation_space.shape}, this env's are ({expected},)")
+            raise ValueError(
+                f"policy {name!r} was trained on observations of shape "
+                f"{agent.model.observation_space.shape}, this env's are ({expected},)"
+            )
         return agent
     if is_import_spec(name):
         return _import_agent(name, env, seed)
@@ -96,5 +105,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return RandomAgent(seed)
     if name == "heuristic" and variant in HEURISTICS:
         return HEURISTICS[variant](env, seed)
-    raise ValueError(f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-                     "policy:PATH of a trained model, or package.module:Name of your own Agent class")
+    raise ValueError(
+        f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
+        "policy:PATH of a trained model, or package.module:Name of your own Agent class"
+    )

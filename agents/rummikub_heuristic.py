@@ -31,8 +31,13 @@ class RummikubMaxPlayAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, layout: Layout, initial_meld_points: int = 30, initial_meld_table_play: bool = False,
-                 seed: int | None = None):
+    def __init__(
+        self,
+        layout: Layout,
+        initial_meld_points: int = 30,
+        initial_meld_table_play: bool = False,
+        seed: int | None = None,
+    ):
         super().__init__(seed)
         self._size = layout.size
         self.initial_meld_points = initial_meld_points
@@ -51,8 +56,9 @@ class RummikubMaxPlayAgent(Agent):
         if added == 0:
             rack = obs[self._rack].astype(np.int64)
             table = obs[self._table].astype(np.int64)
-            play = best_play(table, rack, bool(obs[self._initial]), "points",
-                             self.initial_meld_points, self.initial_meld_table_play)
+            play = best_play(
+                table, rack, bool(obs[self._initial]), "points", self.initial_meld_points, self.initial_meld_table_play
+            )
             self._plan = counts_to_tiles(play)
         elif not np.array_equal(np.bincount(self._plan[:added], minlength=NUM_TILE_TYPES), chosen):
             self._plan = []  # the play on the observation is not ours: fall back below

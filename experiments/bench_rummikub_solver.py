@@ -40,12 +40,8 @@ import numpy as np
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument(
-        "--positions", type=int, default=300, help="positions to generate (default 300)"
-    )
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--positions", type=int, default=300, help="positions to generate (default 300)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--milp",
@@ -122,16 +118,12 @@ def main(argv: list[str] | None = None) -> int:
             ord_t.append(
                 _best_of(
                     args.repeat,
-                    lambda t=table, r=rack, c=chosen: solver.ordered_extension_mask(
-                        t, r, c, True
-                    ),
+                    lambda t=table, r=rack, c=chosen: solver.ordered_extension_mask(t, r, c, True),
                     solver,
                 )
             )
             # the env's next tile: one the ordered mask allows
-            legal = np.flatnonzero(
-                solver.ordered_extension_mask(table, rack, chosen, True)
-            )
+            legal = np.flatnonzero(solver.ordered_extension_mask(table, rack, chosen, True))
             if chosen.any():
                 plays.append((table, rack, chosen.copy()))
             if legal.size == 0 or rng.random() < 0.15:
@@ -170,9 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# {args.positions} positions (table 30-60 tiles, rack 8-20), seed {args.seed}, "
         f"fastest of {max(args.repeat, 1)} timing(s) per mask/legal call"
     )
-    print(
-        f"# import {import_s * 1000:.0f} ms; first solver call (kernel compile/cache load) {first_s * 1000:.0f} ms"
-    )
+    print(f"# import {import_s * 1000:.0f} ms; first solver call (kernel compile/cache load) {first_s * 1000:.0f} ms")
     print()
     print(
         f"{'operation (times in ms)':44s} {'calls':>6s} {'median':>9s} {'mean':>9s} {'p90':>9s} {'p99':>9s} {'max':>9s}"

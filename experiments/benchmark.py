@@ -131,8 +131,12 @@ def measure_openspiel_gin(seconds: float, seed: int = 0) -> dict[str, float]:
             steps += 1
         episodes += 1
     elapsed = time.perf_counter() - start
-    return {"steps_per_s": steps / elapsed, "steps_per_episode": steps / max(1, episodes), "episodes": episodes,
-            "reset_us": reset_time / max(1, episodes) * 1e6}
+    return {
+        "steps_per_s": steps / elapsed,
+        "steps_per_episode": steps / max(1, episodes),
+        "episodes": episodes,
+        "reset_us": reset_time / max(1, episodes) * 1e6,
+    }
 
 
 def measure_rlcard_gin(seconds: float, seed: int = 0) -> dict[str, float]:
@@ -161,8 +165,12 @@ def measure_rlcard_gin(seconds: float, seed: int = 0) -> dict[str, float]:
             steps += 1
         episodes += 1
     elapsed = time.perf_counter() - start
-    return {"steps_per_s": steps / elapsed, "steps_per_episode": steps / max(1, episodes), "episodes": episodes,
-            "reset_us": reset_time / max(1, episodes) * 1e6}
+    return {
+        "steps_per_s": steps / elapsed,
+        "steps_per_episode": steps / max(1, episodes),
+        "episodes": episodes,
+        "reset_us": reset_time / max(1, episodes) * 1e6,
+    }
 
 
 def compare_gin(seconds: float, seed: int, options: dict[str, Any]) -> list[dict[str, Any]]:
@@ -175,7 +183,7 @@ def compare_gin(seconds: float, seed: int, options: dict[str, Any]) -> list[dict
         import pyspiel  # noqa: F401
         import rlcard  # noqa: F401
     except ImportError as err:
-        raise ValueError(f"--compare needs OpenSpiel and RLCard: pip install -e \".[bench]\" ({err})") from None
+        raise ValueError(f'--compare needs OpenSpiel and RLCard: pip install -e ".[bench]" ({err})') from None
     module = load_variant("gin_rummy_v0")
     label = f"rummy_env gin_rummy_v0.env({', '.join(f'{k}={val!r}' for k, val in options.items())})"
     return [
@@ -197,12 +205,17 @@ def format_ratios(rows: Sequence[dict[str, Any]]) -> str:
 
 def _percentiles(times_s: Sequence[float]) -> dict[str, float]:
     ms = np.asarray(times_s) * 1e3
-    return {"median_ms": float(np.median(ms)), "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max()),
-            "n": int(ms.size)}
+    return {
+        "median_ms": float(np.median(ms)),
+        "p99_ms": float(np.percentile(ms, 99)),
+        "max_ms": float(ms.max()),
+        "n": int(ms.size),
+    }
 
 
-def measure_rummikub(hands: int, seed: int = 0, options: dict | None = None, oracle_positions: int = 200,
-                     freeze_gc: bool = True) -> dict:
+def measure_rummikub(
+    hands: int, seed: int = 0, options: dict | None = None, oracle_positions: int = 200, freeze_gc: bool = True
+) -> dict:
     """Rummikub's solver in real play: ``hands`` full hands between max-play agents.
 
     At every decision the legal-tile mask (``ordered_extension_mask``) is timed, and at
@@ -286,29 +299,40 @@ def measure_rummikub(hands: int, seed: int = 0, options: dict | None = None, ora
         theirs.append(time.perf_counter() - t0)
         agree += a == b
     return {
-        "hands": hands, "decisions": decisions, "gc_frozen": freeze_gc,
-        "mask": _percentiles(mask_t), "commit": _percentiles(commit_t),
-        "env_steps_per_s": decisions / env_time, "steps_per_s": decisions / elapsed,
-        "partition_vs_oracle": {"positions": len(sample), "agree": agree,
-                                "ours_median_ms": float(np.median(ours)) * 1e3,
-                                "oracle_median_ms": float(np.median(theirs)) * 1e3,
-                                "speedup_total": float(sum(theirs) / sum(ours))},
+        "hands": hands,
+        "decisions": decisions,
+        "gc_frozen": freeze_gc,
+        "mask": _percentiles(mask_t),
+        "commit": _percentiles(commit_t),
+        "env_steps_per_s": decisions / env_time,
+        "steps_per_s": decisions / elapsed,
+        "partition_vs_oracle": {
+            "positions": len(sample),
+            "agree": agree,
+            "ours_median_ms": float(np.median(ours)) * 1e3,
+            "oracle_median_ms": float(np.median(theirs)) * 1e3,
+            "speedup_total": float(sum(theirs) / sum(ours)),
+        },
     }
 
 
 def format_rummikub(r: dict) -> str:
     """The Rummikub measurement as text."""
     pv = r["partition_vs_oracle"]
-    lines = [f"{r['hands']} hands between max-play agents, {r['decisions']} decisions"
-             + (" (imported objects frozen out of the garbage collector)" if r["gc_frozen"] else ""),
-             f"{'':<32} {'median':>9} {'p99':>9} {'max':>9} {'calls':>8}"]
+    lines = [
+        f"{r['hands']} hands between max-play agents, {r['decisions']} decisions"
+        + (" (imported objects frozen out of the garbage collector)" if r["gc_frozen"] else ""),
+        f"{'':<32} {'median':>9} {'p99':>9} {'max':>9} {'calls':>8}",
+    ]
     for name, key in (("legal-tile mask (ms)", "mask"), ("COMMIT check (ms)", "commit")):
         q = r[key]
         lines.append(f"{name:<32} {q['median_ms']:>9.3f} {q['p99_ms']:>9.3f} {q['max_ms']:>9.3f} {q['n']:>8}")
     lines.append(f"decision steps/s: {r['env_steps_per_s']:,.0f} (env only), {r['steps_per_s']:,.0f} (agents included)")
-    lines.append(f"partition check vs integer program on {pv['positions']} committed positions: agree "
-                 f"{pv['agree']}/{pv['positions']}, median {pv['ours_median_ms']:.3f} ms vs "
-                 f"{pv['oracle_median_ms']:.1f} ms, {pv['speedup_total']:,.0f}x faster in total")
+    lines.append(
+        f"partition check vs integer program on {pv['positions']} committed positions: agree "
+        f"{pv['agree']}/{pv['positions']}, median {pv['ours_median_ms']:.3f} ms vs "
+        f"{pv['oracle_median_ms']:.1f} ms, {pv['speedup_total']:,.0f}x faster in total"
+    )
     return "\n".join(lines)
 
 
@@ -318,12 +342,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=10.0, help="seconds of play per measurement (default: 10)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random players (default: 0)")
-    p.add_argument("--compare", action="store_true",
-                   help="with --variant gin_rummy: also measure OpenSpiel's and RLCard's Gin Rummy (bench extra)")
-    p.add_argument("--hands", type=int, default=100,
-                   help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)")
-    p.add_argument("--no-gc-freeze", action="store_true",
-                   help="with --variant rummikub: time with the imported objects left in the collector's scans")
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="with --variant gin_rummy: also measure OpenSpiel's and RLCard's Gin Rummy (bench extra)",
+    )
+    p.add_argument(
+        "--hands",
+        type=int,
+        default=100,
+        help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)",
+    )
+    p.add_argument(
+        "--no-gc-freeze",
+        action="store_true",
+        help="with --variant rummikub: time with the imported objects left in the collector's scans",
+    )
     args = p.parse_args(argv)
     if not math.isfinite(args.seconds) or args.seconds <= 0:
         p.error(f"--seconds must be a positive number, got {args.seconds}")
@@ -338,8 +372,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--compare measures Gin Rummy only: use --variant gin_rummy --compare")
     except ValueError as err:
         p.error(str(err))
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
-          f"{args.seconds:g} s of random legal play per row, observation and mask read every step")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
+        f"{args.seconds:g} s of random legal play per row, observation and mask read every step"
+    )
     if args.compare:
         try:
             rows = compare_gin(args.seconds, args.seed, options)
@@ -356,7 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for v in variants:
         module = load_variant(v)
         label = f"rummy_env {v}.env({', '.join(f'{k}={val!r}' for k, val in options.items())})"
-        rows.append({"what": label, **measure_env(lambda: module.env(**options), args.seconds, args.seed)})
+        rows.append(
+            {"what": label, **measure_env(lambda module=module: module.env(**options), args.seconds, args.seed)}
+        )
     print(format_rows(rows))
     return 0
 

@@ -57,8 +57,13 @@ def measure(variant: str, episodes: int, env_options: dict) -> dict:
         below += scores[seat] < sum(others) / len(others)
         heuristic_score += scores[seat]
         random_score += sum(others) / len(others)
-    out = {"episodes": episodes, "won": won / episodes, "won_ci": wilson_interval(won / episodes, episodes),
-           "heuristic_score": heuristic_score / episodes, "random_score": random_score / episodes}
+    out = {
+        "episodes": episodes,
+        "won": won / episodes,
+        "won_ci": wilson_interval(won / episodes, episodes),
+        "heuristic_score": heuristic_score / episodes,
+        "random_score": random_score / episodes,
+    }
     if name == "crazy_rummy_v0":
         out["below_random_mean"] = below / episodes
         out["below_random_mean_ci"] = wilson_interval(below / episodes, episodes)
@@ -69,8 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.heuristic_vs_random", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", required=True, help="e.g. crazy_rummy or rummikub_v0")
     p.add_argument("--episodes", type=int, default=1000, help="episodes to play (default 1000)")
-    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="an option of env(), e.g. num_players=4 (repeatable)")
+    p.add_argument(
+        "--env-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of env(), e.g. num_players=4 (repeatable)",
+    )
     args = p.parse_args(argv)
     if args.episodes < 1:
         p.error(f"--episodes {args.episodes}: play at least one episode")
@@ -80,8 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         p.error(str(err))
     lo, hi = out["won_ci"]
-    print(f"{resolve_variant(args.variant)}: heuristic against random agents, {out['episodes']} episodes "
-          f"in {time.perf_counter() - start:.0f} s")
+    print(
+        f"{resolve_variant(args.variant)}: heuristic against random agents, {out['episodes']} episodes "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
     print(f"  won                                   {out['won']:.3f}  [{lo:.3f}, {hi:.3f}]")
     if "below_random_mean" in out:
         lo, hi = out["below_random_mean_ci"]

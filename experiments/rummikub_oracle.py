@@ -53,11 +53,7 @@ def all_melds() -> tuple[OracleMeld, ...]:
             for cols in itertools.combinations(range(NUM_COLOURS), size):
                 for jj in range(MAX_JOKERS + 1):
                     if 3 <= size + jj <= 4:
-                        tiles = tuple(
-                            sorted(
-                                [c * NUM_NUMBERS + n - 1 for c in cols] + [JOKER] * jj
-                            )
-                        )
+                        tiles = tuple(sorted([c * NUM_NUMBERS + n - 1 for c in cols] + [JOKER] * jj))
                         m = OracleMeld(tiles, (n,) * jj, n * (size + jj))
                         seen[(m.tiles, m.joker_numbers)] = m
     for c in range(NUM_COLOURS):
@@ -66,11 +62,7 @@ def all_melds() -> tuple[OracleMeld, ...]:
                 numbers = list(range(low, low + length))
                 for jj in range(min(MAX_JOKERS, length - 1) + 1):
                     for jpos in itertools.combinations(range(length), jj):
-                        real = [
-                            c * NUM_NUMBERS + numbers[k] - 1
-                            for k in range(length)
-                            if k not in jpos
-                        ]
+                        real = [c * NUM_NUMBERS + numbers[k] - 1 for k in range(length) if k not in jpos]
                         tiles = tuple(sorted(real + [JOKER] * jj))
                         jn = tuple(sorted(numbers[k] for k in jpos))
                         m = OracleMeld(tiles, jn, sum(numbers))
@@ -195,9 +187,7 @@ def extension_mask_bruteforce(
         if extra.sum() == 0:
             continue
         play = chosen + extra
-        if is_legal_play_bruteforce(
-            table, play, initial_meld_done, initial_meld_points, initial_meld_table_play
-        ):
+        if is_legal_play_bruteforce(table, play, initial_meld_done, initial_meld_points, initial_meld_table_play):
             mask |= extra > 0
     return mask
 
@@ -221,9 +211,7 @@ def ordered_extension_mask_bruteforce(
         if added.size == 0 or added[0] < last:
             continue
         play = chosen + extra
-        if is_legal_play_bruteforce(
-            table, play, initial_meld_done, initial_meld_points, initial_meld_table_play
-        ):
+        if is_legal_play_bruteforce(table, play, initial_meld_done, initial_meld_points, initial_meld_table_play):
             mask[added[0]] = True
     return mask
 
@@ -356,9 +344,7 @@ def milp_best_value(
     row[oy : oy + NUM_TILE_TYPES] = 1
     add(row, 1, np.inf)
     numbers = np.array([t % NUM_NUMBERS + 1 for t in range(JOKER)] + [0])
-    if (
-        not initial_meld_done and not use_p1
-    ):  # the play's own melds are worth >= threshold
+    if not initial_meld_done and not use_p1:  # the play's own melds are worth >= threshold
         row = np.zeros(nvar)
         row[ox : ox + nm] = [m.points for m in melds]
         add(row, threshold, np.inf)

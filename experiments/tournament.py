@@ -177,7 +177,7 @@ def _rate(model: Any, ratings: dict[str, Any], game: dict) -> None:
     ranks = [-w for w in game["win_share"]]  # lower rank is better
     new = model.rate([[ratings[name]] for name in seats], ranks=ranks)
     updates: dict[str, list] = defaultdict(list)
-    for name, [rating] in zip(seats, new):
+    for name, [rating] in zip(seats, new, strict=False):
         updates[name].append(rating)
     for name, rs in updates.items():
         mu = sum(r.mu for r in rs) / len(rs)
@@ -194,7 +194,8 @@ def format_table(rows: list[dict]) -> str:
         for r in sorted((r for r in rows if r["variant"] == variant), key=lambda r: -r["rating"]):
             ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
             out.append(
-                f"  {r['agent']:<12} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} {r['points_per_hand']:>9.2f} {r['rating']:>8.2f}"
+                f"  {r['agent']:<12} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} "
+                f"{r['points_per_hand']:>9.2f} {r['rating']:>8.2f}"
             )
     return "\n".join(out)
 
@@ -204,12 +205,40 @@ def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: di
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["variant", "lineup", "deal", "seed", "rotation", "seat", "agent", "return", "win_share",
-                    "points_per_hand", "steps", "truncated"])
+        w.writerow(
+            [
+                "variant",
+                "lineup",
+                "deal",
+                "seed",
+                "rotation",
+                "seat",
+                "agent",
+                "return",
+                "win_share",
+                "points_per_hand",
+                "steps",
+                "truncated",
+            ]
+        )
         for r in records:
             for seat, name in enumerate(r["seats"]):
-                w.writerow([r["variant"], r["lineup"], r["deal"], r["seed"], r["rotation"], seat, name, r["returns"][seat],
-                            r["win_share"][seat], r["points_per_hand"][seat], r["steps"], r["truncated"]])
+                w.writerow(
+                    [
+                        r["variant"],
+                        r["lineup"],
+                        r["deal"],
+                        r["seed"],
+                        r["rotation"],
+                        seat,
+                        name,
+                        r["returns"][seat],
+                        r["win_share"][seat],
+                        r["points_per_hand"][seat],
+                        r["steps"],
+                        r["truncated"],
+                    ]
+                )
     with open(out_dir / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -228,12 +257,14 @@ def plot_win_rates(rows: list[dict], path: Path) -> None:
 
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     fig, axes = plt.subplots(1, len(variants), figsize=(4 * len(variants), 3.5), squeeze=False)
-    for ax, variant in zip(axes[0], variants):
+    for ax, variant in zip(axes[0], variants, strict=False):
         vr = [r for r in rows if r["variant"] == variant]
         rates = [r["win_rate"] for r in vr]
         # max(0, .): the Wilson bounds can miss a rate of exactly 0 or 1 by a rounding error
-        err = [[max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
-               [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr]]
+        err = [
+            [max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
+            [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr],
+        ]
         ax.bar([r["agent"] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
         ax.set_ylim(0, 1)
         ax.set_title(variant)
@@ -254,11 +285,17 @@ def absolute_policy(name: str) -> str:
     find the model; other names unchanged.  On a cluster the path must be on a file
     system every node sees."""
     prefix = "policy:"
-    return prefix + str(Path(name[len(prefix):]).resolve()) if name.startswith(prefix) else name
+    return prefix + str(Path(name[len(prefix) :]).resolve()) if name.startswith(prefix) else name
 
 
-def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: int | None,
-                env_options: dict[str, Any], seed: int, chunk_size: int = 25) -> list[Chunk]:
+def make_chunks(
+    variants: Sequence[str],
+    agents: Sequence[str] | None,
+    deals: int | None,
+    env_options: dict[str, Any],
+    seed: int,
+    chunk_size: int = 25,
+) -> list[Chunk]:
     """The work of a tournament, cut into chunks of ``chunk_size`` deals.
 
     Raises:
@@ -279,8 +316,16 @@ def make_chunks(variants: Sequence[str], agents: Sequence[str] | None, deals: in
         n_deals = deals if deals is not None else default_deals(variant, len(matchups), seats)
         for lineup in matchups:
             for first in range(0, n_deals, chunk_size):
-                chunks.append(Chunk(variant, tuple(sorted(env_options.items())), lineup, first,
-                                    min(chunk_size, n_deals - first), seed))
+                chunks.append(
+                    Chunk(
+                        variant,
+                        tuple(sorted(env_options.items())),
+                        lineup,
+                        first,
+                        min(chunk_size, n_deals - first),
+                        seed,
+                    )
+                )
     return chunks
 
 
@@ -298,7 +343,7 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
                 bar.update(c.count)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for c, recs in zip(chunks, pool.map(run_chunk, chunks)):
+                for c, recs in zip(chunks, pool.map(run_chunk, chunks), strict=False):
                     records.extend(recs)
                     bar.update(c.count)
     return records
@@ -329,8 +374,9 @@ def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool 
         index = {f: i for i, f in enumerate(futures)}
         results: list[list[dict] | None] = [None] * len(chunks)
         pending = list(futures)
-        with tqdm(total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True,
-                  file=sys.stderr) as bar:
+        with tqdm(
+            total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
+        ) as bar:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
                 for f in done:
@@ -344,25 +390,56 @@ def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool 
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog=program_name("experiments.tournament", "rummy-tournament"),
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--variants", nargs="+", default=list(rummy_env.VARIANTS), metavar="NAME",
-                   help=f"variants to play, e.g. rummy or rummy_v0 (default: all: {' '.join(rummy_env.VARIANTS)})")
-    p.add_argument("--agents", nargs="+", default=None, metavar="NAME",
-                   help="agents to enter: random, heuristic, policy:PATH (a model saved by experiments.train), "
-                        "or package.module:Name of your own Agent class (default: every baseline agent of the variant)")
-    p.add_argument("--deals", type=int, default=None,
-                   help="deals per matchup, each played once per seat rotation (default: enough for about "
-                        "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="local worker processes (default: all cores; the ray backend uses the cluster's CPUs)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster")
-    p.add_argument("--address", default=None,
-                   help="with --backend ray: address of a running Ray cluster (default: start a local one)")
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.tournament", "rummy-tournament"), description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(rummy_env.VARIANTS),
+        metavar="NAME",
+        help=f"variants to play, e.g. rummy or rummy_v0 (default: all: {' '.join(rummy_env.VARIANTS)})",
+    )
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="agents to enter: random, heuristic, policy:PATH (a model saved by experiments.train), "
+        "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",
+    )
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals per matchup, each played once per seat rotation (default: enough for about "
+        "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="local worker processes (default: all cores; the ray backend uses the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: address of a running Ray cluster (default: start a local one)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
-    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="an option of env(), e.g. num_players=3 (repeatable)")
+    p.add_argument(
+        "--env-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of env(), e.g. num_players=3 (repeatable)",
+    )
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/tournament-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
@@ -413,8 +490,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta = {
         "variants": args.variants,
         "deals_per_lineup": dict(deals),
-        "seed": args.seed, "env_options": args.env_options, "backend": args.backend,
-        "workers": args.workers if args.backend == "local" else None, "games": len(records),
+        "seed": args.seed,
+        "env_options": args.env_options,
+        "backend": args.backend,
+        "workers": args.workers if args.backend == "local" else None,
+        "games": len(records),
         "seconds": round(elapsed, 2),
     }
     write_results(out, records, rows, meta)

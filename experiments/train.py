@@ -49,13 +49,15 @@ class FrozenPolicy:
         self.policy = policy
 
     def act(self, observation: dict, info: dict | None = None) -> int:
-        action, _ = self.policy.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
-                                        deterministic=False)
+        action, _ = self.policy.predict(
+            observation["observation"], action_masks=observation["action_mask"].astype(bool), deterministic=False
+        )
         return int(action)
 
 
-def make_training_env(variant: str, env_options: dict, opponents: Sequence[str], seed: int,
-                      snapshot: FrozenPolicy | None = None):
+def make_training_env(
+    variant: str, env_options: dict, opponents: Sequence[str], seed: int, snapshot: FrozenPolicy | None = None
+):
     """The learner's single-agent env, wrapped in SB3's ``Monitor`` (episode returns).
 
     Raises:
@@ -72,8 +74,9 @@ class CurveCallback:
     """Collects finished episodes and refreshes the self-play snapshot (a BaseCallback)."""
 
     @staticmethod
-    def build(total: int, snapshot: FrozenPolicy | None, snapshot_every: int, progress: bool,
-              deadline: float | None = None):
+    def build(
+        total: int, snapshot: FrozenPolicy | None, snapshot_every: int, progress: bool, deadline: float | None = None
+    ):
         from stable_baselines3.common.callbacks import BaseCallback
         from tqdm import tqdm
 
@@ -106,13 +109,15 @@ def curve_rows(episodes: list[tuple[int, float]], window: int = 100, points: int
         return rows
     step = max(1, len(episodes) // points)
     for end in range(step, len(episodes) + 1, step):
-        recent = [r for _, r in episodes[max(0, end - window):end]]
-        rows.append({
-            "timestep": episodes[end - 1][0],
-            "episodes": end,
-            "win_rate": float(np.mean([r > 0 for r in recent])),
-            "mean_return": float(np.mean(recent)),
-        })
+        recent = [r for _, r in episodes[max(0, end - window) : end]]
+        rows.append(
+            {
+                "timestep": episodes[end - 1][0],
+                "episodes": end,
+                "win_rate": float(np.mean([r > 0 for r in recent])),
+                "mean_return": float(np.mean(recent)),
+            }
+        )
     return rows
 
 
@@ -154,15 +159,30 @@ def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, work
         chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
         summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
         row = next(r for r in summary if r["agent"] == policy)
-        rows.append({"opponent": opponent, **{k: row[k] for k in ("games", "wins", "draws", "win_rate",
-                                                                     "win_rate_ci_low", "win_rate_ci_high")}})
+        rows.append(
+            {
+                "opponent": opponent,
+                **{k: row[k] for k in ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")},
+            }
+        )
     return rows
 
 
-def train(variant: str, env_options: dict, opponents: Sequence[str], timesteps: int, seed: int, out: Path,
-          minutes: float | None = None, snapshot_every: int = 20_000, n_steps: int = 2048,
-          eval_deals: int = 200, workers: int = 2, progress: bool = True,
-          net_arch: Sequence[int] = (64, 64)) -> dict[str, Any]:
+def train(
+    variant: str,
+    env_options: dict,
+    opponents: Sequence[str],
+    timesteps: int,
+    seed: int,
+    out: Path,
+    minutes: float | None = None,
+    snapshot_every: int = 20_000,
+    n_steps: int = 2048,
+    eval_deals: int = 200,
+    workers: int = 2,
+    progress: bool = True,
+    net_arch: Sequence[int] = (64, 64),
+) -> dict[str, Any]:
     """Train, save, write the curve, evaluate; returns the run's summary (also ``summary.json``).
 
     Args:
@@ -182,9 +202,19 @@ def train(variant: str, env_options: dict, opponents: Sequence[str], timesteps: 
     out.mkdir(parents=True, exist_ok=True)
     snapshot = FrozenPolicy(None) if SELF in opponents else None
     env = make_training_env(variant, env_options, opponents, seed, snapshot)
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=256, learning_rate=3e-4, gamma=0.995,
-                        ent_coef=0.01, seed=seed, device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": list(net_arch)})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=n_steps,
+        batch_size=256,
+        learning_rate=3e-4,
+        gamma=0.995,
+        ent_coef=0.01,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs={"net_arch": list(net_arch)},
+    )
     if snapshot is not None:
         snapshot.policy = copy.deepcopy(model.policy)
     start = time.perf_counter()
@@ -199,8 +229,13 @@ def train(variant: str, env_options: dict, opponents: Sequence[str], timesteps: 
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
     evaluation = evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1)
     summary = {
-        "variant": variant, "env_options": env_options, "opponents": list(opponents), "seed": seed,
-        "timesteps": int(model.num_timesteps), "episodes": len(curve.episodes), "train_seconds": round(seconds, 1),
+        "variant": variant,
+        "env_options": env_options,
+        "opponents": list(opponents),
+        "seed": seed,
+        "timesteps": int(model.num_timesteps),
+        "episodes": len(curve.episodes),
+        "train_seconds": round(seconds, 1),
         "net_arch": list(net_arch),
         "final_training_win_rate": rows[-1]["win_rate"] if rows else None,
         "evaluation": evaluation,
@@ -211,12 +246,19 @@ def train(variant: str, env_options: dict, opponents: Sequence[str], timesteps: 
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument("--opponents", nargs="+", default=["random"], metavar="NAME",
-                   help="players of the other seats: random, heuristic, self (frozen learner copy), "
-                        "policy:PATH or package.module:Name (default: random)")
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["random"],
+        metavar="NAME",
+        help="players of the other seats: random, heuristic, self (frozen learner copy), "
+        "policy:PATH or package.module:Name (default: random)",
+    )
     p.add_argument("--timesteps", type=int, default=300_000, help="learner decisions to train for (default: 300000)")
     p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
     p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
@@ -262,15 +304,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     out = args.out or Path("results") / time.strftime(f"train-{args.variant}-%Y%m%d-%H%M%S")
-    summary = train(args.variant, args.env_options, args.opponents, args.timesteps, args.seed, out,
-                    minutes=args.minutes, snapshot_every=args.snapshot_every, n_steps=args.n_steps,
-                    eval_deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
-                    net_arch=args.net_arch)
-    print(f"{summary['variant']}: {summary['timesteps']} steps, {summary['episodes']} episodes in "
-          f"{summary['train_seconds']} s; last training win rate {summary['final_training_win_rate']}")
+    summary = train(
+        args.variant,
+        args.env_options,
+        args.opponents,
+        args.timesteps,
+        args.seed,
+        out,
+        minutes=args.minutes,
+        snapshot_every=args.snapshot_every,
+        n_steps=args.n_steps,
+        eval_deals=args.eval_deals,
+        workers=args.workers,
+        progress=not args.no_progress,
+        net_arch=args.net_arch,
+    )
+    print(
+        f"{summary['variant']}: {summary['timesteps']} steps, {summary['episodes']} episodes in "
+        f"{summary['train_seconds']} s; last training win rate {summary['final_training_win_rate']}"
+    )
     for row in summary["evaluation"]:
-        print(f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
-              f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games")
+        print(
+            f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
+            f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games"
+        )
     print(f"model, learning curve and evaluation in {out}/")
     return 0
 

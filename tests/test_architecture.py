@@ -7,17 +7,32 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FRAMEWORK_FREE = ["rummy_env", "rummy_env.core.cards", "rummy_env.core.melds", "rummy_env.core.table",
-                  "rummy_env.core.deadwood", "rummy_env.core.tiles", "rummy_env.core.rummikub_solver",
-                  "rummy_env.games.rummy", "rummy_env.games.crazy_rummy", "rummy_env.games.gin_rummy",
-                  "rummy_env.games.rummikub", "rummy_env.encoding.rummy", "rummy_env.encoding.crazy_rummy",
-                  "rummy_env.encoding.gin_rummy", "rummy_env.encoding.rummikub", "rummy_env.render.text"]
+FRAMEWORK_FREE = [
+    "rummy_env",
+    "rummy_env.core.cards",
+    "rummy_env.core.melds",
+    "rummy_env.core.table",
+    "rummy_env.core.deadwood",
+    "rummy_env.core.tiles",
+    "rummy_env.core.rummikub_solver",
+    "rummy_env.games.rummy",
+    "rummy_env.games.crazy_rummy",
+    "rummy_env.games.gin_rummy",
+    "rummy_env.games.rummikub",
+    "rummy_env.encoding.rummy",
+    "rummy_env.encoding.crazy_rummy",
+    "rummy_env.encoding.gin_rummy",
+    "rummy_env.encoding.rummikub",
+    "rummy_env.render.text",
+]
 
 
 def test_engines_load_neither_pettingzoo_nor_gymnasium():
-    code = (f"import importlib, sys\nfor m in {FRAMEWORK_FREE!r}: importlib.import_module(m)\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pettingzoo', 'gymnasium'))\n"
-            "print(bad)\n")
+    code = (
+        f"import importlib, sys\nfor m in {FRAMEWORK_FREE!r}: importlib.import_module(m)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pettingzoo', 'gymnasium'))\n"
+        "print(bad)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -59,4 +74,5 @@ def test_every_engine_state_names_its_actions_as_the_env_does():
         state = raw.game_class().new_initial_state(rng=0)
         assert type(state).num_actions == raw.num_actions
         assert [type(state).action_to_string(a) for a in range(raw.num_actions)] == [
-            raw.action_to_string(a) for a in range(raw.num_actions)]
+            raw.action_to_string(a) for a in range(raw.num_actions)
+        ]

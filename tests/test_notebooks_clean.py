@@ -7,8 +7,11 @@ NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").g
 
 
 def test_the_three_notebooks_exist_and_have_no_outputs():
-    assert [p.name for p in NOTEBOOKS] == ["01_quickstart.ipynb", "02_benchmark_strategies.ipynb",
-                                           "03_train_agent.ipynb"]
+    assert [p.name for p in NOTEBOOKS] == [
+        "01_quickstart.ipynb",
+        "02_benchmark_strategies.ipynb",
+        "03_train_agent.ipynb",
+    ]
     for path in NOTEBOOKS:
         cells = json.loads(path.read_text())["cells"]
         for cell in cells:

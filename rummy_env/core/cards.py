@@ -77,7 +77,8 @@ def parse_card(text: str) -> int:
     card = _PARSE.get(text.strip().upper())
     if card is None:
         raise ValueError(
-            f"card {text!r} is not a card: write rank (A 2-9 T J Q K, or 10) then suit (C D H S), e.g. 'AH', 'TS', '10S'"
+            f"card {text!r} is not a card: write rank (A 2-9 T J Q K, or 10) then suit (C D H S), "
+            "e.g. 'AH', 'TS', '10S'"
         )
     return card
 
@@ -147,7 +148,9 @@ def parse_deck(cards: Iterable[str]) -> list[int]:
     if isinstance(cards, str):
         raise ValueError("deck must be a list of 52 card strings, top card first, not one string")
     if not isinstance(cards, (list, tuple, np.ndarray)):
-        raise ValueError(f"deck of type {type(cards).__name__} has no order: pass a list of 52 card strings, top card first")
+        raise ValueError(
+            f"deck of type {type(cards).__name__} has no order: pass a list of 52 card strings, top card first"
+        )
     cards = list(cards)
     if len(cards) != NUM_CARDS:
         raise ValueError(f"deck has {len(cards)} cards: a stacked deck lists all 52 cards, top card first")

@@ -83,7 +83,9 @@ _DW_CACHE_LIMIT = 1 << 17
 
 def hand_value(hand: int) -> int:
     """Total value (points) of the cards of a bitmask, melded or not."""
-    return SUIT_VALUE[hand & _M] + SUIT_VALUE[hand >> 13 & _M] + SUIT_VALUE[hand >> 26 & _M] + SUIT_VALUE[hand >> 39 & _M]
+    return (
+        SUIT_VALUE[hand & _M] + SUIT_VALUE[hand >> 13 & _M] + SUIT_VALUE[hand >> 26 & _M] + SUIT_VALUE[hand >> 39 & _M]
+    )
 
 
 def deadwood(hand: int) -> int:
@@ -221,8 +223,12 @@ def arrangements(hand: int) -> list[tuple[tuple[int, ...], int]]:
         rest = hand & ~used
         arr = _arrangement_of(choice, rest)
         if arr not in seen:
-            seen[arr] = (SUIT_DEADWOOD[rest & _M] + SUIT_DEADWOOD[rest >> 13 & _M]
-                         + SUIT_DEADWOOD[rest >> 26 & _M] + SUIT_DEADWOOD[rest >> 39 & _M])
+            seen[arr] = (
+                SUIT_DEADWOOD[rest & _M]
+                + SUIT_DEADWOOD[rest >> 13 & _M]
+                + SUIT_DEADWOOD[rest >> 26 & _M]
+                + SUIT_DEADWOOD[rest >> 39 & _M]
+            )
     return sorted(seen.items(), key=lambda item: (item[1], item[0]))
 
 
@@ -330,7 +336,7 @@ def defender_layout(defender: int, knocker_melds: Sequence[int], layoffs_allowed
         laid = 0
         count = 0
         ok = True
-        for (_, cards), n in zip(chains, lengths):
+        for (_, cards), n in zip(chains, lengths, strict=False):
             for card in cards[:n]:
                 bit = 1 << card
                 if laid & bit:
@@ -347,7 +353,7 @@ def defender_layout(defender: int, knocker_melds: Sequence[int], layoffs_allowed
             best_key, best_chosen = key, lengths
     layoffs = []
     laid = 0
-    for (index, cards), n in zip(chains, best_chosen):
+    for (index, cards), n in zip(chains, best_chosen, strict=False):
         for card in cards[:n]:
             layoffs.append(Layoff(card, index))
             laid |= 1 << card

@@ -25,7 +25,7 @@ Meld table order (fixed; meld ids are indexes into :data:`MELDS`)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -119,13 +119,13 @@ for _array in (MELD_MASK_ARRAY, MELD_SIZE_ARRAY, MELD_ACE_HIGH_ARRAY):
 _SET_SUITS = (0b0111, 0b1011, 0b1101, 0b1110, 0b1111)  # suit patterns of the sets of a rank, in table order
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sets_of_rank_pattern(rank: int, pattern: int) -> tuple[int, ...]:
     """Set ids of ``rank`` held, given a 4-bit pattern of the suits held (bit s = suit s)."""
     return tuple(5 * rank + j for j, need in enumerate(_SET_SUITS) if pattern & need == need)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _runs_of_suit_pattern(suit: int, pattern: int) -> tuple[int, ...]:
     """Run ids of ``suit`` held, given a 14-bit pattern of positions held (bit 13 = high ace)."""
     out = []
@@ -218,7 +218,7 @@ def is_valid_meld(cards: Sequence[int], ace_high: bool = False) -> bool:
 
 
 #: Lay-off sides, the three places a card can go (R-RUMMY-08); ``core.table`` finds them.
-LAYOFF_SET = 0       #: the fourth card of a 3-card set of its rank
-LAYOFF_RUN_LOW = 1   #: below the lowest card of a run of its suit
+LAYOFF_SET = 0  #: the fourth card of a 3-card set of its rank
+LAYOFF_RUN_LOW = 1  #: below the lowest card of a run of its suit
 LAYOFF_RUN_HIGH = 2  #: above the highest card of a run of its suit
 LAYOFF_SIDES = ("set", "low", "high")

@@ -100,9 +100,7 @@ _NREAL_SHIFT = 36  # 4 bits: real tiles used at this number
 _K_SHIFT = 40  # 4 bits: jokers used at this number
 
 
-def _group_split(
-    g: Sequence[int], jokers: int
-) -> list[tuple[tuple[int, ...], int]] | None:
+def _group_split(g: Sequence[int], jokers: int) -> list[tuple[tuple[int, ...], int]] | None:
     """Split tiles of one number into groups (R-RK-03, R-RK-05), or None if impossible.
 
     ``g[c]`` (0..2) real tiles of colour ``c`` plus ``jokers`` jokers; each group holds
@@ -133,9 +131,7 @@ def _build_group_jokers() -> dict[tuple[int, int], tuple[int, ...]]:
     for n_one in range(NUM_COLOURS + 1):
         for n_two in range(NUM_COLOURS + 1 - n_one):
             g = [1] * n_one + [2] * n_two + [0] * (NUM_COLOURS - n_one - n_two)
-            table[(n_one, n_two)] = tuple(
-                j for j in range(3) if _group_split(g, j) is not None
-            )
+            table[(n_one, n_two)] = tuple(j for j in range(3) if _group_split(g, j) is not None)
     return table
 
 
@@ -176,18 +172,12 @@ def _colour_moves(s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int) -> 
 
 
 @cache
-def _colour_parts(
-    c: int, s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int
-) -> tuple:
+def _colour_parts(c: int, s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int) -> tuple:
     """``_colour_moves`` packed for colour ``c``: ``((g, (packed, ...)), ...)`` by group count."""
     by_g: dict[int, list[int]] = {}
     for g, k, nxt, x in _colour_moves(s, lo, hi, kmax, cap1, cap2):
         packed = (
-            (
-                (nxt << (_CBITS * c))
-                | (x << (_X_SHIFT + 2 * c))
-                | (int(x > lo) << (_EXTRA_SHIFT + c))
-            )
+            ((nxt << (_CBITS * c)) | (x << (_X_SHIFT + 2 * c)) | (int(x > lo) << (_EXTRA_SHIFT + c)))
             + (x << _NREAL_SHIFT)
             + (k << _K_SHIFT)
         )
@@ -249,15 +239,10 @@ _LABEL_CACHE: dict = {}
 _POINT_CACHE: dict = {}
 #: Bit ``c * 13`` for each colour c in a 4-bit set: shifted left by ``v - 1`` it marks the
 #: tile types of number ``v`` in a 53-bit tile-type set.
-_SPREAD = tuple(
-    sum(1 << (c * NUM_NUMBERS) for c in range(NUM_COLOURS) if bits >> c & 1)
-    for bits in range(16)
-)
+_SPREAD = tuple(sum(1 << (c * NUM_NUMBERS) for c in range(NUM_COLOURS) if bits >> c & 1) for bits in range(16))
 
 
-def _label_transitions(
-    state: int, ckeys: tuple, budget: int, merge: bool = True
-) -> tuple[tuple[int, int], ...]:
+def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int], ...]:
     """``_transitions`` reduced to what the mask needs: ``((delta, spread), ...)``.
 
     ``delta`` = next colour states | jokers used here << _JSHIFT (add ``j << _JSHIFT`` for
@@ -292,9 +277,7 @@ def _label_transitions(
     return res
 
 
-def _point_transitions(
-    state: int, ckeys: tuple, budget: int, merge: bool = True
-) -> tuple[tuple[int, int, int], ...]:
+def _point_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int, int], ...]:
     """Like ``_label_transitions`` but keeps the tiles placed at this number (real + jokers):
     ``((delta, tiles, spread), ...)``, merged by (delta, tiles) if ``merge``."""
     key = (state, ckeys, budget, merge)
@@ -350,9 +333,7 @@ def _cell_keys(lo: np.ndarray, hi: np.ndarray) -> tuple[tuple, ...]:
 # of the sweep can see.
 
 
-def _build_upgrades() -> tuple[
-    tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]
-]:
+def _build_upgrades() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Colour-state changes that make a state at least as strong (see ``_prune``).
 
     One step: one more 3+ run, or one run promoted 1 -> 2, 2 -> 3+ or 1 -> 3+; two steps:
@@ -367,9 +348,7 @@ def _build_upgrades() -> tuple[
             (n1, n2, n3 + 1),
             (n1 - 1, n2, n3 + 1),
         ]
-        one.append(
-            tuple(_CINDEX[t] - i for t in cand if min(t) >= 0 and sum(t) <= _MAX_RUNS)
-        )
+        one.append(tuple(_CINDEX[t] - i for t in cand if min(t) >= 0 and sum(t) <= _MAX_RUNS))
     two = []
     for i in range(len(_CSTATES)):
         reach = {d1 + d2 for d1 in one[i] for d2 in one[i + d1]} - set(one[i])
@@ -476,9 +455,7 @@ def _label_sweep(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> int:
     return _label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)[1]
 
 
-def _label_sweep_py(
-    keys: tuple, jlo: int, jhi: int, ordered: bool = False
-) -> tuple[bool, int]:
+def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> tuple[bool, int]:
     """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits)."""
     cur = {0: _NONE_YET if ordered else 0}
     for i, ck in enumerate(keys):
@@ -486,16 +463,10 @@ def _label_sweep_py(
         get = nxt.get
         for code, lab in cur.items():
             jpart = code & ~_SMASK
-            for delta, spread in _label_transitions(
-                code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered
-            ):
+            for delta, spread in _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
                 n = jpart + delta
                 old = get(n)
-                new = (
-                    _add_extras(lab, spread << i, True)
-                    if ordered
-                    else lab | (spread << i)
-                )
+                new = _add_extras(lab, spread << i, True) if ordered else lab | (spread << i)
                 nxt[n] = new if old is None else old | new
         if not nxt:
             return False, 0
@@ -510,9 +481,7 @@ def _label_sweep_py(
     return found, out
 
 
-def _label_sweep_points(
-    keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False
-) -> int:
+def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
     """``_label_sweep`` where the arrangement must also be worth >= ``threshold`` points.
 
     Points of an arrangement = sum over its tiles of the number each stands for (a joker at
@@ -530,9 +499,7 @@ def _label_sweep_points(
             code = key & ((1 << cap_shift) - 1)
             pts = key >> cap_shift
             jpart = code & ~_SMASK
-            for delta, tiles, spread in _point_transitions(
-                code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered
-            ):
+            for delta, tiles, spread in _point_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
                 n = jpart + delta + (min(threshold, pts + v * tiles) << cap_shift)
                 old = get(n)
                 new = _add_extras(lab, spread << i, ordered)
@@ -557,9 +524,7 @@ def _max_points(keys: tuple, jlo: int, jhi: int) -> int:
         get = nxt.get
         for code, pts in cur.items():
             jpart = code & ~_SMASK
-            for delta, tiles, _spread in _point_transitions(
-                code & _SMASK, ck, jhi - (code >> _JSHIFT)
-            ):
+            for delta, tiles, _spread in _point_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT)):
                 n = jpart + delta
                 val = pts + v * tiles
                 if get(n, -1) < val:
@@ -587,10 +552,7 @@ def _reachable(lo: np.ndarray, hi: np.ndarray) -> bool:
 
 _USE_NUMBA = os.environ.get("RUMMY_ENV_NO_NUMBA", "") in ("", "0")
 _KERNEL = None  # None: not tried yet; False: unavailable; else the wrapper
-_LOHI_INDEX = {
-    (lo, hi): k
-    for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))
-}
+_LOHI_INDEX = {(lo, hi): k for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))}
 
 
 def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -611,9 +573,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
                 for cap1 in range(-1, 3):
                     for cap2 in range(-1, 3):
                         by_g: list[list[int]] = [[], [], []]
-                        for g, k, nxt, x in _colour_moves(
-                            s, lo, hi, budget, cap1, cap2
-                        ):
+                        for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2):
                             by_g[g].append(k | nxt << 2 | int(x > lo) << 8)
                         for g in range(3):
                             moves.extend(by_g[g])
@@ -631,9 +591,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return np.array(gstart, dtype=np.int64), np.array(moves, dtype=np.int64), gj, ups
 
 
-def _kernel_sweep(
-    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_min=32
-):  # pragma: no cover - compiled
+def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_min=32):  # pragma: no cover - compiled
     """Compiled twin of ``_label_sweep_py`` (same moves; one-step pruning, where the
     two-step look-ups cost what they save).  Returns (found, bits).
 
@@ -659,15 +617,9 @@ def _kernel_sweep(
             j = code >> 24
             budget = jhi - j
             k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
-            k1 = 4 * (
-                ((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1]
-            )
-            k2 = 4 * (
-                ((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2]
-            )
-            k3 = 4 * (
-                ((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3]
-            )
+            k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+            k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
+            k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
             for g0 in range(3):
                 if gstart[k0 + g0] == gstart[k0 + g0 + 1]:
                     continue
@@ -692,16 +644,12 @@ def _kernel_sweep(
                                     kk01 = (m0 & 3) + (m1 & 3)
                                     if kk01 > budget:
                                         continue
-                                    for a2 in range(
-                                        gstart[k2 + g2], gstart[k2 + g2 + 1]
-                                    ):
+                                    for a2 in range(gstart[k2 + g2], gstart[k2 + g2 + 1]):
                                         m2 = moves[a2]
                                         kk012 = kk01 + (m2 & 3)
                                         if kk012 > budget:
                                             continue
-                                        for a3 in range(
-                                            gstart[k3 + g3], gstart[k3 + g3 + 1]
-                                        ):
+                                        for a3 in range(gstart[k3 + g3], gstart[k3 + g3 + 1]):
                                             m3 = moves[a3]
                                             ksum = kk012 + (m3 & 3)
                                             if ksum > budget:
@@ -728,25 +676,17 @@ def _kernel_sweep(
                                                 if lab & ~(low - 1) != 0:
                                                     nlab |= low
                                             for jg in range(3):
-                                                if (
-                                                    jgm >> jg
-                                                ) & 1 == 0 or ksum + jg > budget:
+                                                if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
                                                     continue
                                                 ncode = base | ((j + ksum + jg) << 24)
-                                                h = (
-                                                    (ncode * 6364136223846793005) >> 32
-                                                ) & (hsize - 1)
+                                                h = ((ncode * 6364136223846793005) >> 32) & (hsize - 1)
                                                 while True:
                                                     slot = hidx[h]
                                                     if slot < 0:
                                                         if nn == size:
                                                             size *= 2
-                                                            tmp_c = np.empty(
-                                                                size, dtype=np.int64
-                                                            )
-                                                            tmp_l = np.empty(
-                                                                size, dtype=np.int64
-                                                            )
+                                                            tmp_c = np.empty(size, dtype=np.int64)
+                                                            tmp_l = np.empty(size, dtype=np.int64)
                                                             tmp_c[:nn] = nxt_c[:nn]
                                                             tmp_l[:nn] = nxt_l[:nn]
                                                             nxt_c = tmp_c
@@ -763,17 +703,11 @@ def _kernel_sweep(
                                                                 dtype=np.int64,
                                                             )
                                                             for r in range(nn):
-                                                                hh = (
-                                                                    (
-                                                                        nxt_c[r]
-                                                                        * 6364136223846793005
-                                                                    )
-                                                                    >> 32
-                                                                ) & (hsize - 1)
+                                                                hh = ((nxt_c[r] * 6364136223846793005) >> 32) & (
+                                                                    hsize - 1
+                                                                )
                                                                 while hidx[hh] >= 0:
-                                                                    hh = (hh + 1) & (
-                                                                        hsize - 1
-                                                                    )
+                                                                    hh = (hh + 1) & (hsize - 1)
                                                                 hidx[hh] = r
                                                         break
                                                     if nxt_c[slot] == ncode:
@@ -847,9 +781,7 @@ def _kernel():
             for (lo_, hi_), k in _LOHI_INDEX.items():
                 lohi_table[lo_ * 3 + hi_] = k
 
-            def run(
-                lo: np.ndarray, hi: np.ndarray, ordered: bool = False
-            ) -> tuple[bool, int]:
+            def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
                 lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
                 hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
                 lohi = lohi_table[lo2 * 3 + hi2].T.copy()
@@ -902,7 +834,7 @@ def _pair_moves(
     if not ta:
         return ()
     tb = _transitions(sb, ckb, jb_max - jb)
-    allow = [(pb, tuple(x - t for x, t in zip(_xs(pb), tbl))) for pb in tb]
+    allow = [(pb, tuple(x - t for x, t in zip(_xs(pb), tbl, strict=False))) for pb in tb]
     out = []
     for pa in ta:
         xa = _xs(pa)
@@ -912,9 +844,7 @@ def _pair_moves(
     return out
 
 
-def _table_play_sweep(
-    table, rack, chosen, threshold: int, want: str, ordered: bool = False
-):
+def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: bool = False):
     """Sweep over (P1 arrangement, table + P arrangement, capped P1 points) states.
 
     ``want="mask"``: returns the 53-bit set of extendable tile types (as ``_label_sweep``,
@@ -1025,9 +955,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
                     jb_max,
                 )
             else:
-                pairs = [
-                    (0, pb) for pb in _transitions(cb & _SMASK, ckb[i], jb_max - jb)
-                ]
+                pairs = [(0, pb) for pb in _transitions(cb & _SMASK, ckb[i], jb_max - jb)]
             for pa, pb in pairs:
                 kb = pb >> _K_SHIFT
                 real = ((pb >> _NREAL_SHIFT) & 15) - tsum  # rack tiles placed at v
@@ -1142,13 +1070,7 @@ def _split_move(prev: int, p: int) -> tuple[list[tuple[int, int]], int]:
     for c in range(NUM_COLOURS):
         s = (prev >> (_CBITS * c)) & 63
         s2 = (p >> (_CBITS * c)) & 63
-        opts = {
-            (g, k)
-            for g, k, nxt, _x in _colour_moves(
-                s, xs[c], xs[c], kv, _MAX_RUNS, _MAX_RUNS
-            )
-            if nxt == s2
-        }
+        opts = {(g, k) for g, k, nxt, _x in _colour_moves(s, xs[c], xs[c], kv, _MAX_RUNS, _MAX_RUNS) if nxt == s2}
         options.append(sorted(opts))
     for combo in itertools.product(*options):
         gs = [g for g, _k in combo]
@@ -1177,7 +1099,7 @@ def _build_melds(path: list[tuple[int, int]]) -> list[list[int]]:
             fill = [c * NUM_NUMBERS + i] * (xs[c] - g) + [JOKER] * k
             cont = short + long_[:keep]
             new_runs = [[] for _ in range(m1)]
-            for run, tile in zip(cont + new_runs, fill):
+            for run, tile in zip(cont + new_runs, fill, strict=False):
                 run.append(tile)
             open_runs[c] = cont + new_runs
             gvec.append(g)
@@ -1201,12 +1123,8 @@ def _counts(x, name: str) -> np.ndarray:
     """``x`` as an int64 count vector of shape (53,) with entries 0..2 (R-RK-01)."""
     a = np.asarray(x)
     if a.shape != (NUM_TILE_TYPES,):
-        raise ValueError(
-            f"{name} must be a tile count vector of shape (53,), got shape {a.shape}"
-        )
-    if a.dtype == bool or not (
-        np.issubdtype(a.dtype, np.integer) or np.all(np.mod(a, 1) == 0)
-    ):
+        raise ValueError(f"{name} must be a tile count vector of shape (53,), got shape {a.shape}")
+    if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer) or np.all(np.mod(a, 1) == 0)):
         raise ValueError(f"{name} must hold integer tile counts, got dtype {a.dtype}")
     a = a.astype(np.int64)
     bad = np.flatnonzero((a < 0) | (a > 2))
@@ -1232,8 +1150,7 @@ def _play_inputs(table, rack, chosen, chosen_name: str = "chosen"):
     if bad.size:
         t = int(bad[0])
         raise ValueError(
-            f"table and rack hold {both[t]} tiles of type {_tile_name(t)} together; "
-            "each tile exists twice (R-RK-01)"
+            f"table and rack hold {both[t]} tiles of type {_tile_name(t)} together; each tile exists twice (R-RK-01)"
         )
     bad = np.flatnonzero(chosen > rack)
     if bad.size:
@@ -1247,9 +1164,7 @@ def _play_inputs(table, rack, chosen, chosen_name: str = "chosen"):
 
 def _check_objective(objective: str) -> None:
     if objective not in ("points", "tiles"):
-        raise ValueError(
-            f"objective {objective!r} is not known: use 'points' or 'tiles'"
-        )
+        raise ValueError(f"objective {objective!r} is not known: use 'points' or 'tiles'")
 
 
 def _bits_to_mask(bits: int) -> np.ndarray:
@@ -1424,9 +1339,7 @@ def _mask(
         jlo, jhi = int(chosen[JOKER]), int(rack[JOKER])
         bits = _label_sweep_points(keys, jlo, jhi, initial_meld_points, ordered)
     else:
-        bits = _table_play_sweep(
-            table, rack, chosen, initial_meld_points, "mask", ordered
-        )
+        bits = _table_play_sweep(table, rack, chosen, initial_meld_points, "mask", ordered)
     mask = _bits_to_mask(bits)
     if len(_MASK_CACHE) >= _MASK_CACHE_MAX:
         _MASK_CACHE.clear()
@@ -1511,14 +1424,10 @@ def best_play(
     if initial_meld_done:
         play = _best_sweep(table, rack, 0, objective, False)
     elif initial_meld_table_play:
-        play = _best_sweep(
-            table, rack, max(int(initial_meld_points), 1), objective, True
-        )
+        play = _best_sweep(table, rack, max(int(initial_meld_points), 1), objective, True)
     else:
         zero = np.zeros_like(table)
-        play = _best_sweep(
-            zero, rack, max(int(initial_meld_points), 0), objective, False
-        )
+        play = _best_sweep(zero, rack, max(int(initial_meld_points), 0), objective, False)
     return np.zeros(NUM_TILE_TYPES, dtype=np.int64) if play is None else play
 
 
@@ -1574,9 +1483,7 @@ def meld_points(meld: Sequence[int]) -> int | None:
     """Points of one meld (R-RK-07): the numbers of its tiles, each joker counting the
     number it stands for, the highest such; None if the tiles form no valid meld."""
     tiles = list(meld)
-    if not 3 <= len(tiles) <= NUM_NUMBERS or any(
-        not 0 <= t < NUM_TILE_TYPES for t in tiles
-    ):
+    if not 3 <= len(tiles) <= NUM_NUMBERS or any(not 0 <= t < NUM_TILE_TYPES for t in tiles):
         return None
     real = [t for t in tiles if t != JOKER]
     if not real:
@@ -1584,19 +1491,13 @@ def meld_points(meld: Sequence[int]) -> int | None:
     best = None
     numbers = {t % NUM_NUMBERS + 1 for t in real}
     colours = [t // NUM_NUMBERS for t in real]
-    if (
-        len(numbers) == 1
-        and len(set(colours)) == len(colours)
-        and len(tiles) <= NUM_COLOURS
-    ):
+    if len(numbers) == 1 and len(set(colours)) == len(colours) and len(tiles) <= NUM_COLOURS:
         best = len(tiles) * numbers.pop()
     if len(set(colours)) == 1 and len(set(real)) == len(real):
         nums = sorted(t % NUM_NUMBERS + 1 for t in real)
         length = len(tiles)
         # the run covers low..low+length-1 and must contain every real number
-        for low in range(
-            max(1, nums[-1] - length + 1), min(nums[0], NUM_NUMBERS - length + 1) + 1
-        ):
+        for low in range(max(1, nums[-1] - length + 1), min(nums[0], NUM_NUMBERS - length + 1) + 1):
             pts = sum(range(low, low + length))
             best = pts if best is None else max(best, pts)
     return best

@@ -44,13 +44,22 @@ class TableMeld:
 
     __slots__ = ("kind", "rank", "suit", "low", "high", "mask", "owner", "wilds")
 
-    def __init__(self, kind: int, rank: int, suit: int, low: int, high: int, mask: int, owner: int,
-                 wilds: dict[int, int] | None = None):
+    def __init__(
+        self,
+        kind: int,
+        rank: int,
+        suit: int,
+        low: int,
+        high: int,
+        mask: int,
+        owner: int,
+        wilds: dict[int, int] | None = None,
+    ):
         self.kind, self.rank, self.suit, self.low, self.high = kind, rank, suit, low, high
         self.mask, self.owner = mask, owner
         self.wilds = wilds if wilds is not None else {}
 
-    def copy(self) -> "TableMeld":
+    def copy(self) -> TableMeld:
         return TableMeld(self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner, dict(self.wilds))
 
     def cards(self) -> list[int]:
@@ -81,7 +90,7 @@ class Table:
         self._run_low_at = [-1] * (4 * _POS_SLOTS)  # (suit, low end position) -> table index
         self._run_high_at = [-1] * (4 * _POS_SLOTS)
 
-    def copy(self) -> "Table":
+    def copy(self) -> Table:
         other = Table.__new__(Table)
         other.ace_high = self.ace_high
         other.melds = [m.copy() for m in self.melds]

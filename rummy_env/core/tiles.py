@@ -33,9 +33,7 @@ NUM_JOKERS = 2
 POOL_SIZE = COPIES_PER_TYPE * NUM_COLOURED_TYPES + NUM_JOKERS  # 106
 JOKER_RACK_VALUE = 30  # R-RK-10, R-RK-11: a joker left on a rack counts 30
 
-_TILE_STRINGS: tuple[str, ...] = tuple(
-    f"{c}{n}" for c in COLOURS for n in range(1, NUM_NUMBERS + 1)
-) + ("JK",)
+_TILE_STRINGS: tuple[str, ...] = tuple(f"{c}{n}" for c in COLOURS for n in range(1, NUM_NUMBERS + 1)) + ("JK",)
 _PARSE = {text: t for t, text in enumerate(_TILE_STRINGS)}
 _ALLOWED = "numbers are 1-13, colours R B K Y, joker JK"
 
@@ -43,8 +41,7 @@ _ALLOWED = "numbers are 1-13, colours R B K Y, joker JK"
 #: the joker.  Shape (53,), dtype int64, unit: points.  Inside a meld a joker is worth the
 #: number of the tile it stands for instead (R-RK-07); the solver handles that case.
 TILE_VALUES: np.ndarray = np.array(
-    [n for _c in range(NUM_COLOURS) for n in range(1, NUM_NUMBERS + 1)]
-    + [JOKER_RACK_VALUE],
+    [n for _c in range(NUM_COLOURS) for n in range(1, NUM_NUMBERS + 1)] + [JOKER_RACK_VALUE],
     dtype=np.int64,
 )
 TILE_VALUES.setflags(write=False)
@@ -100,9 +97,7 @@ def parse_tile(text: str) -> int:
             allowed, e.g. ``tile 'R14' is not a tile: numbers are 1-13, colours R B K Y,
             joker JK``.
     """
-    if not isinstance(
-        text, str
-    ):  # ValueError like every parse error (as cards.parse_card)
+    if not isinstance(text, str):  # ValueError like every parse error (as cards.parse_card)
         raise ValueError(  # noqa: TRY004
             f"tile {text!r} is not a string: tiles are written like 'R7', 'K13' or 'JK'"
         )
@@ -146,13 +141,10 @@ def parse_pool(tiles: Iterable[str]) -> list[int]:
     ids = parse_tiles(list(tiles))
     if len(ids) != POOL_SIZE:
         counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=NUM_TILE_TYPES)
-        missing = [
-            tile_str(t) for t in range(NUM_TILE_TYPES) if counts[t] < COPIES_PER_TYPE
-        ]
+        missing = [tile_str(t) for t in range(NUM_TILE_TYPES) if counts[t] < COPIES_PER_TYPE]
         raise ValueError(
             f"pool has {len(ids)} tiles, expected {POOL_SIZE}: two of each coloured number "
-            f"R1..Y13 and two jokers JK; short of: {' '.join(missing[:10])}"
-            + (" ..." if len(missing) > 10 else "")
+            f"R1..Y13 and two jokers JK; short of: {' '.join(missing[:10])}" + (" ..." if len(missing) > 10 else "")
         )
     return ids
 
@@ -191,20 +183,12 @@ def counts_str(counts: np.ndarray) -> str:
 
 
 def _check_type(t: int) -> None:
-    if (
-        isinstance(t, bool)
-        or not isinstance(t, (int, np.integer))
-        or not 0 <= t < NUM_TILE_TYPES
-    ):
-        raise ValueError(
-            f"tile type {t!r} is not a tile: tile types are ints 0..52 (52 = joker)"
-        )
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t < NUM_TILE_TYPES:
+        raise ValueError(f"tile type {t!r} is not a tile: tile types are ints 0..52 (52 = joker)")
 
 
 def _check_multiplicities(ids: list[int]) -> None:
     counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=NUM_TILE_TYPES)
     for t in np.flatnonzero(counts > COPIES_PER_TYPE):
-        what = (
-            "there are two jokers" if t == JOKER else "each coloured tile exists twice"
-        )
+        what = "there are two jokers" if t == JOKER else "each coloured tile exists twice"
         raise ValueError(f"tile {tile_str(int(t))!r} appears {counts[t]} times; {what}")

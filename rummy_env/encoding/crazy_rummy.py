@@ -29,12 +29,19 @@ def observation_layout(num_players: int, max_turns: int) -> Layout:
         Field("table_natural", 52, 1, "1 for each card on the table as itself"),
     ]
     fields += [
-        Field(f"wild_{suit}", 52, 1, f"1 for the card the wild card of suit {suit} stands for on the table (R-CRAZY-05)")
+        Field(
+            f"wild_{suit}", 52, 1, f"1 for the card the wild card of suit {suit} stands for on the table (R-CRAZY-05)"
+        )
         for suit in "CDHS"
     ]
     fields += [
-        Field(f"known_{k}", 52, 1,
-              f"1 for each card the player {k} seat(s) to the left took from the discard pile or by a swap and still holds")
+        Field(
+            f"known_{k}",
+            52,
+            1,
+            f"1 for each card the player {k} seat(s) to the left took from the discard pile or by a swap "
+            "and still holds",
+        )
         for k in range(1, n)
     ]
     fields += [
@@ -44,9 +51,12 @@ def observation_layout(num_players: int, max_turns: int) -> Layout:
         Field("round", 1, 13, "round number 1..13"),
     ]
     fields += count_fields(
-        n, "1 if that player has put down a meld this round, relative seats",
+        n,
+        "1 if that player has put down a meld this round, relative seats",
         Field("totals", n, 13 * MAX_ROUND_PENALTY, "penalty totals of the game, relative seats (points)"),
-        "turns completed in this round", max_turns)
+        "turns completed in this round",
+        max_turns,
+    )
     return Layout(fields)
 
 
@@ -54,8 +64,14 @@ def encode(view: CrazyView, layout: Layout) -> np.ndarray:
     """The observation vector (float32, shape ``(layout.size,)``) of a player's view."""
     obs = np.zeros(layout.size, dtype=np.float32)
     masks = [
-        view.hand, single(view.top_discard), view.discard_rest, view.table_natural,
-        *(single(c) for c in view.wild_stands_for), *view.known[1:], single(view.forbidden), single(view.must_discard),
+        view.hand,
+        single(view.top_discard),
+        view.discard_rest,
+        view.table_natural,
+        *(single(c) for c in view.wild_stands_for),
+        *view.known[1:],
+        single(view.forbidden),
+        single(view.must_discard),
     ]
     i = 52 * len(masks)
     obs[:i] = bits_to_rows(masks).ravel()

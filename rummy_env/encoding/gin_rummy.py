@@ -20,7 +20,11 @@ PLANES = (
     ("hand", "1 for each card in the observer's hand"),
     ("upcard", "1 for the upcard (top of the discard pile)"),
     ("discard_rest", "1 for each other card of the discard pile: cards the observer has seen leave play"),
-    ("opponent_known", "1 for each card the opponent is known to hold (taken from the discard pile and kept; its whole hand after a showdown)"),
+    (
+        "opponent_known",
+        "1 for each card the opponent is known to hold (taken from the discard pile and kept; "
+        "its whole hand after a showdown)",
+    ),
     ("opponent_discarded", "1 for each card the opponent discarded in this hand"),
     ("forbidden", "1 for the card the observer took from the discard pile this turn and may not discard (R-GIN-04)"),
     ("knocker_melds", "after a showdown: 1 for each card of the knocker's melds (R-GIN-06)"),
@@ -51,8 +55,18 @@ def observation_layout(knock_limit: int, target_score: int, max_turns: int, max_
         Field("knocker", 2, 1, "one-hot relative seat of the player who knocked (all 0 before a showdown)"),
         Field("stock_size", 1, 31, "cards in the stock"),
         Field("knock_limit", 1, knock_limit, "most deadwood a knock may keep in this hand, points (R-GIN-06, 14)"),
-        Field("deadwood", 1, MAX_HAND_POINTS, "least deadwood of all the observer's cards (10, or 11 after a draw), points"),
-        Field("showdown_deadwood", 2, 100, "after a showdown: deadwood of (observer, opponent), the defender's after lay-offs, points"),
+        Field(
+            "deadwood",
+            1,
+            MAX_HAND_POINTS,
+            "least deadwood of all the observer's cards (10, or 11 after a draw), points",
+        ),
+        Field(
+            "showdown_deadwood",
+            2,
+            100,
+            "after a showdown: deadwood of (observer, opponent), the defender's after lay-offs, points",
+        ),
         Field("scores", 2, max_score, "game totals of (observer, opponent), points"),
         Field("turn", 1, max_turns, "turns completed in this hand"),
     ]
@@ -127,9 +141,20 @@ def encode_with_mask(view: GinView, legal_bits: int, num_actions: int = 108) -> 
     obs[:_PLANE_BITS] = bits[:_PLANE_BITS]
     sd = view.showdown_deadwood
     scores = view.scores
-    _TAIL.pack_into(obs, _TAIL_OFFSET, *_ONE_HOTS[(view.phase, view.acting, view.dealer, view.knocker)],
-                    view.stock_size, view.knock_limit, view.deadwood, sd[0], sd[1], scores[0], scores[1], view.turn)
-    return obs, bits[_MASK_START:_MASK_START + num_actions].view(_I8)
+    _TAIL.pack_into(
+        obs,
+        _TAIL_OFFSET,
+        *_ONE_HOTS[(view.phase, view.acting, view.dealer, view.knocker)],
+        view.stock_size,
+        view.knock_limit,
+        view.deadwood,
+        sd[0],
+        sd[1],
+        scores[0],
+        scores[1],
+        view.turn,
+    )
+    return obs, bits[_MASK_START : _MASK_START + num_actions].view(_I8)
 
 
 def encode(view: GinView, layout: Layout | None = None) -> np.ndarray:

@@ -77,7 +77,9 @@ class Layout:
         """
         vector = np.asarray(vector)
         if vector.ndim == 0 or vector.shape[-1] != self.size:
-            raise ValueError(f"vector of shape {vector.shape} does not fit this layout: its last axis must have {self.size} entries")
+            raise ValueError(
+                f"vector of shape {vector.shape} does not fit this layout: its last axis must have {self.size} entries"
+            )
         return {name: vector[..., s] for name, s in self._slices.items()}
 
     def __repr__(self) -> str:

@@ -26,20 +26,32 @@ def observation_layout(num_players: int, target_score: int, max_turns: int) -> L
     """
     n = num_players
     t = NUM_TILE_TYPES
-    return Layout([
-        Field("rack", t, 2, "tiles of each type on the observer's rack"),
-        Field("table", t, 2, "tiles of each type on the table"),
-        Field("play", t, 2, "tiles of each type in the play the observer is building"),
-        Field("last_tile", t, 1, "one-hot type of the last tile added to that play (tiles go in non-decreasing type order)"),
-        Field("initial_meld", n, 1, "1 if that player has made the initial meld (R-RK-07), relative seats"),
-        Field("acting", n, 1, "one-hot relative seat of the acting player (0 = observer; all 0 when over)"),
-        Field("rack_sizes", n, 106, "tiles on each rack, relative seats"),
-        Field("pool_size", 1, 106, "tiles left in the pool"),
-        Field("scores", n, target_score + ALL_TILES_VALUE, "game totals in points (signed), relative seats",
-              low=-((n - 1) * target_score + ALL_TILES_VALUE)),
-        Field("passes", 1, n, "passes in a row with the pool empty (R-RK-11)"),
-        Field("turn", 1, max_turns, "turns completed in this hand"),
-    ])
+    return Layout(
+        [
+            Field("rack", t, 2, "tiles of each type on the observer's rack"),
+            Field("table", t, 2, "tiles of each type on the table"),
+            Field("play", t, 2, "tiles of each type in the play the observer is building"),
+            Field(
+                "last_tile",
+                t,
+                1,
+                "one-hot type of the last tile added to that play (tiles go in non-decreasing type order)",
+            ),
+            Field("initial_meld", n, 1, "1 if that player has made the initial meld (R-RK-07), relative seats"),
+            Field("acting", n, 1, "one-hot relative seat of the acting player (0 = observer; all 0 when over)"),
+            Field("rack_sizes", n, 106, "tiles on each rack, relative seats"),
+            Field("pool_size", 1, 106, "tiles left in the pool"),
+            Field(
+                "scores",
+                n,
+                target_score + ALL_TILES_VALUE,
+                "game totals in points (signed), relative seats",
+                low=-((n - 1) * target_score + ALL_TILES_VALUE),
+            ),
+            Field("passes", 1, n, "passes in a row with the pool empty (R-RK-11)"),
+            Field("turn", 1, max_turns, "turns completed in this hand"),
+        ]
+    )
 
 
 def encode(view: RummikubView, layout: Layout) -> np.ndarray:
@@ -48,21 +60,21 @@ def encode(view: RummikubView, layout: Layout) -> np.ndarray:
     t = NUM_TILE_TYPES
     obs = np.zeros(layout.size, dtype=np.float32)
     obs[:t] = view.rack
-    obs[t:2 * t] = view.table
-    obs[2 * t:3 * t] = view.chosen
+    obs[t : 2 * t] = view.table
+    obs[2 * t : 3 * t] = view.chosen
     if view.last_tile >= 0:
         obs[3 * t + view.last_tile] = 1
     i = 4 * t
-    obs[i:i + n] = view.initial_meld
+    obs[i : i + n] = view.initial_meld
     i += n
     if view.acting >= 0:
         obs[i + view.acting] = 1
     i += n
-    obs[i:i + n] = view.rack_sizes
+    obs[i : i + n] = view.rack_sizes
     i += n
     obs[i] = view.pool_size
     i += 1
-    obs[i:i + n] = view.scores
+    obs[i : i + n] = view.scores
     i += n
     obs[i] = view.passes
     obs[i + 1] = view.turn

@@ -30,16 +30,29 @@ def observation_layout(num_players: int, target_score: int, max_turns: int) -> L
         Field("table", 52, 1, "1 for each card in a meld on the table"),
     ]
     fields += [
-        Field(f"known_{k}", 52, 1, f"1 for each card the player {k} seat(s) to the left took from the discard pile and still holds")
+        Field(
+            f"known_{k}",
+            52,
+            1,
+            f"1 for each card the player {k} seat(s) to the left took from the discard pile and still holds",
+        )
         for k in range(1, n)
     ]
     fields += [
-        Field("forbidden", 52, 1, "1 for the card the observer took from the discard pile this turn and may not discard (R-RUMMY-09)"),
+        Field(
+            "forbidden",
+            52,
+            1,
+            "1 for the card the observer took from the discard pile this turn and may not discard (R-RUMMY-09)",
+        ),
     ]
     fields += count_fields(
-        n, "1 if that player has melded or laid off in this hand, relative seats",
+        n,
+        "1 if that player has melded or laid off in this hand, relative seats",
         Field("scores", n, target_score + MAX_HAND_POINTS, "game totals in points, relative seats"),
-        "turns completed in this hand", max_turns)
+        "turns completed in this hand",
+        max_turns,
+    )
     return Layout(fields)
 
 
@@ -54,7 +67,14 @@ def encode(view: RummyView, layout: Layout) -> np.ndarray:
         float32 array of shape ``(layout.size,)``.
     """
     obs = np.zeros(layout.size, dtype=np.float32)
-    masks = [view.hand, single(view.top_discard), view.discard_rest, view.table, *view.known[1:], single(view.forbidden)]
+    masks = [
+        view.hand,
+        single(view.top_discard),
+        view.discard_rest,
+        view.table,
+        *view.known[1:],
+        single(view.forbidden),
+    ]
     planes = 52 * len(masks)
     obs[:planes] = bits_to_rows(masks).ravel()
     fill_counts(obs, planes, view, view.scores)

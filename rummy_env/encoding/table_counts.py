@@ -52,9 +52,9 @@ def fill_counts(obs: np.ndarray, i: int, view, totals) -> None:
     i += n
     obs[i] = view.stock_size
     i += 1
-    obs[i:i + n] = view.hand_sizes
+    obs[i : i + n] = view.hand_sizes
     i += n
-    obs[i:i + n] = view.melded
+    obs[i : i + n] = view.melded
     i += n
-    obs[i:i + n] = totals
+    obs[i : i + n] = totals
     obs[i + n] = view.turn

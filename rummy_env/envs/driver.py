@@ -167,11 +167,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
         # most steps reward no one: then the zero rewards dict of the last step stands
         nonzero = any(rewards)
         if nonzero or self._nonzero_rewards:
-            self.rewards = dict(zip(self.agents, rewards))
+            self.rewards = dict(zip(self.agents, rewards, strict=False))
             self._nonzero_rewards = nonzero
         if state.hands_played != self._hands_seen:
             self._hands_seen = state.hands_played
-            for a, info in zip(self.agents, self._hand_infos()):
+            for a, info in zip(self.agents, self._hand_infos(), strict=False):
                 self.infos[a] = info
         if state.is_terminal():
             done = self.truncations if state.truncated else self.terminations

@@ -62,8 +62,9 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": []}
     MAX_SKIPPED = 100  # consecutive deals that end before the learner acts, before giving up
 
-    def __init__(self, aec_env: Any, opponents: Sequence[Policy], learner_seat: int | None = None,
-                 seed: int | None = None):
+    def __init__(
+        self, aec_env: Any, opponents: Sequence[Policy], learner_seat: int | None = None, seed: int | None = None
+    ):
         super().__init__()
         if not opponents:
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
@@ -110,8 +111,10 @@ class SingleAgentEnv(gymnasium.Env):
                 return obs, {**info, "skipped_episodes": skipped}
             if options is not None:
                 raise RuntimeError("the stacked episode ended before the learner's first decision")
-        raise RuntimeError(f"{self.MAX_SKIPPED} deals in a row ended before the learner's first decision: "
-                           "is max_turns smaller than the number of seats?")
+        raise RuntimeError(
+            f"{self.MAX_SKIPPED} deals in a row ended before the learner's first decision: "
+            "is max_turns smaller than the number of seats?"
+        )
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner's action, then the opponents' moves until the learner's next turn."""

@@ -57,7 +57,7 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
         if agent == raw.agent_selection:
             self._prev_obs = obs
             infos = raw.infos
-            self._prev_info = infos[agent] if agent in infos else {}
+            self._prev_info = infos.get(agent, {})
         return obs
 
     def step(self, action: Any) -> None:
@@ -65,8 +65,13 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
         # attribute hops; everything else goes through PettingZoo's code
         prev = self._prev_obs
         raw = self._raw
-        if (self._direct and type(prev) is dict and not self._terminated and type(action) is int
-                and "action_mask" in prev):
+        if (
+            self._direct
+            and type(prev) is dict
+            and not self._terminated
+            and type(action) is int
+            and "action_mask" in prev
+        ):
             agent = raw.agent_selection
             if not raw.terminations[agent] and not raw.truncations[agent] and prev["action_mask"][action]:
                 self._prev_obs = None
@@ -91,8 +96,10 @@ class AssertOutOfBoundsWrapper(_fast(wrappers.AssertOutOfBoundsWrapper)):  # typ
             self.env.step(action)
         elif isinstance(action, (bool, np.bool_)):
             # Discrete.contains takes True for 1; the mask lookup downstream would not
-            raise ActionTypeError(f"action {action!r} has type {type(action).__name__}: actions are integer ids "
-                                  f"0..{self._num_actions - 1}")
+            raise ActionTypeError(
+                f"action {action!r} has type {type(action).__name__}: actions are integer ids "
+                f"0..{self._num_actions - 1}"
+            )
         else:
             super().step(action)
 
@@ -131,11 +138,16 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
 
     def step(self, action: Any) -> None:
         inner = self._inner
-        if inner is not None and self._has_reset and type(action) is int and 0 <= action < self._num_actions:
-            if self._raw.agents:
-                self._has_updated = True
-                inner.step(action)
-                return
+        if (
+            inner is not None
+            and self._has_reset
+            and type(action) is int
+            and 0 <= action < self._num_actions
+            and self._raw.agents
+        ):
+            self._has_updated = True
+            inner.step(action)
+            return
         super().step(action)
 
     def reset(self, seed: Any = None, options: Any = None) -> None:

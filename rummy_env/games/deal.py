@@ -33,8 +33,14 @@ def complete_deck(order: list[int], upcard_at: int | None = None) -> list[str]:
     return [card_str(c) for c in order + rest]
 
 
-def stack_upcard_deck(hands: Sequence[Sequence[str] | str], cards_each: int, upcard: str | None,
-                      stock: Sequence[str] | str, dealer: int, rule: str) -> list[str]:
+def stack_upcard_deck(
+    hands: Sequence[Sequence[str] | str],
+    cards_each: int,
+    upcard: str | None,
+    stock: Sequence[str] | str,
+    dealer: int,
+    rule: str,
+) -> list[str]:
     """A 52-card deck (card strings, top first) dealing ``hands`` one card at a time
     from the dealer's left (``dealer + 1``, then clockwise), then the upcard (default:
     the first unnamed card), then ``stock`` on top of the rest in card-id order.

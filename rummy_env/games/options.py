@@ -23,6 +23,7 @@ class OptionNames:
         """Names of all options, in declaration order."""
         return tuple(f.name for f in fields(cls))
 
+
 REWARDS = ("win", "score")
 
 
@@ -77,7 +78,9 @@ def check_known(options: dict, known: Sequence[str], what: str) -> None:
     """
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ValueError(f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}")
+        raise ValueError(
+            f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}"
+        )
 
 
 def check_seat(name: str, value: Any, num_players: int) -> int:

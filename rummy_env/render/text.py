@@ -43,13 +43,16 @@ def render_rummy(state, viewer: int) -> str:
         lines.append(f"    {cards_str(m.cards()):<40} (player_{m.owner})")
     top = cards_str([view.top_discard]) if view.top_discard >= 0 else "empty"
     lines.append(f"  discard pile: top {top}, {len(state.discard)} card(s); stock: {view.stock_size} card(s)")
-    lines.append("  " + "  ".join(
-        f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.scores[k]} pts" for k in range(n)
-    ))
+    lines.append(
+        "  "
+        + "  ".join(f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.scores[k]} pts" for k in range(n))
+    )
     if state.last_hand is not None and state.is_terminal():
         h = state.last_hand
         who = f"player_{h['winner']}" if h["winner"] >= 0 else "no one"
-        lines.append(f"  last hand: won by {who}{' (rummy, double)' if h['rummy'] else ''}; hand scores {h['hand_scores']}")
+        lines.append(
+            f"  last hand: won by {who}{' (rummy, double)' if h['rummy'] else ''}; hand scores {h['hand_scores']}"
+        )
     return "\n".join(lines)
 
 
@@ -77,17 +80,24 @@ def render_crazy_rummy(state, viewer: int) -> str:
         lines.append(f"  must discard {cards_str([view.must_discard])} unless going out (one-card rule)")
     lines.append("  table melds:" + ("" if len(state.table) else " none"))
     for m in state.table:
-        shown = [cards_str([w]) + "=" + cards_str([c]) if c in m.wilds else cards_str([c])
-                 for c, w in ((c, m.wilds.get(c)) for c in m.cards())]
+        shown = [
+            cards_str([w]) + "=" + cards_str([c]) if c in m.wilds else cards_str([c])
+            for c, w in ((c, m.wilds.get(c)) for c in m.cards())
+        ]
         lines.append(f"    {' '.join(shown):<40} (player_{m.owner})")
     top = cards_str([view.top_discard]) if view.top_discard >= 0 else "empty"
     lines.append(f"  discard pile: top {top}, {len(state.discard)} card(s); stock: {view.stock_size} card(s)")
-    lines.append("  " + "  ".join(
-        f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.totals[k]} penalty" for k in range(n)
-    ))
+    lines.append(
+        "  "
+        + "  ".join(
+            f"player_{(viewer + k) % n}: {view.hand_sizes[k]} cards, {view.totals[k]} penalty" for k in range(n)
+        )
+    )
     if state.last_hand is not None and state.is_terminal():
-        lines.append(f"  last round's penalties: {_by_seat(state.last_hand['hand_scores'])}"
-                     + (" (truncated by max_turns)" if state.truncated else ""))
+        lines.append(
+            f"  last round's penalties: {_by_seat(state.last_hand['hand_scores'])}"
+            + (" (truncated by max_turns)" if state.truncated else "")
+        )
     return "\n".join(lines)
 
 
@@ -110,8 +120,10 @@ def render_gin(state, viewer: int) -> str:
     view = state.observation(viewer)
     other = 1 - viewer
     phase = {0: "take or pass the upcard", 1: "draw", 2: "discard"}.get(view.phase, "")
-    head = (f"Gin Rummy: hand {state.hands_played + (0 if state.is_terminal() else 1)}, turn {view.turn}, "
-            f"dealer player_{state.dealer}, knock limit {view.knock_limit}, ")
+    head = (
+        f"Gin Rummy: hand {state.hands_played + (0 if state.is_terminal() else 1)}, turn {view.turn}, "
+        f"dealer player_{state.dealer}, knock limit {view.knock_limit}, "
+    )
     head += f"player_{state.current} to {phase}" if not state.is_terminal() else "episode over"
     lines = [head, f"  player_{viewer}'s hand: {hand_text(view.hand)} (deadwood {view.deadwood})"]
     if view.forbidden >= 0:
@@ -127,13 +139,17 @@ def render_gin(state, viewer: int) -> str:
         if sd is not None:
             k = last["knocker"]
             melds = " | ".join(cards_str(MELDS[m].cards) for m in sd.knocker_melds) or "none"
-            lines.append(f"  player_{k} knocked: melds {melds}; deadwood {sd.knocker_deadwood}"
-                         + (f" ({hand_text(sd.knocker_deadwood_cards)})" if sd.knocker_deadwood_cards else ""))
+            lines.append(
+                f"  player_{k} knocked: melds {melds}; deadwood {sd.knocker_deadwood}"
+                + (f" ({hand_text(sd.knocker_deadwood_cards)})" if sd.knocker_deadwood_cards else "")
+            )
             d = sd.defender
             melds = " | ".join(cards_str(MELDS[m].cards) for m in d.melds) or "none"
             lays = " ".join(cards_str([x.card]) for x in d.layoffs) or "none"
-            lines.append(f"  player_{1 - k} lays out: melds {melds}; lays off {lays}; deadwood {d.deadwood}"
-                         + (f" ({hand_text(d.deadwood_cards)})" if d.deadwood_cards else ""))
+            lines.append(
+                f"  player_{1 - k} lays out: melds {melds}; lays off {lays}; deadwood {d.deadwood}"
+                + (f" ({hand_text(d.deadwood_cards)})" if d.deadwood_cards else "")
+            )
         who = f"player_{last['winner']}" if last["winner"] >= 0 else "no one"
         lines.append(f"  last hand: {last['result']}, won by {who}; hand scores {last['hand_scores']}")
     return "\n".join(lines)
@@ -164,13 +180,19 @@ def render_rummikub(state, viewer: int) -> str:
     for meld in melds:
         lines.append("    " + " ".join(tile_str(t) for t in meld))
     lines.append(f"  pool: {view.pool_size} tile(s)")
-    lines.append("  " + "  ".join(
-        f"player_{(viewer + k) % n}: {view.rack_sizes[k]} tiles, {view.scores[k]} pts"
-        + (", initial meld made" if view.initial_meld[k] else "") for k in range(n)
-    ))
+    lines.append(
+        "  "
+        + "  ".join(
+            f"player_{(viewer + k) % n}: {view.rack_sizes[k]} tiles, {view.scores[k]} pts"
+            + (", initial meld made" if view.initial_meld[k] else "")
+            for k in range(n)
+        )
+    )
     if state.last_hand is not None and state.is_terminal():
-        lines.append(f"  last hand's scores: {_by_seat(state.last_hand['hand_scores'])}"
-                     + (" (truncated by max_turns)" if state.truncated else ""))
+        lines.append(
+            f"  last hand's scores: {_by_seat(state.last_hand['hand_scores'])}"
+            + (" (truncated by max_turns)" if state.truncated else "")
+        )
     return "\n".join(lines)
 
 

@@ -10,7 +10,9 @@ OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 
 
 def deal(first_hand, stock=(), wild_rank=5):
-    return scripted_env(crazy_rummy_v0, stack_deck([first_hand, *OTHERS], stock=stock, dealer=2), 2, wild_rank=wild_rank)
+    return scripted_env(
+        crazy_rummy_v0, stack_deck([first_hand, *OTHERS], stock=stock, dealer=2), 2, wild_rank=wild_rank
+    )
 
 
 def next_move(env):

@@ -69,4 +69,6 @@ def test_known_spots_replace_the_guess_except_next_to_the_plan_s_own_melds():
     planner = GoOutPlanner(wild_cards(1), table("5H 6H 7H"), known_spots=0)
     plan = planner.plan(cards("8C 9C TC JC KD"), melded=True)
     assert [(kind, MELDS[x].cards if kind == "meld" else x) for kind, x in plan] == [
-        ("meld", tuple(parse_cards(["8C", "9C", "TC"]))), ("layoff", parse_card("JC"))]
+        ("meld", tuple(parse_cards(["8C", "9C", "TC"]))),
+        ("layoff", parse_card("JC")),
+    ]

@@ -17,7 +17,17 @@ from rummy_env.core.cards import (
 
 
 def test_card_order_is_suit_major_clubs_diamonds_hearts_spades_ace_to_king():
-    assert [card_str(c) for c in (0, 1, 9, 12, 13, 25, 26, 39, 51)] == ["AC", "2C", "TC", "KC", "AD", "KD", "AH", "AS", "KS"]
+    assert [card_str(c) for c in (0, 1, 9, 12, 13, 25, 26, 39, 51)] == [
+        "AC",
+        "2C",
+        "TC",
+        "KC",
+        "AD",
+        "KD",
+        "AH",
+        "AS",
+        "KS",
+    ]
     assert (rank_of(48), suit_of(48)) == (9, 3)  # TS
 
 

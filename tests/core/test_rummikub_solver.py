@@ -77,9 +77,7 @@ def assert_certificate(counts: np.ndarray, melds: list[list[int]]) -> None:
 def random_multiset(rng: np.random.Generator, size: int, jokers: bool) -> np.ndarray:
     pool = [t for t in range(NUM_TILE_TYPES - (0 if jokers else 1)) for _ in range(2)]
     pick = rng.choice(len(pool), size=size, replace=False)
-    return np.bincount([pool[k] for k in pick], minlength=NUM_TILE_TYPES).astype(
-        np.int64
-    )
+    return np.bincount([pool[k] for k in pick], minlength=NUM_TILE_TYPES).astype(np.int64)
 
 
 def perturbed_table(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -185,14 +183,10 @@ def test_input_errors():
         can_partition(np.zeros(52, dtype=np.int64))
     bad = ZERO.copy()
     bad[0] = 3
-    with pytest.raises(
-        ValueError, match="counts holds 3 tiles of type 0 \\(R1\\); counts are 0..2"
-    ):
+    with pytest.raises(ValueError, match="counts holds 3 tiles of type 0 \\(R1\\); counts are 0..2"):
         can_partition(bad)
     table = C("R1 R1")
-    with pytest.raises(
-        ValueError, match="table and rack hold 3 tiles of type R1 together"
-    ):
+    with pytest.raises(ValueError, match="table and rack hold 3 tiles of type R1 together"):
         extension_mask(table, C("R1"), ZERO, True)
     with pytest.raises(ValueError, match="chosen holds 1 of B2 but the rack only 0"):
         extension_mask(ZERO, C("R1"), C("B2"), True)
@@ -226,9 +220,7 @@ def test_initial_meld_29_rejected_30_accepted():
     # R-RK-07: exactly 30 with a joker is accepted: R9 R10 JK (JK = R11) = 30
     rack = C("R9 R10 JK B1 B2")
     assert is_legal_play(ZERO, rack, C("R9 R10 JK"), False)
-    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles(
-        "R9 R10 JK"
-    )
+    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles("R9 R10 JK")
     # 29 with a joker is rejected: R2 R3 JK (JK = R4) = 9 and R5 B5 K5 Y5 = 20
     rack = C("R2 R3 JK R5 B5 K5 Y5")
     assert not is_legal_play(ZERO, rack, rack, False)
@@ -236,15 +228,11 @@ def test_initial_meld_29_rejected_30_accepted():
     assert is_legal_play(ZERO, rack, rack, False, initial_meld_points=29)
     # without jokers: 30 accepted, 27 rejected, two melds may add up
     rack = C("R9 R10 R11 B1")
-    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles(
-        "R9 R10 R11"
-    )
+    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles("R9 R10 R11")
     rack = C("R8 R9 R10 B1 B2")  # 27
     assert not extension_mask(ZERO, rack, ZERO, False).any()
     rack = C("R8 R9 R10 B1 B2 B3")  # 27 + 6 = 33 in two melds
-    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles(
-        "R8 R9 R10 B1 B2 B3"
-    )
+    assert list(np.flatnonzero(extension_mask(ZERO, rack, ZERO, False))) == parse_tiles("R8 R9 R10 B1 B2 B3")
     # and once R8 is chosen only tiles of some 30-point play stay legal
     mask = extension_mask(ZERO, rack, C("R8"), False)
     assert list(np.flatnonzero(mask)) == parse_tiles("R9 R10 B1 B2 B3")
@@ -261,9 +249,7 @@ def test_play_after_initial_meld():
     assert not is_legal_play(table, rack, ZERO, True)  # at least one tile
     assert not is_legal_play(table, rack, C("R8"), True)  # not on the rack
     # chosen R6: R7 still extends (R3..R7), B1 does not
-    assert list(
-        np.flatnonzero(extension_mask(table, rack, C("R6"), True))
-    ) == parse_tiles("R7")
+    assert list(np.flatnonzero(extension_mask(table, rack, C("R6"), True))) == parse_tiles("R7")
 
 
 def test_ordered_mask_golden():
@@ -271,28 +257,18 @@ def test_ordered_mask_golden():
     table = ZERO
     rack = C("R3 R4 R5 B4 K4 B9")
     # unordered: every tile of R3 R4 R5 and of R4 B4 K4 can be added
-    assert list(np.flatnonzero(extension_mask(table, rack, ZERO, True))) == parse_tiles(
-        "R3 R4 R5 B4 K4"
-    )
+    assert list(np.flatnonzero(extension_mask(table, rack, ZERO, True))) == parse_tiles("R3 R4 R5 B4 K4")
     # ordered: R3 starts R3 R4 R5, R4 starts R4 B4 K4; B4 or K4 first cannot be completed
     # because R4 (a lower type) would have to follow
-    assert list(
-        np.flatnonzero(ordered_extension_mask(table, rack, ZERO, True))
-    ) == parse_tiles("R3 R4")
+    assert list(np.flatnonzero(ordered_extension_mask(table, rack, ZERO, True))) == parse_tiles("R3 R4")
     # after R4: R5 would need R3 (closed), B4 completes R4 B4 K4
     got = ordered_extension_mask(table, rack, C("R4"), True)
     assert list(np.flatnonzero(got)) == parse_tiles("B4")
-    assert list(
-        np.flatnonzero(ordered_extension_mask(table, rack, C("R3 R4"), True))
-    ) == [parse_tile("R5")]
+    assert list(np.flatnonzero(ordered_extension_mask(table, rack, C("R3 R4"), True))) == [parse_tile("R5")]
     # a joker is the highest type: it can only come last (R4 JK alone is no meld)
     rack = C("R3 R4 JK")
-    assert list(np.flatnonzero(ordered_extension_mask(ZERO, rack, ZERO, True))) == [
-        parse_tile("R3")
-    ]
-    assert list(
-        np.flatnonzero(ordered_extension_mask(ZERO, rack, C("R3 R4"), True))
-    ) == [JOKER]
+    assert list(np.flatnonzero(ordered_extension_mask(ZERO, rack, ZERO, True))) == [parse_tile("R3")]
+    assert list(np.flatnonzero(ordered_extension_mask(ZERO, rack, C("R3 R4"), True))) == [JOKER]
 
 
 def test_ordered_mask_pure_python_matches_kernel():
@@ -332,9 +308,7 @@ def test_table_play_option():
     assert not is_legal_play(table, rack, C("R6"), False, 30, True)
     mask = extension_mask(table, rack, ZERO, False, 30, True)
     assert list(np.flatnonzero(mask)) == parse_tiles("R6 B10 K10 Y10")
-    assert list(
-        np.flatnonzero(extension_mask(table, rack, ZERO, False, 30, False))
-    ) == parse_tiles("B10 K10 Y10")
+    assert list(np.flatnonzero(extension_mask(table, rack, ZERO, False, 30, False))) == parse_tiles("B10 K10 Y10")
 
 
 def test_best_play_golden():
@@ -345,9 +319,7 @@ def test_best_play_golden():
     assert play_points(table, p) == 6 + 7 + 27
     # before the initial meld only the group (27 points) is there: not enough for 30
     assert not best_play(table, rack, False, "points").any()
-    assert np.array_equal(
-        best_play(table, rack, False, "points", initial_meld_points=20), C("B9 K9 Y9")
-    )
+    assert np.array_equal(best_play(table, rack, False, "points", initial_meld_points=20), C("B9 K9 Y9"))
     # tiles objective with a joker: R1 R2 JK (3 tiles, 6 points) vs B13 K13 Y13
     rack = C("R1 R2 JK B13 K13 Y13")
     assert np.array_equal(best_play(ZERO, rack, True, "tiles"), rack)
@@ -388,9 +360,7 @@ def test_best_play_matches_milp():
         threshold = int(rng.choice([30, 30, 10, 20]))
         objective = "points" if k % 2 else "tiles"
         play = best_play(table, rack, done, objective, threshold, table_play)
-        ref = oracle.milp_best_value(
-            table, rack, done, objective, threshold, table_play
-        )
+        ref = oracle.milp_best_value(table, rack, done, objective, threshold, table_play)
         if ref is None:
             assert play.sum() == 0
             continue
@@ -436,9 +406,7 @@ def test_extension_mask_matches_bruteforce(done, table_play, thresholds):
         table, rack, chosen = small_position(rng)
         threshold = thresholds[k % len(thresholds)]
         got = extension_mask(table, rack, chosen, done, threshold, table_play)
-        ref = oracle.extension_mask_bruteforce(
-            table, rack, chosen, done, threshold, table_play
-        )
+        ref = oracle.extension_mask_bruteforce(table, rack, chosen, done, threshold, table_play)
         assert np.array_equal(got, ref), (
             table.tolist(),
             rack.tolist(),
@@ -447,9 +415,9 @@ def test_extension_mask_matches_bruteforce(done, table_play, thresholds):
         )
         nonempty += bool(got.any())
         play = chosen + (rng.random(NUM_TILE_TYPES) < 0.5) * (rack - chosen)
-        assert is_legal_play(
-            table, rack, play, done, threshold, table_play
-        ) == oracle.is_legal_play_bruteforce(table, play, done, threshold, table_play)
+        assert is_legal_play(table, rack, play, done, threshold, table_play) == oracle.is_legal_play_bruteforce(
+            table, play, done, threshold, table_play
+        )
     assert nonempty > count // 5
 
 

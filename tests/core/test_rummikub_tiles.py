@@ -109,13 +109,9 @@ def test_parse_tiles_string_and_list():
 
 
 def test_parse_tiles_over_count():
-    with pytest.raises(
-        ValueError, match="tile 'B5' appears 3 times; each coloured tile exists twice"
-    ):
+    with pytest.raises(ValueError, match="tile 'B5' appears 3 times; each coloured tile exists twice"):
         parse_tiles("B5 B5 b5")
-    with pytest.raises(
-        ValueError, match="tile 'JK' appears 3 times; there are two jokers"
-    ):
+    with pytest.raises(ValueError, match="tile 'JK' appears 3 times; there are two jokers"):
         parse_tiles(["JK"] * 3)
 
 
@@ -128,22 +124,16 @@ def test_parse_pool_ok():
 
 def test_parse_pool_errors():
     strings = full_pool_strings()
-    with pytest.raises(
-        ValueError, match="pool has 105 tiles, expected 106: .*short of: R1"
-    ):
+    with pytest.raises(ValueError, match="pool has 105 tiles, expected 106: .*short of: R1"):
         parse_pool(strings[1:])
-    with pytest.raises(
-        ValueError, match="tile 'R1' appears 3 times; each coloured tile exists twice"
-    ):
+    with pytest.raises(ValueError, match="tile 'R1' appears 3 times; each coloured tile exists twice"):
         parse_pool(strings[1:] + ["R1", "R1"])
     with pytest.raises(
         ValueError,
         match="tile 'R14' is not a tile: numbers are 1-13, colours R B K Y, joker JK",
     ):
         parse_pool(strings[:-1] + ["R14"])
-    with pytest.raises(
-        ValueError, match="tile 'JK' appears 3 times; there are two jokers"
-    ):
+    with pytest.raises(ValueError, match="tile 'JK' appears 3 times; there are two jokers"):
         parse_pool(strings[2:] + ["JK"])
 
 

@@ -36,4 +36,6 @@ def test_errors_name_the_problem():
 def test_bits_to_rows():
     rows = bits_to_rows([0b101, 1 << 51, 0])
     assert rows.shape == (3, 52) and rows.dtype == np.uint8
-    assert np.flatnonzero(rows[0]).tolist() == [0, 2] and np.flatnonzero(rows[1]).tolist() == [51] and rows[2].sum() == 0
+    assert (
+        np.flatnonzero(rows[0]).tolist() == [0, 2] and np.flatnonzero(rows[1]).tolist() == [51] and rows[2].sum() == 0
+    )

@@ -30,8 +30,19 @@ def test_observation_of_a_known_deal_is_exact():
     assert o[lay.slice("acting")].tolist() == [1, 0, 0]
     assert o[lay.slice("stock_size")].tolist() == [30]
     assert o[lay.slice("hand_sizes")].tolist() == [8, 7, 7]
-    for name in ("top_discard", "discard_rest", "table_natural", "wild_C", "known_1", "known_2",
-                 "forbidden", "must_discard", "melded", "totals", "turn"):
+    for name in (
+        "top_discard",
+        "discard_rest",
+        "table_natural",
+        "wild_C",
+        "known_1",
+        "known_2",
+        "forbidden",
+        "must_discard",
+        "melded",
+        "totals",
+        "turn",
+    ):
         assert o[lay.slice(name)].sum() == 0, name
     play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")
     o1 = env.observe("player_1")["observation"]
@@ -58,4 +69,5 @@ def test_render_labels_the_last_round_and_says_when_max_turns_cut_it():
     assert env.unwrapped.game_state.truncated
     # max_turns ends the round, scoring nothing (the env's move limit)
     assert env.unwrapped.render().endswith(
-        "last round's penalties: player_0 0, player_1 0, player_2 0 (truncated by max_turns)")
+        "last round's penalties: player_0 0, player_1 0, player_2 0 (truncated by max_turns)"
+    )

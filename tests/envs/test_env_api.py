@@ -33,7 +33,7 @@ def test_api_test_passes_without_warnings(variant, options):
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
 def test_seed_test_passes(variant):
     for options in variant.api_options:
-        seed_test(lambda: variant.module.env(**options), num_cycles=100)
+        seed_test(lambda options=options: variant.module.env(**options), num_cycles=100)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -240,7 +240,7 @@ def test_a_failed_first_reset_leaves_the_env_unreset(variant):
     with pytest.raises(ValueError, match=message):
         env.reset(options={"deck": deck})
     with pytest.raises(AttributeError, match="cannot be accessed before reset"):
-        env.agent_selection
+        _ = env.agent_selection
     with pytest.raises(RuntimeError, match=r"call reset\(\) before observe\(\)"):
         variant.module.raw_env().observe("player_0")
     env.reset(seed=1)

@@ -24,14 +24,23 @@ P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
 P1 = "QC JC 9C 8D 7D 4C TD KS QS JD"
 
 
-@pytest.mark.parametrize("options", [
-    {},
-    {"episode": "game", "reward": "score", "game_bonuses": True, "target_score": 60},
-    {"max_turns": 3},  # truncation: dead steps of both agents
-    {"oklahoma": True, "big_gin": False, "knock_limit": 0, "episode": "game", "undercut_bonus": 0,
-     "game_bonuses": True},  # an unbounded score field
-    {"knock_limit": 40},  # random play knocks
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"episode": "game", "reward": "score", "game_bonuses": True, "target_score": 60},
+        {"max_turns": 3},  # truncation: dead steps of both agents
+        {
+            "oklahoma": True,
+            "big_gin": False,
+            "knock_limit": 0,
+            "episode": "game",
+            "undercut_bonus": 0,
+            "game_bonuses": True,
+        },  # an unbounded score field
+        {"knock_limit": 40},  # random play knocks
+    ],
+)
 def test_api_test_passes_without_warnings(options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -66,8 +75,19 @@ def test_a_seeded_reset_keeps_the_options():
 
 
 def test_pickling_keeps_non_default_options():
-    options = dict(knock_limit=15, gin_bonus=20, undercut_bonus=10, big_gin=False, big_gin_bonus=40, oklahoma=True,
-                   target_score=150, game_bonuses=True, max_turns=77, episode="game", reward="score")
+    options = dict(
+        knock_limit=15,
+        gin_bonus=20,
+        undercut_bonus=10,
+        big_gin=False,
+        big_gin_bonus=40,
+        oklahoma=True,
+        target_score=150,
+        game_bonuses=True,
+        max_turns=77,
+        episode="game",
+        reward="score",
+    )
     env = gin_rummy_v0.env(render_mode="ansi", **options)
     clone = pickle.loads(pickle.dumps(env))
     assert clone.unwrapped.game.config == env.unwrapped.game.config
@@ -89,7 +109,9 @@ def test_spaces_are_cached_and_sized():
     assert env.unwrapped.metadata["name"] == "gin_rummy_v0"
     lay = env.unwrapped.layout
     assert space.high[lay.slice("knock_limit")][0] == 10 and space.high[lay.slice("scores")][0] == 100 + 31
-    assert gin_rummy_v0.env(knock_limit=40).observation_space(agent)["observation"].high[lay.slice("knock_limit")][0] == 40
+    assert (
+        gin_rummy_v0.env(knock_limit=40).observation_space(agent)["observation"].high[lay.slice("knock_limit")][0] == 40
+    )
 
 
 def test_the_scores_bound_follows_the_options():
@@ -98,7 +120,9 @@ def test_the_scores_bound_follows_the_options():
 
     assert max_total(GinRummyConfig()) == 131  # one hand: 100 + the big gin bonus
     assert max_total(GinRummyConfig(episode="game", big_gin=False)) == 99 + 125
-    assert max_total(GinRummyConfig(episode="game", game_bonuses=True, target_score=50)) == 2 * (49 + 131 + 100 + 25 * 50)
+    assert max_total(GinRummyConfig(episode="game", game_bonuses=True, target_score=50)) == 2 * (
+        49 + 131 + 100 + 25 * 50
+    )
     # a hand won with 0 points (gin with 0 bonus against 0 deadwood) makes the box bonus unbounded
     assert max_total(GinRummyConfig(episode="game", game_bonuses=True, gin_bonus=0)) == float("inf")
 
@@ -117,8 +141,19 @@ def test_observation_of_a_known_deal_is_exact():
     assert o.dtype == np.float32 and o.shape == (485,)
     assert np.flatnonzero(o[lay.slice("hand")]).tolist() == sorted(parse_cards(P0))
     assert np.flatnonzero(o[lay.slice("upcard")]).tolist() == parse_cards("AC")
-    for name in ("discard_rest", "opponent_known", "opponent_discarded", "forbidden", "knocker_melds", "layoffs",
-                 "defender_melds", "knocker", "showdown_deadwood", "scores", "turn"):
+    for name in (
+        "discard_rest",
+        "opponent_known",
+        "opponent_discarded",
+        "forbidden",
+        "knocker_melds",
+        "layoffs",
+        "defender_melds",
+        "knocker",
+        "showdown_deadwood",
+        "scores",
+        "turn",
+    ):
         assert o[lay.slice(name)].sum() == 0, name
     assert o[lay.slice("phase")].tolist() == [1, 0, 0]  # upcard offer
     assert o[lay.slice("acting")].tolist() == [1, 0] and o[lay.slice("dealer")].tolist() == [0, 1]
@@ -144,7 +179,10 @@ def test_taking_the_upcard_is_public_and_forbidden_to_discard():
     assert mine["observation"][lay.slice("phase")].tolist() == [0, 0, 1]
     assert mine["observation"][lay.slice("deadwood")].tolist() == [11]  # all 11 cards: KD + AC
     assert np.flatnonzero(theirs["observation"][lay.slice("opponent_known")]).tolist() == ac
-    assert theirs["observation"][lay.slice("upcard")].sum() == 0 and theirs["observation"][lay.slice("forbidden")].sum() == 0
+    assert (
+        theirs["observation"][lay.slice("upcard")].sum() == 0
+        and theirs["observation"][lay.slice("forbidden")].sum() == 0
+    )
     legal = [env.unwrapped.action_to_string(a) for a in np.flatnonzero(mine["action_mask"])]
     assert "discard AC" not in legal and [t for t in legal if t.startswith("knock")] == ["knock KD"]
     env.step(env.unwrapped.string_to_action("discard KD"))
@@ -190,15 +228,18 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
     env.reset(options={"unknown": 1})  # unknown keys are ignored (Gymnasium convention)
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"knock_limt": 3}, "unknown gin_rummy_v0 option"),
-    ({"knock_limit": -1}, "knock_limit=-1 is out of range"),
-    ({"knock_limit": 2.5}, "knock_limit=2.5 is not an integer"),
-    ({"oklahoma": "yes"}, "oklahoma='yes' is not a bool"),
-    ({"reward": "points"}, "reward='points' is not allowed"),
-    ({"target_score": 0}, "target_score=0 is out of range"),
-    ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"knock_limt": 3}, "unknown gin_rummy_v0 option"),
+        ({"knock_limit": -1}, "knock_limit=-1 is out of range"),
+        ({"knock_limit": 2.5}, "knock_limit=2.5 is not an integer"),
+        ({"oklahoma": "yes"}, "oklahoma='yes' is not a bool"),
+        ({"reward": "points"}, "reward='points' is not allowed"),
+        ({"target_score": 0}, "target_score=0 is out of range"),
+        ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
+    ],
+)
 def test_bad_env_options_are_value_errors(options, message):
     with pytest.raises(ValueError, match=message):
         gin_rummy_v0.env(**options)
@@ -239,9 +280,22 @@ def test_infos_hold_the_showdown_and_stay_until_the_next_hand():
     for move in ("pass", "pass", "knock KD"):  # gin with 3S-6S
         env.step(env.unwrapped.string_to_action(move))
     info = env.infos["player_0"]
-    assert set(info) == {"hand_score", "total_score", "hand", "winner", "result", "knocker", "knocker_melds",
-                         "knocker_deadwood", "knocker_deadwood_cards", "defender_melds", "layoffs",
-                         "defender_deadwood", "defender_deadwood_cards", "game_bonus"}
+    assert set(info) == {
+        "hand_score",
+        "total_score",
+        "hand",
+        "winner",
+        "result",
+        "knocker",
+        "knocker_melds",
+        "knocker_deadwood",
+        "knocker_deadwood_cards",
+        "defender_melds",
+        "layoffs",
+        "defender_deadwood",
+        "defender_deadwood_cards",
+        "game_bonus",
+    }
     assert info["result"] == "gin" and info["hand_score"] == 88 + 25 and info["hand"] == 1
     assert env.infos["player_1"]["hand_score"] == 0 and env.infos["player_1"]["total_score"] == 0
     env.step(env.unwrapped.string_to_action("pass"))  # next hand goes on: infos stay

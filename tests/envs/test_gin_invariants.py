@@ -20,7 +20,9 @@ def cards_accounted_for(state):
     for c in state.stock + state.discard:
         assert not seen >> c & 1
         seen |= 1 << c
-    return seen == (1 << 52) - 1 and sum(h.bit_count() for h in state.hands) + len(state.stock) + len(state.discard) == 52
+    return (
+        seen == (1 << 52) - 1 and sum(h.bit_count() for h in state.hands) + len(state.stock) + len(state.discard) == 52
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -35,13 +37,24 @@ def cards_accounted_for(state):
     reward=st.sampled_from(["win", "score"]),
     heuristic=st.booleans(),
 )
-def test_random_play_keeps_the_invariants(seed, knock_limit, big_gin, oklahoma, game_bonuses, max_turns, episode,
-                                          reward, heuristic):
-    env = gin_rummy_v0.env(knock_limit=knock_limit, big_gin=big_gin, oklahoma=oklahoma, game_bonuses=game_bonuses,
-                           max_turns=max_turns, episode=episode, reward=reward, target_score=40)
+def test_random_play_keeps_the_invariants(
+    seed, knock_limit, big_gin, oklahoma, game_bonuses, max_turns, episode, reward, heuristic
+):
+    env = gin_rummy_v0.env(
+        knock_limit=knock_limit,
+        big_gin=big_gin,
+        oklahoma=oklahoma,
+        game_bonuses=game_bonuses,
+        max_turns=max_turns,
+        episode=episode,
+        reward=reward,
+        target_score=40,
+    )
     env.reset(seed=seed)
-    agents = {a: make_agent("heuristic" if heuristic and i == 0 else "random", env, seed=seed + i)
-              for i, a in enumerate(env.possible_agents)}
+    agents = {
+        a: make_agent("heuristic" if heuristic and i == 0 else "random", env, seed=seed + i)
+        for i, a in enumerate(env.possible_agents)
+    }
     state = env.unwrapped.game_state
     high = env.observation_space("player_0")["observation"].high
     hand_sums = [0, 0]

@@ -75,7 +75,7 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(options):
             seen = seen_by(options, deck, dealer, actions, player)
             hidden = [i for i, c in enumerate(deck) if not seen >> c & 1]
             shuffled = list(deck)
-            for place, card in zip(hidden, rng.permutation([deck[i] for i in hidden])):
+            for place, card in zip(hidden, rng.permutation([deck[i] for i in hidden]), strict=False):
                 shuffled[place] = int(card)
             a = gin_rummy_v0.raw_env(**options)
             b = gin_rummy_v0.raw_env(**options)

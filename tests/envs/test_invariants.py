@@ -25,8 +25,11 @@ def assert_every_card_in_one_place(variant, state):
     reward=st.sampled_from(["win", "score"]),
 )
 def test_random_play_keeps_the_invariants(variant, seed, options, max_turns, episode, reward):
-    options = {k: v for k, v in variant.api_options[options % len(variant.api_options)].items()
-               if k not in ("max_turns", "episode", "reward", "wild_rank", "target_score")}
+    options = {
+        k: v
+        for k, v in variant.api_options[options % len(variant.api_options)].items()
+        if k not in ("max_turns", "episode", "reward", "wild_rank", "target_score")
+    }
     env = variant.module.env(max_turns=max_turns, episode=episode, reward=reward, **options)
     env.reset(seed=seed)
     state = env.unwrapped.game_state

@@ -64,13 +64,13 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(variant, optio
         for player in range(state.num_players):
             seen = [0]
 
-            def look(s, player=player):
+            def look(s, player=player, seen=seen):
                 seen[0] |= variant.public_cards(s, player)
 
             replay(variant, replay_options, deck, dealer, actions, player, look)
             hidden_places = [i for i, c in enumerate(deck) if not seen[0] >> c & 1]
             shuffled = list(deck)
-            for place, card in zip(hidden_places, rng.permutation([deck[i] for i in hidden_places])):
+            for place, card in zip(hidden_places, rng.permutation([deck[i] for i in hidden_places]), strict=False):
                 shuffled[place] = int(card)
             moved += shuffled != deck
             a = replay(variant, replay_options, deck, dealer, [], player)

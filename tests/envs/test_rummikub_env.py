@@ -61,7 +61,14 @@ def test_observation_of_a_known_deal_is_exact():
 def test_action_text():
     raw = rummikub_v0.raw_env
     assert [raw.action_to_string(a) for a in (0, 12, 13, 51, 52, 53, 54)] == [
-        "add R1", "add R13", "add B1", "add Y13", "add JK", "commit", "draw"]
+        "add R1",
+        "add R13",
+        "add B1",
+        "add Y13",
+        "add JK",
+        "commit",
+        "draw",
+    ]
     assert raw.string_to_action("PASS") == raw.string_to_action("draw") == DRAW
     assert raw.string_to_action("add k13") == 38
     with pytest.raises(ValueError, match="tile 'R0' is not a tile"):
@@ -105,8 +112,10 @@ def test_mask_after_the_initial_meld_equals_an_integer_program(options):
     for game in range(3):
         env = rummikub_v0.env(**options)
         env.reset(seed=int(rng.integers(1 << 30)))
-        agents = {a: make_agent(["heuristic", "random"][(i + game) % 2], env, seed=game + i)
-                  for i, a in enumerate(env.possible_agents)}
+        agents = {
+            a: make_agent(["heuristic", "random"][(i + game) % 2], env, seed=game + i)
+            for i, a in enumerate(env.possible_agents)
+        }
         for step, agent in enumerate(env.agent_iter()):
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -164,7 +173,7 @@ def test_no_leak_resampling_hidden_tiles(players):
             # of a committed tile type where it is, shuffle the rest of the unseen places
             hidden = [i for i in range(len(deck)) if i not in seen_positions and committed[deck[i]] == 0]
             shuffled = list(deck)
-            for place, tile in zip(hidden, rng.permutation([deck[i] for i in hidden])):
+            for place, tile in zip(hidden, rng.permutation([deck[i] for i in hidden]), strict=False):
                 shuffled[place] = int(tile)
             a_env, b_env = rummikub_v0.raw_env(num_players=players), rummikub_v0.raw_env(num_players=players)
             a_env.reset(options={"deck": [tile_str(t) for t in deck], "first_player": first})

@@ -80,15 +80,18 @@ def test_action_text_round_trips_for_every_id():
     assert raw.string_to_action("discard 10H") == parse_cards("TH")[0]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("draw", "is not a Rummy action"),
-    ("discard XX", "is not a card"),
-    ("meld 3S 4S 6S", "are not a set or a run"),
-    ("meld 3S 3S 3S", "appears twice"),
-    ("layoff 6S middle", "is not a Rummy action"),
-    ("", "is not a Rummy action"),
-    (5, "is not a string"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("draw", "is not a Rummy action"),
+        ("discard XX", "is not a card"),
+        ("meld 3S 4S 6S", "are not a set or a run"),
+        ("meld 3S 3S 3S", "appears twice"),
+        ("layoff 6S middle", "is not a Rummy action"),
+        ("", "is not a Rummy action"),
+        (5, "is not a string"),
+    ],
+)
 def test_unknown_action_text_is_a_value_error(text, message):
     with pytest.raises(ValueError, match=message):
         rummy_v0.raw_env.string_to_action(text)

@@ -18,10 +18,15 @@ def test_gymnasium_checker_passes():
     check_env(single(), skip_render_check=True)
 
 
-@pytest.mark.parametrize("module, options", [
-    (rummy_v0, {"reward": "score"}), (gin_rummy_v0, {"episode": "game", "target_score": 30, "reward": "score"}),
-    (crazy_rummy_v0, {}), (crazy_rummy_v0, {"reward": "score", "num_players": 4}),
-])
+@pytest.mark.parametrize(
+    "module, options",
+    [
+        (rummy_v0, {"reward": "score"}),
+        (gin_rummy_v0, {"episode": "game", "target_score": 30, "reward": "score"}),
+        (crazy_rummy_v0, {}),
+        (crazy_rummy_v0, {"reward": "score", "num_players": 4}),
+    ],
+)
 def test_the_learners_rewards_add_up_to_its_returns(module, options):
     rng = np.random.default_rng(1)
     for episode in range(3):

@@ -7,9 +7,9 @@ at this moment (own hand, the table's physical cards, the discard pile), and
 ``public_signature(state)``: everything every player sees, used by the no-leak test.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable
 
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.core.cards import card_str, cards_of
@@ -42,7 +42,11 @@ def crazy_public(state, player):
 
 def card_places(state):
     """Where each card is: a list of card lists (hands, table, stock, discard pile)."""
-    return [cards_of(h) for h in state.hands] + [cards_of(table_physical(state)), list(state.stock), list(state.discard)]
+    return [cards_of(h) for h in state.hands] + [
+        cards_of(table_physical(state)),
+        list(state.stock),
+        list(state.discard),
+    ]
 
 
 def gin_places(state):
@@ -96,14 +100,18 @@ class Variant:
         """(deck, error message) pairs a reset must refuse."""
         deck = self.deck()
         if self.tiles:
-            return [(deck[:-1], "pool has 105 tiles, expected 106"),
-                    (deck[:-1] + [deck[0]], "tile 'R1' appears 3 times"),
-                    (deck[:-1] + ["R14"], "tile 'R14' is not a tile"),
-                    (" ".join(deck), "not one string")]
-        return [(deck[:-1], f"deck has {len(deck) - 1} cards"),
-                (deck[:-1] + [deck[0]], f"card '{deck[0]}' appears twice"),
-                (deck[:-1] + ["1S"], "card '1S' is not a card"),
-                (" ".join(deck), "not one string")]
+            return [
+                (deck[:-1], "pool has 105 tiles, expected 106"),
+                (deck[:-1] + [deck[0]], "tile 'R1' appears 3 times"),
+                (deck[:-1] + ["R14"], "tile 'R14' is not a tile"),
+                (" ".join(deck), "not one string"),
+            ]
+        return [
+            (deck[:-1], f"deck has {len(deck) - 1} cards"),
+            (deck[:-1] + [deck[0]], f"card '{deck[0]}' appears twice"),
+            (deck[:-1] + ["1S"], "card '1S' is not a card"),
+            (" ".join(deck), "not one string"),
+        ]
 
     def __repr__(self):
         return self.name
@@ -112,35 +120,62 @@ class Variant:
 VARIANTS = [
     Variant(
         rummy_v0,
-        api_options=[{}, {"num_players": 4, "ace_high": True, "reshuffle": "whole_pile", "reward": "score"},
-                     {"num_players": 6, "max_turns": 7}, {"episode": "game", "target_score": 30, "num_players": 3}],
-        leak_options=[{"num_players": 2}, {"num_players": 3, "reshuffle": "whole_pile"},
-                      {"num_players": 5, "ace_high": True}, {"num_players": 2, "episode": "game"}],
+        api_options=[
+            {},
+            {"num_players": 4, "ace_high": True, "reshuffle": "whole_pile", "reward": "score"},
+            {"num_players": 6, "max_turns": 7},
+            {"episode": "game", "target_score": 30, "num_players": 3},
+        ],
+        leak_options=[
+            {"num_players": 2},
+            {"num_players": 3, "reshuffle": "whole_pile"},
+            {"num_players": 5, "ace_high": True},
+            {"num_players": 2, "episode": "game"},
+        ],
         public_cards=rummy_public,
     ),
     Variant(
         crazy_rummy_v0,
-        api_options=[{}, {"num_players": 6, "episode": "game", "reward": "score"}, {"num_players": 4, "max_turns": 5},
-                     {"wild_rank": 1, "num_players": 5}],
-        leak_options=[{"num_players": 3}, {"num_players": 4, "wild_rank": 2}, {"num_players": 6, "wild_rank": 13},
-                      {"num_players": 3, "episode": "game"}],
+        api_options=[
+            {},
+            {"num_players": 6, "episode": "game", "reward": "score"},
+            {"num_players": 4, "max_turns": 5},
+            {"wild_rank": 1, "num_players": 5},
+        ],
+        leak_options=[
+            {"num_players": 3},
+            {"num_players": 4, "wild_rank": 2},
+            {"num_players": 6, "wild_rank": 13},
+            {"num_players": 3, "episode": "game"},
+        ],
         public_cards=crazy_public,
         # the round's wild rank is drawn with the deal unless the option fixes it
-        replay_options=lambda state, options: {**options, "wild_rank": state.game.config.wild_rank or state.round}
-        if state.config.episode == "hand" else options,
+        replay_options=lambda state, options: (
+            {**options, "wild_rank": state.game.config.wild_rank or state.round}
+            if state.config.episode == "hand"
+            else options
+        ),
     ),
     Variant(
         gin_rummy_v0,
-        api_options=[{}, {"knock_limit": 0, "oklahoma": True, "reward": "score", "episode": "game"},
-                     {"max_turns": 3}, {"big_gin": False, "game_bonuses": True, "episode": "game", "target_score": 30}],
+        api_options=[
+            {},
+            {"knock_limit": 0, "oklahoma": True, "reward": "score", "episode": "game"},
+            {"max_turns": 3},
+            {"big_gin": False, "game_bonuses": True, "episode": "game", "target_score": 30},
+        ],
         leak_options=[],  # tests/envs/test_gin_no_leak.py: gin shows layouts at the showdown
         public_cards=None,
         places=gin_places,
     ),
     Variant(
         rummikub_v0,
-        api_options=[{}, {"num_players": 4, "reward": "score", "episode": "game", "target_score": 50},
-                     {"max_turns": 4, "num_players": 3}, {"initial_meld_points": 0, "initial_meld_table_play": True}],
+        api_options=[
+            {},
+            {"num_players": 4, "reward": "score", "episode": "game", "target_score": 50},
+            {"max_turns": 4, "num_players": 3},
+            {"initial_meld_points": 0, "initial_meld_table_play": True},
+        ],
         leak_options=[],  # tests/envs/test_rummikub_env.py: tiles come in pairs, see there
         public_cards=None,
         places=rummikub_places,

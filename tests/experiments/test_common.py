@@ -20,7 +20,11 @@ def test_wilson_interval_values():
 
 def test_parse_env_options():
     assert parse_env_options(["num_players=3", "ace_high=true", "episode=game", "x=False"]) == {
-        "num_players": 3, "ace_high": True, "episode": "game", "x": False}
+        "num_players": 3,
+        "ace_high": True,
+        "episode": "game",
+        "x": False,
+    }
     with pytest.raises(ValueError, match="is not key=value"):
         parse_env_options(["=3"])
 

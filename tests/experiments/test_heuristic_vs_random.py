@@ -21,11 +21,14 @@ def test_gin_reports_no_penalty_line(capsys):
     assert "won" in out and "below the random agents' mean penalty" not in out
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--variant", "poker"], "unknown variant 'poker'"),
-    (["--variant", "rummy", "--episodes", "0"], "--episodes 0: play at least one episode"),
-    (["--variant", "rummy", "--env-option", "num_players=9"], "num_players=9 is out of range"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--variant", "poker"], "unknown variant 'poker'"),
+        (["--variant", "rummy", "--episodes", "0"], "--episodes 0: play at least one episode"),
+        (["--variant", "rummy", "--env-option", "num_players=9"], "num_players=9 is out of range"),
+    ],
+)
 def test_bad_use_is_a_usage_error(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         heuristic_vs_random.main(argv)

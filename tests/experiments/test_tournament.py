@@ -11,8 +11,9 @@ from experiments import tournament
 def run(tmp_path, *extra, name="out"):
     out = tmp_path / name
     deals = [] if "--deals" in extra else ["--deals", "6"]
-    code = tournament.main(["--variants", "rummy_v0", *deals, "--workers", "1", "--no-progress",
-                            "--out", str(out), *extra])
+    code = tournament.main(
+        ["--variants", "rummy_v0", *deals, "--workers", "1", "--no-progress", "--out", str(out), *extra]
+    )
     assert code == 0
     return out
 
@@ -27,7 +28,13 @@ def test_tournament_writes_results_and_prints_a_table(tmp_path, capsys):
     # 6 deals x 1 lineup (random vs heuristic) x 2 seat rotations = 12 games, one seat each
     assert rows["heuristic"]["games"] == rows["random"]["games"] == 12
     assert rows["heuristic"]["wins"] + rows["random"]["wins"] + rows["heuristic"]["draws"] == 12
-    assert 0 <= rows["heuristic"]["win_rate_ci_low"] <= rows["heuristic"]["win_rate"] <= rows["heuristic"]["win_rate_ci_high"] <= 1
+    assert (
+        0
+        <= rows["heuristic"]["win_rate_ci_low"]
+        <= rows["heuristic"]["win_rate"]
+        <= rows["heuristic"]["win_rate_ci_high"]
+        <= 1
+    )
     assert rows["heuristic"]["rating"] > rows["random"]["rating"]
     assert (out / "win_rates.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -47,8 +54,12 @@ def test_each_deal_is_replayed_with_the_seats_rotated(tmp_path):
 def test_results_do_not_depend_on_the_number_of_workers(tmp_path):
     one = run(tmp_path, name="one")
     two = tmp_path / "two"
-    assert tournament.main(["--variants", "rummy_v0", "--deals", "6", "--workers", "2", "--no-progress",
-                            "--out", str(two)]) == 0
+    assert (
+        tournament.main(
+            ["--variants", "rummy_v0", "--deals", "6", "--workers", "2", "--no-progress", "--out", str(two)]
+        )
+        == 0
+    )
     assert (one / "games.csv").read_text() == (two / "games.csv").read_text()
 
 
@@ -61,23 +72,26 @@ def test_env_options_reach_the_games(tmp_path):
     assert len(games) == 2 * 6 * 3 * 3
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--variants", "poker_v0"], "unknown variant 'poker_v0'"),
-    (["--variants", "poker"], "unknown variant 'poker'"),
-    (["--agents", "random", "oracle"], "unknown agent 'oracle' for rummy_v0"),
-    (["--agents", "heuristic"], "needs at least two different agents"),
-    (["--agents", "random", "nowhere.module:Agent"], "agent 'nowhere.module:Agent' cannot be imported"),
-    (["--deals", "0"], "--deals must be a positive integer, got 0"),
-    (["--workers", "-2"], "--workers must be a positive integer, got -2"),
-    (["--deals", "ten"], "invalid int value: 'ten'"),
-    (["--env-option", "num_players"], "is not key=value"),
-    (["--env-option", "num_players=9"], "num_players=9 is out of range"),
-    (["--env-option", "reward=score"], "do not pass the reward option"),
-    (["--env-option", "render_mode=human"], "render_mode is not an option here"),
-    (["--seed", "-1"], "--seed must be >= 0, got -1"),
-    (["--address", "auto"], "--address goes with --backend ray"),
-    (["--backend", "spark"], "invalid choice: 'spark'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--variants", "poker_v0"], "unknown variant 'poker_v0'"),
+        (["--variants", "poker"], "unknown variant 'poker'"),
+        (["--agents", "random", "oracle"], "unknown agent 'oracle' for rummy_v0"),
+        (["--agents", "heuristic"], "needs at least two different agents"),
+        (["--agents", "random", "nowhere.module:Agent"], "agent 'nowhere.module:Agent' cannot be imported"),
+        (["--deals", "0"], "--deals must be a positive integer, got 0"),
+        (["--workers", "-2"], "--workers must be a positive integer, got -2"),
+        (["--deals", "ten"], "invalid int value: 'ten'"),
+        (["--env-option", "num_players"], "is not key=value"),
+        (["--env-option", "num_players=9"], "num_players=9 is out of range"),
+        (["--env-option", "reward=score"], "do not pass the reward option"),
+        (["--env-option", "render_mode=human"], "render_mode is not an option here"),
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--address", "auto"], "--address goes with --backend ray"),
+        (["--backend", "spark"], "invalid choice: 'spark'"),
+    ],
+)
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         tournament.main(["--no-progress", *args])
@@ -90,7 +104,8 @@ def test_an_agent_can_be_entered_by_import_path(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert {r["agent"] for r in summary["summary"]} == {"random", "tests.experiments.custom_agent:FirstLegalAgent"}
     assert summary["meta"]["deals_per_lineup"] == {
-        "rummy_v0: random vs tests.experiments.custom_agent:FirstLegalAgent": 6}
+        "rummy_v0: random vs tests.experiments.custom_agent:FirstLegalAgent": 6
+    }
 
 
 def test_perfect_and_zero_win_rates_are_plotted(tmp_path):

@@ -23,4 +23,3 @@ def test_compare_is_for_gin_rummy_only(capsys):
         benchmark.main(["--variant", "rummy", "--compare", "--seconds", "0.1"])
     assert exit_info.value.code == 2
     assert "--compare measures Gin Rummy only" in capsys.readouterr().err
-

@@ -145,14 +145,17 @@ def our_points(last):
 @pytest.mark.parametrize("oklahoma, knock_limit", [(False, 10), (True, 10)])  # OpenSpiel refuses limits above 10
 def test_scoring_agrees_with_openspiel(oklahoma, knock_limit):
     options = {"big_gin": False, "oklahoma": oklahoma, "knock_limit": knock_limit}
-    game = pyspiel.load_game("gin_rummy", {"oklahoma": oklahoma, "knock_card": knock_limit, "gin_bonus": 25,
-                                           "undercut_bonus": 25})
+    game = pyspiel.load_game(
+        "gin_rummy", {"oklahoma": oklahoma, "knock_card": knock_limit, "gin_bonus": 25, "undercut_bonus": 25}
+    )
     env = gin_rummy_v0.env(**options)
     compared = {"knock": 0, "gin": 0, "undercut": 0, "dead hand": 0, "layoffs": 0}
     differs = []
     rng = np.random.default_rng(11 + oklahoma + knock_limit)
     for hand in range(600):
-        lineup = [["heuristic", "heuristic"], ["heuristic", "random"], ["random", "heuristic"], ["random", "random"]][hand % 4]
+        lineup = [["heuristic", "heuristic"], ["heuristic", "random"], ["random", "heuristic"], ["random", "random"]][
+            hand % 4
+        ]
         seed = int(rng.integers(1 << 30))
         env.reset(seed=seed)
         agents = {a: make_agent(lineup[i], env, seed=seed + i) for i, a in enumerate(env.possible_agents)}
@@ -185,8 +188,7 @@ SCRIPTED = [  # (hands of player_0 and player_1, upcard, stock top, moves): the 
     (["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], "AS", "KH", ["pass", "pass", "knock KH"]),
     (["5H 6H 7H 2C 3C 4C JS QS KS 3D", "8H 9H QC JC 9C 8S 7D 4S 2D AD"], "AS", "KD", ["pass", "pass", "knock KD"]),
     (["5C 5D 5H 5S 6S 7S 8S AD 2D 2C", "4S KC QD JD 9H 9C TC 3H 7D KH"], "AS", "KS", ["pass", "pass", "knock KS"]),
-    (["3S 4S 5S 6S 7H 8H 9H 2C 2D 2H", "AC KS QC JC 9C 8D 7D 4C QS TD"], "TH", "AD",
-     ["draw upcard", "knock 3S"]),
+    (["3S 4S 5S 6S 7H 8H 9H 2C 2D 2H", "AC KS QC JC 9C 8D 7D 4C QS TD"], "TH", "AD", ["draw upcard", "knock 3S"]),
 ]
 
 

@@ -19,6 +19,18 @@ from rummy_env.games.crazy_rummy.state import (
 )
 
 __all__ = [
-    "DRAW", "PLAY", "TERMINAL", "NUM_ACTIONS", "NUM_ROUNDS", "SWAP", "CrazyRummyConfig", "CrazyRummyGame",
-    "CrazyRummyState", "CrazyView", "action_to_string", "penalty", "stack_deck", "string_to_action",
+    "DRAW",
+    "PLAY",
+    "TERMINAL",
+    "NUM_ACTIONS",
+    "NUM_ROUNDS",
+    "SWAP",
+    "CrazyRummyConfig",
+    "CrazyRummyGame",
+    "CrazyRummyState",
+    "CrazyView",
+    "action_to_string",
+    "penalty",
+    "stack_deck",
+    "string_to_action",
 ]

@@ -70,5 +70,6 @@ def string_to_action(text: str) -> int:
     try:
         return rummy_actions.string_to_action(text)
     except ValueError as err:
-        raise ValueError(str(err).replace("a Rummy action", "a Crazy Rummy action").replace(
-            rummy_actions.GRAMMAR, GRAMMAR)) from None
+        raise ValueError(
+            str(err).replace("a Rummy action", "a Crazy Rummy action").replace(rummy_actions.GRAMMAR, GRAMMAR)
+        ) from None

@@ -98,7 +98,7 @@ def melds_to_put_down(hand: int, wilds: int, occupied: int) -> list[int]:
         _LEGAL_MELD_BASE
         & (MELD_SIZE_ARRAY - naturals <= (hand & wilds).bit_count() - wild_naturals)
         & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
-        & (MELD_SIZE_ARRAY <= size - 1)
+        & (size - 1 >= MELD_SIZE_ARRAY)
     )
     return [int(m) for m in np.flatnonzero(ok)]
 
@@ -158,7 +158,7 @@ class CrazyRummyGame(EngineGame):
     config_class = CrazyRummyConfig
     num_actions = NUM_ACTIONS
 
-    def new_initial_state(self, rng=None, deck: list[int] | None = None, dealer: int | None = None) -> "CrazyRummyState":
+    def new_initial_state(self, rng=None, deck: list[int] | None = None, dealer: int | None = None) -> CrazyRummyState:
         """The state after the first deal (R-CRAZY-03).
 
         Random choices, in this order, from ``rng`` (an int seeds a new generator): the
@@ -236,7 +236,7 @@ class CrazyRummyState(EngineState):
             hands[(first + i) % n] |= 1 << deck[i]
         hands[first] |= 1 << deck[HAND_SIZE * n]
         self.hands = hands
-        self.stock = deck[:HAND_SIZE * n:-1]  # top card last
+        self.stock = deck[: HAND_SIZE * n : -1]  # top card last
         self.discard: list[int] = []  # no upcard (R-CRAZY-03)
         self.discard_mask = 0
         self.table = Table(ace_high=False)
@@ -309,7 +309,7 @@ class CrazyRummyState(EngineState):
             missing = [c for c in meld.cards if not natural >> c & 1]
             missing.sort()
             spare = cards_of(hand & self.wilds & ~natural)
-            wilds = dict(zip(missing, spare))
+            wilds = dict(zip(missing, spare, strict=False))
             used = natural
             for w in wilds.values():
                 used |= 1 << w
@@ -494,7 +494,7 @@ class CrazyRummyState(EngineState):
                     self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
 
     # ------------------------------------------------------------- copies
-    def _clone_into(self, other: "CrazyRummyState") -> None:
+    def _clone_into(self, other: CrazyRummyState) -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
@@ -504,8 +504,11 @@ class CrazyRummyState(EngineState):
         other.melded = list(self.melded)
 
     def __str__(self) -> str:
-        who = "episode over" if self._terminal else (
-            f"player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}")
+        who = (
+            "episode over"
+            if self._terminal
+            else (f"player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}")
+        )
         lines = [f"round {self.round} (wild rank {self.wild_rank + 1}), dealer {self.dealer}, {who}"]
         for q, h in enumerate(self.hands):
             lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
@@ -513,4 +516,3 @@ class CrazyRummyState(EngineState):
         lines.append(f"discard pile (top last): {' '.join(card_str(c) for c in self.discard)}")
         lines.append(f"stock: {len(self.stock)} cards")
         return "\n".join(lines)
-

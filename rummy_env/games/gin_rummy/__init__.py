@@ -23,7 +23,21 @@ from rummy_env.games.gin_rummy.state import (
 )
 
 __all__ = [
-    "BIG_GIN", "DISCARD", "DRAW", "DRAW_STOCK", "DRAW_UPCARD", "KNOCK", "NUM_ACTIONS", "OFFER", "PASS",
-    "TERMINAL", "GinRummyConfig", "GinRummyGame", "GinRummyState", "GinView", "action_to_string",
-    "stack_deck", "string_to_action",
+    "BIG_GIN",
+    "DISCARD",
+    "DRAW",
+    "DRAW_STOCK",
+    "DRAW_UPCARD",
+    "KNOCK",
+    "NUM_ACTIONS",
+    "OFFER",
+    "PASS",
+    "TERMINAL",
+    "GinRummyConfig",
+    "GinRummyGame",
+    "GinRummyState",
+    "GinView",
+    "action_to_string",
+    "stack_deck",
+    "string_to_action",
 ]

@@ -137,7 +137,7 @@ class GinRummyGame(EngineGame):
         rng: np.random.Generator | int | None = None,
         deck: list[int] | None = None,
         dealer: int | None = None,
-    ) -> "GinRummyState":
+    ) -> GinRummyState:
         """The state after the deal of the first hand (R-GIN-02).
 
         Args:
@@ -212,16 +212,16 @@ class GinRummyState(EngineState):
         self.deck = deck
         self.dealer = dealer
         first = 0
-        for c in deck[0:2 * HAND_SIZE:2]:
+        for c in deck[0 : 2 * HAND_SIZE : 2]:
             first |= 1 << c
         second = 0
-        for c in deck[1:2 * HAND_SIZE:2]:
+        for c in deck[1 : 2 * HAND_SIZE : 2]:
             second |= 1 << c
         self.hands = [second, first] if dealer == 0 else [first, second]
         up = deck[2 * HAND_SIZE]
         self.discard = [up]
         self.discard_mask = 1 << up
-        self.stock = deck[:2 * HAND_SIZE:-1]  # top card last
+        self.stock = deck[: 2 * HAND_SIZE : -1]  # top card last
         self.known = [0, 0]
         self.discarded = [0, 0]
         self.taken = -1
@@ -286,25 +286,60 @@ class GinRummyState(EngineState):
             acting = 0 if self.current == player else 1
             forbidden = self.taken if acting == 0 and phase == DISCARD else -1
         if sd is None:
-            return _new_view(GinView, (
-                hand, top, self.discard_mask & ~(1 << top) if top >= 0 else 0, self.known[other],
-                self.discarded[other], forbidden, 0, 0, 0, phase, acting, 0 if self.dealer == player else 1, -1,
-                len(self.stock), self.knock_limit, deadwood(hand), (0, 0), (self.scores[player], self.scores[other]),
-                self.turn,
-            ))
+            return _new_view(
+                GinView,
+                (
+                    hand,
+                    top,
+                    self.discard_mask & ~(1 << top) if top >= 0 else 0,
+                    self.known[other],
+                    self.discarded[other],
+                    forbidden,
+                    0,
+                    0,
+                    0,
+                    phase,
+                    acting,
+                    0 if self.dealer == player else 1,
+                    -1,
+                    len(self.stock),
+                    self.knock_limit,
+                    deadwood(hand),
+                    (0, 0),
+                    (self.scores[player], self.scores[other]),
+                    self.turn,
+                ),
+            )
         seat, s = sd
         lay = 0
         for layoff in s.defender.layoffs:
             lay |= 1 << layoff.card
         knocker = 0 if seat == player else 1
         dead = (s.knocker_deadwood, s.defender.deadwood) if knocker == 0 else (s.defender.deadwood, s.knocker_deadwood)
-        return _new_view(GinView, (
-            hand, top, self.discard_mask & ~(1 << top) if top >= 0 else 0,
-            self.hands[other],  # both hands are laid out (R-GIN-08)
-            self.discarded[other], forbidden, melds_mask(s.knocker_melds), lay, melds_mask(s.defender.melds),
-            phase, acting, 0 if self.dealer == player else 1, knocker, len(self.stock), self.knock_limit,
-            deadwood(hand), dead, (self.scores[player], self.scores[other]), self.turn,
-        ))
+        return _new_view(
+            GinView,
+            (
+                hand,
+                top,
+                self.discard_mask & ~(1 << top) if top >= 0 else 0,
+                self.hands[other],  # both hands are laid out (R-GIN-08)
+                self.discarded[other],
+                forbidden,
+                melds_mask(s.knocker_melds),
+                lay,
+                melds_mask(s.defender.melds),
+                phase,
+                acting,
+                0 if self.dealer == player else 1,
+                knocker,
+                len(self.stock),
+                self.knock_limit,
+                deadwood(hand),
+                dead,
+                (self.scores[player], self.scores[other]),
+                self.turn,
+            ),
+        )
 
     # ------------------------------------------------------------------ moves
     def apply_action(self, action: int) -> None:
@@ -326,7 +361,8 @@ class GinRummyState(EngineState):
         if not legal >> action & 1:
             names = ", ".join(action_to_string(a) for a in cards_of(legal))
             raise IllegalActionError(
-                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; legal: {names}"
+                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; "
+                f"legal: {names}"
             )
         if self._rewards[0] or self._rewards[1]:
             self._rewards = [0.0, 0.0]
@@ -456,7 +492,7 @@ class GinRummyState(EngineState):
         self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
 
     # ----------------------------------------------------------------- copies
-    def _clone_into(self, other: "GinRummyState") -> None:
+    def _clone_into(self, other: GinRummyState) -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
@@ -467,7 +503,8 @@ class GinRummyState(EngineState):
     def __str__(self) -> str:
         phase = {OFFER: "upcard offer", DRAW: "draw", DISCARD: "discard"}[self.phase]
         lines = [
-            f"dealer {self.dealer}, " + ("episode over" if self._terminal else f"player {self.current} to act, phase {phase}"),
+            f"dealer {self.dealer}, "
+            + ("episode over" if self._terminal else f"player {self.current} to act, phase {phase}"),
             f"knock limit {self.knock_limit}, turn {self.turn}, scores {self.scores}",
         ]
         for q, h in enumerate(self.hands):
@@ -476,9 +513,16 @@ class GinRummyState(EngineState):
         lines.append(f"stock (top last): {cards_str(self.stock)}")
         if self.showdown is not None:
             knocker, s = self.showdown
-            lines.append(f"knocker {knocker}: " + " | ".join(cards_str(MELDS[m].cards) for m in s.knocker_melds)
-                         + f"; deadwood {s.knocker_deadwood}")
-            lines.append("defender: " + " | ".join(cards_str(MELDS[m].cards) for m in s.defender.melds)
-                         + "; lay-offs " + " ".join(card_str(x.card) for x in s.defender.layoffs)
-                         + f"; deadwood {s.defender.deadwood}")
+            lines.append(
+                f"knocker {knocker}: "
+                + " | ".join(cards_str(MELDS[m].cards) for m in s.knocker_melds)
+                + f"; deadwood {s.knocker_deadwood}"
+            )
+            lines.append(
+                "defender: "
+                + " | ".join(cards_str(MELDS[m].cards) for m in s.defender.melds)
+                + "; lay-offs "
+                + " ".join(card_str(x.card) for x in s.defender.layoffs)
+                + f"; deadwood {s.defender.deadwood}"
+            )
         return "\n".join(lines)

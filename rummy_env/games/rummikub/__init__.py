@@ -17,6 +17,15 @@ from rummy_env.games.rummikub.state import (
 )
 
 __all__ = [
-    "COMMIT", "DRAW", "NUM_ACTIONS", "TERMINAL", "RummikubConfig", "RummikubGame", "RummikubState", "RummikubView",
-    "action_to_string", "stack_pool", "string_to_action",
+    "COMMIT",
+    "DRAW",
+    "NUM_ACTIONS",
+    "TERMINAL",
+    "RummikubConfig",
+    "RummikubGame",
+    "RummikubState",
+    "RummikubView",
+    "action_to_string",
+    "stack_pool",
+    "string_to_action",
 ]

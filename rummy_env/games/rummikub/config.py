@@ -44,8 +44,9 @@ class RummikubConfig(OptionNames):
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 4))
         object.__setattr__(self, "initial_meld_points", check_int("initial_meld_points", self.initial_meld_points, 0))
-        object.__setattr__(self, "initial_meld_table_play",
-                           check_bool("initial_meld_table_play", self.initial_meld_table_play))
+        object.__setattr__(
+            self, "initial_meld_table_play", check_bool("initial_meld_table_play", self.initial_meld_table_play)
+        )
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
         check_choice("episode", self.episode, EPISODES)

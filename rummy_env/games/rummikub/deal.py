@@ -10,8 +10,9 @@ from rummy_env.games.options import check_seat
 RACK_SIZE = 14  # R-RK-02
 
 
-def stack_pool(racks: Sequence[Sequence[str] | str], pool_top: Sequence[str] | str = (),
-               first_player: int = 0) -> list[str]:
+def stack_pool(
+    racks: Sequence[Sequence[str] | str], pool_top: Sequence[str] | str = (), first_player: int = 0
+) -> list[str]:
     """A 106-tile pool (tile strings, first drawn first) that deals exactly these racks.
 
     Racks are dealt one tile at a time in seat order starting with the first player

@@ -24,7 +24,6 @@ from rummy_env.games.rummikub.config import RummikubConfig
 from rummy_env.games.rummikub.deal import RACK_SIZE
 
 
-
 class RummikubView(NamedTuple):
     """What one player may know of a Rummikub state (input of the encoder).
 
@@ -136,7 +135,7 @@ class RummikubState(EngineState):
         for i in range(RACK_SIZE * n):
             racks[(first_player + i) % n][deck[i]] += 1
         self.racks = racks
-        self.pool = deck[:RACK_SIZE * n - 1:-1]  # next tile drawn last
+        self.pool = deck[: RACK_SIZE * n - 1 : -1]  # next tile drawn last
         self.table = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
         self.chosen = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
         self.last_tile = -1
@@ -269,15 +268,16 @@ class RummikubState(EngineState):
                     episode_winners = [q for q in range(n) if self.scores[q] == best] if game_over else []
                 if 0 < len(episode_winners) < n:
                     for q in range(n):
-                        self._give(q, 1.0 / len(episode_winners) if q in episode_winners
-                                   else -1.0 / (n - len(episode_winners)))
+                        self._give(
+                            q, 1.0 / len(episode_winners) if q in episode_winners else -1.0 / (n - len(episode_winners))
+                        )
             return
         # each hand's first player is drawn again, as the rules' "highest tile starts" is
         first = int(self.rng.integers(n))
         self._deal([int(t) for t in self.rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))], first)
 
     # ------------------------------------------------------------- copies
-    def _clone_into(self, other: "RummikubState") -> None:
+    def _clone_into(self, other: RummikubState) -> None:
         other.racks = [r.copy() for r in self.racks]
         other.table = self.table.copy()
         other.chosen = self.chosen.copy()
@@ -290,7 +290,9 @@ class RummikubState(EngineState):
         for q, r in enumerate(self.racks):
             lines.append(f"rack {q}: {counts_str(r)}")
         lines.append(f"table: {counts_str(self.table)}")
-        lines.append(f"play being built: {counts_str(self.chosen)}"
-                     + (f" (last {tile_str(self.last_tile)})" if self.last_tile >= 0 else ""))
+        lines.append(
+            f"play being built: {counts_str(self.chosen)}"
+            + (f" (last {tile_str(self.last_tile)})" if self.last_tile >= 0 else "")
+        )
         lines.append(f"pool: {len(self.pool)} tiles")
         return "\n".join(lines)

@@ -17,6 +17,15 @@ from rummy_env.games.rummy.state import (
 )
 
 __all__ = [
-    "DRAW", "PLAY", "TERMINAL", "NUM_ACTIONS", "RummyConfig", "RummyGame", "RummyState", "RummyView",
-    "action_to_string", "stack_deck", "string_to_action",
+    "DRAW",
+    "PLAY",
+    "TERMINAL",
+    "NUM_ACTIONS",
+    "RummyConfig",
+    "RummyGame",
+    "RummyState",
+    "RummyView",
+    "action_to_string",
+    "stack_deck",
+    "string_to_action",
 ]

@@ -55,16 +55,18 @@ class RummyConfig(OptionNames):
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 6))
         object.__setattr__(self, "ace_high", check_bool("ace_high", self.ace_high))
         check_choice("reshuffle", self.reshuffle, RESHUFFLES)
-        object.__setattr__(self, "two_player_winner_deals",
-                           check_bool("two_player_winner_deals", self.two_player_winner_deals))
+        object.__setattr__(
+            self, "two_player_winner_deals", check_bool("two_player_winner_deals", self.two_player_winner_deals)
+        )
         if self.two_player_winner_deals and self.num_players != 2:
-            raise ValueError(f"option two_player_winner_deals=True needs num_players=2 (R-RUMMY-04), got "
-                             f"num_players={self.num_players}: with more players the deal passes to the left")
+            raise ValueError(
+                f"option two_player_winner_deals=True needs num_players=2 (R-RUMMY-04), got "
+                f"num_players={self.num_players}: with more players the deal passes to the left"
+            )
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
-
 
     @property
     def hand_size(self) -> int:

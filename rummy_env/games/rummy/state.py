@@ -99,7 +99,7 @@ class RummyGame(EngineGame):
         rng: np.random.Generator | int | None = None,
         deck: list[int] | None = None,
         dealer: int | None = None,
-    ) -> "RummyState":
+    ) -> RummyState:
         """The state after the deal of the first hand (R-RUMMY-03).
 
         Args:
@@ -186,7 +186,7 @@ class RummyState(EngineState):
         self.hands = hands
         self.discard = [deck[n * k]]
         self.discard_mask = 1 << deck[n * k]  # the discard pile's cards, kept for observations
-        self.stock = deck[:n * k:-1]  # top card last
+        self.stock = deck[: n * k : -1]  # top card last
         self.table = Table(self.config.ace_high)
         self.known = [0] * n
         self.melded_before = [False] * n  # melded or laid off in an earlier turn (R-RUMMY-16)
@@ -390,7 +390,7 @@ class RummyState(EngineState):
         self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
 
     # ------------------------------------------------------------- copies
-    def _clone_into(self, other: "RummyState") -> None:
+    def _clone_into(self, other: RummyState) -> None:
         other.hands = list(self.hands)
         other.stock = list(self.stock)
         other.discard = list(self.discard)
@@ -402,7 +402,9 @@ class RummyState(EngineState):
         if self._terminal:
             lines = [f"dealer {self.dealer}, episode over"]
         else:
-            lines = [f"dealer {self.dealer}, player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}"]
+            lines = [
+                f"dealer {self.dealer}, player {self.current} to act, phase {'draw' if self.phase == DRAW else 'play'}"
+            ]
         for q, h in enumerate(self.hands):
             lines.append(f"hand {q}: {' '.join(card_str(c) for c in cards_of(h))}")
         lines.append("table: " + " | ".join(" ".join(card_str(c) for c in m.cards()) for m in self.table))

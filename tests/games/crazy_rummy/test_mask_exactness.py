@@ -79,7 +79,7 @@ class Model:
                 continue
             after = self.copy()
             after.hand -= set(natural) | set(wilds)
-            after.table.append({**{c: c for c in natural}, **dict(zip(missing, wilds))})
+            after.table.append({**{c: c for c in natural}, **dict(zip(missing, wilds, strict=False))})
             after.melded = True
             out.append(("meld " + " ".join(text(c) for c in meld), after))
         if not self.melded:
@@ -153,8 +153,12 @@ def expected_legal(state, start_size, old, rejected):
     return model_of(state, old).legal(rejected)
 
 
-CONFIGS = [{"num_players": 3}, {"num_players": 4, "wild_rank": 1}, {"num_players": 6, "wild_rank": 13},
-           {"num_players": 5, "episode": "game"}]
+CONFIGS = [
+    {"num_players": 3},
+    {"num_players": 4, "wild_rank": 1},
+    {"num_players": 6, "wild_rank": 13},
+    {"num_players": 5, "episode": "game"},
+]
 
 
 @pytest.mark.parametrize("options", CONFIGS, ids=str)
@@ -189,7 +193,8 @@ def test_mask_equals_brute_force(options):
             seen["swaps"] += any(t.startswith("swap") for t in texts)
             seen["one_card"] += old >= 0
             seen["melds_with_wilds"] += state.hands[state.current] & state.wilds != 0 and any(
-                t.startswith("meld") for t in texts)
+                t.startswith("meld") for t in texts
+            )
             action = agents[agent].act(obs)
             if action >= SWAP and action - SWAP == old:
                 # R-CRAZY-10: the wild card taken in the old card's place must go instead

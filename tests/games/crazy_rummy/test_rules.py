@@ -36,26 +36,32 @@ def test_wild_rank_is_drawn_from_the_seeded_generator_unless_fixed_r_crazy_02():
     assert CrazyRummyGame(episode="game").new_initial_state(rng=3).round == 1
 
 
-@pytest.mark.parametrize("hand, wild_rank, points", [
-    ("AC 2D TH JS QC KD", 13, 1 + 2 + 10 + 10 + 10 + 25),  # R-CRAZY-12: the wild king 25
-    ("AC 2D TH JS QC KD", 1, 25 + 2 + 10 + 10 + 10 + 10),  # aces wild in round 1
-    ("5C 5D 9H", 5, 25 + 25 + 9),
-    ("", 7, 0),
-])
+@pytest.mark.parametrize(
+    "hand, wild_rank, points",
+    [
+        ("AC 2D TH JS QC KD", 13, 1 + 2 + 10 + 10 + 10 + 25),  # R-CRAZY-12: the wild king 25
+        ("AC 2D TH JS QC KD", 1, 25 + 2 + 10 + 10 + 10 + 10),  # aces wild in round 1
+        ("5C 5D 9H", 5, 25 + 25 + 9),
+        ("", 7, 0),
+    ],
+)
 def test_penalty_points_r_crazy_12(hand, wild_rank, points):
     assert penalty(mask_of(parse_cards(hand)), wild_rank - 1) == points
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"num_players": 2}, "num_players=2 is out of range"),
-    ({"num_players": 7}, "num_players=7 is out of range"),
-    ({"wild_rank": 0}, "wild_rank=0 is out of range"),
-    ({"wild_rank": 14}, "wild_rank=14 is out of range"),
-    ({"wild_rank": "K"}, "wild_rank='K' is not an integer"),
-    ({"wild_rank": 3, "episode": "game"}, "does not go with episode='game'"),
-    ({"reward": "penalty"}, "reward='penalty' is not allowed"),
-    ({"max_turns": 0}, "max_turns=0 is out of range"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"num_players": 2}, "num_players=2 is out of range"),
+        ({"num_players": 7}, "num_players=7 is out of range"),
+        ({"wild_rank": 0}, "wild_rank=0 is out of range"),
+        ({"wild_rank": 14}, "wild_rank=14 is out of range"),
+        ({"wild_rank": "K"}, "wild_rank='K' is not an integer"),
+        ({"wild_rank": 3, "episode": "game"}, "does not go with episode='game'"),
+        ({"reward": "penalty"}, "reward='penalty' is not allowed"),
+        ({"max_turns": 0}, "max_turns=0 is out of range"),
+    ],
+)
 def test_bad_options(options, message):
     with pytest.raises(ValueError, match=message):
         CrazyRummyConfig(**options)

@@ -6,12 +6,19 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-MODULES = ["rummy_env.core.deadwood", "rummy_env.games.gin_rummy", "rummy_env.encoding.gin_rummy", "rummy_env.render.text"]
+MODULES = [
+    "rummy_env.core.deadwood",
+    "rummy_env.games.gin_rummy",
+    "rummy_env.encoding.gin_rummy",
+    "rummy_env.render.text",
+]
 
 
 def test_gin_engine_loads_neither_pettingzoo_nor_gymnasium():
-    code = (f"import importlib, sys\nfor m in {MODULES!r}: importlib.import_module(m)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pettingzoo', 'gymnasium')))\n")
+    code = (
+        f"import importlib, sys\nfor m in {MODULES!r}: importlib.import_module(m)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pettingzoo', 'gymnasium')))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -101,7 +101,7 @@ def test_engine_knocks_equal_brute_force_on_stacked_eleven_card_hands(limit):
         upcard = cards[len(cards) // 2]
         hand = [c for c in cards if c != upcard]
         rest = [c for c in range(52) if not eleven >> c & 1]
-        deck = [x for pair in zip(hand, rest[:10]) for x in pair] + [upcard] + rest[10:]  # player_0 first
+        deck = [x for pair in zip(hand, rest[:10], strict=False) for x in pair] + [upcard] + rest[10:]  # player_0 first
         state = game.new_initial_state(deck=deck, dealer=1)
         state.apply_action(string_to_action("draw upcard"))
         brute = BruteDeadwood(eleven)

@@ -96,7 +96,12 @@ def test_knock_legality_at_the_limit_r_gin_06():
     s = scripted_state([P0, P1], upcard="AC", stock=["JH"], knock_limit=24)
     play(s, "pass", "pass")
     assert [t for t in legal_texts(s) if t.startswith("knock")] == [
-        "knock 2C", "knock 2D", "knock KD", "knock 2H", "knock JH"]
+        "knock 2C",
+        "knock 2D",
+        "knock KD",
+        "knock 2H",
+        "knock JH",
+    ]
 
 
 def test_knock_limit_zero_allows_gin_only_r_gin_06_07():
@@ -198,14 +203,17 @@ def test_action_text_round_trips_for_every_id():
     assert string_to_action("DRAW  Discard") == 105 and string_to_action("knock 10h") == 52 + parse_cards("TH")[0]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("draw", "is not a Gin Rummy action"),
-    ("discard XX", "is not a card"),
-    ("knock", "is not a Gin Rummy action"),
-    ("meld 3S 4S 5S", "is not a Gin Rummy action"),
-    ("", "is not a Gin Rummy action"),
-    (7, "is not a string"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("draw", "is not a Gin Rummy action"),
+        ("discard XX", "is not a card"),
+        ("knock", "is not a Gin Rummy action"),
+        ("meld 3S 4S 5S", "is not a Gin Rummy action"),
+        ("", "is not a Gin Rummy action"),
+        (7, "is not a string"),
+    ],
+)
 def test_unknown_action_text_is_a_value_error(text, message):
     with pytest.raises(ValueError, match=message):
         string_to_action(text)

@@ -94,7 +94,7 @@ def brute_force_legal(state, table, rejected=None):
             for side in ("set", "low", "high"):
                 if layoff_ok(c, side, meld, cfg.ace_high):
                     rest = [x for x in hand if x != c]
-                    after = table[:i] + [meld + [c]] + table[i + 1:]
+                    after = table[:i] + [meld + [c]] + table[i + 1 :]
                     if can_finish(rest, forbidden, after, cfg.ace_high):
                         out.add(f"layoff {text(c)} {side}")
                     else:
@@ -151,7 +151,11 @@ def test_mask_equals_brute_force(options):
             texts = [rummy_v0.raw_env.action_to_string(a) for a in expected]
             seen["melds"] += any(t.startswith("meld") for t in texts)
             seen["layoffs"] += any(t.startswith("layoff") for t in texts)
-            if state.phase != DRAW and state.taken_discard >= 0 and state.hands[state.current] >> state.taken_discard & 1:
+            if (
+                state.phase != DRAW
+                and state.taken_discard >= 0
+                and state.hands[state.current] >> state.taken_discard & 1
+            ):
                 seen["forbidden"] += 1
     # the sample must cover the interesting moves, or the comparison proves little
     assert seen["states"] >= 1000 and seen["melds"] >= 50 and seen["layoffs"] >= 20 and seen["forbidden"] >= 50, seen

@@ -45,9 +45,22 @@ def test_play_phase_offers_every_meld_and_discard_r_rummy_07_09():
     s = play(base(), "draw stock")  # draws 6S
     assert s.phase == PLAY
     assert legal_texts(s) == [
-        "discard 2C", "discard 2D", "discard KD", "discard 2H", "discard 7H", "discard 8H", "discard 9H",
-        "discard 3S", "discard 4S", "discard 5S", "discard 6S",
-        "meld 2C 2D 2H", "meld 7H 8H 9H", "meld 3S 4S 5S", "meld 3S 4S 5S 6S", "meld 4S 5S 6S",
+        "discard 2C",
+        "discard 2D",
+        "discard KD",
+        "discard 2H",
+        "discard 7H",
+        "discard 8H",
+        "discard 9H",
+        "discard 3S",
+        "discard 4S",
+        "discard 5S",
+        "discard 6S",
+        "meld 2C 2D 2H",
+        "meld 7H 8H 9H",
+        "meld 3S 4S 5S",
+        "meld 3S 4S 5S 6S",
+        "meld 4S 5S 6S",
     ]
 
 
@@ -76,7 +89,14 @@ def test_keeping_only_the_untouchable_card_is_legal_when_it_can_be_laid_off_r_ru
     s = scripted_state(["2C 2D 2H 7H 8H 9H 3S 4S 5S 6S", P1], upcard="TH", dealer=1)
     play(s, "draw discard", "meld 2C 2D 2H", "meld 3S 4S 5S 6S")
     # hand: 7H 8H 9H TH; melding 7H 8H 9H leaves TH, which then fits the new run
-    assert legal_texts(s) == ["discard 7H", "discard 8H", "discard 9H", "meld 7H 8H 9H", "meld 7H 8H 9H TH", "meld 8H 9H TH"]
+    assert legal_texts(s) == [
+        "discard 7H",
+        "discard 8H",
+        "discard 9H",
+        "meld 7H 8H 9H",
+        "meld 7H 8H 9H TH",
+        "meld 8H 9H TH",
+    ]
     play(s, "meld 7H 8H 9H")
     assert legal_texts(s) == ["layoff TH high"]
     play(s, "layoff TH high")
@@ -98,8 +118,15 @@ def test_high_ace_lay_off_needs_ace_high_r_rummy_01(ace_high, legal):
     s = scripted_state(["JH QH KH AH 2C 3C 5D 7D 9S TS", P1B], upcard="QS", stock=["KD"], dealer=1, ace_high=ace_high)
     play(s, "draw stock", "meld JH QH KH")
     assert ("layoff AH high" in legal_texts(s)) is legal
-    assert ("meld JH QH KH AH" in legal_texts(play(scripted_state(
-        ["JH QH KH AH 2C 3C 5D 7D 9S TS", P1B], upcard="QS", dealer=1, ace_high=ace_high), "draw stock"))) is legal
+    assert (
+        "meld JH QH KH AH"
+        in legal_texts(
+            play(
+                scripted_state(["JH QH KH AH 2C 3C 5D 7D 9S TS", P1B], upcard="QS", dealer=1, ace_high=ace_high),
+                "draw stock",
+            )
+        )
+    ) is legal
 
 
 def test_going_out_by_laying_off_needs_no_discard_r_rummy_11():
@@ -165,10 +192,25 @@ def test_the_hand_ends_with_no_winner_when_no_card_can_be_drawn_r_rummy_12():
 @pytest.mark.parametrize("winner_deals, next_dealer", [(False, 1), (True, 0)])
 def test_next_dealer_r_rummy_04(winner_deals, next_dealer):
     # dealer 0, player 1 starts; the dealer (player 0) goes out on its first turn
-    s = scripted_state([P0.replace("KD", "2S"), P1], upcard="QS", stock=["TD", "6S"], dealer=0,
-                       episode="game", target_score=1000, two_player_winner_deals=winner_deals)
-    play(s, "draw stock", "discard TD", "draw stock", "meld 2C 2D 2H", "layoff 2S set", "meld 7H 8H 9H",
-         "meld 3S 4S 5S 6S")
+    s = scripted_state(
+        [P0.replace("KD", "2S"), P1],
+        upcard="QS",
+        stock=["TD", "6S"],
+        dealer=0,
+        episode="game",
+        target_score=1000,
+        two_player_winner_deals=winner_deals,
+    )
+    play(
+        s,
+        "draw stock",
+        "discard TD",
+        "draw stock",
+        "meld 2C 2D 2H",
+        "layoff 2S set",
+        "meld 7H 8H 9H",
+        "meld 3S 4S 5S 6S",
+    )
     assert s.hands_played == 1 and s.last_hand["winner"] == 0 and not s.is_terminal()
     assert s.dealer == next_dealer and s.current_player() == 1 - next_dealer
     assert s.phase == DRAW and len(s.table) == 0
@@ -182,15 +224,18 @@ def test_clone_is_independent():
     assert len(c.table) == 1 and c.current_player() == 1
 
 
-@pytest.mark.parametrize("action, error, message", [
-    (579, IllegalActionError, "out of range"),
-    (-1, IllegalActionError, "out of range"),
-    ("3", ActionTypeError, "has type str"),
-    (3.0, ActionTypeError, "has type float"),
-    (True, ActionTypeError, "has type bool"),
-    (None, ActionTypeError, "has type NoneType"),
-    (string_to_action("discard KD"), IllegalActionError, "not legal"),  # must draw first
-])
+@pytest.mark.parametrize(
+    "action, error, message",
+    [
+        (579, IllegalActionError, "out of range"),
+        (-1, IllegalActionError, "out of range"),
+        ("3", ActionTypeError, "has type str"),
+        (3.0, ActionTypeError, "has type float"),
+        (True, ActionTypeError, "has type bool"),
+        (None, ActionTypeError, "has type NoneType"),
+        (string_to_action("discard KD"), IllegalActionError, "not legal"),  # must draw first
+    ],
+)
 def test_bad_actions_raise_and_leave_the_state_unchanged(action, error, message):
     s = base()
     before = (str(s), list(s.history), s.legal_actions())
@@ -207,17 +252,20 @@ def test_actions_after_the_end_are_refused():
         s.apply_action(string_to_action("draw stock"))
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"num_players": 7}, "num_players=7 is out of range"),
-    ({"num_players": 1}, "num_players=1 is out of range"),
-    ({"num_players": "2"}, "num_players='2' is not an integer"),
-    ({"ace_high": 1}, "ace_high=1 is not a bool"),
-    ({"reshuffle": "shuffle"}, "reshuffle='shuffle' is not allowed"),
-    ({"target_score": 0}, "target_score=0 is out of range"),
-    ({"max_turns": 0}, "max_turns=0 is out of range"),
-    ({"episode": "match"}, "episode='match' is not allowed"),
-    ({"reward": "points"}, "reward='points' is not allowed"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"num_players": 7}, "num_players=7 is out of range"),
+        ({"num_players": 1}, "num_players=1 is out of range"),
+        ({"num_players": "2"}, "num_players='2' is not an integer"),
+        ({"ace_high": 1}, "ace_high=1 is not a bool"),
+        ({"reshuffle": "shuffle"}, "reshuffle='shuffle' is not allowed"),
+        ({"target_score": 0}, "target_score=0 is out of range"),
+        ({"max_turns": 0}, "max_turns=0 is out of range"),
+        ({"episode": "match"}, "episode='match' is not allowed"),
+        ({"reward": "points"}, "reward='points' is not allowed"),
+    ],
+)
 def test_bad_options_are_value_errors_naming_the_option(options, message):
     with pytest.raises(ValueError, match=message):
         RummyGame(**options)

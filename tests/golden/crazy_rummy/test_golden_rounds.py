@@ -53,7 +53,9 @@ def test_swap_needs_a_meld_first_r_crazy_07():
     # the wild card came off the table face up: the others know player_1 holds it
     assert plane(env, "player_0", "known_1") == parse_cards("5C") and plane(env, "player_0", "wild_C") == []
     # holding the wild card, player_1 may now lay it off standing for a card a meld needs
-    assert {"layoff 4C high", "layoff 6S low", "layoff TS high", "layoff AH low", "layoff 5H high"} <= set(legal_texts(env))
+    assert {"layoff 4C high", "layoff 6S low", "layoff TS high", "layoff AH low", "layoff 5H high"} <= set(
+        legal_texts(env)
+    )
 
 
 def test_natural_card_stood_for_by_a_wild_can_only_be_swapped_in_r_crazy_05a():
@@ -73,7 +75,9 @@ def test_a_set_never_grows_past_four_cards_r_crazy_04():
     texts = legal_texts(env)
     assert not any(t.endswith(" set") for t in texts)  # KD cannot stand for a fifth seven
     [meld] = list(env.unwrapped.game_state.table)
-    assert meld.cards() == sorted(parse_cards("7C 7D 7H 7S")) and meld.wilds == {parse_cards("7H")[0]: parse_cards("KC")[0]}
+    assert meld.cards() == sorted(parse_cards("7C 7D 7H 7S")) and meld.wilds == {
+        parse_cards("7H")[0]: parse_cards("KC")[0]
+    }
 
 
 def test_the_ace_never_goes_above_the_king_r_crazy_01_04():
@@ -135,8 +139,19 @@ def test_one_card_rule_and_going_out_r_crazy_09_10_12():
 def test_score_reward_is_mean_penalty_minus_own():
     hands = ["2H 3H 4H 7S 8S 9S 6H 7H", "AC 2C 5C 8C 9D JD QD", "9C TC JC KC 2D 3D 4D"]
     env = deal(hands, stock=["TD", "QC", "5H"], reward="score")
-    play(env, "meld 2H 3H 4H", "meld 7S 8S 9S", "discard 7H", "draw stock", "discard TD", "draw stock",
-         "discard QC", "draw stock", "layoff 5H high", "discard 6H")
+    play(
+        env,
+        "meld 2H 3H 4H",
+        "meld 7S 8S 9S",
+        "discard 7H",
+        "draw stock",
+        "discard TD",
+        "draw stock",
+        "discard QC",
+        "draw stock",
+        "layoff 5H high",
+        "discard 6H",
+    )
     mean = (0 + 45 + 63) / 3
     assert env._cumulative_rewards == pytest.approx({"player_0": mean, "player_1": mean - 45, "player_2": mean - 63})
 

@@ -19,8 +19,9 @@ NO_MELD_88 = "QC JC 9C 8D 7D 4C TD KS QS JD"  # 10+10+9+8+7+4+10+10+10+10 = 88, 
 
 
 def scripted_env(hands, upcard, stock=(), dealer=1, **options):
-    return helpers.scripted_env(gin_rummy_v0, stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), dealer,
-                                **options)
+    return helpers.scripted_env(
+        gin_rummy_v0, stack_deck(hands, upcard=upcard, stock=stock, dealer=dealer), dealer, **options
+    )
 
 
 def scores(env):
@@ -28,8 +29,16 @@ def scores(env):
 
 
 def showdown_facts(env):
-    keys = ("result", "winner", "knocker", "knocker_melds", "knocker_deadwood", "defender_melds", "layoffs",
-            "defender_deadwood")
+    keys = (
+        "result",
+        "winner",
+        "knocker",
+        "knocker_melds",
+        "knocker_deadwood",
+        "defender_melds",
+        "layoffs",
+        "defender_deadwood",
+    )
     facts = {k: env.infos["player_0"][k] for k in keys}
     assert facts == {k: env.infos["player_1"][k] for k in keys}  # public: the same for both
     return facts
@@ -40,19 +49,27 @@ def test_knock_scores_the_difference_r_gin_10():
     play(env, "draw upcard", "knock KD")  # keeps AC: 1 point of deadwood
     assert scores(env) == {"player_0": (87, 87), "player_1": (0, 0)}  # 88 - 1
     assert showdown_facts(env) == {
-        "result": "knock", "winner": "player_0", "knocker": "player_0",
-        "knocker_melds": ["2C 2D 2H", "7H 8H 9H", "3S 4S 5S"], "knocker_deadwood": 1,
-        "defender_melds": [], "layoffs": [], "defender_deadwood": 88,
+        "result": "knock",
+        "winner": "player_0",
+        "knocker": "player_0",
+        "knocker_melds": ["2C 2D 2H", "7H 8H 9H", "3S 4S 5S"],
+        "knocker_deadwood": 1,
+        "defender_melds": [],
+        "layoffs": [],
+        "defender_deadwood": 88,
     }
     assert env.infos["player_0"]["knocker_deadwood_cards"] == "AC"
     assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
     assert all(env.terminations.values()) and not any(env.truncations.values())
 
 
-@pytest.mark.parametrize("p1, p1_deadwood, points", [
-    ("JC QC KC 5D 6D 7D 8S 8C 8D 9D", 9, 25),  # equal deadwood: 0 + 25 (5D-9D would leave 16)
-    ("JC QC KC 5D 6D 7D 8S 8C 8D 5C", 5, 29),  # 9 - 5 + 25
-])
+@pytest.mark.parametrize(
+    "p1, p1_deadwood, points",
+    [
+        ("JC QC KC 5D 6D 7D 8S 8C 8D 9D", 9, 25),  # equal deadwood: 0 + 25 (5D-9D would leave 16)
+        ("JC QC KC 5D 6D 7D 8S 8C 8D 5C", 5, 29),  # 9 - 5 + 25
+    ],
+)
 def test_undercut_including_an_equal_deadwood_tie_r_gin_11(p1, p1_deadwood, points):
     env = scripted_env(["3S 4S 5S 7H 8H 9H 2C 2D 2H 9C", p1], upcard="KH", stock=["KS"], reward="score")
     play(env, "pass", "pass", "knock KS")  # player_0 keeps 9C: 9 points
@@ -159,14 +176,22 @@ class StackedDecks:
         return self.decks.pop(0)
 
 
-@pytest.mark.parametrize("bonuses, totals, rewards", [
-    (False, (100, 25), {"player_0": 1.0, "player_1": -1.0}),
-    (True, (100 + 100 + 25, 25 + 25), {"player_0": 1.0, "player_1": -1.0}),
-])
+@pytest.mark.parametrize(
+    "bonuses, totals, rewards",
+    [
+        (False, (100, 25), {"player_0": 1.0, "player_1": -1.0}),
+        (True, (100 + 100 + 25, 25 + 25), {"player_0": 1.0, "player_1": -1.0}),
+    ],
+)
 def test_a_two_hand_game_with_and_without_bonuses_r_gin_13(bonuses, totals, rewards):
     # hand 1: player_1 undercuts (25) and so deals hand 2, where player_0 goes gin (100)
-    env = scripted_env(["3S 4S 5S 7H 8H 9H 2C 2D 2H 9C", "JC QC KC 5D 6D 7D 8S 8C 8D 9D"], upcard="KH",
-                       stock=["KS"], episode="game", game_bonuses=bonuses)
+    env = scripted_env(
+        ["3S 4S 5S 7H 8H 9H 2C 2D 2H 9C", "JC QC KC 5D 6D 7D 8S 8C 8D 9D"],
+        upcard="KH",
+        stock=["KS"],
+        episode="game",
+        game_bonuses=bonuses,
+    )
     hands, upcard, stock = GIN_100
     env.unwrapped.game_state.rng = StackedDecks(stack_deck(hands, upcard=upcard, stock=stock, dealer=1))
     play(env, "pass", "pass", "knock KS")
@@ -181,8 +206,7 @@ def test_a_two_hand_game_with_and_without_bonuses_r_gin_13(bonuses, totals, rewa
 def test_defender_lays_off_from_a_meld_it_could_have_kept_r_gin_08():
     # player_1's four sevens are a meld; laying off 7D (7C 7H 7S stay a set) lets 8D go
     # onto 4D-6D after it: 37 points left instead of 45
-    env = scripted_env(["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS",
-                       stock=["KH"])
+    env = scripted_env(["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"])
     play(env, "pass", "pass", "knock KH")  # player_0 keeps 3H: 3 points
     facts = showdown_facts(env)
     assert facts["layoffs"] == [("7D", "4D 5D 6D"), ("8D", "4D 5D 6D")]
@@ -193,8 +217,7 @@ def test_defender_lays_off_from_a_meld_it_could_have_kept_r_gin_08():
 
 
 def test_lay_off_onto_a_meld_already_extended_r_gin_08():
-    env = scripted_env(["5H 6H 7H 2C 3C 4C JS QS KS 3D", "8H 9H QC JC 9C 8S 7D 4S 2D AD"], upcard="AS",
-                       stock=["KD"])
+    env = scripted_env(["5H 6H 7H 2C 3C 4C JS QS KS 3D", "8H 9H QC JC 9C 8S 7D 4S 2D AD"], upcard="AS", stock=["KD"])
     play(env, "pass", "pass", "knock KD")
     facts = showdown_facts(env)
     assert facts["layoffs"] == [("8H", "5H 6H 7H"), ("9H", "5H 6H 7H")]  # 9H fits only after 8H
@@ -203,8 +226,7 @@ def test_lay_off_onto_a_meld_already_extended_r_gin_08():
 
 def test_knocker_lays_out_to_leave_the_defender_the_most_deadwood_r_gin_06():
     # two arrangements keep AD 2D 2C (5 points); the defender's 4S fits 5S-8S, not 6S-8S
-    env = scripted_env(["5C 5D 5H 5S 6S 7S 8S AD 2D 2C", "4S KC QD JD 9H 9C TC 3H 7D KH"], upcard="AS",
-                       stock=["KS"])
+    env = scripted_env(["5C 5D 5H 5S 6S 7S 8S AD 2D 2C", "4S KC QD JD 9H 9C TC 3H 7D KH"], upcard="AS", stock=["KS"])
     play(env, "pass", "pass", "knock KS")
     facts = showdown_facts(env)
     assert facts["knocker_melds"] == ["5C 5D 5H 5S", "6S 7S 8S"] and facts["layoffs"] == []
@@ -212,8 +234,7 @@ def test_knocker_lays_out_to_leave_the_defender_the_most_deadwood_r_gin_06():
 
 
 def test_the_final_observation_shows_the_showdown_to_both():
-    env = scripted_env(["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS",
-                       stock=["KH"])
+    env = scripted_env(["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"])
     play(env, "pass", "pass", "knock KH")
     lay = env.unwrapped.layout
     from rummy_env.core.cards import parse_cards
@@ -228,7 +249,13 @@ def test_the_final_observation_shows_the_showdown_to_both():
     assert plane("player_0", "opponent_known") == sorted(parse_cards("7C 7D 7H 7S 8D QH JH 9C 6S 2H"))
     assert plane("player_1", "opponent_known") == sorted(parse_cards("4D 5D 6D 2C 3C 4C JS QS KS 3H"))
     o0 = env.observe("player_0")["observation"]
-    assert o0[lay.slice("knocker")].tolist() == [1.0, 0.0] and o0[lay.slice("showdown_deadwood")].tolist() == [3.0, 37.0]
+    assert o0[lay.slice("knocker")].tolist() == [1.0, 0.0] and o0[lay.slice("showdown_deadwood")].tolist() == [
+        3.0,
+        37.0,
+    ]
     o1 = env.observe("player_1")["observation"]
-    assert o1[lay.slice("knocker")].tolist() == [0.0, 1.0] and o1[lay.slice("showdown_deadwood")].tolist() == [37.0, 3.0]
+    assert o1[lay.slice("knocker")].tolist() == [0.0, 1.0] and o1[lay.slice("showdown_deadwood")].tolist() == [
+        37.0,
+        3.0,
+    ]
     assert o1[lay.slice("phase")].sum() == 0 and env.observe("player_0")["action_mask"].sum() == 0

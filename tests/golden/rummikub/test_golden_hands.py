@@ -41,8 +41,11 @@ def test_initial_meld_of_exactly_30_with_a_joker_r_rk_07():
 @pytest.mark.parametrize("points, legal", [(30, False), (29, True)])
 def test_initial_meld_of_29_is_refused_r_rk_07(points, legal):
     # R2 R3 R4 R5 (14) + B5 K5 Y5 (15) = 29 points: nothing else on the rack melds
-    env = deal("R2 R3 R4 R5 B5 K5 Y5 B1 B8 B12 K1 K9 Y10 Y13", rack1="R13 B13 K13 Y12 R7 B7 K7 Y7 R10 B3 K11 Y8 Y2 B10",
-               initial_meld_points=points)
+    env = deal(
+        "R2 R3 R4 R5 B5 K5 Y5 B1 B8 B12 K1 K9 Y10 Y13",
+        rack1="R13 B13 K13 Y12 R7 B7 K7 Y7 R10 B3 K11 Y8 Y2 B10",
+        initial_meld_points=points,
+    )
     if not legal:
         assert legal_texts(env) == ["draw"]
     else:
@@ -50,10 +53,13 @@ def test_initial_meld_of_29_is_refused_r_rk_07(points, legal):
         assert table(env).sum() == 7
 
 
-@pytest.mark.parametrize("rack, why", [
-    ("R7 R7 B7 B1 B4 B11 K2 K5 K9 K12 Y1 Y4 Y9 Y12", "a group with a repeated colour, R-RK-03"),
-    ("R12 R13 R1 B1 B4 B8 K2 K5 K9 K12 Y3 Y6 Y9 Y11", "12-13-1 is not a run, R-RK-04"),
-])
+@pytest.mark.parametrize(
+    "rack, why",
+    [
+        ("R7 R7 B7 B1 B4 B11 K2 K5 K9 K12 Y1 Y4 Y9 Y12", "a group with a repeated colour, R-RK-03"),
+        ("R12 R13 R1 B1 B4 B8 K2 K5 K9 K12 Y3 Y6 Y9 Y11", "12-13-1 is not a run, R-RK-04"),
+    ],
+)
 def test_invalid_melds_are_never_offered(rack, why):
     env = deal(rack, initial_meld_points=0)
     assert legal_texts(env) == ["draw"], why
@@ -99,7 +105,11 @@ def test_going_out_scores_the_other_racks_r_rk_10():
     # player_1 holds 2 jokers (30 each) + 12 tiles of 12 and 13: 60 + 8*13 + 4*12 = 212
     rack1 = "JK JK R13 R13 B13 B13 K13 K13 Y13 Y13 R12 R12 B12 B12"
     env = deal("R1 R2 R3 R4 R5 R6 R7 B1 B2 B3 B4 B5 B6 B7", rack1=rack1)
-    play(env, *[f"add {t}" for t in "R1 R2 R3 R4 R5 R6 R7 B1 B2 B3 B4 B5 B6 B7".split()], "commit")
+    play(
+        env,
+        *[f"add {t}" for t in ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "B1", "B2", "B3", "B4", "B5", "B6", "B7"]],
+        "commit",
+    )
     assert all(env.terminations.values())
     assert {a: env.infos[a]["hand_score"] for a in env.agents} == {"player_0": 212, "player_1": -212}
     assert env.infos["player_1"]["rack_value"] == 212 and env.infos["player_0"]["winner"] == "player_0"
@@ -109,9 +119,14 @@ def test_going_out_scores_the_other_racks_r_rk_10():
 @pytest.mark.parametrize("target, over", [(200, True), (212, True), (213, False)])
 def test_game_ends_when_a_total_reaches_the_target_r_rk_12(target, over):
     rack1 = "JK JK R13 R13 B13 B13 K13 K13 Y13 Y13 R12 R12 B12 B12"
-    env = deal("R1 R2 R3 R4 R5 R6 R7 B1 B2 B3 B4 B5 B6 B7", rack1=rack1, episode="game", target_score=target,
-               reward="score")
-    play(env, *[f"add {t}" for t in "R1 R2 R3 R4 R5 R6 R7 B1 B2 B3 B4 B5 B6 B7".split()], "commit")
+    env = deal(
+        "R1 R2 R3 R4 R5 R6 R7 B1 B2 B3 B4 B5 B6 B7", rack1=rack1, episode="game", target_score=target, reward="score"
+    )
+    play(
+        env,
+        *[f"add {t}" for t in ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "B1", "B2", "B3", "B4", "B5", "B6", "B7"]],
+        "commit",
+    )
     assert env.infos["player_0"]["total_score"] == 212
     assert env._cumulative_rewards == {"player_0": 212.0, "player_1": -212.0}
     assert all(env.terminations.values()) is over

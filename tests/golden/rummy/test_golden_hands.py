@@ -36,8 +36,18 @@ RUMMY_OUT = ("draw stock", "meld 3S 4S 5S 6S", "meld 7H 8H 9H", "meld 2C 2D 2H",
 def test_going_out_scores_the_opponents_cards_r_rummy_15():
     env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD", "JS"])
     # turn 1: player_0 melds three deuces; player_1 draws and discards; turn 2: player_0 goes out
-    play(env, "draw stock", "meld 2C 2D 2H", "discard KD", "draw stock", "discard TD",
-         "draw stock", "meld 3S 4S 5S 6S", "meld 7H 8H 9H", "discard JS")
+    play(
+        env,
+        "draw stock",
+        "meld 2C 2D 2H",
+        "discard KD",
+        "draw stock",
+        "discard TD",
+        "draw stock",
+        "meld 3S 4S 5S 6S",
+        "meld 7H 8H 9H",
+        "discard JS",
+    )
     infos, rewards, terms, truncs = final(env)
     assert infos == {"player_0": {"hand_score": 64, "total_score": 64}, "player_1": {"hand_score": 0, "total_score": 0}}
     assert env.infos["player_0"]["winner"] == "player_0" and env.infos["player_0"]["rummy"] is False
@@ -60,10 +70,22 @@ def test_a_lay_off_in_an_earlier_turn_rules_out_going_rummy_r_rummy_16():
     p0 = "7C 3S 4S 5S 7H 8H 9H 2C 2D 2H"
     p1 = "4C 5C 6C AD 5D 9D JD QH KH 8S"  # after the meld: 1+5+9+10+10+10+8 = 53 points
     env = scripted_env([p0, p1], upcard="3D", stock=["TS", "JS", "QS", "KS"], dealer=0)
-    play(env, "draw stock", "meld 4C 5C 6C", "discard TS",
-         "draw stock", "layoff 7C high", "discard JS",
-         "draw stock", "discard QS",
-         "draw stock", "meld 3S 4S 5S", "meld 7H 8H 9H", "meld 2C 2D 2H", "discard KS")
+    play(
+        env,
+        "draw stock",
+        "meld 4C 5C 6C",
+        "discard TS",
+        "draw stock",
+        "layoff 7C high",
+        "discard JS",
+        "draw stock",
+        "discard QS",
+        "draw stock",
+        "meld 3S 4S 5S",
+        "meld 7H 8H 9H",
+        "meld 2C 2D 2H",
+        "discard KS",
+    )
     infos, rewards, _, _ = final(env)
     assert infos["player_0"] == {"hand_score": 53, "total_score": 53}
     assert env.infos["player_0"]["rummy"] is False
@@ -77,9 +99,11 @@ def test_win_reward_with_three_players_is_zero_sum_r_rummy_15():
 
 
 def test_score_reward_is_zero_sum_with_three_players_r_rummy_15_16():
-    hands = ["3S 4S 5S 2C 2D 2H KD",
-             "AC AD 5C 6C 9C JC QD",  # 1+1+5+6+9+10+10 = 42
-             "KH 4D 8D 9D TC 7C 3D"]  # 10+4+8+9+10+7+3 = 51
+    hands = [
+        "3S 4S 5S 2C 2D 2H KD",
+        "AC AD 5C 6C 9C JC QD",  # 1+1+5+6+9+10+10 = 42
+        "KH 4D 8D 9D TC 7C 3D",
+    ]  # 10+4+8+9+10+7+3 = 51
     env = scripted_env(hands, upcard="QS", stock=["6S"], dealer=2, num_players=3, reward="score")
     play(env, "draw stock", "meld 3S 4S 5S 6S", "meld 2C 2D 2H", "discard KD")
     infos, rewards, _, _ = final(env)
@@ -163,7 +187,7 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
                     expected[a] += last["hand_scores"][q] if q == last["winner"] else -factor * last["hand_values"][q]
     state = env.unwrapped.game_state
     assert state.hands_played >= 2
-    assert dict(zip(env.possible_agents, state.returns())) == expected
+    assert dict(zip(env.possible_agents, state.returns(), strict=False)) == expected
 
 
 def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
