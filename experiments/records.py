@@ -210,22 +210,38 @@ def read_record(path: str | Path) -> list[dict]:
     return lines
 
 
-def play_recorded(env: Any, agents: Sequence[Any], seed: int, options: dict, names: Sequence[str]) -> list[dict]:
-    """Play one episode of ``env`` (``agents[i]`` in seat ``i``, reset with ``seed``) as
-    ``experiments.common.play_episode`` does, and return its record lines."""
+def play_recorded(
+    env: Any, agents: Sequence[Any], seed: int, options: dict, names: Sequence[str]
+) -> tuple[dict, list[dict]]:
+    """Play one episode of ``env`` (``agents[i]`` in seat ``i``, reset with ``seed``)
+    exactly as ``experiments.common.play_episode`` does and record it.
+
+    Returns:
+        ``play_episode``'s result dict (``returns``, ``infos``, ``steps``,
+        ``truncated``) and the record lines.
+    """
     env.reset(seed=seed)
     rec = GameRecorder(env, options, seed, None, names)
     rec.start()
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    returns = [0.0] * len(seat_of)
+    infos: list[dict] = [{} for _ in seat_of]
+    steps = 0
+    truncated = False
     for agent in env.agent_iter():
-        obs, _, termination, truncation, info = env.last()
+        obs, reward, termination, truncation, info = env.last()
+        seat = seat_of[agent]
+        returns[seat] += reward
         if termination or truncation:
+            infos[seat] = dict(info)
+            truncated = truncated or truncation
             env.step(None)
             continue
-        action = agents[seat_of[agent]].act(obs, info)
+        action = agents[seat].act(obs, info)
         env.step(action)
         rec.step(agent, action)
-    return rec.finish()
+        steps += 1
+    return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}, rec.finish()
 
 
 def replay(
