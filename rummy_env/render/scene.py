@@ -53,6 +53,8 @@ def table_picture(state: Any, viewer: int, last_move: tuple[int, int] | None = N
     from rummy_env.games.rummikub import RummikubState
     from rummy_env.games.rummy import RummyState
 
+    if not isinstance(state, (RummikubState, GinRummyState, CrazyRummyState, RummyState)):
+        raise TypeError(f"no picture for a {type(state).__name__}: pass an engine state of rummy_env.games")
     if not isinstance(viewer, int) or isinstance(viewer, bool) or not 0 <= viewer < state.num_players:
         raise ValueError(f"viewer={viewer!r} is not a seat: use 0..{state.num_players - 1}")
     if isinstance(state, RummikubState):
@@ -63,9 +65,7 @@ def table_picture(state: Any, viewer: int, last_move: tuple[int, int] | None = N
         return _gin_picture(state, viewer, last_move)
     if isinstance(state, CrazyRummyState):
         return _rummy_picture(state, viewer, last_move, crazy=True)
-    if isinstance(state, RummyState):
-        return _rummy_picture(state, viewer, last_move, crazy=False)
-    raise TypeError(f"no picture for a {type(state).__name__}: pass an engine state of rummy_env.games")
+    return _rummy_picture(state, viewer, last_move, crazy=False)
 
 
 # ------------------------------------------------------------ shared pieces
@@ -124,7 +124,7 @@ def opponent_panels(
         pic.add(sh.Rect(x, OPP_Y, width, OPP_H, sh.FELT_DARK, sh.GOLD if acting else None, 2.5, radius=8))
         pic.text(x + 10, OPP_Y + 14, lines[k - 1], 14, sh.GOLD if acting else sh.INK)
         shown = sorted(known[k]) if known else []
-        size = sh.CardSize(20, 28, 6.0) if tiles else sh.SMALL_CARD
+        size = sh.CardSize(22, 30, 9.0) if tiles else sh.SMALL_CARD
         hidden = sizes[k] - len(shown)
         face = sh.CardSize(32, 45, 22)
         avail = width - 20
