@@ -285,9 +285,12 @@ def replay(
         state = raw.game_state
         while seen < len(state.hand_decks):
             seen += 1
+            if seen > 1 and game["seed"] is None:
+                raise RecordMismatch(
+                    f"{where}: hand {seen} is dealt by the env's generator, but a record without a seed "
+                    "replays only its first hand"
+                )
             if seen > len(hands):
-                if game["seed"] is None:
-                    raise RecordMismatch(f"{where}: hand {seen} is dealt, but a record without a seed cannot replay it")
                 raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
