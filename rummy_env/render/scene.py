@@ -122,7 +122,16 @@ def opponent_panels(
         x = MARGIN + (k - 1) * (width + 10)
         acting = k == acting_rel
         pic.add(sh.Rect(x, OPP_Y, width, OPP_H, sh.FELT_DARK, sh.GOLD if acting else None, 2.5, radius=8))
-        pic.text(x + 10, OPP_Y + 14, lines[k - 1], 14, sh.GOLD if acting else sh.INK)
+        ink = sh.GOLD if acting else sh.INK
+        line = lines[k - 1]
+        cy = OPP_Y + 30
+        if sh.text_width(line, 14) > width - 20:  # a narrow panel: the name, then the facts below it
+            name, _, facts = line.partition(" · ")
+            pic.text(x + 10, OPP_Y + 12, name, 14, ink)
+            pic.text(x + 10, OPP_Y + 27, facts, 11, ink)
+            cy = OPP_Y + 38
+        else:
+            pic.text(x + 10, OPP_Y + 14, line, 14, ink)
         shown = sorted(known[k]) if known else []
         size = sh.CardSize(22, 30, 9.0) if tiles else sh.SMALL_CARD
         hidden = sizes[k] - len(shown)
@@ -130,14 +139,14 @@ def opponent_panels(
         avail = width - 20
         full = face.step * len(shown) + size.w + size.step * max(0, hidden - 1)
         squeeze = min(1.0, avail / full) if full > avail else 1.0
-        cx, cy = x + 10, OPP_Y + 30
+        cx = x + 10
         for c in shown:
             pic.add(*sh.card_face(c, cx, cy, sh.CardSize(face.w, face.h, face.step * squeeze)))
             cx += face.step * squeeze
         for _ in range(hidden):
             pic.add(*(sh.tile_back(cx, cy, size) if tiles else sh.card_back(cx, cy, size)))
             cx += size.step * squeeze
-        if shown:
+        if shown and cy == OPP_Y + 30:
             pic.text(x + width - 8, OPP_Y + 14, "face up: known to be held", 11, sh.MUTED, "r")
 
 
