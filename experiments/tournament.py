@@ -468,7 +468,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         default=None,
         metavar="DIR",
-        help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each lineup",
+        help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each "
+        "lineup to DIR (with --backend ray the workers write them: use a folder every node can reach)",
     )
     p.add_argument("--record-games", type=int, default=1, metavar="N", help="games recorded per lineup (default: 1)")
     args = p.parse_args(argv)
