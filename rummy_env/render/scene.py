@@ -106,7 +106,6 @@ def footer(pic: Picture, lines: list[str], y: float = FOOT_Y) -> None:
 
 def opponent_panels(
     pic: Picture,
-    viewer: int,
     n: int,
     acting_rel: int,
     lines: list[str],
@@ -156,11 +155,6 @@ def fan(pic: Picture, cards: list[int], x: float, y: float, size: sh.CardSize, m
     for i, c in enumerate(cards):
         pic.add(*sh.card_face(c, x + i * size.step, y, size, marks.get(c)))
     return size.fan_width(len(cards))
-
-
-def hand_order(mask: int) -> list[int]:
-    """Cards of a hand by suit then rank, as the text render lists them."""
-    return cards_of(mask)
 
 
 def hand_row(pic: Picture, label: str, cards: list[int], marks: dict, tags: dict | None = None) -> None:
@@ -248,7 +242,7 @@ def _rummy_picture(state: Any, viewer: int, last_move: tuple[int, int] | None, c
         seat = (viewer + k) % n
         melded = " · melded" if view.melded[k] else ""
         lines.append(f"{seat_name(seat)} · {count(view.hand_sizes[k], 'card')} · {points[k]} {unit}{melded}")
-    opponent_panels(pic, viewer, n, view.acting, lines, list(view.hand_sizes), [cards_of(m) for m in view.known])
+    opponent_panels(pic, n, view.acting, lines, list(view.hand_sizes), [cards_of(m) for m in view.known])
     piles(pic, view.stock_size, view.top_discard, len(state.discard))
     groups = []
     for meld in state.table:
@@ -278,7 +272,7 @@ def _rummy_picture(state: Any, viewer: int, last_move: tuple[int, int] | None, c
         tags[view.must_discard] = ("discard", sh.ALERT)
         notes.append(f"must discard {card_str(view.must_discard)} unless going out")
     own = f"{seat_name(viewer)} (this view) · {count(view.hand_sizes[0], 'card')} · {points[0]} {unit}"
-    hand_row(pic, own + "".join(f" · {x}" for x in notes), hand_order(view.hand), marks, tags)
+    hand_row(pic, own + "".join(f" · {x}" for x in notes), cards_of(view.hand), marks, tags)
     foot = [
         ("penalty totals: " if crazy else "scores: ") + by_seat(viewer, points),
         move_line(state, viewer, last_move),
@@ -329,7 +323,6 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
     known = [[], cards_of(view.opponent_known)] if showdown is None else [[], []]
     opponent_panels(
         pic,
-        viewer,
         2,
         view.acting,
         [
@@ -381,7 +374,7 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
     own = f"{seat_name(viewer)} (this view) · deadwood {view.deadwood} · {view.scores[0]} pts"
     if view.forbidden >= 0:
         own += f" · may not discard {card_str(view.forbidden)}"
-    hand_row(pic, own, hand_order(view.hand), marks, tags)
+    hand_row(pic, own, cards_of(view.hand), marks, tags)
     foot = [
         "scores: " + by_seat(viewer, view.scores),
         move_line(state, viewer, last_move),

@@ -47,7 +47,7 @@ def rummikub_picture(state: Any, viewer: int, last_move: tuple[int, int] | None)
         lines.append(
             f"{seat_name((viewer + k) % n)} · {count(view.rack_sizes[k], 'tile')} · {view.scores[k]} pts{made}"
         )
-    opponent_panels(pic, viewer, n, view.acting, lines, list(view.rack_sizes), tiles=True)
+    opponent_panels(pic, n, view.acting, lines, list(view.rack_sizes), tiles=True)
     # the pool: a stack of face-down tiles and its size
     size = sh.CardSize(46, 62, 0)
     for i in range(3 if view.pool_size else 0):
