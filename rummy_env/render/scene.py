@@ -70,12 +70,14 @@ def table_picture(state: Any, viewer: int, last_move: tuple[int, int] | None = N
 
 # ------------------------------------------------------------ shared pieces
 def header(pic: Picture, title: str, right: str) -> None:
+    """The dark strip at the top: the game's state on the left, who acts on the right."""
     pic.add(sh.Rect(0, 0, pic.width, HEADER_H, sh.FELT_DARK))
     pic.text(MARGIN, HEADER_H / 2, title, 19)
     pic.text(pic.width - MARGIN, HEADER_H / 2, right, 15, sh.GOLD, "r")
 
 
 def seat_name(seat: int) -> str:
+    """The agent name of a seat, ``player_<seat>``."""
     return f"player_{seat}"
 
 
@@ -100,6 +102,7 @@ def move_line(state: Any, viewer: int, last_move: tuple[int, int] | None, hidden
 
 
 def footer(pic: Picture, lines: list[str], y: float = FOOT_Y) -> None:
+    """Lines of text at the bottom: the first bright (the scores), the others muted."""
     for i, line in enumerate(lines):
         pic.text(MARGIN, y + 21 * i, line, 15, sh.INK if i == 0 else sh.MUTED)
 

@@ -95,9 +95,11 @@ class Picture:
     shapes: list[Shape] = field(default_factory=list)
 
     def add(self, *shapes: Shape) -> None:
+        """Append shapes (drawn after the ones already there)."""
         self.shapes.extend(shapes)
 
     def text(self, x: float, y: float, text: str, size: float = 15, fill: str = INK, anchor: str = "l") -> None:
+        """Append a line of text (see :class:`Text`)."""
         self.shapes.append(Text(x, y, text, size, fill, anchor))
 
 
@@ -149,9 +151,11 @@ class CardSize:
     step: float  # distance between neighbouring cards of a fan
 
     def scaled(self, k: float) -> CardSize:
+        """The size times ``k``."""
         return CardSize(self.w * k, self.h * k, self.step * k)
 
     def fan_width(self, n: int) -> float:
+        """Width in pixels of a fan of ``n`` cards."""
         return 0.0 if n == 0 else self.w + self.step * (n - 1)
 
 
@@ -162,6 +166,7 @@ TILE_SIZE = CardSize(32, 44, 34)
 
 
 def rank_text(card: int) -> str:
+    """A card's rank as printed on it: ``A``, ``2`` .. ``10``, ``J``, ``Q``, ``K``."""
     r = RANKS[card % 13]
     return "10" if r == "T" else r
 
