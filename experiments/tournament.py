@@ -63,6 +63,8 @@ class Chunk:
     first: int
     count: int
     seed: int
+    record_dir: str | None = None  # --record: write the first record_games games of the lineup there
+    record_games: int = 0
 
 
 _ENVS: dict[tuple, Any] = {}  # one env per (variant, options) per worker process
@@ -88,7 +90,10 @@ def run_chunk(chunk: Chunk) -> list[dict]:
         for rotation in range(k):
             seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
             agents = [make_agent(name, env, seed=seed + 7919 * i) for i, name in enumerate(seats)]
-            result = play_episode(env, agents, seed)
+            if chunk.record_dir is not None and deal * k + rotation < chunk.record_games:
+                result = _play_and_record(env, agents, seed, chunk, seats, deal, rotation)
+            else:
+                result = play_episode(env, agents, seed)
             returns = result["returns"]
             winners = [i for i, r in enumerate(returns) if r > 1e-9]
             records.append(
@@ -109,6 +114,18 @@ def run_chunk(chunk: Chunk) -> list[dict]:
                 }
             )
     return records
+
+
+def _play_and_record(env: Any, agents: list, seed: int, chunk: Chunk, seats: list, deal: int, rotation: int) -> dict:
+    """``play_episode`` that also writes the game's record (``experiments/records.py``)."""
+    import re
+
+    from experiments.records import play_recorded, write_record
+
+    result, lines = play_recorded(env, agents, seed, dict(chunk.env_options), seats)
+    lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
+    write_record(lines, Path(chunk.record_dir) / f"{chunk.variant}-{lineup}-deal{deal}-rot{rotation}.jsonl")
+    return result
 
 
 def lineups(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
@@ -295,6 +312,8 @@ def make_chunks(
     env_options: dict[str, Any],
     seed: int,
     chunk_size: int = 25,
+    record_dir: str | None = None,
+    record_games: int = 0,
 ) -> list[Chunk]:
     """The work of a tournament, cut into chunks of ``chunk_size`` deals.
 
@@ -324,6 +343,8 @@ def make_chunks(
                         first,
                         min(chunk_size, n_deals - first),
                         seed,
+                        record_dir,
+                        record_games,
                     )
                 )
     return chunks
@@ -442,7 +463,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/tournament-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each "
+        "lineup to DIR (with --backend ray the workers write them: use a folder every node can reach)",
+    )
+    p.add_argument("--record-games", type=int, default=1, metavar="N", help="games recorded per lineup (default: 1)")
     args = p.parse_args(argv)
+    if args.record_games < 0:
+        p.error(f"--record-games must be >= 0, got {args.record_games}")
     for name in ("deals", "workers"):
         value = getattr(args, name)
         if value is not None and value <= 0:
@@ -473,7 +505,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournament from the command line; returns the exit code."""
     args = parse_args(argv)
     try:
-        chunks = make_chunks(args.variants, args.agents, args.deals, args.env_options, args.seed)
+        chunks = make_chunks(
+            args.variants,
+            args.agents,
+            args.deals,
+            args.env_options,
+            args.seed,
+            record_dir=str(args.record.resolve()) if args.record else None,
+            record_games=args.record_games if args.record else 0,
+        )
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()

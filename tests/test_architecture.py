@@ -24,6 +24,11 @@ FRAMEWORK_FREE = [
     "rummy_env.encoding.gin_rummy",
     "rummy_env.encoding.rummikub",
     "rummy_env.render.text",
+    "rummy_env.render.shapes",
+    "rummy_env.render.scene",
+    "rummy_env.render.scene_rummikub",
+    "rummy_env.render.svg",
+    "rummy_env.render.image",
 ]
 
 
@@ -76,3 +81,15 @@ def test_every_engine_state_names_its_actions_as_the_env_does():
         assert [type(state).action_to_string(a) for a in range(raw.num_actions)] == [
             raw.action_to_string(a) for a in range(raw.num_actions)
         ]
+
+
+def test_text_and_svg_rendering_need_no_pillow():
+    # Pillow is the optional render extra: only render/image.py loads it, when drawing
+    code = (
+        "import sys\nfrom rummy_env import gin_rummy_v0\n"
+        "env = gin_rummy_v0.env(render_mode='ansi'); env.reset(seed=0); env.render(); env.unwrapped.render_svg()\n"
+        "import rummy_env.render.image\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'PIL'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"

@@ -144,7 +144,12 @@ from rummy_env.render.text import render_crazy_rummy
 class raw_env(TurnBasedEnv):
     """Crazy Rummy as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "crazy_rummy_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "crazy_rummy_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     num_actions = NUM_ACTIONS
     game_class = CrazyRummyGame
     actions = crazy_actions

@@ -39,7 +39,12 @@ class TurnBasedEnv(AECEnv, EzPickle):
             and a dealer.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "turn_based", "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "turn_based",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     num_actions: int = 0
     reset_option_names: tuple[str, ...] = ()
     game_class: Any = None  #: the engine's game class (a ``games.base.EngineGame``)
@@ -54,6 +59,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported: use one of {self.metadata['render_modes']} or None"
             )
+        if render_mode == "rgb_array":
+            from rummy_env.render.image import require_pillow
+
+            require_pillow()  # fail now, with the install command, rather than at the first frame
         self.render_mode = render_mode
         self.game = self._make_game(options)
         n = self.game.num_players
@@ -72,6 +81,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.game_state: Any = None
         self.agents: list[str] = []
         self._obs_cache: dict[int, dict] = {}
+        self.last_move: tuple[int, int] | None = None  #: (seat, action id) of the last step, for pictures
 
     @property
     def illegal_reward(self) -> float:
@@ -137,6 +147,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._hands_seen = state.hands_played
         self._obs_cache: dict[int, dict] = {}
+        self.last_move = None
         self.agent_selection = self.possible_agents[state.current_player()]
         if self.render_mode == "human":
             self.render()
@@ -160,6 +171,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
             return
         state = self.game_state
         state.apply_action(action)
+        self.last_move = (self.agent_name_mapping[agent], state.history[-1])
         if self._obs_cache:
             self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
@@ -227,21 +239,50 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return cached
 
     # -------------------------------------------------------------- render
-    def render(self) -> str | None:
-        """Text table of the game as the acting player sees it.
+    def render(self) -> str | np.ndarray | None:
+        """The game as the acting player sees it.
 
-        Returns the text with ``render_mode="ansi"``; prints it with ``"human"``.
+        Returns the text table with ``render_mode="ansi"``; prints it with ``"human"``;
+        with ``"rgb_array"`` returns the picture as a ``uint8`` array of shape
+        ``(560, 960, 3)`` (``rummy_env.render.image``, Pillow): that player's hand face up,
+        the other hands face down with their sizes, the table, the piles, the scores and
+        the last move.  The size never changes within an env, so frames make a video.
         """
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.game_state is None:
             raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            from rummy_env.render.image import render_rgb
+
+            return render_rgb(self.game_state, self.agent_name_mapping[self.agent_selection], self.last_move)
         text = self._render_text(self.agent_name_mapping[self.agent_selection])
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def render_svg(self, agent: str | None = None):
+        """SVG of the picture ``render_mode="rgb_array"`` draws, from ``agent``'s seat
+        (default: the acting agent), for any ``render_mode``.  Standard library only.
+
+        Returns:
+            a ``rummy_env.render.svg.SvgPicture``: a ``str`` holding the SVG document
+            whose ``_repr_svg_`` makes a Jupyter cell show the table.
+
+        Raises:
+            RuntimeError: before ``reset``.
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
+        from rummy_env.render.svg import render_svg
+
+        if self.game_state is None:
+            raise RuntimeError("call reset() before render_svg()")
+        if agent is not None and agent not in self.agent_name_mapping:
+            raise KeyError(f"agent {agent!r} is not one of {self.possible_agents}")
+        seat = self.agent_name_mapping[agent or self.agent_selection]
+        return render_svg(self.game_state, seat, self.last_move)
 
     def close(self) -> None:
         pass

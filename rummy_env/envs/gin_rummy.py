@@ -202,7 +202,12 @@ def max_total(cfg: GinRummyConfig) -> float:
 class raw_env(TurnBasedEnv):
     """Gin Rummy as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "gin_rummy_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     num_actions = NUM_ACTIONS
     game_class = GinRummyGame
     actions = gin_actions

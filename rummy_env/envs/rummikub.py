@@ -129,7 +129,12 @@ from rummy_env.render.text import render_rummikub
 class raw_env(TurnBasedEnv):
     """Rummikub as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "rummikub_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "rummikub_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     num_actions = NUM_ACTIONS
     game_class = RummikubGame
     actions = rummikub_actions

@@ -113,7 +113,12 @@ from rummy_env.render.text import render_rummy
 class raw_env(TurnBasedEnv):
     """Basic Rummy as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "rummy_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     num_actions = NUM_ACTIONS
     game_class = RummyGame
     actions = rummy_actions

@@ -143,8 +143,8 @@ def test_bad_env_options_are_value_errors(variant):
         variant.module.env(max_turns=0)
     with pytest.raises(ValueError, match="episode='match' is not allowed"):
         variant.module.env(episode="match")
-    with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported"):
-        variant.module.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode='rgb' is not supported"):
+        variant.module.env(render_mode="rgb")
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)

@@ -237,7 +237,7 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
         ({"oklahoma": "yes"}, "oklahoma='yes' is not a bool"),
         ({"reward": "points"}, "reward='points' is not allowed"),
         ({"target_score": 0}, "target_score=0 is out of range"),
-        ({"render_mode": "rgb_array"}, "render_mode='rgb_array' is not supported"),
+        ({"render_mode": "rgb"}, "render_mode='rgb' is not supported"),
     ],
 )
 def test_bad_env_options_are_value_errors(options, message):

@@ -1,0 +1,328 @@
+"""Game records: one game as JSON lines, written while it is played, replayed and checked.
+
+A record file holds one game (an episode), one JSON object per line:
+
+- ``{"type": "game", "format": "rummy_env.record/1", "variant": "gin_rummy_v0",
+  "options": {env() options}, "seed": 7, "reset_options": null, "players": [...],
+  "agents": ["human", "heuristic"]}``: how the env was made and reset.
+- ``{"type": "hand", "hand": 1, "deck": ["7C", ...], "dealer": 1}``: the stacked deck of
+  each hand as it is dealt (card strings top first; Rummikub: the 106 tiles first drawn
+  first, with ``"first_player"`` instead of ``"dealer"``).
+- ``{"type": "action", "step": 0, "agent": "player_1", "action": 106, "text": "pass",
+  "rewards": [0.0, 0.0]}``: every decision, with the rewards of all seats after it
+  (left out when all are 0).
+- ``{"type": "end", "status": "complete", "returns": [...], "hand_scores": [[...], ...],
+  "total_scores": [...]}``: the episode's returns per seat and the scores of each hand;
+  ``status`` is ``"quit"`` for a game abandoned in ``experiments.play``.
+
+Replaying resets ``variant.env(**options)`` with the recorded ``seed`` and
+``reset_options`` (exactly as the game was started), then checks that each hand's deck
+and dealer come out as recorded, that every recorded action is legal, and that the
+rewards of every step and the returns match.  Later hands of ``episode="game"`` are
+shuffled by the env's seeded generator, so the seed is what replays them; the decks in
+the record document them and check the replay.  A record without a seed can only be
+replayed for its first hand (reset with the first deck and dealer): :func:`replay` then
+stops with :class:`RecordMismatch` when a second hand is dealt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.common import load_variant
+
+FORMAT = "rummy_env.record/1"
+
+
+class RecordMismatch(ValueError):
+    """A replay parted from its record (another deck, an illegal action, other rewards)."""
+
+
+def _deck_strings(variant: str, deck: Sequence[int]) -> list[str]:
+    if variant == "rummikub_v0":
+        from rummy_env.core.tiles import tile_str
+
+        return [tile_str(int(t)) for t in deck]
+    from rummy_env.core.cards import card_str
+
+    return [card_str(int(c)) for c in deck]
+
+
+def _seat_key(variant: str) -> str:
+    return "first_player" if variant == "rummikub_v0" else "dealer"
+
+
+def _hand_line(variant: str, state: Any, hand: int) -> dict:
+    """The deck of hand number ``hand`` (1-based) and who dealt it (the current one)."""
+    seat = state.first_player if variant == "rummikub_v0" else state.dealer
+    return {
+        "type": "hand",
+        "hand": hand,
+        "deck": _deck_strings(variant, state.hand_decks[hand - 1]),
+        _seat_key(variant): seat,
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+class GameRecorder:
+    """Records one game of a wrapped or raw env of this package while it is played.
+
+    Call :meth:`start` right after ``env.reset(seed=seed, options=reset_options)``,
+    :meth:`step` after every ``env.step(action)`` of a live agent, and :meth:`finish`
+    at the end; :meth:`write` saves the lines.
+
+    Args:
+        env: the env the game is played in.
+        options: the ``env()`` options it was made with (without ``render_mode``).
+        seed: the reset seed (None if the env continued its generator: then only the
+            first hand can be replayed).
+        reset_options: the reset options passed (e.g. a stacked deck), or None.
+        agents: a name per seat, for the reader (not needed to replay).
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        options: dict,
+        seed: int | None,
+        reset_options: dict | None = None,
+        agents: Sequence[str] | None = None,
+    ):
+        raw = env.unwrapped
+        self.env = env
+        self.variant = raw.metadata["name"]
+        self.players = list(raw.possible_agents)
+        self.lines: list[dict] = [
+            {
+                "type": "game",
+                "format": FORMAT,
+                "variant": self.variant,
+                "options": _jsonable({k: v for k, v in options.items() if k != "render_mode"}),
+                "seed": seed,
+                "reset_options": _jsonable(reset_options),
+                "players": self.players,
+                "agents": list(agents) if agents is not None else None,
+            }
+        ]
+        self._hands = 0
+        self._steps = 0
+        self._returns = [0.0] * len(self.players)
+        self._hand_scores: list[list] = []
+
+    def _new_hands(self) -> None:
+        state = self.env.unwrapped.game_state
+        while self._hands < len(state.hand_decks):
+            self._hands += 1
+            self.lines.append(_hand_line(self.variant, state, self._hands))
+
+    def _scores(self) -> None:
+        state = self.env.unwrapped.game_state
+        if state.hands_played > len(self._hand_scores) and state.last_hand is not None:
+            self._hand_scores.append(_jsonable(state.last_hand["hand_scores"]))
+
+    def start(self) -> None:
+        """Record the first deal (call right after the reset)."""
+        self._new_hands()
+
+    def step(self, agent: str, action: int) -> None:
+        """Record ``agent``'s ``action``, just applied, and the rewards it gave."""
+        raw = self.env.unwrapped
+        rewards = [float(raw.rewards.get(a, 0.0)) for a in self.players]
+        line = {
+            "type": "action",
+            "step": self._steps,
+            "agent": agent,
+            "action": int(action),
+            "text": raw.action_to_string(int(action)),
+        }
+        if any(rewards):
+            line["rewards"] = rewards
+            self._returns = [r + x for r, x in zip(self._returns, rewards, strict=True)]
+        self.lines.append(line)
+        self._steps += 1
+        self._scores()  # the hand that just ended, before the next deal's line
+        self._new_hands()
+
+    def finish(self, status: str = "complete") -> list[dict]:
+        """Add the end line (``status``: ``"complete"`` or ``"quit"``); returns all lines."""
+        state = self.env.unwrapped.game_state
+        self.lines.append(
+            {
+                "type": "end",
+                "status": status,
+                "returns": self._returns,
+                "hand_scores": self._hand_scores,
+                "total_scores": _jsonable(list(state.scores)),
+            }
+        )
+        return self.lines
+
+    def write(self, path: str | Path) -> Path:
+        """Write the lines as JSON lines to ``path`` (its folder is created); returns it."""
+        return write_record(self.lines, path)
+
+
+def write_record(lines: Sequence[dict], path: str | Path) -> Path:
+    """Write record lines to ``path``, one JSON object per line."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        for line in lines:
+            f.write(json.dumps(line) + "\n")
+    return path
+
+
+def read_record(path: str | Path) -> list[dict]:
+    """The lines of a record file.
+
+    Raises:
+        ValueError: not a record (no game line first, an unknown format, bad JSON).
+    """
+    lines = []
+    with open(path) as f:
+        for i, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}, line {i}: not JSON ({err})") from None
+    if not lines or lines[0].get("type") != "game":
+        raise ValueError(f"{path} is not a game record: its first line must be the game line")
+    if lines[0].get("format") != FORMAT:
+        raise ValueError(f"{path}: record format {lines[0].get('format')!r}, this version reads {FORMAT!r}")
+    return lines
+
+
+def play_recorded(
+    env: Any, agents: Sequence[Any], seed: int, options: dict, names: Sequence[str]
+) -> tuple[dict, list[dict]]:
+    """Play one episode of ``env`` (``agents[i]`` in seat ``i``, reset with ``seed``)
+    exactly as ``experiments.common.play_episode`` does and record it.
+
+    Returns:
+        ``play_episode``'s result dict (``returns``, ``infos``, ``steps``,
+        ``truncated``) and the record lines.
+    """
+    env.reset(seed=seed)
+    rec = GameRecorder(env, options, seed, None, names)
+    rec.start()
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    returns = [0.0] * len(seat_of)
+    infos: list[dict] = [{} for _ in seat_of]
+    steps = 0
+    truncated = False
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        seat = seat_of[agent]
+        returns[seat] += reward
+        if termination or truncation:
+            infos[seat] = dict(info)
+            truncated = truncated or truncation
+            env.step(None)
+            continue
+        action = agents[seat].act(obs, info)
+        env.step(action)
+        rec.step(agent, action)
+        steps += 1
+    return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}, rec.finish()
+
+
+def replay(
+    lines: Sequence[dict],
+    render_mode: str | None = None,
+    on_step: Callable[[Any, dict | None], None] | None = None,
+) -> Any:
+    """Replay a record through ``env()`` and check it.
+
+    Args:
+        lines: the record (:func:`read_record`).
+        render_mode: passed to ``env()`` (e.g. ``"rgb_array"`` to draw frames).
+        on_step: called as ``on_step(env, line)`` after the reset (``line`` None) and
+            after every recorded action.
+
+    Returns:
+        the env at the end of the replay.
+
+    Raises:
+        RecordMismatch: a deck or dealer, an action, or the rewards or returns differ
+            from the record (the message says where).
+    """
+    game = lines[0]
+    variant = game["variant"]
+    env = load_variant(variant).env(render_mode=render_mode, **game["options"])
+    hands = [x for x in lines if x["type"] == "hand"]
+    actions = [x for x in lines if x["type"] == "action"]
+    end = next((x for x in lines if x["type"] == "end"), None)
+    key = _seat_key(variant)
+    if game["seed"] is not None:
+        env.reset(seed=game["seed"], options=game["reset_options"])
+    else:
+        if not hands:
+            raise RecordMismatch("a record without a seed needs the first hand's deck")
+        env.reset(options={"deck": hands[0]["deck"], key: hands[0][key]})
+    raw = env.unwrapped
+    seen = 0
+
+    def check_hands(where: str) -> None:
+        nonlocal seen
+        state = raw.game_state
+        while seen < len(state.hand_decks):
+            seen += 1
+            if seen > 1 and game["seed"] is None:
+                raise RecordMismatch(
+                    f"{where}: hand {seen} is dealt by the env's generator, but a record without a seed "
+                    "replays only its first hand"
+                )
+            if seen > len(hands):
+                raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
+            want = hands[seen - 1]
+            got = _hand_line(variant, state, seen)
+            if got["deck"] != want["deck"] or got[key] != want[key]:
+                raise RecordMismatch(
+                    f"{where}: hand {seen} was dealt another deck or {key} than recorded "
+                    f"({key} {got[key]} against {want[key]}): the seed or options differ from the game's"
+                )
+
+    check_hands("after the reset")
+    if on_step:
+        on_step(env, None)
+    returns = [0.0] * len(raw.possible_agents)
+    for line in actions:
+        where = f"step {line['step']} ({line['agent']} {line['text']})"
+        if env.agent_selection != line["agent"]:
+            raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
+        mask = env.observe(line["agent"])["action_mask"]
+        if not mask[line["action"]]:
+            raise RecordMismatch(f"{where}: the action is not legal in the replay")
+        env.step(line["action"])
+        rewards = [float(raw.rewards.get(a, 0.0)) for a in raw.possible_agents]
+        want = line.get("rewards", [0.0] * len(rewards))
+        if not np.allclose(rewards, want, atol=1e-9):
+            raise RecordMismatch(f"{where}: rewards {rewards} in the replay, {want} in the record")
+        returns = [r + x for r, x in zip(returns, rewards, strict=True)]
+        check_hands(where)
+        if on_step:
+            on_step(env, line)
+    if end is not None:
+        if not np.allclose(returns, end["returns"], atol=1e-9):
+            raise RecordMismatch(f"returns {returns} in the replay, {end['returns']} in the record")
+        if end["status"] == "complete" and not raw.game_state.is_terminal():
+            raise RecordMismatch("the record says the game is complete, but the replay has not ended")
+    return env

@@ -1,0 +1,121 @@
+"""Replay a game record through ``env()``, check it, and show it.
+
+    python -m experiments.replay results/play/gin_rummy_v0-....jsonl            # text, step by step
+    python -m experiments.replay RECORD --pause                                 # wait for Enter at each step
+    python -m experiments.replay RECORD --gif game.gif                          # an animated GIF
+    python -m experiments.replay RECORD --images frames/ --seat player_0        # one PNG per step
+
+The replay resets the env as the game was started and applies the recorded actions; it
+stops with an error if a deck, an action or a reward differs from the record (see
+``experiments/records.py``), and prints ``record checked`` when everything matched.
+Each step is shown from the acting player's seat (as ``render_mode="rgb_array"`` and
+``"ansi"`` do), or always from ``--seat``.  Images need Pillow (the ``render`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from experiments.common import program_name
+from experiments.records import RecordMismatch, read_record, replay
+
+
+def _viewer(env: Any, seat: str | None) -> int:
+    raw = env.unwrapped
+    return raw.agent_name_mapping[seat or raw.agent_selection]
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.replay", "rummy-replay"), description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("record", type=Path, help="a record file (JSON lines) written by experiments.play or the tournament")
+    p.add_argument("--gif", type=Path, default=None, help="write the game as an animated GIF to this file")
+    p.add_argument("--images", type=Path, default=None, help="write one PNG per step to this folder")
+    p.add_argument("--seat", default=None, help="show every step from this agent's seat (default: the acting one)")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default: 2)")
+    p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text)")
+    p.add_argument("--quiet", action="store_true", help="no text, only the check (and the images)")
+    args = p.parse_args(argv)
+    if args.fps <= 0:
+        p.error(f"--fps must be positive, got {args.fps}")
+    args.parser = p
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Replay a record from the command line; returns the exit code (1 on a mismatch)."""
+    args = parse_args(argv)
+    try:
+        lines = read_record(args.record)
+    except (OSError, ValueError) as err:
+        args.parser.error(str(err))
+    game = lines[0]
+    players = game["players"]
+    if args.seat is not None and args.seat not in players:
+        args.parser.error(f"--seat {args.seat!r} is not a player of this game: {', '.join(players)}")
+    images = args.gif is not None or args.images is not None
+    if images:
+        try:
+            from rummy_env.render.image import require_pillow
+
+            require_pillow()
+        except ImportError as err:
+            args.parser.error(str(err))
+    frames = []
+    if args.images is not None:
+        args.images.mkdir(parents=True, exist_ok=True)
+
+    def on_step(env: Any, line: dict | None) -> None:
+        raw = env.unwrapped
+        seat = _viewer(env, args.seat)
+        if not args.quiet:
+            head = "deal" if line is None else f"step {line['step']}: {line['agent']} {line['text']}"
+            print(f"\n== {head}")
+            print(raw.renderer(raw.game_state, seat))
+            if args.pause:
+                input("(Enter: next step) ")
+        if images:
+            from rummy_env.render.image import to_image
+            from rummy_env.render.scene import table_picture
+
+            img = to_image(table_picture(raw.game_state, seat, raw.last_move))
+            if args.images is not None:
+                img.save(args.images / f"step{len(frames):04d}.png")
+            frames.append(img)
+
+    agents = game.get("agents") or players
+    print(
+        f"{game['variant']} {game['options']} seed {game['seed']}: "
+        + ", ".join(f"{p} {a}" for p, a in zip(players, agents, strict=False))
+    )
+    try:
+        env = replay(lines, on_step=on_step)
+    except RecordMismatch as err:
+        print(f"record does not replay: {err}", file=sys.stderr)
+        return 1
+    if args.gif is not None and frames:
+        args.gif.parent.mkdir(parents=True, exist_ok=True)
+        # the last frame (the result) stays up longer
+        durations = [round(1000 / args.fps)] * (len(frames) - 1) + [4000]
+        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+        print(f"wrote {args.gif} ({len(frames)} frames)")
+    if args.images is not None:
+        print(f"wrote {len(frames)} images to {args.images}/")
+    end = next((x for x in lines if x["type"] == "end"), None)
+    steps = sum(1 for x in lines if x["type"] == "action")
+    if end is None:
+        print(f"record checked: {steps} steps, rewards as recorded (the record has no end line)")
+    else:
+        returns = ", ".join(f"{a} {r:g}" for a, r in zip(players, end["returns"], strict=True))
+        over = "game over" if env.unwrapped.game_state.is_terminal() else "game not finished"
+        print(f"record checked: {steps} steps, rewards as recorded ({end['status']}, {over}); returns {returns}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

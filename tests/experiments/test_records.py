@@ -1,0 +1,193 @@
+"""Game records (experiments/records.py), experiments.replay and the tournament's --record."""
+
+import json
+
+import pytest
+from PIL import Image
+
+from agents import make_agent
+from experiments import replay as replay_job
+from experiments import tournament
+from experiments.common import load_variant, play_episode
+from experiments.records import (
+    GameRecorder,
+    RecordMismatch,
+    _deck_strings,
+    play_recorded,
+    read_record,
+    replay,
+    write_record,
+)
+
+CASES = [
+    ("rummy_v0", {"num_players": 3}),
+    ("crazy_rummy_v0", {"num_players": 3}),
+    ("gin_rummy_v0", {}),
+    ("rummikub_v0", {}),
+    ("rummy_v0", {"episode": "game", "target_score": 100}),
+    ("gin_rummy_v0", {"episode": "game", "reward": "score"}),
+]
+
+
+def recorded_game(variant, options, seed=3):
+    env = load_variant(variant).env(**options)
+    names = ["heuristic"] + ["random"] * (len(env.possible_agents) - 1)
+    agents = [make_agent(name, env, seed=seed + i) for i, name in enumerate(names)]
+    return play_recorded(env, agents, seed, options, names)
+
+
+@pytest.mark.parametrize("variant, options", CASES, ids=[f"{v}-{o}" for v, o in CASES])
+def test_a_record_replays_with_the_same_rewards(variant, options, tmp_path):
+    result, lines = recorded_game(variant, options)
+    path = write_record(lines, tmp_path / "game.jsonl")
+    back = read_record(path)
+    assert back == json.loads(json.dumps(lines))
+    game, end = back[0], back[-1]
+    assert game["variant"] == variant and game["seed"] == 3 and game["options"] == options
+    assert end["status"] == "complete" and end["returns"] == result["returns"]
+    hands = [x for x in back if x["type"] == "hand"]
+    assert len(hands) == len(end["hand_scores"]) >= 1
+    assert len(hands[0]["deck"]) == (106 if variant == "rummikub_v0" else 52)
+    if options.get("episode") == "game":
+        assert len(hands) >= 2  # later hands are dealt by the seeded generator and checked
+    steps = [x for x in back if x["type"] == "action"]
+    assert len(steps) == result["steps"] and [x["step"] for x in steps] == list(range(len(steps)))
+    env = replay(back)
+    state = env.unwrapped.game_state
+    assert state.is_terminal() and state.history == [x["action"] for x in steps]
+    assert [_deck_strings(variant, d) for d in state.hand_decks] == [x["deck"] for x in hands]
+    # recording does not change the game: the same seed and agents without recording
+    env2 = load_variant(variant).env(**options)
+    names = game["agents"]
+    agents = [make_agent(name, env2, seed=3 + i) for i, name in enumerate(names)]
+    assert play_episode(env2, agents, 3)["returns"] == result["returns"]
+
+
+def test_a_replay_that_parts_from_its_record_stops_with_the_reason():
+    _, lines = recorded_game("gin_rummy_v0", {"reward": "score"})
+    rewarded = next(i for i, x in enumerate(lines) if x.get("rewards"))
+    bad = [dict(x) for x in lines]
+    bad[rewarded]["rewards"] = [0.0, 0.0]
+    with pytest.raises(RecordMismatch, match=rf"step {lines[rewarded]['step']} .*rewards \[.*\] in the replay"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    bad[0]["seed"] = 4
+    with pytest.raises(RecordMismatch, match="hand 1 was dealt another deck or dealer than recorded"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    first = next(i for i, x in enumerate(bad) if x["type"] == "action")
+    bad[first]["action"] = 0  # a discard during the upcard offer
+    with pytest.raises(RecordMismatch, match="step 0 .*the action is not legal in the replay"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    bad[-1]["returns"] = [5.0, -5.0]
+    with pytest.raises(RecordMismatch, match=r"returns \[.*\] in the replay, \[5.0, -5.0\] in the record"):
+        replay(bad)
+
+
+def test_without_a_seed_only_the_first_hand_replays():
+    _, lines = recorded_game("gin_rummy_v0", {})
+    lines[0]["seed"] = None
+    assert replay(lines).unwrapped.game_state.is_terminal()  # one hand: from its deck and dealer
+    _, lines = recorded_game("rummy_v0", {"episode": "game", "target_score": 100})
+    lines[0]["seed"] = None
+    with pytest.raises(
+        RecordMismatch,
+        match="hand 2 is dealt by the env's generator, but a record without a seed replays only its first hand",
+    ):
+        replay(lines)
+
+
+def test_read_record_refuses_other_files(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"type": "action"}\n')
+    with pytest.raises(ValueError, match="is not a game record"):
+        read_record(path)
+    path.write_text("{nope\n")
+    with pytest.raises(ValueError, match="line 1: not JSON"):
+        read_record(path)
+
+
+def test_tournament_records_the_chosen_number_of_games_and_they_replay(tmp_path, capsys):
+    out, rec = tmp_path / "out", tmp_path / "rec"
+    argv = ["--variants", "gin_rummy", "--agents", "random", "heuristic", "--deals", "3", "--workers", "1"]
+    assert (
+        tournament.main(argv + ["--out", str(out), "--no-progress", "--record", str(rec), "--record-games", "3"]) == 0
+    )
+    files = sorted(p.name for p in rec.iterdir())
+    # one lineup, two seat rotations per deal: the first three games are deal 0 (both) and deal 1 rotation 0
+    assert files == [
+        "gin_rummy_v0-random-heuristic-deal0-rot0.jsonl",
+        "gin_rummy_v0-random-heuristic-deal0-rot1.jsonl",
+        "gin_rummy_v0-random-heuristic-deal1-rot0.jsonl",
+    ]
+    games = {}
+    for line in (out / "games.csv").read_text().splitlines()[1:]:
+        _, _, deal, seed, rotation, seat, _, ret, *_ = line.split(",")
+        games[(int(deal), int(rotation), int(seat))] = (int(seed), float(ret))
+    for name in files:
+        lines = read_record(rec / name)
+        deal, rotation = int(name.split("deal")[1].split("-")[0]), int(name.split("rot")[1].split(".")[0])
+        assert lines[0]["seed"] == games[(deal, rotation, 0)][0]
+        assert lines[-1]["returns"] == [games[(deal, rotation, s)][1] for s in (0, 1)]
+        capsys.readouterr()
+        assert replay_job.main([str(rec / name), "--quiet"]) == 0
+        assert "record checked" in capsys.readouterr().out
+
+
+def knock_record(tmp_path):
+    """The README's stacked Gin hand: both pass the upcard, player_0 draws KH and knocks."""
+    from rummy_env import gin_rummy_v0
+    from rummy_env.games.gin_rummy import stack_deck
+
+    deck = stack_deck(
+        ["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"], dealer=1
+    )
+    env = gin_rummy_v0.env(reward="score")
+    reset_options = {"deck": deck, "dealer": 1}
+    env.reset(seed=0, options=reset_options)
+    rec = GameRecorder(env, {"reward": "score"}, 0, reset_options, ["human", "heuristic"])
+    rec.start()
+    for move in ["pass", "pass", "knock KH"]:
+        agent, action = env.agent_selection, env.unwrapped.string_to_action(move)
+        env.step(action)
+        rec.step(agent, action)
+    return rec.lines[:2], rec.finish(), rec.write(tmp_path / "knock.jsonl")
+
+
+def test_a_stacked_deal_is_recorded_with_its_reset_options(tmp_path):
+    _, lines, path = knock_record(tmp_path)
+    back = read_record(path)
+    assert back[0]["reset_options"]["deck"][:3] == ["4D", "7C", "5D"]  # dealt one at a time from the non-dealer
+    assert back[1] == {"type": "hand", "hand": 1, "deck": back[0]["reset_options"]["deck"], "dealer": 1}
+    assert [(x["agent"], x["text"]) for x in back if x["type"] == "action"] == [
+        ("player_0", "pass"),
+        ("player_1", "pass"),
+        ("player_0", "knock KH"),
+    ]
+    assert back[-2]["rewards"] == [34.0, -34.0] and back[-1]["returns"] == [34.0, -34.0]
+    assert back[-1]["hand_scores"] == [[34, 0]] and back[-1]["total_scores"] == [34, 0]
+    assert replay(back).unwrapped.game_state.last_hand["result"] == "knock"
+
+
+def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys):
+    _, lines, path = knock_record(tmp_path)
+    assert replay_job.main([str(path), "--gif", str(tmp_path / "g.gif"), "--images", str(tmp_path / "frames")]) == 0
+    out = capsys.readouterr().out
+    assert "== deal" in out and "== step 2: player_0 knock KH" in out
+    assert (
+        "record checked: 3 steps, rewards as recorded (complete, game over); returns player_0 34, player_1 -34" in out
+    )
+    gif = Image.open(tmp_path / "g.gif")
+    assert gif.n_frames == 4 and gif.size == (960, 560)
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == [f"step000{i}.png" for i in range(4)]
+    lines[-1]["returns"] = [9.0, -9.0]
+    write_record(lines, path)
+    assert replay_job.main([str(path), "--quiet"]) == 1
+    assert (
+        "record does not replay: returns [34.0, -34.0] in the replay, [9.0, -9.0] in the record"
+        in capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit):
+        replay_job.main([str(path), "--seat", "player_5"])
+    assert "--seat 'player_5' is not a player of this game: player_0, player_1" in capsys.readouterr().err
