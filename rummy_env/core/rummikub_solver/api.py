@@ -11,7 +11,7 @@ from rummy_env.core.rummikub_solver.certificate import _build_melds, _path
 from rummy_env.core.rummikub_solver.checks import _bits_to_mask, _check_objective, _counts, _play_inputs
 from rummy_env.core.rummikub_solver.memo import BoundedCache
 from rummy_env.core.rummikub_solver.sweeps import _label_sweep, _label_sweep_points, _max_points, _reachable
-from rummy_env.core.rummikub_solver.table_play import _table_play_sweep
+from rummy_env.core.rummikub_solver.table_play import _meld_from, _table_play_sweep
 from rummy_env.core.rummikub_solver.transitions import _cell_keys
 from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS, NUM_TILE_TYPES
 
@@ -266,7 +266,15 @@ def best_play(
     if initial_meld_done:
         play = _best_sweep(table, rack, 0, objective, False)
     elif initial_meld_table_play:
-        play = _best_sweep(table, rack, max(int(initial_meld_points), 1), objective, True)
+        threshold = max(int(initial_meld_points), 1)
+        zero = np.zeros_like(rack)
+        play = None
+        if _meld_from(zero, rack, threshold):  # else no initial meld within the rack: no play
+            # the best play after the initial meld is the answer when it holds an initial
+            # meld (every play legal here is legal there); only otherwise run the product
+            play = _best_sweep(table, rack, 0, objective, False)
+            if play is not None and not _meld_from(zero, play, threshold):
+                play = _best_sweep(table, rack, threshold, objective, True)
     else:
         zero = np.zeros_like(table)
         play = _best_sweep(zero, rack, max(int(initial_meld_points), 0), objective, False)

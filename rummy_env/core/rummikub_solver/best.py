@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.table_play import _pair_moves
 from rummy_env.core.rummikub_solver.tables import (
     _CBITS,
     _JSHIFT,
@@ -13,9 +12,10 @@ from rummy_env.core.rummikub_solver.tables import (
     _SMASK,
     _UPGRADES,
     _UPGRADES2,
+    _a_done,
     _xs,
 )
-from rummy_env.core.rummikub_solver.transitions import _cell_keys, _transitions
+from rummy_env.core.rummikub_solver.transitions import _cell_keys, _pair_moves, _transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS, NUM_TILE_TYPES
 
 # ---------------------------------------------------------------------------------------
@@ -48,6 +48,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
     cka = _cell_keys(zero, rack) if product else None
     tbl2 = table[:52].reshape(NUM_COLOURS, NUM_NUMBERS).T.tolist()
     jb_max = tbl_j + rack_j
+    done = threshold + 1  # side A's points once it is done (see ``_product_sweep``)
     # state: (code A, code B, rack jokers of B, capped points); A = 0 unless product
     start = (0, 0, 0, 0)
     layers: list[dict] = []
@@ -61,7 +62,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
             ca, cb, jr, pts = state
             val = entry[0]
             jb = cb >> _JSHIFT
-            if product:
+            if product and pts != done:
                 ja = ca >> _JSHIFT
                 pairs = _pair_moves(
                     ca & _SMASK,
@@ -79,10 +80,14 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
             for pa, pb in pairs:
                 kb = pb >> _K_SHIFT
                 real = ((pb >> _NREAL_SHIFT) & 15) - tsum  # rack tiles placed at v
-                if product:
+                if product and pts == done:
+                    na, cap = ca, done
+                elif product:
                     ka = pa >> _K_SHIFT
                     na = (pa & _SMASK) | ((ca >> _JSHIFT) + ka) << _JSHIFT
                     cap = min(threshold, pts + v * (((pa >> _NREAL_SHIFT) & 15) + ka))
+                    if cap == threshold and _a_done(na):
+                        na, cap = na & ~_SMASK, done
                 else:
                     na = 0
                     cap = min(threshold, pts + v * (real + kb)) if threshold > 0 else 0
@@ -99,7 +104,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
         if not nxt:
             return None
         layers.append(nxt)
-        cur = nxt if product or len(nxt) <= 32 else _prune_best(nxt)
+        cur = nxt if len(nxt) <= 32 else _prune_best(nxt, done if product else None)
     best = None
     for state, entry in cur.items():
         ca, cb, jr, pts = state
@@ -126,15 +131,21 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
     return play
 
 
-def _prune_best(layer: dict[tuple, tuple]) -> dict[tuple, tuple]:
+def _prune_best(layer: dict[tuple, tuple], done: int | None = None) -> dict[tuple, tuple]:
     """``_prune`` for the best-play sweep: a state is dropped when a stronger twin (same
     rack jokers and capped points, table + P runs upgraded as in ``_prune``) has a value
-    at least as high; the twin's completions use the same tiles, so they gain as much."""
+    at least as high; the twin's completions use the same tiles, so they gain as much.
+    In the product sweep (``done`` = the done points) the twin may also be the done A with
+    the same A jokers and the same B (it adds nothing more to P1 <= P)."""
     keep = {}
     for state, entry in layer.items():
         ca, cb, jr, pts = state
         val = entry[0]
         dominated = False
+        if done is not None and pts != done:
+            twin = layer.get((ca & ~_SMASK, cb, jr, done))
+            if twin is not None and twin[0] >= val:
+                continue
         for c in range(NUM_COLOURS):
             shift = _CBITS * c
             s = (cb >> shift) & 63

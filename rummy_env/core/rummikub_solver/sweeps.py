@@ -104,11 +104,15 @@ def _label_sweep(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> int:
     answer is instead the set of lowest extra types of the accepting paths (see
     ``_add_extras``).  Returns a 53-bit int (bit 52: the joker); 0 if no arrangement exists.
     """
+    return _label_sweep_found(lo, hi, ordered)[1]
+
+
+def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
+    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``."""
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi, ordered)[1]
-    keys = _cell_keys(lo, hi)
-    return _label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)[1]
+        return kernel(lo, hi, ordered)
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered)
 
 
 def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> tuple[bool, int]:

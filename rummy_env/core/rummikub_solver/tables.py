@@ -156,3 +156,12 @@ _XFIELDS = tuple((_X_SHIFT + 2 * c) for c in range(NUM_COLOURS))
 
 def _xs(p: int) -> tuple[int, int, int, int]:
     return tuple((p >> s) & 3 for s in _XFIELDS)  # type: ignore[return-value]
+
+
+#: Colour states with open runs of length 3+ only (or none): such runs may all close now.
+_LONG_ONLY = frozenset(i for i, (n1, n2, _n3) in enumerate(_CSTATES) if n1 == 0 and n2 == 0)
+
+
+def _a_done(ca: int) -> bool:
+    """True when side A's open runs may all close at once (each colour state in ``_LONG_ONLY``)."""
+    return all(((ca >> (_CBITS * c)) & 63) in _LONG_ONLY for c in range(NUM_COLOURS))

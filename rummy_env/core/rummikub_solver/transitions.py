@@ -27,6 +27,7 @@ from rummy_env.core.rummikub_solver.tables import (
     _SMASK,
     _SPREAD,
     _colour_parts,
+    _xs,
 )
 from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
 
@@ -154,3 +155,35 @@ def _cell_keys(lo: np.ndarray, hi: np.ndarray) -> tuple[tuple, ...]:
             )
         )
     return tuple(out)
+
+
+# Product sweeps for ``initial_meld_table_play=True`` (R-RK-07): side A is the initial meld
+# P1 (rack tiles only), side B is table + P.  A move pairs an A move and a B move at the
+# same number with P1 <= P tile by tile.
+
+
+def _pair_moves(
+    sa: int,
+    ja: int,
+    sb: int,
+    jb: int,
+    cka: tuple,
+    ckb: tuple,
+    tbl: tuple,
+    ja_max: int,
+    jb_max: int,
+):
+    """Compatible (A move, B move) pairs at one number: real tiles of A <= those of B minus
+    the table's, tile type by tile type."""
+    ta = _transitions(sa, cka, ja_max - ja)
+    if not ta:
+        return ()
+    tb = _transitions(sb, ckb, jb_max - jb)
+    allow = [(pb, tuple(x - t for x, t in zip(_xs(pb), tbl, strict=False))) for pb in tb]
+    out = []
+    for pa in ta:
+        xa = _xs(pa)
+        for pb, al in allow:
+            if xa[0] <= al[0] and xa[1] <= al[1] and xa[2] <= al[2] and xa[3] <= al[3]:
+                out.append((pa, pb))
+    return out
