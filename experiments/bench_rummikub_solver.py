@@ -107,14 +107,10 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _best_of(repeat: int, call, solver) -> float:
-    """Fastest of ``repeat`` timings of ``call()``, the memo cache cleared before each."""
-    best = float("inf")
-    for _ in range(max(repeat, 1)):
-        solver.clear_caches()
-        t0 = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    """Fastest of ``repeat`` timings of ``call()``, the memo caches cleared before each."""
+    from experiments.rummikub_worst_cases import best_time
+
+    return best_time(repeat, call)
 
 
 def _stats(times: list[float]) -> str:

@@ -72,7 +72,7 @@ def test_table_play_masks_match_bruteforce_on_dense_positions(monkeypatch):
     witness = count_calls(monkeypatch, "_witness_bits")
     rng = np.random.default_rng(2016)
     nonempty = 0
-    for k in range(60):
+    for k in range(45):
         table, rack, chosen = dense_position(rng)
         threshold = (15, 20, 30)[k % 3]
         for fn, ref in (
@@ -88,15 +88,15 @@ def test_table_play_masks_match_bruteforce_on_dense_positions(monkeypatch):
         assert is_legal_play(table, rack, play, False, threshold, True) == oracle.is_legal_play_bruteforce(
             table, play, False, threshold, True
         )
-    assert nonempty >= 30
-    assert witness[0] >= 30 and product[0] >= 1  # both the settled and the product path ran
+    assert nonempty >= 25
+    assert witness[0] >= 25 and product[0] >= 1  # both the settled and the product path ran
 
 
 def test_product_sweep_alone_matches_bruteforce(monkeypatch):
     """The product sweep (done states, pruning) without the shortcut that usually skips it."""
     monkeypatch.setattr(solver_table_play, "_witness_bits", lambda *args: -1)
     rng = np.random.default_rng(77)
-    for k in range(40):
+    for k in range(25):
         table, rack, chosen = dense_position(rng)
         threshold = (15, 30)[k % 2]
         solver.clear_caches()

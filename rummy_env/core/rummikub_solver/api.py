@@ -112,12 +112,7 @@ def extension_mask(
             ``chosen`` not within ``rack``.
     """
     table, rack, chosen = _play_inputs(table, rack, chosen)
-    args = (
-        bool(initial_meld_done),
-        int(initial_meld_points),
-        bool(initial_meld_table_play),
-    )
-    return _mask(table, rack, chosen, *args, False)
+    return _mask(table, rack, chosen, initial_meld_done, initial_meld_points, initial_meld_table_play, False)
 
 
 def ordered_extension_mask(
@@ -146,12 +141,7 @@ def ordered_extension_mask(
         last = int(nz[-1])
         rack = rack.copy()
         rack[:last] = chosen[:last]  # types below the last one added are closed
-    args = (
-        bool(initial_meld_done),
-        int(initial_meld_points),
-        bool(initial_meld_table_play),
-    )
-    return _mask(table, rack, chosen, *args, True)
+    return _mask(table, rack, chosen, initial_meld_done, initial_meld_points, initial_meld_table_play, True)
 
 
 def _mask(
@@ -164,6 +154,8 @@ def _mask(
     ordered: bool,
 ) -> np.ndarray:
     """Memoised body of ``extension_mask`` / ``ordered_extension_mask`` (checked inputs)."""
+    initial_meld_done, initial_meld_table_play = bool(initial_meld_done), bool(initial_meld_table_play)
+    initial_meld_points = int(initial_meld_points)
     key = (
         table.tobytes(),
         rack.tobytes(),
