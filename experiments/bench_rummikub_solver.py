@@ -4,6 +4,8 @@
     python -m experiments.bench_rummikub_solver --positions 1000 --seed 1
     python -m experiments.bench_rummikub_solver --no-numba       # pure-Python path
     python -m experiments.bench_rummikub_solver --milp 0         # skip the ILP comparison
+    python -m experiments.bench_rummikub_solver --worst          # the kept worst cases, every option
+    python -m experiments.bench_rummikub_solver --worst --search 200 --seed 3   # and look for new ones
 
 Positions: a table of 30-60 tiles made of random valid melds (runs of 3-7, groups of 3-4,
 each with two chances of 0.05 of a tile replaced by a joker, so about three tables in five
@@ -23,6 +25,13 @@ from other processes on a shared machine):
 * ``can_partition`` against the integer program of den Hertog & Hulshof solved by
   ``scipy.optimize.milp`` on the same multisets (table + a random half of the rack):
   answers must agree, and the ratio of times is printed.
+
+With ``--worst`` the kept worst cases of ``experiments.rummikub_worst_cases`` are timed in
+every option combination (after the initial meld, before it rack only, before it with
+table play) for each operation the env or the heuristic agent calls, against issue 16's
+targets (50 ms for the masks and ``is_legal_play``, 250 ms for ``best_play``, with numba;
+20x for pure Python); ``--search N`` adds N random dense / long-rack / jokers /
+duplicates positions and prints the slowest one found for each operation.
 
 Figures are measured, never asserted.  The first call of the compiled kernel (numba,
 when installed) is timed separately: it compiles or loads the on-disk cache.
@@ -56,7 +65,37 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default=1,
         help="time each mask/legal call this many times and keep the fastest (default 1)",
     )
+    ap.add_argument("--worst", action="store_true", help="time the kept worst cases in every option combination")
+    ap.add_argument("--search", type=int, default=0, help="with --worst: also search this many random positions")
     return ap.parse_args(argv)
+
+
+def worst(args: argparse.Namespace) -> int:
+    """``--worst``: the kept worst cases (and ``--search``) against the targets."""
+    from experiments import rummikub_worst_cases as wc
+    from rummy_env.core.rummikub_solver import kernel as solver_kernel
+
+    kernel = solver_kernel._kernel()
+    factor = 1.0 if kernel else 20.0
+    print(f"# Rummikub solver worst cases: numba kernel {'yes' if kernel else 'no (pure Python, targets x20)'}")
+    print(f"# fastest of {max(args.repeat, 1)} timing(s) per mask/legal call, caches cleared before each")
+    slowest: dict[tuple[str, str], tuple[float, str]] = {}
+    for name, table, rack in wc.kept_positions():
+        for key, dt in wc.time_position(table, rack, args.repeat).items():
+            if dt > slowest.get(key, (0.0, ""))[0]:
+                slowest[key] = (dt, name)
+    print()
+    print(f"{'options':20s} {'operation':14s} {'max ms':>9s} {'target':>8s}  slowest kept position")
+    for (opt, op), (dt, name) in sorted(slowest.items()):
+        target = wc.TARGET_MS[op] * factor
+        flag = "" if dt * 1000 <= target else "  OVER"
+        print(f"{opt:20s} {op:14s} {dt * 1000:9.1f} {target:8.0f}  {name}{flag}")
+    if args.search:
+        print()
+        print(f"# search: {args.search} random positions, seed {args.seed}; slowest found per operation")
+        for dt, opt, op, table, rack in wc.search(args.search, args.seed, args.repeat):
+            print(f"{dt * 1000:9.1f} ms  {opt:20s} {op:14s} table [{table}] rack [{rack}]")
+    return 0
 
 
 def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -68,14 +107,10 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _best_of(repeat: int, call, solver) -> float:
-    """Fastest of ``repeat`` timings of ``call()``, the memo cache cleared before each."""
-    best = float("inf")
-    for _ in range(max(repeat, 1)):
-        solver._MASK_CACHE.clear()
-        t0 = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    """Fastest of ``repeat`` timings of ``call()``, the memo caches cleared before each."""
+    from experiments.rummikub_worst_cases import best_time
+
+    return best_time(repeat, call)
 
 
 def _stats(times: list[float]) -> str:
@@ -90,13 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     if args.no_numba:
         os.environ["RUMMY_ENV_NO_NUMBA"] = "1"
+    if args.worst:
+        return worst(args)
     t0 = time.perf_counter()
     from rummy_env.core import rummikub_solver as solver
+    from rummy_env.core.rummikub_solver import kernel as solver_kernel
 
     import_s = time.perf_counter() - t0
     zero = np.zeros(53, dtype=np.int64)
     t0 = time.perf_counter()
-    kernel = solver._kernel()
+    kernel = solver_kernel._kernel()
     solver.can_partition(zero)
     first_s = time.perf_counter() - t0
 

@@ -26,6 +26,8 @@ from rummy_env.core.rummikub_solver import (
     partition_points,
     play_points,
 )
+from rummy_env.core.rummikub_solver import kernel as solver_kernel
+from rummy_env.core.rummikub_solver import sweeps as solver_sweeps
 from rummy_env.core.tiles import (
     JOKER,
     NUM_TILE_TYPES,
@@ -273,13 +275,13 @@ def test_ordered_mask_golden():
 
 def test_ordered_mask_pure_python_matches_kernel():
     rng = np.random.default_rng(12)
-    kernel = solver._kernel()
+    kernel = solver_kernel._kernel()
     for _ in range(30):
         table = random_table(rng, int(rng.integers(20, 50)), joker_p=0.15)
         rack = random_rack(rng, table, int(rng.integers(6, 15)))
         lo, hi = table.copy(), table + rack
-        keys = solver._cell_keys(lo, hi)
-        py = solver._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True)
+        keys = solver_sweeps._cell_keys(lo, hi)
+        py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True)
         if kernel:
             assert kernel(lo, hi, True) == py
 
@@ -423,8 +425,8 @@ def test_extension_mask_matches_bruteforce(done, table_play, thresholds):
 
 def test_pure_python_masks_match_bruteforce(monkeypatch):
     """The pure-Python sweeps on their own (numba or not), both mask kinds."""
-    monkeypatch.setattr(solver, "_KERNEL", False)
-    monkeypatch.setattr(solver, "_MASK_CACHE", {})
+    monkeypatch.setattr(solver_kernel, "_KERNEL", False)
+    solver.clear_caches()
     rng = np.random.default_rng(23)
     for k in range(120):
         table, rack, chosen = small_position(rng)
@@ -474,16 +476,16 @@ def test_pure_python_path_matches_kernel(monkeypatch):
             if rng.random() < 0.2:
                 chosen[t] = 1
         positions.append((table, rack, chosen))
-    kernel = solver._kernel()
+    kernel = solver_kernel._kernel()
     for table, rack, chosen in positions:
         lo, hi = table + chosen, table + rack
-        keys = solver._cell_keys(lo, hi)
-        py = solver._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]))
+        keys = solver_sweeps._cell_keys(lo, hi)
+        py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]))
         if kernel:
             assert kernel(lo, hi) == py
         # the unpruned forward-only sweep agrees too (pruning is exact)
-        monkeypatch.setattr(solver, "_prune", lambda layer: layer)
-        assert solver._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER])) == py
+        monkeypatch.setattr(solver_sweeps, "_prune", lambda layer: layer)
+        assert solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER])) == py
         monkeypatch.undo()
 
 

@@ -1,0 +1,156 @@
+"""Worst cases of the Rummikub solver: kept positions, a search for new ones, and their timings.
+
+Used by ``python -m experiments.bench_rummikub_solver --worst`` (and ``--search N`` to look
+for slower positions).  A position is a valid table (it splits into melds, as every table
+a game reaches does) and a rack drawn from the tiles the table leaves; racks go up to what
+a player can hold (14 dealt plus every tile drawn).  Each position is timed in every
+option combination the env has:
+
+* after the initial meld (R-RK-08);
+* before it, rack only (R-RK-07, ``initial_meld_table_play=False``);
+* before it with table play (R-RK-07, ``initial_meld_table_play=True``);
+
+and, in each, what the env computes at a step: ``ordered_extension_mask`` and
+``is_legal_play`` at every step of a play built tile by tile (the lowest allowed tile
+each time, then the highest: two walks), ``extension_mask`` with nothing chosen, and
+``best_play`` for both objectives (the heuristic agent's call).  Every call starts from
+empty memo caches; the time kept is the fastest of ``repeat`` runs (this filters out the
+other processes of a shared machine, it does not hide the solver's own cost).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, counts_str, parse_counts
+
+#: Targets of issue 16 in milliseconds, with numba (pure Python: 20x these).
+TARGET_MS = {"ordered_mask": 50.0, "mask": 50.0, "is_legal_play": 50.0, "best_play": 250.0}
+
+OPTIONS = {
+    "after meld": (True, 30, False),
+    "before, rack only": (False, 30, False),
+    "before, table play": (False, 30, True),
+}
+
+
+def _full_table_minus(rack: str, jokers_on_table: int) -> tuple[str, str]:
+    table = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    table[:JOKER] = 2
+    table -= parse_counts(rack)
+    table[JOKER] = jokers_on_table
+    return counts_str(table), rack
+
+
+#: Kept worst cases: (name, table, rack).  The first three are issue 16's measured cases;
+#: the others came out of ``search`` (seeded) or were built by hand to stress one part.
+KEPT: list[tuple[str, str, str]] = [
+    ("issue: 104 tiles, rack JK JK", *_full_table_minus("JK JK", 0)),
+    ("issue: 104-5 + 2 JK, rack R1 B2 K3 Y7 Y13", *_full_table_minus("R1 B2 K3 Y7 Y13", 2)),
+    ("104-5 + 2 JK, rack R10 R11 R12 B2 K3", *_full_table_minus("R10 R11 R12 B2 K3", 2)),
+    ("104-5 + 1 JK, rack R10 R11 R12 B2 K3 JK", *_full_table_minus("R10 R11 R12 B2 K3 JK", 1)),
+    ("104-5, rack R10 R11 R12 B2 K3 JK JK", *_full_table_minus("R10 R11 R12 B2 K3 JK JK", 0)),
+    ("104-13, rack four low runs + JK JK", *_full_table_minus("R1 R2 R3 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3 R4 JK JK", 0)),
+    ("104-8 + 2 JK, rack two 12-groups", *_full_table_minus("R12 B12 K12 Y12 R11 B11 K11 Y11", 2)),
+]
+
+
+def kept_positions() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The kept worst cases as (name, table counts, rack counts), int64 shape (53,)."""
+    return [(name, parse_counts(t), parse_counts(r)) for name, t, r in KEPT]
+
+
+def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One position of the search: dense tables, jokers, duplicates or long racks."""
+    from experiments.rummikub_oracle import random_rack, random_table
+    from rummy_env.core.rummikub_solver import can_partition
+
+    kind = rng.integers(4)
+    if kind == 0:  # dense table, short rack, jokers anywhere
+        table = random_table(rng, int(rng.integers(70, 100)), joker_p=float(rng.choice([0.1, 0.3])))
+        rack = random_rack(rng, table, int(rng.integers(3, 15)))
+    elif kind == 1:  # long rack on a middling table
+        table = random_table(rng, int(rng.integers(20, 60)), joker_p=0.1)
+        rack = random_rack(rng, table, int(rng.integers(25, 50)))
+    elif kind == 2:  # the whole set minus a rack, the jokers split between table and rack
+        while True:
+            table = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+            table[:JOKER] = 2
+            rack = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+            for t in rng.choice(JOKER, size=int(rng.integers(2, 12)), replace=True):
+                if table[t]:
+                    table[t] -= 1
+                    rack[t] += 1
+            jr = int(rng.integers(3))
+            rack[JOKER], table[JOKER] = jr, int(rng.integers(3 - jr))
+            if can_partition(table):
+                break
+    else:  # duplicates: both copies of many tiles in the rack
+        table = random_table(rng, int(rng.integers(30, 70)), joker_p=0.15)
+        rack = random_rack(rng, table, int(rng.integers(10, 30)))
+        rack = np.minimum(2 - table, rack * 2)
+    if rng.random() < 0.5:  # both jokers in play as often as a game allows
+        free = 2 - int(table[JOKER]) - int(rack[JOKER])
+        rack[JOKER] += free
+    return table, rack
+
+
+def best_time(repeat: int, call: Callable[[], object]) -> float:
+    """Fastest of ``repeat`` timings (seconds) of ``call()``, the solver's caches emptied before each."""
+    from rummy_env.core import rummikub_solver as solver
+
+    best = float("inf")
+    for _ in range(max(repeat, 1)):
+        solver.clear_caches()
+        t0 = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def time_position(table: np.ndarray, rack: np.ndarray, repeat: int = 1) -> dict[tuple[str, str], float]:
+    """Slowest time (seconds) of each (option name, operation) on one position."""
+    from rummy_env.core import rummikub_solver as solver
+
+    out: dict[tuple[str, str], float] = {}
+
+    def keep(opt: str, op: str, dt: float) -> None:
+        out[(opt, op)] = max(out.get((opt, op), 0.0), dt)
+
+    zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    for opt, args in OPTIONS.items():
+        keep(opt, "mask", best_time(repeat, lambda a=args: solver.extension_mask(table, rack, zero, *a)))
+        for pick in (0, -1):  # lowest allowed tile each time, then highest
+            chosen = zero.copy()
+            for _ in range(int(rack.sum()) + 1):
+                dt = best_time(repeat, lambda c=chosen, a=args: solver.ordered_extension_mask(table, rack, c, *a))
+                keep(opt, "ordered_mask", dt)
+                dt = best_time(repeat, lambda c=chosen, a=args: solver.is_legal_play(table, rack, c, *a))
+                keep(opt, "is_legal_play", dt)
+                allowed = np.flatnonzero(solver.ordered_extension_mask(table, rack, chosen, *args))
+                if allowed.size == 0:
+                    break
+                chosen = chosen.copy()
+                chosen[allowed[pick]] += 1
+        done, points, table_play = args
+        for objective in ("points", "tiles"):
+            dt = best_time(1, lambda o=objective, a=args: solver.best_play(table, rack, a[0], o, a[1], a[2]))
+            keep(opt, "best_play", dt)
+    return out
+
+
+def search(n: int, seed: int, repeat: int = 1) -> list[tuple[float, str, str, str, str]]:
+    """Time ``n`` random positions; returns (seconds, option, operation, table, rack) per
+    (option, operation), the slowest position found for each, slowest first."""
+    rng = np.random.default_rng(seed)
+    worst: dict[tuple[str, str], tuple[float, str, str]] = {}
+    for _ in range(n):
+        table, rack = random_position(rng)
+        for key, dt in time_position(table, rack, repeat).items():
+            if dt > worst.get(key, (0.0,))[0]:
+                worst[key] = (dt, counts_str(table), counts_str(rack))
+    rows = [(dt, opt, op, t, r) for (opt, op), (dt, t, r) in worst.items()]
+    return sorted(rows, reverse=True)

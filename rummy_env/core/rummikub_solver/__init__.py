@@ -1,0 +1,121 @@
+"""Exact Rummikub meld solvers: partition check, legal-play masks, legal check, best play.
+
+Inputs are tile *count vectors* (see ``rummy_env.core.tiles``): ``np.ndarray`` of shape
+``(53,)``, any integer dtype, entry ``t`` = number of tiles of type ``t`` (``t = colour * 13
++ number - 1`` for R B K Y and 1..13, 0..2 each; index 52 = jokers, 0..2).  Melds
+(R-RK-03, R-RK-04, R-RK-05): a *group* is 3 or 4 tiles of one number in distinct colours;
+a *run* is 3..13 tiles of one colour with consecutive numbers, 1 always low; a joker
+stands for any tile that makes its meld valid, and two identical melds may lie together.
+
+**What is swept.**  The numbers 1..13, in order (den Hertog & Hulshof, "A dynamic
+programming approach to solving Rummikub").  At number ``v`` the sweep decides, for each
+colour, how many of its ``v``-tiles are used (between a lower and an upper bound: the
+table's tiles must all be used, the rack's may be) and how they split between the runs
+of that colour and the groups of number ``v``.
+
+**What a state is.**  Between two numbers: for each colour, how many *open runs* it has of
+length 1, 2 and "3 or more" (``(n1, n2, n3)``, at most 4 runs: two copies plus two jokers),
+and how many jokers are used so far.  A run of 3+ may close at any time, so longer lengths
+need not be told apart; a run that closes while another of its colour starts at the same
+number is merged with it (same tiles, same validity).  A move at ``v`` must extend every
+open run of length 1 or 2, extends or closes each 3+ run, may start runs, and sends the
+tiles left to groups, which must pack exactly into groups of 3-4 distinct colours with
+jokers filling slots (a table of which (ones, twos) colour patterns pack with 0, 1 or 2
+jokers).  After 13 the accepting states are those with no open run of length 1 or 2.
+
+**Why it is exact.**  Every arrangement into melds is one path of moves (runs are cut
+at their numbers, groups at theirs), and every path is an arrangement: the state holds
+everything the rest of the sweep can see, so paths that reach the same state are
+interchangeable.  Jokers need no tile id: a joker at number ``v`` is worth ``v`` points
+wherever it sits, so points add up number by number (R-RK-07).  Pruning drops a state
+only when another state of the same layer can copy each of its completions with the same
+tiles (some runs longer, more 3+ runs, same jokers) and already carries its label.
+
+**Masks in one pass.**  Each state carries a *label*: the set of tile types some path
+reaching it uses above their lower bound.  Labels are OR-ed where paths meet, so the union
+over accepting states is exactly the set of tile types some legal play can add: all 53
+answers in one forward sweep.  ``ordered_extension_mask`` labels states instead with the
+set of "lowest added type" values of their paths; the env builds plays in non-decreasing
+type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
+type.  **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and
+otherwise only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
+legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
+
+Before the initial meld (R-RK-07) the points so far, capped at the threshold, join the
+state.  With ``initial_meld_table_play=True`` a fixed play needs two independent sweeps
+(table + P partitions; some P1 <= P of rack melds scores the threshold); the masks first
+try one initial meld P1 (the mask after the initial meld is an upper bound, the plays
+containing that P1 a lower one: equal bounds settle it), and otherwise sweep both sides
+in lockstep (P1 <= P tile by tile).  ``best_play`` is the max-plus version with back
+pointers.  The hot sweep also exists as a numba kernel (``kernel``: same moves, same
+answers), used when numba is importable unless ``RUMMY_ENV_NO_NUMBA=1``.  Memo caches
+share a memory budget (``memo``: ``RUMMY_ENV_SOLVER_CACHE_MB``, default 32 MB).
+
+**Worked example.**  Table ``R1 R2 R3 R4``, rack ``B1 K1 JK R5 Y9``, initial meld made.
+At number 1 the table's R1 either starts a red run or joins B1 and K1 in a group; B1 and
+K1 cannot start runs (no B2, K2), so a path using them sends them and R1 to a group, and
+the red run then starts at R2 and is open with length 3+ after R4, where R5 or the joker
+may extend it.  Y9 fits nowhere, so it is in no label:
+
+>>> import numpy as np
+>>> from rummy_env.core.tiles import parse_counts, counts_str, tile_str
+>>> from rummy_env.core.rummikub_solver import (
+...     best_play, extension_mask, is_legal_play, ordered_extension_mask, partition, play_points)
+>>> table, rack = parse_counts("R1 R2 R3 R4"), parse_counts("B1 K1 JK R5 Y9")
+>>> nothing = np.zeros(53, dtype=np.int64)
+>>> [tile_str(t) for t in np.flatnonzero(extension_mask(table, rack, nothing, True))]
+['R5', 'B1', 'K1', 'JK']
+>>> chosen = parse_counts("B1")  # the env added B1: K1 or the joker completes R1 B1 _
+>>> [tile_str(t) for t in np.flatnonzero(ordered_extension_mask(table, rack, chosen, True))]
+['K1', 'JK']
+>>> is_legal_play(table, rack, chosen, True), is_legal_play(table, rack, parse_counts("B1 K1"), True)
+(False, True)
+>>> [[tile_str(t) for t in meld] for meld in partition(table + parse_counts("B1 K1 JK"))]
+[['R1', 'B1', 'K1'], ['R2', 'R3', 'R4', 'JK']]
+>>> play = best_play(table, rack, True)  # the joker after R5 stands for R6: 1 + 1 + 5 + 6
+>>> counts_str(play), play_points(table, play)
+('R5 B1 K1 JK', 13)
+
+Public functions: ``partition``, ``can_partition``, ``partition_points``,
+``extension_mask``, ``ordered_extension_mask``, ``is_legal_play``, ``best_play``,
+``play_points``, ``is_valid_meld``, ``meld_points``; the cache budget:
+``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
+``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
+number), ``sweeps`` (the Python sweeps and pruning), ``kernel`` (the numba kernel),
+``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate``
+(one arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
+The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
+"""
+
+from __future__ import annotations
+
+from rummy_env.core.rummikub_solver.api import (
+    best_play,
+    can_partition,
+    extension_mask,
+    is_legal_play,
+    is_valid_meld,
+    meld_points,
+    ordered_extension_mask,
+    partition,
+    partition_points,
+    play_points,
+)
+from rummy_env.core.rummikub_solver.memo import cache_budget_mb, cache_info, clear_caches, set_cache_budget
+
+__all__ = [
+    "best_play",
+    "cache_budget_mb",
+    "cache_info",
+    "clear_caches",
+    "can_partition",
+    "extension_mask",
+    "is_legal_play",
+    "is_valid_meld",
+    "meld_points",
+    "ordered_extension_mask",
+    "partition",
+    "partition_points",
+    "play_points",
+    "set_cache_budget",
+]

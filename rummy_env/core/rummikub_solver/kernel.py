@@ -1,0 +1,277 @@
+"""The optional numba kernel: the labelled sweep of ``sweeps`` compiled, same moves and answers."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from rummy_env.core.rummikub_solver.tables import _CSTATES, _GROUP_JOKERS, _UPGRADES, _UPGRADES2, _colour_moves
+from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
+
+# ---------------------------------------------------------------------------------------
+# Optional compiled kernel.  ``_label_sweep`` and ``_reachable`` dominate the env's cost;
+# when numba is installed the same sweep (same colour moves, same group table, same
+# canonical rules) runs compiled, about two orders of magnitude faster.  Set the
+# environment variable RUMMY_ENV_NO_NUMBA=1 (or ``_USE_NUMBA = False``) for the
+# pure-Python path; both are tested against the same oracles.
+
+_USE_NUMBA = os.environ.get("RUMMY_ENV_NO_NUMBA", "") in ("", "0")
+_KERNEL = None  # None: not tried yet; False: unavailable; else the wrapper
+_LOHI_INDEX = {(lo, hi): k for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))}
+
+
+def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flat tables for the kernel.
+
+    Colour moves: key ``((s * 6 + lohi) * 3 + budget) * 16 + (cap1 + 1) * 4 + (cap2 + 1)``;
+    the moves sending ``g`` tiles to groups are ``moves[gstart[4 * key + g]:gstart[4 * key
+    + g + 1]]``, each ``k | next << 2 | extra << 8``.  Group table: bit ``jg`` of
+    ``gj[a * 5 + b]`` = jg jokers complete the groups of ``a`` colours with one tile and
+    ``b`` colours with two.  Upgrades: ``ups[s, :4]`` = ``_UPGRADES[s]``, ``ups[s, 4:]`` =
+    ``_UPGRADES2[s]``, padded with 0.
+    """
+    gstart = [0]
+    moves: list[int] = []
+    for s in range(len(_CSTATES)):
+        for lo, hi in _LOHI_INDEX:
+            for budget in range(3):
+                for cap1 in range(-1, 3):
+                    for cap2 in range(-1, 3):
+                        by_g: list[list[int]] = [[], [], []]
+                        for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2):
+                            by_g[g].append(k | nxt << 2 | int(x > lo) << 8)
+                        for g in range(3):
+                            moves.extend(by_g[g])
+                            gstart.append(len(moves))
+                        gstart.append(len(moves))  # pad to 4 entries per key
+    gstart = gstart[:-1]
+    gj = np.zeros(25, dtype=np.int64)
+    for (a, b), jgs in _GROUP_JOKERS.items():
+        gj[a * 5 + b] = sum(1 << jg for jg in jgs)
+    ups = np.zeros((len(_CSTATES), 16), dtype=np.int64)
+    for i, deltas in enumerate(_UPGRADES):
+        ups[i, : len(deltas)] = deltas
+    for i, deltas in enumerate(_UPGRADES2):
+        ups[i, 4 : 4 + len(deltas)] = deltas
+    return np.array(gstart, dtype=np.int64), np.array(moves, dtype=np.int64), gj, ups
+
+
+def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_min=32):  # pragma: no cover - compiled
+    """Compiled twin of ``_label_sweep_py`` (same moves; one-step pruning, where the
+    two-step look-ups cost what they save).  Returns (found, bits).
+
+    ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
+    Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
+    (measured faster here than rows [code, label] in the hash table itself).
+    """
+    ncur = 1
+    cur_c = np.zeros(1, dtype=np.int64)
+    cur_l = np.zeros(1, dtype=np.int64)
+    if ordered:
+        cur_l[0] = 1 << 53  # _NONE_YET
+    for i in range(13):
+        size = 1024
+        nxt_c = np.empty(size, dtype=np.int64)
+        nxt_l = np.empty(size, dtype=np.int64)
+        hsize = 4096
+        hidx = np.full(hsize, -1, dtype=np.int64)
+        nn = 0
+        for q in range(ncur):
+            code = cur_c[q]
+            lab = cur_l[q]
+            j = code >> 24
+            budget = jhi - j
+            k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
+            k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+            k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
+            k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
+            for g0 in range(3):
+                if gstart[k0 + g0] == gstart[k0 + g0 + 1]:
+                    continue
+                for g1 in range(3):
+                    if gstart[k1 + g1] == gstart[k1 + g1 + 1]:
+                        continue
+                    for g2 in range(3):
+                        if gstart[k2 + g2] == gstart[k2 + g2 + 1]:
+                            continue
+                        for g3 in range(3):
+                            if gstart[k3 + g3] == gstart[k3 + g3 + 1]:
+                                continue
+                            ones = (g0 == 1) + (g1 == 1) + (g2 == 1) + (g3 == 1)
+                            twos = (g0 == 2) + (g1 == 2) + (g2 == 2) + (g3 == 2)
+                            jgm = gj[ones * 5 + twos]
+                            if jgm == 0:
+                                continue
+                            for a0 in range(gstart[k0 + g0], gstart[k0 + g0 + 1]):
+                                m0 = moves[a0]
+                                for a1 in range(gstart[k1 + g1], gstart[k1 + g1 + 1]):
+                                    m1 = moves[a1]
+                                    kk01 = (m0 & 3) + (m1 & 3)
+                                    if kk01 > budget:
+                                        continue
+                                    for a2 in range(gstart[k2 + g2], gstart[k2 + g2 + 1]):
+                                        m2 = moves[a2]
+                                        kk012 = kk01 + (m2 & 3)
+                                        if kk012 > budget:
+                                            continue
+                                        for a3 in range(gstart[k3 + g3], gstart[k3 + g3 + 1]):
+                                            m3 = moves[a3]
+                                            ksum = kk012 + (m3 & 3)
+                                            if ksum > budget:
+                                                continue
+                                            base = (
+                                                ((m0 >> 2) & 63)
+                                                | (((m1 >> 2) & 63) << 6)
+                                                | (((m2 >> 2) & 63) << 12)
+                                                | (((m3 >> 2) & 63) << 18)
+                                            )
+                                            extras = 0
+                                            if (m0 >> 8) & 1:
+                                                extras |= 1 << i
+                                            if (m1 >> 8) & 1:
+                                                extras |= 1 << (13 + i)
+                                            if (m2 >> 8) & 1:
+                                                extras |= 1 << (26 + i)
+                                            if (m3 >> 8) & 1:
+                                                extras |= 1 << (39 + i)
+                                            nlab = lab | extras
+                                            if ordered and extras != 0:  # _add_extras
+                                                low = extras & -extras
+                                                nlab = lab & (low - 1)
+                                                if lab & ~(low - 1) != 0:
+                                                    nlab |= low
+                                            for jg in range(3):
+                                                if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
+                                                    continue
+                                                ncode = base | ((j + ksum + jg) << 24)
+                                                h = ((ncode * 6364136223846793005) >> 32) & (hsize - 1)
+                                                while True:
+                                                    slot = hidx[h]
+                                                    if slot < 0:
+                                                        if nn == size:
+                                                            size *= 2
+                                                            tmp_c = np.empty(size, dtype=np.int64)
+                                                            tmp_l = np.empty(size, dtype=np.int64)
+                                                            tmp_c[:nn] = nxt_c[:nn]
+                                                            tmp_l[:nn] = nxt_l[:nn]
+                                                            nxt_c = tmp_c
+                                                            nxt_l = tmp_l
+                                                        nxt_c[nn] = ncode
+                                                        nxt_l[nn] = nlab
+                                                        hidx[h] = nn
+                                                        nn += 1
+                                                        if 2 * nn > hsize:
+                                                            hsize *= 4
+                                                            hidx = np.full(
+                                                                hsize,
+                                                                -1,
+                                                                dtype=np.int64,
+                                                            )
+                                                            for r in range(nn):
+                                                                hh = ((nxt_c[r] * 6364136223846793005) >> 32) & (
+                                                                    hsize - 1
+                                                                )
+                                                                while hidx[hh] >= 0:
+                                                                    hh = (hh + 1) & (hsize - 1)
+                                                                hidx[hh] = r
+                                                        break
+                                                    if nxt_c[slot] == ncode:
+                                                        nxt_l[slot] |= nlab
+                                                        break
+                                                    h = (h + 1) & (hsize - 1)
+        if nn == 0:
+            return False, 0
+        ncur = 0
+        cur_c = np.empty(nn, dtype=np.int64)
+        cur_l = np.empty(nn, dtype=np.int64)
+        for r in range(nn):
+            code = nxt_c[r]
+            lab = nxt_l[r]
+            dominated = False
+            if nn > prune_min and i < 12:  # the last layer is only read
+                for c in range(4):
+                    sc = (code >> (6 * c)) & 63
+                    for u in range(4):
+                        d = ups[sc, u]
+                        if d == 0:
+                            break
+                        other = code + (d << (6 * c))
+                        h = ((other * 6364136223846793005) >> 32) & (hsize - 1)
+                        while hidx[h] >= 0:
+                            if nxt_c[hidx[h]] == other:
+                                if lab & ~nxt_l[hidx[h]] == 0:
+                                    dominated = True
+                                break
+                            h = (h + 1) & (hsize - 1)
+                        if dominated:
+                            break
+                    if dominated:
+                        break
+            if not dominated:
+                cur_c[ncur] = code
+                cur_l[ncur] = lab
+                ncur += 1
+    found = False
+    bits = 0
+    for q in range(ncur):
+        j = cur_c[q] >> 24
+        if j >= jlo:
+            found = True
+            lab = cur_l[q]
+            if ordered:  # _fold_label
+                bits |= lab & ((1 << 52) - 1)
+                if (lab >> 53) & 1 and j > jlo:
+                    bits |= 1 << 52
+            else:
+                bits |= lab
+                if j > jlo:
+                    bits |= 1 << 52
+    return found, bits
+
+
+def _kernel():
+    """The compiled sweep as ``f(lo, hi, ordered=False) -> (found, bits)``, or False."""
+    global _KERNEL
+    if _KERNEL is None:
+        _KERNEL = False
+        if _USE_NUMBA:
+            try:
+                import numba
+            except ImportError:
+                return False
+            gstart, moves, gj, ups = _kernel_tables()
+            compiled = numba.njit(cache=True, nogil=True)(_kernel_sweep)
+
+            lohi_table = np.full(9, -1, dtype=np.int64)
+            for (lo_, hi_), k in _LOHI_INDEX.items():
+                lohi_table[lo_ * 3 + hi_] = k
+
+            def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
+                lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
+                hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
+                lohi = lohi_table[lo2 * 3 + hi2].T.copy()
+                # caps: the hi of the next two numbers, -1 past 13, as (cap1 + 1) * 4 + cap2 + 1
+                pad = np.zeros((NUM_COLOURS, NUM_NUMBERS + 2), dtype=np.int64)
+                pad[:, :NUM_NUMBERS] = hi2 + 1
+                capc = (pad[:, 1 : NUM_NUMBERS + 1] * 4 + pad[:, 2:]).T.copy()
+                found, bits = compiled(
+                    lohi,
+                    capc,
+                    int(lo[JOKER]),
+                    int(hi[JOKER]),
+                    gstart,
+                    moves,
+                    gj,
+                    ups,
+                    bool(ordered),
+                )
+                return bool(found), int(bits)
+
+            _KERNEL = run
+    return _KERNEL
+
+
+# Product sweep for ``initial_meld_table_play=True`` (R-RK-07): side A is the initial meld
+# P1 (rack tiles only, points capped at the threshold), side B is table + P.  A move pairs
+# an A move and a B move at the same number with P1 <= P tile by tile.

@@ -1,0 +1,203 @@
+"""The pure-Python value sweeps: labelled reachability (masks, partition check), points, pruning."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.core.rummikub_solver.kernel import _kernel
+from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2
+from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
+from rummy_env.core.tiles import JOKER, NUM_COLOURS
+
+# ---------------------------------------------------------------------------------------
+# Sweeps.  A code is colour states | jokers used so far << _JSHIFT.  Every sweep is exact:
+# it enumerates all reachable codes, merging only paths that agree on everything the rest
+# of the sweep can see.
+
+
+def _prune(layer: dict[int, int]) -> dict[int, int]:
+    """Drop codes dominated by a code of the same layer with a superset label.
+
+    Code A dominates B when, with the same jokers used, A's open runs are B's with some
+    made longer (1 -> 2 -> 3+) and some 3+ runs added, here in at most two steps (the
+    compiled kernel checks one step: there the extra look-ups cost what they save).
+    Whatever B can still do, A can do with the same tiles (close an extra 3+ run at once,
+    treat a longer run like the shorter one; merging a run that closes with one that
+    starts keeps the tiles), so every accepting path through B has a twin through A using
+    the same tiles; with label(B) <= label(A), dropping B loses no tile of the mask.
+    """
+    keep = {}
+    get = layer.get
+    for code, lab in layer.items():
+        if not _dominated(code, lab, get, True):
+            keep[code] = lab
+    return keep
+
+
+def _dominated(code: int, lab: int, get, two_step: bool = False) -> bool:
+    steps = []
+    for c in range(NUM_COLOURS):
+        shift = _CBITS * c
+        s = (code >> shift) & 63
+        one = [d << shift for d in _UPGRADES[s]]
+        for d in one:
+            other = get(code + d)
+            if other is not None and lab & ~other == 0:
+                return True
+        if two_step:
+            for d in _UPGRADES2[s]:
+                other = get(code + (d << shift))
+                if other is not None and lab & ~other == 0:
+                    return True
+        steps.append(one)
+    if not two_step:
+        return False
+    for a in range(NUM_COLOURS):
+        for b in range(a + 1, NUM_COLOURS):
+            for da in steps[a]:
+                for db in steps[b]:
+                    other = get(code + da + db)
+                    if other is not None and lab & ~other == 0:
+                        return True
+    return False
+
+
+#: Ordered labels (``ordered_extension_mask``): bit 53 = "no tile above its lower bound
+#: yet" on some path; bits 0..51 = the lowest such tile type of some path.
+_NONE_YET = 1 << 53
+_COLOURED_BITS = (1 << JOKER) - 1
+
+
+def _add_extras(lab: int, extras: int, ordered: bool) -> int:
+    """Label after a move that uses the tile types ``extras`` above their lower bound.
+
+    Unordered labels are sets of tile types used by some path (OR).  Ordered labels are
+    sets of "lowest extra type" values of the paths: each value becomes min(value, lowest
+    of ``extras``), "none yet" becomes the lowest of ``extras``.
+    """
+    if not extras:
+        return lab
+    if not ordered:
+        return lab | extras
+    low = extras & -extras
+    below = lab & (low - 1)
+    return below | low if lab >> (low.bit_length() - 1) else below
+
+
+def _fold_label(lab: int, j: int, jlo: int, ordered: bool) -> int:
+    """Mask bits contributed by an accepting state with ``j`` jokers used."""
+    if ordered:
+        out = lab & _COLOURED_BITS
+        if lab & _NONE_YET and j > jlo:
+            out |= 1 << JOKER  # only jokers added: the joker is the lowest extra
+        return out
+    return lab | (1 << JOKER) if j > jlo else lab
+
+
+def _label_sweep(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> int:
+    """Tile types used above their lower bound by some complete arrangement.
+
+    ``lo``/``hi``: count vectors (53,) bounding the tiles used, jokers included.  Each
+    reachable code carries the union of the "extra" tile sets of the paths reaching it; a
+    tile type is in the answer iff some accepting path uses it above its bound (exact: the
+    union of labels over paths is the set of tiles some path uses).  With ``ordered`` the
+    answer is instead the set of lowest extra types of the accepting paths (see
+    ``_add_extras``).  Returns a 53-bit int (bit 52: the joker); 0 if no arrangement exists.
+    """
+    return _label_sweep_found(lo, hi, ordered)[1]
+
+
+def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
+    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``."""
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi, ordered)
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered)
+
+
+def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> tuple[bool, int]:
+    """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits)."""
+    cur = {0: _NONE_YET if ordered else 0}
+    for i, ck in enumerate(keys):
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for code, lab in cur.items():
+            jpart = code & ~_SMASK
+            for delta, spread in _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
+                n = jpart + delta
+                old = get(n)
+                new = _add_extras(lab, spread << i, True) if ordered else lab | (spread << i)
+                nxt[n] = new if old is None else old | new
+        if not nxt:
+            return False, 0
+        cur = _prune(nxt) if len(nxt) > 32 else nxt
+    out = 0
+    found = False
+    for code, lab in cur.items():
+        j = code >> _JSHIFT
+        if j >= jlo:
+            found = True
+            out |= _fold_label(lab, j, jlo, ordered)
+    return found, out
+
+
+def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
+    """``_label_sweep`` where the arrangement must also be worth >= ``threshold`` points.
+
+    Points of an arrangement = sum over its tiles of the number each stands for (a joker at
+    number v is worth v, R-RK-07).  The points so far, capped at ``threshold``, are part of
+    the state, so the sweep stays a plain reachability computation.
+    """
+    cap_shift = 32
+    threshold = max(threshold, 0)
+    cur = {0: _NONE_YET if ordered else 0}
+    for i, ck in enumerate(keys):
+        v = i + 1
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for key, lab in cur.items():
+            code = key & ((1 << cap_shift) - 1)
+            pts = key >> cap_shift
+            jpart = code & ~_SMASK
+            for delta, tiles, spread in _point_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
+                n = jpart + delta + (min(threshold, pts + v * tiles) << cap_shift)
+                old = get(n)
+                new = _add_extras(lab, spread << i, ordered)
+                nxt[n] = new if old is None else old | new
+        if not nxt:
+            return 0
+        cur = nxt  # rack-only sweeps are small: pruning was measured to cost more than it saves
+    out = 0
+    for key, lab in cur.items():
+        j = (key >> _JSHIFT) & 7
+        if key >> cap_shift >= threshold and j >= jlo:
+            out |= _fold_label(lab, j, jlo, ordered)
+    return out
+
+
+def _max_points(keys: tuple, jlo: int, jhi: int) -> int:
+    """Highest points of an arrangement with ``jlo..jhi`` jokers, -1 if there is none."""
+    cur = {0: 0}
+    for i, ck in enumerate(keys):
+        v = i + 1
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for code, pts in cur.items():
+            jpart = code & ~_SMASK
+            for delta, tiles, _spread in _point_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT)):
+                n = jpart + delta
+                val = pts + v * tiles
+                if get(n, -1) < val:
+                    nxt[n] = val
+        if not nxt:
+            return -1
+        cur = nxt
+    return max((pts for code, pts in cur.items() if code >> _JSHIFT >= jlo), default=-1)
+
+
+def _reachable(lo: np.ndarray, hi: np.ndarray) -> bool:
+    """True iff some arrangement uses tiles within ``lo..hi`` (count vectors, jokers too)."""
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi)[0]
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]))[0]

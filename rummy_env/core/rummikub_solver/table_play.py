@@ -1,0 +1,182 @@
+"""The product sweep of the initial meld with table play (R-RK-07, ``initial_meld_table_play=True``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.core.rummikub_solver.best import _best_sweep
+from rummy_env.core.rummikub_solver.sweeps import (
+    _NONE_YET,
+    _add_extras,
+    _dominated,
+    _fold_label,
+    _label_sweep,
+    _label_sweep_found,
+    _label_sweep_points,
+    _reachable,
+)
+from rummy_env.core.rummikub_solver.tables import (
+    _EXTRA_SHIFT,
+    _JSHIFT,
+    _K_SHIFT,
+    _NREAL_SHIFT,
+    _SMASK,
+    _SPREAD,
+    _a_done,
+)
+from rummy_env.core.rummikub_solver.transitions import _cell_keys, _pair_moves, _transitions
+from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
+
+
+def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: bool = False):
+    """The initial meld with table play (R-RK-07, ``initial_meld_table_play=True``).
+
+    ``want="mask"``: returns the 53-bit set of extendable tile types (as ``_label_sweep``,
+    ``ordered`` likewise);
+    ``want="legal"``: returns True/False for the fixed play ``chosen == rack``.
+    A threshold below 1 still asks for one meld in P1 (R-RK-07: "one or more new melds").
+
+    A fixed play needs no product: P is legal iff table + P partitions and some P1 <= P
+    partitions with >= ``threshold`` points, two independent sweeps.  The mask needs the
+    product (P varies, and P1 <= P ties the sides tile by tile), after two cheap tests
+    that settle most positions: no P1 within the rack, or no play at all on the table.
+    """
+    threshold = max(threshold, 1)
+    zero = np.zeros_like(rack)
+    if want == "legal":
+        both = table + chosen
+        return _reachable(both, both) and _meld_from(zero, chosen, threshold) != 0
+    if _meld_from(zero, rack, threshold) == 0:
+        return 0
+    if not ordered:
+        return _unordered_mask(table, rack, chosen, threshold)
+    # ordered: t is the lowest type some legal P adds iff t is in the unordered mask of the
+    # rack whose types below t are closed (P adds nothing there); only the t the ordered
+    # mask after the initial meld allows can be.
+    upper = _label_sweep(table + chosen, table + rack, True)
+    out = 0
+    for t in range(JOKER + 1):
+        if upper >> t & 1:
+            closed = rack.copy()
+            closed[:t] = chosen[:t]
+            if _meld_from(zero, closed, threshold) and _unordered_mask(table, closed, chosen, threshold) >> t & 1:
+                out |= 1 << t
+    return out
+
+
+def _unordered_mask(table, rack, chosen, threshold: int) -> int:
+    """The unordered mask: the mask after the initial meld when one initial meld P1 already
+    reaches it (``_witness_bits``), else the product sweep."""
+    upper = _label_sweep(table + chosen, table + rack)
+    if upper == 0 or _witness_bits(table, rack, chosen, threshold) == upper:
+        return upper
+    return _product_sweep(table, rack, chosen, threshold, False)
+
+
+def _witness_bits(table, rack, chosen, threshold: int) -> int:
+    """Mask bits of the plays P = P1 + Q for one fixed initial meld P1: a lower bound.
+
+    P1 is the highest-scoring set of rack melds (``_best_sweep`` without the table).  Any
+    Q with table + P1 + Q partitioning gives a legal P (P1 alone scores, table + P
+    partitions, and P >= chosen since Q covers what P1 lacks of it).  The bits of these
+    plays are a subset of the true mask; the mask after the initial meld is a superset,
+    so when the two meet, both are the answer and the product sweep is not needed.
+    """
+    p1 = _best_sweep(np.zeros_like(table), rack, threshold, "points", False)
+    if p1 is None:
+        return 0
+    base = np.maximum(p1, chosen)
+    found, bits = _label_sweep_found(table + base, table + rack)
+    if not found:
+        return 0
+    return bits | sum(1 << int(t) for t in np.flatnonzero(base - chosen))  # P1's own additions
+
+
+def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
+    """Tile types some arrangement of rack tiles within ``lo..hi`` worth >= threshold uses (0: none)."""
+    return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold)
+
+
+def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
+    """Sweep over (P1 arrangement, table + P arrangement, capped P1 points) states.
+
+    Once side A has its points and only 3+ runs open, it closes them and becomes *done*
+    (points ``threshold + 1``): a done A adds no tile, so any completion of another A state
+    with the same B state is a completion of the done one too.  States with the same A
+    and points are pruned on B as ``_prune`` does (same tiles, same A moves).
+    """
+    tbl_j, rack_j, ch_j = int(table[JOKER]), int(rack[JOKER]), int(chosen[JOKER])
+    cka_all = _cell_keys(np.zeros_like(rack), rack)
+    ckb_all = _cell_keys(table + chosen, table + rack)
+    tbl2 = table[:52].reshape(NUM_COLOURS, NUM_NUMBERS).T.tolist()
+    ja_max, jb_max = rack_j, tbl_j + rack_j
+    done = threshold + 1
+    cur = {(0, 0, 0): _NONE_YET if ordered else 0}
+    for i in range(NUM_NUMBERS):
+        v = i + 1
+        tbl = tuple(tbl2[i])
+        nxt: dict[tuple[int, int, int], int] = {}
+        get = nxt.get
+        for (ca, cb, pts), lab in cur.items():
+            ja, jb = ca >> _JSHIFT, cb >> _JSHIFT
+            if pts == done:
+                for pb in _transitions(cb & _SMASK, ckb_all[i], jb_max - jb):
+                    n = (ca, (pb & _SMASK) | ((jb + (pb >> _K_SHIFT)) << _JSHIFT), done)
+                    extras = _SPREAD[(pb >> _EXTRA_SHIFT) & 15] << i
+                    nxt[n] = get(n, 0) | _add_extras(lab, extras, ordered)
+                continue
+            for pa, pb in _pair_moves(
+                ca & _SMASK,
+                ja,
+                cb & _SMASK,
+                jb,
+                cka_all[i],
+                ckb_all[i],
+                tbl,
+                ja_max,
+                jb_max,
+            ):
+                ka, kb = pa >> _K_SHIFT, pb >> _K_SHIFT
+                p2 = min(threshold, pts + v * (((pa >> _NREAL_SHIFT) & 15) + ka))
+                na = (pa & _SMASK) | ((ja + ka) << _JSHIFT)
+                if p2 == threshold and _a_done(na):
+                    na, p2 = (ja + ka) << _JSHIFT, done
+                n = (na, (pb & _SMASK) | ((jb + kb) << _JSHIFT), p2)
+                extras = _SPREAD[(pb >> _EXTRA_SHIFT) & 15] << i
+                nxt[n] = get(n, 0) | _add_extras(lab, extras, ordered)
+        if not nxt:
+            return 0
+        cur = _prune_product(nxt, done) if len(nxt) > 32 and i < NUM_NUMBERS - 1 else nxt
+    out = 0
+    for (ca, cb, pts), lab in cur.items():
+        ja, jb = ca >> _JSHIFT, cb >> _JSHIFT
+        if pts >= threshold and jb >= tbl_j + ch_j and ja <= jb - tbl_j:
+            out |= _fold_label(lab, jb, tbl_j + ch_j, ordered)
+    return out
+
+
+def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tuple[int, int, int], int]:
+    """Drop product states dominated by a done A, by more points, or on side B.
+
+    With the same B state (same tiles to come), a state is dropped when the done A with the
+    same A jokers, or the same A with the full points, has a superset label (either does
+    whatever this A does, adding no more to P1 <= P); with the same A and points, when a
+    one-step stronger B (``_dominated``) has a superset label.
+    """
+    by_a: dict[tuple[int, int], dict[int, int]] = {}
+    for (ca, cb, pts), lab in layer.items():
+        by_a.setdefault((ca, pts), {})[cb] = lab
+    keep = {}
+    for (ca, pts), sub in by_a.items():
+        better = []
+        if pts != done:
+            twins = (by_a.get((ca & ~_SMASK, done)), by_a.get((ca, done - 1)))
+            better = [d for d in twins if d is not None and d is not sub]
+        get = sub.get
+        for cb, lab in sub.items():
+            if any((o := d.get(cb)) is not None and lab & ~o == 0 for d in better):
+                continue
+            if len(sub) > 1 and _dominated(cb, lab, get):
+                continue
+            keep[(ca, cb, pts)] = lab
+    return keep

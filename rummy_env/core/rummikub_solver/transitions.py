@@ -1,0 +1,189 @@
+"""Joint moves of the four colours at one number, and the per-number bounds of a position.
+
+``_transitions`` combines the colour moves of ``tables`` into the packed moves of a joint state;
+``_label_transitions`` and ``_point_transitions`` reduce them to what the labelled and the
+points sweeps read.  All three are memoised in caches bounded by the solver's memory budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from rummy_env.core.rummikub_solver.memo import (
+    BoundedCache,
+    tuple_of_ints_cost,
+    tuple_of_pairs_cost,
+    tuple_of_triples_cost,
+)
+from rummy_env.core.rummikub_solver.tables import (
+    _CBITS,
+    _EXTRA_SHIFT,
+    _GROUP_JOKERS,
+    _JSHIFT,
+    _K_SHIFT,
+    _NREAL_SHIFT,
+    _SMASK,
+    _SPREAD,
+    _colour_parts,
+    _xs,
+)
+from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
+
+_TRANS_CACHE = BoundedCache("transitions", tuple_of_ints_cost)
+_LABEL_CACHE = BoundedCache("label_transitions", tuple_of_pairs_cost)
+_POINT_CACHE = BoundedCache("point_transitions", tuple_of_triples_cost)
+
+
+def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
+    """All moves at one number from joint colour state ``state`` (jokers excluded).
+
+    ``ckeys[c] = (lo, hi, cap1, cap2)`` for colour ``c``; ``budget`` jokers may be used.
+    Returns packed transitions (fields ``_X_SHIFT`` ... ``_K_SHIFT``, next colour states in
+    the low bits; the jokers used include those placed in groups).
+    """
+    key = (state, ckeys, budget)
+    hit = _TRANS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    parts = []
+    for c in range(NUM_COLOURS):
+        lo, hi, cap1, cap2 = ckeys[c]
+        s = (state >> (_CBITS * c)) & 63
+        p = _colour_parts(c, s, lo, hi, budget, cap1, cap2)
+        if not p:
+            _TRANS_CACHE.store(key, ())
+            return ()
+        parts.append(p)
+    out = set()
+    for (g0, l0), (g1, l1), (g2, l2), (g3, l3) in itertools.product(*parts):
+        gs = (g0, g1, g2, g3)
+        jg_ok = _GROUP_JOKERS[(gs.count(1), gs.count(2))]
+        if not jg_ok or jg_ok[0] > budget:
+            continue
+        sums = [a + b + c + d for a in l0 for b in l1 for c in l2 for d in l3]
+        if budget == 0:
+            out.update(sums)  # no joker anywhere: jg_ok[0] == 0 here
+            continue
+        for p in sums:
+            k = p >> _K_SHIFT
+            for jg in jg_ok:
+                if k + jg <= budget:
+                    out.add(p + (jg << _K_SHIFT))
+    res = tuple(out)
+    _TRANS_CACHE.store(key, res)
+    return res
+
+
+def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int], ...]:
+    """``_transitions`` reduced to what the mask needs: ``((delta, spread), ...)``.
+
+    ``delta`` = next colour states | jokers used here << _JSHIFT (add ``j << _JSHIFT`` for
+    the next code); ``spread`` = the colours used above their lower bound, as bits ``c * 13``.
+    With ``merge``, moves reaching the same next state are merged (their spreads OR-ed),
+    exact for union labels: a tile is extendable as soon as one of them is.  Ordered
+    labels (lowest extra type) need the moves apart: only duplicates are dropped then.
+    """
+    key = (state, ckeys, budget, merge)
+    hit = _LABEL_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if merge:
+        merged: dict[int, int] = {}
+        for p in _transitions(state, ckeys, budget):
+            delta = (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT)
+            merged[delta] = merged.get(delta, 0) | _SPREAD[(p >> _EXTRA_SHIFT) & 15]
+        res = tuple(merged.items())
+    else:
+        res = tuple(
+            {
+                (
+                    (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT),
+                    _SPREAD[(p >> _EXTRA_SHIFT) & 15],
+                )
+                for p in _transitions(state, ckeys, budget)
+            }
+        )
+    _LABEL_CACHE.store(key, res)
+    return res
+
+
+def _point_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int, int], ...]:
+    """Like ``_label_transitions`` but keeps the tiles placed at this number (real + jokers):
+    ``((delta, tiles, spread), ...)``, merged by (delta, tiles) if ``merge``."""
+    key = (state, ckeys, budget, merge)
+    hit = _POINT_CACHE.get(key)
+    if hit is not None:
+        return hit
+    merged: dict[tuple[int, int], int] = {}
+    seen = set()
+    for p in _transitions(state, ckeys, budget):
+        kv = p >> _K_SHIFT
+        k2 = ((p & _SMASK) | (kv << _JSHIFT), ((p >> _NREAL_SHIFT) & 15) + kv)
+        spread = _SPREAD[(p >> _EXTRA_SHIFT) & 15]
+        if merge:
+            merged[k2] = merged.get(k2, 0) | spread
+        else:
+            seen.add((*k2, spread))
+    if merge:
+        res = tuple((d, n, s) for (d, n), s in merged.items())
+    else:
+        res = tuple(seen)
+    _POINT_CACHE.store(key, res)
+    return res
+
+
+def _cell_keys(lo: np.ndarray, hi: np.ndarray) -> tuple[tuple, ...]:
+    """Per number v = 1..13 the per-colour ``(lo, hi, cap1, cap2)`` of ``_transitions``.
+
+    ``lo``/``hi``: count vectors (53,) bounding the real tiles used per type.
+    """
+    lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS).tolist()
+    hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS).tolist()
+    out = []
+    for i in range(NUM_NUMBERS):
+        out.append(
+            tuple(
+                (
+                    lo2[c][i],
+                    hi2[c][i],
+                    hi2[c][i + 1] if i + 1 < NUM_NUMBERS else -1,
+                    hi2[c][i + 2] if i + 2 < NUM_NUMBERS else -1,
+                )
+                for c in range(NUM_COLOURS)
+            )
+        )
+    return tuple(out)
+
+
+# Product sweeps for ``initial_meld_table_play=True`` (R-RK-07): side A is the initial meld
+# P1 (rack tiles only), side B is table + P.  A move pairs an A move and a B move at the
+# same number with P1 <= P tile by tile.
+
+
+def _pair_moves(
+    sa: int,
+    ja: int,
+    sb: int,
+    jb: int,
+    cka: tuple,
+    ckb: tuple,
+    tbl: tuple,
+    ja_max: int,
+    jb_max: int,
+):
+    """Compatible (A move, B move) pairs at one number: real tiles of A <= those of B minus
+    the table's, tile type by tile type."""
+    ta = _transitions(sa, cka, ja_max - ja)
+    if not ta:
+        return ()
+    tb = _transitions(sb, ckb, jb_max - jb)
+    allow = [(pb, tuple(x - t for x, t in zip(_xs(pb), tbl, strict=False))) for pb in tb]
+    out = []
+    for pa in ta:
+        xa = _xs(pa)
+        for pb, al in allow:
+            if xa[0] <= al[0] and xa[1] <= al[1] and xa[2] <= al[2] and xa[3] <= al[3]:
+                out.append((pa, pb))
+    return out
