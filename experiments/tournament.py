@@ -24,6 +24,7 @@ import argparse
 import csv
 import itertools
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -329,8 +330,23 @@ def make_chunks(
     return chunks
 
 
+def _init_worker() -> None:
+    """Start a worker process: one torch thread (the workers already use every core; a
+    user's own ``OMP_NUM_THREADS`` wins)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> list[dict]:
-    """Run the chunks on ``workers`` local processes (1: in this process)."""
+    """Run the chunks on ``workers`` local processes (1: in this process).
+
+    The workers are started with the ``"spawn"`` method, never forked: a forked copy of
+    a process in which torch has run a parallel operation (a policy agent loaded and
+    used, a model trained in a notebook) blocks forever in torch's OpenMP thread pool.
+    Spawned workers import the project afresh; they need what they play to be
+    importable (built-in agents, ``policy:PATH``, ``package.module:Name``)."""
     from tqdm import tqdm
 
     records: list[dict] = []
@@ -342,7 +358,8 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
                 records.extend(run_chunk(c))
                 bar.update(c.count)
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
                 for c, recs in zip(chunks, pool.map(run_chunk, chunks), strict=False):
                     records.extend(recs)
                     bar.update(c.count)

@@ -85,6 +85,23 @@ class TurnBasedEnv(AECEnv, EzPickle):
     #: The most points one hand can cost a player (variants set it; used by ``illegal_reward``).
     max_hand_loss: float = 1.0
 
+    # -------------------------------------------------------------- copies
+    def __getstate__(self) -> dict[str, Any]:
+        """The whole env, mid-game included, for ``copy.deepcopy`` and ``pickle``.
+
+        ``EzPickle`` (still a base class, for PettingZoo's conventions) would rebuild an
+        un-reset env from the constructor's arguments; a copy must instead continue the
+        same game: same state, generator, rewards and infos, and independent of the
+        original.  The observation cache is left out (it hands out read-only arrays the
+        copy rebuilds on demand).  ``env.unwrapped.game_state.clone()`` is the cheap
+        engine-level copy, for search."""
+        state = dict(self.__dict__)
+        state["_obs_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     # -------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
