@@ -139,12 +139,9 @@ def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
     ax.set_xlabel("timesteps")
     ax.set_ylabel("rate over the last 100 episodes")
     ax.set_ylim(0, 1)
-    ax.set_title(title)
+    ax.set_title(f"{title}\ntraining episodes (sampling policy)", fontsize=10)
     # below the axes: a legend inside would cover the curve wherever it runs
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
-    ax.text(
-        0.01, 0.98, "training episodes: sampling policy", transform=ax.transAxes, va="top", fontsize=8, color="gray"
-    )
     fig.tight_layout()
     return fig
 
