@@ -132,10 +132,11 @@ Where ``crazy_rummy.md`` leaves a choice open:
 
 ## Version History
 * v0: initial release.
-* v0, issue 10: with ``episode="game"`` a round reaching ``max_turns`` ends with no penalties
-  and the game goes on with the next round (it still ends after round 13); the option ``max_hands`` (default 13) truncates a
-  game after that many rounds.  Before, such a round truncated the whole episode.  ``copy.deepcopy`` and
-  ``pickle`` of an env continue its game; a reset option of another variant is refused.
+* v0, issue 10: with ``episode="game"`` a round reaching ``max_turns`` ends with no
+  penalties and the game goes on with the next round (it still ends after round 13); the
+  option ``max_hands`` (default 13) truncates a game after that many rounds. Before,
+  such a round truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env
+  continue its game; a reset option of another variant is refused.
 """
 
 from __future__ import annotations

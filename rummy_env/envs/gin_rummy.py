@@ -165,9 +165,11 @@ Where ``gin_rummy.md`` is silent, this environment reads it as follows:
 ## Version History
 * v0: initial release.
 * v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no score
-  and the game goes on (a dead hand: the same dealer deals again); the option ``max_hands`` (default 1000) truncates a
-  game no one has won after that many hands (random play needs 130 hands on average).  Before, such a hand truncated the whole episode.  ``copy.deepcopy`` and
-  ``pickle`` of an env continue its game; a reset option of another variant is refused.
+  and the game goes on (a dead hand: the same dealer deals again); the option
+  ``max_hands`` (default 1000) truncates a game no one has won after that many hands
+  (random play needs 130 hands on average). Before, such a hand truncated the whole
+  episode. ``copy.deepcopy`` and ``pickle`` of an env continue its game; a reset option
+  of another variant is refused.
 """
 
 from __future__ import annotations

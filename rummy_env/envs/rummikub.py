@@ -85,7 +85,7 @@ episode is truncated.
 
 ## Arguments
 ``rummikub_v0.env(num_players=2, initial_meld_points=30, initial_meld_table_play=False,
-target_score=200, max_turns=1000, max_hands=100, episode="hand", reward="win",
+target_score=200, max_turns=1000, max_hands=1000, episode="hand", reward="win",
 render_mode=None)``; see
 ``rummy_env.games.rummikub.RummikubConfig``.  Unknown or bad options raise ``ValueError``.
 
@@ -114,10 +114,11 @@ before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.
-* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no winner
-  and the game goes on (the next hand is dealt); the option ``max_hands`` (default 100) truncates a
-  game no one has won after that many hands.  Before, such a hand truncated the whole episode.  ``copy.deepcopy`` and
-  ``pickle`` of an env continue its game; a reset option of another variant is refused.
+* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no
+  winner and the game goes on (the next hand is dealt); the option ``max_hands``
+  (default 1000) truncates a game no one has won after that many hands. Before, such a
+  hand truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue
+  its game; a reset option of another variant is refused.
 * v0, issue 10: ``initial_meld_points`` above 754 (more than all 106 tiles are worth) is refused.
 """
 

@@ -76,7 +76,7 @@ game winner the episode is truncated.
 
 ## Arguments
 ``rummy_v0.env(num_players=2, ace_high=False, reshuffle="keep_top",
-two_player_winner_deals=False, target_score=100, max_turns=1000, max_hands=100,
+two_player_winner_deals=False, target_score=100, max_turns=1000, max_hands=1000,
 episode="hand", reward="win", render_mode=None)``; see ``rummy_env.games.rummy.RummyConfig``.
 Unknown or bad options raise ``ValueError``.
 
@@ -103,10 +103,11 @@ before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.
-* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no winner
-  and the game goes on (the next dealer deals); the option ``max_hands`` (default 100) truncates a
-  game no one has won after that many hands.  Before, such a hand truncated the whole episode.  ``copy.deepcopy`` and
-  ``pickle`` of an env continue its game; a reset option of another variant is refused.
+* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no
+  winner and the game goes on (the next dealer deals); the option ``max_hands`` (default
+  1000) truncates a game no one has won after that many hands. Before, such a hand
+  truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue its
+  game; a reset option of another variant is refused.
 """
 
 from __future__ import annotations

@@ -115,8 +115,8 @@ def test_the_env_truncates_a_game_only_at_max_hands(module, options):
 
 
 def test_the_default_max_hands_and_its_range():
-    assert RummyConfig().max_hands == RummikubConfig().max_hands == 100
-    assert GinRummyConfig().max_hands == 1000  # random play averages 130 hands a game
+    # random play averages 10 (Rummy), 130 (Gin) and 86 (Rummikub) hands a 2-player game
+    assert RummyConfig().max_hands == GinRummyConfig().max_hands == RummikubConfig().max_hands == 1000
     assert CrazyRummyConfig().max_hands == 13  # the whole game of 13 rounds
     for config_class in (RummyConfig, GinRummyConfig, RummikubConfig):
         with pytest.raises(ValueError, match="max_hands=0 is out of range: max_hands must be an int >= 1"):

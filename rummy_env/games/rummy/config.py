@@ -37,7 +37,8 @@ class RummyConfig(OptionNames):
             with ``episode="hand"`` the episode is truncated; with ``episode="game"``
             the next hand is dealt.
         max_hands: with ``episode="game"``, hands after which a game no one has won
-            yet is truncated (R-RUMMY-13's game-level limit), >= 1; default 100.
+            yet is truncated (R-RUMMY-13's game-level limit), >= 1; default 1000 (random
+            play of 2 players needs 10 hands on average, at most 17 in 200 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
         reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
             hand's points, zero-sum, at each hand's end).
@@ -52,7 +53,7 @@ class RummyConfig(OptionNames):
     two_player_winner_deals: bool = False
     target_score: int = 100
     max_turns: int = 1000
-    max_hands: int = 100
+    max_hands: int = 1000
     episode: str = "hand"
     reward: str = "win"
 
