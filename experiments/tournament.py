@@ -24,6 +24,7 @@ import argparse
 import csv
 import itertools
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -202,18 +203,55 @@ def _rate(model: Any, ratings: dict[str, Any], game: dict) -> None:
         ratings[name] = model.rating(mu=mu, sigma=sigma, name=name)
 
 
+#: The points column per variant: Crazy Rummy's are penalties (R-CRAZY-12), lower is better.
+POINTS_LABELS = {"crazy_rummy_v0": "penalty/round"}
+DEFAULT_POINTS_LABEL = "pts/hand"
+
+
+def display_names(names: Sequence[str]) -> dict[str, str]:
+    """Short names for the table and the plot (the CSV and JSON keep the full ones).
+
+    ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip``, else the
+    file's stem), ``package.module:Name`` becomes ``Name``; other names stay.  Names
+    that would coincide keep their full form."""
+    short = {}
+    for name in names:
+        if name.startswith("policy:"):
+            path = Path(name[len("policy:") :])
+            label = path.parent.name if path.name == "model.zip" and path.parent.name else path.stem
+            short[name] = f"policy({label})"
+        elif ":" in name:
+            short[name] = name.rpartition(":")[2]
+        else:
+            short[name] = name
+    taken = defaultdict(int)
+    for label in short.values():
+        taken[label] += 1
+    return {name: label if taken[label] == 1 else name for name, label in short.items()}
+
+
 def format_table(rows: list[dict]) -> str:
-    """The summary as a text table, one block per variant."""
+    """The summary as a text table, one block per variant (short agent names, see
+    :func:`display_names`; the points column is labelled per variant)."""
     out = []
+    short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
+    width = max([12, *(len(v) for v in short.values())])
     for variant in dict.fromkeys(r["variant"] for r in rows):
+        points = POINTS_LABELS.get(variant, DEFAULT_POINTS_LABEL)
+        pw = max(9, len(points))
         out.append(f"\n{variant}")
-        out.append(f"  {'agent':<12} {'games':>7} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'rating':>8}")
+        out.append(f"  {'agent':<{width}} {'games':>7} {'win rate':>9} {'95% CI':>17} {points:>{pw}} {'rating':>8}")
         for r in sorted((r for r in rows if r["variant"] == variant), key=lambda r: -r["rating"]):
             ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
             out.append(
-                f"  {r['agent']:<12} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} "
-                f"{r['points_per_hand']:>9.2f} {r['rating']:>8.2f}"
+                f"  {short[r['agent']]:<{width}} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} "
+                f"{r['points_per_hand']:>{pw}.2f} {r['rating']:>8.2f}"
             )
+        if variant in POINTS_LABELS:
+            out.append(f"  ({points}: penalty points, lower is better)")
+    named = {k: v for k, v in short.items() if k != v}
+    if named:
+        out.append("\n" + "\n".join(f"{v} = {k}" for k, v in named.items()))
     return "\n".join(out)
 
 
@@ -265,15 +303,18 @@ def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: di
     plot_win_rates(rows, out_dir / "win_rates.png")
 
 
-def plot_win_rates(rows: list[dict], path: Path) -> None:
-    """Bar chart of win rates with their 95% intervals, one panel per variant."""
+def win_rates_figure(rows: list[dict]) -> Any:
+    """Bar chart of win rates with their 95% intervals, one panel per variant; the
+    bars are labelled with :func:`display_names`."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     variants = list(dict.fromkeys(r["variant"] for r in rows))
-    fig, axes = plt.subplots(1, len(variants), figsize=(4 * len(variants), 3.5), squeeze=False)
+    short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
+    most = max(sum(1 for r in rows if r["variant"] == v) for v in variants)
+    fig, axes = plt.subplots(1, len(variants), figsize=(max(4, 1.5 * most) * len(variants), 4), squeeze=False)
     for ax, variant in zip(axes[0], variants, strict=False):
         vr = [r for r in rows if r["variant"] == variant]
         rates = [r["win_rate"] for r in vr]
@@ -282,11 +323,26 @@ def plot_win_rates(rows: list[dict], path: Path) -> None:
             [max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
             [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr],
         ]
-        ax.bar([r["agent"] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
+        ax.bar([short[r["agent"]] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
+        # slanted labels: a long name must not run into its neighbours
+        ax.tick_params(axis="x", labelrotation=25)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
         ax.set_ylim(0, 1)
         ax.set_title(variant)
         ax.set_ylabel("win rate (95% CI)")
     fig.tight_layout()
+    return fig
+
+
+def plot_win_rates(rows: list[dict], path: Path) -> None:
+    """``win_rates.png``: :func:`win_rates_figure` saved to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = win_rates_figure(rows)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -350,8 +406,23 @@ def make_chunks(
     return chunks
 
 
+def _init_worker() -> None:
+    """Start a worker process: one torch thread (the workers already use every core; a
+    user's own ``OMP_NUM_THREADS`` wins)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> list[dict]:
-    """Run the chunks on ``workers`` local processes (1: in this process)."""
+    """Run the chunks on ``workers`` local processes (1: in this process).
+
+    The workers are started with the ``"spawn"`` method, never forked: a forked copy of
+    a process in which torch has run a parallel operation (a policy agent loaded and
+    used, a model trained in a notebook) blocks forever in torch's OpenMP thread pool.
+    Spawned workers import the project afresh; they need what they play to be
+    importable (built-in agents, ``policy:PATH``, ``package.module:Name``)."""
     from tqdm import tqdm
 
     records: list[dict] = []
@@ -363,7 +434,8 @@ def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> l
                 records.extend(run_chunk(c))
                 bar.update(c.count)
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
                 for c, recs in zip(chunks, pool.map(run_chunk, chunks), strict=False):
                     records.extend(recs)
                     bar.update(c.count)

@@ -102,8 +102,13 @@ class CurveCallback:
 
 
 def curve_rows(episodes: list[tuple[int, float]], window: int = 100, points: int = 100) -> list[dict[str, float]]:
-    """The learning curve: at about ``points`` timesteps, the win rate (return > 0) and mean
-    return of the last ``window`` episodes."""
+    """The learning curve: at about ``points`` timesteps, the win rate (return > 0), the
+    draw rate (return == 0: a dead hand, a truncation or a shared result) and the mean
+    return of the last ``window`` episodes.
+
+    These are the episodes the learner played while training: its *sampling* policy
+    (actions drawn from the policy's distribution) against the training opponents, so
+    they differ from the deterministic evaluation of :func:`evaluate`."""
     rows = []
     if not episodes:
         return rows
@@ -115,10 +120,30 @@ def curve_rows(episodes: list[tuple[int, float]], window: int = 100, points: int
                 "timestep": episodes[end - 1][0],
                 "episodes": end,
                 "win_rate": float(np.mean([r > 0 for r in recent])),
+                "draw_rate": float(np.mean([r == 0 for r in recent])),
                 "mean_return": float(np.mean(recent)),
             }
         )
     return rows
+
+
+def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
+    """The learning curve's matplotlib figure: win and draw rates by timestep, the legend
+    below the axes (inside, it covered the curve wherever the curve ran)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    steps = [r["timestep"] for r in rows]
+    ax.plot(steps, [r["win_rate"] for r in rows], label="win rate")
+    ax.plot(steps, [r.get("draw_rate", 0.0) for r in rows], label="draw rate", linestyle="--")
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("rate over the last 100 episodes")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{title}\ntraining episodes (sampling policy)", fontsize=10)
+    # below the axes: a legend inside would cover the curve wherever it runs
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+    fig.tight_layout()
+    return fig
 
 
 def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
@@ -129,16 +154,10 @@ def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     with open(out / "learning_curve.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["timestep", "episodes", "win_rate", "mean_return"])
+        w = csv.DictWriter(f, fieldnames=["timestep", "episodes", "win_rate", "draw_rate", "mean_return"])
         w.writeheader()
         w.writerows(rows)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot([r["timestep"] for r in rows], [r["win_rate"] for r in rows], label="win rate (last 100 episodes)")
-    ax.set_xlabel("timesteps")
-    ax.set_ylim(0, 1)
-    ax.set_title(title)
-    ax.legend(loc="lower right")
-    fig.tight_layout()
+    fig = curve_figure(rows, title)
     fig.savefig(out / "learning_curve.png", dpi=100)
     plt.close(fig)
 
@@ -238,11 +257,35 @@ def train(
         "train_seconds": round(seconds, 1),
         "net_arch": list(net_arch),
         "final_training_win_rate": rows[-1]["win_rate"] if rows else None,
+        "final_training_draw_rate": rows[-1]["draw_rate"] if rows else None,
         "evaluation": evaluation,
     }
     with open(out / "evaluation.json", "w") as f:
         json.dump(summary, f, indent=2)
     return summary
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The console report of a run: the training episodes (sampling policy against the
+    training opponents) and the deterministic evaluation, each labelled, draws included."""
+    lines = [
+        f"{summary['variant']}: {summary['timesteps']} steps, {summary['episodes']} episodes in "
+        f"{summary['train_seconds']} s"
+    ]
+    win, draw = summary["final_training_win_rate"], summary.get("final_training_draw_rate")
+    if win is not None:
+        lines.append(
+            f"  training (sampling policy vs {' + '.join(summary['opponents'])}, last 100 episodes): "
+            f"win rate {win:.3f}, draw rate {draw:.3f}"
+        )
+    lines.append("  evaluation (deterministic policy, duplicate deals, every seat):")
+    for row in summary["evaluation"]:
+        lines.append(
+            f"    vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
+            f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}], "
+            f"{row['draws']} draws in {row['games']} games"
+        )
+    return "\n".join(lines)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -319,15 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not args.no_progress,
         net_arch=args.net_arch,
     )
-    print(
-        f"{summary['variant']}: {summary['timesteps']} steps, {summary['episodes']} episodes in "
-        f"{summary['train_seconds']} s; last training win rate {summary['final_training_win_rate']}"
-    )
-    for row in summary["evaluation"]:
-        print(
-            f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
-            f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games"
-        )
+    print(format_summary(summary))
     print(f"model, learning curve and evaluation in {out}/")
     return 0
 

@@ -86,13 +86,21 @@ zero-sum.  An illegal action through ``env()`` ends the episode with
 seeded generator if None); it ends when a player goes out by discarding their last card
 or when the turn of the player who drew the last card of the stock ends (R-CRAZY-11);
 both are terminations.  ``episode="game"``: the 13 rounds, wild ranks A..K in order,
-the deal passing left.  A round reaching ``max_turns`` turns ends the episode as a
-truncation, with no penalties.
+the deal passing left.  A round reaching ``max_turns`` turns scores no penalties: with
+``episode="hand"`` it is a truncation; with ``episode="game"`` the next round is dealt,
+so a game still ends after its 13 rounds (termination), unless ``max_hands`` (1..13,
+default 13) cuts it short as a truncation.
 
 ## Arguments
 ``crazy_rummy_v0.env(num_players=3, wild_rank=None, episode="hand", reward="win",
-max_turns=1000, render_mode=None)``; see ``rummy_env.games.crazy_rummy.CrazyRummyConfig``.
+max_turns=1000, max_hands=13, render_mode=None)``; see ``rummy_env.games.crazy_rummy.CrazyRummyConfig``.
 Unknown or bad options raise ``ValueError``.
+
+## Rendering
+``render_mode="ansi"``: ``env.render()`` returns the table as the acting player sees it.
+``render_mode="human"``: the env prints that table itself at every ``reset`` and every
+``step`` (PettingZoo's convention), so a loop over a whole game prints every move;
+``render()`` prints it once more and returns None.
 
 ## Reset options
 ``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
@@ -119,10 +127,16 @@ Where ``crazy_rummy.md`` leaves a choice open:
 - R-CRAZY-10: "the card held before the draw" must be discarded unless going out; if
   the player swaps that card in for a wild card, the wild card takes its place in the
   obligation (so the swap cannot be used to keep the card just drawn).
-- ``max_turns`` (default 1000): a round reaching it is truncated with no penalties.
+- ``max_turns`` (default 1000): a round reaching it scores no penalties; it truncates
+  a one-round episode, and a game goes on with the next round.
 
 ## Version History
 * v0: initial release.
+* v0, issue 10: with ``episode="game"`` a round reaching ``max_turns`` ends with no
+  penalties and the game goes on with the next round (it still ends after round 13); the
+  option ``max_hands`` (default 13) truncates a game after that many rounds. Before,
+  such a round truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env
+  continue its game; a reset option of another variant is refused.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ from rummy_env.encoding.layout import Layout
 from rummy_env.encoding.masks import mask_from_legal
 from rummy_env.games.options import check_known
 
+#: Every reset option some variant of this package understands; a variant given one it
+#: does not understand refuses it, naming its own (the variants' ``reset_option_names``).
+RESET_OPTION_NAMES = frozenset({"deck", "dealer", "first_player"})
+
 
 class TurnBasedEnv(AECEnv, EzPickle):
     """AEC environment over a turn-based engine; subclasses fill in the variant.
@@ -95,6 +99,23 @@ class TurnBasedEnv(AECEnv, EzPickle):
     #: The most points one hand can cost a player (variants set it; used by ``illegal_reward``).
     max_hand_loss: float = 1.0
 
+    # -------------------------------------------------------------- copies
+    def __getstate__(self) -> dict[str, Any]:
+        """The whole env, mid-game included, for ``copy.deepcopy`` and ``pickle``.
+
+        ``EzPickle`` (still a base class, for PettingZoo's conventions) would rebuild an
+        un-reset env from the constructor's arguments; a copy must instead continue the
+        same game: same state, generator, rewards and infos, and independent of the
+        original.  The observation cache is left out (it hands out read-only arrays the
+        copy rebuilds on demand).  ``env.unwrapped.game_state.clone()`` is the cheap
+        engine-level copy, for search."""
+        state = dict(self.__dict__)
+        state["_obs_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     # -------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -121,16 +142,20 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 Gymnasium's ``options`` convention has it (PettingZoo's ``api_test``
                 passes ``{"options": 1}``); next to a known key an unknown one is an
                 error, because a stacked deal with a misspelt seat key would silently
-                deal to other seats.
+                deal to other seats, and so is a key of another variant of this
+                package (:data:`RESET_OPTION_NAMES`, e.g. ``dealer`` for Rummikub).
 
         Raises:
-            ValueError: a bad value for a known option, or an unknown key next to a
-                known one; the env is left as it was.
+            ValueError: a bad value for a known option, an unknown key next to a
+                known one, or another variant's key; the env is left as it was.
         """
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options={options!r} is not a dict: pass e.g. options={{'deck': [...]}}")
         known = {k: v for k, v in (options or {}).items() if k in self.reset_option_names}
-        if known:
+        # a key another variant understands is a mistake for this one (Rummikub's
+        # first_player passed to Rummy, a dealer to Rummikub), never a foreign convention
+        foreign = any(k in RESET_OPTION_NAMES and k not in self.reset_option_names for k in options or {})
+        if known or foreign:
             check_known(options, self.reset_option_names, f"{self.metadata['name']} reset")
         rng = self.np_random if seed is None else seeding.np_random(seed)[0]
         # build the new state before touching the env, so a bad option leaves it as it was

@@ -102,17 +102,25 @@ the loser won no hand.
 (R-GIN-09; both score 0), all terminations; after ``max_turns`` turns it is truncated.
 ``episode="game"``: hands are dealt until a total reaches ``target_score``
 (termination); the winner of a hand deals the next, the same dealer deals again after
-a dead hand (R-GIN-02); a hand reaching ``max_turns`` truncates the episode.
+a dead hand (R-GIN-02); a hand reaching ``max_turns`` scores nothing and counts as a
+dead hand (the same dealer deals again); after ``max_hands`` hands without a game
+winner the episode is truncated.
 
 ## Arguments
 ``gin_rummy_v0.env(knock_limit=10, gin_bonus=25, undercut_bonus=25, big_gin=True,
 big_gin_bonus=31, oklahoma=False, target_score=100, game_bonuses=False, max_turns=1000,
-episode="hand", reward="win", render_mode=None)``; see
+max_hands=1000, episode="hand", reward="win", render_mode=None)``; see
 ``rummy_env.games.gin_rummy.GinRummyConfig``.  ``knock_limit`` is any int >= 0 (0 means
 gin only); with ``oklahoma=True`` each hand's limit is the first upcard's value instead
 (an ace: gin only, R-GIN-14).  ``max_turns`` is a safety limit of this environment (the
 rules have none, and taking the upcard and discarding another card can go on forever).
 Unknown or bad options raise ``ValueError``.
+
+## Rendering
+``render_mode="ansi"``: ``env.render()`` returns the table as the acting player sees it.
+``render_mode="human"``: the env prints that table itself at every ``reset`` and every
+``step`` (PettingZoo's convention), so a loop over a whole game prints every move;
+``render()`` prints it once more and returns None.
 
 ## Reset options
 ``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
@@ -156,6 +164,12 @@ Where ``gin_rummy.md`` is silent, this environment reads it as follows:
 
 ## Version History
 * v0: initial release.
+* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no score
+  and the game goes on (a dead hand: the same dealer deals again); the option
+  ``max_hands`` (default 1000) truncates a game no one has won after that many hands
+  (random play needs 130 hands on average). Before, such a hand truncated the whole
+  episode. ``copy.deepcopy`` and ``pickle`` of an env continue its game; a reset option
+  of another variant is refused.
 """
 
 from __future__ import annotations

@@ -79,12 +79,21 @@ or when, the pool being empty, every player has passed once in a row (R-RK-11): 
 terminations.  A hand reaching ``max_turns`` turns is truncated with no score (R-RK-13).
 ``episode="game"``: hands are dealt until a total reaches ``target_score`` (R-RK-12);
 each hand's first player is drawn again from the seeded generator (the rules' "highest
-tile starts"); a truncated hand truncates the episode.
+tile starts"); a hand reaching ``max_turns`` ends with no winner, all scoring 0, and
+the next hand is dealt (R-RK-13); after ``max_hands`` hands without a game winner the
+episode is truncated.
 
 ## Arguments
 ``rummikub_v0.env(num_players=2, initial_meld_points=30, initial_meld_table_play=False,
-target_score=200, max_turns=1000, episode="hand", reward="win", render_mode=None)``; see
+target_score=200, max_turns=1000, max_hands=1000, episode="hand", reward="win",
+render_mode=None)``; see
 ``rummy_env.games.rummikub.RummikubConfig``.  Unknown or bad options raise ``ValueError``.
+
+## Rendering
+``render_mode="ansi"``: ``env.render()`` returns the table as the acting player sees it.
+``render_mode="human"``: the env prints that table itself at every ``reset`` and every
+``step`` (PettingZoo's convention), so a loop over a whole game prints every move;
+``render()`` prints it once more and returns None.
 
 ## Reset options
 ``env.reset(seed=None, options={"deck": [106 tile strings, first drawn first],
@@ -105,6 +114,12 @@ before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.
+* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no
+  winner and the game goes on (the next hand is dealt); the option ``max_hands``
+  (default 1000) truncates a game no one has won after that many hands. Before, such a
+  hand truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue
+  its game; a reset option of another variant is refused.
+* v0, issue 10: ``initial_meld_points`` above 754 (more than all 106 tiles are worth) is refused.
 """
 
 from __future__ import annotations

@@ -70,13 +70,21 @@ An illegal action through ``env()`` ends the episode with
 ``episode="hand"`` (default): the hand ends when a player goes out (termination),
 when no card can be drawn (termination, no winner) or after ``max_turns`` turns
 (truncation).  ``episode="game"``: hands are dealt until a total reaches
-``target_score`` (termination); a hand reaching ``max_turns`` truncates the episode.
+``target_score`` (termination); a hand reaching ``max_turns`` ends with no winner and
+no score and the next dealer deals (R-RUMMY-13); after ``max_hands`` hands without a
+game winner the episode is truncated.
 
 ## Arguments
 ``rummy_v0.env(num_players=2, ace_high=False, reshuffle="keep_top",
-two_player_winner_deals=False, target_score=100, max_turns=1000, episode="hand",
-reward="win", render_mode=None)``; see ``rummy_env.games.rummy.RummyConfig``.
+two_player_winner_deals=False, target_score=100, max_turns=1000, max_hands=1000,
+episode="hand", reward="win", render_mode=None)``; see ``rummy_env.games.rummy.RummyConfig``.
 Unknown or bad options raise ``ValueError``.
+
+## Rendering
+``render_mode="ansi"``: ``env.render()`` returns the table as the acting player sees it.
+``render_mode="human"``: the env prints that table itself at every ``reset`` and every
+``step`` (PettingZoo's convention), so a loop over a whole game prints every move;
+``render()`` prints it once more and returns None.
 
 ## Reset options
 ``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
@@ -95,6 +103,11 @@ before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 
 ## Version History
 * v0: initial release.
+* v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no
+  winner and the game goes on (the next dealer deals); the option ``max_hands`` (default
+  1000) truncates a game no one has won after that many hands. Before, such a hand
+  truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue its
+  game; a reset option of another variant is refused.
 """
 
 from __future__ import annotations

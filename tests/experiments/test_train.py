@@ -117,3 +117,56 @@ def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
         train.main(args)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_report_says_which_win_rate_is_which_and_prints_the_draws():
+    summary = {
+        "variant": "gin_rummy_v0",
+        "timesteps": 2048,
+        "episodes": 40,
+        "train_seconds": 12.5,
+        "opponents": ["random", "self"],
+        "final_training_win_rate": 0.19,
+        "final_training_draw_rate": 0.4,
+        "evaluation": [
+            {
+                "opponent": "random",
+                "games": 400,
+                "draws": 154,
+                "win_rate": 0.6025,
+                "win_rate_ci_low": 0.55,
+                "win_rate_ci_high": 0.65,
+            },
+        ],
+    }
+    assert train.format_summary(summary).splitlines() == [
+        "gin_rummy_v0: 2048 steps, 40 episodes in 12.5 s",
+        "  training (sampling policy vs random + self, last 100 episodes): win rate 0.190, draw rate 0.400",
+        "  evaluation (deterministic policy, duplicate deals, every seat):",
+        "    vs random     win rate 0.603 [0.550, 0.650], 154 draws in 400 games",
+    ]
+
+
+def test_the_curve_has_draw_rates(trained):
+    with open(trained / "learning_curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["timestep", "episodes", "win_rate", "draw_rate", "mean_return"]
+    assert train.curve_rows([(10, 1.0), (20, 0.0), (30, -1.0), (40, 0.0)], window=4, points=1) == [
+        {"timestep": 40, "episodes": 4, "win_rate": 0.25, "draw_rate": 0.5, "mean_return": 0.0}
+    ]
+
+
+def test_the_legend_of_the_curve_is_below_the_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [{"timestep": 100 * i, "win_rate": 0.5, "draw_rate": 0.2} for i in range(1, 5)]
+    fig = train.curve_figure(rows, "gin_rummy_v0 vs random")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y1 < ax.get_window_extent().y0  # entirely below the plotting area
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["win rate", "draw rate"]
+    plt.close(fig)

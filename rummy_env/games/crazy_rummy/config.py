@@ -28,7 +28,13 @@ class CrazyRummyConfig(OptionNames):
         episode: ``"hand"`` (one round) or ``"game"`` (13 rounds).
         reward: ``"win"`` (+1 shared by the lowest penalty, -1 shared by the others)
             or ``"score"`` (mean penalty minus own penalty, each round).
-        max_turns: turns after which a round is truncated with no score, >= 1.
+        max_turns: turns after which a round ends with no penalties, >= 1 (the rules
+            set no limit, but taking the discard and discarding can go on forever): with
+            ``episode="hand"`` the episode is truncated; with ``episode="game"`` the
+            next round is dealt (the deal passing left, R-CRAZY-03), so a game still
+            ends after its 13 rounds (R-CRAZY-13).
+        max_hands: with ``episode="game"``, rounds after which the game is truncated,
+            1..13; the default 13 plays the whole game, which then ends by the rules.
 
     Raises:
         ValueError: a value of the wrong type or out of range, naming the option.
@@ -39,12 +45,14 @@ class CrazyRummyConfig(OptionNames):
     episode: str = "hand"
     reward: str = "win"
     max_turns: int = 1000
+    max_hands: int = NUM_ROUNDS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 3, 6))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, NUM_ROUNDS))
         if self.wild_rank is not None:
             object.__setattr__(self, "wild_rank", check_int("wild_rank", self.wild_rank, 1, NUM_ROUNDS))
             if self.episode == "game":

@@ -16,7 +16,8 @@ def stack_deck(hands: Sequence[Sequence[str] | str], stock: Sequence[str] | str 
 
     The dealer deals 7 cards one at a time clockwise from their left, then an 8th
     card to the player on their left (R-CRAZY-03); the rest is the stock, top first.
-    Cards not named go to the bottom of the stock in card-id order.
+    Cards not named go to the bottom of the stock in card-id order.  Pass the result as
+    ``env.reset(options={"deck": deck, "dealer": dealer})``.
 
     Args:
         hands: one hand per seat; the dealer's left (``(dealer + 1) % n``) has 8 cards,

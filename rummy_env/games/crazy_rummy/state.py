@@ -197,7 +197,9 @@ class CrazyRummyState(EngineState):
     Public attributes (read them, do not assign them): as ``RummyState`` (``initial_deck``,
     ``initial_dealer``, ``history``, ``hand_decks``, ``hands``, ``stock``, ``discard``, ``table``,
     ``dealer``, ``current``, ``phase``, ``turn``, ``scores`` (penalty totals),
-    ``hands_played`` (rounds finished), ``last_hand``), plus ``round`` (1..13),
+    ``hands_played`` (rounds finished), ``last_hand`` (its ``truncated``: the round reached
+    ``max_turns``), ``truncated`` (the episode's: its one round reached ``max_turns``,
+    or ``max_hands`` < 13 rounds of a game were played)), plus ``round`` (1..13),
     ``wild_rank`` (rank index 0..12 of the round's wild cards), ``wilds`` (their
     bitmask), ``wild_for`` ({represented card: (wild card, table index)}), ``melded``
     (per seat: has put down a meld this round), ``taken_discard`` and ``must_discard``
@@ -451,17 +453,19 @@ class CrazyRummyState(EngineState):
             self._end_round(winner=-1)  # R-CRAZY-11: the stock was emptied this turn
             return
         if self.turn >= self.config.max_turns:
-            self.truncated = True
-            self._end_round(winner=-1)
+            # no penalties; a truncation only of a one-round episode
+            self.truncated = self.config.episode == "hand"
+            self._end_round(winner=-1, move_limit=True)
             return
         self.current = (self.current + 1) % self._n
         self.phase = DRAW
 
     # ------------------------------------------------------------ scoring
-    def _end_round(self, winner: int) -> None:
-        """Penalties (R-CRAZY-12), rewards, then the episode's end or the next round."""
+    def _end_round(self, winner: int, move_limit: bool = False) -> None:
+        """Penalties (R-CRAZY-12), rewards, then the episode's end or the next round;
+        ``move_limit``: the round reached ``max_turns`` (no penalties)."""
         n, cfg = self._n, self.config
-        if self.truncated:
+        if move_limit:
             penalties = [0] * n
         else:
             penalties = [penalty(h, self.wild_rank) for h in self.hands]
@@ -474,9 +478,11 @@ class CrazyRummyState(EngineState):
             "wild_rank": self.wild_rank + 1,
             "hand_scores": penalties,
             "total_scores": list(self.scores),
-            "truncated": self.truncated,
+            "truncated": move_limit,
         }
-        if cfg.reward == "score" and not self.truncated:
+        if cfg.episode == "game" and self.round < NUM_ROUNDS and self.hands_played >= cfg.max_hands:
+            self.truncated = True  # the game cut short by max_hands
+        if cfg.reward == "score" and not move_limit:
             mean = sum(penalties) / n
             for q in range(n):
                 self._give(q, mean - penalties[q])

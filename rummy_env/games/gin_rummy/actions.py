@@ -64,13 +64,14 @@ def string_to_action(text: str) -> int:
     """
     if not isinstance(text, str):
         raise ValueError(f"action text {text!r} is not a string: use one of {GRAMMAR}")
-    words = text.strip().lower().split()
+    original = text.split()  # the card as the user wrote it, for the error message
+    words = [w.lower() for w in original]
     named = _BY_TEXT.get(" ".join(words))
     if named is not None:
         return named
     if len(words) == 2 and words[0] in ("discard", "knock"):
         try:
-            card = parse_card(words[1])
+            card = parse_card(original[1])
         except ValueError as err:
             raise ValueError(f"action text {text!r}: {err}") from None
         return (DISCARD if words[0] == "discard" else KNOCK) + card

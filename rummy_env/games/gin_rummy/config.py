@@ -30,10 +30,16 @@ class GinRummyConfig(OptionNames):
         target_score: points that end the game (R-GIN-13), >= 1.
         game_bonuses: add the end-of-game bonuses of R-GIN-13 (100 for the game, 25
             per hand won, doubled on a shutout).
-        max_turns: turns after which a hand is truncated, >= 1.  The rules set no
-            limit, but taking the upcard and discarding another card can go on forever;
-            random play never gets near 1000 turns (a hand has at most 29 draws from
-            the stock).
+        max_turns: turns after which a hand ends with no score, >= 1: with
+            ``episode="hand"`` the episode is truncated; with ``episode="game"`` the
+            hand counts as a dead hand (R-GIN-02: the same dealer deals again).  The
+            rules set no limit, but taking the upcard and discarding another card can
+            go on forever; random play never gets near 1000 turns (a hand has at most
+            29 draws from the stock).
+        max_hands: with ``episode="game"``, hands after which a game no one has won
+            yet is truncated, >= 1; default 1000 (dead hands are common in weak play:
+            random play needs 130 hands on average to reach 100 points, at most 388
+            in 200 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
         reward: ``"win"`` (+1 / -1 at the episode's end) or ``"score"`` (the hand's
             points, zero-sum, at each hand's end; plus the bonuses at the game's end).
@@ -51,6 +57,7 @@ class GinRummyConfig(OptionNames):
     target_score: int = 100
     game_bonuses: bool = False
     max_turns: int = 1000
+    max_hands: int = 1000
     episode: str = "hand"
     reward: str = "win"
 
@@ -61,5 +68,6 @@ class GinRummyConfig(OptionNames):
             check_bool(name, getattr(self, name))
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)

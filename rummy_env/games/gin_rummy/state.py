@@ -179,7 +179,9 @@ class GinRummyState(EngineState):
     ``turn``, ``scores``, ``hands_won``, ``hands_played``, ``last_hand`` (a dict of the
     last finished hand's public facts: ``winner``, ``result``, ``hand_scores``,
     ``total_scores``, ``game_bonuses``, ``knocker`` and the showdown), ``game_winner``,
-    ``truncated``, ``history`` (actions of this episode), ``initial_deck`` and
+    ``truncated`` (the episode's: its one hand reached ``max_turns``, or with
+    ``episode="game"`` ``max_hands`` hands ended without a game winner; ``last_hand``'s
+    ``truncated``: that hand reached ``max_turns``), ``history`` (actions of this episode), ``initial_deck`` and
     ``initial_dealer`` (of the first hand), ``hand_decks`` (every hand's deck).
     """
 
@@ -383,7 +385,8 @@ class GinRummyState(EngineState):
             if len(self.stock) <= WALL:
                 self._end_hand(-1, 0, DEAD_RESULT)  # R-GIN-09: the 50th card was drawn, no knock
             elif self.turn >= self.config.max_turns:
-                self.truncated = True
+                # no score; a truncation only of a one-hand episode, in a game a dead hand
+                self.truncated = self.config.episode == "hand"
                 self._end_hand(-1, 0, TRUNCATED_RESULT)
             else:
                 self.current = 1 - p
@@ -452,6 +455,8 @@ class GinRummyState(EngineState):
                 self._give(1 - winner, -points)
         self.hands_played += 1
         game_over = cfg.episode == "game" and winner >= 0 and self.scores[winner] >= cfg.target_score
+        if cfg.episode == "game" and not game_over and self.hands_played >= cfg.max_hands:
+            self.truncated = True  # the game-level limit
         bonuses = [0, 0]
         if game_over:
             self.game_winner = winner
@@ -477,7 +482,7 @@ class GinRummyState(EngineState):
             "dealer": self.dealer,
             "knocker": knocker,
             "showdown": s,
-            "truncated": self.truncated,
+            "truncated": result == TRUNCATED_RESULT,
             "game_over": game_over,
         }
         if cfg.episode == "hand" or game_over or self.truncated:

@@ -102,8 +102,10 @@ class RummikubState(EngineState):
     (tile types, next drawn last), ``initial_meld`` (per seat), ``first_player``,
     ``current``, ``passes`` (in a row, pool empty), ``turn``, ``scores`` (game totals),
     ``hands_played``, ``last_hand`` (``winner`` seat or -1 (several on a shared R-RK-11
-    win: ``winners``), ``hand_scores``, ``rack_values``, ``total_scores``, ``truncated``),
-    ``initial_deck``, ``initial_first_player``, ``hand_decks`` and ``history``.
+    win: ``winners``), ``hand_scores``, ``rack_values``, ``total_scores``, ``truncated``: the hand reached
+    ``max_turns``), ``truncated`` (the episode's, R-RK-13: its one hand reached
+    ``max_turns``, or with ``episode="game"`` ``max_hands`` hands ended without a game
+    winner), ``initial_deck``, ``initial_first_player``, ``hand_decks`` and ``history``.
     """
 
     num_actions = NUM_ACTIONS
@@ -210,19 +212,21 @@ class RummikubState(EngineState):
                 return
         self.turn += 1
         if self.turn >= self.config.max_turns:
-            self.truncated = True
-            self._end_hand(out=-1)  # R-RK-13
+            # R-RK-13: no winner, all 0; a truncation only of a one-hand episode
+            self.truncated = self.config.episode == "hand"
+            self._end_hand(out=-1, move_limit=True)
             return
         self.current = (p + 1) % self._n
 
     # ------------------------------------------------------------ scoring
-    def _end_hand(self, out: int) -> None:
-        """Score the hand (R-RK-10, 11), then end the episode or deal the next hand (R-RK-12)."""
+    def _end_hand(self, out: int, move_limit: bool = False) -> None:
+        """Score the hand (R-RK-10, 11), then end the episode or deal the next hand (R-RK-12);
+        ``move_limit``: the hand reached ``max_turns`` (R-RK-13)."""
         n, cfg = self._n, self.config
         values = [int(TILE_VALUES @ r) for r in self.racks]  # a joker on a rack counts 30
         scores = [0] * n
         winners: list[int] = []
-        if self.truncated:
+        if move_limit:
             pass  # R-RK-13: no winner, 0 for all
         elif out >= 0:
             winners = [out]
@@ -250,14 +254,16 @@ class RummikubState(EngineState):
             "hand_scores": scores,
             "rack_values": values,
             "total_scores": list(self.scores),
-            "truncated": self.truncated,
+            "truncated": move_limit,
         }
-        if cfg.reward == "score" and not self.truncated:
+        if cfg.reward == "score" and not move_limit:
             for q in range(n):
                 self._give(q, float(scores[q]))
         game_over = any(s >= cfg.target_score for s in self.scores)
         if game_over:
             self.game_winner = max(range(n), key=lambda q: self.scores[q])
+        elif cfg.episode == "game" and self.hands_played >= cfg.max_hands:
+            self.truncated = True  # R-RK-13: the game-level limit
         if cfg.episode == "hand" or game_over or self.truncated:
             self._terminal = True
             if cfg.reward == "win":

@@ -33,7 +33,12 @@ class RummyConfig(OptionNames):
             (R-RUMMY-04, the second source); otherwise the deal passes to the left.
             Only with ``num_players=2``.
         target_score: points that end the game (R-RUMMY-17), >= 1.
-        max_turns: turns after which a hand is truncated (R-RUMMY-13), >= 1.
+        max_turns: turns after which a hand ends with no winner (R-RUMMY-13), >= 1:
+            with ``episode="hand"`` the episode is truncated; with ``episode="game"``
+            the next hand is dealt.
+        max_hands: with ``episode="game"``, hands after which a game no one has won
+            yet is truncated (R-RUMMY-13's game-level limit), >= 1; default 1000 (random
+            play of 2 players needs 10 hands on average, at most 17 in 200 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
         reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
             hand's points, zero-sum, at each hand's end).
@@ -48,6 +53,7 @@ class RummyConfig(OptionNames):
     two_player_winner_deals: bool = False
     target_score: int = 100
     max_turns: int = 1000
+    max_hands: int = 1000
     episode: str = "hand"
     reward: str = "win"
 
@@ -65,6 +71,7 @@ class RummyConfig(OptionNames):
             )
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
 

@@ -149,8 +149,12 @@ class RummyState(EngineState):
         scores: game totals (points).  hands_played: hands finished.
         last_hand: the last finished hand's facts (``winner`` seat or -1, ``rummy``,
             ``hand_scores``, ``hand_values`` (points left in each hand),
-            ``total_scores``, ``truncated``), or None before the first hand ends.
+            ``total_scores``, ``truncated``: the hand reached ``max_turns``), or None
+            before the first hand ends.
         game_winner: seat whose total reached ``target_score``, or -1.
+        truncated: the episode was truncated (R-RUMMY-13): its one hand reached
+            ``max_turns``, or with ``episode="game"`` ``max_hands`` hands ended without
+            a game winner.
     """
 
     num_actions = NUM_ACTIONS
@@ -337,8 +341,9 @@ class RummyState(EngineState):
         self.taken_discard = -1
         self.turn += 1
         if self.turn >= self.config.max_turns:
-            self.truncated = True  # R-RUMMY-13: no winner, 0 for everyone
-            self._end_hand(winner=-1)
+            # R-RUMMY-13: no winner, 0 for everyone; a truncation only of a one-hand episode
+            self.truncated = self.config.episode == "hand"
+            self._end_hand(winner=-1, move_limit=True)
             return
         self.current = (p + 1) % self._n
         self.phase = DRAW
@@ -346,8 +351,9 @@ class RummyState(EngineState):
             self._end_hand(winner=-1)  # R-RUMMY-12: no card left to draw
 
     # ------------------------------------------------------------ scoring
-    def _end_hand(self, winner: int) -> None:
-        """Score the hand (R-RUMMY-15, 16), then end the episode or deal the next hand."""
+    def _end_hand(self, winner: int, move_limit: bool = False) -> None:
+        """Score the hand (R-RUMMY-15, 16), then end the episode or deal the next hand;
+        ``move_limit``: the hand reached ``max_turns`` (R-RUMMY-13)."""
         n, cfg = self._n, self.config
         values = [mask_value(h) for h in self.hands]
         hand_scores = [0] * n
@@ -369,11 +375,13 @@ class RummyState(EngineState):
             "hand_scores": hand_scores,
             "hand_values": values,
             "total_scores": list(self.scores),
-            "truncated": self.truncated,
+            "truncated": move_limit,
         }
         game_over = any(s >= cfg.target_score for s in self.scores)
         if game_over:
             self.game_winner = max(range(n), key=lambda q: self.scores[q])
+        elif cfg.episode == "game" and self.hands_played >= cfg.max_hands:
+            self.truncated = True  # R-RUMMY-13: the game-level limit
         if cfg.episode == "hand" or game_over or self.truncated:
             self._terminal = True
             if cfg.reward == "win":

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from rummy_env import rummy_v0
+from rummy_env.core.cards import card_str
 from rummy_env.games.rummy import stack_deck
 from tests import helpers
 from tests.helpers import play, random_playthrough
@@ -205,9 +206,19 @@ def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
     assert [(d - dealers[0]) % 4 for d in dealers] == [h % 4 for h in range(len(dealers))]
 
 
-def test_turn_limit_truncates_a_game_episode_too_r_rummy_13():
-    env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD"], max_turns=2, episode="game")
+def test_turn_limit_in_a_game_ends_the_hand_and_max_hands_truncates_the_game_r_rummy_13():
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S", "TD"], max_turns=2, episode="game", max_hands=2)
     play(env, "draw stock", "discard 6S", "draw stock", "discard TD")
+    # the hand ended with no winner and no score; the next dealer (player_0) deals
+    state = env.unwrapped.game_state
+    assert not any(env.truncations.values()) and not any(env.terminations.values())
+    assert state.hands_played == 1 and state.dealer == 0 and env.agent_selection == "player_1"
+    assert env.infos["player_0"] == {"hand_score": 0, "total_score": 0, "hand": 1, "winner": None, "rummy": False}
+    # the second hand reaches the limit too: 2 hands without a game winner truncate the game
+    for _ in range(2):
+        play(env, "draw stock")
+        hand = state.hands[state.current]
+        play(env, f"discard {card_str((hand & -hand).bit_length() - 1)}")
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
 

@@ -1,0 +1,54 @@
+"""Reset options another variant understands are refused, naming this variant's keys
+(issue 10, item 7); keys no variant knows stay ignored (PettingZoo's ``api_test``)."""
+
+import numpy as np
+import pytest
+
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+from rummy_env.envs.driver import RESET_OPTION_NAMES
+
+MODULES = [rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0]
+
+
+def test_the_package_reset_options_are_the_variants_keys():
+    assert {name for m in MODULES for name in m.raw_env.reset_option_names} == RESET_OPTION_NAMES
+
+
+@pytest.mark.parametrize(
+    "module, key, message",
+    [
+        (rummikub_v0, "dealer", "unknown rummikub_v0 reset option(s) 'dealer': known options are deck, first_player"),
+        (rummy_v0, "first_player", "unknown rummy_v0 reset option(s) 'first_player': known options are deck, dealer"),
+        (
+            gin_rummy_v0,
+            "first_player",
+            "unknown gin_rummy_v0 reset option(s) 'first_player': known options are deck, dealer",
+        ),
+        (
+            crazy_rummy_v0,
+            "first_player",
+            "unknown crazy_rummy_v0 reset option(s) 'first_player': known options are deck, dealer",
+        ),
+    ],
+)
+def test_another_variants_reset_key_is_refused_and_the_env_is_unchanged(module, key, message):
+    env = module.env()
+    env.reset(seed=5)
+    before = env.observe(env.agent_selection)["observation"].copy()
+    selection = env.agent_selection
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        env.reset(seed=6, options={key: 0})
+    assert env.agent_selection == selection
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.split(".")[-1])
+def test_keys_no_variant_knows_are_still_ignored(module):
+    env = module.env()
+    env.reset(seed=1, options={"options": 1})  # PettingZoo's api_test
+    plain = module.env()
+    plain.reset(seed=1)
+    assert env.agent_selection == plain.agent_selection
+    assert np.array_equal(
+        env.observe(env.agent_selection)["observation"], plain.observe(plain.agent_selection)["observation"]
+    )

@@ -1,0 +1,97 @@
+"""Short agent names in the table and the plot, full names in the files; the points
+column labelled per variant (issue 10, items 2 and 9)."""
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from experiments import tournament  # noqa: E402
+
+LONG = "policy:/home/user/project/results/gin-ppo/model.zip"
+
+
+def row(variant, agent, rate, rating):
+    return {
+        "variant": variant,
+        "agent": agent,
+        "games": 400,
+        "wins": 400 * rate,
+        "draws": 3,
+        "win_rate": rate,
+        "win_rate_ci_low": rate - 0.05,
+        "win_rate_ci_high": rate + 0.05,
+        "points_per_hand": 12.5,
+        "rating_mu": 25.0,
+        "rating_sigma": 1.0,
+        "rating": rating,
+    }
+
+
+ROWS = [
+    row("gin_rummy_v0", LONG, 0.6, 20.0),
+    row("gin_rummy_v0", "random", 0.1, 5.0),
+    row("gin_rummy_v0", "tests.experiments.custom_agent:FirstLegalAgent", 0.3, 10.0),
+]
+
+
+def test_display_names_are_short_and_distinct():
+    assert tournament.display_names([LONG, "random", "pkg.mod:MyAgent", "policy:runs/best.zip"]) == {
+        LONG: "policy(gin-ppo)",
+        "random": "random",
+        "pkg.mod:MyAgent": "MyAgent",
+        "policy:runs/best.zip": "policy(best)",
+    }
+    # two models in folders of the same name keep their full names
+    a, b = "policy:x/run/model.zip", "policy:y/run/model.zip"
+    assert tournament.display_names([a, b]) == {a: a, b: b}
+
+
+def test_the_table_uses_short_names_aligned_and_says_what_they_stand_for():
+    lines = tournament.format_table(ROWS).splitlines()
+    assert lines[1:5] == [
+        "gin_rummy_v0",
+        "  agent             games  win rate            95% CI  pts/hand   rating",
+        "  policy(gin-ppo)     400     0.600    [0.550, 0.650]     12.50    20.00",
+        "  FirstLegalAgent     400     0.300    [0.250, 0.350]     12.50    10.00",
+    ]
+    assert lines[-2:] == [
+        "policy(gin-ppo) = " + LONG,
+        "FirstLegalAgent = tests.experiments.custom_agent:FirstLegalAgent",
+    ]
+
+
+def test_crazy_rummy_points_are_labelled_as_penalties():
+    lines = tournament.format_table(
+        [row("crazy_rummy_v0", "random", 0.3, 1.0), row("crazy_rummy_v0", "heuristic", 0.7, 9.0)]
+    )
+    assert lines.splitlines()[1:6] == [
+        "crazy_rummy_v0",
+        "  agent          games  win rate            95% CI penalty/round   rating",
+        "  heuristic        400     0.700    [0.650, 0.750]         12.50     9.00",
+        "  random           400     0.300    [0.250, 0.350]         12.50     1.00",
+        "  (penalty/round: penalty points, lower is better)",
+    ]
+
+
+def test_the_plot_labels_fit_without_overlapping():
+    fig = tournament.win_rates_figure(ROWS)
+    fig.canvas.draw()
+    labels = fig.axes[0].get_xticklabels()
+    assert [t.get_text() for t in labels] == ["policy(gin-ppo)", "random", "FirstLegalAgent"]
+    boxes = [t.get_window_extent() for t in labels]
+    for left, right in zip(boxes, boxes[1:], strict=False):
+        assert not left.overlaps(right)
+    figure_box = fig.bbox
+    assert all(figure_box.x0 <= b.x0 and b.x1 <= figure_box.x1 and b.y0 >= figure_box.y0 for b in boxes)
+    plt.close(fig)
+
+
+def test_the_files_keep_the_full_names(tmp_path):
+    records = []
+    tournament.write_results(tmp_path, records, ROWS, {"seed": 0})
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert [r["agent"] for r in summary] == [LONG, "random", "tests.experiments.custom_agent:FirstLegalAgent"]
+    assert LONG in (tmp_path / "summary.csv").read_text()

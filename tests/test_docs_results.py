@@ -1,0 +1,56 @@
+"""The committed training results the README cites exist, match its table and play
+(issue 10, item 3)."""
+
+import json
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+RUNS = {"sb3-gin": "gin_rummy_v0", "sb3-rummy": "rummy_v0"}
+
+
+def test_every_docs_path_the_readme_names_exists_and_is_tracked():
+    paths = set(re.findall(r"docs/results/[\w\-./]*[\w\-]", README))
+    assert "docs/results/sb3-gin/model.zip" in paths and {f"docs/results/{run}" for run in RUNS} <= paths
+    tracked = subprocess.run(["git", "ls-files", "docs/results"], cwd=ROOT, capture_output=True, text=True).stdout
+    for path in paths:
+        assert (ROOT / path).exists(), path
+        if (ROOT / path).is_file():
+            assert path in tracked.split(), f"{path} is not committed (ignored?)"
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_readme_table_shows_the_committed_evaluation(run):
+    summary = json.loads((ROOT / "docs" / "results" / run / "evaluation.json").read_text())
+    assert summary["variant"] == RUNS[run]
+    line = next(row for row in README.splitlines() if f"--out docs/results/{run}`" in row)
+    assert f"| {summary['timesteps'] / 1000:.1f}k |" in line
+    for evaluation in summary["evaluation"]:
+        low, high = evaluation["win_rate_ci_low"], evaluation["win_rate_ci_high"]
+        figure = f"{evaluation['win_rate']:.3f} [{low:.3f}, {high:.3f}] ({evaluation['draws']})"
+        assert figure in line, (figure, line)
+    for name in ("model.zip", "learning_curve.csv", "learning_curve.png"):
+        assert (ROOT / "docs" / "results" / run / name).stat().st_size > 0
+    assert (ROOT / "docs" / "results" / run / "model.zip").stat().st_size < 5_000_000
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_committed_models_play_legal_moves(run):
+    pytest.importorskip("sb3_contrib")
+    from agents import make_agent
+    from experiments.common import load_variant
+
+    env = load_variant(RUNS[run]).env()
+    env.reset(seed=0)
+    agent = make_agent(f"policy:docs/results/{run}/model.zip", env)
+    for _ in range(20):
+        if not env.agents:
+            break
+        obs, _, done, cut, _ = env.last()
+        action = None if done or cut else agent.act(obs)
+        assert action is None or obs["action_mask"][action] == 1
+        env.step(action)
