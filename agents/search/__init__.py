@@ -6,8 +6,9 @@
     pimc:worlds=20,rollout=random,depth=60  # several, comma-separated, no spaces
 
 Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``rollout``
-(``heuristic``/``random``), ``depth`` (int), ``time`` (seconds, float); ``pimc``:
-``worlds`` (int), ``rollouts`` (int), ``rollout``, ``depth``, ``time``.  Defaults
+(``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
+``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout``, ``depth``, ``prior``, ``playouts``
+(int), ``time``.  Defaults
 depend on the variant (:data:`DEFAULTS`) to keep a decision near 100 ms or less.
 """
 
@@ -22,23 +23,39 @@ SEARCH_AGENTS = {"ismcts": ISMCTSAgent, "pimc": PIMCAgent}
 
 #: Option types of each search agent (name -> converter).
 OPTIONS = {
-    "ismcts": {"simulations": int, "c": float, "fpu": float, "rollout": str, "depth": int, "time": float},
-    "pimc": {"worlds": int, "rollouts": int, "rollout": str, "depth": int, "time": float},
+    "ismcts": {
+        "simulations": int,
+        "c": float,
+        "fpu": float,
+        "rollout": str,
+        "depth": int,
+        "prior": float,
+        "time": float,
+    },
+    "pimc": {
+        "worlds": int,
+        "rollouts": int,
+        "rollout": str,
+        "depth": int,
+        "prior": float,
+        "playouts": int,
+        "time": float,
+    },
 }
 
 #: Per-variant defaults of each agent (options not named in the agent's name).
 DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
     "ismcts": {
-        "gin_rummy_v0": {"simulations": 60},
-        "rummy_v0": {"simulations": 40, "depth": 40},
-        "crazy_rummy_v0": {"simulations": 40, "depth": 40},
-        "rummikub_v0": {"simulations": 20, "rollout": "random", "depth": 8},
+        "gin_rummy_v0": {"simulations": 40, "depth": 8, "prior": 0.1},
+        "rummy_v0": {"simulations": 25, "depth": 8, "prior": 0.1},
+        "crazy_rummy_v0": {"simulations": 15, "depth": 8, "prior": 0.1},
+        "rummikub_v0": {"simulations": 15, "rollout": "random", "depth": 8},
     },
     "pimc": {
-        "gin_rummy_v0": {"worlds": 6},
-        "rummy_v0": {"worlds": 3, "depth": 40},
-        "crazy_rummy_v0": {"worlds": 3, "depth": 40},
-        "rummikub_v0": {"worlds": 2, "rollout": "random", "depth": 8},
+        "gin_rummy_v0": {"worlds": 10, "depth": 8, "prior": 0.1, "playouts": 150},
+        "rummy_v0": {"worlds": 6, "depth": 8, "prior": 0.1, "playouts": 100},
+        "crazy_rummy_v0": {"worlds": 3, "depth": 8, "prior": 0.1, "playouts": 40},
+        "rummikub_v0": {"worlds": 2, "rollout": "random", "depth": 8, "playouts": 60},
     },
 }
 
@@ -74,7 +91,7 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}") from None
         bad = (
             (allowed[key] is int and options[key] < 1)
-            or (key == "c" and options[key] < 0)
+            or (key in ("c", "prior") and options[key] < 0)
             or (key == "time" and options[key] <= 0)
         )
         if bad:

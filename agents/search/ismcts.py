@@ -37,7 +37,8 @@ class ISMCTSAgent(Agent):
     action at random while its first-play urgency ``fpu`` beats the tried ones), plays
     out with the rollout policy (to the end of the hand or ``depth`` actions, then a
     guess of who is ahead) and backs up every seat's value.  The decision is the most
-    visited root action (ties: the lowest id).
+    visited root action (ties: the lowest id); with ``prior``, the heuristic's own choice
+    (from the agent's observation) counts ``prior * simulations`` visits more.
     Multi-step turns (draw, melds, lay-offs, discard; Rummikub tile by tile) are nodes
     like any other.  One legal action: played at once.
 
@@ -51,6 +52,7 @@ class ISMCTSAgent(Agent):
             UCT); a value near the good actions' means deepens their lines first.
         rollout: ``"heuristic"`` or ``"random"``.
         depth: most actions per playout before the position is judged.
+        prior: share of the simulations (0..1) added to the heuristic's choice's visits.
         time: seconds per decision instead of ``simulations`` (decisions then depend on
             the machine's speed).
         seed: seed of the agent's generator (worlds, expansion order, random playouts).
@@ -66,12 +68,14 @@ class ISMCTSAgent(Agent):
         fpu: float = math.inf,
         rollout: str = "heuristic",
         depth: int = 200,
+        prior: float = 0.0,
         time: float | None = None,
         seed: int | None = None,
     ):
         super().__init__(seed)
         self.env = env
         self.simulations, self.c, self.fpu, self.depth, self.time = simulations, c, fpu, depth, time
+        self.prior = prior
         self.policy = RolloutPolicy(env, rollout, seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -84,7 +88,14 @@ class ISMCTSAgent(Agent):
             return legal[0]
         state, seat = acting_state(self.env, observation)
         root = self.search(state, seat)
-        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
+        prior = self.policy.observed_action(observation, seat)
+        bonus = self.prior * root.visits if prior is not None else 0.0
+
+        def score(a: int) -> tuple[float, int]:
+            visits = root.children[a].visits if a in root.children else -1
+            return (visits + (bonus if a == prior else 0.0), -a)
+
+        return max(legal, key=score)
 
     def search(self, state: Any, seat: int) -> _Node:
         """The tree grown for ``seat`` from ``state`` within the budget."""
@@ -94,6 +105,7 @@ class ISMCTSAgent(Agent):
         while budget.more():
             self._iterate(root, state.resample(seat, self.rng), hands)
             budget.used += 1
+        root.visits = budget.used
         return root
 
     def _iterate(self, root: _Node, world: Any, hands: int) -> None:

@@ -13,6 +13,7 @@ and mask, as in the env) or ``"random"`` (uniform over the legal actions).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -62,6 +63,13 @@ class RolloutPolicy:
     def reset(self, seed: int | None) -> None:
         self._random.reset(seed)
 
+    def observed_action(self, observation: dict[str, np.ndarray], seat: int) -> int | None:
+        """The heuristic's action from the env's own observation of ``seat`` (None for the
+        random policy): the search agents' prior."""
+        if not self._agents:
+            return None
+        return int(self._agents[seat].act(observation))
+
     def action(self, state: Any) -> int:
         """The policy's action in ``state`` for its acting player."""
         legal = state.legal_actions()
@@ -105,16 +113,28 @@ def hand_values(state: Any, variant: str) -> list[float]:
     return [1.0 / len(winners) if q in winners else 0.0 for q in range(n)]
 
 
+#: Points of :func:`position_values`' softmax temperature: 10 points less deadwood (or
+#: penalty, or rack value) than another seat is worth e (2.7) times its share.
+TEMPERATURE = 10.0
+
+
 def position_values(state: Any, variant: str) -> list[float]:
-    """Per seat, in [0, 1], a guess of who is ahead in a hand still being played: the
-    least deadwood (Rummy, Gin), penalty (Crazy Rummy) or rack value (Rummikub) wins."""
+    """Per seat, in [0, 1] and summing to 1, a guess of who is ahead in a hand still
+    being played: a softmax of minus the points left (deadwood in Rummy and Gin, R-GIN-05;
+    penalty in Crazy Rummy, R-CRAZY-12; rack value in Rummikub, R-RK-10) over
+    :data:`TEMPERATURE`."""
     if variant == "rummikub_v0":
-        return _share([int(TILE_VALUES @ r) for r in state.racks])
-    if variant == "crazy_rummy_v0":
+        points = [int(TILE_VALUES @ r) for r in state.racks]
+    elif variant == "crazy_rummy_v0":
         from rummy_env.games.crazy_rummy.state import penalty
 
-        return _share([penalty(h, state.wild_rank) for h in state.hands])
-    return _share([deadwood(h) for h in state.hands])
+        points = [penalty(h, state.wild_rank) for h in state.hands]
+    else:
+        points = [deadwood(h) for h in state.hands]
+    low = min(points)
+    weights = [math.exp((low - x) / TEMPERATURE) for x in points]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 #: Per action, values move this much closer to a draw (1/n): of two wins the sooner is
