@@ -134,16 +134,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.deals <= 0 or any(b <= 0 for b in args.budgets):
         p.error("--deals and --budgets must be positive")
+    specs = [
+        f"{args.agent}:{BUDGET_OPTION[args.agent]}={b}" + (f",{args.options}" if args.options else "")
+        for b in args.budgets
+    ]
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
+        env = load_variant(variant).env(**env_options)
+        for name in [*specs, args.opponent]:
+            make_agent(name, env, seed=0)  # a bad option or agent name fails here, before any game
     except ValueError as err:
         p.error(str(err))
     out = args.out or Path("results") / time.strftime("search-budget-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for budget in args.budgets:
-        spec = f"{args.agent}:{BUDGET_OPTION[args.agent]}={budget}" + (f",{args.options}" if args.options else "")
+    for budget, spec in zip(args.budgets, specs, strict=True):
         start = time.perf_counter()
         row = {"variant": variant, "agent": spec, "opponent": args.opponent, "budget": budget}
         row.update(measure(variant, spec, args.opponent, args.deals, args.seed, env_options))
