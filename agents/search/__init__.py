@@ -49,7 +49,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
         "gin_rummy_v0": {"simulations": 40, "depth": 8, "prior": 0.1},
         "rummy_v0": {"simulations": 25, "depth": 8, "prior": 0.1},
         "crazy_rummy_v0": {"simulations": 15, "depth": 8, "prior": 0.1},
-        "rummikub_v0": {"simulations": 15, "rollout": "random", "depth": 8},
+        "rummikub_v0": {"simulations": 6, "rollout": "random", "depth": 2},
     },
     "pimc": {
         "gin_rummy_v0": {"worlds": 10, "depth": 8, "prior": 0.1, "playouts": 150},
