@@ -151,3 +151,16 @@ def test_a_search_agent_refuses_an_observation_of_another_env():
         pytest.fail("the two envs must differ in their legal actions for this test")
     with pytest.raises(ValueError, match="must be made with the env it plays"):
         agent.act(obs)
+
+
+def test_a_large_prior_plays_the_heuristic_and_playouts_cap_the_worlds():
+    env = _position(gin_rummy_v0, {}, seed=4, steps=3)
+    obs = env.observe(env.agent_selection)
+    state, seat = env.unwrapped.game_state, env.unwrapped.game_state.current_player()
+    legal = state.legal_actions()
+    assert len(legal) > 2
+    assert make_agent("pimc:worlds=2,prior=1.5", env, seed=0).act(obs) == make_agent("heuristic", env).act(obs)
+    assert make_agent("ismcts:simulations=5,prior=1.5", env, seed=0).act(obs) == make_agent("heuristic", env).act(obs)
+    capped = make_agent(f"pimc:worlds=50,playouts={len(legal)}", env, seed=9).action_values(state, seat, legal)
+    one = make_agent("pimc:worlds=1", env, seed=9).action_values(state, seat, legal)
+    assert capped.tolist() == one.tolist()
