@@ -55,7 +55,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
         "gin_rummy_v0": {"worlds": 10, "depth": 8, "prior": 0.1, "playouts": 150},
         "rummy_v0": {"worlds": 6, "depth": 8, "prior": 0.1, "playouts": 100},
         "crazy_rummy_v0": {"worlds": 3, "depth": 8, "prior": 0.1, "playouts": 40},
-        "rummikub_v0": {"worlds": 2, "rollout": "random", "depth": 8, "playouts": 60},
+        "rummikub_v0": {"worlds": 2, "rollout": "random", "depth": 4, "playouts": 30},
     },
 }
 
