@@ -10,7 +10,8 @@ seats all the opponent's), every deal once per seat of the search agent, exactly
 budget: games, win rate and its 95% Wilson interval counted per deal, decision time
 median / p99 / max in ms over the search agent's decisions with two or more legal
 actions) and ``search_budget.png`` (win rate against budget) to the results folder.
-Decision times are wall time on the machine as loaded when it ran.
+Decision times are wall time on the machine as loaded when it ran, after a warm-up (the
+Rummikub solver's compiled kernel is loaded first).
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ class TimedAgent(Agent):
         return action
 
 
+def warm_up(variant: str) -> None:
+    """Load what a process loads once before timing decisions: the Rummikub solver's
+    compiled kernel (numba, a few seconds the first time a big problem reaches it)."""
+    if variant == "rummikub_v0":
+        from rummy_env.core.rummikub_solver import can_partition, ordered_extension_mask
+        from rummy_env.core.tiles import FULL_POOL_COUNTS
+
+        none = np.zeros(FULL_POOL_COUNTS.shape, dtype=np.int64)
+        ordered_extension_mask(none, FULL_POOL_COUNTS.copy(), none, True)
+        can_partition(FULL_POOL_COUNTS.copy())
+
+
 def measure(
     variant: str,
     spec: str,
@@ -65,6 +78,7 @@ def measure(
         ``max_ms``, ``decisions``.
     """
     env = load_variant(variant).env(**(env_options or {}))
+    warm_up(variant)
     n = len(env.possible_agents)
     wins, games, times = 0.0, 0, []
     for deal in range(deals):
