@@ -42,8 +42,11 @@ POLICY_PREFIX = "policy:"
 
 
 def is_import_spec(name: str) -> bool:
-    """Whether ``name`` names an agent by import path, ``"package.module:Name"``."""
-    return ":" in name and not name.startswith(POLICY_PREFIX)
+    """Whether ``name`` names an agent by import path, ``"package.module:Name"`` (not
+    ``policy:PATH``, nor a search agent ``ismcts:...`` / ``pimc:...``)."""
+    from agents.search import is_search_spec
+
+    return ":" in name and not name.startswith(POLICY_PREFIX) and not is_search_spec(name)
 
 
 def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
@@ -77,16 +80,24 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     Args:
         name: ``"random"``, ``"heuristic"`` (the variant's heuristic),
             ``"policy:PATH"`` (a model saved by ``experiments.train``, played by
-            :class:`agents.policy.PolicyAgent`), or an import path
+            :class:`agents.policy.PolicyAgent`), a search agent ``"ismcts"`` or
+            ``"pimc"`` with options after a colon, comma-separated
+            (``"ismcts:simulations=400"``, ``"pimc:worlds=20,rollout=random"``; see
+            :mod:`agents.search` for the options and their per-variant defaults; the
+            first part is never an import path), or an import path
             ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
             ``(env, seed) -> Agent`` (your own agent).
         env: the environment the agent will play in (its layout and options are read).
         seed: seed of the agent's own generator.
 
     Raises:
-        ValueError: an unknown name, no heuristic for this variant, or an import path
-            that does not give an agent.
+        ValueError: an unknown name, no heuristic for this variant, a bad search
+            option, or an import path that does not give an agent.
     """
+    from agents.search import is_search_spec, make_search_agent
+
+    if is_search_spec(name):
+        return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):
         from agents.policy import PolicyAgent  # loading needs the train extra (torch, sb3-contrib)
 
@@ -107,5 +118,6 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return HEURISTICS[variant](env, seed)
     raise ValueError(
         f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-        "policy:PATH of a trained model, or package.module:Name of your own Agent class"
+        "ismcts:... or pimc:... with search options, policy:PATH of a trained model, "
+        "or package.module:Name of your own Agent class"
     )

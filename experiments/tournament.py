@@ -498,7 +498,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         nargs="+",
         default=None,
         metavar="NAME",
-        help="agents to enter: random, heuristic, policy:PATH (a model saved by experiments.train), "
+        help="agents to enter: random, heuristic, ismcts or pimc (search agents; options after a colon, "
+        "e.g. ismcts:simulations=400), policy:PATH (a model saved by experiments.train), "
         "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",
     )
     p.add_argument(

@@ -1,0 +1,116 @@
+"""Search agents for every variant: ``pimc`` (determinized rollouts) and ``ismcts``
+(single-observer information-set MCTS), built by name with options in the name::
+
+    ismcts                                  # the defaults
+    ismcts:simulations=400                  # one option
+    pimc:worlds=20,rollout=random,depth=60  # several, comma-separated, no spaces
+
+Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``rollout``
+(``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
+``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout``, ``depth``, ``prior``, ``playouts``
+(int), ``time``.  Defaults
+depend on the variant (:data:`DEFAULTS`) to keep a decision near 100 ms or less.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.search.ismcts import ISMCTSAgent
+from agents.search.pimc import PIMCAgent
+
+SEARCH_AGENTS = {"ismcts": ISMCTSAgent, "pimc": PIMCAgent}
+
+#: Option types of each search agent (name -> converter).
+OPTIONS = {
+    "ismcts": {
+        "simulations": int,
+        "c": float,
+        "fpu": float,
+        "rollout": str,
+        "depth": int,
+        "prior": float,
+        "time": float,
+    },
+    "pimc": {
+        "worlds": int,
+        "rollouts": int,
+        "rollout": str,
+        "depth": int,
+        "prior": float,
+        "playouts": int,
+        "time": float,
+    },
+}
+
+#: Per-variant defaults of each agent (options not named in the agent's name).
+DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
+    "ismcts": {
+        "gin_rummy_v0": {"simulations": 40, "depth": 8, "prior": 0.1},
+        "rummy_v0": {"simulations": 25, "depth": 8, "prior": 0.1},
+        "crazy_rummy_v0": {"simulations": 15, "depth": 8, "prior": 0.1},
+        "rummikub_v0": {"simulations": 6, "rollout": "random", "depth": 2},
+    },
+    "pimc": {
+        "gin_rummy_v0": {"worlds": 10, "depth": 8, "prior": 0.1, "playouts": 150},
+        "rummy_v0": {"worlds": 6, "depth": 8, "prior": 0.1, "playouts": 100},
+        "crazy_rummy_v0": {"worlds": 3, "depth": 8, "prior": 0.1, "playouts": 40},
+        "rummikub_v0": {"worlds": 2, "rollout": "random", "depth": 4, "playouts": 30},
+    },
+}
+
+
+def is_search_spec(name: str) -> bool:
+    """Whether ``name`` names a search agent: ``ismcts``, ``pimc``, or either with
+    ``:options``."""
+    return name.partition(":")[0] in SEARCH_AGENTS
+
+
+def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
+    """``"pimc:worlds=20,rollout=random"`` -> ``("pimc", {"worlds": 20, "rollout": "random"})``.
+
+    Raises:
+        ValueError: not a search agent, an unknown option, a value of the wrong type, or
+            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0).
+    """
+    kind, _, rest = name.partition(":")
+    if kind not in SEARCH_AGENTS:
+        raise ValueError(f"{name!r} is not a search agent: write {' or '.join(SEARCH_AGENTS)}[:option=value,...]")
+    options: dict[str, Any] = {}
+    allowed = OPTIONS[kind]
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or key not in allowed:
+            raise ValueError(
+                f"agent {name!r}: {item!r} is not an option of {kind}; write {kind}:key=value,... "
+                f"with keys {', '.join(allowed)}"
+            )
+        try:
+            options[key] = allowed[key](value)
+        except ValueError:
+            raise ValueError(f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}") from None
+        bad = (
+            (allowed[key] is int and options[key] < 1)
+            or (key in ("c", "prior") and options[key] < 0)
+            or (key == "time" and options[key] <= 0)
+        )
+        if bad:
+            raise ValueError(f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0)")
+    return kind, options
+
+
+def make_search_agent(name: str, env: Any, seed: int | None = None) -> ISMCTSAgent | PIMCAgent:
+    """The search agent ``name`` (see :func:`parse_search_spec`) for ``env``, with the
+    variant's defaults for the options it does not name.
+
+    Raises:
+        ValueError: a bad name or option (see :func:`parse_search_spec`), or
+            ``rollout=heuristic`` on a variant without a heuristic.
+    """
+    kind, options = parse_search_spec(name)
+    variant = env.unwrapped.metadata["name"]
+    merged = {**DEFAULTS[kind].get(variant, {}), **options}
+    return SEARCH_AGENTS[kind](env, seed=seed, **merged)
+
+
+__all__ = ["ISMCTSAgent", "PIMCAgent", "is_search_spec", "make_search_agent", "parse_search_spec"]

@@ -1,0 +1,91 @@
+"""Perfect-information Monte Carlo (determinized rollouts): the ``pimc`` agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, legal_ids
+from agents.search.worlds import Budget, RolloutPolicy, acting_state, rollout
+
+
+class PIMCAgent(Agent):
+    """Determinized rollouts (Ginsberg's PIMC, as in Long et al. 2010's study of it).
+
+    Each decision samples ``worlds`` worlds from the acting player's information
+    (``state.resample(seat, rng)``); in each world every legal action is played and the
+    game continues with the rollout policy for ``rollouts`` playouts (to the end of the
+    hand, or ``depth`` actions and then a guess of who is ahead); the action with the
+    best mean value over all worlds is chosen (ties: the lowest action id); with
+    ``prior``, the heuristic's own choice (from the agent's observation) gets that much
+    more, so that the search departs from it only when the worlds agree it should.
+    Every action is compared on the same worlds.  One legal action: played at once.
+
+    Args:
+        env: the env the agent plays in (its engine state is read only through
+            ``resample`` of the acting seat).
+        worlds: sampled worlds per decision (>= 1).
+        rollouts: playouts per action and world (>= 1; more only helps a random policy).
+        rollout: ``"heuristic"`` or ``"random"``.
+        depth: most actions per playout before the position is judged.
+        prior: value bonus (0..1) of the heuristic's choice (heuristic rollouts only).
+        playouts: most playouts per decision: with many legal actions fewer worlds are
+            sampled (at least one), which bounds a decision's time.
+        time: seconds per decision instead of ``worlds`` (then as many worlds as fit;
+            decisions depend on the machine's speed).
+        seed: seed of the agent's generator (worlds and random playouts).
+    """
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        env: Any,
+        worlds: int = 8,
+        rollouts: int = 1,
+        rollout: str = "heuristic",
+        depth: int = 200,
+        prior: float = 0.0,
+        playouts: int | None = None,
+        time: float | None = None,
+        seed: int | None = None,
+    ):
+        super().__init__(seed)
+        self.env = env
+        self.worlds, self.rollouts, self.depth, self.prior, self.time = worlds, rollouts, depth, prior, time
+        self.playouts = playouts
+        self.policy = RolloutPolicy(env, rollout, seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.policy.reset(seed)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        legal = [int(a) for a in legal_ids(observation)]
+        if len(legal) == 1:
+            return legal[0]
+        state, seat = acting_state(self.env, observation)
+        values = self.action_values(state, seat, legal)
+        prior = self.policy.observed_action(observation, seat)
+        if prior is not None:
+            values[legal.index(prior)] += self.prior
+        return legal[int(np.argmax(values))]
+
+    def action_values(self, state: Any, seat: int, legal: list[int]) -> np.ndarray:
+        """Mean value (0..1) of each of ``legal`` for ``seat`` over the sampled worlds."""
+        totals = np.zeros(len(legal))
+        worlds = self.worlds
+        if self.playouts is not None:
+            worlds = max(1, min(worlds, self.playouts // (len(legal) * self.rollouts)))
+        budget = Budget(worlds, self.time)
+        hands = state.hands_played
+        while budget.more():
+            world = state.resample(seat, self.rng)
+            for i, action in enumerate(legal):
+                for _ in range(self.rollouts):
+                    trial = world.clone()
+                    trial.apply_action(action)
+                    totals[i] += rollout(trial, self.policy, hands, self.depth)[seat]
+            budget.used += 1
+        return totals / (budget.used * self.rollouts)

@@ -1,0 +1,166 @@
+"""Search agents (``pimc``, ``ismcts``): built by name, legal on every variant, blind to
+hidden cards, and finding a win the heuristic misses."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.registry import is_import_spec
+from agents.search import ISMCTSAgent, PIMCAgent, parse_search_spec
+from experiments.common import play_episode
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+from rummy_env.games.rummy import stack_deck
+from tests.games.resample_helpers import swap_hidden
+
+MODULES = [
+    (rummy_v0, {}),
+    (rummy_v0, {"num_players": 4}),
+    (gin_rummy_v0, {}),
+    (crazy_rummy_v0, {"num_players": 3}),
+    (rummikub_v0, {}),
+    (rummikub_v0, {"num_players": 3}),
+]
+IDS = [f"{m.__name__.split('.')[-1]}-{o.get('num_players', 2)}p" for m, o in MODULES]
+TINY = {"ismcts": "ismcts:simulations=3,depth=6", "pimc": "pimc:worlds=1,depth=6"}
+
+
+def test_names_with_options_parse_and_bad_options_are_refused():
+    assert parse_search_spec("ismcts:simulations=400") == ("ismcts", {"simulations": 400})
+    assert parse_search_spec("pimc:worlds=20,rollout=random,time=0.05") == (
+        "pimc",
+        {"worlds": 20, "rollout": "random", "time": 0.05},
+    )
+    assert not is_import_spec("ismcts:simulations=400") and is_import_spec("agents.search:PIMCAgent")
+    env = gin_rummy_v0.env()
+    agent = make_agent("ismcts:simulations=7,c=1.5", env, seed=1)
+    assert isinstance(agent, ISMCTSAgent) and (agent.simulations, agent.c) == (7, 1.5)
+    assert isinstance(make_agent("pimc", env), PIMCAgent)
+    for bad, message in [
+        ("ismcts:worlds=3", "'worlds=3' is not an option of ismcts"),
+        ("pimc:worlds=many", "worlds='many' is not a int"),
+        ("pimc:worlds=0", "out of range"),
+        ("ismcts:simulations", "is not an option of ismcts"),
+        ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(bad, env)
+
+
+@pytest.mark.parametrize("kind", ["ismcts", "pimc"])
+@pytest.mark.parametrize(("module", "options"), MODULES, ids=IDS)
+def test_search_agents_play_whole_episodes_legally(kind, module, options):
+    env = module.env(max_turns=12, **options)
+    n = len(env.possible_agents)
+    agents = [make_agent(TINY[kind], env, seed=1)] + [make_agent("random", env, seed=q) for q in range(1, n)]
+    result = play_episode(env, agents, seed=5)  # the env raises on an illegal action
+    assert result["steps"] > 0 and len(result["returns"]) == n
+
+
+def _position(module, options, seed, steps):
+    env = module.env(**options)
+    env.reset(seed=seed)
+    heuristic = make_agent("heuristic", env)
+    for _ in range(steps):
+        if env.terminations[env.agent_selection]:
+            return None
+        env.step(heuristic.act(env.observe(env.agent_selection)))
+    return None if env.terminations[env.agent_selection] else env
+
+
+@pytest.mark.parametrize("kind", ["ismcts", "pimc"])
+@pytest.mark.parametrize(("module", "options"), MODULES, ids=IDS)
+def test_decisions_do_not_change_when_hidden_cards_are_permuted(kind, module, options):
+    spec = {"ismcts": "ismcts:simulations=6,depth=8", "pimc": "pimc:worlds=2,depth=8"}[kind]
+    checked = 0
+    for seed in range(40):
+        env = _position(module, options, seed, steps=3 + 7 * seed % 50)
+        if env is None:
+            continue
+        raw = env.unwrapped
+        obs = env.observe(env.agent_selection)
+        if np.count_nonzero(obs["action_mask"]) < 2:
+            continue
+        seat = raw.game_state.current_player()
+        before = make_agent(spec, env, seed=11).act(obs)
+        for k in range(3):
+            swapped = swap_hidden(raw.game_state, seat, np.random.default_rng(k))
+            assert swapped is not None
+            raw.game_state = swapped  # another true deal, the same information
+            assert make_agent(spec, env, seed=11).act(obs) == before
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def _rummy_trap():
+    # player_0 holds 6H 7H 8H 9H 9C 9D 2S 3S 4S 5S and draws KC: melding 6H 7H 8H,
+    # 9H 9C 9D and 2S..5S and discarding KC goes out now; the heuristic's biggest meld
+    # first (6H..9H) leaves 9C 9D and cannot
+    deck = stack_deck(
+        ["6H 7H 8H 9H 9C 9D 2S 3S 4S 5S", "AC AD 5C 6C 9S JC QD KH 4D 8D"], upcard="QS", stock=["KC"], dealer=1
+    )
+    env = rummy_v0.env()
+    env.reset(options={"deck": deck, "dealer": 1})
+    env.step(env.unwrapped.string_to_action("draw stock"))
+    return env
+
+
+def _play_turn(env, agent):
+    while env.agent_selection == "player_0" and not env.terminations["player_0"]:
+        env.step(agent.act(env.observe("player_0")))
+    return env.unwrapped.game_state
+
+
+@pytest.mark.parametrize("spec", ["pimc:worlds=2", "pimc:worlds=1,rollout=heuristic"])
+def test_search_goes_out_where_the_heuristic_does_not(spec):
+    heuristic_state = _play_turn(_rummy_trap(), make_agent("heuristic", rummy_v0.env()))
+    assert not heuristic_state.is_terminal() and heuristic_state.hands[0].bit_count() == 2
+    env = _rummy_trap()
+    state = _play_turn(env, make_agent(spec, env, seed=3))
+    assert state.is_terminal() and state.last_hand["winner"] == 0 and state.returns()[0] == 1.0
+
+
+@pytest.mark.parametrize("spec", ["ismcts:simulations=40", "pimc:worlds=2"])
+def test_search_ends_the_hand_with_a_win_when_it_can(spec):
+    from rummy_env.games.gin_rummy import stack_deck as gin_deck
+
+    # player_0 is dealt 4D 5D 6D 7D 2C 3C 4C JS QS KS, both pass the upcard and it draws
+    # 8D: eleven cards in melds, so a knock now wins the hand (the opponent keeps 47
+    # points of deadwood, more than any knock leaves); a discard gives it a turn
+    hands = ["4D 5D 6D 7D 2C 3C 4C JS QS KS", "7C 7H 7S 9D QH JH 9C 6S 2H AH"]
+    env = gin_rummy_v0.env()
+    env.reset(options={"deck": gin_deck(hands, upcard="AS", stock=["8D"], dealer=1), "dealer": 1})
+    env.step(env.unwrapped.string_to_action("pass"))
+    env.step(env.unwrapped.string_to_action("pass"))
+    obs = env.observe("player_0")
+    assert np.count_nonzero(obs["action_mask"]) > 10
+    env.step(make_agent(spec, env, seed=2).act(obs))
+    state = env.unwrapped.game_state
+    assert state.is_terminal() and state.last_hand["winner"] == 0 and state.returns()[0] == 1.0
+
+
+def test_a_search_agent_refuses_an_observation_of_another_env():
+    env, other = gin_rummy_v0.env(), gin_rummy_v0.env()
+    env.reset(seed=1)
+    other.reset(seed=2)
+    agent = make_agent("pimc", env)
+    other.step(int(np.flatnonzero(other.observe(other.agent_selection)["action_mask"])[0]))
+    obs = other.observe(other.agent_selection)
+    if np.flatnonzero(obs["action_mask"]).tolist() == env.unwrapped.game_state.legal_actions():
+        pytest.fail("the two envs must differ in their legal actions for this test")
+    with pytest.raises(ValueError, match="must be made with the env it plays"):
+        agent.act(obs)
+
+
+def test_a_large_prior_plays_the_heuristic_and_playouts_cap_the_worlds():
+    env = _position(gin_rummy_v0, {}, seed=4, steps=3)
+    obs = env.observe(env.agent_selection)
+    state, seat = env.unwrapped.game_state, env.unwrapped.game_state.current_player()
+    legal = state.legal_actions()
+    assert len(legal) > 2
+    assert make_agent("pimc:worlds=2,prior=1.5", env, seed=0).act(obs) == make_agent("heuristic", env).act(obs)
+    assert make_agent("ismcts:simulations=5,prior=1.5", env, seed=0).act(obs) == make_agent("heuristic", env).act(obs)
+    capped = make_agent(f"pimc:worlds=50,playouts={len(legal)}", env, seed=9).action_values(state, seat, legal)
+    one = make_agent("pimc:worlds=1", env, seed=9).action_values(state, seat, legal)
+    assert capped.tolist() == one.tolist()

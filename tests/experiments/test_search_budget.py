@@ -1,0 +1,43 @@
+"""``python -m experiments.search_budget``: win rate and decision time per budget."""
+
+import csv
+
+import pytest
+
+from experiments import search_budget
+
+
+def test_writes_one_row_per_budget_and_the_curve(tmp_path, capsys):
+    argv = ["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "1", "2", "--options", "depth=3"]
+    assert search_budget.main([*argv, "--deals", "2", "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "search_budget.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["agent"] for r in rows] == ["pimc:worlds=1,depth=3", "pimc:worlds=2,depth=3"]
+    assert [r["games"] for r in rows] == ["4", "4"]  # 2 deals, the search agent in each seat
+    for r in rows:
+        assert 0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1
+        assert int(r["decisions"]) > 0 and float(r["median_ms"]) <= float(r["max_ms"])
+    assert (tmp_path / "search_budget.png").stat().st_size > 0
+    assert "pimc:worlds=1,depth=3" in capsys.readouterr().out
+
+
+def test_the_same_seed_plays_the_same_games():
+    a = search_budget.measure("rummy_v0", "ismcts:simulations=2,depth=3", "random", deals=2, seed=4)
+    b = search_budget.measure("rummy_v0", "ismcts:simulations=2,depth=3", "random", deals=2, seed=4)
+    assert (a["games"], a["win_rate"], a["decisions"]) == (b["games"], b["win_rate"], b["decisions"]) and a[
+        "games"
+    ] == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--variant", "poker", "--agent", "pimc", "--budgets", "1"], "unknown variant 'poker'"),
+        (["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "0"], "must be positive"),
+        (["--variant", "gin_rummy", "--agent", "ismcts", "--budgets", "2", "--options", "worlds=3"], "not an option"),
+    ],
+)
+def test_bad_use_is_a_usage_error(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        search_budget.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
