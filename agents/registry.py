@@ -39,11 +39,31 @@ def agent_names(variant: str) -> list[str]:
 
 
 POLICY_PREFIX = "policy:"
+RLLIB_PREFIX = "rllib:"
 
 
 def is_import_spec(name: str) -> bool:
     """Whether ``name`` names an agent by import path, ``"package.module:Name"``."""
-    return ":" in name and not name.startswith(POLICY_PREFIX)
+    return ":" in name and not name.startswith((POLICY_PREFIX, RLLIB_PREFIX))
+
+
+def _rllib_agent(path: str, env: Any, seed: int | None) -> Agent:
+    """The shared policy of an RLlib checkpoint (``experiments.train --backend rllib``)."""
+    try:
+        from agents.rllib_policy import RLlibAgent  # needs the rllib extra (ray[rllib], torch)
+    except ImportError as err:
+        raise ValueError(
+            f"agent 'rllib:{path}' needs the rllib extra ({err}): "
+            'pip install torch==2.13.0 && pip install -e ".[rllib]"'
+        ) from None
+    agent = RLlibAgent(path, seed=seed)
+    expected = (env.unwrapped.layout.size,)
+    if agent.observation_shape != expected:
+        raise ValueError(
+            f"rllib policy {path!r} was trained on observations of shape {agent.observation_shape}, "
+            f"this env's are {expected}"
+        )
+    return agent
 
 
 def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
@@ -77,7 +97,9 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     Args:
         name: ``"random"``, ``"heuristic"`` (the variant's heuristic),
             ``"policy:PATH"`` (a model saved by ``experiments.train``, played by
-            :class:`agents.policy.PolicyAgent`), or an import path
+            :class:`agents.policy.PolicyAgent`), ``"rllib:PATH"`` (the checkpoint
+            folder of ``experiments.train --backend rllib``, played by
+            :class:`agents.rllib_policy.RLlibAgent`), or an import path
             ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
             ``(env, seed) -> Agent`` (your own agent).
         env: the environment the agent will play in (its layout and options are read).
@@ -98,6 +120,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
                 f"{agent.model.observation_space.shape}, this env's are ({expected},)"
             )
         return agent
+    if name.startswith(RLLIB_PREFIX):
+        return _rllib_agent(name[len(RLLIB_PREFIX) :], env, seed)
     if is_import_spec(name):
         return _import_agent(name, env, seed)
     variant = env.unwrapped.metadata["name"]
@@ -107,5 +131,6 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return HEURISTICS[variant](env, seed)
     raise ValueError(
         f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-        "policy:PATH of a trained model, or package.module:Name of your own Agent class"
+        "policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, "
+        "or package.module:Name of your own Agent class"
     )
