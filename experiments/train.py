@@ -300,7 +300,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--env-runners must be >= 0 and --num-cpus positive")
     if args.backend == "rllib" and args.opponents != ["random"]:
         p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
+    if args.backend == "rllib" and args.eval_deals == 0:
+        args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
     for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
+        if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
+            continue
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.minutes is not None and not args.minutes > 0:
