@@ -39,14 +39,34 @@ def agent_names(variant: str) -> list[str]:
 
 
 POLICY_PREFIX = "policy:"
+RLLIB_PREFIX = "rllib:"
 
 
 def is_import_spec(name: str) -> bool:
     """Whether ``name`` names an agent by import path, ``"package.module:Name"`` (not
-    ``policy:PATH``, nor a search agent ``ismcts:...`` / ``pimc:...``)."""
+    ``policy:PATH`` or ``rllib:PATH``, nor a search agent ``ismcts:...`` / ``pimc:...``)."""
     from agents.search import is_search_spec
 
-    return ":" in name and not name.startswith(POLICY_PREFIX) and not is_search_spec(name)
+    return ":" in name and not name.startswith((POLICY_PREFIX, RLLIB_PREFIX)) and not is_search_spec(name)
+
+
+def _rllib_agent(path: str, env: Any, seed: int | None) -> Agent:
+    """The shared policy of an RLlib checkpoint (``experiments.train --backend rllib``)."""
+    try:
+        from agents.rllib_policy import RLlibAgent  # needs the rllib extra (ray[rllib], torch)
+    except ImportError as err:
+        raise ValueError(
+            f"agent 'rllib:{path}' needs the rllib extra ({err}): "
+            'pip install torch==2.13.0 && pip install -e ".[rllib]"'
+        ) from None
+    agent = RLlibAgent(path, seed=seed)
+    expected = (env.unwrapped.layout.size,)
+    if agent.observation_shape != expected:
+        raise ValueError(
+            f"rllib policy {path!r} was trained on observations of shape {agent.observation_shape}, "
+            f"this env's are {expected}"
+        )
+    return agent
 
 
 def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
@@ -84,7 +104,9 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             ``"pimc"`` with options after a colon, comma-separated
             (``"ismcts:simulations=400"``, ``"pimc:worlds=20,rollout=random"``; see
             :mod:`agents.search` for the options and their per-variant defaults; the
-            first part is never an import path), or an import path
+            first part is never an import path), ``"rllib:PATH"`` (the checkpoint
+            folder of ``experiments.train --backend rllib``, played by
+            :class:`agents.rllib_policy.RLlibAgent`), or an import path
             ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
             ``(env, seed) -> Agent`` (your own agent).
         env: the environment the agent will play in (its layout and options are read).
@@ -109,6 +131,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
                 f"{agent.model.observation_space.shape}, this env's are ({expected},)"
             )
         return agent
+    if name.startswith(RLLIB_PREFIX):
+        return _rllib_agent(name[len(RLLIB_PREFIX) :], env, seed)
     if is_import_spec(name):
         return _import_agent(name, env, seed)
     variant = env.unwrapped.metadata["name"]
@@ -118,6 +142,6 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return HEURISTICS[variant](env, seed)
     raise ValueError(
         f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-        "ismcts:... or pimc:... with search options, policy:PATH of a trained model, "
+        "ismcts:... or pimc:... with search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, "
         "or package.module:Name of your own Agent class"
     )

@@ -354,11 +354,13 @@ def default_deals(variant: str, matchups: int, seats: int) -> int:
 
 
 def absolute_policy(name: str) -> str:
-    """``policy:PATH`` with an absolute path, so that workers started elsewhere (Ray)
+    """``policy:PATH`` and ``rllib:PATH`` with an absolute path, so that workers started elsewhere (Ray)
     find the model; other names unchanged.  On a cluster the path must be on a file
     system every node sees."""
-    prefix = "policy:"
-    return prefix + str(Path(name[len(prefix) :]).resolve()) if name.startswith(prefix) else name
+    for prefix in ("policy:", "rllib:"):
+        if name.startswith(prefix):
+            return prefix + str(Path(name[len(prefix) :]).resolve())
+    return name
 
 
 def make_chunks(
@@ -500,6 +502,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="agents to enter: random, heuristic, ismcts or pimc (search agents; options after a colon, "
         "e.g. ismcts:simulations=400), policy:PATH (a model saved by experiments.train), "
+        "rllib:PATH (a checkpoint of experiments.train --backend rllib), "
         "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",
     )
     p.add_argument(

@@ -18,7 +18,9 @@ seat is drawn at every episode.  The job writes to the output folder:
 - ``evaluation.json``: the tournament's win rates (95% intervals) of the trained policy
   against the random and the heuristic agent, on duplicate deals.
 
-Needs the ``train`` extra (torch, sb3-contrib).
+Needs the ``train`` extra (torch, sb3-contrib).  ``--backend rllib`` trains one shared
+policy for all seats (self-play) with RLlib's PPO on a Ray cluster instead
+(``experiments.train_rllib``; the ``rllib`` extra).
 """
 
 from __future__ import annotations
@@ -293,6 +295,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
+    p.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO on one seat against --opponents (default); rllib: RLlib PPO, one shared "
+        "policy for all seats (self-play), on a Ray cluster (experiments.train_rllib)",
+    )
+    rl = p.add_argument_group("rllib backend")
+    rl.add_argument("--address", default=None, help="Ray cluster to join, e.g. auto (default: a local cluster)")
+    rl.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local cluster (default: all)")
+    rl.add_argument("--iterations", type=int, default=20, help="PPO iterations (default: 20)")
+    rl.add_argument("--env-runners", type=int, default=1, help="parallel sampling actors (default: 1)")
+    rl.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (default: 4000)")
+    rl.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch (default: 256)")
+    rl.add_argument("--epochs", type=int, default=10, help="SGD epochs per iteration (default: 10)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument(
         "--opponents",
@@ -319,7 +336,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             raise ValueError
     except ValueError:
         p.error(f"--net-arch must be positive integers separated by commas, e.g. 64,64; got {args.net_arch!r}")
+    for name in ("iterations", "batch_size", "minibatch_size", "epochs"):
+        if getattr(args, name) <= 0:
+            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+    if args.env_runners < 0 or (args.num_cpus is not None and args.num_cpus <= 0):
+        p.error("--env-runners must be >= 0 and --num-cpus positive")
+    if args.backend == "rllib" and args.opponents != ["random"]:
+        p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
+    if args.backend == "rllib" and args.eval_deals == 0:
+        args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
     for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
+        if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
+            continue
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.minutes is not None and not args.minutes > 0:
@@ -337,6 +365,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                 make_agent(name, aec, seed=i)
     except ValueError as err:
         p.error(str(err))
+    if args.backend == "rllib":
+        try:
+            import ray.rllib  # noqa: F401
+        except ImportError:
+            p.error('--backend rllib needs the rllib extra: pip install torch==2.13.0 && pip install -e ".[rllib]"')
+        return args
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
@@ -347,6 +381,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     out = args.out or Path("results") / time.strftime(f"train-{args.variant}-%Y%m%d-%H%M%S")
+    if args.backend == "rllib":
+        from experiments import train_rllib
+
+        return train_rllib.main(args, out)
     summary = train(
         args.variant,
         args.env_options,

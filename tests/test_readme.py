@@ -13,7 +13,7 @@ def test_python_examples_run():
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
-    assert namespace["env"].infos["player_0"]["layoffs"] == [("7D", "4D 5D 6D"), ("8D", "4D 5D 6D")]
+    assert namespace["env"].infos["player_0"]["layoffs"] == "7D on 4D 5D 6D | 8D on 4D 5D 6D"
 
 
 def test_first_block_is_the_main_job_then_the_tests():

@@ -112,10 +112,14 @@ dealer raises ``ValueError`` and leaves the env as it was.
 ## Infos
 When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
 the round), ``total_score`` (the penalty total), ``hand`` (rounds finished), ``winner``
-(the agent who went out, or None), ``round`` and ``wild_rank`` (1..13).  They stay
+(the agent who went out, ``""`` for none), ``round`` and ``wild_rank`` (1..13).  They stay
 until the next round ends.  At the episode's end each agent leaves
 ``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
+After an illegal action through ``env()``, the infos of its player also hold
+``illegal_action``: the engine's message naming the action and why it was illegal.
+Every key keeps one type in every step where it appears (ints and strings: no None, no
+lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Rule readings
 Where ``crazy_rummy.md`` leaves a choice open:
@@ -177,7 +181,7 @@ class raw_env(TurnBasedEnv):
         return encoding.observation_layout(cfg.num_players, cfg.max_turns)
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
-        return {"winner": self._agent_or_none(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}
+        return {"winner": self._agent_name(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}
 
 
 def env(**kwargs: Any):

@@ -223,7 +223,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def _hand_infos(self) -> list[dict]:
         """Per seat: ``hand_score`` and ``total_score`` of the hand just finished, plus
-        the variant's public facts of it (``last_hand`` of the engine)."""
+        the variant's public facts of it (``last_hand`` of the engine).
+
+        The infos contract: every key has one type in every step where it appears (ints,
+        strings; no None and no lists of varying length), so that infos stack."""
         last = self.game_state.last_hand
         return [
             {
@@ -237,10 +240,12 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         """Extra public facts of a finished hand for ``infos`` (variants extend this)."""
-        return {"winner": self._agent_or_none(last["winner"])}
+        return {"winner": self._agent_name(last["winner"])}
 
-    def _agent_or_none(self, seat: int) -> str | None:
-        return self.possible_agents[seat] if seat >= 0 else None
+    def _agent_name(self, seat: int) -> str:
+        """The agent name of ``seat``; ``""`` for none (-1): every ``infos`` key keeps one
+        type, so that learners that stack infos (Tianshou's buffers) can."""
+        return self.possible_agents[seat] if seat >= 0 else ""
 
     # ------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -133,18 +133,25 @@ env as it was.
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
 the agent's total), ``total_score`` (the game total, end-of-game bonuses included),
-``hand`` (hands finished so far), ``winner`` (agent name or None), ``result``
+``hand`` (hands finished so far), ``winner`` (agent name, ``""`` for none), ``result``
 (``"knock"``, ``"gin"``, ``"big gin"``, ``"undercut"``, ``"dead hand"`` or
-``"truncated"``), ``knocker`` (agent name or None) and the public facts of the
-showdown: ``knocker_melds`` and ``defender_melds`` (lists of melds as text, e.g.
-``"3S 4S 5S"``), ``knocker_deadwood`` and ``defender_deadwood`` (points, the defender's
-after lay-offs; None without a showdown), ``knocker_deadwood_cards`` and
-``defender_deadwood_cards`` (text), ``layoffs`` (list of ``(card, knocker's meld)``
-text pairs in the order laid; the meld as the knocker laid it), plus ``game_bonus``
-(this agent's end-of-game bonus, 0 unless the game ended with ``game_bonuses``).
+``"truncated"``), ``knocker`` (agent name, ``""`` for none) and the public facts of the
+showdown as text: ``knocker_melds`` and ``defender_melds`` (the melds separated by
+``" | "``, e.g. ``"2C 2D 2H | 3S 4S 5S"``), ``knocker_deadwood`` and ``defender_deadwood``
+(points, the defender's after lay-offs; -1 without a showdown), ``knocker_deadwood_cards``
+and ``defender_deadwood_cards`` (e.g. ``"KD 9C"``), ``layoffs`` (``"card on meld"`` in
+the order laid, separated by ``" | "``, the meld as the knocker laid it, e.g. ``"7D on
+4D 5D 6D | 8D on 4D 5D 6D"``), plus ``game_bonus`` (this agent's end-of-game bonus, 0
+unless the game ended with ``game_bonuses``); every text is ``""`` when empty.  The same
+cards are in the observation's ``knocker_melds``, ``layoffs`` and ``defender_melds``
+planes (fixed size).
 They stay until the next hand ends.  At the episode's end each agent leaves
 ``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
+After an illegal action through ``env()``, the infos of its player also hold
+``illegal_action``: the engine's message naming the action and why it was illegal.
+Every key keeps one type in every step where it appears (ints and strings: no None, no
+lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Rule readings
 Where ``gin_rummy.md`` is silent, this environment reads it as follows:
@@ -191,6 +198,9 @@ from rummy_env.games.gin_rummy import (
 )
 from rummy_env.games.gin_rummy import actions as gin_actions
 from rummy_env.render.text import render_gin
+
+#: Separates the melds (and the lay-offs) in the showdown texts of ``infos``.
+MELD_SEPARATOR = " | "
 
 
 def max_total(cfg: GinRummyConfig) -> float:
@@ -253,26 +263,28 @@ class raw_env(TurnBasedEnv):
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         sd = last["showdown"]
         facts = {
-            "winner": self._agent_or_none(last["winner"]),
+            "winner": self._agent_name(last["winner"]),
             "result": last["result"],
-            "knocker": self._agent_or_none(last["knocker"]),
-            "knocker_melds": [],
-            "knocker_deadwood": None,
+            "knocker": self._agent_name(last["knocker"]),
+            "knocker_melds": "",
+            "knocker_deadwood": -1,
             "knocker_deadwood_cards": "",
-            "defender_melds": [],
-            "layoffs": [],
-            "defender_deadwood": None,
+            "defender_melds": "",
+            "layoffs": "",
+            "defender_deadwood": -1,
             "defender_deadwood_cards": "",
             "game_bonus": last["game_bonuses"][seat],
         }
         if sd is not None:
             knocker_melds = [cards_str(MELDS[m].cards) for m in sd.knocker_melds]
             facts.update(
-                knocker_melds=knocker_melds,
+                knocker_melds=MELD_SEPARATOR.join(knocker_melds),
                 knocker_deadwood=sd.knocker_deadwood,
                 knocker_deadwood_cards=cards_str(cards_of(sd.knocker_deadwood_cards)),
-                defender_melds=[cards_str(MELDS[m].cards) for m in sd.defender.melds],
-                layoffs=[(cards_str([x.card]), knocker_melds[x.meld]) for x in sd.defender.layoffs],
+                defender_melds=MELD_SEPARATOR.join(cards_str(MELDS[m].cards) for m in sd.defender.melds),
+                layoffs=MELD_SEPARATOR.join(
+                    f"{cards_str([x.card])} on {knocker_melds[x.meld]}" for x in sd.defender.layoffs
+                ),
                 defender_deadwood=sd.defender.deadwood,
                 defender_deadwood_cards=cards_str(cards_of(sd.defender.deadwood_cards)),
             )

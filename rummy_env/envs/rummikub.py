@@ -106,11 +106,16 @@ seat raises ``ValueError`` and leaves the env as it was.
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed score of the
 hand, R-RK-10/11), ``total_score`` (the game total), ``hand`` (hands finished),
-``winner`` (agent name, or None: no winner or a shared win), ``winners`` (agent names)
+``winner`` (agent name, or ``""``: no winner or a shared win), ``winners`` (the winners'
+names separated by spaces, e.g. ``"player_0 player_2"``; ``""`` for none)
 and ``rack_value`` (the agent's rack total at the end, a joker 30).  They stay until the
 next hand ends.  At the episode's end each agent leaves
 ``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
+After an illegal action through ``env()``, the infos of its player also hold
+``illegal_action``: the engine's message naming the action and why it was illegal.
+Every key keeps one type in every step where it appears (ints and strings: no None, no
+lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Version History
 * v0: initial release.
@@ -174,8 +179,8 @@ class raw_env(TurnBasedEnv):
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {
-            "winner": self._agent_or_none(last["winner"]),
-            "winners": [self.possible_agents[q] for q in last["winners"]],
+            "winner": self._agent_name(last["winner"]),
+            "winners": " ".join(self.possible_agents[q] for q in last["winners"]),
             "rack_value": last["rack_values"][seat],
         }
 

@@ -96,10 +96,14 @@ leaves the env as it was.
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
 the agent's total: the winner's points, 0 for the others), ``total_score`` (the game
-total), ``hand`` (hands finished so far), ``winner`` (agent name or None) and
+total), ``hand`` (hands finished so far), ``winner`` (agent name, ``""`` for none) and
 ``rummy`` (whether the winner went rummy).  They stay until the next hand ends.  At the episode's end each agent leaves
 ``env.infos`` when it is stepped with ``None``: read its final infos from ``env.last()``
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
+After an illegal action through ``env()``, the infos of its player also hold
+``illegal_action``: the engine's message naming the action and why it was illegal.
+Every key keeps one type in every step where it appears (ints and strings: no None, no
+lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Version History
 * v0: initial release.
@@ -145,7 +149,7 @@ class raw_env(TurnBasedEnv):
         return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
-        return {"winner": self._agent_or_none(last["winner"]), "rummy": last["rummy"]}
+        return {"winner": self._agent_name(last["winner"]), "rummy": last["rummy"]}
 
 
 def env(**kwargs: Any):

@@ -59,7 +59,7 @@ class SingleAgentEnv(gymnasium.Env):
         ValueError: no opponent given, or a learner seat outside the table.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
     MAX_SKIPPED = 100  # consecutive deals that end before the learner acts, before giving up
 
     def __init__(
@@ -80,6 +80,13 @@ class SingleAgentEnv(gymnasium.Env):
         self._rng = np.random.default_rng(seed)
         self._learner = agent
         self._mask = np.zeros(self.action_space.n, dtype=bool)
+        # rendering is the AEC env's (its render_mode; "human" would print every opponent move too)
+        mode = getattr(aec_env, "render_mode", None)
+        self.render_mode = mode if mode in self.metadata["render_modes"] else None
+
+    def render(self) -> str | None:
+        """The AEC env's text table, as the acting player (the learner, during its turn) sees it."""
+        return self.aec.render() if self.render_mode is not None else None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal a new episode and play the opponents up to the learner's first turn.
@@ -154,3 +161,82 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 aec.step(self._policies[agent].act(obs, info))
         raise RuntimeError("the AEC env has no agents left before the learner's last step")
+
+
+class RandomOpponent:
+    """A uniform random opponent over the legal actions of the mask.
+
+    Its choices come from the generator of the AEC env it plays in
+    (``aec_env.unwrapped.np_random``), which :class:`SingleAgentEnv` reseeds at every
+    reset from its own seed: the same ``reset(seed=...)`` gives the same episode.
+    """
+
+    def __init__(self, aec_env: Any):
+        self._raw = aec_env.unwrapped
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("the action mask has no legal action: this opponent is not acting now")
+        return int(legal[self._raw.np_random.integers(legal.size)])
+
+
+def single_agent_env(
+    variant: str,
+    opponents: Any = None,
+    learner_seat: int | None = None,
+    seed: int | None = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> SingleAgentEnv:
+    """The entry point of the Gymnasium ids ``rummy_env/GinRummy-v0`` etc.
+
+    ``gymnasium.make("rummy_env/GinRummy-v0", opponents=..., knock_limit=5)`` calls
+    ``single_agent_env("gin_rummy_v0", opponents=..., knock_limit=5)``.
+
+    Args:
+        variant: the env module's name, e.g. ``"gin_rummy_v0"`` (``rummy_env.VARIANTS``).
+        opponents: None (default) or ``"random"``: a :class:`RandomOpponent` in every
+            other seat; a sequence of policies (``act(observation, info) -> int``, e.g.
+            ``agents`` objects), cycled over the other seats; or a callable
+            ``opponents(aec_env) -> sequence of policies``, for agents that are built
+            from the env, e.g. ``lambda aec: [agents.make_agent("heuristic", aec, seed=1)]``.
+        learner_seat, seed: as :class:`SingleAgentEnv`.
+        render_mode: None or ``"ansi"`` (``render()`` returns the AEC env's text).
+        options: options of ``<variant>.env()`` (e.g. ``knock_limit=5``).
+
+    Raises:
+        ValueError: an unknown variant, a bad option or render mode, no opponent.
+        TypeError: ``opponents`` of another kind.
+    """
+    import importlib
+
+    from rummy_env import VARIANTS
+
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
+    if render_mode not in (None, *SingleAgentEnv.metadata["render_modes"]):
+        raise ValueError(f"render_mode={render_mode!r} is not supported by the single-agent view: use 'ansi' or None")
+    aec = importlib.import_module(f"rummy_env.{variant}").env(render_mode=render_mode, **options)
+    if opponents is None or (isinstance(opponents, str) and opponents == "random"):
+        policies: Sequence[Policy] = [RandomOpponent(aec)]
+    elif isinstance(opponents, str):
+        raise ValueError(
+            f"opponents={opponents!r}: the only name known here is 'random'; for the agents package's, "
+            "pass opponents=lambda aec: [agents.make_agent(name, aec, seed=1)]"
+        )
+    elif callable(opponents) and not hasattr(opponents, "act"):
+        policies = list(opponents(aec))
+    elif hasattr(opponents, "act"):
+        policies = [opponents]
+    elif isinstance(opponents, Sequence):
+        policies = [RandomOpponent(aec) if p == "random" else p for p in opponents]
+    else:
+        raise TypeError(
+            f"opponents of type {type(opponents).__name__}: pass None, 'random', a list of policies "
+            "(act(observation, info) -> int) or a callable aec_env -> list of policies"
+        )
+    for p in policies:
+        if not callable(getattr(p, "act", None)):
+            raise TypeError(f"opponent {p!r} has no act(observation, info) method")
+    return SingleAgentEnv(aec, policies, learner_seat=learner_seat, seed=seed)

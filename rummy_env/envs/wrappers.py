@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from rummy_env.games.errors import ActionTypeError
+from rummy_env.games.errors import to_action_id
 
 # attributes every wrapper only passes through; the unwrapped env owns them
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
@@ -43,12 +43,35 @@ def _fast(cls: type, check_reset: bool = False) -> type:
 
 class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type: ignore[misc]
     """PettingZoo's ``TerminateIllegalWrapper``: an illegal action ends the game and
-    gives its player ``illegal_reward``."""
+    gives its player ``illegal_reward``; ``infos[agent]["illegal_action"]`` then says
+    which action it was and why it was illegal (the engine's message, e.g. ``"action 3
+    (discard 4C) is not legal for player 0 now; legal: draw upcard, pass"``).
+
+    ``observe``, ``reset`` and ``step`` are written here on the unwrapped env's
+    ``AECEnv`` methods alone (``_accumulate_rewards``, ``_deads_step_first``,
+    ``_was_dead_step``), not on PettingZoo's implementation, whose internals differ
+    between 1.24 and 1.27 (1.24 steps dead agents and moves ``agent_selection`` on the
+    wrapper itself); the behaviour is PettingZoo's.
+
+    Raises (``step``, for a live agent):
+        ActionTypeError: the action is not an integer (which value, which type, the ids).
+        IllegalActionError: an integer outside the action ids (which value, the range).
+    """
 
     def __init__(self, env: AECEnv, illegal_reward: float):
         self._raw = env.unwrapped
         self._direct = env is self._raw  # innermost wrapper: its env is the raw env
         super().__init__(env, illegal_reward)
+        self._illegal_value = illegal_reward
+        self._prev_obs: Any = None
+        self._prev_info: Any = None
+        self._terminated = False  # terminated by an illegal move
+
+    def reset(self, seed: Any = None, options: Any = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self._terminated = False
+        self._prev_obs = None
+        self._prev_info = None
 
     def observe(self, agent: Any) -> Any:
         # PettingZoo's observe: remember the acting agent's observation (for its mask)
@@ -56,34 +79,88 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
         raw = self._raw
         if agent == raw.agent_selection:
             self._prev_obs = obs
-            infos = raw.infos
-            self._prev_info = infos.get(agent, {})
+            self._prev_info = raw.infos.get(agent, {})
         return obs
 
     def step(self, action: Any) -> None:
-        # the common case, a legal id for a live agent after observing it, without the
-        # attribute hops; everything else goes through PettingZoo's code
-        prev = self._prev_obs
         raw = self._raw
+        agent = raw.agent_selection
+        prev = self._prev_obs
+        # the common case, a legal id for a live agent after observing it, without the
+        # attribute hops
         if (
             self._direct
             and type(prev) is dict
             and not self._terminated
             and type(action) is int
             and "action_mask" in prev
+            and 0 <= action < len(prev["action_mask"])
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and prev["action_mask"][action]
         ):
-            agent = raw.agent_selection
-            if not raw.terminations[agent] and not raw.truncations[agent] and prev["action_mask"][action]:
-                self._prev_obs = None
-                self._prev_info = None
-                raw.step(action)
-                return
-        super().step(action)
+            self._prev_obs = None
+            self._prev_info = None
+            raw.step(action)
+            return
+        if prev is None:
+            prev = self.observe(agent)
+        mask = prev["action_mask"] if isinstance(prev, dict) else (self._prev_info or {}).get("action_mask")
+        if mask is None:
+            raise ValueError(
+                "TerminateIllegalWrapper needs an action mask in observation['action_mask'] or info['action_mask']"
+            )
+        self._prev_obs = None
+        self._prev_info = None
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if dead:
+            if self._terminated:
+                raw._was_dead_step(action)
+            else:
+                self.env.step(action)
+            return
+        action = to_action_id(action, len(mask))
+        if mask[action]:
+            self.env.step(action)
+        else:
+            self._terminate(agent, action)
+
+    def _terminate(self, agent: str, action: int) -> None:
+        """End the game for an illegal ``action`` of ``agent`` (PettingZoo's ending)."""
+        EnvLogger.warn_on_illegal_move()
+        raw = self._raw
+        raw._cumulative_rewards[agent] = 0.0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.agents, 0.0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw.infos[agent] = {**raw.infos[agent], "illegal_action": self._illegal_reason(action)}
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+
+    def _illegal_reason(self, action: int) -> str:
+        """The engine's message for ``action`` (the state is not changed)."""
+        state = getattr(self._raw, "game_state", None)
+        text = f"action {action} is not legal now"
+        if state is not None and hasattr(state, "clone"):
+            try:
+                state.clone().apply_action(action)
+            except ValueError as err:
+                text = str(err)
+        return text
 
 
 class AssertOutOfBoundsWrapper(_fast(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
-    """PettingZoo's ``AssertOutOfBoundsWrapper``: asserts that the action is in the
-    action space (or None for a finished agent)."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, with the errors of ``raw_env``: an action
+    of a live agent must be an integer id of the action space; a finished agent steps with
+    None.
+
+    Raises (``step``, for a live agent):
+        ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer: a float,
+            string, bool or None (the value, its type, the ids allowed).
+        IllegalActionError: (a ``ValueError``) an integer outside ``0..num_actions-1``.
+    """
 
     def __init__(self, env: AECEnv):
         self._raw = env.unwrapped
@@ -94,14 +171,13 @@ class AssertOutOfBoundsWrapper(_fast(wrappers.AssertOutOfBoundsWrapper)):  # typ
         # Discrete(n).contains for the common case of a plain int, without numpy
         if type(action) is int and 0 <= action < self._num_actions:
             self.env.step(action)
-        elif isinstance(action, (bool, np.bool_)):
-            # Discrete.contains takes True for 1; the mask lookup downstream would not
-            raise ActionTypeError(
-                f"action {action!r} has type {type(action).__name__}: actions are integer ids "
-                f"0..{self._num_actions - 1}"
-            )
-        else:
-            super().step(action)
+            return
+        raw = self._raw
+        agent = raw.agent_selection
+        if not (raw.terminations[agent] or raw.truncations[agent]):
+            # PettingZoo asserts "action is not in action space"; say which value and why
+            action = to_action_id(action, self._num_actions)
+        self.env.step(action)
 
 
 class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=True)):  # type: ignore[misc]

@@ -10,6 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
+from rummy_env.games.errors import ActionTypeError, IllegalActionError
 from tests.envs.variants import VARIANTS
 
 # api_test warns about every dict observation: its allowlists of dict-observation envs
@@ -172,10 +173,42 @@ def test_wrapped_env_turns_an_illegal_action_into_a_loss(variant):
     env.step(illegal)
     assert any("Illegal move made" in m for m in EnvLogger.mqueue)
     assert all(env.terminations.values()) and env._cumulative_rewards[agent] == -1
-    with pytest.raises(AssertionError, match="action is not in action space"):
-        fresh = variant.module.env()
-        fresh.reset(seed=4)
-        fresh.step(fresh.action_space(fresh.agent_selection).n)
+    # the illegal player's infos say which action it was and why (the engine's message)
+    text = env.unwrapped.action_to_string(illegal)
+    assert env.infos[agent]["illegal_action"].startswith(f"action {illegal} ({text}) is not legal for player ")
+    assert [set(env.infos[a]) for a in env.agents if a != agent] == [set()] * (len(env.agents) - 1)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_wrapped_env_rejects_bad_actions_as_specifically_as_raw_env(variant):
+    # PettingZoo's AssertOutOfBoundsWrapper would say only "action is not in action space"
+    env = variant.module.env()
+    env.reset(seed=4)
+    n = env.action_space(env.agent_selection).n
+    before = (str(env.unwrapped.game_state), env.agent_selection)
+    cases = [
+        (n, IllegalActionError, f"action {n} is out of range: action ids are 0..{n - 1}"),
+        (-1, IllegalActionError, f"action -1 is out of range: action ids are 0..{n - 1}"),
+        (np.int64(n + 3), IllegalActionError, f"action {n + 3} is out of range: action ids are 0..{n - 1}"),
+        (1.5, ActionTypeError, f"action 1.5 has type float: actions are integer ids 0..{n - 1}"),
+        ("draw", ActionTypeError, f"action 'draw' has type str: actions are integer ids 0..{n - 1}"),
+        (None, ActionTypeError, f"action None has type NoneType: actions are integer ids 0..{n - 1}"),
+        (True, ActionTypeError, f"action True has type bool: actions are integer ids 0..{n - 1}"),
+    ]
+    for action, error, message in cases:
+        with pytest.raises(error) as caught:
+            env.step(action)
+        assert str(caught.value) == message
+        raw = variant.module.raw_env()
+        raw.reset(seed=4)
+        with pytest.raises(error) as caught_raw:
+            raw.step(action)
+        assert str(caught_raw.value) == message
+    # nothing changed: the game goes on, and a legal numpy id still plays
+    assert (str(env.unwrapped.game_state), env.agent_selection) == before
+    assert not any(env.terminations.values())
+    env.step(np.int64(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert len(env.unwrapped.game_state.history) == 1
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)

@@ -268,10 +268,14 @@ def test_wrapped_env_turns_an_illegal_action_into_a_loss():
     assert env._cumulative_rewards["player_0"] == -1
 
 
-def test_wrapped_env_asserts_out_of_range_actions():
+def test_wrapped_env_rejects_out_of_range_actions_with_the_range():
     env = scripted()
-    with pytest.raises(AssertionError, match="action is not in action space"):
+    with pytest.raises(ValueError, match=r"^action 108 is out of range: action ids are 0\.\.107$"):
         env.step(NUM_ACTIONS)
+    env.step(0)  # discard AC before the upcard offer is answered: illegal, the game ends
+    assert env.infos["player_0"]["illegal_action"] == (
+        "action 0 (discard AC) is not legal for player 0 now; legal: draw upcard, pass"
+    )
 
 
 def test_infos_hold_the_showdown_and_stay_until_the_next_hand():

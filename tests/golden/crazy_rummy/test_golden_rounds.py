@@ -174,7 +174,7 @@ def test_round_ends_when_the_stock_is_emptied_r_crazy_11():
     scores = {a: env.infos[a]["hand_score"] for a in env.agents}
     # player_0: 2+5+9+10+10+3+4 = 43; player_1: 7C wild 25 + 1+2+3+4+5+10 = 50; player_2: 9+10+10+10+6+8+10 = 63
     assert scores == {"player_0": 43, "player_1": 50, "player_2": 63}
-    assert env.infos["player_0"]["winner"] is None
+    assert env.infos["player_0"]["winner"] == ""
     assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -0.5, "player_2": -0.5}
 
 

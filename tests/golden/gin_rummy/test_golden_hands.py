@@ -52,10 +52,10 @@ def test_knock_scores_the_difference_r_gin_10():
         "result": "knock",
         "winner": "player_0",
         "knocker": "player_0",
-        "knocker_melds": ["2C 2D 2H", "7H 8H 9H", "3S 4S 5S"],
+        "knocker_melds": "2C 2D 2H | 7H 8H 9H | 3S 4S 5S",
         "knocker_deadwood": 1,
-        "defender_melds": [],
-        "layoffs": [],
+        "defender_melds": "",
+        "layoffs": "",
         "defender_deadwood": 88,
     }
     assert env.infos["player_0"]["knocker_deadwood_cards"] == "AC"
@@ -77,7 +77,7 @@ def test_undercut_including_an_equal_deadwood_tie_r_gin_11(p1, p1_deadwood, poin
     facts = showdown_facts(env)
     assert facts["result"] == "undercut" and facts["winner"] == "player_1" and facts["knocker"] == "player_0"
     assert facts["knocker_deadwood"] == 9 and facts["defender_deadwood"] == p1_deadwood
-    assert facts["defender_melds"] == ["8C 8D 8S", "JC QC KC", "5D 6D 7D"]
+    assert facts["defender_melds"] == "8C 8D 8S | JC QC KC | 5D 6D 7D"
     assert env._cumulative_rewards == {"player_0": -points, "player_1": points}
 
 
@@ -87,8 +87,8 @@ def test_gin_scores_the_defenders_deadwood_plus_25_without_lay_offs_r_gin_12():
     play(env, "pass", "pass", "knock KD")
     assert scores(env) == {"player_0": (85 + 25, 110), "player_1": (0, 0)}
     facts = showdown_facts(env)
-    assert facts["result"] == "gin" and facts["knocker_deadwood"] == 0 and facts["layoffs"] == []
-    assert facts["knocker_melds"] == ["2C 2D 2H", "7H 8H 9H", "3S 4S 5S 6S"] and facts["defender_deadwood"] == 85
+    assert facts["result"] == "gin" and facts["knocker_deadwood"] == 0 and facts["layoffs"] == ""
+    assert facts["knocker_melds"] == "2C 2D 2H | 7H 8H 9H | 3S 4S 5S 6S" and facts["defender_deadwood"] == 85
 
 
 def test_big_gin_scores_the_defenders_deadwood_plus_31_r_gin_07_12():
@@ -96,8 +96,8 @@ def test_big_gin_scores_the_defenders_deadwood_plus_31_r_gin_07_12():
     play(env, "draw upcard", "big gin")  # eleven cards in melds, no discard
     assert scores(env) == {"player_0": (76 + 31, 107), "player_1": (0, 0)}
     facts = showdown_facts(env)
-    assert facts["result"] == "big gin" and facts["knocker_melds"] == ["2C 2D 2H", "7H 8H 9H TH", "3S 4S 5S 6S"]
-    assert facts["layoffs"] == [] and facts["defender_deadwood"] == 76
+    assert facts["result"] == "big gin" and facts["knocker_melds"] == "2C 2D 2H | 7H 8H 9H TH | 3S 4S 5S 6S"
+    assert facts["layoffs"] == "" and facts["defender_deadwood"] == 76
 
 
 def test_dead_hand_when_the_50th_card_is_discarded_r_gin_09():
@@ -114,8 +114,8 @@ def test_dead_hand_when_the_50th_card_is_discarded_r_gin_09():
         play(env, f"discard {env.unwrapped.action_to_string(stock[drawn])[8:]}")
     assert stock_size == 2 and all(env.terminations.values())
     assert scores(env) == {"player_0": (0, 0), "player_1": (0, 0)}
-    assert env.infos["player_0"]["result"] == "dead hand" and env.infos["player_0"]["winner"] is None
-    assert env.infos["player_0"]["knocker_melds"] == [] and env.infos["player_0"]["defender_deadwood"] is None
+    assert env.infos["player_0"]["result"] == "dead hand" and env.infos["player_0"]["winner"] == ""
+    assert env.infos["player_0"]["knocker_melds"] == "" and env.infos["player_0"]["defender_deadwood"] == -1
     assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
 
 
@@ -209,9 +209,9 @@ def test_defender_lays_off_from_a_meld_it_could_have_kept_r_gin_08():
     env = scripted_env(["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"])
     play(env, "pass", "pass", "knock KH")  # player_0 keeps 3H: 3 points
     facts = showdown_facts(env)
-    assert facts["layoffs"] == [("7D", "4D 5D 6D"), ("8D", "4D 5D 6D")]
-    assert facts["defender_melds"] == ["7C 7H 7S"] and facts["defender_deadwood"] == 10 + 10 + 9 + 6 + 2
-    assert facts["knocker_melds"] == ["2C 3C 4C", "4D 5D 6D", "JS QS KS"] and facts["knocker_deadwood"] == 3
+    assert facts["layoffs"] == "7D on 4D 5D 6D | 8D on 4D 5D 6D"
+    assert facts["defender_melds"] == "7C 7H 7S" and facts["defender_deadwood"] == 10 + 10 + 9 + 6 + 2
+    assert facts["knocker_melds"] == "2C 3C 4C | 4D 5D 6D | JS QS KS" and facts["knocker_deadwood"] == 3
     assert env.infos["player_1"]["defender_deadwood_cards"] == "9C 2H JH QH 6S"
     assert scores(env)["player_0"] == (34, 34)
 
@@ -220,7 +220,7 @@ def test_lay_off_onto_a_meld_already_extended_r_gin_08():
     env = scripted_env(["5H 6H 7H 2C 3C 4C JS QS KS 3D", "8H 9H QC JC 9C 8S 7D 4S 2D AD"], upcard="AS", stock=["KD"])
     play(env, "pass", "pass", "knock KD")
     facts = showdown_facts(env)
-    assert facts["layoffs"] == [("8H", "5H 6H 7H"), ("9H", "5H 6H 7H")]  # 9H fits only after 8H
+    assert facts["layoffs"] == "8H on 5H 6H 7H | 9H on 5H 6H 7H"  # 9H fits only after 8H
     assert facts["defender_deadwood"] == 68 - 8 - 9 and scores(env)["player_0"] == (51 - 3, 48)
 
 
@@ -229,7 +229,7 @@ def test_knocker_lays_out_to_leave_the_defender_the_most_deadwood_r_gin_06():
     env = scripted_env(["5C 5D 5H 5S 6S 7S 8S AD 2D 2C", "4S KC QD JD 9H 9C TC 3H 7D KH"], upcard="AS", stock=["KS"])
     play(env, "pass", "pass", "knock KS")
     facts = showdown_facts(env)
-    assert facts["knocker_melds"] == ["5C 5D 5H 5S", "6S 7S 8S"] and facts["layoffs"] == []
+    assert facts["knocker_melds"] == "5C 5D 5H 5S | 6S 7S 8S" and facts["layoffs"] == ""
     assert facts["defender_deadwood"] == 82 and scores(env)["player_0"] == (77, 77)
 
 

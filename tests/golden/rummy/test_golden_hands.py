@@ -230,4 +230,4 @@ def test_turn_limit_truncates_with_zero_scores_r_rummy_13():
     assert infos == {"player_0": {"hand_score": 0, "total_score": 0}, "player_1": {"hand_score": 0, "total_score": 0}}
     assert rewards == {"player_0": 0.0, "player_1": 0.0}
     assert all(truncs.values()) and not any(terms.values())
-    assert env.infos["player_0"]["winner"] is None
+    assert env.infos["player_0"]["winner"] == ""

@@ -1,0 +1,253 @@
+"""Self-play training with RLlib PPO on a Ray cluster: ``experiments.train --backend rllib``.
+
+    python -m experiments.train --backend rllib --variant gin_rummy --iterations 50
+    python -m experiments.train --backend rllib --variant gin_rummy --address auto --env-runners 8
+
+One policy (``"shared"``) plays every seat (self-play) through RLlib's ``PettingZooEnv``
+over ``<variant>.env()``; its RLModule is :class:`agents.rllib_policy.MaskedPPOTorchRLModule`,
+which never samples an illegal action.  The env runners sample in parallel on the Ray
+cluster (``--address``: an existing cluster, e.g. ``auto`` or ``ray://host:10001``;
+default: a local cluster of this machine's CPUs).  The job writes to the output folder:
+
+- ``checkpoint/``: the algorithm checkpoint; the shared policy plays in the tournament as
+  ``--agents rllib:<folder>/checkpoint`` (:class:`agents.rllib_policy.RLlibAgent`);
+- ``progress.csv``: per iteration, the episodes, env steps and mean episode length;
+- ``evaluation.json``: the tournament's win rates of the policy against the random and
+  the heuristic agent, on duplicate deals (``--eval-deals 0`` skips it).
+
+Needs the ``rllib`` extra (``pip install torch==2.13.0 && pip install -e ".[rllib]"``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
+from experiments.common import load_variant
+
+ENV_NAME = "rummy_env_rllib"
+
+
+class RummyPettingZooEnv(PettingZooEnv):
+    """RLlib's ``PettingZooEnv`` over ``<variant>.env(**options)``, with the observations
+    in RLlib's masking convention (``agents.rllib_policy.rllib_observation``).
+
+    Args:
+        config: ``{"variant": "gin_rummy_v0", "options": {...}}`` (RLlib's ``env_config``).
+    """
+
+    def __init__(self, config: dict[str, Any]):
+        aec = load_variant(config["variant"]).env(**dict(config.get("options", {})))
+        super().__init__(aec)
+        self.observation_spaces = {a: rllib_observation_space(s) for a, s in self.observation_spaces.items()}
+        from gymnasium import spaces
+
+        self.observation_space = spaces.Dict(self.observation_spaces)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, infos = super().reset(seed=seed, options=options)
+        return {a: rllib_observation(o) for a, o in obs.items()}, infos
+
+    def step(self, action: dict):
+        obs, rewards, terminated, truncated, infos = super().step(action)
+        return {a: rllib_observation(o) for a, o in obs.items()}, rewards, terminated, truncated, infos
+
+
+def _register_env() -> None:
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, RummyPettingZooEnv)
+
+
+def ppo_config(
+    variant: str,
+    env_options: dict,
+    seed: int,
+    env_runners: int,
+    batch_size: int,
+    minibatch_size: int,
+    epochs: int,
+    net_arch: Sequence[int],
+) -> Any:
+    """The PPO config: one shared masked policy for all seats, on the new API stack."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib_policy import MaskedPPOTorchRLModule
+
+    _register_env()
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config={"variant": variant, "options": env_options})
+        .framework("torch")
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1, num_cpus_per_env_runner=1)
+        .learners(num_learners=0)
+        .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=lambda agent_id, episode, **kw: SHARED_POLICY)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    SHARED_POLICY: RLModuleSpec(
+                        module_class=MaskedPPOTorchRLModule,
+                        model_config={"fcnet_hiddens": list(net_arch), "head_fcnet_hiddens": []},
+                    )
+                }
+            )
+        )
+        .training(
+            train_batch_size_per_learner=batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=epochs,
+            lr=3e-4,
+            gamma=0.995,
+            entropy_coeff=0.01,
+        )
+        .debugging(seed=seed)
+    )
+
+
+def _row(iteration: int, result: dict) -> dict[str, Any]:
+    runners = result.get("env_runners", {})
+    return {
+        "iteration": iteration,
+        "episodes": int(runners.get("num_episodes_lifetime", runners.get("num_episodes", 0)) or 0),
+        "env_steps": int(
+            result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0)) or 0
+        ),
+        "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
+    }
+
+
+def train(
+    variant: str,
+    env_options: dict,
+    iterations: int,
+    seed: int,
+    out: Path,
+    address: str | None = None,
+    num_cpus: int | None = None,
+    env_runners: int = 1,
+    batch_size: int = 4000,
+    minibatch_size: int = 256,
+    epochs: int = 10,
+    net_arch: Sequence[int] = (64, 64),
+    eval_deals: int = 200,
+    workers: int = 2,
+    minutes: float | None = None,
+) -> dict[str, Any]:
+    """Train the shared policy for ``iterations`` PPO iterations, save the checkpoint and
+    the progress, evaluate it; returns the run's summary (also ``evaluation.json``).
+
+    Args:
+        variant: e.g. ``"gin_rummy_v0"``.
+        env_options: options of ``env()``.
+        iterations: PPO iterations (each samples ``batch_size`` env steps).
+        address: the Ray cluster to join (``ray.init(address=...)``); None starts a local one.
+        num_cpus: CPUs of the local cluster (None: all of this machine's).
+        env_runners: parallel sampling actors (0: sample in the driver).
+        minutes: stop after the iteration that passes this wall-clock time.
+    """
+    import ray
+
+    out.mkdir(parents=True, exist_ok=True)
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, num_cpus=None if address else num_cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
+        algo = config.build_algo()
+        rows = []
+        start = time.perf_counter()
+        for i in range(1, iterations + 1):
+            rows.append(_row(i, algo.train()))
+            if minutes is not None and time.perf_counter() - start > 60 * minutes:
+                break
+        seconds = time.perf_counter() - start
+        checkpoint = out / "checkpoint"
+        algo.save_to_path(str(checkpoint.resolve()))
+        algo.stop()
+    finally:
+        if started_here:
+            ray.shutdown()
+    with open(out / "progress.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    evaluation = evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1) if eval_deals else []
+    summary = {
+        "backend": "rllib",
+        "variant": variant,
+        "env_options": env_options,
+        "seed": seed,
+        "iterations": len(rows),
+        "env_steps": rows[-1]["env_steps"],
+        "episodes": rows[-1]["episodes"],
+        "train_seconds": round(seconds, 1),
+        "net_arch": list(net_arch),
+        "checkpoint": str(checkpoint),
+        "evaluation": evaluation,
+    }
+    with open(out / "evaluation.json", "w") as f:
+        json.dump(summary, f, indent=2)
+    return summary
+
+
+def evaluate(checkpoint: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
+    """Win rates of ``rllib:<checkpoint>`` against each baseline in the tournament (95%
+    Wilson intervals over duplicate deals, ``reward="win"``)."""
+    from agents import agent_names
+    from experiments import tournament
+
+    policy = f"rllib:{checkpoint.resolve()}"
+    options = {**env_options, "reward": "win"}
+    rows = []
+    for opponent in agent_names(variant):
+        chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
+        summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
+        row = next(r for r in summary if r["agent"] == policy)
+        rows.append(
+            {
+                "opponent": opponent,
+                **{k: row[k] for k in ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")},
+            }
+        )
+    return rows
+
+
+def main(args: Any, out: Path) -> int:
+    """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary."""
+    summary = train(
+        args.variant,
+        args.env_options,
+        args.iterations,
+        args.seed,
+        out,
+        address=args.address,
+        num_cpus=args.num_cpus,
+        env_runners=args.env_runners,
+        batch_size=args.batch_size,
+        minibatch_size=args.minibatch_size,
+        epochs=args.epochs,
+        net_arch=args.net_arch,
+        eval_deals=args.eval_deals,
+        workers=args.workers,
+        minutes=args.minutes,
+    )
+    print(
+        f"{summary['variant']} (rllib self-play): {summary['iterations']} iterations, "
+        f"{summary['env_steps']} env steps, {summary['episodes']} episodes in {summary['train_seconds']} s"
+    )
+    for row in summary["evaluation"]:
+        print(
+            f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
+            f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games"
+        )
+    print(f"checkpoint, progress and evaluation in {out}/ (play it with --agents rllib:{out}/checkpoint)")
+    return 0

@@ -1,0 +1,54 @@
+"""Tianshou's PettingZooEnv and Collector run whole episodes of every variant (the infos
+of every step stack into its buffers: no None-or-int values, no ragged lists)."""
+
+import numpy as np
+import pytest
+
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+from tests.integration.conftest import require
+
+require("tianshou")
+from tianshou.algorithm.multiagent.marl import MultiAgentPolicy  # noqa: E402
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
+from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
+from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
+
+CASES = [
+    (rummy_v0, {"max_turns": 40}),
+    (gin_rummy_v0, {"max_turns": 40}),
+    (gin_rummy_v0, {"reward": "score", "episode": "game", "target_score": 1, "max_turns": 40}),
+    (crazy_rummy_v0, {"max_turns": 40}),
+    (rummikub_v0, {"max_turns": 20}),
+]
+
+
+@pytest.mark.parametrize("module, options", CASES, ids=lambda c: getattr(c, "__name__", str(c)))
+def test_collector_runs_whole_episodes(module, options):
+    def make():
+        return PettingZooEnv(module.env(**options))
+
+    env = make()
+    policy = MultiAgentPolicy(
+        {a: MARLRandomDiscreteMaskedOffPolicyAlgorithm.Policy(env.action_space) for a in env.agents}
+    )
+    np.random.seed(0)  # Tianshou's random policy draws from numpy's global generator
+    buffer = VectorReplayBuffer(20_000, 2)
+    collector = Collector(policy, DummyVectorEnv([make, make]), buffer)
+    collector.reset()
+    stats = collector.collect(n_episode=2, reset_before_collect=True)
+    assert stats.n_collected_episodes == 2 and stats.n_collected_steps == len(buffer)
+    # every transition stored its infos; the hand-end keys came through with their type
+    stored = buffer.sample_indices(0)
+    done = stored[buffer.done[stored]]
+    assert done.size == 2
+    assert {str(w) for w in buffer.info.winner[done]} <= {"", *env.agents}
+    assert buffer.info.hand_score[done].dtype.kind == "i"
+    if module is gin_rummy_v0:
+        assert {str(r) for r in buffer.info.result[done]} <= {
+            "knock",
+            "gin",
+            "big gin",
+            "undercut",
+            "dead hand",
+            "truncated",
+        }
