@@ -142,6 +142,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return HEURISTICS[variant](env, seed)
     raise ValueError(
         f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
-        "ismcts:... or pimc:... with search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, "
+        "ismcts:... or pimc:... with search options, policy:PATH of a trained model, "
+        "rllib:PATH of an RLlib checkpoint, "
         "or package.module:Name of your own Agent class"
     )
