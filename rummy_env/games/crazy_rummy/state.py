@@ -45,6 +45,7 @@ from rummy_env.games.crazy_rummy.actions import (
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
 from rummy_env.games.options import check_seat
+from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
 PLAY = 1  #: phase: melds, lay-offs, swaps, then a discard
@@ -492,6 +493,21 @@ class CrazyRummyState(EngineState):
             if len(winners) < n:  # R-CRAZY-13: equal lowest totals share the win
                 for q in range(n):
                     self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
+
+    # ------------------------------------------------------------- worlds
+    def resample(self, player: int, rng: np.random.Generator) -> CrazyRummyState:
+        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other hands'
+        unknown cards and the stock order dealt again); see ``rummy_env.games.resample``. This state is
+        unchanged.
+
+        Args:
+            player: the seat whose information is kept.
+            rng: the generator of the deal and of the new state's own generator.
+
+        Raises:
+            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
+        """
+        return resample_crazy(self, player, rng)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: CrazyRummyState) -> None:

@@ -42,6 +42,7 @@ from rummy_env.games.gin_rummy.actions import (
 )
 from rummy_env.games.gin_rummy.config import GinRummyConfig
 from rummy_env.games.gin_rummy.deal import HAND_SIZE
+from rummy_env.games.resample import resample_gin
 
 OFFER = 0  #: phase: the upcard offer of the first turn (R-GIN-03): take it or pass
 DRAW = 1  #: phase: the acting player draws from the stock or takes the upcard (R-GIN-04)
@@ -490,6 +491,21 @@ class GinRummyState(EngineState):
             return
         # R-GIN-02: the winner deals the next hand; after a dead hand the same dealer
         self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
+
+    # ------------------------------------------------------------- worlds
+    def resample(self, player: int, rng: np.random.Generator) -> GinRummyState:
+        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the opponent's
+        unknown cards and the stock order dealt again); see ``rummy_env.games.resample``. This state is
+        unchanged.
+
+        Args:
+            player: the seat whose information is kept.
+            rng: the generator of the deal and of the new state's own generator.
+
+        Raises:
+            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
+        """
+        return resample_gin(self, player, rng)
 
     # ----------------------------------------------------------------- copies
     def _clone_into(self, other: GinRummyState) -> None:

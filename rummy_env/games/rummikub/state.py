@@ -19,6 +19,7 @@ from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
+from rummy_env.games.resample import resample_rummikub
 from rummy_env.games.rummikub.actions import COMMIT, DRAW, NUM_ACTIONS, action_to_string
 from rummy_env.games.rummikub.config import RummikubConfig
 from rummy_env.games.rummikub.deal import RACK_SIZE
@@ -275,6 +276,20 @@ class RummikubState(EngineState):
         # each hand's first player is drawn again, as the rules' "highest tile starts" is
         first = int(self.rng.integers(n))
         self._deal([int(t) for t in self.rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))], first)
+
+    # ------------------------------------------------------------- worlds
+    def resample(self, player: int, rng: np.random.Generator) -> RummikubState:
+        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other racks
+        and the pool dealt again); see ``rummy_env.games.resample``. This state is unchanged.
+
+        Args:
+            player: the seat whose information is kept.
+            rng: the generator of the deal and of the new state's own generator.
+
+        Raises:
+            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
+        """
+        return resample_rummikub(self, player, rng)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: RummikubState) -> None:

@@ -28,6 +28,7 @@ from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.options import check_seat
+from rummy_env.games.resample import resample_rummy
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -388,6 +389,21 @@ class RummyState(EngineState):
         else:
             dealer = (self.dealer + 1) % n
         self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
+
+    # ------------------------------------------------------------- worlds
+    def resample(self, player: int, rng: np.random.Generator) -> RummyState:
+        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other hands'
+        unknown cards and the stock order dealt again; the stock stays once it is public, R-RUMMY-12); see
+        ``rummy_env.games.resample``. This state is unchanged.
+
+        Args:
+            player: the seat whose information is kept.
+            rng: the generator of the deal and of the new state's own generator.
+
+        Raises:
+            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
+        """
+        return resample_rummy(self, player, rng)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: RummyState) -> None:
