@@ -65,6 +65,55 @@ def game_data(key: str, params: tuple) -> GameData:
     return GameData(key, dict(params))
 
 
+class SharedLog:
+    """An append-only list that copies share: a fork costs O(1), and a fork that appends
+    after another one did copies its own prefix first (OpenSpiel clones a state at every
+    step, and an information state is as long as the episode).
+
+    Args:
+        items: the list to start from (kept, not copied).
+    """
+
+    __slots__ = ("items", "size")
+
+    def __init__(self, items: list | None = None):
+        self.items = [] if items is None else items
+        self.size = len(self.items)
+
+    def fork(self) -> SharedLog:
+        other = SharedLog.__new__(SharedLog)
+        other.items, other.size = self.items, self.size
+        return other
+
+    def append(self, item: Any) -> None:
+        if len(self.items) != self.size:
+            self.items = self.items[: self.size]
+        self.items.append(item)
+        self.size += 1
+
+    def __setitem__(self, index: int, item: Any) -> None:
+        self.items = self.items[: self.size]  # never write into a list other forks read
+        self.items[index] = item
+
+    def __getitem__(self, index: int) -> Any:
+        if not -self.size <= index < self.size:
+            raise IndexError(index)
+        return self.items[index % self.size]
+
+    def __len__(self) -> int:
+        return self.size
+
+    def view(self) -> list:
+        """The items, as a list not to be changed."""
+        return self.items if len(self.items) == self.size else self.items[: self.size]
+
+    def __getstate__(self):
+        return self.view()
+
+    def __setstate__(self, items):
+        self.items, self.size = list(items), len(items)
+
+
 class Core:
     """One OpenSpiel state's contents (see the module docstring); ``copy.deepcopy`` is fast.
 
@@ -74,9 +123,9 @@ class Core:
         setup: this hand's setup outcomes by step name.  dealt: this deal's outcomes so far.
         pending: in :data:`DRAW`, the decision waiting for its card.
         hidden: cards of the engine's stock whose order is not yet drawn (all of it, or 0).
-        logs: per seat, the lines of its information state.
-        receipts: per seat, ``[log line, history index, outcome]`` of each card it was dealt
-            or drew unseen by the others.
+        logs: per seat, the lines of its information state (a :class:`SharedLog`).
+        receipts: per seat, ``(log line, history index, outcome)`` of each card it was
+            dealt or drew unseen by the others (a :class:`SharedLog`).
         rewards: rewards since the last decision, per seat.  moves: actions applied.
     """
 
@@ -91,8 +140,8 @@ class Core:
         self.pending = -1
         self.hidden = 0
         n = data.n
-        self.logs: list[list[str]] = [[] for _ in range(n)]
-        self.receipts: list[list[list]] = [[] for _ in range(n)]
+        self.logs = [SharedLog() for _ in range(n)]
+        self.receipts = [SharedLog() for _ in range(n)]
         self.rewards = [0.0] * n
         self.moves = 0
         self.hands_seen = 0
@@ -103,8 +152,8 @@ class Core:
         other.setup = dict(self.setup)
         other.dealt = list(self.dealt)
         other.deal_receipts = dict(self.deal_receipts)
-        other.logs = [list(lines) for lines in self.logs]
-        other.receipts = [[list(r) for r in rs] for rs in self.receipts]
+        other.logs = [log.fork() for log in self.logs]
+        other.receipts = [log.fork() for log in self.receipts]
         other.rewards = list(self.rewards)
         return other
 
@@ -176,7 +225,7 @@ class Core:
     def _receive(self, seat: int, verb: str, outcome: int) -> int:
         """Log a card only ``seat`` sees; returns its index in the seat's receipts."""
         lines = self.logs[seat]
-        self.receipts[seat].append([len(lines), self.moves - 1, outcome])
+        self.receipts[seat].append((len(lines), self.moves - 1, outcome))
         lines.append(f"{verb} {self.data.variant.outcome_text(outcome)}")
         return len(self.receipts[seat]) - 1
 
@@ -229,7 +278,7 @@ class Core:
             self._receive(seat, "draw", outcome)
         else:
             lines = self.logs[seat]
-            self.receipts[seat].append([len(lines), -1, outcome])  # no history entry: not a chance outcome
+            self.receipts[seat].append((len(lines), -1, outcome))  # no history entry: not a chance outcome
             lines.append(f"draw {variant.outcome_text(outcome)}")
         self._put_on_top(outcome)
         self.hidden -= 1
@@ -306,7 +355,7 @@ class Core:
         """Perfect recall: ``player``'s log (setup, own cards, upcards, all decisions), then
         its current observation (which shows what a showdown revealed)."""
         player = self._check_player(player)
-        return "\n".join(self.logs[player]) + "\n" + self.observation_string(player)
+        return "\n".join(self.logs[player].view()) + "\n" + self.observation_string(player)
 
     def __str__(self) -> str:
         lines = [f"phase {PHASE_NAMES[self.phase]}, hidden stock cards {self.hidden}"]
@@ -362,8 +411,9 @@ class Core:
             gone[cards_of(old & ~new)] = 1
             came = cards_of(new & ~old)
         picked = []
-        for k in range(len(self.receipts[seat]) - 1, -1, -1):
-            outcome = self.receipts[seat][k][2]
+        receipts = self.receipts[seat].view()
+        for k in range(len(receipts) - 1, -1, -1):
+            outcome = receipts[k][2]
             if gone[outcome] > 0:
                 gone[outcome] -= 1
                 picked.append(k)
@@ -373,11 +423,10 @@ class Core:
             self._set_receipt(seat, k, outcome, changes)
 
     def _set_receipt(self, seat: int, k: int, outcome: int, changes: dict[int, int]) -> None:
-        receipt = self.receipts[seat][k]
-        line, history_index = receipt[0], receipt[1]
+        line, history_index, _ = self.receipts[seat][k]
         verb = self.logs[seat][line].split(" ", 1)[0]
         self.logs[seat][line] = f"{verb} {self.data.variant.outcome_text(outcome)}"
-        receipt[2] = outcome
+        self.receipts[seat][k] = (line, history_index, outcome)
         if history_index >= 0:
             changes[history_index] = outcome
 
