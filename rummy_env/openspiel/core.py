@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, cards_of
-from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, POOL_SIZE
+from rummy_env.core.cards import NUM_CARDS, card_str, cards_of
+from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, POOL_SIZE, tile_str
 from rummy_env.encoding.layout import Layout
 from rummy_env.openspiel.variants import DEALER, FIRST_PLAYER, VARIANTS, WILD_RANK
 
@@ -53,6 +53,8 @@ class GameData:
         self.games: dict = {None: self.variant.engine_game(self.cfg)}  # Crazy Rummy adds one per wild rank
         self.n = self.games[None].num_players
         self.layout: Layout = self.variant.layout(self.cfg)
+        actions = self.variant.actions
+        self.action_texts = tuple(actions.action_to_string(a) for a in range(actions.NUM_ACTIONS))  # the env's texts
 
     def __reduce__(self):
         # a serialized state names its game instead of copying engines and layouts
@@ -171,8 +173,12 @@ class Core:
             return [(i, 1.0 / k) for i in range(k)]
         if self.phase == DEAL:
             left = self._undealt()
-        else:
+        elif self.data.variant.tiles:
             left = self._pile_counts()
+        else:  # the hidden cards are distinct
+            pile = self.data.variant.pile(self.engine)
+            p = 1.0 / len(pile)
+            return [(c, p) for c in sorted(pile)]
         total = int(left.sum())
         return [(int(o), float(left[o]) / total) for o in np.flatnonzero(left)]
 
@@ -194,7 +200,7 @@ class Core:
     def action_text(self, player: int, action: int) -> str:
         """Text of a decision (the env's text) or of a chance outcome."""
         if player >= 0:
-            return self.data.variant.actions.action_to_string(action)
+            return self.data.action_texts[action]
         if self.phase == SETUP:
             name = self.steps[len(self.setup)][0]
             return f"{name} {action + 1 if name == WILD_RANK else action}"
@@ -218,9 +224,15 @@ class Core:
         else:
             self._draw(action)
 
-    def _public(self, line: str) -> None:
+    def _public(self, line: str | tuple[int, int]) -> None:
         for lines in self.logs:
             lines.append(line)
+
+    def _line(self, entry: str | tuple[int, int]) -> str:
+        """A log entry as text: a string, or a decision ``(seat, action)``."""
+        if isinstance(entry, str):
+            return entry
+        return f"p{entry[0]} {self.data.action_texts[entry[1]]}"
 
     def _receive(self, seat: int, verb: str, outcome: int) -> int:
         """Log a card only ``seat`` sees; returns its index in the seat's receipts."""
@@ -259,17 +271,17 @@ class Core:
 
     def _decide(self, action: int) -> None:
         engine = self.engine
-        self._public(f"p{engine.current} {self.action_text(0, action)}")
+        self._public((engine.current, action))  # formatted when read: rollouts never read it
         receiver = self.data.variant.draw_receiver(engine, action) if self.hidden else -1
         if receiver < 0:
             self._step(action)
             return
-        counts = self._pile_counts()
-        if np.count_nonzero(counts) > 1:
+        kinds = set(self.data.variant.pile(engine))
+        if len(kinds) > 1:
             self.phase, self.pending = DRAW, action  # a chance node chooses the card
             return
         self.pending = action  # one kind of card is left: it is determined, no chance node
-        self._draw(int(np.flatnonzero(counts)[0]), chance=False)
+        self._draw(kinds.pop(), chance=False)
 
     def _draw(self, outcome: int, chance: bool = True) -> None:
         engine, variant = self.engine, self.data.variant
@@ -355,7 +367,7 @@ class Core:
         """Perfect recall: ``player``'s log (setup, own cards, upcards, all decisions), then
         its current observation (which shows what a showdown revealed)."""
         player = self._check_player(player)
-        return "\n".join(self.logs[player].view()) + "\n" + self.observation_string(player)
+        return "\n".join(map(self._line, self.logs[player].view())) + "\n" + self.observation_string(player)
 
     def __str__(self) -> str:
         lines = [f"phase {PHASE_NAMES[self.phase]}, hidden stock cards {self.hidden}"]
@@ -434,20 +446,37 @@ class Core:
 def describe(layout: Layout, vector: np.ndarray, tiles: bool) -> str:
     """An encoded observation as text, one line per field that is not all zero: card
     planes as cards, tile blocks as tiles with counts, other fields as numbers."""
-    from rummy_env.core.cards import card_str
-    from rummy_env.core.tiles import tile_str
-
+    values = vector.tolist()
     lines = []
-    for name, block in layout.split(vector).items():
-        if not block.any():
+    for name, start, stop, kind in _text_fields(layout, tiles):
+        block = values[start:stop]
+        if not any(block):
             continue
-        if len(block) == NUM_CARDS and not tiles and block.max() == 1 and name not in ("acting", "hand_sizes"):
-            text = " ".join(card_str(int(c)) for c in np.flatnonzero(block))
-        elif len(block) == NUM_TILE_TYPES and tiles:
-            text = " ".join(
-                tile_str(int(t)) + (f"x{int(block[t])}" if block[t] != 1 else "") for t in np.flatnonzero(block)
-            )
+        if kind == "cards":
+            text = " ".join(CARD_TEXT[c] for c, v in enumerate(block) if v)
+        elif kind == "tiles":
+            text = " ".join(TILE_TEXT[t] + (f"x{v:g}" if v != 1 else "") for t, v in enumerate(block) if v)
         else:
-            text = " ".join(f"{v:g}" for v in block.tolist())
+            text = " ".join(f"{v:g}" for v in block)
         lines.append(f"{name}: {text}")
     return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=64)
+def _text_fields(layout: Layout, tiles: bool) -> tuple[tuple[str, int, int, str], ...]:
+    """(name, start, stop, kind) of each field: ``cards`` (a 0/1 plane of 52 cards),
+    ``tiles`` (53 tile counts) or ``numbers``."""
+    out = []
+    for f in layout.fields:
+        s = layout.slice(f.name)
+        kind = "numbers"
+        if f.size == NUM_CARDS and not tiles and f.high == 1:
+            kind = "cards"
+        elif f.size == NUM_TILE_TYPES and tiles:
+            kind = "tiles"
+        out.append((f.name, s.start, s.stop, kind))
+    return tuple(out)
+
+
+CARD_TEXT = tuple(card_str(c) for c in range(NUM_CARDS))
+TILE_TEXT = tuple(tile_str(t) for t in range(NUM_TILE_TYPES))
