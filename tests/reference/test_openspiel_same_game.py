@@ -185,6 +185,21 @@ def test_a_resampled_state_history_replays_its_cards(variant):
         assert replay.information_state_string(q) == world.information_state_string(q)
 
 
+def test_resampling_during_the_deal_deals_the_others_again():
+    game = load("rummy", num_players=3)
+    state = game.new_initial_state()
+    for outcome in [0, *range(12)]:  # dealer 0: cards 0..11 go to seats 1, 2, 0, 1, 2, 0, ...
+        state.apply_action(outcome)
+    world = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    assert world.history()[:1] == [0] and world.history()[1::3] == state.history()[1::3]  # seat 1's own cards
+    assert world.information_state_string(1) == state.information_state_string(1)
+    assert world.history()[2:] != state.history()[2:] and len(set(world.history()[1:])) == 12
+    for seat in (0, 2):
+        dealt = [c for i, c in enumerate(world.history()[1:]) if (1 + i) % 3 == seat]
+        assert world.information_state_string(seat).count("deal ") == 4
+        assert all(f"deal {card_str(c)}" in world.information_state_string(seat) for c in dealt)
+
+
 def test_resample_refuses_a_bad_seat():
     state = random_play(load("gin_rummy").new_initial_state(), np.random.default_rng(1), until=lambda s: s.engine)
     with pytest.raises(ValueError, match="player 2 is not a seat"):
