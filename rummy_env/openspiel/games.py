@@ -1,0 +1,221 @@
+"""The pyspiel ``Game``, ``State`` and observer classes of the four variants, and their
+registration (``pyspiel.register_game``) as ``python_rummy_env_<variant>``.
+
+Modelled on OpenSpiel's own Python games ``block_dominoes.py`` (a deal by chance nodes,
+imperfect information) and ``pokerkit_wrapper.py`` (a game backed by an external
+engine).  The contents of a state live in one :class:`rummy_env.openspiel.core.Core`, so
+that OpenSpiel's ``clone`` (a ``deepcopy`` of each attribute) and ``serialize`` (a pickle
+of them) copy the engine through its own fast ``clone``.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from rummy_env.openspiel.core import OVER, Core, game_data
+from rummy_env.openspiel.variants import VARIANTS, Variant
+
+PREFIX = "python_rummy_env_"
+
+
+def game_type(variant: Variant, cfg: Any = None) -> pyspiel.GameType:
+    """OpenSpiel's ``GameType`` of a variant (of its options, when ``cfg`` is given).
+
+    Every reward mode is zero-sum (``reward="win"``: +1 shared by the winners, the
+    losers share -1; ``"score"``: the hands' points, which the rules make zero-sum).  The
+    reward model is terminal unless ``reward="score"`` pays each hand of an
+    ``episode="game"`` as it ends.
+    """
+    rewards_each_hand = cfg is not None and cfg.reward == "score" and cfg.episode == "game"
+    return pyspiel.GameType(
+        short_name=PREFIX + variant.key,
+        long_name=variant.long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=(
+            pyspiel.GameType.RewardModel.REWARDS if rewards_each_hand else pyspiel.GameType.RewardModel.TERMINAL
+        ),
+        max_num_players=variant.max_players,
+        min_num_players=variant.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=variant.defaults(),
+        default_loadable=True,
+        provides_factored_observation_string=False,
+    )
+
+
+class RummyEnvGame(pyspiel.Game):
+    """A variant as an OpenSpiel game; subclasses set ``variant``.
+
+    Args:
+        params: the env options (``num_players``, ``episode``, ``reward``, ...); missing
+            ones take the env's defaults.
+
+    Raises:
+        ValueError: an unknown parameter or a bad value (the env's message).
+    """
+
+    variant: Variant
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        variant = self.variant
+        params = {**variant.defaults(), **dict(params or {})}
+        self._data = game_data(variant.key, tuple(sorted(params.items())))
+        cfg = self._data.cfg
+        low, high = variant.utility_range(cfg)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=variant.actions.NUM_ACTIONS,
+            max_chance_outcomes=variant.num_outcomes,
+            num_players=self._data.n,
+            min_utility=float(low),
+            max_utility=float(high),
+            utility_sum=0.0,
+            max_game_length=variant.max_game_length(cfg),
+        )
+        super().__init__(game_type(variant, cfg), info, params)
+
+    def new_initial_state(self) -> RummyEnvState:
+        """The first chance node (the dealer, or Rummikub's first player)."""
+        return RummyEnvState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> RummyEnvObserver:
+        """The observer of OpenSpiel's ``observation_*`` (default) and ``information_state_*``
+        (``perfect_recall=True``) methods.
+
+        Raises:
+            ValueError: observer parameters, or an observation type other than these two.
+        """
+        if params:
+            raise ValueError(f"observer parameters are not supported, got {params}")
+        perfect_recall = False
+        if iig_obs_type is not None:
+            if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                raise ValueError(
+                    f"observation type {iig_obs_type} is not provided: only the player's own observation "
+                    "(public and single-player private information), with or without perfect recall"
+                )
+            perfect_recall = iig_obs_type.perfect_recall
+        return RummyEnvObserver(self._data.layout, perfect_recall)
+
+
+class RummyEnvState(pyspiel.State):
+    """A state of a variant's OpenSpiel game (see ``rummy_env.openspiel.core``)."""
+
+    def __init__(self, game: RummyEnvGame):
+        super().__init__(game)
+        self._core = Core(game._data)
+
+    def current_player(self) -> int:
+        return self._core.current_player()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self._core.engine.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._core.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        self._core.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._core.action_text(player, int(action))
+
+    def is_terminal(self) -> bool:
+        return self._core.phase == OVER
+
+    def returns(self) -> list[float]:
+        return self._core.returns()
+
+    def rewards(self) -> list[float]:
+        """Rewards since the last decision (a hand's end may come after a chance node)."""
+        return list(self._core.rewards)
+
+    def __str__(self) -> str:
+        return str(self._core)
+
+    @property
+    def engine(self) -> Any:
+        """The rules engine's state (None before the first deal is complete); read it,
+        do not change it."""
+        return self._core.engine
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> RummyEnvState:
+        """A state ``player_id`` cannot tell from this one, the rest drawn again: the
+        engine's ``resample(player, rng)`` with a generator seeded from the sampler, the
+        other seats' information states and the history's chance outcomes rewritten to
+        match (so that the history replays the new state's cards).
+
+        The engines' ``resample`` keeps every card the player knows and deals the rest
+        again uniformly; two consequences of that reading (``rummy_env.games.resample``):
+        in Crazy Rummy a resampled opponent may hold a lower wild card than the one the
+        public history shows it used (the engine fills with the lowest), so a replay of
+        the rewritten history may fill differently; in Rummikub, resampled for a player
+        who is not acting while another builds a play, the builder's new rack may not
+        complete that play.  Searching from the acting player's information (what
+        IS-MCTS does) meets neither.
+
+        Args:
+            player_id: the seat whose information is kept.
+            probability_sampler: OpenSpiel's sampler (a callable giving a float in [0, 1)).
+
+        Raises:
+            ValueError: ``player_id`` is not a seat.
+        """
+        rng = np.random.default_rng(int(probability_sampler() * 2**53))
+        core, changes = self._core.resampled(player_id, rng)
+        history = [[item.player, item.action] for item in self.full_history()]
+        for index, outcome in changes.items():
+            history[index][1] = outcome
+        text = (
+            "history="
+            + ",".join(f"{p}:{a}" for p, a in history)
+            + f"\nmove_number={self.move_number()}\n__dict__="
+            + base64.b64encode(pickle.dumps({"_core": core})).decode()
+        )
+        return self.get_game().deserialize_state(text)
+
+
+class RummyEnvObserver:
+    """OpenSpiel's Python observer: ``tensor`` (float32, the env's observation layout),
+    ``dict`` (views of it by field name) and ``string_from``.
+
+    Args:
+        layout: the variant's observation layout.
+        perfect_recall: strings are information states (the player's whole record)
+            rather than the current observation.  The tensor is the project's encoding
+            in both cases: it summarises the record (``Layout`` fields), it does not
+            list it.
+    """
+
+    def __init__(self, layout, perfect_recall: bool):
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(layout.size, dtype=np.float32)
+        self.dict = {f.name: self.tensor[layout.slice(f.name)] for f in layout.fields}
+
+    def set_from(self, state: RummyEnvState, player: int) -> None:
+        self.tensor[:] = state._core.observation_tensor(player)
+
+    def string_from(self, state: RummyEnvState, player: int) -> str:
+        core = state._core
+        return core.information_state_string(player) if self.perfect_recall else core.observation_string(player)
+
+
+def _game_class(variant: Variant) -> type:
+    name = "".join(part.title() for part in variant.key.split("_")) + "Game"
+    return type(name, (RummyEnvGame,), {"variant": variant, "__doc__": f"{variant.long_name} as an OpenSpiel game."})
+
+
+GAME_CLASSES: dict[str, type] = {PREFIX + key: _game_class(v) for key, v in VARIANTS.items()}
+
+for _name, _cls in GAME_CLASSES.items():
+    pyspiel.register_game(game_type(_cls.variant), _cls)

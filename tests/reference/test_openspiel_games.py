@@ -1,0 +1,238 @@
+"""The four variants as OpenSpiel games (``rummy_env.openspiel``): registration, game
+type and info, the chance nodes of the deal and the draws, OpenSpiel's own random
+simulation test, OpenSpiel's MCTS and IS-MCTS bots and ``rl_environment``."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import rl_environment
+from open_spiel.python.algorithms import ismcts, mcts
+
+from rummy_env.core.cards import card_str
+from rummy_env.games.gin_rummy import DRAW_STOCK, PASS
+from tests.reference.openspiel_play import NAMES, load, play_bot, random_play, sample_chance
+
+GT = pyspiel.GameType
+
+
+def test_importing_registers_the_four_games():
+    registered = set(pyspiel.registered_names())
+    assert set(NAMES.values()) <= registered
+    game = pyspiel.load_game("python_rummy_env_rummy", {"num_players": 4})
+    assert game.num_players() == 4 and game.get_parameters()["num_players"] == 4
+    assert str(game).startswith("python_rummy_env_rummy(") and "num_players=4" in str(game)
+    assert pyspiel.load_game(str(game)).get_parameters() == game.get_parameters()
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_game_type(variant):
+    t = load(variant).get_type()
+    assert t.short_name == NAMES[variant]
+    assert t.dynamics == GT.Dynamics.SEQUENTIAL
+    assert t.chance_mode == GT.ChanceMode.EXPLICIT_STOCHASTIC
+    assert t.information == GT.Information.IMPERFECT_INFORMATION
+    assert t.utility == GT.Utility.ZERO_SUM
+    assert t.reward_model == GT.RewardModel.TERMINAL
+    assert t.provides_information_state_string and t.provides_information_state_tensor
+    assert t.provides_observation_string and t.provides_observation_tensor
+    scored_game = load(variant, episode="game", reward="score").get_type()
+    assert scored_game.reward_model == GT.RewardModel.REWARDS and scored_game.utility == GT.Utility.ZERO_SUM
+
+
+@pytest.mark.parametrize(
+    "variant, params, actions, outcomes, players, low, high, length, obs",
+    [
+        ("rummy", {}, 579, 52, 2, -1.0, 1.0, 1000 * 13, 324),
+        ("rummy", {"num_players": 4}, 579, 52, 4, -1 / 3, 1.0, 1000 * 10, 436),
+        ("rummy", {"reward": "score", "max_turns": 50}, 579, 52, 2, -680.0, 680.0, 50 * 13, 324),
+        ("rummy", {"episode": "game", "reward": "score", "target_score": 10}, 579, 52, 2, -19 * 680.0, 689.0,
+         19 * 13000, 324),
+        ("gin_rummy", {}, 108, 52, 2, -1.0, 1.0, 2002, 485),
+        ("gin_rummy", {"reward": "score"}, 108, 52, 2, -131.0, 131.0, 2002, 485),
+        ("gin_rummy", {"episode": "game"}, 108, 52, 2, -1.0, 1.0, 2**31 - 1, 485),
+        ("crazy_rummy", {}, 631, 52, 3, -1.0, 1.0, 1000 * 24, 654),
+        ("crazy_rummy", {"num_players": 6, "episode": "game", "reward": "score"}, 631, 52, 6, -13 * 440.0,
+         13 * 440.0, 13 * 24000, 52 * 15 + 42),
+        ("rummikub", {}, 55, 53, 2, -1.0, 1.0, 1106, 223),
+        ("rummikub", {"num_players": 3, "reward": "score"}, 55, 53, 3, -788.0, 788.0, 1106, 227),
+    ],
+)  # fmt: skip
+def test_game_info(variant, params, actions, outcomes, players, low, high, length, obs):
+    game = load(variant, **params)
+    assert game.num_distinct_actions() == actions
+    assert game.max_chance_outcomes() == outcomes
+    assert game.num_players() == players
+    assert game.min_utility() == pytest.approx(low) and game.max_utility() == pytest.approx(high)
+    assert game.utility_sum() == 0.0
+    assert game.max_game_length() == length
+    assert game.observation_tensor_shape() == [obs] and game.information_state_tensor_shape() == [obs]
+
+
+@pytest.mark.parametrize(
+    "variant, params, message",
+    [
+        ("rummy", {"num_players": 7}, "num_players must be an int from 2 to 6"),
+        ("gin_rummy", {"num_players": 3}, "exactly 2 players"),
+        ("crazy_rummy", {"wild_rank": 14}, "wild_rank must be an int from 1 to 13"),
+        ("rummikub", {"reward": "points"}, "reward must be one of 'win', 'score'"),
+    ],
+)
+def test_bad_parameters_are_refused(variant, params, message):
+    with pytest.raises(ValueError, match=message):
+        load(variant, **params)
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'knock'"):
+        load(variant, knock=1)
+
+
+def test_the_deal_is_a_sequence_of_chance_outcomes():
+    game = load("gin_rummy")
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.chance_outcomes() == [(0, 0.5), (1, 0.5)]
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 1) == "dealer 1"
+    state.apply_action(1)
+    for i in range(21):  # ten cards each from the non-dealer on, then the upcard (R-GIN-02)
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 52 - i and all(p == pytest.approx(1 / (52 - i)) for _, p in outcomes)
+        assert [o for o, _ in outcomes] == [c for c in range(52) if c >= i]  # cards 0..i-1 are dealt
+        assert state.action_to_string(pyspiel.PlayerId.CHANCE, i) == card_str(i)
+        state.apply_action(i)
+    engine = state.engine
+    assert not state.is_chance_node() and state.current_player() == 0  # the non-dealer is offered the upcard
+    assert engine.hands[0] == sum(1 << c for c in range(0, 20, 2)) and engine.discard == [20]
+    assert engine.initial_deck[:21] == list(range(21)) and engine.initial_dealer == 1
+    assert sorted(engine.stock) == list(range(21, 52))
+
+
+def test_a_stock_draw_is_a_decision_then_a_chance_node_over_the_unseen_cards():
+    game = load("gin_rummy")
+    state = game.new_initial_state()
+    for outcome in [1, *range(21)]:
+        state.apply_action(outcome)
+    state.apply_action(PASS)
+    assert state.current_player() == 1
+    state.apply_action(PASS)  # both passed: the non-dealer draws from the stock (R-GIN-03)
+    assert state.is_chance_node()
+    assert state.chance_outcomes() == [(c, pytest.approx(1 / 31)) for c in range(21, 52)]
+    state.apply_action(40)
+    assert state.current_player() == 0 and state.engine.hands[0] >> 40 & 1
+    assert state.engine.initial_deck[21] == 40  # the deck record holds the drawn card next after the upcard
+    assert "draw " + card_str(40) in state.information_state_string(0)
+    assert card_str(40) not in state.information_state_string(1)
+    assert state.history() == [1, *range(21), PASS, PASS, 40]
+    state.apply_action(40)  # discard it
+    state.apply_action(DRAW_STOCK)
+    assert [o for o, _ in state.chance_outcomes()] == [c for c in range(21, 52) if c != 40]
+
+
+def test_rummikub_outcomes_are_tile_types_as_likely_as_their_counts():
+    state = load("rummikub").new_initial_state()
+    state.apply_action(0)  # first player
+    for t in [0, 0, 52]:  # two R1 and a joker to the racks
+        state.apply_action(t)
+    outcomes = dict(state.chance_outcomes())
+    assert 0 not in outcomes and outcomes[52] == pytest.approx(1 / 103) and outcomes[1] == pytest.approx(2 / 103)
+    assert sum(outcomes.values()) == pytest.approx(1.0)
+
+
+def test_crazy_rummy_draws_its_wild_rank_by_chance_unless_fixed():
+    state = load("crazy_rummy").new_initial_state()
+    state.apply_action(2)  # dealer
+    assert state.chance_outcomes() == [(r, pytest.approx(1 / 13)) for r in range(13)]
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 6) == "wild rank 7"
+    state.apply_action(6)
+    for card in range(22):
+        state.apply_action(card)
+    assert state.engine.round == 7 and state.engine.dealer == 2 and state.current_player() == 0
+    fixed = load("crazy_rummy", wild_rank=3).new_initial_state()
+    fixed.apply_action(0)
+    assert len(fixed.chance_outcomes()) == 52  # the deal begins at once
+
+
+def test_later_hands_of_a_game_are_dealt_by_chance_nodes():
+    game = load("gin_rummy", episode="game", reward="score", target_score=30)
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    random_play(state, rng, until=lambda s: s.engine is not None and s.engine.hands_played == 1)
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 52  # the next hand's first card
+    dealer = state.engine.dealer
+    for card in range(21):
+        state.apply_action(card)
+    engine = state.engine
+    assert engine.hand_decks[-1][:21] == list(range(21)) and engine.dealer == dealer
+    assert engine.hands[1 - dealer] == sum(1 << c for c in range(0, 20, 2))
+    assert "hand 2" in state.information_state_string(0)
+
+
+# ------------------------------------------------------------ OpenSpiel's tests
+SIM_CONFIGS = [
+    ("rummy", {}),
+    *[("rummy", {"num_players": n, "max_turns": 60}) for n in (3, 4, 5, 6)],
+    ("rummy", {"episode": "game", "reward": "score", "target_score": 15, "reshuffle": "whole_pile"}),
+    ("gin_rummy", {}),
+    ("gin_rummy", {"episode": "game", "reward": "score", "target_score": 20, "knock_limit": 40, "game_bonuses": True}),
+    ("gin_rummy", {"oklahoma": True, "big_gin": False}),
+    ("crazy_rummy", {}),
+    *[("crazy_rummy", {"num_players": n, "max_turns": 40}) for n in (4, 5, 6)],
+    ("crazy_rummy", {"num_players": 6, "episode": "game", "reward": "score", "max_turns": 20}),
+    ("rummikub", {"max_turns": 200}),
+    *[("rummikub", {"num_players": n, "max_turns": 60}) for n in (3, 4)],
+    ("rummikub", {"episode": "game", "reward": "score", "target_score": 40, "max_turns": 40}),
+]
+
+
+@pytest.mark.parametrize("variant, params", SIM_CONFIGS)
+def test_openspiel_random_sim_test(variant, params):
+    pyspiel.random_sim_test(load(variant, **params), num_sims=1, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_serialize_and_clone_continue_the_same_game(variant):
+    game = load(variant, max_turns=40)
+    state = random_play(game.new_initial_state(), np.random.default_rng(2), until=lambda s: len(s.history()) > 80)
+    copies = [game.deserialize_state(state.serialize()), state.clone()]
+    for other in copies:
+        assert str(other) == str(state) and other.history() == state.history()
+    ends = [random_play(s, np.random.default_rng(9)) for s in [state, *copies]]
+    assert len({(str(s), tuple(s.history()), tuple(s.returns())) for s in ends}) == 1
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_ismcts_and_mcts_bots_play_whole_games_against_random(variant):
+    game = load(variant, max_turns=12)
+    rng = np.random.RandomState(3)
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    bots = [
+        ismcts.ISMCTSBot(game, evaluator, 2.0, 4, random_state=rng),
+        mcts.MCTSBot(game, 2.0, 4, evaluator, random_state=rng),
+    ]
+    for k, bot in enumerate(bots):
+        state, decisions = play_bot(game, bot, seed=k, bot_seat=k % game.num_players())
+        assert state.is_terminal() and decisions > 0
+        assert sum(state.returns()) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_rl_environment_episodes_with_random_agents(variant):
+    game = load(variant, max_turns=30, reward="score")
+    env = rl_environment.Environment(game, seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(2):
+        step = env.reset()
+        totals = np.zeros(game.num_players())
+        while not step.last():
+            player = step.observations["current_player"]
+            assert len(step.observations["info_state"][player]) == game.information_state_tensor_size()
+            legal = step.observations["legal_actions"][player]
+            step = env.step([int(rng.choice(legal))])
+            totals += step.rewards
+        assert totals.tolist() == pytest.approx(env.get_state.returns())
+        assert sum(totals) == pytest.approx(0.0)
+
+
+def test_chance_sampling_is_the_same_game_for_the_same_seed():
+    game = load("rummy", num_players=3, max_turns=30)
+    ends = [random_play(game.new_initial_state(), np.random.default_rng(8)) for _ in range(2)]
+    assert ends[0].history() == ends[1].history() and ends[0].returns() == ends[1].returns()
+    other = random_play(game.new_initial_state(), np.random.default_rng(9))
+    assert other.history() != ends[0].history()
+    assert sample_chance(game.new_initial_state(), np.random.default_rng(0)) in range(3)
