@@ -39,6 +39,8 @@ def ismcts_game(game: pyspiel.Game, simulations: int, seed: int) -> tuple[int, i
     rng = np.random.default_rng(seed)
     search_rng = np.random.RandomState(seed)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, search_rng), 2.0, simulations, random_state=search_rng)
+    sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)  # the bot's own sampler is not seeded
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
     state = game.new_initial_state()
     mine = total = 0
     while not state.is_terminal():

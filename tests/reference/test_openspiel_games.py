@@ -205,6 +205,8 @@ def test_ismcts_and_mcts_bots_play_whole_games_against_random(variant):
         ismcts.ISMCTSBot(game, evaluator, 2.0, 4, random_state=rng),
         mcts.MCTSBot(game, 2.0, 4, evaluator, random_state=rng),
     ]
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)  # the bot's own sampler is not seeded
+    bots[0].set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
     for k, bot in enumerate(bots):
         state, decisions = play_bot(game, bot, seed=k, bot_seat=k % game.num_players())
         assert state.is_terminal() and decisions > 0
