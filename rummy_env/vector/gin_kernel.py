@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from rummy_env.vector.bits import U0, U1, below, bit, count_bits, has, kth_set_bit, set_plane, shuffle_into, write_mask
+from rummy_env.vector.bits import U0, U1, below, bit, count_bits, kth_set_bit, set_plane, shuffle_into, write_mask
 from rummy_env.vector.deadwood_kernel import deadwood, knock_discards, showdown
 
 # ints columns
@@ -333,15 +333,3 @@ def step_serial(*args):
 def step_parallel(*args):
     for i in prange(args[0].shape[0]):
         step_one(i, *args)
-
-
-@njit(cache=True)
-def illegal_kernel(ints, legal, actions, num_actions):
-    """Index of the first live game whose action is not a legal id, or -1."""
-    for i in range(ints.shape[0]):
-        if ints[i, ENDED] != LIVE:
-            continue
-        a = actions[i]
-        if a < 0 or a >= num_actions or not has(legal[i, a >> 6], a & 63):
-            return i
-    return -1

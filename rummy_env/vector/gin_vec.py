@@ -10,6 +10,7 @@ import numpy as np
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector.batch import Batch, VecBase
+from rummy_env.vector.bits import first_illegal
 
 
 class KernelVec(VecBase):
@@ -93,7 +94,7 @@ class GinRummyVec(KernelVec):
         )  # fmt: skip
 
     def _illegal_game(self, actions: np.ndarray) -> int:
-        return int(k.illegal_kernel(self._ints, self._legal, actions, self.num_actions))
+        return int(first_illegal(self._ints[:, k.ENDED], self._legal, actions, self.num_actions))
 
     def _step(self, actions: np.ndarray, random: bool, out: Batch) -> None:
         kernel = k.step_parallel if self._parallel() else k.step_serial
