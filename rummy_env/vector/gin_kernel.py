@@ -333,3 +333,29 @@ def step_serial(*args):
 def step_parallel(*args):
     for i in prange(args[0].shape[0]):
         step_one(i, *args)
+
+
+@njit(cache=True)
+def opponents_one(i, seat, ints, masks, pile, legal, decks, action_rng, cfg, obs, mask, current, rewards, term, trunc):
+    """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
+    the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
+    rewards added (``VecBase.step_opponents``)."""
+    if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
+        return
+    while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
+        action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
+        apply(i, action, ints, masks, pile, decks, rewards, cfg)
+        compute_legal(i, ints, masks, legal, cfg)
+    _write_step(i, seat, ints, masks, pile, legal, obs, mask, current, term, trunc)
+
+
+@njit(cache=True)
+def opponents_serial(seats, *args):
+    for i in range(seats.shape[0]):
+        opponents_one(i, seats[i], *args)
+
+
+@njit(parallel=True, cache=True)
+def opponents_parallel(seats, *args):
+    for i in prange(seats.shape[0]):
+        opponents_one(i, seats[i], *args)

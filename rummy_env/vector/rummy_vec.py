@@ -90,3 +90,10 @@ class RummyVec(KernelVec):
 
     def _step_random_games(self, out: Batch) -> None:
         self._step(self._no_actions, True, out)
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        kernel = k.opponents_parallel if self._parallel() else k.opponents_serial
+        kernel(
+            seats, self._ints, self._masks, self._stock, self._pile, self._legal, self._action_rng, self._cfg,
+            *out[:3], out.rewards, out.terminated, out.truncated,
+        )  # fmt: skip
