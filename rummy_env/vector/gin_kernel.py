@@ -311,9 +311,9 @@ def step_one(
     _write_step(i, viewer, ints, masks, pile, legal, obs, mask, current, term, trunc)
 
 
-@njit(cache=True)
-def reset_serial(*args):
-    for i in range(args[0].shape[0]):
+@njit(nogil=True, cache=True)
+def reset_range(lo, hi, *args):
+    for i in range(lo, hi):
         reset_one(i, *args)
 
 
@@ -323,9 +323,9 @@ def reset_parallel(*args):
         reset_one(i, *args)
 
 
-@njit(cache=True)
-def step_serial(*args):
-    for i in range(args[0].shape[0]):
+@njit(nogil=True, cache=True)
+def step_range(lo, hi, *args):
+    for i in range(lo, hi):
         step_one(i, *args)
 
 
@@ -336,7 +336,9 @@ def step_parallel(*args):
 
 
 @njit(cache=True)
-def opponents_one(i, seat, ints, masks, pile, legal, decks, action_rng, cfg, obs, mask, current, rewards, term, trunc):
+def opponents_one(
+    i, seat, ints, masks, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
+):
     """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
     the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
     rewards added (``VecBase.step_opponents``)."""
@@ -349,9 +351,9 @@ def opponents_one(i, seat, ints, masks, pile, legal, decks, action_rng, cfg, obs
     _write_step(i, seat, ints, masks, pile, legal, obs, mask, current, term, trunc)
 
 
-@njit(cache=True)
-def opponents_serial(seats, *args):
-    for i in range(seats.shape[0]):
+@njit(nogil=True, cache=True)
+def opponents_range(lo, hi, seats, *args):
+    for i in range(lo, hi):
         opponents_one(i, seats[i], *args)
 
 

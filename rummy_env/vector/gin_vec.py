@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -14,21 +15,93 @@ from rummy_env.vector.bits import first_illegal
 
 
 class KernelVec(VecBase):
-    """The part of a compiled batch every variant shares: the thread count around each
-    kernel call, and the illegal-action check before any game moves."""
+    """What the compiled batches share: the kernel module's drivers and the threads.
 
+    A kernel module has, per entry point (``reset``, ``step``, ``opponents``), a
+    ``<name>_range(lo, hi, *args)`` driver (serial over games ``lo..hi-1``, compiled
+    ``nogil``) and a ``<name>_parallel(*args)`` driver (numba ``prange`` over all
+    games).  ``backend="threads"`` (default) runs the range driver on ``threads_used()``
+    Python threads, one slice of games each: they never wait for one another, which
+    keeps a loaded machine's throughput.  ``backend="prange"`` calls the ``prange``
+    driver (numba's OpenMP or TBB pool, whose spinning barrier wastes time when other
+    processes hold the cores).
+    """
+
+    kernel: Any = None  #: the variant's kernel module
     #: below this many games per thread, a call runs on the calling thread alone (a
-    #: parallel loop's start-up costs more than it saves; on a loaded machine much more)
+    #: parallel call's start-up costs more than it saves)
     games_per_thread = 128
 
-    def _parallel(self) -> bool:
-        """Whether the next kernel call runs on several threads (and set their number)."""
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        if backend not in ("threads", "prange"):
+            raise ValueError(f"backend={backend!r}: use 'threads' (nogil worker threads) or 'prange'")
+        super().__init__(num_envs, seed, num_threads, **env_options)
+        self.backend = backend
+        self._pool: ThreadPoolExecutor | None = None
+
+    def threads_used(self) -> int:
+        """Threads a kernel call runs on: ``num_threads`` (None: numba's default),
+        at most ``NUMBA_NUM_THREADS`` and one per ``games_per_thread`` games."""
         threads = numba.config.NUMBA_NUM_THREADS if self.num_threads is None else self.num_threads
-        threads = min(threads, numba.config.NUMBA_NUM_THREADS, self.num_envs // self.games_per_thread)
+        return max(1, min(threads, numba.config.NUMBA_NUM_THREADS, self.num_envs // self.games_per_thread))
+
+    def _call(self, name: str, *args: Any) -> None:
+        """Run entry point ``name`` of the kernel module over every game."""
+        n, threads = self.num_envs, self.threads_used()
+        ranged = getattr(self.kernel, f"{name}_range")
         if threads < 2:
-            return False
-        numba.set_num_threads(threads)
-        return True
+            ranged(0, n, *args)
+        elif self.backend == "prange":
+            numba.set_num_threads(threads)
+            getattr(self.kernel, f"{name}_parallel")(*args)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(threads, thread_name_prefix="rummy-vec")
+            jobs = [self._pool.submit(ranged, n * t // threads, n * (t + 1) // threads, *args) for t in range(threads)]
+            for job in jobs:
+                job.result()
+
+    def close(self) -> None:
+        """Stop the worker threads (they also stop with the interpreter)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
+        self._call("step", *self._state_args(), actions, False, self._deal_rng, self._action_rng, self._cfg, *out)
+
+    def _step_random_games(self, out: Batch) -> None:
+        self._call(
+            "step", *self._state_args(), self._no_actions, True, self._deal_rng, self._action_rng, self._cfg, *out
+        )
+
+    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
+        if given.any():
+            self._decks[:] = decks
+        self._dealers[:] = dealers
+        self._call("reset", *self._state_args(), given, self._deal_rng, self._cfg, *out)
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        self._call("opponents", seats, *self._state_args(), self._action_rng, self._cfg, *out)
+
+    def _illegal_game(self, actions: np.ndarray) -> int:
+        return int(first_illegal(self._ints[:, self.kernel.ENDED], self._legal, actions, self.num_actions))
+
+    def _state_args(self) -> tuple:
+        """The state arrays in the kernel's argument order, ending with decks, dealers."""
+        raise NotImplementedError
+
+    def state_bytes_per_game(self) -> int:
+        """Bytes of simulator state per game (the output buffers not included)."""
+        arrays = (*self._state_args(), self._deal_rng, self._action_rng)
+        return sum(a.nbytes for a in arrays) // self.num_envs
 
 
 class GinRummyVec(KernelVec):
@@ -42,8 +115,9 @@ class GinRummyVec(KernelVec):
     Args:
         num_envs: games, >= 1.
         seed: int >= 0.
-        num_threads: numba threads for the kernels (at most ``NUMBA_NUM_THREADS``);
-            None: numba's default (all cores).
+        num_threads: threads for the kernels (at most ``NUMBA_NUM_THREADS``, one per
+            128 games); None: numba's default (all cores).
+        backend: ``"threads"`` or ``"prange"`` (see :class:`KernelVec`).
         **env_options: ``gin_rummy_v0.env`` options; ``episode="hand"`` only.
 
     Raises:
@@ -52,9 +126,17 @@ class GinRummyVec(KernelVec):
 
     variant = "gin_rummy_v0"
     raw_env = gin_raw_env
+    kernel = k
 
-    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
-        super().__init__(num_envs, seed, num_threads, **env_options)
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
         n, c = self.num_envs, self.config
         self._ints = np.zeros((n, k.NUM_INTS), np.int32)
         self._masks = np.zeros((n, k.NUM_MASKS), np.uint64)
@@ -78,40 +160,5 @@ class GinRummyVec(KernelVec):
         """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, 2)``."""
         return self._ints[:, k.SCORE : k.SCORE + 2].astype(np.int64)
 
-    def state_bytes_per_game(self) -> int:
-        """Bytes of simulator state per game (the output buffers not included)."""
-        arrays = (self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers)
-        return sum(a.nbytes for a in arrays) // self.num_envs + 16  # + the two random streams
-
-    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
-        if given.any():
-            self._decks[:] = decks
-        self._dealers[:] = dealers
-        kernel = k.reset_parallel if self._parallel() else k.reset_serial
-        kernel(
-            self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers, given, self._deal_rng,
-            self._cfg, *out[:3], out.rewards, out.terminated, out.truncated,
-        )  # fmt: skip
-
-    def _illegal_game(self, actions: np.ndarray) -> int:
-        return int(first_illegal(self._ints[:, k.ENDED], self._legal, actions, self.num_actions))
-
-    def _step(self, actions: np.ndarray, random: bool, out: Batch) -> None:
-        kernel = k.step_parallel if self._parallel() else k.step_serial
-        kernel(
-            self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers, actions, random,
-            self._deal_rng, self._action_rng, self._cfg, *out[:3], out.rewards, out.terminated, out.truncated,
-        )  # fmt: skip
-
-    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
-        self._step(actions, False, out)
-
-    def _step_random_games(self, out: Batch) -> None:
-        self._step(self._no_actions, True, out)
-
-    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
-        kernel = k.opponents_parallel if self._parallel() else k.opponents_serial
-        kernel(
-            seats, self._ints, self._masks, self._pile, self._legal, self._decks, self._action_rng, self._cfg,
-            *out[:3], out.rewards, out.terminated, out.truncated,
-        )  # fmt: skip
+    def _state_args(self) -> tuple:
+        return self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers

@@ -8,8 +8,6 @@ import numpy as np
 
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
 from rummy_env.vector import rummy_kernel as k
-from rummy_env.vector.batch import Batch
-from rummy_env.vector.bits import first_illegal
 from rummy_env.vector.gin_vec import KernelVec
 
 
@@ -24,7 +22,8 @@ class RummyVec(KernelVec):
     Args:
         num_envs: games, >= 1.
         seed: int >= 0.
-        num_threads: numba threads for the kernels; None: numba's default.
+        num_threads: threads for the kernels; None: numba's default.
+        backend: ``"threads"`` or ``"prange"`` (see ``gin_vec.KernelVec``).
         **env_options: ``rummy_v0.env`` options (``num_players`` 2..6, ``ace_high``,
             ``reshuffle``, ``max_turns``, ``reward``, ...); ``episode="hand"`` only.
 
@@ -34,9 +33,17 @@ class RummyVec(KernelVec):
 
     variant = "rummy_v0"
     raw_env = rummy_raw_env
+    kernel = k
 
-    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
-        super().__init__(num_envs, seed, num_threads, **env_options)
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
         n, c = self.num_envs, self.config
         self._ints = np.zeros((n, k.NUM_INTS), np.int32)
         self._masks = np.zeros((n, k.NUM_MASKS), np.uint64)
@@ -59,41 +66,5 @@ class RummyVec(KernelVec):
         """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, num_players)``."""
         return self._ints[:, k.SCORE : k.SCORE + self.num_players].astype(np.int64)
 
-    def state_bytes_per_game(self) -> int:
-        """Bytes of simulator state per game (the output buffers not included)."""
-        arrays = (self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers)
-        return sum(a.nbytes for a in arrays) // self.num_envs + 16  # + the two random streams
-
-    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
-        if given.any():
-            self._decks[:] = decks
-        self._dealers[:] = dealers
-        kernel = k.reset_parallel if self._parallel() else k.reset_serial
-        kernel(
-            self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers, given,
-            self._deal_rng, self._cfg, *out[:3], out.rewards, out.terminated, out.truncated,
-        )  # fmt: skip
-
-    def _illegal_game(self, actions: np.ndarray) -> int:
-        return int(first_illegal(self._ints[:, k.ENDED], self._legal, actions, self.num_actions))
-
-    def _step(self, actions: np.ndarray, random: bool, out: Batch) -> None:
-        kernel = k.step_parallel if self._parallel() else k.step_serial
-        kernel(
-            self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers, actions,
-            random, self._deal_rng, self._action_rng, self._cfg, *out[:3], out.rewards, out.terminated,
-            out.truncated,
-        )  # fmt: skip
-
-    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
-        self._step(actions, False, out)
-
-    def _step_random_games(self, out: Batch) -> None:
-        self._step(self._no_actions, True, out)
-
-    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
-        kernel = k.opponents_parallel if self._parallel() else k.opponents_serial
-        kernel(
-            seats, self._ints, self._masks, self._stock, self._pile, self._legal, self._action_rng, self._cfg,
-            *out[:3], out.rewards, out.terminated, out.truncated,
-        )  # fmt: skip
+    def _state_args(self) -> tuple:
+        return self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers

@@ -134,3 +134,20 @@ def test_the_compiled_engines_name_the_missing_extra_without_numba():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert "pip install 'rummy-env[fast]'" in out.stdout and "ReferenceGinRummyVec" in out.stdout
+
+
+@pytest.mark.parametrize(("cls", "options"), [(GinRummyVec, {}), (RummyVec, {"num_players": 4})])
+@pytest.mark.parametrize("backend", ["threads", "prange"])
+def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
+    one = cls(512, seed=21, num_threads=1, **options)
+    two = cls(512, seed=21, num_threads=2, backend=backend, **options)
+    assert one.threads_used() == 1 and two.threads_used() == 2
+    for a, b in zip(run_random(one, 60), run_random(two, 60), strict=True):
+        for u, v in zip(a, b, strict=True):
+            np.testing.assert_array_equal(u, v)
+    seats = np.arange(512) % one.num_players
+    for u, v in zip(one.step_opponents(seats), two.step_opponents(seats), strict=True):
+        np.testing.assert_array_equal(u, v)
+    two.close()
+    with pytest.raises(ValueError, match="backend='gpu'"):
+        cls(2, backend="gpu", **options)
