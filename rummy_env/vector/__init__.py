@@ -14,9 +14,10 @@ share their API, their seeding and their random streams (``rummy_env.vector.batc
 Design (one architecture for every variant).  A variant is a kernel module of plain
 numba functions over struct-of-arrays state -- an ``int32`` matrix of named scalar
 columns, a ``uint64`` matrix of named bitmask columns, a few ``int8`` card stacks,
-the legal-action bits as ``uint64`` words -- with a per-game ``reset_one`` /
-``step_one`` and serial / ``prange`` drivers, plus a small ``KernelVec`` subclass
-that allocates the arrays and fills the config vector.  Everything else (options,
+the legal-action bits as ``uint64`` words -- with per-game ``reset_one`` /
+``step_one`` / ``opponents_one`` functions and their drivers (``*_range``, serial and
+``nogil`` for worker threads; ``*_parallel``, numba ``prange``), plus a small
+``gin_vec.KernelVec`` subclass that allocates the arrays and fills the config vector.  Everything else (options,
 layout, seeding, recorded deals, output buffers, argument checks, autoreset) is
 ``batch.VecBase``.  Crazy Rummy fits as is: its wild rank and the wild cards standing
 in table melds are more columns (a represented-card -> wild map is a 52-entry

@@ -106,7 +106,7 @@ def empty_batch(num_envs: int, observation_size: int, num_actions: int, num_play
 
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` otherwise."""
-    return check_int(name, value, low, high).__int__()
+    return int(check_int(name, value, low, high))
 
 
 class VecBase:
