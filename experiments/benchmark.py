@@ -4,6 +4,7 @@
     python -m experiments.benchmark --variant rummy --seconds 20 --env-option num_players=4
 
     python -m experiments.benchmark --variant gin_rummy --compare   # vs OpenSpiel and RLCard
+    python -m experiments.benchmark --vector --seconds 3            # the batched engines (bench_vector)
 
 Random legal play through ``<variant>.env()`` (PettingZoo's wrapper chain included):
 at every decision the acting agent's observation and action mask are read with
@@ -348,6 +349,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --variant gin_rummy: also measure OpenSpiel's and RLCard's Gin Rummy (bench extra)",
     )
     p.add_argument(
+        "--vector",
+        action="store_true",
+        help="the batched engines (rummy_env.vector, gin_rummy and rummy) over num_envs and threads, "
+        "side by side with env(): see experiments.bench_vector",
+    )
+    p.add_argument(
         "--hands",
         type=int,
         default=100,
@@ -363,6 +370,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"--seconds must be a positive number, got {args.seconds}")
     if args.hands <= 0:
         p.error(f"--hands must be a positive integer, got {args.hands}")
+    if args.vector:
+        from experiments import bench_vector
+
+        forward = ["--seconds", str(args.seconds), "--seed", str(args.seed)]
+        if args.variant != "all":
+            forward += ["--variant", args.variant.removesuffix("_v0")]
+        return bench_vector.main(forward + [f"--env-option={o}" for o in args.env_option])
     try:
         variants = list(rummy_env.VARIANTS) if args.variant == "all" else [variant_name(args.variant)]
         options = parse_env_options(args.env_option)

@@ -1,0 +1,171 @@
+"""Speed of the batched engines (``rummy_env.vector``), side by side with ``env()``.
+
+    python -m experiments.benchmark --vector --seconds 3
+    python -m experiments.bench_vector --seconds 3 --num-envs 1024 8192 --threads 2
+
+Random legal play with ``vec.step_random()``: every step draws the actions inside the
+kernel and writes every game's observation (float32) and action mask (int8), as an RL
+rollout reads them.  Counted: decisions, i.e. game steps that applied an action (the
+autoreset steps that deal a new hand are not counted, their time is).  Reported per
+row: decisions per second of wall time, decisions per CPU second (all threads'), the
+ratio to ``env()`` measured in the same run, the reset cost per game (``vec.reset()``
+of the whole batch, divided) and the memory per game (simulator state plus the output
+batch).  On a shared machine the wall-clock figures are lower bounds; the CPU-second
+figure says what one quiet core does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+
+from experiments.benchmark import measure_env
+from experiments.common import parse_env_options
+
+VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec"}
+
+
+def vec_class(variant: str) -> Any:
+    """The batched engine of ``"gin_rummy"`` or ``"rummy"``.
+
+    Raises:
+        ValueError: another variant.
+    """
+    name = VARIANTS.get(variant.removesuffix("_v0"))
+    if name is None:
+        raise ValueError(f"no batched engine for {variant!r}: use one of {', '.join(VARIANTS)}")
+    import rummy_env.vector
+
+    return getattr(rummy_env.vector, name)
+
+
+def measure_vector(
+    variant: str, num_envs: int, threads: int, seconds: float, seed: int = 0, options: dict | None = None
+) -> dict[str, float]:
+    """Random legal play in a batch of ``num_envs`` games for about ``seconds``.
+
+    Returns:
+        dict with ``decisions_per_s`` (wall), ``decisions_per_cpu_s``, ``episodes``,
+        ``threads`` (used: a batch below 128 games per thread runs serially),
+        ``reset_us_per_game`` and ``bytes_per_game``.
+    """
+    vec = vec_class(variant)(num_envs, seed=seed, num_threads=threads, **(options or {}))
+    batch = vec.reset()
+    for _ in range(3):  # compiled already (cache); touch the buffers
+        batch = vec.step_random()
+    pending = batch.terminated | batch.truncated
+    decisions = episodes = 0
+    calls = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    while True:
+        batch = vec.step_random()
+        decisions += num_envs - int(pending.sum())
+        pending = batch.terminated | batch.truncated
+        episodes += int(pending.sum())
+        calls += 1
+        if calls % 8 == 0 and time.perf_counter() - wall >= seconds:
+            break
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    resets = max(3, 20000 // num_envs)
+    t0 = time.perf_counter()
+    for _ in range(resets):
+        vec.reset()
+    reset_us = (time.perf_counter() - t0) / resets / num_envs * 1e6
+    out_bytes = sum(a.nbytes for a in batch) // num_envs
+    return {
+        "decisions_per_s": decisions / wall,
+        "decisions_per_cpu_s": decisions / max(cpu, 1e-9),
+        "episodes": episodes,
+        "threads": vec.threads_used(),
+        "reset_us_per_game": reset_us,
+        "bytes_per_game": vec.state_bytes_per_game() + out_bytes,
+    }
+
+
+def run(
+    variants: Sequence[str],
+    num_envs: Sequence[int],
+    threads: Sequence[int],
+    seconds: float,
+    seed: int = 0,
+    env_seconds: float | None = None,
+) -> list[dict[str, Any]]:
+    """The table rows: per variant, ``env()`` then every (num_envs, threads) batch."""
+    rows = []
+    for variant in variants:
+        module = __import__(f"rummy_env.{variant}_v0", fromlist=["env"])
+        ref = measure_env(lambda module=module: module.env(), env_seconds or seconds, seed)
+        rows.append(
+            {
+                "variant": variant,
+                "engine": "env()",
+                "num_envs": 1,
+                "threads": 1,
+                "decisions_per_s": ref["steps_per_s"],
+                "decisions_per_cpu_s": float("nan"),
+                "vs_env": 1.0,
+                "reset_us_per_game": ref["reset_us"],
+                "bytes_per_game": float("nan"),
+            }
+        )
+        for n in num_envs:
+            for t in threads:
+                r = measure_vector(variant, n, t, seconds, seed)
+                rows.append(
+                    {
+                        "variant": variant,
+                        "engine": VARIANTS[variant],
+                        "num_envs": n,
+                        **r,
+                        "vs_env": r["decisions_per_s"] / ref["steps_per_s"],
+                    }
+                )
+    return rows
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table."""
+    out = [
+        "| variant | engine | num_envs | threads | decisions/s (wall) | decisions/CPU-s | x env() "
+        "| reset us/game | bytes/game |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cpu = "" if np.isnan(r["decisions_per_cpu_s"]) else f"{r['decisions_per_cpu_s']:,.0f}"
+        mem = "" if np.isnan(r["bytes_per_game"]) else f"{r['bytes_per_game']:,.0f}"
+        out.append(
+            f"| {r['variant']} | {r['engine']} | {r['num_envs']} | {r['threads']} | {r['decisions_per_s']:,.0f} "
+            f"| {cpu} | {r['vs_env']:.1f} | {r['reset_us_per_game']:.2f} | {mem} |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.bench_vector", description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    p.add_argument("--num-envs", nargs="+", type=int, default=[1, 64, 1024, 8192])
+    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    p.add_argument("--seconds", type=float, default=3.0, help="seconds of play per row (default: 3)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.seconds <= 0 or min(args.num_envs) < 1 or min(args.threads) < 1:
+        p.error("--seconds, --num-envs and --threads must be positive")
+    if parse_env_options(args.env_option):
+        p.error("--vector measures the default options (num_players=2 for rummy)")
+    print(
+        f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads available; "
+        f"{args.seconds:g} s of random legal play per row, observation and mask written every step"
+    )
+    print(format_table(run(args.variant, args.num_envs, args.threads, args.seconds, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

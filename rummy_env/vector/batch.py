@@ -1,0 +1,382 @@
+"""The batch API every batched engine shares: :class:`Batch`, seeding, argument checks.
+
+:class:`VecBase` holds what does not depend on how games are simulated: the options
+(validated by the variant's ``raw_env``, so a batched engine takes exactly the env's
+options), the observation layout, the per-game random streams, the recorded deals,
+the output buffers and every argument check.  A simulator subclasses it and writes
+five methods: ``_reset_games``, ``_step_games``, ``_step_random_games``,
+``_step_opponents_games`` and ``_illegal_game``; the pure-Python reference (``vector.reference``) and the numba
+kernels (``vector.gin_vec``, ``vector.rummy_vec``) are such subclasses, so their
+public API is one and the same.
+
+Random streams.  Game ``i`` owns two splitmix64 generators (64-bit states in
+``uint64`` arrays): one for its deals (Fisher-Yates shuffle of the 52 card ids, then
+the dealer ``next() % num_players``) and one for the random actions of
+``step_random`` (the ``next() % k``-th legal action id, ascending).  They are seeded
+from ``(seed, i)`` alone, so the same seed gives the same deals and the same random
+games in every implementation, whatever the thread count.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
+from rummy_env.games.options import check_int
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
+
+
+def mix64(z: int) -> int:
+    """The splitmix64 finaliser of a 64-bit int (Python ints, reference arithmetic)."""
+    z &= MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def next64(state: np.ndarray, i: int) -> int:
+    """Advance generator ``state[i]`` (a ``uint64`` array) and return its next output."""
+    s = (int(state[i]) + GOLDEN) & MASK64
+    state[i] = s
+    return mix64(s)
+
+
+def draw_deck(state: np.ndarray, i: int) -> list[int]:
+    """A shuffled deck from generator ``state[i]``: 52 card ids, top first (Fisher-Yates,
+    ``j = next() % (k + 1)`` for ``k = 51 .. 1``)."""
+    deck = list(range(NUM_CARDS))
+    for k in range(NUM_CARDS - 1, 0, -1):
+        j = next64(state, i) % (k + 1)
+        deck[k], deck[j] = deck[j], deck[k]
+    return deck
+
+
+def draw_dealer(state: np.ndarray, i: int, num_players: int) -> int:
+    """A dealer seat from generator ``state[i]`` (drawn after the deck)."""
+    return next64(state, i) % num_players
+
+
+def seed_streams(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The initial (deal, action) generator states of ``num_envs`` games, ``uint64``."""
+    deal = np.array([mix64(seed + mix64(2 * i + 1)) for i in range(num_envs)], dtype=np.uint64)
+    act = np.array([mix64(seed + mix64(2 * i + 2)) for i in range(num_envs)], dtype=np.uint64)
+    return deal, act
+
+
+class Batch(NamedTuple):
+    """One step of every game of a batch (arrays, game index first).
+
+    Attributes:
+        observation: float32 ``(num_envs, observation_size)``: the observation of
+            ``current_player``, in exactly the layout of
+            ``env().observe(agent)["observation"]``.
+        action_mask: int8 ``(num_envs, num_actions)``: 1 at the legal action ids of
+            ``current_player``; all 0 in a game whose episode just ended.
+        current_player: int64 ``(num_envs,)``: the seat to act; in a game whose
+            episode just ended, the seat that made the last move (whose view
+            ``observation`` is).
+        rewards: float32 ``(num_envs, num_players)``: every seat's reward for this step
+            (what ``env().rewards`` holds after it).
+        terminated, truncated: bool ``(num_envs,)``: the episode ended in this step.
+    """
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
+def empty_batch(num_envs: int, observation_size: int, num_actions: int, num_players: int) -> Batch:
+    """A :class:`Batch` of zeroed arrays of the given sizes (for ``out=``)."""
+    return Batch(
+        np.zeros((num_envs, observation_size), np.float32),
+        np.zeros((num_envs, num_actions), np.int8),
+        np.zeros(num_envs, np.int64),
+        np.zeros((num_envs, num_players), np.float32),
+        np.zeros(num_envs, np.bool_),
+        np.zeros(num_envs, np.bool_),
+    )
+
+
+def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` otherwise."""
+    return int(check_int(name, value, low, high))
+
+
+class VecBase:
+    """The batch API (see the module docstring); variants set the class attributes.
+
+    Args:
+        num_envs: games in the batch, >= 1.
+        seed: int >= 0; game ``i``'s deals and random actions come from ``(seed, i)``.
+        num_threads: threads of the kernels (None: numba's default); the reference
+            accepts and ignores it.
+        **env_options: the variant's ``env()`` options (``render_mode`` excluded).
+
+    Raises:
+        ValueError: a bad argument or option; ``episode="game"``, which is not supported
+            yet (the issue-10 rules for a hand reaching ``max_turns`` inside a game are
+            in flux).
+    """
+
+    variant = ""  #: the env module, e.g. ``"gin_rummy_v0"``
+    raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
+
+    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
+        self.num_envs = check_int_arg("num_envs", num_envs, 1)
+        self.seed = check_int_arg("seed", seed, 0)
+        if num_threads is not None:
+            num_threads = check_int_arg("num_threads", num_threads, 1)
+        self.num_threads = num_threads
+        if "render_mode" in env_options:
+            raise ValueError("option render_mode is not an option of a batched engine: it renders nothing")
+        env = self.raw_env(**env_options)  # validates the options exactly as env() does
+        self.config = env.game.config
+        if self.config.episode != "hand":
+            raise ValueError(
+                f"option episode={self.config.episode!r} is not supported by rummy_env.vector yet: "
+                "batched engines play episode='hand' (one hand per episode)"
+            )
+        self.env_options = dict(env_options)
+        self.layout = env.layout
+        self.observation_size = env.layout.size
+        self.num_actions = env.num_actions
+        self.num_players = env.game.num_players
+        self.action_to_string = env.action_to_string
+        n = self.num_envs
+        self._deal_rng, self._action_rng = seed_streams(self.seed, n)
+        self._decks = np.zeros((n, NUM_CARDS), np.int8)  # each game's current deck, top first
+        self._dealers = np.zeros(n, np.int8)
+        self._done = np.zeros(n, np.bool_)  # the episode ended at the last step: reset at the next
+        self._buffer = empty_batch(n, self.observation_size, self.num_actions, self.num_players)
+        self._started = False
+
+    # ------------------------------------------------------------------ API
+    def reset(
+        self,
+        seed: int | None = None,
+        decks: Any = None,
+        dealers: Any = None,
+        out: Batch | None = None,
+    ) -> Batch:
+        """Deal a new hand in every game.
+
+        Args:
+            seed: int >= 0: reseed every game's streams (as the constructor does);
+                None: continue them.
+            decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
+                of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
+                form).  None: shuffled from the deal streams.  Later hands (after an
+                episode ends) always come from the streams.
+            dealers: int array ``(num_envs,)`` of seats; None: drawn from the deal
+                streams (after the shuffle, also when ``decks`` are given).
+            out: a :class:`Batch` of caller-owned arrays to write into (shapes and
+                dtypes of :func:`empty_batch`); None: the engine's own buffers, which
+                the next call overwrites.
+
+        Returns:
+            the first step of every game (rewards 0, not terminated).
+
+        Raises:
+            ValueError: a bad seed, deck, dealer or ``out``; the games are unchanged.
+        """
+        out = self._check_out(out)
+        n = self.num_envs
+        deck_ids = None if decks is None else self._check_decks(decks)
+        seats = None if dealers is None else self._check_dealers(dealers)
+        if seed is not None:
+            self.seed = check_int_arg("seed", seed, 0)
+            self._deal_rng, self._action_rng = seed_streams(self.seed, n)
+        given = np.zeros(n, np.bool_) if deck_ids is None else np.ones(n, np.bool_)
+        use_deck = deck_ids if deck_ids is not None else np.zeros((n, NUM_CARDS), np.int8)
+        use_dealer = seats if seats is not None else np.full(n, -1, np.int8)
+        self._reset_games(use_deck, given, use_dealer, out)
+        self._done[:] = False
+        self._started = True
+        return out
+
+    def step(self, actions: Any, out: Batch | None = None) -> Batch:
+        """Apply one action in every game.
+
+        A game whose episode ended at the previous step ignores its action and deals
+        its next hand instead: it returns that hand's first step (rewards 0, not
+        terminated) -- Gymnasium's "next step" autoreset.  The step that ends an
+        episode returns the final view of the seat that moved (mask all 0), every
+        seat's rewards and ``terminated`` or ``truncated``.
+
+        Args:
+            actions: int array ``(num_envs,)`` of action ids.
+            out: caller-owned output arrays, as in :meth:`reset`.
+
+        Raises:
+            ValueError: actions of the wrong shape or type, or an action that is not
+                legal in some live game (the message names the first such game, the
+                action and its text); no game is changed.
+            RuntimeError: before :meth:`reset`.
+        """
+        out = self._check_out(out)
+        self._check_started()
+        actions = self._check_actions(actions)
+        bad = self._illegal_game(actions)
+        if bad >= 0:
+            a = int(actions[bad])
+            text = self.action_to_string(a) if 0 <= a < self.num_actions else "out of range"
+            raise ValueError(
+                f"action {a} ({text}) is not legal in game {bad} for player {int(self._buffer.current_player[bad])}: "
+                f"actions must be legal ids of that game's action_mask; no game was changed"
+            )
+        self._step_games(actions, out)
+        return out
+
+    def step_random(self, out: Batch | None = None) -> Batch:
+        """One step of uniformly random legal actions, drawn inside the engine from each
+        game's action stream (the same autoreset as :meth:`step`).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        out = self._check_out(out)
+        self._check_started()
+        self._step_random_games(out)
+        return out
+
+    def step_opponents(self, seats: Any, out: Batch | None = None) -> Batch:
+        """Let random opponents move, inside the engine, until ``seats[i]`` is to act.
+
+        In every live game where another seat is to act, uniformly random legal
+        actions (from the game's action stream) are played until ``seats[i]`` is to act
+        or the episode ends; those games' rows are then rewritten from ``seats[i]``'s
+        view (``current_player[i] == seats[i]``, also when the episode ended), with
+        the opponents' rewards added to the row's rewards.  Other rows are left as
+        they are.  ``step(actions)`` then ``step_opponents(seats)`` is one decision of
+        a learner in ``seats[i]`` against random players (the ``VectorEnv`` view,
+        ``rummy_env.envs.vector_view``).
+
+        Args:
+            seats: int array ``(num_envs,)`` of seats 0..num_players-1.
+            out: the :class:`Batch` the last call wrote (None: the engine's buffers).
+
+        Raises:
+            ValueError: bad ``seats``.
+            RuntimeError: before :meth:`reset`.
+        """
+        out = self._check_out(out)
+        self._check_started()
+        arr = np.asarray(seats)
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
+        if ((arr < 0) | (arr >= self.num_players)).any():
+            raise ValueError(f"seats must be 0..{self.num_players - 1}, got {sorted(set(arr.tolist()))}")
+        self._step_opponents_games(np.ascontiguousarray(arr, dtype=np.int64), out)
+        return out
+
+    def deal_of(self, i: int) -> dict:
+        """The reset options of game ``i``'s current hand as ``env()`` takes them:
+        ``{"deck": [52 card strings, top first], "dealer": k}``; with the same actions,
+        ``env.reset(options=vec.deal_of(i))`` replays the game.  After the step that
+        ends an episode it is still that episode's hand.
+
+        Raises:
+            ValueError: ``i`` is not a game index.
+            RuntimeError: before :meth:`reset`.
+        """
+        i = check_int_arg("game index", i, 0, self.num_envs - 1)
+        self._check_started()
+        return {"deck": [card_str(int(c)) for c in self._decks[i]], "dealer": int(self._dealers[i])}
+
+    def decks(self) -> np.ndarray:
+        """Every game's current deck: int8 ``(num_envs, 52)`` card ids, top first (a copy)."""
+        return self._decks.copy()
+
+    def dealers(self) -> np.ndarray:
+        """Every game's current dealer: int8 ``(num_envs,)`` (a copy)."""
+        return self._dealers.copy()
+
+    # --------------------------------------------------------------- checks
+    def _check_started(self) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step(), step_random() or deal_of()")
+
+    def _check_out(self, out: Batch | None) -> Batch:
+        if out is None:
+            return self._buffer
+        if not isinstance(out, Batch):
+            raise ValueError(f"out={type(out).__name__} is not a Batch: pass vector.empty_batch(...) or None")
+        want = self._buffer
+        for name, have, like in zip(Batch._fields, out, want, strict=True):
+            if (
+                not isinstance(have, np.ndarray)
+                or have.shape != like.shape
+                or have.dtype != like.dtype
+                or not have.flags.c_contiguous
+                or not have.flags.writeable
+            ):
+                raise ValueError(
+                    f"out.{name} must be a writeable C-contiguous {like.dtype} array of shape {like.shape}, "
+                    f"got {getattr(have, 'dtype', type(have).__name__)} {getattr(have, 'shape', '')}"
+                )
+        return out
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
+        if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise ValueError(f"actions of dtype {arr.dtype}: action ids are integers 0..{self.num_actions - 1}")
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
+    def _check_decks(self, decks: Any) -> np.ndarray:
+        n = self.num_envs
+        if isinstance(decks, np.ndarray) and np.issubdtype(decks.dtype, np.integer):
+            if decks.shape != (n, NUM_CARDS):
+                raise ValueError(f"decks of shape {decks.shape}: pass ({n}, 52) card ids, top card first")
+            bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(NUM_CARDS)).any(axis=1))
+            if bad.size:
+                raise ValueError(f"deck of game {int(bad[0])} is not a deck: it must hold each card id 0..51 once")
+            return decks.astype(np.int8)
+        if not isinstance(decks, (list, tuple)) or len(decks) != n:
+            raise ValueError(f"decks must be an int array ({n}, 52) or {n} lists of 52 card strings")
+        out = np.zeros((n, NUM_CARDS), np.int8)
+        for i, deck in enumerate(decks):
+            try:
+                out[i] = parse_deck(deck)
+            except ValueError as err:
+                raise ValueError(f"deck of game {i}: {err}") from None
+        return out
+
+    def _check_dealers(self, dealers: Any) -> np.ndarray:
+        arr = np.asarray(dealers)
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise ValueError(f"dealers must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
+        bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))
+        if bad.size:
+            raise ValueError(
+                f"dealer {int(arr[bad[0]])} of game {int(bad[0])} is not a seat: dealers are 0..{self.num_players - 1}"
+            )
+        return arr.astype(np.int8)
+
+    # ------------------------------------------------------------ simulator
+    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
+        """Deal every game: ``decks[i]`` if ``given[i]`` else a shuffle from the deal
+        stream; ``dealers[i]`` if >= 0 else drawn; record the deal; write ``out``."""
+        raise NotImplementedError
+
+    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
+        """Apply checked ``actions`` (games in ``_done`` deal instead); write ``out``."""
+        raise NotImplementedError
+
+    def _step_random_games(self, out: Batch) -> None:
+        raise NotImplementedError
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        raise NotImplementedError
+
+    def _illegal_game(self, actions: np.ndarray) -> int:
+        """Index of the first live game whose action is not legal, or -1."""
+        raise NotImplementedError

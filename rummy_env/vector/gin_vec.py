@@ -1,0 +1,164 @@
+"""``GinRummyVec``: batched Gin Rummy on the numba kernel (``vector.gin_kernel``)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numba
+import numpy as np
+
+from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
+from rummy_env.vector import gin_kernel as k
+from rummy_env.vector.batch import Batch, VecBase
+from rummy_env.vector.bits import first_illegal
+
+
+class KernelVec(VecBase):
+    """What the compiled batches share: the kernel module's drivers and the threads.
+
+    A kernel module has, per entry point (``reset``, ``step``, ``opponents``), a
+    ``<name>_range(lo, hi, *args)`` driver (serial over games ``lo..hi-1``, compiled
+    ``nogil``) and a ``<name>_parallel(*args)`` driver (numba ``prange`` over all
+    games).  ``backend="threads"`` (default) runs the range driver on ``threads_used()``
+    Python threads, one slice of games each: they never wait for one another, which
+    keeps a loaded machine's throughput.  ``backend="prange"`` calls the ``prange``
+    driver (numba's OpenMP or TBB pool, whose spinning barrier wastes time when other
+    processes hold the cores).
+    """
+
+    kernel: Any = None  #: the variant's kernel module
+    #: below this many games per thread, a call runs on the calling thread alone (a
+    #: parallel call's start-up costs more than it saves)
+    games_per_thread = 128
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        if backend not in ("threads", "prange"):
+            raise ValueError(f"backend={backend!r}: use 'threads' (nogil worker threads) or 'prange'")
+        super().__init__(num_envs, seed, num_threads, **env_options)
+        self.backend = backend
+        self._pool: ThreadPoolExecutor | None = None
+
+    def threads_used(self) -> int:
+        """Threads a kernel call runs on: ``num_threads`` (None: numba's default),
+        at most ``NUMBA_NUM_THREADS`` and one per ``games_per_thread`` games."""
+        threads = numba.config.NUMBA_NUM_THREADS if self.num_threads is None else self.num_threads
+        return max(1, min(threads, numba.config.NUMBA_NUM_THREADS, self.num_envs // self.games_per_thread))
+
+    def _call(self, name: str, *args: Any) -> None:
+        """Run entry point ``name`` of the kernel module over every game."""
+        n, threads = self.num_envs, self.threads_used()
+        ranged = getattr(self.kernel, f"{name}_range")
+        if threads < 2:
+            ranged(0, n, *args)
+        elif self.backend == "prange":
+            numba.set_num_threads(threads)
+            getattr(self.kernel, f"{name}_parallel")(*args)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(threads, thread_name_prefix="rummy-vec")
+            jobs = [self._pool.submit(ranged, n * t // threads, n * (t + 1) // threads, *args) for t in range(threads)]
+            for job in jobs:
+                job.result()
+
+    def close(self) -> None:
+        """Stop the worker threads (they also stop with the interpreter)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
+        self._call("step", *self._state_args(), actions, False, self._deal_rng, self._action_rng, self._cfg, *out)
+
+    def _step_random_games(self, out: Batch) -> None:
+        self._call(
+            "step", *self._state_args(), self._no_actions, True, self._deal_rng, self._action_rng, self._cfg, *out
+        )
+
+    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
+        if given.any():
+            self._decks[:] = decks
+        self._dealers[:] = dealers
+        self._call("reset", *self._state_args(), given, self._deal_rng, self._cfg, *out)
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        self._call("opponents", seats, *self._state_args(), self._action_rng, self._cfg, *out)
+
+    def _illegal_game(self, actions: np.ndarray) -> int:
+        return int(first_illegal(self._ints[:, self.kernel.ENDED], self._legal, actions, self.num_actions))
+
+    def _state_args(self) -> tuple:
+        """The state arrays in the kernel's argument order, ending with decks, dealers."""
+        raise NotImplementedError
+
+    def state_bytes_per_game(self) -> int:
+        """Bytes of simulator state per game (the output buffers not included)."""
+        arrays = (*self._state_args(), self._deal_rng, self._action_rng)
+        return sum(a.nbytes for a in arrays) // self.num_envs
+
+
+class GinRummyVec(KernelVec):
+    """``num_envs`` Gin Rummy games stepped together (rules ``docs/rules/gin_rummy.md``).
+
+    The API is :class:`~rummy_env.vector.batch.VecBase`'s; observations, masks,
+    rewards and terminations are those of ``gin_rummy_v0.env(**env_options)`` with the
+    same deal and actions (the differential tests check it), and the same seed gives the
+    games of :class:`~rummy_env.vector.ReferenceGinRummyVec`.
+
+    Args:
+        num_envs: games, >= 1.
+        seed: int >= 0.
+        num_threads: threads for the kernels (at most ``NUMBA_NUM_THREADS``, one per
+            128 games); None: numba's default (all cores).
+        backend: ``"threads"`` or ``"prange"`` (see :class:`KernelVec`).
+        **env_options: ``gin_rummy_v0.env`` options; ``episode="hand"`` only.
+
+    Raises:
+        ValueError: a bad argument or option.
+    """
+
+    variant = "gin_rummy_v0"
+    raw_env = gin_raw_env
+    kernel = k
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+        n, c = self.num_envs, self.config
+        self._ints = np.zeros((n, k.NUM_INTS), np.int32)
+        self._masks = np.zeros((n, k.NUM_MASKS), np.uint64)
+        self._pile = np.zeros((n, 52), np.int8)
+        self._legal = np.zeros((n, 2), np.uint64)
+        self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
+        cfg = np.zeros(k.NUM_CFG, np.int64)
+        cfg[k.C_KNOCK_LIMIT] = c.knock_limit
+        cfg[k.C_GIN_BONUS] = c.gin_bonus
+        cfg[k.C_UNDERCUT_BONUS] = c.undercut_bonus
+        cfg[k.C_BIG_GIN] = c.big_gin
+        cfg[k.C_BIG_GIN_BONUS] = c.big_gin_bonus
+        cfg[k.C_OKLAHOMA] = c.oklahoma
+        cfg[k.C_MAX_TURNS] = c.max_turns
+        cfg[k.C_SCORE_REWARD] = c.reward == "score"
+        self._cfg = cfg
+        self._no_actions = np.zeros(n, np.int64)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, 2)``."""
+        return self._ints[:, k.SCORE : k.SCORE + 2].astype(np.int64)
+
+    def _state_args(self) -> tuple:
+        return self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers

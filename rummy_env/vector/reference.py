@@ -1,0 +1,141 @@
+"""The pure-Python batch: one ``raw_env`` per game behind the batch API.
+
+This is the judge of the differential tests and a drop-in stand-in for the compiled
+engines (same constructor, same methods, same random streams, so the same seed gives
+the same games, observations and random actions): develop against it without numba,
+switch to :class:`~rummy_env.vector.GinRummyVec` / :class:`~rummy_env.vector.RummyVec`
+for speed.  Each game is the variant's PettingZoo ``raw_env`` (the engine plus its
+encoder), reset with the recorded deal and stepped with the same action ids; a batch
+step reads ``observe``, ``rewards``, ``terminations`` and ``truncations`` exactly as an
+``env()`` user does.  About 50k decisions per second.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.cards import card_str
+from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
+from rummy_env.envs.rummy import raw_env as rummy_raw_env
+from rummy_env.vector.batch import Batch, VecBase, draw_dealer, draw_deck, next64
+
+
+class ReferenceVec(VecBase):
+    """A batch of ``raw_env`` games (see the module docstring); subclasses name the variant."""
+
+    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
+        super().__init__(num_envs, seed, num_threads, **env_options)
+        self._envs = [self.raw_env(**env_options) for _ in range(self.num_envs)]
+        self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
+
+    # ------------------------------------------------------------ one game
+    def _deal(self, i: int, deck: list[int] | None, dealer: int) -> None:
+        if deck is None:
+            deck = draw_deck(self._deal_rng, i)
+        if dealer < 0:
+            dealer = draw_dealer(self._deal_rng, i, self.num_players)
+        self._decks[i] = deck
+        self._dealers[i] = dealer
+        self._envs[i].reset(seed=0, options={"deck": [card_str(c) for c in deck], "dealer": int(dealer)})
+
+    def _write(self, i: int, out: Batch, seat: int, rewards: list[float], terminated: bool, truncated: bool) -> None:
+        env = self._envs[i]
+        view = env.observe(env.possible_agents[seat])
+        out.observation[i] = view["observation"]
+        out.action_mask[i] = view["action_mask"]
+        self._masks[i] = view["action_mask"]
+        out.current_player[i] = seat
+        out.rewards[i] = rewards
+        out.terminated[i] = terminated
+        out.truncated[i] = truncated
+
+    def _first(self, i: int, out: Batch) -> None:
+        env = self._envs[i]
+        self._write(i, out, env.agent_name_mapping[env.agent_selection], [0.0] * self.num_players, False, False)
+
+    def _move(self, i: int, action: int, out: Batch) -> None:
+        if self._done[i]:
+            self._done[i] = False
+            self._deal(i, None, -1)
+            self._first(i, out)
+            return
+        env = self._envs[i]
+        agent = env.agent_selection
+        env.step(action)
+        rewards = [float(env.rewards[a]) for a in env.possible_agents]
+        terminated = bool(env.terminations[agent])
+        truncated = bool(env.truncations[agent])
+        if terminated or truncated:
+            self._done[i] = True
+            self._write(i, out, env.agent_name_mapping[agent], rewards, terminated, truncated)
+        else:
+            self._write(i, out, env.agent_name_mapping[env.agent_selection], rewards, False, False)
+
+    # ------------------------------------------------------------ VecBase
+    def _reset_games(self, decks: np.ndarray, given: np.ndarray, dealers: np.ndarray, out: Batch) -> None:
+        for i in range(self.num_envs):
+            self._deal(i, [int(c) for c in decks[i]] if given[i] else None, int(dealers[i]))
+            self._first(i, out)
+
+    def _illegal_game(self, actions: np.ndarray) -> int:
+        for i in range(self.num_envs):
+            if self._done[i]:
+                continue
+            a = int(actions[i])
+            if not 0 <= a < self.num_actions or not self._masks[i, a]:
+                return i
+        return -1
+
+    def _step_games(self, actions: np.ndarray, out: Batch) -> None:
+        for i in range(self.num_envs):
+            self._move(i, int(actions[i]), out)
+
+    def _step_random_games(self, out: Batch) -> None:
+        for i in range(self.num_envs):
+            action = -1
+            if not self._done[i]:
+                legal = np.flatnonzero(self._masks[i])
+                action = int(legal[next64(self._action_rng, i) % legal.size])
+            self._move(i, action, out)
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        for i in range(self.num_envs):
+            if self._done[i]:
+                continue
+            env = self._envs[i]
+            total = np.zeros(self.num_players, np.float32)
+            moved = ended = truncated = False
+            while env.agent_name_mapping[env.agent_selection] != seats[i]:
+                legal = np.flatnonzero(self._masks[i])
+                agent = env.agent_selection
+                env.step(int(legal[next64(self._action_rng, i) % legal.size]))
+                total += np.array([env.rewards[a] for a in env.possible_agents], np.float32)
+                moved = True
+                ended, truncated = bool(env.terminations[agent]), bool(env.truncations[agent])
+                if ended or truncated:
+                    self._done[i] = True
+                    break
+                self._masks[i] = env.observe(env.agent_selection)["action_mask"]
+            if moved:
+                self._write(i, out, int(seats[i]), out.rewards[i] + total, ended, truncated)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, num_players)``."""
+        return np.array([env.game_state.scores for env in self._envs], dtype=np.int64)
+
+
+class ReferenceGinRummyVec(ReferenceVec):
+    """Gin Rummy games through ``gin_rummy_v0.raw_env``; the API of ``GinRummyVec``."""
+
+    variant = "gin_rummy_v0"
+    raw_env = gin_raw_env
+
+
+class ReferenceRummyVec(ReferenceVec):
+    """Basic Rummy games (2-6 players) through ``rummy_v0.raw_env``; the API of ``RummyVec``."""
+
+    variant = "rummy_v0"
+    raw_env = rummy_raw_env

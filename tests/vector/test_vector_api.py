@@ -1,0 +1,155 @@
+"""The batch API (``rummy_env.vector.batch``) on every implementation: seeding, stacked
+decks, replays in ``env()``, the autoreset at the episode boundary, bad arguments."""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
+from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, RummyVec, empty_batch
+from tests.vector.differential import play_against_env
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+IMPLEMENTATIONS = [
+    pytest.param(ReferenceGinRummyVec, gin_rummy_v0, {}, id="reference-gin"),
+    pytest.param(ReferenceRummyVec, rummy_v0, {"num_players": 3}, id="reference-rummy3"),
+    pytest.param(GinRummyVec, gin_rummy_v0, {}, id="kernel-gin"),
+    pytest.param(RummyVec, rummy_v0, {"num_players": 3}, id="kernel-rummy3"),
+]
+
+
+def run_random(vec, steps):
+    """Play ``steps`` random batch steps; return (actions taken, batches) as copies."""
+    batches = [Batch(*(a.copy() for a in vec.reset()))]
+    for _ in range(steps):
+        batches.append(Batch(*(a.copy() for a in vec.step_random())))
+    return batches
+
+
+@pytest.mark.parametrize(("cls", "module", "options"), IMPLEMENTATIONS)
+def test_the_same_seed_gives_the_same_games_and_another_seed_others(cls, module, options):
+    a = run_random(cls(4, seed=7, **options), 60)
+    b = run_random(cls(4, seed=7, **options), 60)
+    c = run_random(cls(4, seed=8, **options), 60)
+    for x, y in zip(a, b, strict=True):
+        for u, v in zip(x, y, strict=True):
+            np.testing.assert_array_equal(u, v)
+    assert any((x.observation != z.observation).any() for x, z in zip(a, c, strict=True))
+
+
+@pytest.mark.parametrize(("cls", "module", "options"), IMPLEMENTATIONS)
+def test_every_game_replays_in_env_from_deal_of_with_the_same_actions(cls, module, options):
+    counts = play_against_env(cls(3, seed=3, **options), module, options, steps=400, rng=np.random.default_rng(0))
+    assert counts["episodes"] >= 1 and counts["resets"] >= 1
+
+
+@pytest.mark.parametrize(("cls", "module", "options"), IMPLEMENTATIONS)
+def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, options):
+    vec = cls(3, seed=0, **options)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.step(np.zeros(3, np.int64))
+    batch = vec.reset()
+    before = Batch(*(a.copy() for a in batch))
+    deals = [vec.deal_of(i) for i in range(3)]
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        vec.step(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="dtype float64"):
+        vec.step(np.zeros(3))
+    actions = np.array([np.flatnonzero(batch.action_mask[i])[0] for i in range(3)])
+    illegal = int(np.flatnonzero(batch.action_mask[1] == 0)[0])
+    actions[1] = illegal
+    with pytest.raises(ValueError, match=rf"action {illegal} \(.*\) is not legal in game 1"):
+        vec.step(actions)
+    actions[1] = -1
+    with pytest.raises(ValueError, match="action -1 .out of range. is not legal in game 1"):
+        vec.step(actions)
+    for kept, was in zip(batch, before, strict=True):  # the failed calls wrote nothing
+        np.testing.assert_array_equal(kept, was)
+    after = vec.step_random()
+    replay = cls(3, seed=0, **options)
+    replay.reset()
+    expected = replay.step_random()
+    np.testing.assert_array_equal(after.observation, expected.observation)
+    assert [vec.deal_of(i) for i in range(3)] == deals
+    with pytest.raises(ValueError, match="num_envs"):
+        cls(0, **options)
+    with pytest.raises(ValueError, match="seed"):
+        cls(2, seed=-1, **options)
+    with pytest.raises(ValueError, match="episode='game' is not supported"):
+        cls(2, episode="game", **options)
+    with pytest.raises(ValueError, match="not_an_option"):
+        cls(2, not_an_option=1, **options)
+    with pytest.raises(ValueError, match=r"out.observation must be"):
+        vec.step_random(out=empty_batch(2, vec.observation_size, vec.num_actions, vec.num_players))
+    with pytest.raises(ValueError, match="deck of game 1 is not a deck"):
+        decks = np.tile(np.arange(52), (3, 1))
+        decks[1, 0] = 1
+        vec.reset(decks=decks)
+    with pytest.raises(ValueError, match="dealer 9 of game 0 is not a seat"):
+        vec.reset(dealers=np.array([9, 0, 0]))
+    with pytest.raises(ValueError, match="game index"):
+        vec.deal_of(3)
+
+
+@pytest.mark.parametrize(("cls", "module", "options"), IMPLEMENTATIONS)
+def test_caller_owned_outputs_are_written_in_place(cls, module, options):
+    vec = cls(2, seed=5, **options)
+    out = empty_batch(2, vec.observation_size, vec.num_actions, vec.num_players)
+    got = vec.reset(out=out)
+    assert got is out and out.action_mask.any(axis=1).all()
+    twin = cls(2, seed=5, **options)
+    np.testing.assert_array_equal(out.observation, twin.reset().observation)
+
+
+@pytest.mark.parametrize("cls", [ReferenceGinRummyVec, GinRummyVec])
+def test_stacked_decks_deal_the_stacked_hands(cls):
+    deck = gin_stack_deck(
+        ["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"], dealer=1
+    )
+    vec = cls(2, seed=0)
+    batch = vec.reset(decks=[deck, deck], dealers=np.array([1, 1]))
+    pass_, knock_kh = gin_rummy_v0.raw_env.string_to_action("pass"), gin_rummy_v0.raw_env.string_to_action("knock KH")
+    assert vec.deal_of(0) == {"deck": deck, "dealer": 1}
+    assert batch.current_player.tolist() == [0, 0]
+    batch = vec.step(np.array([pass_, pass_]))
+    batch = vec.step(np.array([pass_, pass_]))
+    assert batch.current_player.tolist() == [0, 0] and batch.action_mask[:, knock_kh].all()
+    batch = vec.step(np.array([knock_kh, knock_kh]))
+    assert batch.terminated.all() and batch.rewards.tolist() == [[1.0, -1.0], [1.0, -1.0]]
+    assert vec.scores.tolist() == [[34, 0], [34, 0]]
+    batch = vec.step(np.array([0, 0]))  # the autoreset: actions ignored, new hands dealt
+    assert not batch.terminated.any() and vec.deal_of(0) != {"deck": deck, "dealer": 1}
+
+
+def test_the_compiled_engines_name_the_missing_extra_without_numba():
+    code = (
+        "import sys\nsys.modules['numba'] = None\n"
+        "from rummy_env.vector import ReferenceGinRummyVec\n"
+        "ReferenceGinRummyVec(2).reset()\n"
+        "try:\n    from rummy_env.vector import GinRummyVec\nexcept ImportError as err:\n    print(err)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert "pip install 'rummy-env[fast]'" in out.stdout and "ReferenceGinRummyVec" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("cls", "options", "backend"),
+    [(GinRummyVec, {}, "threads"), (RummyVec, {"num_players": 4}, "threads"), (GinRummyVec, {}, "prange")],
+)  # the prange drivers compile slowly: one variant checks them
+def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
+    one = cls(512, seed=21, num_threads=1, **options)
+    two = cls(512, seed=21, num_threads=2, backend=backend, **options)
+    assert one.threads_used() == 1 and two.threads_used() == 2
+    for a, b in zip(run_random(one, 60), run_random(two, 60), strict=True):
+        for u, v in zip(a, b, strict=True):
+            np.testing.assert_array_equal(u, v)
+    seats = np.arange(512) % one.num_players
+    for u, v in zip(one.step_opponents(seats), two.step_opponents(seats), strict=True):
+        np.testing.assert_array_equal(u, v)
+    two.close()
+    with pytest.raises(ValueError, match="backend='gpu'"):
+        cls(2, backend="gpu", **options)
