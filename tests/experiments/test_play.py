@@ -40,7 +40,7 @@ def test_a_whole_game_with_bad_input_hints_and_a_record_that_replays(tmp_path):
         ("99", r"there is no move 99: choose a number from 1 to 2"),
         ("0", r"there is no move 0: choose a number from 1 to 2"),
         ("draw stock", r"'draw stock' is not legal now: choose one of the moves listed"),
-        ("discard 1S", r"'discard 1S' is not a move: .*card '1s' is not a card"),
+        ("discard 1S", r"'discard 1S' is not a move: .*card '1S' is not a card"),
         ("hint", r"hint: the heuristic would play (draw upcard \(1\)|pass \(2\))"),
         ("help", r"type the number of a move, or its text as listed"),
         ("moves", r"1\. draw upcard +2\. pass"),
