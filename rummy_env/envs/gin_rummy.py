@@ -121,6 +121,9 @@ Unknown or bad options raise ``ValueError``.
 ``render_mode="human"``: the env prints that table itself at every ``reset`` and every
 ``step`` (PettingZoo's convention), so a loop over a whole game prints every move;
 ``render()`` prints it once more and returns None.
+``render_mode="rgb_array"``: ``env.render()`` returns the same view as a picture, a ``uint8``
+array ``(560, 960, 3)`` (the `render` extra, Pillow); ``env.unwrapped.render_svg()`` gives it
+as SVG text in any mode (``rummy_env.render.image``).
 
 ## Reset options
 ``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
