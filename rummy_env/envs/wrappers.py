@@ -8,6 +8,12 @@ that bookkeeping cost more than the rules engine itself (measured by
 ``experiments.benchmark``).  The subclasses here behave exactly like PettingZoo's
 (they *are* those classes, for ``isinstance``), but read the hot attributes straight
 from the unwrapped env, which is where the wrappers read them anyway.
+
+They rely on no PettingZoo internals that changed between 1.24 and 1.27: the illegal-move
+ending and the action checks are written here on the unwrapped env's ``AECEnv`` methods,
+and the order-enforcing iterator on the ``_has_reset``/``_has_updated`` flags every
+version has.  Bad actions get ``raw_env``'s errors (which value, the range or the type)
+instead of PettingZoo's ``"action is not in action space"`` assertion.
 """
 
 from __future__ import annotations
