@@ -44,13 +44,22 @@ class ActorCritic(nn.Module):
     observations hold counts (stock size, deadwood points, turn) next to 0/1 planes.
 
     Args:
-        obs_size: length of the flat observation.
+        obs_size: length of the env's flat observation.
         num_actions: size of the action space.
         hidden: widths of the hidden layers (ReLU).
+        features: input features appended to the observation (``agents.policy_features``:
+            ``"none"``, ``"meld"``, ``"gin"``); the network's input is
+            ``obs_size + FEATURES[features]`` wide and the caller appends them.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256)):
+    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256), features: str = "none"):
         super().__init__()
+        from agents.policy_features import FEATURES
+
+        if features != "none" and features not in FEATURES:
+            raise ValueError(f"unknown features {features!r}: use none, {', '.join(FEATURES)}")
+        self.features = features
+        input_size = obs_size + (FEATURES[features] if features != "none" else 0)
         if obs_size <= 0 or num_actions <= 0 or not hidden or min(hidden) <= 0:
             raise ValueError(
                 f"ActorCritic needs positive sizes, got obs_size={obs_size}, num_actions={num_actions}, "
@@ -58,7 +67,7 @@ class ActorCritic(nn.Module):
             )
         self.obs_size, self.num_actions, self.hidden = int(obs_size), int(num_actions), [int(h) for h in hidden]
         layers: list[nn.Module] = []
-        width = obs_size
+        width = input_size
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -68,14 +77,19 @@ class ActorCritic(nn.Module):
         # small policy logits at the start: a near-uniform policy over the legal actions
         nn.init.orthogonal_(self.policy_head.weight, gain=0.01)
         nn.init.zeros_(self.policy_head.bias)
-        self.register_buffer("obs_mean", torch.zeros(obs_size))
-        self.register_buffer("obs_var", torch.ones(obs_size))
+        self.register_buffer("obs_mean", torch.zeros(input_size))
+        self.register_buffer("obs_var", torch.ones(input_size))
         self.register_buffer("obs_count", torch.zeros((), dtype=torch.float64))
-        self.register_buffer("obs_scale", torch.ones(obs_size))
+        self.register_buffer("obs_scale", torch.ones(input_size))
 
     def config(self) -> dict[str, Any]:
         """The constructor arguments."""
-        return {"obs_size": self.obs_size, "num_actions": self.num_actions, "hidden": list(self.hidden)}
+        return {
+            "obs_size": self.obs_size,
+            "num_actions": self.num_actions,
+            "hidden": list(self.hidden),
+            "features": self.features,
+        }
 
     @torch.no_grad()
     def update_normalizer(self, obs: torch.Tensor) -> None:
@@ -147,9 +161,9 @@ def load_model(path: str | Path) -> ActorCritic:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")
     cfg = data["config"]
-    model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"])
+    model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"], cfg.get("features", "none"))
     model.load_state_dict(data["state_dict"])
-    model.extra = {k: v for k, v in cfg.items() if k not in ("obs_size", "num_actions", "hidden")}
+    model.extra = {k: v for k, v in cfg.items() if k not in ("obs_size", "num_actions", "hidden", "features")}
     model.eval()
     return model
 
@@ -161,10 +175,19 @@ class TorchPolicy:
     def __init__(self, net: ActorCritic):
         self.net = net
         self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (net.obs_size,), np.float32)
+        self.featurize = lambda x: x
+        if net.features != "none":
+            import importlib
+
+            from agents.policy_features import Featurizer
+
+            variant, options = net.extra["variant"], net.extra.get("env_options", {})
+            layout = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.layout
+            self.featurize = Featurizer(net.features, variant, layout)
 
     def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
         """The action for one observation (like SB3's ``predict``): an int64 scalar array."""
         with torch.no_grad():
-            x = torch.tensor(np.asarray(obs, dtype=np.float32)).reshape(1, -1)
+            x = torch.from_numpy(self.featurize(np.array(obs, dtype=np.float32).reshape(1, -1)))
             m = torch.as_tensor(np.asarray(action_masks, dtype=bool)).reshape(1, -1)
             return self.net.act(x, m, deterministic=deterministic).numpy()[0], None

@@ -54,6 +54,7 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.selfplay_returns import per_seat_gae, potential_fn
 
 
 @dataclass
@@ -68,6 +69,7 @@ class Config:
     timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
     minutes: float | None = None  # wall-clock limit of the training (evaluations included)
     hidden: tuple = (256, 256)
+    features: str = "auto"  # network input features (agents.policy_features); auto: gin for Gin, meld for Rummy
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995  # per decision of a seat
@@ -81,8 +83,11 @@ class Config:
     target_kl: float | None = 0.05
     shaping: float = 1.0  # weight of the deadwood potential at the start
     shaping_anneal: float = 0.5  # share of the run over which it decays to 0
+    kickstart: float = 1.0  # weight of the cross-entropy to the heuristic's action at the start
+    kickstart_anneal: float = 0.4  # share of the run over which it decays to 0
+    kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
-    heuristic_share: float = 0.25  # share of the games with one seat played by the variant's heuristic
+    heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     pool_size: int = 10
     snapshot_every: int = 20  # updates between pool snapshots
     eval_every: float = 5.0  # minutes between evaluations
@@ -114,90 +119,6 @@ def vector_class(variant: str):
     return getattr(vector, name)
 
 
-def potential_fn(variant: str, env_options: dict):
-    """``phi(obs) -> float32 (n,)`` for the deadwood shaping: minus the acting seat's deadwood
-    (Gin) or hand points (Rummy, aces 1, faces 10; R-RUMMY-13) over 100."""
-    layout = load_variant(variant).env(**env_options).unwrapped.layout
-    if variant == "gin_rummy_v0":
-        col = layout.slice("deadwood").start
-        return lambda obs: -obs[:, col] / 100.0
-    hand = layout.slice("hand")
-    points = np.minimum(np.arange(52) % 13 + 1, 10).astype(np.float32) / 100.0
-    return lambda obs: -(obs[:, hand] @ points)
-
-
-def per_seat_gae(
-    values: np.ndarray,
-    rewards: np.ndarray,
-    dones: np.ndarray,
-    players: np.ndarray,
-    decision: np.ndarray,
-    phi: np.ndarray,
-    last_value: np.ndarray,
-    last_player: np.ndarray,
-    last_decision: np.ndarray,
-    last_phi: np.ndarray,
-    gamma: float,
-    lam: float,
-    shaping: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Advantages along each (game, seat) chain of a rollout, backwards in time.
-
-    Step ``t`` of game ``i`` is a decision of seat ``players[t, i]`` (if ``decision[t, i]``)
-    with value ``values[t, i]`` and potential ``phi[t, i]``; the env then returned
-    ``rewards[t, i, :]`` (every seat) and ``dones[t, i]`` (the game ended).  ``last_*``
-    describe the batch after the last step.
-
-    Args:
-        values, phi: float ``(T, N)``; rewards: float ``(T, N, P)``; dones, decision: bool
-            ``(T, N)``; players: int ``(T, N)``; last_value, last_phi: float ``(N,)``;
-            last_player: int ``(N,)``; last_decision: bool ``(N,)``.
-        gamma, lam: discount and GAE lambda per decision of a seat.
-        shaping: weight of the potential-based term ``gamma * phi(s') - phi(s)``.
-
-    Returns:
-        ``(advantages, valid)``: float32 ``(T, N)``, and bool ``(T, N)`` marking the
-        decisions whose successor (or the game's end) lies inside the rollout.
-    """
-    T, N, P = rewards.shape
-    rows = np.arange(N)
-    next_v = np.zeros((N, P), np.float64)
-    next_adv = np.zeros((N, P), np.float64)
-    next_phi = np.zeros((N, P), np.float64)
-    known = np.zeros((N, P), bool)  # the seat's successor (or the game's end) is known
-    racc = np.zeros((N, P), np.float64)  # rewards of the seat since its next-earlier decision
-    lp = np.asarray(last_player)
-    ld = np.asarray(last_decision, bool)
-    next_v[rows[ld], lp[ld]] = last_value[ld]
-    next_phi[rows[ld], lp[ld]] = last_phi[ld]
-    known[rows[ld], lp[ld]] = True
-    adv = np.zeros((T, N), np.float32)
-    valid = np.zeros((T, N), bool)
-    for t in range(T - 1, -1, -1):
-        d = dones[t]
-        if d.any():  # the game ended with this step: every seat's chain ends here
-            next_v[d] = 0.0
-            next_adv[d] = 0.0
-            next_phi[d] = 0.0
-            racc[d] = 0.0
-            known[d] = True
-        racc += rewards[t]
-        m = decision[t]
-        i, p = rows[m], players[t][m]
-        v = values[t][m]
-        delta = racc[i, p] + shaping * (gamma * next_phi[i, p] - phi[t][m]) + gamma * next_v[i, p] - v
-        a = delta + gamma * lam * next_adv[i, p]
-        k = known[i, p]
-        adv[t, i] = np.where(k, a, 0.0)
-        valid[t, i] = k
-        next_v[i, p] = v
-        next_adv[i, p] = np.where(k, a, 0.0)
-        next_phi[i, p] = phi[t][m]
-        known[i, p] = True
-        racc[i, p] = 0.0
-    return adv, valid
-
-
 class Trainer:
     """The run's state (network, optimizer, pool, counters, logs) and its loop.
 
@@ -209,6 +130,7 @@ class Trainer:
     def __init__(self, config: Config, out: Path):
         import torch
 
+        from agents.policy_features import Featurizer
         from agents.torch_policy import ActorCritic
 
         self.cfg, self.out = config, out
@@ -220,7 +142,11 @@ class Trainer:
         self.obs_size = env.unwrapped.layout.size
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
-        self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden)
+        if config.features == "auto":
+            config.features = "gin" if config.variant == "gin_rummy_v0" else "meld"
+        self.featurize = Featurizer(config.features, config.variant, env.unwrapped.layout)
+        self.input_size = self.obs_size + self.featurize.extra
+        self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features)
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
         self.pool: list[dict] = []
@@ -229,9 +155,10 @@ class Trainer:
         self.updates = 0
         self.episodes = 0
         self.elapsed = 0.0  # training seconds of previous sessions (resume)
-        self.timers = {"sim": 0.0, "inference": 0.0, "heuristic": 0.0, "update": 0.0, "eval": 0.0}
+        self.timers = {"sim": 0.0, "features": 0.0, "inference": 0.0, "heuristic": 0.0, "update": 0.0, "eval": 0.0}
         self.phi = potential_fn(config.variant, config.env_options)
-        self.heuristic = make_agent("heuristic", env, seed=config.seed) if config.heuristic_share else None
+        use_heuristic = config.heuristic_share or (config.kickstart and config.kickstart_share)
+        self.heuristic = make_agent("heuristic", env, seed=config.seed) if use_heuristic else None
         # which games have a non-learner seat: 0 none (pure self-play), 1 a pool snapshot, 2 the heuristic
         n = config.num_envs
         n_heur = round(n * config.heuristic_share)
@@ -313,7 +240,7 @@ class Trainer:
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(self.rng.integers(len(self.pool)))])
         buf = {
-            "obs": np.zeros((T, n, self.obs_size), np.float32),
+            "obs": np.zeros((T, n, self.input_size), np.float32),
             "mask": np.zeros((T, n, self.num_actions), bool),
             "action": np.zeros((T, n), np.int64),
             "logp": np.zeros((T, n), np.float32),
@@ -323,10 +250,18 @@ class Trainer:
             "learner": np.zeros((T, n), bool),
             "reward": np.zeros((T, n, self.num_players), np.float32),
             "done": np.zeros((T, n), bool),
+            "teacher": np.full((T, n), -1, np.int64),  # the heuristic's action (kickstarting), -1: none
         }
+        kick = (
+            (np.arange(n) < round(n * self.cfg.kickstart_share)) if self.kickstart_weight() > 0 else np.zeros(n, bool)
+        )
         for t in range(T):
             t0 = time.perf_counter()
-            obs, mask = batch.observation, batch.action_mask.astype(bool)
+            raw, mask = batch.observation, batch.action_mask.astype(bool)
+            tf = time.perf_counter()
+            obs = self.featurize(raw)
+            feat_s = time.perf_counter() - tf
+            self.timers["features"] += feat_s
             player = np.asarray(batch.current_player, np.int64)
             decision = mask.any(1)
             # games that are resetting have no legal action: any id stands (the engine ignores it)
@@ -345,7 +280,9 @@ class Trainer:
             a = action.numpy()
             th = time.perf_counter()
             for i in np.flatnonzero(heur):  # the heuristic reads the observation only, like any agent
-                a[i] = self.heuristic.act({"observation": obs[i], "action_mask": batch.action_mask[i]})
+                a[i] = self.heuristic.act({"observation": raw[i], "action_mask": batch.action_mask[i]})
+            for i in np.flatnonzero(kick & decision & ~opp & ~heur):
+                buf["teacher"][t, i] = self.heuristic.act({"observation": raw[i], "action_mask": batch.action_mask[i]})
             heur_s = time.perf_counter() - th
             self.timers["heuristic"] += heur_s
             # the engine writes the next batch into the arrays of this one: store them first
@@ -363,7 +300,7 @@ class Trainer:
             t1 = time.perf_counter()
             next_batch = self.vec.step(np.where(decision, a, 0))
             t2 = time.perf_counter()
-            self.timers["inference"] += t1 - t0 - heur_s
+            self.timers["inference"] += t1 - t0 - heur_s - feat_s
             self.timers["sim"] += t2 - t1
             done = next_batch.terminated | next_batch.truncated
             buf["reward"][t] = next_batch.rewards
@@ -388,6 +325,13 @@ class Trainer:
             done = max(done, self.elapsed_now() / (60 * self.cfg.minutes))
         return min(1.0, done)
 
+    def kickstart_weight(self) -> float:
+        """The kickstarting weight now: ``kickstart`` decaying linearly to 0 (Schmitt et al. 2018)."""
+        cfg = self.cfg
+        if not cfg.kickstart or not cfg.kickstart_anneal or self.heuristic is None:
+            return 0.0
+        return cfg.kickstart * max(0.0, 1.0 - self.progress() / cfg.kickstart_anneal)
+
     def elapsed_now(self) -> float:
         return self.elapsed + time.perf_counter() - self.session_start
 
@@ -404,7 +348,7 @@ class Trainer:
         phi = self.phi(flat_obs).reshape(T, n)
         last_mask = last.action_mask.astype(bool)
         with torch.no_grad():
-            last_value = self.net(torch.from_numpy(last.observation))[1].numpy()
+            last_value = self.net(torch.from_numpy(self.featurize(last.observation)))[1].numpy()
         adv, valid = per_seat_gae(
             buf["value"],
             buf["reward"],
@@ -425,6 +369,8 @@ class Trainer:
         b_obs = torch.from_numpy(flat_obs[idx])
         b_mask = torch.from_numpy(buf["mask"].reshape(T * n, -1)[idx])
         b_act = torch.from_numpy(buf["action"].reshape(-1)[idx])
+        b_teacher = torch.from_numpy(buf["teacher"].reshape(-1)[idx])
+        kick = self.kickstart_weight()
         b_logp = torch.from_numpy(buf["logp"].reshape(-1)[idx])
         b_adv = torch.from_numpy(adv.reshape(-1)[idx])
         b_ret = b_adv + torch.from_numpy(buf["value"].reshape(-1)[idx])
@@ -432,7 +378,14 @@ class Trainer:
             for g in self.optimizer.param_groups:
                 g["lr"] = cfg.lr * max(0.05, 1.0 - self.progress())
         size = len(idx)
-        stats: dict[str, list[float]] = {"pg_loss": [], "v_loss": [], "entropy": [], "kl": [], "clipfrac": []}
+        stats: dict[str, list[float]] = {
+            "pg_loss": [],
+            "v_loss": [],
+            "entropy": [],
+            "kl": [],
+            "clipfrac": [],
+            "kick_ce": [],
+        }
         for _ in range(cfg.update_epochs):
             # equal minibatches (a leftover of one sample would have no advantage std)
             for j in np.array_split(self.rng.permutation(size), max(1, round(size / cfg.minibatch_size))):
@@ -448,6 +401,11 @@ class Trainer:
                 pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
                 v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
                 loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+                taught = b_teacher[j] >= 0
+                if kick > 0 and taught.any():
+                    ce = -logsm[taught].gather(1, b_teacher[j][taught, None]).mean()
+                    loss = loss + kick * ce
+                    stats["kick_ce"].append(float(ce.detach()))
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
@@ -470,7 +428,8 @@ class Trainer:
         self.updates += 1
         ret = b_ret.numpy()
         return {
-            **{k: float(np.mean(v)) for k, v in stats.items()},
+            **{k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()},
+            "kickstart": kick,
             "samples": size,
             "shaping": shaping,
             "explained_var": float(1 - np.var(ret - buf["value"].reshape(-1)[idx]) / max(np.var(ret), 1e-8)),
@@ -580,6 +539,7 @@ class Trainer:
             **{k: round(v, 5) for k, v in stats.items()},
             "sim_share": round(self.timers["sim"] / total, 4),
             "inference_share": round(self.timers["inference"] / total, 4),
+            "features_share": round(self.timers["features"] / total, 4),
             "heuristic_share": round(self.timers["heuristic"] / total, 4),
             "update_share": round(self.timers["update"] / total, 4),
             "eval_share": round(self.timers["eval"] / total, 4),
@@ -598,7 +558,7 @@ class Trainer:
 
     def summary(self, final: list[dict]) -> dict[str, Any]:
         """The run in numbers: steps, time, speeds, time shares, final evaluation."""
-        train_s = sum(self.timers[k] for k in ("sim", "inference", "heuristic", "update"))
+        train_s = sum(v for k, v in self.timers.items() if k != "eval")
         return {
             "config": asdict(self.cfg),
             "steps": self.steps,
@@ -627,7 +587,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool]:
         if name in ("variant", "env_options"):
             continue
         flag = "--" + name.replace("_", "-")
-        if name == "hidden":
+        if name == "features":
+            p.add_argument(flag, default=value, choices=["auto", "none", "meld", "gin"], help="network input features")
+        elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
         elif isinstance(value, bool):
             p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=value, metavar="BOOL")

@@ -10,7 +10,7 @@ import torch
 
 from agents.policy import PolicyAgent
 from agents.torch_policy import ILLEGAL_LOGIT, ActorCritic, load_model, masked_logits, sample_masked, save_model
-from experiments import selfplay, train
+from experiments import selfplay, selfplay_returns, train
 from rummy_env import gin_rummy_v0
 
 
@@ -31,7 +31,7 @@ def scripted_rollout():
 def gae(values, rewards, dones, players, decision, gamma, lam, phi=None, shaping=0.0, last=(0.9, 1, True)):
     phi = np.zeros_like(values) if phi is None else phi
     v, p, d = last
-    return selfplay.per_seat_gae(
+    return selfplay_returns.per_seat_gae(
         values, rewards, dones, players, decision, phi, np.array([v]), np.array([p]), np.array([d]),
         np.array([0.0]), gamma, lam, shaping,
     )  # fmt: skip
@@ -98,7 +98,7 @@ def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
     net.update_normalizer(torch.arange(485.0).repeat(3, 1) * torch.tensor([[1.0], [2.0], [3.0]]))
     save_model(tmp_path / "m.pt", net, variant="gin_rummy_v0", env_options={})
     back = load_model(tmp_path / "m.pt")
-    assert back.config() == {"obs_size": 485, "num_actions": 108, "hidden": [32, 16]}
+    assert back.config() == {"obs_size": 485, "num_actions": 108, "hidden": [32, 16], "features": "none"}
     assert back.extra == {"variant": "gin_rummy_v0", "env_options": {}}
     for (k, a), (_, b) in zip(net.state_dict().items(), back.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
