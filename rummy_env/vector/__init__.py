@@ -1,12 +1,60 @@
 """Batched simulators: thousands of games per call, arrays in and out.
 
-``GinRummyVec`` and ``RummyVec`` (the numba kernels, the ``fast`` extra) and the
-pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` share one API
-(``rummy_env.vector.batch``): ``reset() -> Batch``, ``step(actions) -> Batch``,
-``step_random() -> Batch``, ``deal_of(i)``.
+``GinRummyVec`` and ``RummyVec`` are numba kernels (the ``fast`` extra); the
+pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` (one ``raw_env`` per game)
+share their API, their seeding and their random streams (``rummy_env.vector.batch``)::
+
+    from rummy_env.vector import GinRummyVec
+    vec = GinRummyVec(4096, seed=0, num_threads=2)     # options as gin_rummy_v0.env(...)
+    batch = vec.reset()                                # Batch of (4096, ...) arrays
+    batch = vec.step(actions)                          # int array (4096,), legal ids
+    batch = vec.step_random()                          # random legal ids, drawn inside
+    env.reset(options=vec.deal_of(7))                  # replays game 7 in env()
+
+Design (one architecture for every variant).  A variant is a kernel module of plain
+numba functions over struct-of-arrays state -- an ``int32`` matrix of named scalar
+columns, a ``uint64`` matrix of named bitmask columns, a few ``int8`` card stacks,
+the legal-action bits as ``uint64`` words -- with a per-game ``reset_one`` /
+``step_one`` and serial / ``prange`` drivers, plus a small ``KernelVec`` subclass
+that allocates the arrays and fills the config vector.  Everything else (options,
+layout, seeding, recorded deals, output buffers, argument checks, autoreset) is
+``batch.VecBase``.  Crazy Rummy fits as is: its wild rank and the wild cards standing
+in table melds are more columns (a represented-card -> wild map is a 52-entry
+``int8`` row), its 13 rounds the ``episode="game"`` loop inside ``step_one``.
+Rummikub's 106 tiles are two ``uint64`` words per rack (or a 53-entry count row) and
+its exact legality checks already are numba (``core.rummikub_solver``): its kernel
+calls them from ``step_one`` the same way the Gin kernel calls
+``vector.deadwood_kernel``.
 """
 
 from rummy_env.vector.batch import Batch, empty_batch
 from rummy_env.vector.reference import ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
 
-__all__ = ["Batch", "ReferenceGinRummyVec", "ReferenceRummyVec", "ReferenceVec", "empty_batch"]
+__all__ = [
+    "Batch",
+    "GinRummyVec",
+    "ReferenceGinRummyVec",
+    "ReferenceRummyVec",
+    "ReferenceVec",
+    "RummyVec",
+    "empty_batch",
+]
+
+_KERNELS = {"GinRummyVec": "rummy_env.vector.gin_vec", "RummyVec": "rummy_env.vector.rummy_vec"}
+
+
+def __getattr__(name: str):
+    # the compiled engines load numba only when asked for
+    module = _KERNELS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rummy_env.vector' has no attribute {name!r}")
+    try:
+        import numba  # noqa: F401
+    except ImportError as err:
+        raise ImportError(
+            f"rummy_env.vector.{name} is compiled with numba, which is not installed: "
+            f"pip install 'rummy-env[fast]' (or use the pure-Python Reference{name}, same API)"
+        ) from err
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,17 +1,23 @@
 """The batch API (``rummy_env.vector.batch``) on every implementation: seeding, stacked
 decks, replays in ``env()``, the autoreset at the episode boundary, bad arguments."""
 
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
-from rummy_env.vector import Batch, ReferenceGinRummyVec, ReferenceRummyVec, empty_batch
+from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, empty_batch
 from tests.vector.differential import play_against_env
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 IMPLEMENTATIONS = [
     pytest.param(ReferenceGinRummyVec, gin_rummy_v0, {}, id="reference-gin"),
     pytest.param(ReferenceRummyVec, rummy_v0, {"num_players": 3}, id="reference-rummy3"),
+    pytest.param(GinRummyVec, gin_rummy_v0, {}, id="kernel-gin"),
 ]
 
 
@@ -98,11 +104,12 @@ def test_caller_owned_outputs_are_written_in_place(cls, module, options):
     np.testing.assert_array_equal(out.observation, twin.reset().observation)
 
 
-def test_stacked_decks_deal_the_stacked_hands():
+@pytest.mark.parametrize("cls", [ReferenceGinRummyVec, GinRummyVec])
+def test_stacked_decks_deal_the_stacked_hands(cls):
     deck = gin_stack_deck(
         ["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"], dealer=1
     )
-    vec = ReferenceGinRummyVec(2, seed=0)
+    vec = cls(2, seed=0)
     batch = vec.reset(decks=[deck, deck], dealers=np.array([1, 1]))
     pass_, knock_kh = gin_rummy_v0.raw_env.string_to_action("pass"), gin_rummy_v0.raw_env.string_to_action("knock KH")
     assert vec.deal_of(0) == {"deck": deck, "dealer": 1}
@@ -115,3 +122,14 @@ def test_stacked_decks_deal_the_stacked_hands():
     assert vec.scores.tolist() == [[34, 0], [34, 0]]
     batch = vec.step(np.array([0, 0]))  # the autoreset: actions ignored, new hands dealt
     assert not batch.terminated.any() and vec.deal_of(0) != {"deck": deck, "dealer": 1}
+
+
+def test_the_compiled_engines_name_the_missing_extra_without_numba():
+    code = (
+        "import sys\nsys.modules['numba'] = None\n"
+        "from rummy_env.vector import ReferenceGinRummyVec\n"
+        "ReferenceGinRummyVec(2).reset()\n"
+        "try:\n    from rummy_env.vector import GinRummyVec\nexcept ImportError as err:\n    print(err)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert "pip install 'rummy-env[fast]'" in out.stdout and "ReferenceGinRummyVec" in out.stdout
