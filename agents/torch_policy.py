@@ -161,8 +161,11 @@ def load_model(path: str | Path) -> ActorCritic:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")
     cfg = data["config"]
-    model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"], cfg.get("features", "none"))
-    model.load_state_dict(data["state_dict"])
+    try:
+        model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"], cfg.get("features", "none"))
+        model.load_state_dict(data["state_dict"])
+    except (KeyError, RuntimeError) as err:
+        raise ValueError(f"policy file {str(path)!r} does not hold a complete {FORMAT} model: {err}") from None
     model.extra = {k: v for k, v in cfg.items() if k not in ("obs_size", "num_actions", "hidden", "features")}
     model.eval()
     return model

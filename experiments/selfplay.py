@@ -91,10 +91,12 @@ class Config:
     pool_size: int = 10
     snapshot_every: int = 20  # updates between pool snapshots
     eval_every: float = 5.0  # minutes between evaluations
+    initial_eval: bool = True  # evaluate the untrained policy too (its games are long: minutes on a loaded machine)
     eval_deals: int = 100  # deals per evaluation (each played in every seat)
     final_eval_deals: int = 1000
     eval_workers: int = 1
-    sim_threads: int = 2
+    # one numba thread too: with other jobs on the 2 cores, 2 threads stepped 256 games 14x slower
+    sim_threads: int = 1
     # one torch thread: on a loaded 2-core machine a second intra-op thread made a forward
     # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
     torch_threads: int = 1
@@ -450,7 +452,7 @@ class Trainer:
         self.pool_seat = np.arange(cfg.num_envs) % self.num_players
         batch = self.vec.reset()
         last_eval = last_ckpt = time.perf_counter()
-        if self.updates == 0:
+        if self.updates == 0 and cfg.initial_eval:
             self.evaluate_now(evaluate, cfg.eval_deals)
         bar = tqdm(total=cfg.timesteps, initial=self.steps, unit="step", disable=None if progress else True)
         bar.set_description(cfg.variant)

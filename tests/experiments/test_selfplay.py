@@ -229,3 +229,27 @@ def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit):
         selfplay.parse_args(args)
     assert message in capsys.readouterr().err
+
+
+def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
+    from agents.policy_features import Featurizer
+    from rummy_env.core.cards import parse_card as card_id
+
+    layout = gin_rummy_v0.env().unwrapped.layout
+    obs = np.zeros((1, layout.size), np.float32)
+    hand = ["7C", "8C", "9C", "5D", "5H", "5S", "KH", "2D", "3D"]
+    for c in hand:
+        obs[0, layout.slice("hand").start + card_id(c)] = 1
+    obs[0, layout.slice("upcard").start + card_id("6C")] = 1
+    x = Featurizer("gin", "gin_rummy_v0", layout)(obs)[0, layout.size :]
+    flags = x[:208].reshape(4, 52)  # set3, run3, pair, near-suited
+    held = {c: flags[:, card_id(c)].tolist() for c in hand}
+    assert held["7C"] == [0, 1, 0, 1] and held["5D"] == [1, 0, 1, 1] and held["5H"] == [1, 0, 1, 0]
+    assert held["KH"] == [0, 0, 0, 0] and held["2D"] == [0, 0, 0, 1]
+    assert flags[:, card_id("6C")].tolist() == [0, 0, 0, 0] and x[208:212].tolist() == [0, 1, 0, 1]
+    dw = x[212:264]
+    # deadwood now: KH 2D 3D = 15; without 7C the run breaks (8C 9C join the deadwood)
+    expected = {"7C": 32, "8C": 31, "9C": 30, "5D": 25, "5H": 25, "5S": 25, "KH": 5, "2D": 13, "3D": 12}
+    assert {c: round(float(dw[card_id(c)]) * 100) for c in hand} == expected
+    assert np.count_nonzero(dw) == len(hand)
+    assert round(float(x[264]) * 100) == 5  # take 6C (run 6-9C), discard KH
