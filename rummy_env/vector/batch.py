@@ -4,8 +4,8 @@
 (validated by the variant's ``raw_env``, so a batched engine takes exactly the env's
 options), the observation layout, the per-game random streams, the recorded deals,
 the output buffers and every argument check.  A simulator subclasses it and writes
-four methods: ``_reset_games``, ``_step_games``, ``_step_random_games`` and
-``_illegal_game``; the pure-Python reference (``vector.reference``) and the numba
+five methods: ``_reset_games``, ``_step_games``, ``_step_random_games``,
+``_step_opponents_games`` and ``_illegal_game``; the pure-Python reference (``vector.reference``) and the numba
 kernels (``vector.gin_vec``, ``vector.rummy_vec``) are such subclasses, so their
 public API is one and the same.
 
@@ -246,6 +246,36 @@ class VecBase:
         self._step_random_games(out)
         return out
 
+    def step_opponents(self, seats: Any, out: Batch | None = None) -> Batch:
+        """Let random opponents move, inside the engine, until ``seats[i]`` is to act.
+
+        In every live game where another seat is to act, uniformly random legal
+        actions (from the game's action stream) are played until ``seats[i]`` is to act
+        or the episode ends; those games' rows are then rewritten from ``seats[i]``'s
+        view (``current_player[i] == seats[i]``, also when the episode ended), with
+        the opponents' rewards added to the row's rewards.  Other rows are left as
+        they are.  ``step(actions)`` then ``step_opponents(seats)`` is one decision of
+        a learner in ``seats[i]`` against random players (the ``VectorEnv`` view,
+        ``rummy_env.envs.vector_view``).
+
+        Args:
+            seats: int array ``(num_envs,)`` of seats 0..num_players-1.
+            out: the :class:`Batch` the last call wrote (None: the engine's buffers).
+
+        Raises:
+            ValueError: bad ``seats``.
+            RuntimeError: before :meth:`reset`.
+        """
+        out = self._check_out(out)
+        self._check_started()
+        arr = np.asarray(seats)
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
+        if ((arr < 0) | (arr >= self.num_players)).any():
+            raise ValueError(f"seats must be 0..{self.num_players - 1}, got {sorted(set(arr.tolist()))}")
+        self._step_opponents_games(np.ascontiguousarray(arr, dtype=np.int64), out)
+        return out
+
     def deal_of(self, i: int) -> dict:
         """The reset options of game ``i``'s current hand as ``env()`` takes them:
         ``{"deck": [52 card strings, top first], "dealer": k}``; with the same actions,
@@ -342,6 +372,9 @@ class VecBase:
         raise NotImplementedError
 
     def _step_random_games(self, out: Batch) -> None:
+        raise NotImplementedError
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
         raise NotImplementedError
 
     def _illegal_game(self, actions: np.ndarray) -> int:

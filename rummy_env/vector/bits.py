@@ -137,3 +137,16 @@ def set_plane(row, start, m):
     while m:
         row[start + ctz(m)] = 1.0
         m &= m - U1
+
+
+@njit(cache=True)
+def first_illegal(ended, legal, actions, num_actions):
+    """Index of the first live game (``ended[i] == 0``) whose action is not one of its
+    legal ids (bits of ``legal[i]``), or -1."""
+    for i in range(actions.shape[0]):
+        if ended[i] != 0:
+            continue
+        a = actions[i]
+        if a < 0 or a >= num_actions or not has(legal[i, a >> 6], a & 63):
+            return i
+    return -1

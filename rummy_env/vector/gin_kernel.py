@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from rummy_env.vector.bits import U0, U1, below, bit, count_bits, has, kth_set_bit, set_plane, shuffle_into, write_mask
+from rummy_env.vector.bits import U0, U1, below, bit, count_bits, kth_set_bit, set_plane, shuffle_into, write_mask
 from rummy_env.vector.deadwood_kernel import deadwood, knock_discards, showdown
 
 # ints columns
@@ -336,12 +336,26 @@ def step_parallel(*args):
 
 
 @njit(cache=True)
-def illegal_kernel(ints, legal, actions, num_actions):
-    """Index of the first live game whose action is not a legal id, or -1."""
-    for i in range(ints.shape[0]):
-        if ints[i, ENDED] != LIVE:
-            continue
-        a = actions[i]
-        if a < 0 or a >= num_actions or not has(legal[i, a >> 6], a & 63):
-            return i
-    return -1
+def opponents_one(i, seat, ints, masks, pile, legal, decks, action_rng, cfg, obs, mask, current, rewards, term, trunc):
+    """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
+    the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
+    rewards added (``VecBase.step_opponents``)."""
+    if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
+        return
+    while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
+        action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
+        apply(i, action, ints, masks, pile, decks, rewards, cfg)
+        compute_legal(i, ints, masks, legal, cfg)
+    _write_step(i, seat, ints, masks, pile, legal, obs, mask, current, term, trunc)
+
+
+@njit(cache=True)
+def opponents_serial(seats, *args):
+    for i in range(seats.shape[0]):
+        opponents_one(i, seats[i], *args)
+
+
+@njit(parallel=True, cache=True)
+def opponents_parallel(seats, *args):
+    for i in prange(seats.shape[0]):
+        opponents_one(i, seats[i], *args)

@@ -10,6 +10,7 @@ import numpy as np
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector.batch import Batch, VecBase
+from rummy_env.vector.bits import first_illegal
 
 
 class KernelVec(VecBase):
@@ -93,7 +94,7 @@ class GinRummyVec(KernelVec):
         )  # fmt: skip
 
     def _illegal_game(self, actions: np.ndarray) -> int:
-        return int(k.illegal_kernel(self._ints, self._legal, actions, self.num_actions))
+        return int(first_illegal(self._ints[:, k.ENDED], self._legal, actions, self.num_actions))
 
     def _step(self, actions: np.ndarray, random: bool, out: Batch) -> None:
         kernel = k.step_parallel if self._parallel() else k.step_serial
@@ -107,3 +108,10 @@ class GinRummyVec(KernelVec):
 
     def _step_random_games(self, out: Batch) -> None:
         self._step(self._no_actions, True, out)
+
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        kernel = k.opponents_parallel if self._parallel() else k.opponents_serial
+        kernel(
+            seats, self._ints, self._masks, self._pile, self._legal, self._decks, self._action_rng, self._cfg,
+            *out[:3], out.rewards, out.terminated, out.truncated,
+        )  # fmt: skip

@@ -100,6 +100,27 @@ class ReferenceVec(VecBase):
                 action = int(legal[next64(self._action_rng, i) % legal.size])
             self._move(i, action, out)
 
+    def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
+        for i in range(self.num_envs):
+            if self._done[i]:
+                continue
+            env = self._envs[i]
+            total = np.zeros(self.num_players, np.float32)
+            moved = ended = truncated = False
+            while env.agent_name_mapping[env.agent_selection] != seats[i]:
+                legal = np.flatnonzero(self._masks[i])
+                agent = env.agent_selection
+                env.step(int(legal[next64(self._action_rng, i) % legal.size]))
+                total += np.array([env.rewards[a] for a in env.possible_agents], np.float32)
+                moved = True
+                ended, truncated = bool(env.terminations[agent]), bool(env.truncations[agent])
+                if ended or truncated:
+                    self._done[i] = True
+                    break
+                self._masks[i] = env.observe(env.agent_selection)["action_mask"]
+            if moved:
+                self._write(i, out, int(seats[i]), out.rewards[i] + total, ended, truncated)
+
     @property
     def scores(self) -> np.ndarray:
         """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, num_players)``."""

@@ -55,7 +55,8 @@ def play_against_env(vec, module, options, steps, rng):
             agent = env.agent_selection
             env.step(int(actions[i]))
             counts["decisions"] += 1
-            np.testing.assert_array_equal(batch.rewards[i], [env.rewards[a] for a in env.possible_agents])
+            want = np.array([env.rewards[a] for a in env.possible_agents], np.float32)  # Batch.rewards is float32
+            np.testing.assert_array_equal(batch.rewards[i], want)
             if env.terminations[agent] or env.truncations[agent]:
                 counts["episodes"] += 1
                 assert batch.terminated[i] == env.terminations[agent]

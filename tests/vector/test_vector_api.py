@@ -10,7 +10,7 @@ import pytest
 
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
-from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, empty_batch
+from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, RummyVec, empty_batch
 from tests.vector.differential import play_against_env
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -18,6 +18,7 @@ IMPLEMENTATIONS = [
     pytest.param(ReferenceGinRummyVec, gin_rummy_v0, {}, id="reference-gin"),
     pytest.param(ReferenceRummyVec, rummy_v0, {"num_players": 3}, id="reference-rummy3"),
     pytest.param(GinRummyVec, gin_rummy_v0, {}, id="kernel-gin"),
+    pytest.param(RummyVec, rummy_v0, {"num_players": 3}, id="kernel-rummy3"),
 ]
 
 

@@ -1,0 +1,134 @@
+"""A Gymnasium ``VectorEnv`` over a batched engine: one learning seat per game against
+random opponents that move inside the engine.
+
+    from rummy_env.envs.vector_view import SeatVectorEnv
+    envs = SeatVectorEnv("gin_rummy", num_envs=1024, seed=0)
+    obs, infos = envs.reset(seed=0)             # obs: float32 (1024, 485)
+    mask = infos["action_mask"]                 # int8 (1024, 108), also envs.action_masks()
+    obs, rewards, terminated, truncated, infos = envs.step(actions)
+
+Each step is one decision of the learner: its action, then the opponents' random legal
+moves (``VecBase.step_opponents``) until the learner is to act again or the episode
+ends.  The learner's seat in game ``i`` is ``seat`` or, by default, ``i % num_players``
+(every seat is learnt).  Rewards are the learner's (``env()``'s rewards for its seat,
+summed over the opponents' moves).  Autoreset is Gymnasium's ``NEXT_STEP`` mode: the
+step that ends an episode returns the learner's final observation (mask all 0) with
+``terminated`` or ``truncated``; the next step ignores that game's action and returns the
+first observation of a new hand (reward 0).  Returned arrays are copies.
+
+For self-play, where one policy plays every seat, use the raw API
+(``rummy_env.vector.GinRummyVec`` / ``RummyVec``: ``step`` returns the acting seat's
+observation, and ``Batch.rewards`` holds every seat's reward).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+ENGINES = {
+    ("gin_rummy", "kernel"): ("rummy_env.vector", "GinRummyVec"),
+    ("gin_rummy", "reference"): ("rummy_env.vector", "ReferenceGinRummyVec"),
+    ("rummy", "kernel"): ("rummy_env.vector", "RummyVec"),
+    ("rummy", "reference"): ("rummy_env.vector", "ReferenceRummyVec"),
+}
+
+
+class SeatVectorEnv(VectorEnv):
+    """One learning seat per game against random opponents (see the module docstring).
+
+    Args:
+        variant: ``"gin_rummy"`` or ``"rummy"``.
+        num_envs: games, >= 1.
+        seed: int >= 0, the engine's seed (``reset(seed=...)`` reseeds).
+        seat: the learner's seat in every game; None: ``i % num_players`` in game ``i``.
+        engine: ``"kernel"`` (numba) or ``"reference"`` (pure Python, same games).
+        num_threads: the kernel's threads.
+        **env_options: the variant's ``env()`` options.
+
+    Raises:
+        ValueError: an unknown variant or engine, a bad seat or option.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        variant: str,
+        num_envs: int,
+        seed: int = 0,
+        seat: int | None = None,
+        engine: str = "kernel",
+        num_threads: int | None = None,
+        **env_options: Any,
+    ):
+        key = (variant.removesuffix("_v0"), engine)
+        if key not in ENGINES:
+            raise ValueError(
+                f"variant={variant!r}, engine={engine!r}: batched engines exist for "
+                "'gin_rummy' and 'rummy', engine 'kernel' or 'reference'"
+            )
+        import importlib
+
+        module, name = ENGINES[key]
+        self.vec = getattr(importlib.import_module(module), name)(num_envs, seed, num_threads, **env_options)
+        self.num_envs = self.vec.num_envs
+        p = self.vec.num_players
+        if seat is None:
+            self.seats = np.arange(self.num_envs, dtype=np.int64) % p
+        else:
+            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < p:
+                raise ValueError(f"seat={seat!r} is not a seat: seats are 0..{p - 1} (or None for i % {p})")
+            self.seats = np.full(self.num_envs, int(seat), np.int64)
+        layout = self.vec.layout
+        self.single_observation_space = spaces.Box(layout.low, layout.high, (layout.size,), np.float32)
+        self.single_action_space = spaces.Discrete(self.vec.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._rows = np.arange(self.num_envs)
+        self._mask: np.ndarray | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal every game anew (``seed``: reseed the engine) and let the opponents move
+        up to the learner's first decision.
+
+        Returns:
+            (observation float32 ``(num_envs, obs_size)``, ``{"action_mask": int8
+            (num_envs, num_actions)}``).
+        """
+        if options:
+            raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
+        self.vec.reset(seed=seed)
+        batch = self.vec.step_opponents(self.seats)
+        self._mask = batch.action_mask.copy()
+        return batch.observation.copy(), {"action_mask": self._mask.copy()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """One decision of the learner in every game (see the module docstring).
+
+        Raises:
+            ValueError: an action of the wrong shape or not legal in some live game.
+            RuntimeError: before :meth:`reset`.
+        """
+        if self._mask is None:
+            raise RuntimeError("call reset() before step()")
+        self.vec.step(actions)
+        batch = self.vec.step_opponents(self.seats)
+        self._mask = batch.action_mask.copy()
+        rewards = batch.rewards[self._rows, self.seats].copy()
+        infos = {"action_mask": self._mask.copy()}
+        return batch.observation.copy(), rewards, batch.terminated.copy(), batch.truncated.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now: int8 ``(num_envs, num_actions)`` (sb3-contrib's name).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask.copy()

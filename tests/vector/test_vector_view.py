@@ -1,0 +1,84 @@
+"""The Gymnasium VectorEnv view: one learning seat against random opponents inside the
+engine, under Gymnasium's vector checks; the kernel's view plays the reference's games."""
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.utils.passive_env_checker import check_obs
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+from rummy_env.envs.vector_view import SeatVectorEnv
+
+VARIANTS = [("gin_rummy", {}), ("rummy", {"num_players": 3})]
+
+
+def random_actions(mask, rng):
+    return np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask])
+
+
+def rollout(envs, steps, seed):
+    rng = np.random.default_rng(seed)
+    obs, infos = envs.reset(seed=seed)
+    out = [(obs, infos["action_mask"])]
+    for _ in range(steps):
+        out.append(envs.step(random_actions(envs.action_masks(), rng)))
+    return out
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+def test_the_view_passes_gymnasiums_vector_checks(variant, options):
+    envs = SeatVectorEnv(variant, 6, **options)
+    assert isinstance(envs, VectorEnv) and envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert envs.observation_space.shape == (6, envs.single_observation_space.shape[0])
+    obs, infos = envs.reset(seed=3)
+    assert obs in envs.observation_space and obs.dtype == np.float32
+    check_obs(obs, envs.observation_space, "reset")
+    assert infos["action_mask"].shape == (6, envs.single_action_space.n) and infos["action_mask"].any(axis=1).all()
+    # same seed, same actions -> same data (Gymnasium's determinism check, batched)
+    assert data_equivalence(rollout(envs, 40, 1), rollout(SeatVectorEnv(variant, 6, **options), 40, 1), exact=True)
+    rng = np.random.default_rng(0)
+    pending = np.zeros(6, bool)
+    episodes = 0
+    for _ in range(300):
+        mask = envs.action_masks()
+        assert (mask.any(axis=1) != pending).all()  # a finished game waits for its reset step
+        actions = random_actions(mask, rng)
+        actions[pending] = 10**6  # ignored: the NEXT_STEP autoreset deals a new hand
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        check_obs(obs, envs.observation_space, "step")
+        assert rewards.dtype == np.float32 and terminated.dtype == np.bool_
+        assert not (terminated & pending).any() and not rewards[pending].any()
+        assert not infos["action_mask"][terminated | truncated].any()
+        pending = terminated | truncated
+        episodes += int(pending.sum())
+    assert episodes >= 3
+    envs.close()
+
+
+def test_episode_statistics_wrapper_counts_the_learners_episodes():
+    envs = RecordEpisodeStatistics(SeatVectorEnv("gin_rummy", 8, seed=2))
+    envs.reset(seed=2)
+    rng = np.random.default_rng(1)
+    finished = []
+    for _ in range(200):
+        _, _, terminated, truncated, infos = envs.step(random_actions(envs.unwrapped.action_masks(), rng))
+        if "episode" in infos:
+            finished += infos["episode"]["r"][infos["_episode"]].tolist()
+    assert len(finished) >= 8 and set(finished) <= {-1.0, 0.0, 1.0}
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+def test_the_kernel_view_plays_the_reference_views_games(variant, options):
+    kernel = rollout(SeatVectorEnv(variant, 6, seed=9, **options), 150, 4)
+    reference = rollout(SeatVectorEnv(variant, 6, seed=9, engine="reference", **options), 150, 4)
+    assert data_equivalence(kernel, reference, exact=True)
+
+
+def test_bad_view_arguments_are_refused():
+    with pytest.raises(ValueError, match="batched engines exist for"):
+        SeatVectorEnv("rummikub", 2)
+    with pytest.raises(ValueError, match="seat=2 is not a seat"):
+        SeatVectorEnv("gin_rummy", 2, seat=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        SeatVectorEnv("gin_rummy", 2).step(np.zeros(2, np.int64))
