@@ -84,7 +84,8 @@ class Config:
     shaping: float = 1.0  # weight of the deadwood potential at the start
     shaping_anneal: float = 0.5  # share of the run over which it decays to 0
     kickstart: float = 1.0  # weight of the cross-entropy to the heuristic's action at the start
-    kickstart_anneal: float = 0.4  # share of the run over which it decays to 0
+    kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
+    kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
     kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
@@ -185,7 +186,8 @@ class Trainer:
                 "learner_steps": self.learner_steps,
                 "updates": self.updates,
                 "episodes": self.episodes,
-                "elapsed": self.elapsed,
+                # the training seconds so far, the running session's included
+                "elapsed": self.elapsed_now() if hasattr(self, "session_start") else self.elapsed,
                 "timers": dict(self.timers),
             },
             "numpy_rng": self.rng.bit_generator.state,
@@ -328,11 +330,12 @@ class Trainer:
         return min(1.0, done)
 
     def kickstart_weight(self) -> float:
-        """The kickstarting weight now: ``kickstart`` decaying linearly to 0 (Schmitt et al. 2018)."""
+        """The kickstarting weight now: ``kickstart`` decaying linearly to ``kickstart_floor``
+        (Schmitt et al. 2018)."""
         cfg = self.cfg
         if not cfg.kickstart or not cfg.kickstart_anneal or self.heuristic is None:
             return 0.0
-        return cfg.kickstart * max(0.0, 1.0 - self.progress() / cfg.kickstart_anneal)
+        return max(cfg.kickstart_floor, cfg.kickstart * max(0.0, 1.0 - self.progress() / cfg.kickstart_anneal))
 
     def elapsed_now(self) -> float:
         return self.elapsed + time.perf_counter() - self.session_start
@@ -575,7 +578,7 @@ class Trainer:
         }
 
 
-def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool]:
+def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, set[str]]:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.selfplay", "rummy-selfplay"), description=__doc__.split("\n\n")[0]
     )
@@ -625,13 +628,15 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool]:
     values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
     cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
-    return cfg, out, args.resume, not args.no_progress
+    tokens = [a.split("=")[0] for a in (sys.argv[1:] if argv is None else argv)]
+    given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens}
+    return cfg, out, args.resume, not args.no_progress, given
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
-    cfg, out, resume, progress = parse_args(argv)
+    cfg, out, resume, progress, given = parse_args(argv)
     state = None
     if resume:
         path = out / "checkpoint.pt"
@@ -640,8 +645,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         state = torch.load(path, map_location="cpu", weights_only=False)
         saved = state["config"]
-        # the saved run's settings, except the limits and threads given now
+        # the saved run's settings, except the limits and threads, and the options given now
+        # (not those that shape the network or the games: variant, options, hidden, features)
         keep = {"timesteps", "minutes", "sim_threads", "torch_threads", "eval_workers"}
+        keep |= given - {"variant", "env_options", "hidden", "features", "num_envs", "seed"}
         cfg = Config(**{**saved, "hidden": tuple(saved["hidden"]), **{k: getattr(cfg, k) for k in keep}})
     trainer = Trainer(cfg, out)
     if state is not None:

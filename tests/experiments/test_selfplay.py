@@ -3,6 +3,7 @@ end to end, resuming from a checkpoint, the trained model through ``PolicyAgent`
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import torch
 from agents.policy import PolicyAgent
 from agents.torch_policy import ILLEGAL_LOGIT, ActorCritic, load_model, masked_logits, sample_masked, save_model
 from experiments import selfplay, selfplay_returns, train
-from rummy_env import gin_rummy_v0
+from rummy_env import gin_rummy_v0, rummy_v0
 
 
 def scripted_rollout():
@@ -142,9 +143,9 @@ def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run)
     assert (smoke_run / "curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def play_legal_game(path, seed):
+def play_legal_game(path, seed, module=gin_rummy_v0):
     """One hand of ``env()`` with the policy in both seats; asserts every action is legal."""
-    env = gin_rummy_v0.env()
+    env = module.env()
     agent = PolicyAgent(path)
     env.reset(seed=seed)
     steps, returns = 0, {}
@@ -160,6 +161,15 @@ def play_legal_game(path, seed):
         steps += 1
     assert steps > 0 and sorted(returns.values()) in ([-1, 1], [0, 0])
     return steps
+
+
+@pytest.mark.parametrize("run, module", [("selfplay-gin", gin_rummy_v0), ("selfplay-rummy", rummy_v0)])
+def test_the_committed_models_load_and_play_legal_games(run, module):
+    path = Path(__file__).parents[2] / "docs" / "results" / run / "model.pt"
+    agent = PolicyAgent(path)
+    assert agent.model.observation_space.shape == (module.env().unwrapped.layout.size,)
+    for seed in range(3):
+        play_legal_game(path, seed, module)
 
 
 def test_the_trained_model_plays_through_policy_agent_and_the_tournament(smoke_run):
@@ -253,3 +263,12 @@ def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
     assert {c: round(float(dw[card_id(c)]) * 100) for c in hand} == expected
     assert np.count_nonzero(dw) == len(hand)
     assert round(float(x[264]) * 100) == 5  # take 6C (run 6-9C), discard KH
+
+
+def test_a_checkpoint_taken_during_a_session_counts_its_training_time(tmp_path):
+    import time
+
+    trainer = selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,)), tmp_path)
+    trainer.elapsed = 60.0  # from earlier sessions
+    trainer.session_start = time.perf_counter() - 30.0
+    assert 90.0 <= trainer.state()["counters"]["elapsed"] < 100.0
