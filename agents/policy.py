@@ -1,4 +1,5 @@
-"""A trained policy (sb3-contrib ``MaskablePPO``) as an agent."""
+"""A trained policy as an agent: an sb3-contrib ``MaskablePPO`` ``.zip`` (``experiments.train``)
+or a ``.pt`` network of ``experiments.selfplay`` (``agents.torch_policy``)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modificati
 
 
 def load_model(path: Path) -> Any:
-    """A ``MaskablePPO`` model from a ``.zip``, loaded once per file and process.
+    """A model from a file, loaded once per file and process: a ``MaskablePPO`` ``.zip``,
+    or a self-play ``.pt`` (then a :class:`agents.torch_policy.TorchPolicy`).
 
     Raises:
-        ValueError: the file is not a MaskablePPO model.
+        ValueError: the file is not such a model.
     """
     key = (str(path.resolve()), path.stat().st_mtime)
     model = _MODELS.get(key)
+    if model is None and path.suffix == ".pt":
+        from agents.torch_policy import TorchPolicy
+        from agents.torch_policy import load_model as load_torch_model
+
+        model = _MODELS[key] = TorchPolicy(load_torch_model(path))
     if model is None:
         from sb3_contrib import MaskablePPO
 
@@ -32,19 +39,21 @@ def load_model(path: Path) -> Any:
 
 
 class PolicyAgent(Agent):
-    """Plays a saved ``MaskablePPO`` model: the model's action for the observation, among
-    the legal actions of the mask.
+    """Plays a saved model: the model's action for the observation, among the legal
+    actions of the mask.
 
     Args:
-        path: the model's ``.zip`` file (``experiments.train`` writes ``model.zip``).
+        path: the model's file: a ``.zip`` (``experiments.train`` writes ``model.zip``)
+            or a ``.pt`` (``experiments.selfplay`` writes ``model.pt``).
         deterministic: take the most likely legal action (default) or sample one (the
             sampling draws from torch's global generator).
         seed: unused (kept for the common interface).
         model: an already loaded model instead of ``path`` (e.g. a frozen self-play copy).
 
     Raises:
-        ValueError: the file does not exist or is not a MaskablePPO model.
-        ImportError: sb3-contrib is not installed (``pip install -e ".[train]"``).
+        ValueError: the file does not exist or is not a model.
+        ImportError: sb3-contrib (``.zip``) or torch (``.pt``) is not installed
+            (``pip install -e ".[train]"``).
     """
 
     name = "policy"
@@ -58,7 +67,8 @@ class PolicyAgent(Agent):
             path = Path(path) if path is not None else None
             if path is None or not path.is_file():
                 raise ValueError(
-                    f"policy file {str(path)!r} does not exist: pass the model.zip that experiments.train wrote"
+                    f"policy file {str(path)!r} does not exist: pass the model.zip that experiments.train "
+                    "wrote or the model.pt of experiments.selfplay"
                 )
             model = load_model(path)
         self.model = model

@@ -294,6 +294,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0]
     )
+    p.add_argument(
+        "--algo",
+        choices=["ppo", "selfplay"],
+        default="ppo",
+        help="ppo: this job (default); selfplay: experiments.selfplay on the batched simulator (its own options)",
+    )
     p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
     p.add_argument(
         "--backend",
@@ -379,6 +385,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(argv):  # --algo selfplay hands every other argument to experiments.selfplay
+        if arg == "--algo=selfplay" or arg == "--algo" and argv[i + 1 : i + 2] == ["selfplay"]:
+            from experiments import selfplay
+
+            return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
     args = parse_args(argv)
     out = args.out or Path("results") / time.strftime(f"train-{args.variant}-%Y%m%d-%H%M%S")
     if args.backend == "rllib":

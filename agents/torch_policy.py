@@ -1,0 +1,196 @@
+"""The masked actor-critic network of ``experiments.selfplay`` and its ``.pt`` file format.
+
+A model file is a ``torch.save`` dict ``{"format": FORMAT, "config": {...}, "state_dict":
+{...}}``; ``config`` holds everything needed to rebuild the network (``obs_size``,
+``num_actions``, ``hidden``, ``variant``, ``env_options``), so that
+``agents.PolicyAgent("model.pt")`` plays it without the trainer.  The file holds tensors
+and plain Python values only, and loads with ``torch.load(weights_only=True)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from torch import nn
+
+FORMAT = "rummy_env.selfplay/1"
+
+#: The logit of an illegal action: its softmax probability underflows to exactly 0 in
+#: float32 (exp(-1e9) == 0), and a finite value keeps a row's log-softmax free of NaN.
+ILLEGAL_LOGIT = -1e9
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with the illegal entries (``mask`` False/0) set to :data:`ILLEGAL_LOGIT`.
+
+    Args:
+        logits: float ``(batch, num_actions)``.
+        mask: bool or int ``(batch, num_actions)``; every row needs one legal action.
+    """
+    return torch.where(mask.bool(), logits, torch.full_like(logits, ILLEGAL_LOGIT))
+
+
+class ActorCritic(nn.Module):
+    """An MLP trunk with a policy head (one logit per action id) and a value head.
+
+    The input is standardized by running statistics held as buffers (``obs_mean``,
+    ``obs_var``, ``obs_count`` and ``obs_scale = 1 / sqrt(obs_var + 1e-6)``), updated by
+    :meth:`update_normalizer` during training and saved with the weights: the
+    observations hold counts (stock size, deadwood points, turn) next to 0/1 planes.
+
+    Args:
+        obs_size: length of the env's flat observation.
+        num_actions: size of the action space.
+        hidden: widths of the hidden layers (ReLU).
+        features: input features appended to the observation (``agents.policy_features``:
+            ``"none"``, ``"meld"``, ``"gin"``); the network's input is
+            ``obs_size + FEATURES[features]`` wide and the caller appends them.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256), features: str = "none"):
+        super().__init__()
+        from agents.policy_features import FEATURES
+
+        if features != "none" and features not in FEATURES:
+            raise ValueError(f"unknown features {features!r}: use none, {', '.join(FEATURES)}")
+        self.features = features
+        input_size = obs_size + (FEATURES[features] if features != "none" else 0)
+        if obs_size <= 0 or num_actions <= 0 or not hidden or min(hidden) <= 0:
+            raise ValueError(
+                f"ActorCritic needs positive sizes, got obs_size={obs_size}, num_actions={num_actions}, "
+                f"hidden={list(hidden)}"
+            )
+        self.obs_size, self.num_actions, self.hidden = int(obs_size), int(num_actions), [int(h) for h in hidden]
+        layers: list[nn.Module] = []
+        width = input_size
+        for h in self.hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, num_actions)
+        self.value_head = nn.Linear(width, 1)
+        # small policy logits at the start: a near-uniform policy over the legal actions
+        nn.init.orthogonal_(self.policy_head.weight, gain=0.01)
+        nn.init.zeros_(self.policy_head.bias)
+        self.register_buffer("obs_mean", torch.zeros(input_size))
+        self.register_buffer("obs_var", torch.ones(input_size))
+        self.register_buffer("obs_count", torch.zeros((), dtype=torch.float64))
+        self.register_buffer("obs_scale", torch.ones(input_size))
+
+    def config(self) -> dict[str, Any]:
+        """The constructor arguments."""
+        return {
+            "obs_size": self.obs_size,
+            "num_actions": self.num_actions,
+            "hidden": list(self.hidden),
+            "features": self.features,
+        }
+
+    @torch.no_grad()
+    def update_normalizer(self, obs: torch.Tensor) -> None:
+        """Fold a batch ``(n, obs_size)`` into the running mean and variance (Chan et al.)."""
+        n = obs.shape[0]
+        if n == 0:
+            return
+        mean = obs.mean(0)
+        var = obs.var(0, unbiased=False)
+        total = self.obs_count + n
+        delta = mean - self.obs_mean
+        w = float(n / total)
+        self.obs_mean += delta * w
+        self.obs_var.copy_(
+            (self.obs_var * float(self.obs_count) + var * n + delta**2 * float(self.obs_count) * w) / float(total)
+        )
+        self.obs_count.fill_(float(total))
+        # kept rather than computed per call: a sqrt per forward cost ms in single-sample play
+        self.obs_scale.copy_(1.0 / torch.sqrt(self.obs_var + 1e-6))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Raw (unmasked) logits ``(batch, num_actions)`` and values ``(batch,)``."""
+        x = (obs - self.obs_mean) * self.obs_scale
+        z = self.trunk(x.clamp(-10.0, 10.0))
+        return self.policy_head(z), self.value_head(z).squeeze(-1)
+
+    @torch.no_grad()
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, deterministic: bool = False) -> torch.Tensor:
+        """Legal actions ``(batch,)`` int64: sampled from the masked softmax, or its argmax."""
+        logits = masked_logits(self(obs)[0], mask)
+        return logits.argmax(-1) if deterministic else sample_masked(logits)[0]
+
+
+def sample_masked(logits: torch.Tensor, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sample one action per row of masked logits, with its log-probability.
+
+    Gumbel-max: ``argmax(logits + G)``, ``G = -log(-log(U))``, ``U`` uniform in (0, 1),
+    is a draw from ``softmax(logits)`` (and several times faster than
+    ``torch.distributions.Categorical`` on small batches).  An illegal entry
+    (:data:`ILLEGAL_LOGIT`) plus a Gumbel noise below ~40 in float32 never wins against
+    a legal one, so illegal actions are never drawn.
+
+    Returns:
+        ``(actions int64 (batch,), log_probs float32 (batch,))``.
+    """
+    u = torch.rand(logits.shape, generator=generator).clamp_(1e-10, 1.0 - 1e-7)
+    actions = (logits - torch.log(-torch.log(u))).argmax(-1)
+    logp = torch.log_softmax(logits, -1).gather(1, actions[:, None]).squeeze(1)
+    return actions, logp
+
+
+def save_model(path: str | Path, model: ActorCritic, **extra: Any) -> None:
+    """Write ``model`` (weights, normalizer, config) to ``path``; ``extra`` (plain values,
+    e.g. ``variant``, ``env_options``) goes into the config."""
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    torch.save({"format": FORMAT, "config": {**model.config(), **extra}, "state_dict": state}, path)
+
+
+def load_model(path: str | Path) -> ActorCritic:
+    """The network saved by :func:`save_model` (in eval mode, on the CPU).
+
+    Raises:
+        ValueError: the file is not such a model.
+    """
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
+        raise ValueError(f"policy file {str(path)!r} is not a torch model file: {err}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")
+    cfg = data["config"]
+    try:
+        model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"], cfg.get("features", "none"))
+        model.load_state_dict(data["state_dict"])
+    except (KeyError, RuntimeError) as err:
+        raise ValueError(f"policy file {str(path)!r} does not hold a complete {FORMAT} model: {err}") from None
+    model.extra = {k: v for k, v in cfg.items() if k not in ("obs_size", "num_actions", "hidden", "features")}
+    model.eval()
+    return model
+
+
+class TorchPolicy:
+    """A loaded :class:`ActorCritic` with the few attributes ``agents.PolicyAgent`` and the
+    registry read from SB3 models (``observation_space``, ``predict``)."""
+
+    def __init__(self, net: ActorCritic):
+        self.net = net
+        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (net.obs_size,), np.float32)
+        self.featurize = lambda x: x
+        if net.features != "none":
+            import importlib
+
+            from agents.policy_features import Featurizer
+
+            variant, options = net.extra["variant"], net.extra.get("env_options", {})
+            layout = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.layout
+            self.featurize = Featurizer(net.features, variant, layout)
+
+    def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
+        """The action for one observation (like SB3's ``predict``): an int64 scalar array."""
+        with torch.no_grad():
+            x = torch.from_numpy(self.featurize(np.array(obs, dtype=np.float32).reshape(1, -1)))
+            m = torch.as_tensor(np.asarray(action_masks, dtype=bool)).reshape(1, -1)
+            return self.net.act(x, m, deterministic=deterministic).numpy()[0], None

@@ -1,0 +1,274 @@
+"""``experiments.selfplay``: per-seat GAE on scripted rollouts, masked sampling, a smoke run
+end to end, resuming from a checkpoint, the trained model through ``PolicyAgent``."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.policy import PolicyAgent
+from agents.torch_policy import ILLEGAL_LOGIT, ActorCritic, load_model, masked_logits, sample_masked, save_model
+from experiments import selfplay, selfplay_returns, train
+from rummy_env import gin_rummy_v0, rummy_v0
+
+
+def scripted_rollout():
+    """One game, two seats: p0, p0, p1, p1, p0 (the game ends: +1 p0, -1 p1), then the
+    autoreset step (no decision); after it seat 1 acts in the new game with value 0.9."""
+    T, N, P = 6, 1, 2
+    values = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.0]])
+    rewards = np.zeros((T, N, P))
+    rewards[4, 0] = [1.0, -1.0]
+    dones = np.zeros((T, N), bool)
+    dones[4, 0] = True
+    players = np.array([[0], [0], [1], [1], [0], [0]])
+    decision = np.array([[True]] * 5 + [[False]])
+    return values, rewards, dones, players, decision
+
+
+def gae(values, rewards, dones, players, decision, gamma, lam, phi=None, shaping=0.0, last=(0.9, 1, True)):
+    phi = np.zeros_like(values) if phi is None else phi
+    v, p, d = last
+    return selfplay_returns.per_seat_gae(
+        values, rewards, dones, players, decision, phi, np.array([v]), np.array([p]), np.array([d]),
+        np.array([0.0]), gamma, lam, shaping,
+    )  # fmt: skip
+
+
+def test_gae_follows_each_seats_own_chain_and_gives_the_final_reward_to_both_seats():
+    adv, valid = gae(*scripted_rollout(), gamma=1.0, lam=1.0)
+    # lambda = gamma = 1: advantage = the seat's return (p0 +1, p1 -1) minus the value
+    np.testing.assert_allclose(adv[:, 0], [0.9, 0.8, -1.3, -1.4, 0.5, 0.0], atol=1e-6)
+    assert valid[:, 0].tolist() == [True, True, True, True, True, False]
+
+
+def test_gae_discounts_per_decision_of_the_seat_not_per_env_step():
+    adv, _ = gae(*scripted_rollout(), gamma=0.5, lam=0.5)
+    # p0: A4 = 1 - .5; d1 = .5*.5 - .2, A1 = d1 + .25*A4; d0 = .5*.2 - .1 = 0, A0 = .25*A1
+    # p1: A3 = -1 - .4; d2 = .5*.4 - .3, A2 = d2 + .25*A3
+    np.testing.assert_allclose(adv[:, 0], [0.04375, 0.175, -0.45, -1.4, 0.5, 0.0], atol=1e-6)
+
+
+def test_gae_bootstraps_a_tail_decision_from_the_last_batch_only_for_its_own_seat():
+    values, rewards, dones, players, decision = scripted_rollout()
+    # the first three steps only: p0's second decision is followed by p1's; the last batch is p1's turn
+    adv, valid = gae(values[:3], rewards[:3], dones[:3], players[:3], decision[:3], 1.0, 1.0, last=(0.7, 1, True))
+    # p1's decision at t=2 bootstraps from 0.7; p0's decision at t=1 has no successor in the
+    # rollout (left out), the one at t=0 bootstraps from it (a one-step advantage)
+    np.testing.assert_allclose(adv[:, 0], [0.2 - 0.1, 0.0, 0.7 - 0.3], atol=1e-6)
+    assert valid[:, 0].tolist() == [True, False, True]
+
+
+def test_gae_adds_the_potential_difference_along_the_seats_chain_and_zero_potential_at_the_end():
+    values, rewards, dones, players, decision = scripted_rollout()
+    values = np.zeros_like(values)
+    phi = np.array([[-0.5], [-0.4], [-0.9], [-0.8], [-0.1], [-0.6]])
+    adv, _ = gae(values, np.zeros_like(rewards), dones, players, decision, 1.0, 0.0, phi=phi, shaping=2.0)
+    # lambda = 0: each advantage is its one-step shaping term 2 * (phi(next of the same seat) - phi(now))
+    np.testing.assert_allclose(adv[:5, 0], [0.2, 0.6, 0.2, 1.6, 0.2], atol=1e-6)
+
+
+def test_masked_sampling_never_draws_an_illegal_action_even_when_its_logit_is_the_largest():
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(2000, 108, generator=gen) * 5
+    mask = torch.rand(2000, 108, generator=gen) < 0.05
+    mask[torch.arange(2000), torch.randint(0, 108, (2000,), generator=gen)] = True
+    logits[~mask] += 60.0  # illegal ids would win by far without the mask
+    for _ in range(5):
+        actions, logp = sample_masked(masked_logits(logits, mask), generator=gen)
+        assert mask[torch.arange(2000), actions].all()
+        assert torch.isfinite(logp).all() and (logp <= 0).all()
+    probs = torch.softmax(masked_logits(logits, mask), -1)
+    assert probs[~mask].max().item() == 0.0
+
+
+def test_masked_sampling_draws_from_the_softmax():
+    gen = torch.Generator().manual_seed(1)
+    logits = torch.tensor([[0.0, np.log(3.0), ILLEGAL_LOGIT, 0.0]]).repeat(20000, 1)
+    actions, logp = sample_masked(logits, generator=gen)
+    freq = torch.bincount(actions, minlength=4).double() / 20000
+    np.testing.assert_allclose(freq.numpy(), [0.2, 0.6, 0.0, 0.2], atol=0.015)
+    np.testing.assert_allclose(logp[actions == 1].numpy(), np.log(0.6), atol=1e-6)
+
+
+def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
+    net = ActorCritic(485, 108, (32, 16))
+    net.update_normalizer(torch.arange(485.0).repeat(3, 1) * torch.tensor([[1.0], [2.0], [3.0]]))
+    save_model(tmp_path / "m.pt", net, variant="gin_rummy_v0", env_options={})
+    back = load_model(tmp_path / "m.pt")
+    assert back.config() == {"obs_size": 485, "num_actions": 108, "hidden": [32, 16], "features": "none"}
+    assert back.extra == {"variant": "gin_rummy_v0", "env_options": {}}
+    for (k, a), (_, b) in zip(net.state_dict().items(), back.state_dict().items(), strict=True):
+        assert torch.equal(a, b), k
+    assert back.obs_mean[10].item() == pytest.approx(20.0) and back.obs_count.item() == 3
+    (tmp_path / "bad.pt").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="not a torch model file"):
+        load_model(tmp_path / "bad.pt")
+
+
+SMOKE = [
+    "--variant", "gin_rummy", "--num-envs", "16", "--num-steps", "32", "--timesteps", "2400",
+    "--hidden", "32,32", "--snapshot-every", "1", "--eval-deals", "2", "--final-eval-deals", "3",
+    "--minibatch-size", "128", "--sim-threads", "1", "--no-progress",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("selfplay")
+    assert train.main(["--algo", "selfplay", *SMOKE, "--out", str(out)]) == 0
+    return out
+
+
+def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run):
+    assert {p.name for p in smoke_run.iterdir()} >= {
+        "model.pt", "checkpoint.pt", "scalars.csv", "eval.csv", "curve.png", "summary.json",
+    }  # fmt: skip
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    assert summary["steps"] >= 2400 and summary["updates"] == 5  # 16 games x 32 steps per update
+    assert [r["opponent"] for r in summary["evaluation"]] == ["heuristic", "random"]
+    assert all(r["games"] == 6 for r in summary["evaluation"])
+    with open(smoke_run / "scalars.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["updates"]) for r in rows] == [1, 2, 3, 4, 5]
+    assert int(rows[-1]["pool"]) == 5 and 0 < float(rows[-1]["sim_share"]) < 1
+    with open(smoke_run / "eval.csv") as f:
+        evals = list(csv.DictReader(f))
+    assert [(r["opponent"], r["final"]) for r in evals] == [
+        ("heuristic", "0"), ("random", "0"), ("heuristic", "1"), ("random", "1"),
+    ]  # fmt: skip
+    assert (smoke_run / "curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def play_legal_game(path, seed, module=gin_rummy_v0):
+    """One hand of ``env()`` with the policy in both seats; asserts every action is legal."""
+    env = module.env()
+    agent = PolicyAgent(path)
+    env.reset(seed=seed)
+    steps, returns = 0, {}
+    for name in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        returns[name] = returns.get(name, 0) + reward
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+        steps += 1
+    assert steps > 0 and sorted(returns.values()) in ([-1, 1], [0, 0])
+    return steps
+
+
+@pytest.mark.parametrize("run, module", [("selfplay-gin", gin_rummy_v0), ("selfplay-rummy", rummy_v0)])
+def test_the_committed_models_load_and_play_legal_games(run, module):
+    path = Path(__file__).parents[2] / "docs" / "results" / run / "model.pt"
+    agent = PolicyAgent(path)
+    assert agent.model.observation_space.shape == (module.env().unwrapped.layout.size,)
+    for seed in range(3):
+        play_legal_game(path, seed, module)
+
+
+def test_the_trained_model_plays_through_policy_agent_and_the_tournament(smoke_run):
+    play_legal_game(smoke_run / "model.pt", seed=3)
+    from experiments import tournament
+
+    chunks = tournament.make_chunks(["gin_rummy_v0"], [f"policy:{smoke_run / 'model.pt'}", "random"], 2, {}, 0)
+    records = tournament.run_local(chunks, 1, progress=False)
+    assert len(records) == 4 and all(r["steps"] > 0 for r in records)
+
+
+def same(x, y) -> bool:
+    """Equal nested dicts/lists of tensors and plain values."""
+    if isinstance(x, torch.Tensor):
+        return isinstance(y, torch.Tensor) and x.dtype == y.dtype and torch.equal(x, y)
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+    return x == y
+
+
+def test_a_checkpoint_resumes_to_the_same_state_and_the_same_next_update(smoke_run, tmp_path):
+    state = torch.load(smoke_run / "checkpoint.pt", weights_only=False)
+    cfg = selfplay.Config(**{**state["config"], "hidden": tuple(state["config"]["hidden"])})
+    a, b = selfplay.Trainer(cfg, tmp_path / "a"), selfplay.Trainer(cfg, tmp_path / "b")
+    a.load_state(state)
+    b.load_state(torch.load(smoke_run / "checkpoint.pt", weights_only=False))
+    for key in ("net", "optimizer", "pool", "counters", "numpy_rng", "torch_rng"):
+        assert same(a.state()[key], state[key]), key
+    assert a.updates == 5 and a.steps == state["counters"]["steps"] and len(a.pool) == 5
+    for t in (a, b):  # the next update of a resumed run depends on the checkpoint only
+        t.out.mkdir()
+        t.session_start = 0.0
+        t.vec = t.make_vec()
+        t.pool_seat = np.arange(cfg.num_envs) % t.num_players
+        buf, last = t.rollout(t.vec.reset())
+        t.update(buf, last)
+    for (k, x), (_, y) in zip(a.net.state_dict().items(), b.net.state_dict().items(), strict=True):
+        assert torch.equal(x, y), k
+
+
+def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    before = json.loads((out / "summary.json").read_text())["steps"]
+    args = ["--out", str(out), "--resume", "--timesteps", str(before + 900), "--no-progress"]
+    assert selfplay.main(["--variant", "gin_rummy", *args]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] >= before + 900 and summary["updates"] == 7
+    with open(out / "scalars.csv") as f:
+        assert [int(r["updates"]) for r in csv.DictReader(f)] == [1, 2, 3, 4, 5, 6, 7]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--pool-share", "0.6", "--heuristic-share", "0.5"], "sum to less than 1"),
+        (["--variant", "rummikub"], "no batched simulator for rummikub_v0"),
+        (["--hidden", "64,x"], "--hidden must be positive integers"),
+        (["--num-envs", "0"], "--num-envs must be a positive integer"),
+    ],
+)
+def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
+    with pytest.raises(SystemExit):
+        selfplay.parse_args(args)
+    assert message in capsys.readouterr().err
+
+
+def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
+    from agents.policy_features import Featurizer
+    from rummy_env.core.cards import parse_card as card_id
+
+    layout = gin_rummy_v0.env().unwrapped.layout
+    obs = np.zeros((1, layout.size), np.float32)
+    hand = ["7C", "8C", "9C", "5D", "5H", "5S", "KH", "2D", "3D"]
+    for c in hand:
+        obs[0, layout.slice("hand").start + card_id(c)] = 1
+    obs[0, layout.slice("upcard").start + card_id("6C")] = 1
+    x = Featurizer("gin", "gin_rummy_v0", layout)(obs)[0, layout.size :]
+    flags = x[:208].reshape(4, 52)  # set3, run3, pair, near-suited
+    held = {c: flags[:, card_id(c)].tolist() for c in hand}
+    assert held["7C"] == [0, 1, 0, 1] and held["5D"] == [1, 0, 1, 1] and held["5H"] == [1, 0, 1, 0]
+    assert held["KH"] == [0, 0, 0, 0] and held["2D"] == [0, 0, 0, 1]
+    assert flags[:, card_id("6C")].tolist() == [0, 0, 0, 0] and x[208:212].tolist() == [0, 1, 0, 1]
+    dw = x[212:264]
+    # deadwood now: KH 2D 3D = 15; without 7C the run breaks (8C 9C join the deadwood)
+    expected = {"7C": 32, "8C": 31, "9C": 30, "5D": 25, "5H": 25, "5S": 25, "KH": 5, "2D": 13, "3D": 12}
+    assert {c: round(float(dw[card_id(c)]) * 100) for c in hand} == expected
+    assert np.count_nonzero(dw) == len(hand)
+    assert round(float(x[264]) * 100) == 5  # take 6C (run 6-9C), discard KH
+
+
+def test_a_checkpoint_taken_during_a_session_counts_its_training_time(tmp_path):
+    import time
+
+    trainer = selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,)), tmp_path)
+    trainer.elapsed = 60.0  # from earlier sessions
+    trainer.session_start = time.perf_counter() - 30.0
+    assert 90.0 <= trainer.state()["counters"]["elapsed"] < 100.0
