@@ -10,6 +10,11 @@ One policy plays every seat of ``num_envs`` games stepped together by ``GinRummy
 probability exactly 0.  In a share of the games (``--pool-share``) one seat, alternating
 from game to game, is played by a past snapshot of the policy drawn from a pool instead:
 the learner meets older versions of itself and does not chase its own tail.
+In another share (``--heuristic-share``) that seat is the variant's heuristic, run on the
+batch's observation rows like any agent.  Kickstarting (``--kickstart``, Schmitt et al.
+2018): for the learner's decisions in ``--kickstart-share`` of the games the loss adds a
+cross-entropy to the heuristic's action, its weight decaying to ``--kickstart-floor``.  The
+network reads the observation plus features computed from it (``agents.policy_features``).
 
 **Per-seat trajectories.**  Seats alternate and a turn takes several steps, so a
 decision's successor is the next decision *of the same seat in the same game*, not the
