@@ -108,7 +108,7 @@ def test_the_env_truncates_a_game_only_at_max_hands(module, options):
             hands.append((dict(env.truncations), dict(env.terminations), dict(env.infos[agent]), dict(env.rewards)))
     (trunc1, term1, info1, _), (trunc2, term2, info2, rewards) = hands
     assert not any(trunc1.values()) and not any(term1.values())  # the game went on after hand 1
-    assert info1["hand"] == 1 and info1["hand_score"] == 0 and info1["winner"] is None
+    assert info1["hand"] == 1 and info1["hand_score"] == 0 and info1["winner"] == ""
     assert all(trunc2.values()) and not any(term2.values())  # max_hands=2: truncated
     assert info2["hand"] == 2 and info2["total_score"] == 0
     assert set(rewards.values()) == {0.0} and len(rewards) == len(env.possible_agents)

@@ -213,7 +213,7 @@ def test_turn_limit_in_a_game_ends_the_hand_and_max_hands_truncates_the_game_r_r
     state = env.unwrapped.game_state
     assert not any(env.truncations.values()) and not any(env.terminations.values())
     assert state.hands_played == 1 and state.dealer == 0 and env.agent_selection == "player_1"
-    assert env.infos["player_0"] == {"hand_score": 0, "total_score": 0, "hand": 1, "winner": None, "rummy": False}
+    assert env.infos["player_0"] == {"hand_score": 0, "total_score": 0, "hand": 1, "winner": "", "rummy": False}
     # the second hand reaches the limit too: 2 hands without a game winner truncate the game
     for _ in range(2):
         play(env, "draw stock")
