@@ -129,6 +129,26 @@ class EngineState:
         self.history.append(action)
         self._apply(action)
 
+    _resample_world: Callable[[Any, int, Any], Any]  #: the variant's sampler in rummy_env.games.resample
+
+    def resample(self, player: int, rng: Any) -> Any:
+        """A new state that ``player`` cannot tell from this one, drawn uniformly from all
+        such states: what the player knows stays (its own hand or rack, the table, the
+        discard pile, cards others are known to hold, hand sizes, the public history,
+        scores), everything else is dealt again (OpenSpiel's ``resample_from_infostate``;
+        the variant's reading is in ``rummy_env.games.resample``).  This state is unchanged.
+
+        Args:
+            player: the seat whose information is kept.
+            rng: a ``numpy.random.Generator``: the deal, and the seed of the new state's
+                own generator (later hands of an ``episode="game"`` game).
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+            TypeError: ``rng`` is not a Generator.
+        """
+        return type(self)._resample_world(self, player, rng)
+
     def clone(self) -> Any:
         """An independent copy: the variant's containers (``_clone_into``), the episode's
         bookkeeping, and the generator when later hands of a game will use it (one hand

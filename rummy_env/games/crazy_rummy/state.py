@@ -501,19 +501,8 @@ class CrazyRummyState(EngineState):
                     self._give(q, 1.0 / len(winners) if q in winners else -1.0 / (n - len(winners)))
 
     # ------------------------------------------------------------- worlds
-    def resample(self, player: int, rng: np.random.Generator) -> CrazyRummyState:
-        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other hands'
-        unknown cards and the stock order dealt again); see ``rummy_env.games.resample``. This state is
-        unchanged.
-
-        Args:
-            player: the seat whose information is kept.
-            rng: the generator of the deal and of the new state's own generator.
-
-        Raises:
-            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
-        """
-        return resample_crazy(self, player, rng)
+    # resample() (EngineState) deals again the other hands' unknown cards and the stock order
+    _resample_world = staticmethod(resample_crazy)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: CrazyRummyState) -> None:

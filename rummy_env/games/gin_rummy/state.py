@@ -498,19 +498,8 @@ class GinRummyState(EngineState):
         self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
 
     # ------------------------------------------------------------- worlds
-    def resample(self, player: int, rng: np.random.Generator) -> GinRummyState:
-        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the opponent's
-        unknown cards and the stock order dealt again); see ``rummy_env.games.resample``. This state is
-        unchanged.
-
-        Args:
-            player: the seat whose information is kept.
-            rng: the generator of the deal and of the new state's own generator.
-
-        Raises:
-            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
-        """
-        return resample_gin(self, player, rng)
+    # resample() (EngineState) deals again the opponent's unknown cards and the stock order
+    _resample_world = staticmethod(resample_gin)
 
     # ----------------------------------------------------------------- copies
     def _clone_into(self, other: GinRummyState) -> None:

@@ -284,18 +284,8 @@ class RummikubState(EngineState):
         self._deal([int(t) for t in self.rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))], first)
 
     # ------------------------------------------------------------- worlds
-    def resample(self, player: int, rng: np.random.Generator) -> RummikubState:
-        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other racks
-        and the pool dealt again); see ``rummy_env.games.resample``. This state is unchanged.
-
-        Args:
-            player: the seat whose information is kept.
-            rng: the generator of the deal and of the new state's own generator.
-
-        Raises:
-            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
-        """
-        return resample_rummikub(self, player, rng)
+    # resample() (EngineState) deals again the other racks and the pool
+    _resample_world = staticmethod(resample_rummikub)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: RummikubState) -> None:

@@ -399,19 +399,9 @@ class RummyState(EngineState):
         self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
 
     # ------------------------------------------------------------- worlds
-    def resample(self, player: int, rng: np.random.Generator) -> RummyState:
-        """A new state that ``player`` cannot tell from this one, drawn uniformly from all such states (the other hands'
-        unknown cards and the stock order dealt again; the stock stays once it is public, R-RUMMY-12); see
-        ``rummy_env.games.resample``. This state is unchanged.
-
-        Args:
-            player: the seat whose information is kept.
-            rng: the generator of the deal and of the new state's own generator.
-
-        Raises:
-            ValueError: ``player`` is not a seat.  TypeError: ``rng`` is not a Generator.
-        """
-        return resample_rummy(self, player, rng)
+    # resample() (EngineState) deals again the other hands' unknown cards and the stock order;
+    # the stock stays once it is public (R-RUMMY-12)
+    _resample_world = staticmethod(resample_rummy)
 
     # ------------------------------------------------------------- copies
     def _clone_into(self, other: RummyState) -> None:
