@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
-from agents.search.worlds import Budget, RolloutPolicy, acting_state, hand_over, rollout
+from agents.search.worlds import Budget, SearchAgent, hand_over, rollout
 
 
 class _Node:
@@ -25,7 +24,7 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
-class ISMCTSAgent(Agent):
+class ISMCTSAgent(SearchAgent):
     """SO-ISMCTS (Cowling, Powley and Whitehouse 2012, "Information Set Monte Carlo Tree
     Search", IEEE TCIAIG 4(2), algorithm 3).
 
@@ -72,21 +71,10 @@ class ISMCTSAgent(Agent):
         time: float | None = None,
         seed: int | None = None,
     ):
-        super().__init__(seed)
-        self.env = env
-        self.simulations, self.c, self.fpu, self.depth, self.time = simulations, c, fpu, depth, time
-        self.prior = prior
-        self.policy = RolloutPolicy(env, rollout, seed)
+        super().__init__(env, rollout, depth, prior, time, seed)
+        self.simulations, self.c, self.fpu = simulations, c, fpu
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.policy.reset(seed)
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
-        legal = [int(a) for a in legal_ids(observation)]
-        if len(legal) == 1:
-            return legal[0]
-        state, seat = acting_state(self.env, observation)
+    def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         root = self.search(state, seat)
         prior = self.policy.observed_action(observation, seat)
         bonus = self.prior * root.visits if prior is not None else 0.0

@@ -6,11 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
-from agents.search.worlds import Budget, RolloutPolicy, acting_state, rollout
+from agents.search.worlds import Budget, SearchAgent, rollout
 
 
-class PIMCAgent(Agent):
+class PIMCAgent(SearchAgent):
     """Determinized rollouts (Ginsberg's PIMC, as in Long et al. 2010's study of it).
 
     Each decision samples ``worlds`` worlds from the acting player's information
@@ -51,21 +50,10 @@ class PIMCAgent(Agent):
         time: float | None = None,
         seed: int | None = None,
     ):
-        super().__init__(seed)
-        self.env = env
-        self.worlds, self.rollouts, self.depth, self.prior, self.time = worlds, rollouts, depth, prior, time
-        self.playouts = playouts
-        self.policy = RolloutPolicy(env, rollout, seed)
+        super().__init__(env, rollout, depth, prior, time, seed)
+        self.worlds, self.rollouts, self.playouts = worlds, rollouts, playouts
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.policy.reset(seed)
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
-        legal = [int(a) for a in legal_ids(observation)]
-        if len(legal) == 1:
-            return legal[0]
-        state, seat = acting_state(self.env, observation)
+    def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         values = self.action_values(state, seat, legal)
         prior = self.policy.observed_action(observation, seat)
         if prior is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, legal_ids
 from agents.random_agent import RandomAgent
 from rummy_env.core.deadwood import deadwood
 from rummy_env.core.tiles import TILE_VALUES
@@ -203,3 +203,40 @@ def acting_state(env: Any, observation: dict[str, np.ndarray]) -> tuple[Any, int
             "a search agent must be made with the env it plays (agents.make_agent(name, env))"
         )
     return state, seat
+
+
+class SearchAgent(Agent):
+    """What the search agents share: the env they read worlds from, the rollout policy,
+    and the playout options; :meth:`act` plays a lone legal action at once and otherwise
+    hands the acting seat's state to :meth:`choose`.
+
+    Args:
+        env: the env the agent plays in (its engine state is read only through
+            ``resample`` of the acting seat, :func:`acting_state`).
+        rollout: ``"heuristic"`` or ``"random"``.
+        depth: most actions per playout before the position is judged.
+        prior: the bonus of the heuristic's own choice (each agent says in what unit).
+        time: seconds per decision instead of the agent's count budget, or None.
+        seed: seed of the agent's generator and of the rollout policy.
+    """
+
+    def __init__(self, env: Any, rollout: str, depth: int, prior: float, time: float | None, seed: int | None):
+        super().__init__(seed)
+        self.env = env
+        self.depth, self.prior, self.time = depth, prior, time
+        self.policy = RolloutPolicy(env, rollout, seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.policy.reset(seed)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        legal = [int(a) for a in legal_ids(observation)]
+        if len(legal) == 1:
+            return legal[0]
+        state, seat = acting_state(self.env, observation)
+        return self.choose(state, seat, legal, observation)
+
+    def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
+        """The action among ``legal`` (ascending ids, at least two) for ``seat`` in ``state``."""
+        raise NotImplementedError
