@@ -24,16 +24,10 @@ def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, work
     """
     from experiments import tournament
 
-    policy = f"policy:{Path(model_path).resolve()}"
-    options = {**env_options, "reward": "win"}
-    rows = []
-    for opponent in sorted(agent_names(variant), key=lambda name: name != "heuristic"):
-        chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
-        summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
-        row = next(r for r in summary if r["agent"] == policy)
-        keys = ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
-        rows.append({"opponent": opponent, **{k: row[k] for k in keys}})
-    return rows
+    opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
+    return tournament.evaluate_against_baselines(
+        f"policy:{Path(model_path).resolve()}", variant, env_options, deals, workers, seed, opponents
+    )
 
 
 def read_eval(out: Path) -> list[dict]:

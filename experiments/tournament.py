@@ -484,6 +484,37 @@ def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool 
     return [r for chunk in results for r in chunk]
 
 
+def evaluate_against_baselines(
+    agent: str,
+    variant: str,
+    env_options: dict,
+    deals: int,
+    workers: int,
+    seed: int,
+    opponents: Sequence[str] | None = None,
+) -> list[dict]:
+    """Win rates of ``agent`` against each baseline of ``variant`` (the training jobs'
+    evaluation): one tournament per opponent on duplicate deals, ``reward="win"`` whatever
+    reward the training used; with more than two seats every lineup of the two is played.
+
+    Args:
+        agent: an agent name (``policy:PATH``, ``rllib:PATH``, ...).
+        opponents: the opponents in order (default: :func:`agents.agent_names` of the variant).
+
+    Returns:
+        one dict per opponent: ``opponent``, ``games``, ``wins``, ``draws``, ``win_rate``,
+        ``win_rate_ci_low``, ``win_rate_ci_high`` (95% Wilson interval counted per deal).
+    """
+    options = {**env_options, "reward": "win"}
+    keys = ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
+    rows = []
+    for opponent in opponents if opponents is not None else agent_names(variant):
+        chunks = make_chunks([variant], [agent, opponent], deals, options, seed)
+        row = next(r for r in summarize(run_local(chunks, workers, progress=False)) if r["agent"] == agent)
+        rows.append({"opponent": opponent, **{k: row[k] for k in keys}})
+    return rows
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.tournament", "rummy-tournament"), description=__doc__.split("\n\n")[0]

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import agent_names, make_agent
+from agents import make_agent
 from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
 from rummy_env.envs.single_agent import SingleAgentEnv
 
@@ -166,27 +166,13 @@ def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
 
 def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
     """Win rates (95% Wilson intervals over deals) of the saved policy against each
-    baseline agent, with the tournament's duplicate deals.
-
-    The tournament reads winners from ``reward="win"`` returns, so the evaluation plays
-    with it whatever reward the training used.  With more than two seats every lineup
-    of the two agents is played (the policy may hold several seats of a game)."""
+    baseline agent, with the tournament's duplicate deals
+    (:func:`experiments.tournament.evaluate_against_baselines`)."""
     from experiments import tournament
 
-    policy = f"policy:{model_path.resolve()}"
-    options = {**env_options, "reward": "win"}
-    rows = []
-    for opponent in agent_names(variant):
-        chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
-        summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
-        row = next(r for r in summary if r["agent"] == policy)
-        rows.append(
-            {
-                "opponent": opponent,
-                **{k: row[k] for k in ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")},
-            }
-        )
-    return rows
+    return tournament.evaluate_against_baselines(
+        f"policy:{model_path.resolve()}", variant, env_options, deals, workers, seed
+    )
 
 
 def train(

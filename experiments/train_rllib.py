@@ -202,23 +202,11 @@ def train(
 def evaluate(checkpoint: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
     """Win rates of ``rllib:<checkpoint>`` against each baseline in the tournament (95%
     Wilson intervals over duplicate deals, ``reward="win"``)."""
-    from agents import agent_names
     from experiments import tournament
 
-    policy = f"rllib:{checkpoint.resolve()}"
-    options = {**env_options, "reward": "win"}
-    rows = []
-    for opponent in agent_names(variant):
-        chunks = tournament.make_chunks([variant], [policy, opponent], deals, options, seed)
-        summary = tournament.summarize(tournament.run_local(chunks, workers, progress=False))
-        row = next(r for r in summary if r["agent"] == policy)
-        rows.append(
-            {
-                "opponent": opponent,
-                **{k: row[k] for k in ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")},
-            }
-        )
-    return rows
+    return tournament.evaluate_against_baselines(
+        f"rllib:{checkpoint.resolve()}", variant, env_options, deals, workers, seed
+    )
 
 
 def main(args: Any, out: Path) -> int:
