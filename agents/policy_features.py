@@ -13,6 +13,18 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   without it over 100 (52; ``rummy_env.core.deadwood``, R-GIN-05), and the least
   deadwood after taking the upcard and discarding another card over 100 (1; 0 without
   an upcard).  265 entries.
+- ``gin_opp`` (Gin) and ``meld_opp`` (Rummy): ``gin`` / ``meld`` plus seven planes over
+  the hand's cards (7 x 52) about the other players and the cards still live:
+  the opponent's known cards (taken from the discard pile, still held) of the card's
+  rank (count over 3), of its suit one rank away, two ranks away (0/1 each); the unseen
+  cards of its rank (count over 3), of its suit one rank away, two ranks away (count
+  over 2 each), unseen meaning in no visible place (hand, upcard / top discard, the rest
+  of the pile, the opponent's known cards, the table); and whether it extends a meld on
+  the table (Rummy: three of its rank there, or its suit's two neighbours on one side;
+  Gin: always 0).  ``gin_opp`` 629, ``meld_opp`` 576 entries.
+
+The deadwood planes use the compiled ``rummy_env.vector.deadwood_kernel`` when numba is
+installed (the same values; a Python loop over ``core.deadwood`` otherwise).
 """
 
 from __future__ import annotations
@@ -56,10 +68,20 @@ def meld_features(hand: np.ndarray, upcard: np.ndarray) -> np.ndarray:
 def gin_deadwood_features(hand: np.ndarray, upcard: np.ndarray) -> np.ndarray:
     """Deadwood without each held card and after taking the upcard (see the module
     docstring): float32 (n, 53)."""
-    n = hand.shape[0]
-    out = np.zeros((n, 53), np.float32)
     masks = ((hand > 0).astype(np.uint64) * _BITS).sum(1, dtype=np.uint64)
-    ups = np.where(upcard.any(1), upcard.argmax(1), -1)
+    ups = np.where(upcard.any(1), upcard.argmax(1), -1).astype(np.int64)
+    kernel = _deadwood_kernel()
+    if kernel is not None:
+        out = np.zeros((hand.shape[0], 53), np.float32)
+        kernel(masks, ups, out)
+        return out
+    return _gin_deadwood_python(masks, ups)
+
+
+def _gin_deadwood_python(masks: np.ndarray, ups: np.ndarray) -> np.ndarray:
+    """:func:`gin_deadwood_features` from bitmasks with ``core.deadwood`` (the reference)."""
+    n = masks.shape[0]
+    out = np.zeros((n, 53), np.float32)
     for i in range(n):
         h = int(masks[i])
         rest = h
@@ -79,16 +101,90 @@ def gin_deadwood_features(hand: np.ndarray, upcard: np.ndarray) -> np.ndarray:
     return out
 
 
-#: name -> (extra entries, the observation fields read: hand plane, upcard plane)
-FEATURES = {"meld": 212, "gin": 265}
-_FIELDS = {"gin_rummy_v0": ("hand", "upcard"), "rummy_v0": ("hand", "top_discard")}
+_KERNEL: list = []
+
+
+def _deadwood_kernel():
+    """The compiled deadwood-feature loop, or None without numba (built once)."""
+    if not _KERNEL:
+        try:
+            from numba import njit
+
+            from rummy_env.vector.deadwood_kernel import deadwood as dw
+        except ImportError:
+            _KERNEL.append(None)
+        else:
+
+            @njit(cache=True)
+            def kernel(masks, ups, out):
+                one = np.uint64(1)
+                for i in range(masks.shape[0]):
+                    h = masks[i]
+                    for c in range(52):
+                        if h >> np.uint64(c) & one:
+                            out[i, c] = dw(h ^ (one << np.uint64(c))) / 100.0
+                    u = ups[i]
+                    if u >= 0 and h != 0 and not h >> np.uint64(u) & one:
+                        with_up = h | one << np.uint64(u)
+                        best = 1000
+                        for c in range(52):
+                            if h >> np.uint64(c) & one:
+                                best = min(best, dw(with_up ^ (one << np.uint64(c))))
+                        out[i, 52] = best / 100.0
+
+            _KERNEL.append(kernel)
+    return _KERNEL[0]
+
+
+def opponent_features(hand: np.ndarray, known: np.ndarray, seen: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+    """The seven planes of ``gin_opp`` / ``meld_opp`` (module docstring): float32 (n, 364).
+
+    Args:
+        hand: float (n, 52) 0/1, the player's hand.
+        known: float (n, 52) 0/1, the cards the opponents are known to hold.
+        seen: float (n, 52) 0/1, every card in a visible place (``known`` and ``hand`` included).
+        table: float (n, 52) 0/1, the cards in melds on the table, or None (Gin).
+    """
+    h = (hand > 0).reshape(-1, 4, 13)
+    k = (known > 0).reshape(-1, 4, 13).astype(np.float32)
+    live = (seen <= 0).reshape(-1, 4, 13).astype(np.float32)
+
+    def near(x: np.ndarray, d: int) -> np.ndarray:
+        return _shift(x, d) + _shift(x, -d)
+
+    planes = [
+        k.sum(1, keepdims=True).repeat(4, 1) / 3,
+        near(k, 1) > 0,
+        near(k, 2) > 0,
+        live.sum(1, keepdims=True).repeat(4, 1) / 3,
+        near(live, 1) / 2,
+        near(live, 2) / 2,
+    ]
+    if table is None:
+        planes.append(np.zeros_like(k))
+    else:
+        t = table.reshape(-1, 4, 13) > 0
+        side = (_shift(t, 1) & _shift(t, 2)) | (_shift(t, -1) & _shift(t, -2))
+        planes.append((t.sum(1, keepdims=True) >= 3) | side)
+    out = np.stack([np.asarray(p, np.float32) * h for p in planes], 1)
+    return out.reshape(-1, 7 * 52)
+
+
+#: name -> extra entries
+FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629}
+#: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
+_FIELDS = {
+    "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
+    "rummy_v0": ("hand", "top_discard", ("known_",), ("discard_rest", "table")),
+}
+_GIN_ONLY = ("gin", "gin_opp")
 
 
 class Featurizer:
     """Appends the named features to a batch of observations.
 
     Args:
-        name: ``"none"``, ``"meld"`` or ``"gin"`` (Gin Rummy only).
+        name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"`` (Gin Rummy only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
 
@@ -99,13 +195,16 @@ class Featurizer:
     def __init__(self, name: str, variant: str, layout) -> None:
         if name != "none" and name not in FEATURES:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
-        if name != "none" and variant not in _FIELDS or name == "gin" and variant != "gin_rummy_v0":
+        if name != "none" and variant not in _FIELDS or name in _GIN_ONLY and variant != "gin_rummy_v0":
             raise ValueError(f"features {name!r} do not apply to {variant}")
         self.name = name
         self.extra = 0 if name == "none" else FEATURES[name]
         if name != "none":
-            hand, up = _FIELDS[variant]
+            hand, up, known, seen = _FIELDS[variant]
             self._hand, self._up = layout.slice(hand), layout.slice(up)
+            self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith(known)]
+            self._seen = [layout.slice(f) for f in seen]
+            self._table = layout.slice("table") if variant == "rummy_v0" else None
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """float32 (n, obs_size) -> float32 (n, obs_size + extra)."""
@@ -113,6 +212,11 @@ class Featurizer:
             return obs
         hand, up = obs[:, self._hand], obs[:, self._up]
         parts = [obs, meld_features(hand, up)]
-        if self.name == "gin":
+        if self.name in _GIN_ONLY:
             parts.append(gin_deadwood_features(hand, up))
+        if self.name.endswith("_opp"):
+            known = np.maximum.reduce([obs[:, s] for s in self._known])
+            seen = np.maximum.reduce([hand, up, known, *(obs[:, s] for s in self._seen)])
+            table = obs[:, self._table] if self._table is not None else None
+            parts.append(opponent_features(hand, known, seen, table))
         return np.concatenate(parts, 1).astype(np.float32, copy=False)

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
+from agents.policy_features import FEATURES
 from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
 from experiments.selfplay_returns import per_seat_gae, potential_fn
 
@@ -74,7 +75,7 @@ class Config:
     timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
     minutes: float | None = None  # wall-clock limit of the training (evaluations included)
     hidden: tuple = (256, 256)
-    features: str = "auto"  # network input features (agents.policy_features); auto: gin for Gin, meld for Rummy
+    features: str = "auto"  # network input features (agents.policy_features); auto: gin_opp for Gin, meld_opp for Rummy
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995  # per decision of a seat
@@ -151,7 +152,7 @@ class Trainer:
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
         if config.features == "auto":
-            config.features = "gin" if config.variant == "gin_rummy_v0" else "meld"
+            config.features = "gin_opp" if config.variant == "gin_rummy_v0" else "meld_opp"
         self.featurize = Featurizer(config.features, config.variant, env.unwrapped.layout)
         self.input_size = self.obs_size + self.featurize.extra
         self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features)
@@ -598,7 +599,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             continue
         flag = "--" + name.replace("_", "-")
         if name == "features":
-            p.add_argument(flag, default=value, choices=["auto", "none", "meld", "gin"], help="network input features")
+            p.add_argument(flag, default=value, choices=["auto", "none", *FEATURES], help="network input features")
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
         elif isinstance(value, bool):
