@@ -1,0 +1,79 @@
+"""Exact values of the self-play input features (agents.policy_features) on known hands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.policy_features import _BITS, FEATURES, Featurizer, _gin_deadwood_python, gin_deadwood_features
+from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env.core.cards import parse_card as card_id
+
+PLANES = ["opp_rank", "opp_adjacent", "opp_gap", "live_rank", "live_adjacent", "live_gap", "layoff"]
+
+
+def _obs(layout, **fields) -> np.ndarray:
+    obs = np.zeros((1, layout.size), np.float32)
+    for name, cards in fields.items():
+        for c in cards.split():
+            obs[0, layout.slice(name).start + card_id(c)] = 1
+    return obs
+
+
+def _planes(name: str, variant: str, layout, obs: np.ndarray, skip: int) -> np.ndarray:
+    x = Featurizer(name, variant, layout)(obs)[0, layout.size :]
+    assert x.shape == (FEATURES[name],)
+    return x[skip:].reshape(7, 52)
+
+
+def test_gin_opp_planes_of_a_known_hand():
+    layout = gin_rummy_v0.env().unwrapped.layout
+    obs = _obs(layout, hand="7C 8C 5D KH", opponent_known="6C 5S", upcard="9C", discard_rest="5H")
+    planes = _planes("gin_opp", "gin_rummy_v0", layout, obs, skip=265)
+    got = {
+        c: dict(zip(PLANES, np.round(planes[:, card_id(c)] * 6).astype(int).tolist(), strict=True))
+        for c in ["7C", "8C", "5D", "KH"]
+    }
+    # in sixths: counts over 3 are 2 per tile, counts over 2 are 3 per tile, flags 6
+    assert got["7C"] == dict(opp_rank=0, opp_adjacent=6, opp_gap=0, live_rank=6, live_adjacent=0, live_gap=3, layoff=0)
+    assert got["8C"] == dict(opp_rank=0, opp_adjacent=0, opp_gap=6, live_rank=6, live_adjacent=0, live_gap=3, layoff=0)
+    # 5S is the opponent's; 5H lies in the pile; 5C is unseen; 4D 6D 3D 7D all unseen
+    assert got["5D"] == dict(opp_rank=2, opp_adjacent=0, opp_gap=0, live_rank=2, live_adjacent=6, live_gap=6, layoff=0)
+    # no ace above the king (R-GIN-04: ace low): only QH and JH are neighbours
+    assert got["KH"] == dict(opp_rank=0, opp_adjacent=0, opp_gap=0, live_rank=6, live_adjacent=3, live_gap=3, layoff=0)
+    held = [card_id(c) for c in ["7C", "8C", "5D", "KH"]]
+    assert np.count_nonzero(np.delete(planes, held, axis=1)) == 0  # only held cards have entries
+
+
+def test_meld_opp_marks_cards_that_lay_off_on_the_table():
+    layout = rummy_v0.env().unwrapped.layout
+    obs = _obs(layout, hand="4H 9S QD", table="4C 4D 4S 7S 8S JD", known_1="KD", top_discard="TS")
+    planes = _planes("meld_opp", "rummy_v0", layout, obs, skip=212)
+    layoff = {c: int(planes[6, card_id(c)]) for c in ["4H", "9S", "QD"]}
+    assert layoff == {"4H": 1, "9S": 1, "QD": 0}  # a set of fours; 7S 8S below 9S; JD alone
+    assert planes[1, card_id("QD")] == 1 and planes[3, card_id("4H")] == 0  # KD next to QD; no live four
+    assert planes[4, card_id("9S")] == 0  # 8S on the table, TS the top discard
+
+
+def test_the_compiled_deadwood_planes_equal_the_python_reference():
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(7)
+    hands = np.zeros((300, 52), np.float32)
+    ups = np.zeros((300, 52), np.float32)
+    for i in range(300):
+        cards = rng.choice(52, size=11, replace=False)
+        hands[i, cards[: 10 + i % 2]] = 1
+        if i % 3:
+            ups[i, cards[10]] = 1 - hands[i, cards[10]]
+    masks = ((hands > 0).astype(np.uint64) * _BITS).sum(1, dtype=np.uint64)
+    up_ids = np.where(ups.any(1), ups.argmax(1), -1)
+    reference = _gin_deadwood_python(masks, up_ids)
+    assert np.array_equal(gin_deadwood_features(hands, ups), reference)
+    # the upcard entry is set on the 100 ten-card hands offered an upcard (even i, not a multiple of 3)
+    assert np.count_nonzero(reference[:, 52]) == 100
+
+
+@pytest.mark.parametrize("name", ["gin", "gin_opp"])
+def test_gin_features_are_refused_for_rummy(name):
+    with pytest.raises(ValueError, match=f"features {name!r} do not apply to rummy_v0"):
+        Featurizer(name, "rummy_v0", rummy_v0.env().unwrapped.layout)
