@@ -20,7 +20,6 @@ from rummy_env.core.cards import (
     card_id,
     card_str,
     cards_of,
-    check_deck_ids,
     rank_of,
 )
 from rummy_env.core.melds import (
@@ -33,6 +32,7 @@ from rummy_env.core.melds import (
 )
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
 from rummy_env.games.crazy_rummy.actions import (
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -44,7 +44,6 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
-from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
@@ -170,27 +169,18 @@ class CrazyRummyGame(EngineGame):
             ValueError: a deck that is not a permutation of 0..51, or a dealer outside
                 ``0..num_players-1``.
         """
-        if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
-        n, cfg = self.config.num_players, self.config
-        if dealer is None:
-            dealer = int(rng.integers(n))
-        else:
-            dealer = check_seat("dealer", dealer, n)
+        cfg = self.config
+        rng, dealer = first_deal_dealer(rng, dealer, cfg.num_players)
         if cfg.episode == "game":
             first_round = 1
         else:
             first_round = cfg.wild_rank if cfg.wild_rank is not None else int(rng.integers(1, NUM_ROUNDS + 1))
-        if deck is None:
-            deck = [int(c) for c in rng.permutation(NUM_CARDS)]
-        else:
-            deck = check_deck_ids(deck)
         state = CrazyRummyState(self, rng)
-        state._deal(deck, int(dealer), first_round)
+        state._deal(first_deal_deck(rng, deck), dealer, first_round)
         return state
 
 
-class CrazyRummyState(EngineState):
+class CrazyRummyState(CardPiles, EngineState):
     """A Crazy Rummy state: one round, or the 13 rounds of ``episode="game"``.
 
     Do not build it directly: use :meth:`CrazyRummyGame.new_initial_state`.
@@ -395,24 +385,17 @@ class CrazyRummyState(EngineState):
     def _apply(self, action: int) -> None:
         self._legal = None
         p = self.current
-        if action == DRAW_STOCK:
-            card = self.stock.pop()
-            self._take(p, card)
-            self.last_turn = not self.stock  # R-CRAZY-11: this turn is the round's last
-            self.phase = PLAY
-        elif action == DRAW_DISCARD:
-            card = self.discard.pop()
-            self.discard_mask &= ~(1 << card)
-            self._take(p, card)
-            self.known[p] |= 1 << card
-            self.taken_discard = card
+        if action in (DRAW_STOCK, DRAW_DISCARD):
+            if self.hands[p].bit_count() == 1:
+                self.must_discard = self.hands[p].bit_length() - 1  # R-CRAZY-10
+            if action == DRAW_STOCK:
+                self.hands[p] |= 1 << self.stock.pop()
+                self.last_turn = not self.stock  # R-CRAZY-11: this turn is the round's last
+            else:
+                self.taken_discard = self._take_discard(p)
             self.phase = PLAY
         elif action < DRAW_STOCK:
-            bit = 1 << action
-            self.hands[p] &= ~bit
-            self.known[p] &= ~bit
-            self.discard.append(action)
-            self.discard_mask |= bit
+            self._discard(p, action)
             if not self.hands[p]:
                 self._end_round(winner=p)  # R-CRAZY-09: out by discarding the last card
             else:
@@ -437,14 +420,7 @@ class CrazyRummyState(EngineState):
                 index = self.table.lay_off(card, side, wilds.get(card, -1))
             for represented, wild in wilds.items():
                 self.wild_for[represented] = (wild, index)
-            self.hands[p] &= ~used
-            self.known[p] &= ~used
-
-    def _take(self, player: int, card: int) -> None:
-        hand = self.hands[player]
-        if hand.bit_count() == 1:
-            self.must_discard = hand.bit_length() - 1  # R-CRAZY-10
-        self.hands[player] = hand | 1 << card
+            self._play_cards(p, used)
 
     def _end_turn(self) -> None:
         self.taken_discard = -1

@@ -30,6 +30,7 @@ from rummy_env.core.deadwood import (
 )
 from rummy_env.core.melds import MELDS
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
 from rummy_env.games.errors import IllegalActionError, to_action_id
 from rummy_env.games.gin_rummy.actions import (
     BIG_GIN,
@@ -153,24 +154,13 @@ class GinRummyGame(EngineGame):
             ValueError: a deck that is not a permutation of 0..51, or a dealer that is
                 not 0 or 1.
         """
-        if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
-        if dealer is None:
-            dealer = int(rng.integers(2))
-        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
-            raise ValueError(f"dealer {dealer!r} is not a seat: the dealer must be the int 0 or 1")
-        if deck is None:
-            deck = rng.permutation(NUM_CARDS).tolist()
-        else:
-            deck = [int(c) for c in deck]
-            if sorted(deck) != list(range(NUM_CARDS)):
-                raise ValueError("deck must hold each card id 0..51 exactly once")
+        rng, dealer = first_deal_dealer(rng, dealer, 2)
         state = GinRummyState(self, rng)
-        state._deal(deck, int(dealer))
+        state._deal(first_deal_deck(rng, deck), dealer)
         return state
 
 
-class GinRummyState(EngineState):
+class GinRummyState(CardPiles, EngineState):
     """A Gin Rummy state: one hand, or a game of hands with ``episode="game"``.
 
     Do not build it directly: use :meth:`GinRummyGame.new_initial_state`.
@@ -376,12 +366,8 @@ class GinRummyState(EngineState):
         self._legal = None
         p = self.current
         if action < KNOCK:  # discard (R-GIN-04)
-            bit = 1 << action
-            self.hands[p] ^= bit
-            self.known[p] &= ~bit
-            self.discarded[p] |= bit
-            self.discard.append(action)
-            self.discard_mask |= bit
+            self._discard(p, action)
+            self.discarded[p] |= 1 << action
             self.turn += 1
             if len(self.stock) <= WALL:
                 self._end_hand(-1, 0, DEAD_RESULT)  # R-GIN-09: the 50th card was drawn, no knock
@@ -398,21 +384,12 @@ class GinRummyState(EngineState):
             self.hands[p] |= 1 << card
             self.phase = DISCARD
         elif action == DRAW_UPCARD:  # R-GIN-03 (first offer) or R-GIN-04
-            card = self.discard.pop()
-            bit = 1 << card
-            self.discard_mask ^= bit
-            self.hands[p] |= bit
-            self.known[p] |= bit
-            self.taken = card
+            self.taken = self._take_discard(p)
             self.phase = DISCARD
         elif action < DRAW_STOCK:  # knock, discarding a card (R-GIN-06)
             card = action - KNOCK
-            bit = 1 << card
-            self.hands[p] ^= bit
-            self.known[p] &= ~bit
-            self.discarded[p] |= bit
-            self.discard.append(card)
-            self.discard_mask |= bit
+            self._discard(p, card)
+            self.discarded[p] |= 1 << card
             self.turn += 1
             self._show_down(p, big_gin=False)
         elif action == PASS:  # R-GIN-03

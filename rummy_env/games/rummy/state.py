@@ -21,13 +21,12 @@ from rummy_env.core.cards import (
     NUM_CARDS,
     card_str,
     cards_of,
-    check_deck_ids,
     mask_value,
 )
 from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
-from rummy_env.games.options import check_seat
+from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
 from rummy_env.games.resample import resample_rummy
 from rummy_env.games.rummy.actions import (
     DRAW_DISCARD,
@@ -115,23 +114,13 @@ class RummyGame(EngineGame):
             ValueError: a deck that is not a permutation of 0..51, or a dealer
                 outside ``0..num_players-1``.
         """
-        if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
-        n = self.config.num_players
-        if dealer is None:
-            dealer = int(rng.integers(n))
-        else:
-            dealer = check_seat("dealer", dealer, n)
-        if deck is None:
-            deck = [int(c) for c in rng.permutation(NUM_CARDS)]
-        else:
-            deck = check_deck_ids(deck)
+        rng, dealer = first_deal_dealer(rng, dealer, self.config.num_players)
         state = RummyState(self, rng)
-        state._deal(deck, int(dealer))
+        state._deal(first_deal_deck(rng, deck), dealer)
         return state
 
 
-class RummyState(EngineState):
+class RummyState(CardPiles, EngineState):
     """A basic Rummy state: one hand, or a game of hands with ``episode="game"``.
 
     Do not build it directly: use :meth:`RummyGame.new_initial_state`.
@@ -284,28 +273,23 @@ class RummyState(EngineState):
             self.hands[p] |= 1 << card
             self.phase = PLAY
         elif action == DRAW_DISCARD:
-            card = self.discard.pop()
-            self.discard_mask &= ~(1 << card)
-            self.hands[p] |= 1 << card
-            self.known[p] |= 1 << card
-            self.taken_discard = card
+            self.taken_discard = self._take_discard(p)
             self.phase = PLAY
         elif action < DRAW_STOCK:
-            bit = 1 << action
-            self.hands[p] &= ~bit
-            self.known[p] &= ~bit
-            self.discard.append(action)
-            self.discard_mask |= 1 << action
+            self._discard(p, action)
             if self.hands[p]:
                 self._end_turn()
             else:
                 self._end_hand(winner=p)  # went out by discarding (R-RUMMY-11)
         else:
             if action < LAYOFF:
-                self._put_down(MELDS[action - MELD], p)
+                meld = MELDS[action - MELD]
+                self.table.put_down(meld, p)
+                self._play_cards(p, meld.mask)
             else:
                 card, side = divmod(action - LAYOFF, 3)
-                self._lay_off(card, side)
+                self.table.lay_off(card, side)
+                self._play_cards(p, 1 << card)
             self.melded_this_turn = True
             if not self.hands[p]:
                 self._end_hand(winner=p)  # went out by melding or laying off (R-RUMMY-11)
@@ -323,17 +307,6 @@ class RummyState(EngineState):
             self.stock.reverse()
             self.discard = []
             self.discard_mask = 0
-
-    def _put_down(self, meld, player: int) -> None:
-        self.table.put_down(meld, player)
-        self.hands[player] &= ~meld.mask
-        self.known[player] &= ~meld.mask
-
-    def _lay_off(self, card: int, side: int) -> None:
-        self.table.lay_off(card, side)
-        bit = 1 << card
-        self.hands[self.current] &= ~bit
-        self.known[self.current] &= ~bit
 
     def _end_turn(self) -> None:
         p = self.current
