@@ -7,9 +7,11 @@
 
 Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``rollout``
 (``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
-``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout``, ``depth``, ``prior``, ``playouts``
-(int), ``time``.  Defaults
-depend on the variant (:data:`DEFAULTS`) to keep a decision near 100 ms or less.
+``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout`` (also ``fast``: compiled
+heuristic playouts, Gin Rummy and basic Rummy), ``depth``, ``prior``, ``playouts`` (int),
+``time``.  Defaults depend on the variant (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy
+and basic Rummy :data:`FAST_DEFAULTS` unless another ``rollout`` is named) to keep a
+decision near 100 ms or less.
 """
 
 from __future__ import annotations
@@ -60,6 +62,21 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+#: ``pimc``'s defaults where compiled playouts exist (``rollout=fast``, numba installed);
+#: naming ``rollout=heuristic`` or ``rollout=random`` gives :data:`DEFAULTS` instead.
+FAST_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gin_rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+}
+
+
+def _numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def is_search_spec(name: str) -> bool:
     """Whether ``name`` names a search agent: ``ismcts``, ``pimc``, or either with
     ``:options``."""
@@ -105,11 +122,17 @@ def make_search_agent(name: str, env: Any, seed: int | None = None) -> ISMCTSAge
 
     Raises:
         ValueError: a bad name or option (see :func:`parse_search_spec`), or
-            ``rollout=heuristic`` on a variant without a heuristic.
+            ``rollout=heuristic`` on a variant without a heuristic, ``rollout=fast`` on a
+            variant without compiled playouts.
     """
     kind, options = parse_search_spec(name)
     variant = env.unwrapped.metadata["name"]
-    merged = {**DEFAULTS[kind].get(variant, {}), **options}
+    defaults = DEFAULTS[kind].get(variant, {})
+    fast = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
+    one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
+    if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
+        defaults = fast
+    merged = {**defaults, **options}
     return SEARCH_AGENTS[kind](env, seed=seed, **merged)
 
 

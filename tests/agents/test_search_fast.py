@@ -1,0 +1,127 @@
+"""Compiled playouts (``pimc:rollout=fast``): the numba heuristics pick the Python
+heuristics' actions, a loaded world steps as the reference engine, and the hidden
+cards dealt again in the kernel keep the seat's information."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.search import PIMCAgent, gin_fast
+from rummy_env import gin_rummy_v0
+from rummy_env.vector import gin_kernel as gk
+from rummy_env.vector import gin_world
+
+
+def _legal_ids(words):
+    return [64 * w + a for w in range(words.shape[0]) for a in range(64) if int(words[w]) >> a & 1]
+
+
+def _gin_positions(games, seed, greedy=0.7):
+    """(env, observation) at every decision of ``games`` Gin hands, the heuristic's move
+    played with probability ``greedy`` and a random legal move otherwise."""
+    env = gin_rummy_v0.env()
+    heuristic = make_agent("heuristic", env)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        env.reset(seed=seed + g)
+        while not env.terminations[env.agent_selection]:
+            obs = env.observe(env.agent_selection)
+            yield env, obs
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(heuristic.act(obs)) if rng.random() < greedy else int(rng.choice(legal)))
+
+
+def test_compiled_gin_heuristic_picks_the_python_heuristics_actions():
+    env = gin_rummy_v0.env()
+    heuristic = make_agent("heuristic", env)
+    cfg = gin_world.config_vector(env.unwrapped.game.config)
+    arrays = gin_world.arrays(1)
+    checked, kinds = 0, set()
+    for env, obs in _gin_positions(12, seed=3):
+        gin_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+        expected = int(heuristic.act(obs))
+        assert gin_fast.heuristic_action(0, arrays[0], arrays[1], arrays[2], arrays[3]) == expected
+        kinds.add("draw" if expected >= gk.DRAW_STOCK else "knock" if expected >= gk.KNOCK else "discard")
+        checked += 1
+    assert checked > 300 and kinds == {"draw", "knock", "discard"}
+
+
+def test_a_loaded_gin_world_steps_as_the_reference_engine():
+    env = gin_rummy_v0.env()
+    raw = env.unwrapped
+    cfg = gin_world.config_vector(raw.game.config)
+    ints, masks, pile, legal, decks = arrays = gin_world.arrays(1)
+    rewards = np.zeros((1, 2))
+    row = np.zeros(gk.OBS_SIZE, np.float32)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for _ in range(int(rng.integers(0, 12))):  # a few moves before the world is taken
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        state = raw.game_state
+        world = state.resample(state.current_player(), rng)
+        gin_world.load_state(world, 0, *arrays, cfg)
+        rewards[:] = 0
+        while True:
+            for seat in (0, 1):
+                gk.write_observation(0, seat, ints, masks, pile, row)
+                encoded = raw._encode(world.observation(seat))
+                assert np.array_equal(row, encoded)
+            if world.is_terminal():
+                assert ints[0, gk.ENDED] == gk.TERMINATED and rewards[0].tolist() == world.returns()
+                break
+            assert _legal_ids(legal[0]) == world.legal_actions()
+            action = int(rng.choice(world.legal_actions()))
+            world.apply_action(action)
+            gk.apply(0, action, ints, masks, pile, decks, rewards, cfg)
+            gk.compute_legal(0, ints, masks, legal, cfg)
+            compared += 1
+    assert compared > 100
+
+
+def test_hidden_gin_cards_dealt_again_keep_the_seats_information():
+    env = gin_rummy_v0.env()
+    raw = env.unwrapped
+    cfg = gin_world.config_vector(raw.game.config)
+    ints, masks, pile, legal, decks = arrays = gin_world.arrays(1)
+    env.reset(seed=2)
+    for move in ["pass", "draw upcard"]:  # the non-dealer passes, the dealer takes the upcard
+        env.step(raw.string_to_action(move))
+    state = raw.game_state
+    taker = state.current
+    taken, seat = state.taken, 1 - taker  # the card the dealer took is known to the other seat
+    gin_world.load_state(state, 0, *arrays, cfg)
+    before = masks[0].copy(), ints[0].copy(), decks[0].copy()
+    row0, row1 = np.zeros(gk.OBS_SIZE, np.float32), np.zeros(gk.OBS_SIZE, np.float32)
+    gk.write_observation(0, seat, ints, masks, pile, row0)
+    kernel_rng = np.array([5], np.uint64)
+    hands = set()
+    for _ in range(20):
+        gin_world.redeal_hidden(0, seat, ints, masks, decks, kernel_rng, 0)
+        gk.write_observation(0, seat, ints, masks, pile, row1)
+        assert np.array_equal(row0, row1)
+        other = int(masks[0, gk.HAND + taker])
+        assert other >> taken & 1 and other.bit_count() == 11
+        assert int(masks[0, gk.HAND + seat]) == int(before[0][gk.HAND + seat])
+        assert ints[0].tolist() == before[1].tolist()
+        stock = decks[0, ints[0, gk.STOCK] :].tolist()
+        old_stock = decks_before = before[2][before[1][gk.STOCK] :].tolist()
+        assert len(stock) == len(decks_before) == 31
+        assert set(stock) | {c for c in range(52) if other >> c & 1} == set(old_stock) | {
+            c for c in range(52) if int(before[0][gk.HAND + taker]) >> c & 1
+        }
+        hands.add(other)
+    assert len(hands) == 20
+
+
+def test_fast_rollouts_are_the_gin_default_and_refused_elsewhere():
+    from rummy_env import crazy_rummy_v0
+
+    agent = make_agent("pimc", gin_rummy_v0.env(), seed=0)
+    assert isinstance(agent, PIMCAgent) and agent.compiled is not None
+    assert make_agent("pimc:rollout=heuristic", gin_rummy_v0.env()).compiled is None
+    with pytest.raises(ValueError, match="rollout=fast has compiled playouts for"):
+        make_agent("pimc:rollout=fast", crazy_rummy_v0.env(num_players=3))
+    with pytest.raises(ValueError, match="is not a rollout policy"):
+        make_agent("ismcts:rollout=fast", gin_rummy_v0.env())
