@@ -9,9 +9,10 @@ Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``ro
 (``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
 ``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout`` (also ``fast``: compiled
 heuristic playouts, Gin Rummy and basic Rummy), ``depth``, ``prior``, ``playouts`` (int),
-``time``.  Defaults depend on the variant (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy
-and basic Rummy :data:`FAST_DEFAULTS` unless another ``rollout`` is named) to keep a
-decision near 100 ms or less.
+``time``, ``model`` (0..1, ``rollout=fast`` on Gin Rummy: worlds weighted by the
+opponent's revealed decisions, 1 = uniform worlds).  Defaults depend on the variant
+(:data:`DEFAULTS`; for ``pimc`` on Gin Rummy and basic Rummy :data:`FAST_DEFAULTS` unless
+another ``rollout`` is named) to keep a decision near 100 ms or less.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ OPTIONS = {
         "prior": float,
         "playouts": int,
         "time": float,
+        "model": float,
     },
 }
 
@@ -88,7 +90,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
 
     Raises:
         ValueError: not a search agent, an unknown option, a value of the wrong type, or
-            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0).
+            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
+            ``model`` in 0..1).
     """
     kind, _, rest = name.partition(":")
     if kind not in SEARCH_AGENTS:
@@ -109,10 +112,13 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         bad = (
             (allowed[key] is int and options[key] < 1)
             or (key in ("c", "prior") and options[key] < 0)
+            or (key == "model" and not 0 <= options[key] <= 1)
             or (key == "time" and options[key] <= 0)
         )
         if bad:
-            raise ValueError(f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0)")
+            raise ValueError(
+                f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0, model 0..1)"
+            )
     return kind, options
 
 

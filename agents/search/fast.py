@@ -20,6 +20,8 @@ FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0")
 
 #: points of the logistic that judges a playout cut off by ``depth`` (as ``worlds.TEMPERATURE``)
 FAST_TEMPERATURE = 10.0
+#: with ``model`` < 1, deals per world at most (most deals fit the opponent's decisions badly)
+MODEL_TRIES = 40
 
 
 class CompiledRollouts:
@@ -56,18 +58,37 @@ class CompiledRollouts:
         self._arrays = world.arrays(1, raw.game.config)
 
     def action_values(
-        self, state: Any, seat: int, legal: list[int], worlds: int, depth: int, rng: np.random.Generator
+        self,
+        state: Any,
+        seat: int,
+        legal: list[int],
+        worlds: int,
+        depth: int,
+        rng: np.random.Generator,
+        model: float = 1.0,
+        tries: int = MODEL_TRIES,
     ) -> np.ndarray:
         """Mean value (0..1) for ``seat`` of each action of ``legal`` over ``worlds``
-        worlds: the first ``state.resample(seat, rng)``, the next ones its hidden cards
-        dealt again by a kernel generator seeded from ``rng``; playouts of at most
-        ``depth`` actions (then judged by the deadwood or hand points left)."""
+        worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
+        dealt again for each world by a kernel generator seeded from ``rng``; playouts of
+        at most ``depth`` actions (then judged by the deadwood or hand points left).
+
+        ``model`` < 1 (Gin Rummy): worlds are weighted by how well they fit the
+        opponent's revealed decisions if it plays the heuristic: ``model`` for each of its
+        draws, passes and discards the heuristic would not have made
+        (``gin_fast.fit_weight``; 0: only worlds that fit every decision, within
+        ``tries * worlds`` deals; if none does, uniform worlds)."""
         first = state.resample(seat, rng)
         self._world.load_state(first, 0, *self._arrays, self._cfg)
         kernel_rng = np.array([rng.integers(2**63)], np.uint64)
         totals = np.zeros(len(legal))
         actions = np.asarray(legal, np.int64)
-        self._fast.evaluate(
-            self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, self._cfg, kernel_rng, totals
-        )
-        return totals / worlds
+        if self.variant == "gin_rummy_v0":
+            records = self._fast.opponent_records(first, seat)
+            args = (records, model, tries, self._cfg, kernel_rng, totals)
+        else:
+            args = (self._cfg, kernel_rng, totals)
+        weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
+        if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
+            return self.action_values(state, seat, legal, worlds, depth, rng)
+        return totals / weight

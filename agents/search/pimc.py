@@ -41,6 +41,10 @@ class PIMCAgent(SearchAgent):
             sampled (at least one), which bounds a decision's time.
         time: seconds per decision instead of ``worlds`` (then as many worlds as fit;
             decisions depend on the machine's speed).
+        model: with ``rollout="fast"`` on Gin Rummy, how much a world may depart from
+            the opponent's revealed decisions if it played the heuristic (0..1: the
+            weight of each decision it would not have made; 1: uniform worlds; see
+            :meth:`agents.search.fast.CompiledRollouts.action_values`).
         seed: seed of the agent's generator (worlds and random playouts).
     """
 
@@ -56,16 +60,21 @@ class PIMCAgent(SearchAgent):
         prior: float = 0.0,
         playouts: int | None = None,
         time: float | None = None,
+        model: float = 1.0,
         seed: int | None = None,
     ):
         fast = rollout == "fast"
+        if model < 1.0 and not fast:
+            raise ValueError(f"model={model} weighs the worlds of rollout=fast only (rollout={rollout!r})")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)
-        self.worlds, self.rollouts, self.playouts = worlds, rollouts, playouts
+        self.worlds, self.rollouts, self.playouts, self.model = worlds, rollouts, playouts, model
         self.compiled = None
         if fast:
             from agents.search.fast import CompiledRollouts
 
             self.compiled = CompiledRollouts(env)
+            if model < 1.0 and self.compiled.variant != "gin_rummy_v0":
+                raise ValueError(f"model={model}: worlds are weighted by the opponent's decisions in Gin Rummy only")
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         values = self.action_values(state, seat, legal)
@@ -96,10 +105,12 @@ class PIMCAgent(SearchAgent):
 
     def _compiled_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
         if self.time is None:
-            return self.compiled.action_values(state, seat, legal, worlds * self.rollouts, self.depth, self.rng)
+            return self.compiled.action_values(
+                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model
+            )
         budget = Budget(1, self.time)
         totals = np.zeros(len(legal))
         while budget.more():
-            totals += self.compiled.action_values(state, seat, legal, FAST_CHUNK, self.depth, self.rng)
+            totals += self.compiled.action_values(state, seat, legal, FAST_CHUNK, self.depth, self.rng, self.model)
             budget.used += 1
         return totals / budget.used
