@@ -68,6 +68,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 #: naming ``rollout=heuristic`` or ``rollout=random`` gives :data:`DEFAULTS` instead.
 FAST_DEFAULTS: dict[str, dict[str, Any]] = {
     "gin_rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+    "rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
 }
 
 

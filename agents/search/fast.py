@@ -87,7 +87,10 @@ class CompiledRollouts:
             records = self._fast.opponent_records(first, seat)
             args = (records, model, tries, self._cfg, kernel_rng, totals)
         else:
-            args = (self._cfg, kernel_rng, totals)
+            from rummy_env.games.resample import rummy_public_holdings
+
+            known, stock_public, _ = rummy_public_holdings(first)
+            args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals)
         weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
         if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
             return self.action_values(state, seat, legal, worlds, depth, rng)

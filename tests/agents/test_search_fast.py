@@ -125,3 +125,89 @@ def test_fast_rollouts_are_the_gin_default_and_refused_elsewhere():
         make_agent("pimc:rollout=fast", crazy_rummy_v0.env(num_players=3))
     with pytest.raises(ValueError, match="is not a rollout policy"):
         make_agent("ismcts:rollout=fast", gin_rummy_v0.env())
+
+
+RUMMY_OPTIONS = [{}, {"num_players": 3, "ace_high": True}, {"num_players": 4, "reshuffle": "keep_top"}]
+
+
+@pytest.mark.parametrize("options", RUMMY_OPTIONS, ids=["2p", "3p-ace-high", "4p-keep-top"])
+def test_compiled_rummy_heuristic_picks_the_python_heuristics_actions(options):
+    from agents.search import rummy_fast
+    from rummy_env import rummy_v0
+    from rummy_env.vector import rummy_world
+
+    env = rummy_v0.env(**options)
+    raw = env.unwrapped
+    heuristic = make_agent("heuristic", env)
+    cfg = rummy_world.config_vector(raw.game.config)
+    ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
+    rng = np.random.default_rng(1)
+    checked, kinds = 0, set()
+    for seed in range(8):
+        env.reset(seed=seed)
+        while not env.terminations[env.agent_selection]:
+            obs = env.observe(env.agent_selection)
+            rummy_world.load_state(raw.game_state, 0, *arrays, cfg)
+            expected = int(heuristic.act(obs))
+            assert rummy_fast.heuristic_action(0, ints, masks, pile, legal, cfg) == expected
+            kinds.add(raw.action_to_string(expected).split()[0])
+            checked += 1
+            moves = np.flatnonzero(obs["action_mask"])
+            env.step(expected if rng.random() < 0.8 else int(rng.choice(moves)))
+    assert checked > 300 and {"draw", "meld", "discard"} <= kinds
+
+
+@pytest.mark.parametrize("options", RUMMY_OPTIONS, ids=["2p", "3p-ace-high", "4p-keep-top"])
+def test_a_loaded_rummy_world_steps_as_the_reference_engine(options):
+    from rummy_env import rummy_v0
+    from rummy_env.games.resample import rummy_public_holdings
+    from rummy_env.vector import rummy_kernel as rk
+    from rummy_env.vector import rummy_world
+
+    env = rummy_v0.env(**options)
+    raw = env.unwrapped
+    cfg = rummy_world.config_vector(raw.game.config)
+    ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
+    n = raw.game.num_players
+    rewards = np.zeros((1, n))
+    row = np.zeros(raw.layout.size, np.float32)
+    rng = np.random.default_rng(2)
+    kernel_rng = np.array([3], np.uint64)
+    compared = 0
+    for seed in range(5):
+        env.reset(seed=seed)
+        for _ in range(int(rng.integers(0, 40))):
+            if env.terminations[env.agent_selection]:
+                break
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        state = raw.game_state
+        if state.is_terminal():
+            continue
+        seat = state.current_player()
+        world = state.resample(seat, rng)
+        rummy_world.load_state(world, 0, *arrays, cfg)
+        known, public, _ = rummy_public_holdings(world)
+        before = [world.observation(q) for q in range(n)]
+        rummy_world.redeal_hidden(0, seat, ints, masks, stock, np.asarray(known, np.uint64), public, cfg, kernel_rng, 0)
+        rk.write_observation(0, seat, ints, masks, pile, cfg, row)
+        assert np.array_equal(row, raw._encode(before[seat]))  # the seat sees the same table
+        sizes = [int(masks[0, rk.HAND + q]).bit_count() for q in range(n)]
+        assert sizes == [world.hands[q].bit_count() for q in range(n)]
+        world.hands = [int(masks[0, rk.HAND + q]) for q in range(n)]  # the dealt-again world, in the engine
+        world.stock = stock[0, : ints[0, rk.STOCK_LEN]].tolist()
+        world._legal = None
+        rewards[:] = 0
+        while True:
+            for q in range(n):
+                rk.write_observation(0, q, ints, masks, pile, cfg, row)
+                assert np.array_equal(row, raw._encode(world.observation(q)))
+            if world.is_terminal():
+                assert rewards[0].tolist() == world.returns()
+                break
+            assert _legal_ids(legal[0]) == world.legal_actions()
+            action = int(rng.choice(world.legal_actions()))
+            world.apply_action(action)
+            rk.apply(0, action, ints, masks, stock, pile, rewards, cfg)
+            rk.compute_legal(0, ints, masks, legal, cfg)
+            compared += 1
+    assert compared > 100
