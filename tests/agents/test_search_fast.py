@@ -211,3 +211,58 @@ def test_a_loaded_rummy_world_steps_as_the_reference_engine(options):
             rk.compute_legal(0, ints, masks, legal, cfg)
             compared += 1
     assert compared > 100
+
+
+def _gin_opponent_game():
+    from rummy_env.games.gin_rummy import stack_deck
+
+    # player_1 deals; both pass KH, player_0 draws 8D and discards QS; player_1 leaves QS,
+    # draws 5S, discards JS; player_0 draws TD, discards JH; player_1 leaves JH, draws 4H
+    # and discards TH: every move the heuristic's
+    hands = ["2C 5C 9C KD 3H 7H JH 4S 8S QS", "AD 5D 9D 6C 2H 6S TH JS 3D KC"]
+    deck = stack_deck(hands, upcard="KH", stock=["8D", "5S", "TD", "4H", "3C", "2S", "QC", "7D"], dealer=1)
+    env = gin_rummy_v0.env()
+    env.reset(options={"deck": deck, "dealer": 1})
+    heuristic = make_agent("heuristic", env)
+    for _ in range(9):
+        env.step(int(heuristic.act(env.observe(env.agent_selection))))
+    return env
+
+
+def test_the_opponents_revealed_gin_decisions_weigh_the_worlds():
+    from rummy_env.core.cards import parse_cards
+
+    env = _gin_opponent_game()
+    state = env.unwrapped.game_state
+    assert state.current_player() == 0 and state.discard[-1] == parse_cards("TH")[0]
+    ups, tooks, discards, seen = records = gin_fast.opponent_records(state, 0)
+    kh, qs, js, jh, th = parse_cards("KH QS JS JH TH")
+    assert ups.tolist() == [kh, qs, jh] and tooks.tolist() == [0, 0, 0] and discards.tolist() == [-1, js, th]
+    assert seen.tolist() == [1 << kh, 1 << kh | 1 << qs, 1 << kh | 1 << qs | 1 << js | 1 << jh]
+    rng = np.array([1], np.uint64)
+    truth = np.uint64(state.hands[1])
+    assert gin_fast.fit_weight(truth, records, state.knock_limit, True, 0.0, rng, 0) == 1.0
+    # with 8H 9H it would have kept TH (a run): that world cannot be
+    ad, h2, h8, h9 = parse_cards("AD 2H 8H 9H")
+    other = np.uint64(state.hands[1] & ~(1 << ad | 1 << h2) | 1 << h8 | 1 << h9)
+    assert gin_fast.fit_weight(other, records, state.knock_limit, True, 0.0, rng, 0) == 0.0
+    assert 0.0 < gin_fast.fit_weight(other, records, state.knock_limit, True, 0.5, rng, 0) <= 0.5
+
+
+def test_gin_worlds_of_the_opponent_model_do_not_peek():
+    from tests.games.resample_helpers import swap_hidden
+
+    env = _gin_opponent_game()
+    raw = env.unwrapped
+    obs = env.observe(env.agent_selection)
+    before = make_agent("pimc:worlds=30,model=0", env, seed=4).act(obs)
+    values = make_agent("pimc:worlds=30,model=0", env, seed=4).action_values(raw.game_state, 0, [104, 105])
+    for k in range(3):
+        raw.game_state = swap_hidden(raw.game_state, 0, np.random.default_rng(k))
+        assert make_agent("pimc:worlds=30,model=0", env, seed=4).act(obs) == before
+        again = make_agent("pimc:worlds=30,model=0", env, seed=4).action_values(raw.game_state, 0, [104, 105])
+        assert again.tolist() == values.tolist()
+    with pytest.raises(ValueError, match="weighs the worlds of rollout=fast only"):
+        make_agent("pimc:model=0.5,rollout=heuristic", env)
+    with pytest.raises(ValueError, match="out of range"):
+        make_agent("pimc:model=2", env)
