@@ -67,7 +67,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 #: ``pimc``'s defaults where compiled playouts exist (``rollout=fast``, numba installed);
 #: naming ``rollout=heuristic`` or ``rollout=random`` gives :data:`DEFAULTS` instead.
 FAST_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gin_rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+    "gin_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 8000, "model": 0.0},
     "rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
 }
 
