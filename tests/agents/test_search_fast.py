@@ -266,3 +266,12 @@ def test_gin_worlds_of_the_opponent_model_do_not_peek():
         make_agent("pimc:model=0.5,rollout=heuristic", env)
     with pytest.raises(ValueError, match="out of range"):
         make_agent("pimc:model=2", env)
+
+
+def test_a_time_budget_plays_whole_chunks_of_compiled_worlds():
+    env = _gin_opponent_game()
+    obs = env.observe(env.agent_selection)
+    agent = make_agent("pimc:time=0.001", env, seed=0)
+    values = agent.action_values(env.unwrapped.game_state, 0, [104, 105])
+    assert values.shape == (2,) and ((values >= 0) & (values <= 1)).all()
+    assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
