@@ -35,10 +35,10 @@ class RummyHeuristicAgent(Agent):
 
     - Draw: take the upcard when it completes a meld with the hand, or looks like it
       extends a meld on the table; otherwise draw from the stock.
-    - Play: put down the biggest meld it can (most cards, then most points), then
-      lay off the highest card it can; then discard its highest-value card that is in
-      no partial meld (a pair of a rank, or two suited cards at most two ranks
-      apart), or its highest-value card if all are.
+    - Play: put down the biggest meld it can (most cards, then most points, then the
+      lowest meld id), then lay off the highest card it can; then discard its
+      highest-value card that is in no partial meld (a pair of a rank, or two suited
+      cards at most two ranks apart), or its highest-value card if all are.
 
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
@@ -63,7 +63,7 @@ class RummyHeuristicAgent(Agent):
         hand = plane_mask(obs[self._hand])
         if DRAW_STOCK in legal_set or DRAW_DISCARD in legal_set:
             return self._draw(obs, hand, legal_set)
-        melds = [a - MELD for a in legal_set if MELD <= a < LAYOFF]
+        melds = [int(a) - MELD for a in legal if MELD <= a < LAYOFF]  # ascending: ties go to the lowest id
         if melds:
             best = max(melds, key=lambda m: (len(MELDS[m].cards), sum(CARD_VALUE_LIST[c] for c in MELDS[m].cards)))
             return MELD + best

@@ -52,7 +52,17 @@ class TimedAgent(Agent):
 
 def warm_up(variant: str) -> None:
     """Load what a process loads once before timing decisions: the Rummikub solver's
-    compiled kernel (numba, a few seconds the first time a big problem reaches it)."""
+    compiled kernel (numba, a few seconds the first time a big problem reaches it), the
+    compiled playouts of ``pimc:rollout=fast`` (Gin Rummy, basic Rummy)."""
+    from agents.search.fast import FAST_VARIANTS
+
+    if variant in FAST_VARIANTS:
+        env = load_variant(variant).env()
+        env.reset(seed=0)
+        while np.count_nonzero(env.observe(env.agent_selection)["action_mask"]) < 2:
+            env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+        model = ",model=0" if variant == "gin_rummy_v0" else ""
+        make_agent(f"pimc:rollout=fast,worlds=1{model}", env, seed=0).act(env.observe(env.agent_selection))
     if variant == "rummikub_v0":
         from rummy_env.core.rummikub_solver import can_partition, ordered_extension_mask
         from rummy_env.core.tiles import FULL_POOL_COUNTS

@@ -7,9 +7,12 @@
 
 Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``rollout``
 (``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
-``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout``, ``depth``, ``prior``, ``playouts``
-(int), ``time``.  Defaults
-depend on the variant (:data:`DEFAULTS`) to keep a decision near 100 ms or less.
+``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout`` (also ``fast``: compiled
+heuristic playouts, Gin Rummy and basic Rummy), ``depth``, ``prior``, ``playouts`` (int),
+``time``, ``model`` (0..1, ``rollout=fast`` on Gin Rummy: worlds weighted by the
+opponent's revealed decisions, 1 = uniform worlds).  Defaults depend on the variant
+(:data:`DEFAULTS`; for ``pimc`` on Gin Rummy and basic Rummy :data:`FAST_DEFAULTS` unless
+another ``rollout`` is named) to keep a decision near 100 ms or less.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ OPTIONS = {
         "prior": float,
         "playouts": int,
         "time": float,
+        "model": float,
     },
 }
 
@@ -60,6 +64,22 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+#: ``pimc``'s defaults where compiled playouts exist (``rollout=fast``, numba installed);
+#: naming ``rollout=heuristic`` or ``rollout=random`` gives :data:`DEFAULTS` instead.
+FAST_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gin_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 8000, "model": 0.0},
+    "rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+}
+
+
+def _numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def is_search_spec(name: str) -> bool:
     """Whether ``name`` names a search agent: ``ismcts``, ``pimc``, or either with
     ``:options``."""
@@ -71,7 +91,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
 
     Raises:
         ValueError: not a search agent, an unknown option, a value of the wrong type, or
-            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0).
+            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
+            ``model`` in 0..1).
     """
     kind, _, rest = name.partition(":")
     if kind not in SEARCH_AGENTS:
@@ -92,10 +113,13 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         bad = (
             (allowed[key] is int and options[key] < 1)
             or (key in ("c", "prior") and options[key] < 0)
+            or (key == "model" and not 0 <= options[key] <= 1)
             or (key == "time" and options[key] <= 0)
         )
         if bad:
-            raise ValueError(f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0)")
+            raise ValueError(
+                f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0, model 0..1)"
+            )
     return kind, options
 
 
@@ -105,11 +129,17 @@ def make_search_agent(name: str, env: Any, seed: int | None = None) -> ISMCTSAge
 
     Raises:
         ValueError: a bad name or option (see :func:`parse_search_spec`), or
-            ``rollout=heuristic`` on a variant without a heuristic.
+            ``rollout=heuristic`` on a variant without a heuristic, ``rollout=fast`` on a
+            variant without compiled playouts.
     """
     kind, options = parse_search_spec(name)
     variant = env.unwrapped.metadata["name"]
-    merged = {**DEFAULTS[kind].get(variant, {}), **options}
+    defaults = DEFAULTS[kind].get(variant, {})
+    fast = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
+    one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
+    if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
+        defaults = fast
+    merged = {**defaults, **options}
     return SEARCH_AGENTS[kind](env, seed=seed, **merged)
 
 

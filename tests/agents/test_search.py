@@ -112,7 +112,7 @@ def _play_turn(env, agent):
     return env.unwrapped.game_state
 
 
-@pytest.mark.parametrize("spec", ["pimc:worlds=2", "pimc:worlds=1,rollout=heuristic"])
+@pytest.mark.parametrize("spec", ["pimc:worlds=2", "pimc:worlds=1,rollout=heuristic", "pimc:worlds=1,rollout=fast"])
 def test_search_goes_out_where_the_heuristic_does_not(spec):
     heuristic_state = _play_turn(_rummy_trap(), make_agent("heuristic", rummy_v0.env()))
     assert not heuristic_state.is_terminal() and heuristic_state.hands[0].bit_count() == 2
@@ -121,7 +121,9 @@ def test_search_goes_out_where_the_heuristic_does_not(spec):
     assert state.is_terminal() and state.last_hand["winner"] == 0 and state.returns()[0] == 1.0
 
 
-@pytest.mark.parametrize("spec", ["ismcts:simulations=40", "pimc:worlds=2"])
+@pytest.mark.parametrize(
+    "spec", ["ismcts:simulations=40", "pimc:worlds=2", "pimc:worlds=2,rollout=heuristic", "pimc:rollout=fast,model=0"]
+)
 def test_search_ends_the_hand_with_a_win_when_it_can(spec):
     from rummy_env.games.gin_rummy import stack_deck as gin_deck
 

@@ -1,0 +1,97 @@
+"""``rollout=fast``: the ``pimc`` agent's playouts compiled with numba (the ``fast`` extra).
+
+A :class:`CompiledRollouts` loads one world sampled by ``state.resample(seat, rng)``
+into a batch-kernel row (``rummy_env.vector``), and the variant's compiled evaluator
+plays every root action in that world and in ``worlds - 1`` more (the hidden cards of
+that world dealt again inside the kernel, which keeps them uniform over the seat's
+information), each hand played out by the variant's heuristic for every seat.  Only
+Gin Rummy and basic Rummy have kernels (:data:`FAST_VARIANTS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.search.worlds import DISCOUNT
+
+FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0")
+
+#: points of the logistic that judges a playout cut off by ``depth`` (as ``worlds.TEMPERATURE``)
+FAST_TEMPERATURE = 10.0
+#: with ``model`` < 1, deals per world at most (most deals fit the opponent's decisions badly)
+MODEL_TRIES = 40
+
+
+class CompiledRollouts:
+    """Compiled heuristic playouts of one env's variant.
+
+    Args:
+        env: the env the search agent plays (wrapped or raw).
+
+    Raises:
+        ValueError: a variant without a kernel, or an option the kernel does not play
+            (``episode="game"``); numba missing (the ``fast`` extra).
+    """
+
+    def __init__(self, env: Any):
+        raw = env.unwrapped
+        self.variant = raw.metadata["name"]
+        if self.variant not in FAST_VARIANTS:
+            raise ValueError(
+                f"rollout=fast has compiled playouts for {', '.join(FAST_VARIANTS)} only, not {self.variant}: "
+                "use rollout=heuristic or rollout=random"
+            )
+        try:
+            import numba  # noqa: F401
+        except ImportError as err:
+            raise ValueError("rollout=fast needs numba: pip install 'rummy-env[fast]'") from err
+        if self.variant == "gin_rummy_v0":
+            from agents.search import gin_fast as fast
+            from rummy_env.vector import gin_world as world
+        else:
+            from agents.search import rummy_fast as fast
+            from rummy_env.vector import rummy_world as world
+        self._fast, self._world = fast, world
+        self._cfg = world.config_vector(raw.game.config)
+        self._arrays = world.arrays(1, raw.game.config)
+
+    def action_values(
+        self,
+        state: Any,
+        seat: int,
+        legal: list[int],
+        worlds: int,
+        depth: int,
+        rng: np.random.Generator,
+        model: float = 1.0,
+        tries: int = MODEL_TRIES,
+    ) -> np.ndarray:
+        """Mean value (0..1) for ``seat`` of each action of ``legal`` over ``worlds``
+        worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
+        dealt again for each world by a kernel generator seeded from ``rng``; playouts of
+        at most ``depth`` actions (then judged by the deadwood or hand points left).
+
+        ``model`` < 1 (Gin Rummy): worlds are weighted by how well they fit the
+        opponent's revealed decisions if it plays the heuristic: ``model`` for each of its
+        draws, passes and discards the heuristic would not have made
+        (``gin_fast.fit_weight``; 0: only worlds that fit every decision, within
+        ``tries * worlds`` deals; if none does, uniform worlds)."""
+        first = state.resample(seat, rng)
+        self._world.load_state(first, 0, *self._arrays, self._cfg)
+        kernel_rng = np.array([rng.integers(2**63)], np.uint64)
+        totals = np.zeros(len(legal))
+        actions = np.asarray(legal, np.int64)
+        if self.variant == "gin_rummy_v0":
+            records = self._fast.opponent_records(first, seat)
+            args = (records, model, tries, self._cfg, kernel_rng, totals)
+        else:
+            from rummy_env.games.resample import rummy_public_holdings
+
+            known, stock_public, _ = rummy_public_holdings(first)
+            args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals)
+        weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
+        if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
+            return self.action_values(state, seat, legal, worlds, depth, rng)
+        return totals / weight

@@ -1,0 +1,196 @@
+"""Compiled basic Rummy playouts: the Rummy heuristic in numba, played in ``rummy_kernel`` rows.
+
+:func:`heuristic_action` is :class:`agents.rummy_heuristic.RummyHeuristicAgent` rule
+for rule, reading the kernel row instead of the encoded observation (the differential
+test checks that both pick the same action).  :func:`evaluate` is the ``pimc`` agent's
+``rollout=fast`` inner loop, as ``gin_fast.evaluate``: every root action in each of
+``worlds`` worlds (the hidden cards dealt again by ``rummy_world.redeal_hidden``), the
+hand played out by the heuristic for every seat (Tesauro and Galperin 1996).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummy_env.vector import rummy_kernel as k
+from rummy_env.vector.bits import U0, U1, ctz, has, suit_pattern
+from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, deadwood
+from rummy_env.vector.rummy_world import redeal_hidden
+
+CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)
+
+
+def _partners(ace_high: bool) -> np.ndarray:
+    """Per card, the cards that make a partial meld with it (``in_partial_meld``)."""
+    out = np.zeros(52, dtype=np.uint64)
+    for c in range(52):
+        m = 0
+        for o in range(52):
+            if o == c:
+                continue
+            rank, other = c % 13, o % 13
+            gap = abs(other - rank)
+            suited = o // 13 == c // 13 and (gap <= 2 or (ace_high and 0 in (rank, other) and gap >= 11))
+            if other == rank or suited:
+                m |= 1 << o
+        out[c] = m
+    return out
+
+
+#: ``PARTNERS[ace_high, card]``
+PARTNERS = np.stack([_partners(False), _partners(True)])
+MELD_POINTS = np.array([sum(CARD_VALUE[c] for c in range(52) if int(m) >> c & 1) for m in MELD_MASK], np.int64)
+
+
+@njit(cache=True)
+def completes_meld(card, hand, ace_high):
+    """Whether ``card`` makes a meld with cards of ``hand``: two more of its rank, or a
+    run of three or more through it in its suit (a high ace with ``ace_high``)."""
+    rank, suit = card % 13, card // 13
+    same = 0
+    for s in range(4):
+        if s != suit and has(hand, 13 * s + rank):
+            same += 1
+    if same >= 2:
+        return True
+    pattern = suit_pattern(hand, suit) | (1 << rank)
+    if ace_high and pattern & 1:
+        pattern |= 1 << k.HIGH_ACE
+    for pos in (rank, k.HIGH_ACE if rank == 0 and ace_high else rank):
+        low, high = pos, pos
+        while low - 1 >= 0 and (pattern >> (low - 1)) & 1:
+            low -= 1
+        while high + 1 <= k.HIGH_ACE and (pattern >> (high + 1)) & 1:
+            high += 1
+        if high - low >= 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def useful(card, hand, table, ace_high):
+    """``RummyHeuristicAgent._useful``: ``card`` completes a meld with the hand, or sits
+    next to table cards (the fourth of a rank, or two suited cards below or above)."""
+    if completes_meld(card, hand, ace_high):
+        return True
+    rank, suit = card % 13, card // 13
+    same = 0
+    for s in range(4):
+        if has(table, 13 * s + rank):
+            same += 1
+    if same == 3:
+        return True
+    below = rank >= 2 and has(table, 13 * suit + rank - 1) and has(table, 13 * suit + rank - 2)
+    above = rank <= 10 and has(table, 13 * suit + rank + 1) and has(table, 13 * suit + rank + 2)
+    return below or above
+
+
+@njit(cache=True)
+def heuristic_action(i, ints, masks, pile, legal, cfg):
+    """The Rummy heuristic's action for the acting seat of live row ``i``."""
+    ace_high = cfg[k.C_ACE_HIGH] != 0
+    p = ints[i, k.CUR]
+    hand = masks[i, k.HAND + p]
+    can_stock = has(legal[i, 0], k.DRAW_STOCK)
+    can_pile = has(legal[i, 0], k.DRAW_DISCARD)
+    if can_stock or can_pile:
+        n = ints[i, k.PILE_LEN]
+        if can_pile and n > 0 and useful(pile[i, n - 1], hand, masks[i, k.TABLE], ace_high):
+            return k.DRAW_DISCARD
+        return k.DRAW_STOCK if can_stock else k.DRAW_DISCARD
+    best, best_size, best_points = -1, -1, -1
+    for a in range(k.MELD, k.LAYOFF):  # the biggest meld, then the most points, then the lowest id
+        if has(legal[i, a >> 6], a & 63):
+            m = a - k.MELD
+            size, points = MELD_SIZE[m], MELD_POINTS[m]
+            if size > best_size or (size == best_size and points > best_points):
+                best, best_size, best_points = a, size, points
+    if best >= 0:
+        return best
+    best_value = -1
+    for a in range(k.LAYOFF, k.LAYOFF + 156):  # the highest card laid off, then the lowest id
+        if has(legal[i, a >> 6], a & 63):
+            value = CARD_VALUE[(a - k.LAYOFF) // 3]
+            if value > best_value:
+                best, best_value = a, value
+    if best >= 0:
+        return best
+    discards = legal[i, 0] & np.uint64((1 << 52) - 1)
+    loose = U0
+    m = discards
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        if not hand & PARTNERS[1 if ace_high else 0, c]:
+            loose |= U1 << np.uint64(c)
+    pool = loose if loose else discards
+    m = pool
+    while m:  # the highest value, then the highest id
+        c = ctz(m)
+        m &= m - U1
+        if best < 0 or CARD_VALUE[c] >= CARD_VALUE[best]:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def play_out(i, ints, masks, stock, pile, legal, rewards, cfg, max_steps):
+    """Play live row ``i`` with the heuristic for every seat until the hand ends or
+    ``max_steps`` actions; returns the actions played."""
+    steps = 0
+    while ints[i, k.ENDED] == k.LIVE and steps < max_steps:
+        k.apply(i, heuristic_action(i, ints, masks, pile, legal, cfg), ints, masks, stock, pile, rewards, cfg)
+        k.compute_legal(i, ints, masks, legal, cfg)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def seat_value(i, seat, ints, masks, rewards, temperature, cfg):
+    """``seat``'s value (0..1) of row ``i``: 1 / 0 for a hand it won / another won, 1/n
+    with no winner; a hand still live is judged by a softmax of minus the deadwood of
+    each hand over ``temperature`` points (``worlds.position_values``)."""
+    n = cfg[k.C_PLAYERS]
+    if ints[i, k.ENDED] != k.LIVE:
+        r = rewards[i, seat]
+        return 1.0 if r > 0 else (0.0 if r < 0 else 1.0 / n)
+    low = 1e9
+    points = np.empty(n, np.float64)
+    for q in range(n):
+        points[q] = deadwood(masks[i, k.HAND + q])
+        low = min(low, points[q])
+    total = 0.0
+    for q in range(n):
+        total += np.exp((low - points[q]) / temperature)
+    return np.exp((low - points[seat]) / temperature) / total
+
+
+@njit(cache=True)
+def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, known, stock_public, cfg, rng, totals):
+    """Add to ``totals[a]`` the value for ``seat`` of root action ``actions[a]`` in each
+    of ``worlds`` worlds and return ``worlds`` (the sum of the weights, all 1).  Row 0 of
+    ``base`` (the kernel arrays ``ints, masks, stock, pile, legal``) holds a world of
+    ``seat``'s information, dealt again for each world (``known``, ``stock_public``: see
+    ``rummy_world.redeal_hidden``; generator ``rng[0]``).  Every action is played in the
+    same worlds; values move towards 1/n by ``discount`` per action played."""
+    b_ints, b_masks, b_stock, b_pile, b_legal = base
+    w_ints, w_masks, w_stock = b_ints.copy(), b_masks.copy(), b_stock.copy()
+    w_pile, w_legal = b_pile.copy(), b_legal.copy()
+    n = cfg[k.C_PLAYERS]
+    rewards = np.zeros((1, n), np.float64)
+    even = 1.0 / n
+    for _ in range(worlds):
+        redeal_hidden(0, seat, b_ints, b_masks, b_stock, known, stock_public, cfg, rng, 0)
+        for a in range(actions.shape[0]):
+            w_ints[0] = b_ints[0]
+            w_masks[0] = b_masks[0]
+            w_stock[0] = b_stock[0]
+            w_pile[0] = b_pile[0]
+            rewards[0, :] = 0.0
+            k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, rewards, cfg)
+            k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
+            steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, rewards, cfg, max_steps)
+            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, cfg)
+            totals[a] += even + (value - even) * discount ** (steps + 1)
+    return float(worlds)
