@@ -26,7 +26,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
     Colour moves: key ``((s * 6 + lohi) * 3 + budget) * 16 + (cap1 + 1) * 4 + (cap2 + 1)``;
     the moves sending ``g`` tiles to groups are ``moves[gstart[4 * key + g]:gstart[4 * key
-    + g + 1]]``, each ``k | next << 2 | extra << 8``.  Group table: bit ``jg`` of
+    + g + 1]]``, each ``k | next << 2 | extra << 8 | x << 9`` (``x`` real tiles used).  Group table: bit ``jg`` of
     ``gj[a * 5 + b]`` = jg jokers complete the groups of ``a`` colours with one tile and
     ``b`` colours with two.  Upgrades: ``ups[s, :4]`` = ``_UPGRADES[s]``, ``ups[s, 4:]`` =
     ``_UPGRADES2[s]``, padded with 0.
@@ -40,7 +40,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
                     for cap2 in range(-1, 3):
                         by_g: list[list[int]] = [[], [], []]
                         for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2):
-                            by_g[g].append(k | nxt << 2 | int(x > lo) << 8)
+                            by_g[g].append(k | nxt << 2 | int(x > lo) << 8 | x << 9)
                         for g in range(3):
                             moves.extend(by_g[g])
                             gstart.append(len(moves))
@@ -57,9 +57,14 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return np.array(gstart, dtype=np.int64), np.array(moves, dtype=np.int64), gj, ups
 
 
-def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_min=32):  # pragma: no cover - compiled
+def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, prune_min=32):  # pragma: no cover
     """Compiled twin of ``_label_sweep_py`` (same moves; one-step pruning, where the
     two-step look-ups cost what they save).  Returns (found, bits).
+
+    With ``threshold > 0`` it is the twin of ``_label_sweep_points`` instead: the points
+    so far, capped at ``threshold``, sit in the code above bit 27 (pruning compares codes
+    with the same points only: the upgrades change colour states, never that field), and
+    only codes that reached the threshold accept.
 
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
@@ -80,7 +85,8 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_m
         for q in range(ncur):
             code = cur_c[q]
             lab = cur_l[q]
-            j = code >> 24
+            j = (code >> 24) & 7
+            pts = code >> 27
             budget = jhi - j
             k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
             k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
@@ -141,10 +147,21 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_m
                                                 nlab = lab & (low - 1)
                                                 if lab & ~(low - 1) != 0:
                                                     nlab |= low
+                                            nreal = 0
+                                            if threshold > 0:
+                                                nreal = (
+                                                    ((m0 >> 9) & 3)
+                                                    + ((m1 >> 9) & 3)
+                                                    + ((m2 >> 9) & 3)
+                                                    + ((m3 >> 9) & 3)
+                                                )
                                             for jg in range(3):
                                                 if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
                                                     continue
                                                 ncode = base | ((j + ksum + jg) << 24)
+                                                if threshold > 0:
+                                                    npts = min(threshold, pts + (i + 1) * (nreal + ksum + jg))
+                                                    ncode |= npts << 27
                                                 h = ((ncode * 6364136223846793005) >> 32) & (hsize - 1)
                                                 while True:
                                                     slot = hidx[h]
@@ -215,8 +232,8 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_m
     found = False
     bits = 0
     for q in range(ncur):
-        j = cur_c[q] >> 24
-        if j >= jlo:
+        j = (cur_c[q] >> 24) & 7
+        if j >= jlo and cur_c[q] >> 27 >= threshold:
             found = True
             lab = cur_l[q]
             if ordered:  # _fold_label
@@ -230,8 +247,37 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, prune_m
     return found, bits
 
 
+_LOHI_TABLE = np.full(9, -1, dtype=np.int64)
+for (_lo, _hi), _k in _LOHI_INDEX.items():
+    _LOHI_TABLE[_lo * 3 + _hi] = _k
+_TABLES: tuple | None = None
+
+
+def _shared_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_kernel_tables()``, built once per process (the label and the best-play kernels share them)."""
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = _kernel_tables()
+    return _TABLES
+
+
+def _lohi_capc(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per number and colour (int64 (13, 4)): the index of ``(lo, hi)`` and the cap code
+    ``(cap1 + 1) * 4 + cap2 + 1`` (the hi of the next two numbers, -1 past 13)."""
+    lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
+    hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
+    lohi = _LOHI_TABLE[lo2 * 3 + hi2].T.copy()
+    pad = np.zeros((NUM_COLOURS, NUM_NUMBERS + 2), dtype=np.int64)
+    pad[:, :NUM_NUMBERS] = hi2 + 1
+    capc = (pad[:, 1 : NUM_NUMBERS + 1] * 4 + pad[:, 2:]).T.copy()
+    return lohi, capc
+
+
 def _kernel():
-    """The compiled sweep as ``f(lo, hi, ordered=False) -> (found, bits)``, or False."""
+    """The compiled sweep as ``f(lo, hi, ordered=False, threshold=0) -> (found, bits)``, or False.
+
+    ``threshold > 0``: only arrangements worth that many points count (``_label_sweep_points``).
+    """
     global _KERNEL
     if _KERNEL is None:
         _KERNEL = False
@@ -240,21 +286,11 @@ def _kernel():
                 import numba
             except ImportError:
                 return False
-            gstart, moves, gj, ups = _kernel_tables()
+            gstart, moves, gj, ups = _shared_tables()
             compiled = numba.njit(cache=True, nogil=True)(_kernel_sweep)
 
-            lohi_table = np.full(9, -1, dtype=np.int64)
-            for (lo_, hi_), k in _LOHI_INDEX.items():
-                lohi_table[lo_ * 3 + hi_] = k
-
-            def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
-                lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
-                hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
-                lohi = lohi_table[lo2 * 3 + hi2].T.copy()
-                # caps: the hi of the next two numbers, -1 past 13, as (cap1 + 1) * 4 + cap2 + 1
-                pad = np.zeros((NUM_COLOURS, NUM_NUMBERS + 2), dtype=np.int64)
-                pad[:, :NUM_NUMBERS] = hi2 + 1
-                capc = (pad[:, 1 : NUM_NUMBERS + 1] * 4 + pad[:, 2:]).T.copy()
+            def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0) -> tuple[bool, int]:
+                lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
                     lohi,
                     capc,
@@ -265,13 +301,9 @@ def _kernel():
                     gj,
                     ups,
                     bool(ordered),
+                    max(int(threshold), 0),
                 )
                 return bool(found), int(bits)
 
             _KERNEL = run
     return _KERNEL
-
-
-# Product sweep for ``initial_meld_table_play=True`` (R-RK-07): side A is the initial meld
-# P1 (rack tiles only, points capped at the threshold), side B is table + P.  A move pairs
-# an A move and a B move at the same number with P1 <= P tile by tile.

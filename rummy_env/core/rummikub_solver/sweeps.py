@@ -141,6 +141,14 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> t
     return found, out
 
 
+def _points_sweep(lo: np.ndarray, hi: np.ndarray, threshold: int, ordered: bool = False) -> int:
+    """``_label_sweep_points`` on count vectors ``lo..hi`` (53,), compiled when the kernel is there."""
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi, ordered, max(threshold, 0))[1]
+    return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold, ordered)
+
+
 def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
     """``_label_sweep`` where the arrangement must also be worth >= ``threshold`` points.
 

@@ -12,7 +12,7 @@ from rummy_env.core.rummikub_solver.sweeps import (
     _fold_label,
     _label_sweep,
     _label_sweep_found,
-    _label_sweep_points,
+    _points_sweep,
     _reachable,
 )
 from rummy_env.core.rummikub_solver.tables import (
@@ -94,7 +94,7 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
 
 def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
     """Tile types some arrangement of rack tiles within ``lo..hi`` worth >= threshold uses (0: none)."""
-    return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold)
+    return _points_sweep(lo, hi, threshold)
 
 
 def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
