@@ -57,9 +57,16 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return np.array(gstart, dtype=np.int64), np.array(moves, dtype=np.int64), gj, ups
 
 
-def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, prune_min=32):  # pragma: no cover
-    """Compiled twin of ``_label_sweep_py`` (same moves; one-step pruning, where the
-    two-step look-ups cost what they save).  Returns (found, bits).
+def _kernel_sweep(  # pragma: no cover - compiled
+    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, prune_min=32, prune_two=64
+):
+    """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
+
+    Pruning (``_dominated``) on layers of more than ``prune_min`` codes: one-step upgrades
+    and fewer jokers; above ``prune_two`` codes also the two-step upgrades (on small layers
+    their look-ups cost what they save).  The joker bit joins a label on the move whose
+    jokers pass ``jlo`` (the fold of ``_fold_label``, done early so that codes with fewer
+    jokers can stand in for codes with more).
 
     With ``threshold > 0`` it is the twin of ``_label_sweep_points`` instead: the points
     so far, capped at ``threshold``, sit in the code above bit 27 (pruning compares codes
@@ -158,7 +165,15 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, thresho
                                             for jg in range(3):
                                                 if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
                                                     continue
-                                                ncode = base | ((j + ksum + jg) << 24)
+                                                jn = j + ksum + jg
+                                                ncode = base | (jn << 24)
+                                                nl = nlab
+                                                if jn > jlo:  # a joker above its lower bound: the extra type 52
+                                                    if ordered:
+                                                        if nl >> 52 != 0:
+                                                            nl = (nl & ((1 << 52) - 1)) | (1 << 52)
+                                                    else:
+                                                        nl |= 1 << 52
                                                 if threshold > 0:
                                                     npts = min(threshold, pts + (i + 1) * (nreal + ksum + jg))
                                                     ncode |= npts << 27
@@ -175,7 +190,7 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, thresho
                                                             nxt_c = tmp_c
                                                             nxt_l = tmp_l
                                                         nxt_c[nn] = ncode
-                                                        nxt_l[nn] = nlab
+                                                        nxt_l[nn] = nl
                                                         hidx[h] = nn
                                                         nn += 1
                                                         if 2 * nn > hsize:
@@ -194,7 +209,7 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, thresho
                                                                 hidx[hh] = r
                                                         break
                                                     if nxt_c[slot] == ncode:
-                                                        nxt_l[slot] |= nlab
+                                                        nxt_l[slot] |= nl
                                                         break
                                                     h = (h + 1) & (hsize - 1)
         if nn == 0:
@@ -202,49 +217,77 @@ def _kernel_sweep(lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, thresho
         ncur = 0
         cur_c = np.empty(nn, dtype=np.int64)
         cur_l = np.empty(nn, dtype=np.int64)
+        two_step = nn > prune_two
         for r in range(nn):
             code = nxt_c[r]
             lab = nxt_l[r]
-            dominated = False
-            if nn > prune_min and i < 12:  # the last layer is only read
-                for c in range(4):
-                    sc = (code >> (6 * c)) & 63
-                    for u in range(4):
-                        d = ups[sc, u]
-                        if d == 0:
-                            break
-                        other = code + (d << (6 * c))
-                        h = ((other * 6364136223846793005) >> 32) & (hsize - 1)
-                        while hidx[h] >= 0:
-                            if nxt_c[hidx[h]] == other:
-                                if lab & ~nxt_l[hidx[h]] == 0:
-                                    dominated = True
-                                break
-                            h = (h + 1) & (hsize - 1)
-                        if dominated:
-                            break
-                    if dominated:
-                        break
-            if not dominated:
-                cur_c[ncur] = code
-                cur_l[ncur] = lab
-                ncur += 1
+            if nn > prune_min and i < 12 and _dominated(code, lab, nxt_c, nxt_l, hidx, hsize, ups, jlo, two_step):
+                continue  # the last layer is only read
+            cur_c[ncur] = code
+            cur_l[ncur] = lab
+            ncur += 1
     found = False
     bits = 0
     for q in range(ncur):
-        j = (cur_c[q] >> 24) & 7
-        if j >= jlo and cur_c[q] >> 27 >= threshold:
+        if (cur_c[q] >> 24) & 7 >= jlo and cur_c[q] >> 27 >= threshold:
             found = True
-            lab = cur_l[q]
-            if ordered:  # _fold_label
-                bits |= lab & ((1 << 52) - 1)
-                if (lab >> 53) & 1 and j > jlo:
-                    bits |= 1 << 52
-            else:
-                bits |= lab
-                if j > jlo:
-                    bits |= 1 << 52
+            bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
+
+
+def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
+    """Slot of ``key`` in the open-addressing index ``hidx`` over ``keys``, or -1."""
+    h = ((key * 6364136223846793005) >> 32) & (hsize - 1)
+    while hidx[h] >= 0:
+        if keys[hidx[h]] == key:
+            return hidx[h]
+        h = (h + 1) & (hsize - 1)
+    return -1
+
+
+def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragma: no cover - compiled
+    """True when a code of the layer can copy every completion of ``code`` with a superset label.
+
+    As ``sweeps._prune`` (one-step upgrades of a colour; with ``two_step`` also two steps
+    of one colour and one step of two colours), plus fewer jokers: a code with the same
+    colour states and ``jlo <= j' < j`` jokers used copies each completion with the same
+    tiles and still ends with at least ``jlo`` jokers; the joker bit is already in the
+    label once ``j > jlo`` (set on the move that passes ``jlo``), so the copy's labels are
+    a superset too (ordered labels: that move turned "none yet" into the joker).
+    """
+    j = (code >> 24) & 7
+    for dj in range(1, 3):
+        if j - dj >= jlo:
+            s = _find(hidx, keys, hsize, code - (dj << 24))
+            if s >= 0 and lab & ~labs[s] == 0:
+                return True
+    top = 16 if two_step else 4
+    for c in range(4):
+        sc = (code >> (6 * c)) & 63
+        for u in range(top):
+            d = ups[sc, u]
+            if d == 0:
+                continue
+            s = _find(hidx, keys, hsize, code + (d << (6 * c)))
+            if s >= 0 and lab & ~labs[s] == 0:
+                return True
+    if two_step:
+        for a in range(4):
+            sa = (code >> (6 * a)) & 63
+            for ua in range(4):
+                da = ups[sa, ua]
+                if da == 0:
+                    continue
+                for b in range(a + 1, 4):
+                    sb = (code >> (6 * b)) & 63
+                    for ub in range(4):
+                        db = ups[sb, ub]
+                        if db == 0:
+                            continue
+                        s = _find(hidx, keys, hsize, code + (da << (6 * a)) + (db << (6 * b)))
+                        if s >= 0 and lab & ~labs[s] == 0:
+                            return True
+    return False
 
 
 _LOHI_TABLE = np.full(9, -1, dtype=np.int64)
@@ -287,7 +330,11 @@ def _kernel():
             except ImportError:
                 return False
             gstart, moves, gj, ups = _shared_tables()
-            compiled = numba.njit(cache=True, nogil=True)(_kernel_sweep)
+            jit = numba.njit(cache=True, nogil=True)
+            global _find, _dominated
+            _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
+            _dominated = jit(_dominated)
+            compiled = jit(_kernel_sweep)
 
             def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0) -> tuple[bool, int]:
                 lohi, capc = _lohi_capc(lo, hi)

@@ -37,40 +37,91 @@ def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: b
     A threshold below 1 still asks for one meld in P1 (R-RK-07: "one or more new melds").
 
     A fixed play needs no product: P is legal iff table + P partitions and some P1 <= P
-    partitions with >= ``threshold`` points, two independent sweeps.  The mask needs the
-    product (P varies, and P1 <= P ties the sides tile by tile), after two cheap tests
-    that settle most positions: no P1 within the rack, or no play at all on the table.
+    partitions with >= ``threshold`` points, two independent sweeps (the rack-sized one
+    first).  The mask after the initial meld is an upper bound of the mask; it is the mask
+    when ``chosen`` already holds an initial meld (every P >= chosen holds it too), and it
+    is 0 when the rack holds none.  Otherwise witnesses settle the bits (``_witness_bits``,
+    ``_ordered_bits``) and the product sweep is the last resort.
     """
     threshold = max(threshold, 1)
     zero = np.zeros_like(rack)
     if want == "legal":
         both = table + chosen
-        return _reachable(both, both) and _meld_from(zero, chosen, threshold) != 0
+        return _meld_from(zero, chosen, threshold) != 0 and _reachable(both, both)
     if _meld_from(zero, rack, threshold) == 0:
         return 0
-    if not ordered:
-        return _unordered_mask(table, rack, chosen, threshold)
-    # ordered: t is the lowest type some legal P adds iff t is in the unordered mask of the
-    # rack whose types below t are closed (P adds nothing there); only the t the ordered
-    # mask after the initial meld allows can be.
-    upper = _label_sweep(table + chosen, table + rack, True)
-    out = 0
-    for t in range(JOKER + 1):
-        if upper >> t & 1:
-            closed = rack.copy()
-            closed[:t] = chosen[:t]
-            if _meld_from(zero, closed, threshold) and _unordered_mask(table, closed, chosen, threshold) >> t & 1:
-                out |= 1 << t
+    upper = _label_sweep(table + chosen, table + rack, ordered)
+    if upper == 0 or _meld_from(zero, chosen, threshold):
+        return upper
+    if ordered:
+        return _ordered_bits(table, rack, chosen, threshold, upper)
+    if _witness_bits(table, rack, chosen, threshold) == upper:
+        return upper
+    return _product_sweep(table, rack, chosen, threshold, False)[1]
+
+
+def _ordered_bits(table, rack, chosen, threshold: int, upper: int) -> int:
+    """The ordered mask below ``upper`` (the ordered mask after the initial meld), for a
+    ``chosen`` that holds no initial meld.
+
+    One witness first: P1 the best rack meld, ``base = max(P1, chosen)`` and ``m`` the lowest
+    type ``base`` adds to ``chosen``.  Every P >= base with table + P partitioning is legal;
+    its lowest added type is ``min(m, l)``, ``l`` its lowest type above ``base`` (the ordered
+    sweep from ``base``): that gives the bits below ``m`` such a P reaches, and ``m`` itself.
+    Each bit of ``upper`` still open is then ``_ordered_bit``.
+    """
+    out = _ordered_witness_bits(table, rack, chosen, threshold, upper) & upper
+    open_bits = upper & ~out
+    while open_bits:
+        t = (open_bits & -open_bits).bit_length() - 1
+        open_bits &= open_bits - 1
+        if _ordered_bit(table, rack, chosen, threshold, t):
+            out |= 1 << t
     return out
 
 
-def _unordered_mask(table, rack, chosen, threshold: int) -> int:
-    """The unordered mask: the mask after the initial meld when one initial meld P1 already
-    reaches it (``_witness_bits``), else the product sweep."""
-    upper = _label_sweep(table + chosen, table + rack)
-    if upper == 0 or _witness_bits(table, rack, chosen, threshold) == upper:
-        return upper
-    return _product_sweep(table, rack, chosen, threshold, False)
+def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> int:
+    """The ordered bits certified by one initial meld P1, the best rack meld (see ``_ordered_bits``)."""
+    p1 = _best_sweep(np.zeros_like(rack), rack, threshold, "points", False)
+    if p1 is None:
+        return 0
+    base = np.maximum(p1, chosen)
+    m = int(np.flatnonzero(base > chosen)[0])  # base != chosen: chosen holds no initial meld
+    found, low = _label_sweep_found(table + base, table + rack, True)
+    if not found:
+        return 0
+    out = low & ((1 << m) - 1)
+    if upper >> m & 1 and (low >> m or _reachable(table + base, table + base)):
+        out |= 1 << m
+    return out
+
+
+def _ordered_bit(table, rack, chosen, threshold: int, t: int) -> bool:
+    """Is ``t`` the lowest type some legal P adds to ``chosen``?  (``t`` in the ordered mask
+    after the initial meld, ``chosen`` without an initial meld.)
+
+    Such a P lies within ``closed`` (the rack with the types below ``t`` closed at
+    ``chosen``) and holds ``lo = chosen + e_t``.  The best meld P1 of ``closed`` is tried as
+    the initial meld first (P >= max(P1, lo) with table + P partitioning); only if that
+    fails, the product sweep decides.
+    """
+    closed = rack.copy()
+    closed[:t] = chosen[:t]
+    lo = chosen.copy()
+    lo[t] += 1
+    witness = _ordered_witness(table, closed, lo, threshold)
+    if witness is not None:
+        return witness
+    return _product_sweep(table, closed, lo, threshold, False)[0]
+
+
+def _ordered_witness(table, closed, lo, threshold: int) -> bool | None:
+    """False if ``closed`` holds no initial meld; True if its best meld P1 gives a legal P
+    with ``max(P1, lo) <= P <= closed``; None when undecided."""
+    p1 = _best_sweep(np.zeros_like(closed), closed, threshold, "points", False)
+    if p1 is None:
+        return False
+    return True if _reachable(table + np.maximum(p1, lo), table + closed) else None
 
 
 def _witness_bits(table, rack, chosen, threshold: int) -> int:
@@ -97,8 +148,10 @@ def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
     return _points_sweep(lo, hi, threshold)
 
 
-def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
+def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
     """Sweep over (P1 arrangement, table + P arrangement, capped P1 points) states.
+
+    Returns (some legal P with ``chosen <= P <= rack`` exists, the mask bits of those P).
 
     Once side A has its points and only 3+ runs open, it closes them and becomes *done*
     (points ``threshold + 1``): a done A adds no tile, so any completion of another A state
@@ -145,14 +198,16 @@ def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
                 extras = _SPREAD[(pb >> _EXTRA_SHIFT) & 15] << i
                 nxt[n] = get(n, 0) | _add_extras(lab, extras, ordered)
         if not nxt:
-            return 0
+            return False, 0
         cur = _prune_product(nxt, done) if len(nxt) > 32 and i < NUM_NUMBERS - 1 else nxt
     out = 0
+    found = False
     for (ca, cb, pts), lab in cur.items():
         ja, jb = ca >> _JSHIFT, cb >> _JSHIFT
         if pts >= threshold and jb >= tbl_j + ch_j and ja <= jb - tbl_j:
+            found = True
             out |= _fold_label(lab, jb, tbl_j + ch_j, ordered)
-    return out
+    return found, out
 
 
 def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tuple[int, int, int], int]:
