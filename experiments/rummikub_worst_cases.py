@@ -16,6 +16,12 @@ each time, then the highest: two walks), ``extension_mask`` with nothing chosen,
 ``best_play`` for both objectives (the heuristic agent's call).  Every call starts from
 empty memo caches; the time kept is the fastest of ``repeat`` runs (this filters out the
 other processes of a shared machine, it does not hide the solver's own cost).
+
+``climb`` looks for slow positions by hill-climbing on time: from a start position it
+tries one small change at a time (a tile moved between table and rack, a tile added to or
+taken from the rack, a joker moved) and keeps a change when the position's cost (the
+slowest first-step call in any option, relative to its target: ``first_step_cost``) grows.
+The table always stays a valid one (it splits into melds).
 """
 
 from __future__ import annotations
@@ -98,6 +104,17 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return table, rack
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) every kernel before anything is timed."""
+    from rummy_env.core import rummikub_solver as solver
+
+    table, rack = parse_counts("R1 R2 R3"), parse_counts("R4 B5 K5 Y5 JK")
+    zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    for done, points, table_play in OPTIONS.values():
+        solver.ordered_extension_mask(table, rack, zero, done, points, table_play)
+        solver.best_play(table, rack, done, "points", points, table_play)
+
+
 def best_time(repeat: int, call: Callable[[], object]) -> float:
     """Fastest of ``repeat`` timings (seconds) of ``call()``, the solver's caches emptied before each."""
     from rummy_env.core import rummikub_solver as solver
@@ -142,9 +159,90 @@ def time_position(table: np.ndarray, rack: np.ndarray, repeat: int = 1) -> dict[
     return out
 
 
+def first_step_cost(table: np.ndarray, rack: np.ndarray, repeat: int = 1) -> tuple[float, str, str]:
+    """The slowest call at a turn's first step, relative to its target: (time / target, option, operation).
+
+    The calls: ``ordered_extension_mask`` and ``extension_mask`` with nothing chosen,
+    ``is_legal_play`` of the whole rack, ``best_play`` (points), in every option of ``OPTIONS``.
+    """
+    from rummy_env.core import rummikub_solver as solver
+
+    zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    worst = (0.0, "", "")
+    for opt, (done, points, table_play) in OPTIONS.items():
+        a = (done, points, table_play)
+        calls = {
+            "ordered_mask": lambda a=a: solver.ordered_extension_mask(table, rack, zero, *a),
+            "mask": lambda a=a: solver.extension_mask(table, rack, zero, *a),
+            "is_legal_play": lambda a=a: solver.is_legal_play(table, rack, rack, *a),
+            "best_play": lambda a=a: solver.best_play(table, rack, a[0], "points", a[1], a[2]),
+        }
+        for op, call in calls.items():
+            ratio = best_time(repeat, call) * 1000 / TARGET_MS[op]
+            if ratio > worst[0]:
+                worst = (ratio, opt, op)
+    return worst
+
+
+def mutate(rng: np.random.Generator, table: np.ndarray, rack: np.ndarray, max_rack: int = 60):
+    """One small change of a position (copies): a tile moved between table and rack, a free
+    tile added to the rack, a rack tile dropped, or a joker moved; the table stays valid."""
+    from rummy_env.core.rummikub_solver import can_partition
+
+    for _ in range(50):
+        t2, r2 = table.copy(), rack.copy()
+        kind = int(rng.integers(5))
+        free = np.flatnonzero(t2 + r2 < 2)
+        if kind == 0 and t2.any():  # table -> rack
+            t = int(rng.choice(np.flatnonzero(t2)))
+            t2[t] -= 1
+            r2[t] += 1
+        elif kind == 1 and r2.any():  # rack -> table
+            t = int(rng.choice(np.flatnonzero(r2)))
+            r2[t] -= 1
+            t2[t] += 1
+        elif kind == 2 and free.size and r2.sum() < max_rack:  # draw a tile
+            r2[int(rng.choice(free))] += 1
+        elif kind == 3 and r2.sum() > 1:  # drop a rack tile
+            r2[int(rng.choice(np.flatnonzero(r2)))] -= 1
+        elif kind == 4:  # a joker between table, rack and the pool
+            where = int(rng.integers(3))
+            if t2[JOKER] + r2[JOKER] < 2 and where:
+                (t2 if where == 1 else r2)[JOKER] += 1
+            elif r2[JOKER]:
+                r2[JOKER] -= 1
+                if where == 1:
+                    t2[JOKER] += 1
+            elif t2[JOKER]:
+                t2[JOKER] -= 1
+        else:
+            continue
+        if not np.array_equal(t2, table) and can_partition(t2):
+            return t2, r2
+    return table.copy(), rack.copy()
+
+
+def climb(
+    steps: int, seed: int, start: tuple[np.ndarray, np.ndarray] | None = None, repeat: int = 1
+) -> tuple[float, str, str, np.ndarray, np.ndarray]:
+    """Hill-climb ``steps`` changes from ``start`` (or a random dense position); returns the
+    slowest position found as (cost, option, operation, table, rack), cost as in ``first_step_cost``."""
+    warm_up()
+    rng = np.random.default_rng(seed)
+    table, rack = start if start is not None else random_position(rng)
+    best = (*first_step_cost(table, rack, repeat), table, rack)
+    for _ in range(steps):
+        t2, r2 = mutate(rng, best[3], best[4])
+        cost = first_step_cost(t2, r2, repeat)
+        if cost[0] > best[0]:
+            best = (*cost, t2, r2)
+    return best
+
+
 def search(n: int, seed: int, repeat: int = 1) -> list[tuple[float, str, str, str, str]]:
     """Time ``n`` random positions; returns (seconds, option, operation, table, rack) per
     (option, operation), the slowest position found for each, slowest first."""
+    warm_up()
     rng = np.random.default_rng(seed)
     worst: dict[tuple[str, str], tuple[float, str, str]] = {}
     for _ in range(n):

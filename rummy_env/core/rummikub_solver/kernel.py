@@ -58,7 +58,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kernel_sweep(  # pragma: no cover - compiled
-    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, prune_min=32, prune_two=64
+    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, labels=True, prune_min=32, prune_two=64
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -67,6 +67,9 @@ def _kernel_sweep(  # pragma: no cover - compiled
     their look-ups cost what they save).  The joker bit joins a label on the move whose
     jokers pass ``jlo`` (the fold of ``_fold_label``, done early so that codes with fewer
     jokers can stand in for codes with more).
+
+    ``labels=False`` only answers whether an arrangement exists (bits 0): every label is
+    empty, so any stronger code prunes a weaker one.
 
     With ``threshold > 0`` it is the twin of ``_label_sweep_points`` instead: the points
     so far, capped at ``threshold``, sit in the code above bit 27 (pruning compares codes
@@ -80,7 +83,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
     ncur = 1
     cur_c = np.zeros(1, dtype=np.int64)
     cur_l = np.zeros(1, dtype=np.int64)
-    if ordered:
+    if ordered and labels:
         cur_l[0] = 1 << 53  # _NONE_YET
     for i in range(13):
         size = 1024
@@ -174,6 +177,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                                             nl = (nl & ((1 << 52) - 1)) | (1 << 52)
                                                     else:
                                                         nl |= 1 << 52
+                                                if not labels:
+                                                    nl = 0
                                                 if threshold > 0:
                                                     npts = min(threshold, pts + (i + 1) * (nreal + ksum + jg))
                                                     ncode |= npts << 27
@@ -317,7 +322,7 @@ def _lohi_capc(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kernel():
-    """The compiled sweep as ``f(lo, hi, ordered=False, threshold=0) -> (found, bits)``, or False.
+    """The compiled sweep as ``f(lo, hi, ordered=False, threshold=0, labels=True) -> (found, bits)``, or False.
 
     ``threshold > 0``: only arrangements worth that many points count (``_label_sweep_points``).
     """
@@ -336,7 +341,9 @@ def _kernel():
             _dominated = jit(_dominated)
             compiled = jit(_kernel_sweep)
 
-            def run(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0) -> tuple[bool, int]:
+            def run(
+                lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0, labels: bool = True
+            ) -> tuple[bool, int]:
                 lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
                     lohi,
@@ -349,6 +356,7 @@ def _kernel():
                     ups,
                     bool(ordered),
                     max(int(threshold), 0),
+                    bool(labels),
                 )
                 return bool(found), int(bits)
 

@@ -207,5 +207,5 @@ def _reachable(lo: np.ndarray, hi: np.ndarray) -> bool:
     """True iff some arrangement uses tiles within ``lo..hi`` (count vectors, jokers too)."""
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi)[0]
+        return kernel(lo, hi, labels=False)[0]
     return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]))[0]
