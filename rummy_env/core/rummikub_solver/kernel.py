@@ -18,6 +18,9 @@ from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
 
 _USE_NUMBA = os.environ.get("RUMMY_ENV_NO_NUMBA", "") in ("", "0")
 _KERNEL = None  # None: not tried yet; False: unavailable; else the wrapper
+#: Room per group pattern in a half (``_half``): a pattern comes from at most two pairs of
+#: group counts, each at most 9 x 9 moves (``_kernel_tables`` checks the 9).
+_HALF_CAP = 256
 _LOHI_INDEX = {(lo, hi): k for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))}
 
 
@@ -46,6 +49,8 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
                             gstart.append(len(moves))
                         gstart.append(len(moves))  # pad to 4 entries per key
     gstart = gstart[:-1]
+    if max(b - a for a, b in zip(gstart, gstart[1:], strict=False)) > 9:
+        raise RuntimeError("a colour move bucket holds more than 9 moves: raise _HALF_CAP")
     gj = np.zeros(25, dtype=np.int64)
     for (a, b), jgs in _GROUP_JOKERS.items():
         gj[a * 5 + b] = sum(1 << jg for jg in jgs)
@@ -85,6 +90,13 @@ def _kernel_sweep(  # pragma: no cover - compiled
     cur_l = np.zeros(1, dtype=np.int64)
     if ordered and labels:
         cur_l[0] = 1 << 53  # _NONE_YET
+    cap = _HALF_CAP
+    half_a = np.empty((9, cap), dtype=np.int64)
+    half_b = np.empty((9, cap), dtype=np.int64)
+    cnt_a = np.zeros(9, dtype=np.int64)
+    cnt_b = np.zeros(9, dtype=np.int64)
+    seen = np.full(4 * cap, -1, dtype=np.int64)
+    seen_used = np.empty(9 * cap, dtype=np.int64)
     for i in range(13):
         size = 1024
         nxt_c = np.empty(size, dtype=np.int64)
@@ -102,121 +114,75 @@ def _kernel_sweep(  # pragma: no cover - compiled
             k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
             k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
             k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
-            for g0 in range(3):
-                if gstart[k0 + g0] == gstart[k0 + g0 + 1]:
+            _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used)
+            _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used)
+            for ca in range(9):
+                if cnt_a[ca] == 0:
                     continue
-                for g1 in range(3):
-                    if gstart[k1 + g1] == gstart[k1 + g1 + 1]:
+                for cb in range(9):
+                    if cnt_b[cb] == 0:
                         continue
-                    for g2 in range(3):
-                        if gstart[k2 + g2] == gstart[k2 + g2 + 1]:
-                            continue
-                        for g3 in range(3):
-                            if gstart[k3 + g3] == gstart[k3 + g3 + 1]:
+                    jgm = gj[(ca % 3 + cb % 3) * 5 + ca // 3 + cb // 3]
+                    if jgm == 0:
+                        continue
+                    for ia in range(cnt_a[ca]):
+                        va = half_a[ca, ia]
+                        ka = (va >> 12) & 3
+                        for ib in range(cnt_b[cb]):
+                            vb = half_b[cb, ib]
+                            ksum = ka + ((vb >> 12) & 3)
+                            if ksum > budget:
                                 continue
-                            ones = (g0 == 1) + (g1 == 1) + (g2 == 1) + (g3 == 1)
-                            twos = (g0 == 2) + (g1 == 2) + (g2 == 2) + (g3 == 2)
-                            jgm = gj[ones * 5 + twos]
-                            if jgm == 0:
-                                continue
-                            for a0 in range(gstart[k0 + g0], gstart[k0 + g0 + 1]):
-                                m0 = moves[a0]
-                                for a1 in range(gstart[k1 + g1], gstart[k1 + g1 + 1]):
-                                    m1 = moves[a1]
-                                    kk01 = (m0 & 3) + (m1 & 3)
-                                    if kk01 > budget:
-                                        continue
-                                    for a2 in range(gstart[k2 + g2], gstart[k2 + g2 + 1]):
-                                        m2 = moves[a2]
-                                        kk012 = kk01 + (m2 & 3)
-                                        if kk012 > budget:
-                                            continue
-                                        for a3 in range(gstart[k3 + g3], gstart[k3 + g3 + 1]):
-                                            m3 = moves[a3]
-                                            ksum = kk012 + (m3 & 3)
-                                            if ksum > budget:
-                                                continue
-                                            base = (
-                                                ((m0 >> 2) & 63)
-                                                | (((m1 >> 2) & 63) << 6)
-                                                | (((m2 >> 2) & 63) << 12)
-                                                | (((m3 >> 2) & 63) << 18)
-                                            )
-                                            extras = 0
-                                            if (m0 >> 8) & 1:
-                                                extras |= 1 << i
-                                            if (m1 >> 8) & 1:
-                                                extras |= 1 << (13 + i)
-                                            if (m2 >> 8) & 1:
-                                                extras |= 1 << (26 + i)
-                                            if (m3 >> 8) & 1:
-                                                extras |= 1 << (39 + i)
-                                            nlab = lab | extras
-                                            if ordered and extras != 0:  # _add_extras
-                                                low = extras & -extras
-                                                nlab = lab & (low - 1)
-                                                if lab & ~(low - 1) != 0:
-                                                    nlab |= low
-                                            nreal = 0
-                                            if threshold > 0:
-                                                nreal = (
-                                                    ((m0 >> 9) & 3)
-                                                    + ((m1 >> 9) & 3)
-                                                    + ((m2 >> 9) & 3)
-                                                    + ((m3 >> 9) & 3)
-                                                )
-                                            for jg in range(3):
-                                                if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
-                                                    continue
-                                                jn = j + ksum + jg
-                                                ncode = base | (jn << 24)
-                                                nl = nlab
-                                                if jn > jlo:  # a joker above its lower bound: the extra type 52
-                                                    if ordered:
-                                                        if nl >> 52 != 0:
-                                                            nl = (nl & ((1 << 52) - 1)) | (1 << 52)
-                                                    else:
-                                                        nl |= 1 << 52
-                                                if not labels:
-                                                    nl = 0
-                                                if threshold > 0:
-                                                    npts = min(threshold, pts + (i + 1) * (nreal + ksum + jg))
-                                                    ncode |= npts << 27
-                                                h = ((ncode * 6364136223846793005) >> 32) & (hsize - 1)
-                                                while True:
-                                                    slot = hidx[h]
-                                                    if slot < 0:
-                                                        if nn == size:
-                                                            size *= 2
-                                                            tmp_c = np.empty(size, dtype=np.int64)
-                                                            tmp_l = np.empty(size, dtype=np.int64)
-                                                            tmp_c[:nn] = nxt_c[:nn]
-                                                            tmp_l[:nn] = nxt_l[:nn]
-                                                            nxt_c = tmp_c
-                                                            nxt_l = tmp_l
-                                                        nxt_c[nn] = ncode
-                                                        nxt_l[nn] = nl
-                                                        hidx[h] = nn
-                                                        nn += 1
-                                                        if 2 * nn > hsize:
-                                                            hsize *= 4
-                                                            hidx = np.full(
-                                                                hsize,
-                                                                -1,
-                                                                dtype=np.int64,
-                                                            )
-                                                            for r in range(nn):
-                                                                hh = ((nxt_c[r] * 6364136223846793005) >> 32) & (
-                                                                    hsize - 1
-                                                                )
-                                                                while hidx[hh] >= 0:
-                                                                    hh = (hh + 1) & (hsize - 1)
-                                                                hidx[hh] = r
-                                                        break
-                                                    if nxt_c[slot] == ncode:
-                                                        nxt_l[slot] |= nl
-                                                        break
-                                                    h = (h + 1) & (hsize - 1)
+                            base = (va & 4095) | ((vb & 4095) << 12)
+                            extras = (
+                                (((va >> 14) & 1) << i)
+                                | (((va >> 15) & 1) << (13 + i))
+                                | (((vb >> 14) & 1) << (26 + i))
+                                | (((vb >> 15) & 1) << (39 + i))
+                            )
+                            nlab = lab | extras
+                            if ordered and extras != 0:  # _add_extras
+                                low = extras & -extras
+                                nlab = lab & (low - 1)
+                                if lab & ~(low - 1) != 0:
+                                    nlab |= low
+                            nreal = ((va >> 16) & 7) + ((vb >> 16) & 7)
+                            for jg in range(3):
+                                if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
+                                    continue
+                                jn = j + ksum + jg
+                                ncode = base | (jn << 24)
+                                nl = nlab
+                                if jn > jlo:  # a joker above its lower bound: the extra type 52
+                                    if ordered:
+                                        if nl >> 52 != 0:
+                                            nl = (nl & ((1 << 52) - 1)) | (1 << 52)
+                                    else:
+                                        nl |= 1 << 52
+                                if not labels:
+                                    nl = 0
+                                if threshold > 0:
+                                    ncode |= min(threshold, pts + (i + 1) * (nreal + ksum + jg)) << 27
+                                h = ((ncode * 6364136223846793005) >> 32) & (hsize - 1)
+                                while True:
+                                    slot = hidx[h]
+                                    if slot < 0:
+                                        if nn == size:
+                                            size *= 2
+                                            nxt_c = _grow(nxt_c, nn, size)
+                                            nxt_l = _grow(nxt_l, nn, size)
+                                        nxt_c[nn] = ncode
+                                        nxt_l[nn] = nl
+                                        hidx[h] = nn
+                                        nn += 1
+                                        if 2 * nn > hsize:
+                                            hsize *= 4
+                                            hidx = _rehash(nxt_c, nn, hsize)
+                                        break
+                                    if nxt_c[slot] == ncode:
+                                        nxt_l[slot] |= nl
+                                        break
+                                    h = (h + 1) & (hsize - 1)
         if nn == 0:
             return False, 0
         ncur = 0
@@ -238,6 +204,71 @@ def _kernel_sweep(  # pragma: no cover - compiled
             found = True
             bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
+
+
+def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used):  # pragma: no cover - compiled
+    """The moves of two colours summed, by group pattern, duplicates merged.
+
+    ``ka``/``kb``: the two colours' move-table keys.  Fills ``out[cls, :cnt[cls]]`` with
+    ``next_a | next_b << 6 | k << 12 | extra_a << 14 | extra_b << 15 | x_a + x_b << 16``,
+    ``cls = ones + 3 * twos`` (colours of the two sending 1 and 2 tiles to groups).
+    ``seen`` (a hash set, -1 = free) is left empty again.
+    """
+    for c in range(9):
+        cnt[c] = 0
+    nused = 0
+    hmask = seen.size - 1
+    for ga in range(3):
+        if gstart[ka + ga] == gstart[ka + ga + 1]:
+            continue
+        for gb in range(3):
+            if gstart[kb + gb] == gstart[kb + gb + 1]:
+                continue
+            cls = (ga == 1) + (gb == 1) + 3 * ((ga == 2) + (gb == 2))
+            for a in range(gstart[ka + ga], gstart[ka + ga + 1]):
+                ma = moves[a]
+                for b in range(gstart[kb + gb], gstart[kb + gb + 1]):
+                    mb = moves[b]
+                    k = (ma & 3) + (mb & 3)
+                    if k > budget:
+                        continue
+                    val = (
+                        ((ma >> 2) & 63)
+                        | (((mb >> 2) & 63) << 6)
+                        | (k << 12)
+                        | (((ma >> 8) & 1) << 14)
+                        | (((mb >> 8) & 1) << 15)
+                        | ((((ma >> 9) & 3) + ((mb >> 9) & 3)) << 16)
+                    )
+                    key = val | (cls << 20)
+                    h = ((key * 6364136223846793005) >> 32) & hmask
+                    while seen[h] >= 0 and seen[h] != key:
+                        h = (h + 1) & hmask
+                    if seen[h] == key:
+                        continue
+                    seen[h] = key
+                    seen_used[nused] = h
+                    nused += 1
+                    out[cls, cnt[cls]] = val
+                    cnt[cls] += 1
+    for r in range(nused):
+        seen[seen_used[r]] = -1
+
+
+def _grow(a, n, size):  # pragma: no cover - compiled
+    out = np.empty(size, dtype=np.int64)
+    out[:n] = a[:n]
+    return out
+
+
+def _rehash(keys, n, hsize):  # pragma: no cover - compiled
+    hidx = np.full(hsize, -1, dtype=np.int64)
+    for r in range(n):
+        h = ((keys[r] * 6364136223846793005) >> 32) & (hsize - 1)
+        while hidx[h] >= 0:
+            h = (h + 1) & (hsize - 1)
+        hidx[h] = r
+    return hidx
 
 
 def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
@@ -336,9 +367,12 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated
+            global _find, _dominated, _half, _grow, _rehash
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
             _dominated = jit(_dominated)
+            _half = jit(_half)
+            _grow = jit(_grow)
+            _rehash = jit(_rehash)
             compiled = jit(_kernel_sweep)
 
             def run(
