@@ -81,8 +81,26 @@ def _ordered_bits(table, rack, chosen, threshold: int, upper: int) -> int:
 
 
 def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> int:
-    """The ordered bits certified by one initial meld P1, the best rack meld (see ``_ordered_bits``)."""
-    p1 = _best_sweep(np.zeros_like(rack), rack, threshold, "points", False)
+    """The ordered bits certified by one initial meld P1 (see ``_ordered_bits``).
+
+    P1 is the best meld of the rack closed below the highest type ``t*`` that still leaves
+    an initial meld (a binary search: fewer types never hold more melds), so that its
+    lowest added type ``m`` is as high as possible and the bits below it, certified by the
+    ordered sweep from ``max(P1, chosen)``, are as many as possible.
+    """
+    zero = np.zeros_like(rack)
+    lo_t, hi_t = 0, JOKER  # closed at lo_t holds an initial meld (the caller checked the rack)
+    while lo_t < hi_t:
+        mid = (lo_t + hi_t + 1) // 2
+        closed = rack.copy()
+        closed[:mid] = chosen[:mid]
+        if _meld_from(zero, closed, threshold):
+            lo_t = mid
+        else:
+            hi_t = mid - 1
+    closed = rack.copy()
+    closed[:lo_t] = chosen[:lo_t]
+    p1 = _best_sweep(zero, closed, threshold, "points", False)
     if p1 is None:
         return 0
     base = np.maximum(p1, chosen)
