@@ -67,6 +67,12 @@ def _kernel_sweep(  # pragma: no cover - compiled
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
+    The joint moves of a code come from two halves (``_half``: colours 0+1 and 2+3, each
+    summed per group pattern with duplicates merged) paired under the group table, as
+    ``transitions._move_set`` builds them; measured about 15% faster than the product of
+    the four colours' move lists on the full table (a joker in a run and its tile in a
+    group often give the same sum).
+
     Pruning (``_dominated``) on layers of more than ``prune_min`` codes: one-step upgrades
     and fewer jokers; above ``prune_two`` codes also the two-step upgrades (on small layers
     their look-ups cost what they save).  The joker bit joins a label on the move whose

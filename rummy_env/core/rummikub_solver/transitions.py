@@ -141,7 +141,8 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
     the next code); ``spread`` = the colours used above their lower bound, as bits ``c * 13``.
     With ``merge``, moves reaching the same next state are merged (their spreads OR-ed),
     exact for union labels: a tile is extendable as soon as one of them is.  Ordered
-    labels (lowest extra type) need the moves apart: only duplicates are dropped then.
+    labels (lowest extra type) need the moves apart, but only their lowest extra colour
+    matters (``_add_extras`` reads nothing else): moves are merged by (delta, that colour).
     """
     key = (state, ckeys, budget, merge)
     hit = _LABEL_CACHE.get(key)
@@ -154,11 +155,12 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
             merged[delta] = merged.get(delta, 0) | _SPREAD[(p >> _EXTRA_SHIFT) & 15]
         res = tuple(merged.items())
     else:
+        # an ordered label only reads the lowest extra type of a move: keep that bit alone
         res = tuple(
             {
                 (
                     (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT),
-                    _SPREAD[(p >> _EXTRA_SHIFT) & 15],
+                    _SPREAD[(p >> _EXTRA_SHIFT) & 15 & -((p >> _EXTRA_SHIFT) & 15)],
                 )
                 for p in _transitions(state, ckeys, budget)
             }
