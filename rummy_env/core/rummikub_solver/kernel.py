@@ -120,8 +120,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
             k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
             k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
             k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
-            _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used)
-            _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used)
+            _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
+            _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used, ordered)
             for ca in range(9):
                 if cnt_a[ca] == 0:
                     continue
@@ -212,13 +212,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
     return found, bits
 
 
-def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used):  # pragma: no cover - compiled
+def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used, ordered):  # pragma: no cover - compiled
     """The moves of two colours summed, by group pattern, duplicates merged.
 
     ``ka``/``kb``: the two colours' move-table keys.  Fills ``out[cls, :cnt[cls]]`` with
     ``next_a | next_b << 6 | k << 12 | extra_a << 14 | extra_b << 15 | x_a + x_b << 16``,
     ``cls = ones + 3 * twos`` (colours of the two sending 1 and 2 tiles to groups).
-    ``seen`` (a hash set, -1 = free) is left empty again.
+    ``seen`` (a hash set, -1 = free) is left empty again.  With ``ordered`` the second
+    colour's extra is dropped when the first has one (only the lowest extra colour counts).
     """
     for c in range(9):
         cnt[c] = 0
@@ -238,12 +239,15 @@ def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used):  # pragma: 
                     k = (ma & 3) + (mb & 3)
                     if k > budget:
                         continue
+                    eb = (mb >> 8) & 1
+                    if ordered and (ma >> 8) & 1:
+                        eb = 0  # an ordered label reads the lowest extra colour only
                     val = (
                         ((ma >> 2) & 63)
                         | (((mb >> 2) & 63) << 6)
                         | (k << 12)
                         | (((ma >> 8) & 1) << 14)
-                        | (((mb >> 8) & 1) << 15)
+                        | (eb << 15)
                         | ((((ma >> 9) & 3) + ((mb >> 9) & 3)) << 16)
                     )
                     key = val | (cls << 20)
