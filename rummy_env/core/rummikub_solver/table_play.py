@@ -134,12 +134,22 @@ def _ordered_bit(table, rack, chosen, threshold: int, t: int) -> bool:
 
 
 def _ordered_witness(table, closed, lo, threshold: int) -> bool | None:
-    """False if ``closed`` holds no initial meld; True if its best meld P1 gives a legal P
-    with ``max(P1, lo) <= P <= closed``; None when undecided."""
+    """False if ``closed`` holds no initial meld; True if some P1 gives a legal P with
+    ``max(P1, lo) <= P <= closed``; None when undecided.
+
+    Two P1 are tried: the best meld of ``closed``, then the best melds that go with the
+    tiles of ``lo`` (their points counted without those tiles: a stricter test, still a
+    witness), so that the new tile can sit in the initial meld itself.
+    """
     p1 = _best_sweep(np.zeros_like(closed), closed, threshold, "points", False)
     if p1 is None:
         return False
-    return True if _reachable(table + np.maximum(p1, lo), table + closed) else None
+    if _reachable(table + np.maximum(p1, lo), table + closed):
+        return True
+    rest = _best_sweep(lo, closed - lo, threshold, "points", False)
+    if rest is not None and _reachable(table + lo + rest, table + closed):
+        return True
+    return None
 
 
 def _witness_bits(table, rack, chosen, threshold: int) -> int:
