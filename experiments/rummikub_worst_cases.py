@@ -217,7 +217,10 @@ def mutate(rng: np.random.Generator, table: np.ndarray, rack: np.ndarray, max_ra
                 t2[JOKER] -= 1
         else:
             continue
-        if not np.array_equal(t2, table) and can_partition(t2):
+        if np.array_equal(t2, table):
+            if not np.array_equal(r2, rack):
+                return t2, r2
+        elif can_partition(t2):
             return t2, r2
     return table.copy(), rack.copy()
 

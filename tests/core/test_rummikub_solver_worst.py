@@ -146,3 +146,19 @@ def test_chosen_holding_an_initial_meld_gets_the_mask_after_it():
         assert np.array_equal(got, ref(table, rack, chosen, False, 30, True))
         assert np.array_equal(got, fn(table, rack, chosen, True))
     assert np.flatnonzero(solver.extension_mask(table, rack, chosen, False, 30, True)).tolist() == [3, 52]
+
+
+def test_worst_case_search_mutations_keep_positions_valid():
+    from experiments import rummikub_worst_cases as worst
+
+    rng = np.random.default_rng(1620)
+    _name, table, rack = worst.kept_positions()[5]
+    changed = 0
+    for _ in range(25):
+        t2, r2 = worst.mutate(rng, table, rack)
+        assert solver.can_partition(t2)
+        assert np.all(t2 + r2 <= 2) and np.all(t2 >= 0) and np.all(r2 >= 0)
+        assert np.abs(t2 - table).sum() + np.abs(r2 - rack).sum() <= 2  # one tile moved, added or dropped
+        changed += not (np.array_equal(t2, table) and np.array_equal(r2, rack))
+        table, rack = t2, r2
+    assert changed >= 20
