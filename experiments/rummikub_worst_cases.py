@@ -61,6 +61,20 @@ KEPT: list[tuple[str, str, str]] = [
     ("104-5, rack R10 R11 R12 B2 K3 JK JK", *_full_table_minus("R10 R11 R12 B2 K3 JK JK", 0)),
     ("104-13, rack four low runs + JK JK", *_full_table_minus("R1 R2 R3 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3 R4 JK JK", 0)),
     ("104-8 + 2 JK, rack two 12-groups", *_full_table_minus("R12 B12 K12 Y12 R11 B11 K11 Y11", 2)),
+    # found by ``climb`` (``--worst --climb 8 --seed 3``) from the two cases above them
+    (
+        "climbed: 104-14 + JK, rack three low runs + R4 JK",
+        *_full_table_minus("R1 R2 R3 R4 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3 JK", 1),
+    ),
+    ("climbed: 104-7 + JK, rack R3 R10 R11 R12 B2 K3 Y4 JK", *_full_table_minus("R3 R10 R11 R12 B2 K3 Y4 JK", 1)),
+    # a 52-tile table and a 43-tile rack from ``climb``: one ordered bit needs the product sweep
+    (
+        "climbed: 52-tile table, 43-tile rack",
+        "R3 R4 R5 R5 R6 R7 R8 R8 R9 R10 R10 R11 R11 R12 R12 B3 B5 B6 B6 B7 B8 B9 B10 B10 B11 B11 K5 K6 K6 K7 K7 "
+        "K8 K8 K9 K10 K10 K11 Y1 Y2 Y2 Y3 Y3 Y4 Y5 Y5 Y8 Y8 Y10 Y11 Y12 JK JK",
+        "R1 R2 R3 R4 R6 R7 R9 R13 R13 B1 B2 B2 B3 B4 B4 B7 B9 B12 B12 B13 B13 K1 K1 K2 K2 K3 K4 K4 K9 K11 K12 "
+        "K12 K13 Y1 Y4 Y6 Y7 Y9 Y10 Y11 Y12 Y13 Y13",
+    ),
 ]
 
 
