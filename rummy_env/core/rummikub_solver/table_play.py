@@ -114,6 +114,10 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> in
     return out
 
 
+#: Tiles of the first witness meld left out one at a time by ``_ordered_witness``.
+_DROP_TRIES = 4
+
+
 def _ordered_bit(table, rack, chosen, threshold: int, t: int) -> bool:
     """Is ``t`` the lowest type some legal P adds to ``chosen``?  (``t`` in the ordered mask
     after the initial meld, ``chosen`` without an initial meld.)
@@ -137,9 +141,10 @@ def _ordered_witness(table, closed, lo, threshold: int) -> bool | None:
     """False if ``closed`` holds no initial meld; True if some P1 gives a legal P with
     ``max(P1, lo) <= P <= closed``; None when undecided.
 
-    Two P1 are tried: the best meld of ``closed``, then the best melds that go with the
-    tiles of ``lo`` (their points counted without those tiles: a stricter test, still a
-    witness), so that the new tile can sit in the initial meld itself.
+    The P1 tried: the best meld of ``closed``; the best melds that go with the tiles of
+    ``lo`` (their points counted without those tiles: a stricter test, still a witness), so
+    that the new tile can sit in the initial meld itself; the best melds without one copy
+    of one tile of the first P1 (``_DROP_TRIES`` of its highest types).
     """
     p1 = _best_sweep(np.zeros_like(closed), closed, threshold, "points", False)
     if p1 is None:
@@ -149,6 +154,14 @@ def _ordered_witness(table, closed, lo, threshold: int) -> bool | None:
     rest = _best_sweep(lo, closed - lo, threshold, "points", False)
     if rest is not None and _reachable(table + lo + rest, table + closed):
         return True
+    # the best meld may hold a tile the rest of the play needs: best melds without one
+    # copy of one of its tiles, the highest first (a few tries cost less than the product)
+    for s in np.flatnonzero(p1)[::-1][:_DROP_TRIES]:
+        fewer = closed.copy()
+        fewer[s] -= 1
+        alt = _best_sweep(np.zeros_like(closed), fewer, threshold, "points", False)
+        if alt is not None and _reachable(table + np.maximum(alt, lo), table + closed):
+            return True
     return None
 
 
