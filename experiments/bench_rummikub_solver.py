@@ -6,6 +6,7 @@
     python -m experiments.bench_rummikub_solver --milp 0         # skip the ILP comparison
     python -m experiments.bench_rummikub_solver --worst          # the kept worst cases, every option
     python -m experiments.bench_rummikub_solver --worst --search 200 --seed 3   # and look for new ones
+    python -m experiments.bench_rummikub_solver --worst --climb 100 --seed 3    # hill-climb on time
 
 Positions: a table of 30-60 tiles made of random valid melds (runs of 3-7, groups of 3-4,
 each with two chances of 0.05 of a tile replaced by a joker, so about three tables in five
@@ -31,7 +32,9 @@ every option combination (after the initial meld, before it rack only, before it
 table play) for each operation the env or the heuristic agent calls, against issue 16's
 targets (50 ms for the masks and ``is_legal_play``, 250 ms for ``best_play``, with numba;
 20x for pure Python); ``--search N`` adds N random dense / long-rack / jokers /
-duplicates positions and prints the slowest one found for each operation.
+duplicates positions and prints the slowest one found for each operation; ``--climb N``
+hill-climbs N changes on time from the kept positions and from three random ones and
+prints the slowest position each climb reached (``rummikub_worst_cases.climb``).
 
 Figures are measured, never asserted.  The first call of the compiled kernel (numba,
 when installed) is timed separately: it compiles or loads the on-disk cache.
@@ -67,6 +70,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--worst", action="store_true", help="time the kept worst cases in every option combination")
     ap.add_argument("--search", type=int, default=0, help="with --worst: also search this many random positions")
+    ap.add_argument("--climb", type=int, default=0, help="with --worst: hill-climb this many changes per start")
     return ap.parse_args(argv)
 
 
@@ -76,6 +80,7 @@ def worst(args: argparse.Namespace) -> int:
     from rummy_env.core.rummikub_solver import kernel as solver_kernel
 
     kernel = solver_kernel._kernel()
+    wc.warm_up()
     factor = 1.0 if kernel else 20.0
     print(f"# Rummikub solver worst cases: numba kernel {'yes' if kernel else 'no (pure Python, targets x20)'}")
     print(f"# fastest of {max(args.repeat, 1)} timing(s) per mask/legal call, caches cleared before each")
@@ -95,6 +100,19 @@ def worst(args: argparse.Namespace) -> int:
         print(f"# search: {args.search} random positions, seed {args.seed}; slowest found per operation")
         for dt, opt, op, table, rack in wc.search(args.search, args.seed, args.repeat):
             print(f"{dt * 1000:9.1f} ms  {opt:20s} {op:14s} table [{table}] rack [{rack}]")
+    if args.climb:
+        from rummy_env.core.tiles import counts_str
+
+        print()
+        print(
+            f"# climb: {args.climb} changes per start, seed {args.seed}; cost = time / target of the slowest first step"
+        )
+        rng = np.random.default_rng(args.seed)
+        starts = [(name, (t, r)) for name, t, r in wc.kept_positions()]
+        starts += [(f"random {k}", wc.random_position(rng)) for k in range(3)]
+        for k, (name, start) in enumerate(starts):
+            cost, opt, op, table, rack = wc.climb(args.climb, args.seed + k, start, args.repeat)
+            print(f"{cost:6.2f}  {opt:20s} {op:14s} from {name}: table [{counts_str(table)}] rack [{counts_str(rack)}]")
     return 0
 
 

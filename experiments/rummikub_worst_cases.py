@@ -16,6 +16,12 @@ each time, then the highest: two walks), ``extension_mask`` with nothing chosen,
 ``best_play`` for both objectives (the heuristic agent's call).  Every call starts from
 empty memo caches; the time kept is the fastest of ``repeat`` runs (this filters out the
 other processes of a shared machine, it does not hide the solver's own cost).
+
+``climb`` looks for slow positions by hill-climbing on time: from a start position it
+tries one small change at a time (a tile moved between table and rack, a tile added to or
+taken from the rack, a joker moved) and keeps a change when the position's cost (the
+slowest first-step call in any option, relative to its target: ``first_step_cost``) grows.
+The table always stays a valid one (it splits into melds).
 """
 
 from __future__ import annotations
@@ -55,6 +61,29 @@ KEPT: list[tuple[str, str, str]] = [
     ("104-5, rack R10 R11 R12 B2 K3 JK JK", *_full_table_minus("R10 R11 R12 B2 K3 JK JK", 0)),
     ("104-13, rack four low runs + JK JK", *_full_table_minus("R1 R2 R3 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3 R4 JK JK", 0)),
     ("104-8 + 2 JK, rack two 12-groups", *_full_table_minus("R12 B12 K12 Y12 R11 B11 K11 Y11", 2)),
+    # found by ``climb`` (``--worst --climb 8 --seed 3``) from the two cases above them
+    (
+        "climbed: 104-14 + JK, rack three low runs + R4 JK",
+        *_full_table_minus("R1 R2 R3 R4 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3 JK", 1),
+    ),
+    ("climbed: 104-7 + JK, rack R3 R10 R11 R12 B2 K3 Y4 JK", *_full_table_minus("R3 R10 R11 R12 B2 K3 Y4 JK", 1)),
+    # a 52-tile table and a 43-tile rack from ``climb``: one ordered bit needs the product sweep
+    (
+        "climbed: 52-tile table, 43-tile rack",
+        "R3 R4 R5 R5 R6 R7 R8 R8 R9 R10 R10 R11 R11 R12 R12 B3 B5 B6 B6 B7 B8 B9 B10 B10 B11 B11 K5 K6 K6 K7 K7 "
+        "K8 K8 K9 K10 K10 K11 Y1 Y2 Y2 Y3 Y3 Y4 Y5 Y5 Y8 Y8 Y10 Y11 Y12 JK JK",
+        "R1 R2 R3 R4 R6 R7 R9 R13 R13 B1 B2 B2 B3 B4 B4 B7 B9 B12 B12 B13 B13 K1 K1 K2 K2 K3 K4 K4 K9 K11 K12 "
+        "K12 K13 Y1 Y4 Y6 Y7 Y9 Y10 Y11 Y12 Y13 Y13",
+    ),
+    # the slowest of ``--worst --search 15 --seed 3`` (table play, ordered mask): a 54-tile
+    # table with a joker and a 44-tile rack with the other
+    (
+        "searched: 54-tile table, 44-tile rack",
+        "R1 R2 R5 R6 R7 R7 R8 R8 R9 R9 R10 R10 R11 R11 R12 R12 R13 R13 B1 B2 B6 B7 B7 B8 B8 B9 B9 B10 B10 B11 "
+        "B11 B12 B13 B13 K1 K2 K4 K5 K6 K7 K7 K8 K9 K10 K10 K11 K12 K13 K13 Y1 Y2 Y7 Y12 JK",
+        "R1 R3 R3 R4 R5 R6 B1 B2 B3 B3 B4 B4 B5 B5 B6 B12 K1 K2 K3 K4 K5 K6 K8 K11 K12 Y1 Y3 Y4 Y5 Y5 Y6 Y7 "
+        "Y8 Y8 Y9 Y9 Y10 Y10 Y11 Y11 Y12 Y13 Y13 JK",
+    ),
 ]
 
 
@@ -96,6 +125,17 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         free = 2 - int(table[JOKER]) - int(rack[JOKER])
         rack[JOKER] += free
     return table, rack
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) every kernel before anything is timed."""
+    from rummy_env.core import rummikub_solver as solver
+
+    table, rack = parse_counts("R1 R2 R3"), parse_counts("R4 B5 K5 Y5 JK")
+    zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    for done, points, table_play in OPTIONS.values():
+        solver.ordered_extension_mask(table, rack, zero, done, points, table_play)
+        solver.best_play(table, rack, done, "points", points, table_play)
 
 
 def best_time(repeat: int, call: Callable[[], object]) -> float:
@@ -142,9 +182,93 @@ def time_position(table: np.ndarray, rack: np.ndarray, repeat: int = 1) -> dict[
     return out
 
 
+def first_step_cost(table: np.ndarray, rack: np.ndarray, repeat: int = 1) -> tuple[float, str, str]:
+    """The slowest call at a turn's first step, relative to its target: (time / target, option, operation).
+
+    The calls: ``ordered_extension_mask`` and ``extension_mask`` with nothing chosen,
+    ``is_legal_play`` of the whole rack, ``best_play`` (points), in every option of ``OPTIONS``.
+    """
+    from rummy_env.core import rummikub_solver as solver
+
+    zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    worst = (0.0, "", "")
+    for opt, (done, points, table_play) in OPTIONS.items():
+        a = (done, points, table_play)
+        calls = {
+            "ordered_mask": lambda a=a: solver.ordered_extension_mask(table, rack, zero, *a),
+            "mask": lambda a=a: solver.extension_mask(table, rack, zero, *a),
+            "is_legal_play": lambda a=a: solver.is_legal_play(table, rack, rack, *a),
+            "best_play": lambda a=a: solver.best_play(table, rack, a[0], "points", a[1], a[2]),
+        }
+        for op, call in calls.items():
+            ratio = best_time(repeat, call) * 1000 / TARGET_MS[op]
+            if ratio > worst[0]:
+                worst = (ratio, opt, op)
+    return worst
+
+
+def mutate(rng: np.random.Generator, table: np.ndarray, rack: np.ndarray, max_rack: int = 60):
+    """One small change of a position (copies): a tile moved between table and rack, a free
+    tile added to the rack, a rack tile dropped, or a joker moved; the table stays valid."""
+    from rummy_env.core.rummikub_solver import can_partition
+
+    for _ in range(50):
+        t2, r2 = table.copy(), rack.copy()
+        kind = int(rng.integers(5))
+        free = np.flatnonzero(t2 + r2 < 2)
+        if kind == 0 and t2.any():  # table -> rack
+            t = int(rng.choice(np.flatnonzero(t2)))
+            t2[t] -= 1
+            r2[t] += 1
+        elif kind == 1 and r2.any():  # rack -> table
+            t = int(rng.choice(np.flatnonzero(r2)))
+            r2[t] -= 1
+            t2[t] += 1
+        elif kind == 2 and free.size and r2.sum() < max_rack:  # draw a tile
+            r2[int(rng.choice(free))] += 1
+        elif kind == 3 and r2.sum() > 1:  # drop a rack tile
+            r2[int(rng.choice(np.flatnonzero(r2)))] -= 1
+        elif kind == 4:  # a joker between table, rack and the pool
+            where = int(rng.integers(3))
+            if t2[JOKER] + r2[JOKER] < 2 and where:
+                (t2 if where == 1 else r2)[JOKER] += 1
+            elif r2[JOKER]:
+                r2[JOKER] -= 1
+                if where == 1:
+                    t2[JOKER] += 1
+            elif t2[JOKER]:
+                t2[JOKER] -= 1
+        else:
+            continue
+        if np.array_equal(t2, table):
+            if not np.array_equal(r2, rack):
+                return t2, r2
+        elif can_partition(t2):
+            return t2, r2
+    return table.copy(), rack.copy()
+
+
+def climb(
+    steps: int, seed: int, start: tuple[np.ndarray, np.ndarray] | None = None, repeat: int = 1
+) -> tuple[float, str, str, np.ndarray, np.ndarray]:
+    """Hill-climb ``steps`` changes from ``start`` (or a random dense position); returns the
+    slowest position found as (cost, option, operation, table, rack), cost as in ``first_step_cost``."""
+    warm_up()
+    rng = np.random.default_rng(seed)
+    table, rack = start if start is not None else random_position(rng)
+    best = (*first_step_cost(table, rack, repeat), table, rack)
+    for _ in range(steps):
+        t2, r2 = mutate(rng, best[3], best[4])
+        cost = first_step_cost(t2, r2, repeat)
+        if cost[0] > best[0]:
+            best = (*cost, t2, r2)
+    return best
+
+
 def search(n: int, seed: int, repeat: int = 1) -> list[tuple[float, str, str, str, str]]:
     """Time ``n`` random positions; returns (seconds, option, operation, table, rack) per
     (option, operation), the slowest position found for each, slowest first."""
+    warm_up()
     rng = np.random.default_rng(seed)
     worst: dict[tuple[str, str], tuple[float, str, str]] = {}
     for _ in range(n):

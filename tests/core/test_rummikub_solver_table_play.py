@@ -70,6 +70,7 @@ def count_calls(monkeypatch, name: str) -> list[int]:
 def test_table_play_masks_match_bruteforce_on_dense_positions(monkeypatch):
     product = count_calls(monkeypatch, "_product_sweep")
     witness = count_calls(monkeypatch, "_witness_bits")
+    ordered_witness = count_calls(monkeypatch, "_ordered_witness_bits")
     rng = np.random.default_rng(2016)
     nonempty = 0
     for k in range(45):
@@ -89,7 +90,7 @@ def test_table_play_masks_match_bruteforce_on_dense_positions(monkeypatch):
             table, play, False, threshold, True
         )
     assert nonempty >= 25
-    assert witness[0] >= 25 and product[0] >= 1  # both the settled and the product path ran
+    assert witness[0] >= 10 and ordered_witness[0] >= 10 and product[0] >= 1  # the witness and the product paths ran
 
 
 def test_product_sweep_alone_matches_bruteforce(monkeypatch):
@@ -103,6 +104,23 @@ def test_product_sweep_alone_matches_bruteforce(monkeypatch):
         got = extension_mask(table, rack, chosen, False, threshold, True)
         want = oracle.extension_mask_bruteforce(table, rack, chosen, False, threshold, True)
         assert np.array_equal(got, want), (table.tolist(), rack.tolist(), chosen.tolist(), threshold)
+
+
+def test_ordered_product_path_alone_matches_bruteforce(monkeypatch):
+    """The ordered table-play mask with no witness: every open bit goes to the product sweep."""
+    monkeypatch.setattr(solver_table_play, "_ordered_witness_bits", lambda *args: 0)
+    real_witness = solver_table_play._ordered_witness
+    monkeypatch.setattr(solver_table_play, "_ordered_witness", lambda *args: real_witness(*args) and None)
+    product = count_calls(monkeypatch, "_product_sweep")
+    rng = np.random.default_rng(78)
+    for k in range(25):
+        table, rack, chosen = dense_position(rng)
+        threshold = (15, 30)[k % 2]
+        solver.clear_caches()
+        got = ordered_extension_mask(table, rack, chosen, False, threshold, True)
+        want = oracle.ordered_extension_mask_bruteforce(table, rack, chosen, False, threshold, True)
+        assert np.array_equal(got, want), (table.tolist(), rack.tolist(), chosen.tolist(), threshold)
+    assert product[0] >= 10
 
 
 def test_product_path_golden():

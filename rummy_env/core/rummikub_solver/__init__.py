@@ -43,13 +43,17 @@ legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the nex
 
 Before the initial meld (R-RK-07) the points so far, capped at the threshold, join the
 state.  With ``initial_meld_table_play=True`` a fixed play needs two independent sweeps
-(table + P partitions; some P1 <= P of rack melds scores the threshold); the masks first
-try one initial meld P1 (the mask after the initial meld is an upper bound, the plays
-containing that P1 a lower one: equal bounds settle it), and otherwise sweep both sides
-in lockstep (P1 <= P tile by tile).  ``best_play`` is the max-plus version with back
-pointers.  The hot sweep also exists as a numba kernel (``kernel``: same moves, same
-answers), used when numba is importable unless ``RUMMY_ENV_NO_NUMBA=1``.  Memo caches
-share a memory budget (``memo``: ``RUMMY_ENV_SOLVER_CACHE_MB``, default 32 MB).
+(table + P partitions; some P1 <= P of rack melds scores the threshold).  For the masks,
+the mask after the initial meld is an upper bound; it is the answer when the chosen tiles
+already hold an initial meld, and plays built on one fixed initial meld P1 (the best rack
+meld; for the ordered mask the one whose lowest tile is as high as possible) give a lower
+bound: equal bounds settle the mask, each bit still open is tried with its own P1, and
+only then the two sides are swept in lockstep (P1 <= P tile by tile, the product sweep).
+``best_play`` is the max-plus version with back pointers (ties broken canonically, so the
+compiled and the Python sweeps return the same play).  The sweeps also exist as numba
+kernels (``kernel``: masks, existence, points-capped masks; ``kernel_best``: best play;
+same moves, same answers), used when numba is importable unless ``RUMMY_ENV_NO_NUMBA=1``.
+Memo caches share a memory budget (``memo``: ``RUMMY_ENV_SOLVER_CACHE_MB``, default 32 MB).
 
 **Worked example.**  Table ``R1 R2 R3 R4``, rack ``B1 K1 JK R5 Y9``, initial meld made.
 At number 1 the table's R1 either starts a red run or joins B1 and K1 in a group; B1 and
@@ -81,8 +85,9 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``play_points``, ``is_valid_meld``, ``meld_points``; the cache budget:
 ``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
-number), ``sweeps`` (the Python sweeps and pruning), ``kernel`` (the numba kernel),
-``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate``
+number), ``sweeps`` (the Python sweeps and pruning), ``kernel`` (the numba label sweep),
+``kernel_best`` (the numba best-play sweep), ``table_play`` (the initial meld with table play),
+``best`` (best play), ``certificate``
 (one arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
 The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
 """

@@ -10,7 +10,7 @@ from rummy_env.core.rummikub_solver.best import _best_sweep, _forced_points
 from rummy_env.core.rummikub_solver.certificate import _build_melds, _path
 from rummy_env.core.rummikub_solver.checks import _bits_to_mask, _check_objective, _counts, _play_inputs
 from rummy_env.core.rummikub_solver.memo import BoundedCache
-from rummy_env.core.rummikub_solver.sweeps import _label_sweep, _label_sweep_points, _max_points, _reachable
+from rummy_env.core.rummikub_solver.sweeps import _label_sweep, _max_points, _points_sweep, _reachable
 from rummy_env.core.rummikub_solver.table_play import _meld_from, _table_play_sweep
 from rummy_env.core.rummikub_solver.transitions import _cell_keys
 from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS, NUM_TILE_TYPES
@@ -171,9 +171,7 @@ def _mask(
     if initial_meld_done:
         bits = _label_sweep(table + chosen, table + rack, ordered)
     elif not initial_meld_table_play:
-        keys = _cell_keys(chosen, rack)
-        jlo, jhi = int(chosen[JOKER]), int(rack[JOKER])
-        bits = _label_sweep_points(keys, jlo, jhi, initial_meld_points, ordered)
+        bits = _points_sweep(chosen, rack, initial_meld_points, ordered)
     else:
         bits = _table_play_sweep(table, rack, chosen, initial_meld_points, "mask", ordered)
     mask = _bits_to_mask(bits)

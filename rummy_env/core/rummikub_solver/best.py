@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.core.rummikub_solver.kernel_best import _best_kernel
 from rummy_env.core.rummikub_solver.tables import (
     _CBITS,
     _JSHIFT,
@@ -12,6 +13,7 @@ from rummy_env.core.rummikub_solver.tables import (
     _SMASK,
     _UPGRADES,
     _UPGRADES2,
+    _X_SHIFT,
     _a_done,
     _xs,
 )
@@ -34,12 +36,35 @@ def _objective_gain(objective: str, tiles: int, points: int) -> int:
 def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
     """Best legal play as a count vector, or None.  See ``best_play``.
 
+    Runs compiled (``kernel_best``) unless side A is needed (the product sweep of the
+    initial meld with table play) or numba is off; both give the same play.
+    """
+    if not (threshold > 0 and table_play):
+        kernel = _best_kernel()
+        if kernel:
+            return kernel(table, rack, threshold, objective)
+    return _best_sweep_py(table, rack, threshold, objective, table_play)
+
+
+def _tie_key(state: tuple) -> tuple:
+    """Order of states for ties, the kernel's key order: (points, rack jokers, code B, code A)."""
+    ca, cb, jr, pts = state
+    return (pts, jr, cb, ca)
+
+
+def _best_sweep_py(table, rack, threshold: int, objective: str, table_play: bool):
+    """Pure-Python ``_best_sweep``.
+
     Side B is table + P (every table tile used); when ``threshold > 0`` side A is the
     initial meld (P itself, or with ``table_play`` a sub-multiset P1 of P) whose points,
     capped at ``threshold``, are part of the state.  Jokers of B are labelled "from the
     rack" or "from the table" as they are placed; a rack joker scores the number it stands
     for and all table jokers must be placed, so the sweep credits the played jokers with the
     highest numbers any arrangement gives them.
+
+    Ties are broken canonically (the kernel does the same): for a state, the candidate
+    with the smaller parent ``_tie_key``, then the smaller move key (real tiles used at
+    this number, 2 bits per colour, | rack jokers << 8); at the end the smaller key.
     """
     zero = np.zeros_like(rack)
     tbl_j, rack_j = int(table[JOKER]), int(rack[JOKER])
@@ -52,7 +77,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
     # state: (code A, code B, rack jokers of B, capped points); A = 0 unless product
     start = (0, 0, 0, 0)
     layers: list[dict] = []
-    cur: dict[tuple, tuple] = {start: (0, None, 0, 0, 0)}
+    cur: dict[tuple, tuple] = {start: (0, None, 0, 0, 0, 0)}
     for i in range(NUM_NUMBERS):
         v = i + 1
         tbl = tuple(tbl2[i])
@@ -61,6 +86,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
         for state, entry in cur.items():
             ca, cb, jr, pts = state
             val = entry[0]
+            tie = _tie_key(state)
             jb = cb >> _JSHIFT
             if product and pts != done:
                 ja = ca >> _JSHIFT
@@ -92,6 +118,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
                     na = 0
                     cap = min(threshold, pts + v * (real + kb)) if threshold > 0 else 0
                 nb = (pb & _SMASK) | ((jb + kb) << _JSHIFT)
+                xs = (pb >> _X_SHIFT) & 255
                 for r in range(kb + 1):
                     jr2 = jr + r
                     if jr2 > rack_j or jb + kb - jr2 > tbl_j:
@@ -99,8 +126,13 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
                     gain = _objective_gain(objective, real + r, v * (real + r))
                     n = (na, nb, jr2, cap)
                     old = nxt.get(n)
-                    if old is None or old[0] < val + gain:
-                        nxt[n] = (val + gain, state, pa, pb, r)
+                    mk = xs | r << 8
+                    if (
+                        old is None
+                        or old[0] < val + gain
+                        or (old[0] == val + gain and (tie, mk) < (_tie_key(old[1]), old[5]))
+                    ):
+                        nxt[n] = (val + gain, state, pa, pb, r, mk)
         if not nxt:
             return None
         layers.append(nxt)
@@ -115,7 +147,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
             continue
         if entry[0] <= 0:
             continue  # the play must hold at least one tile
-        if best is None or entry[0] > best[1][0]:
+        if best is None or entry[0] > best[1][0] or (entry[0] == best[1][0] and _tie_key(state) < _tie_key(best[0])):
             best = (state, entry)
     if best is None:
         return None
@@ -123,7 +155,7 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
     play[JOKER] = best[0][2]
     state = best[0]
     for i in range(NUM_NUMBERS - 1, -1, -1):
-        _val, prev, _pa, pb, _r = layers[i][state]
+        _val, prev, _pa, pb, _r, _mk = layers[i][state]
         for c, x in enumerate(_xs(pb)):
             t = c * NUM_NUMBERS + i
             play[t] = x - table[t]

@@ -16,7 +16,7 @@ from rummy_env.core.rummikub_solver.tables import (
     _group_split,
     _xs,
 )
-from rummy_env.core.rummikub_solver.transitions import _transitions
+from rummy_env.core.rummikub_solver.transitions import _transitions_in_order
 from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
 
 # ---------------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def _path(keys: tuple, jlo: int, jhi: int) -> list[tuple[int, int]] | None:
         nxt: dict[int, tuple[int, int]] = {}
         for code in cur:
             j = code >> _JSHIFT
-            for p in _transitions(code & _SMASK, ck, jhi - j):
+            for p in _transitions_in_order(code & _SMASK, ck, jhi - j):
                 n = (p & _SMASK) | ((j + (p >> _K_SHIFT)) << _JSHIFT)
                 if n not in nxt:
                     nxt[n] = (code, p)

@@ -115,8 +115,11 @@ def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) ->
     return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered)
 
 
-def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> tuple[bool, int]:
-    """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits)."""
+def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True) -> tuple[bool, int]:
+    """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits).
+
+    ``labels=False``: only whether an arrangement exists (bits 0; empty labels prune most).
+    """
     cur = {0: _NONE_YET if ordered else 0}
     for i, ck in enumerate(keys):
         nxt: dict[int, int] = {}
@@ -126,6 +129,9 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> t
             for delta, spread in _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
                 n = jpart + delta
                 old = get(n)
+                if not labels:
+                    nxt[n] = 0
+                    continue
                 new = _add_extras(lab, spread << i, True) if ordered else lab | (spread << i)
                 nxt[n] = new if old is None else old | new
         if not nxt:
@@ -139,6 +145,14 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False) -> t
             found = True
             out |= _fold_label(lab, j, jlo, ordered)
     return found, out
+
+
+def _points_sweep(lo: np.ndarray, hi: np.ndarray, threshold: int, ordered: bool = False) -> int:
+    """``_label_sweep_points`` on count vectors ``lo..hi`` (53,), compiled when the kernel is there."""
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi, ordered, max(threshold, 0))[1]
+    return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold, ordered)
 
 
 def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
@@ -199,5 +213,5 @@ def _reachable(lo: np.ndarray, hi: np.ndarray) -> bool:
     """True iff some arrangement uses tiles within ``lo..hi`` (count vectors, jokers too)."""
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi)[0]
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]))[0]
+        return kernel(lo, hi, labels=False)[0]
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), labels=False)[0]

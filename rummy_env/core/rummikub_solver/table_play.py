@@ -12,7 +12,7 @@ from rummy_env.core.rummikub_solver.sweeps import (
     _fold_label,
     _label_sweep,
     _label_sweep_found,
-    _label_sweep_points,
+    _points_sweep,
     _reachable,
 )
 from rummy_env.core.rummikub_solver.tables import (
@@ -37,40 +37,132 @@ def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: b
     A threshold below 1 still asks for one meld in P1 (R-RK-07: "one or more new melds").
 
     A fixed play needs no product: P is legal iff table + P partitions and some P1 <= P
-    partitions with >= ``threshold`` points, two independent sweeps.  The mask needs the
-    product (P varies, and P1 <= P ties the sides tile by tile), after two cheap tests
-    that settle most positions: no P1 within the rack, or no play at all on the table.
+    partitions with >= ``threshold`` points, two independent sweeps (the rack-sized one
+    first).  The mask after the initial meld is an upper bound of the mask; it is the mask
+    when ``chosen`` already holds an initial meld (every P >= chosen holds it too), and it
+    is 0 when the rack holds none.  Otherwise witnesses settle the bits (``_witness_bits``,
+    ``_ordered_bits``) and the product sweep is the last resort.
     """
     threshold = max(threshold, 1)
     zero = np.zeros_like(rack)
     if want == "legal":
         both = table + chosen
-        return _reachable(both, both) and _meld_from(zero, chosen, threshold) != 0
+        return _meld_from(zero, chosen, threshold) != 0 and _reachable(both, both)
     if _meld_from(zero, rack, threshold) == 0:
         return 0
-    if not ordered:
-        return _unordered_mask(table, rack, chosen, threshold)
-    # ordered: t is the lowest type some legal P adds iff t is in the unordered mask of the
-    # rack whose types below t are closed (P adds nothing there); only the t the ordered
-    # mask after the initial meld allows can be.
-    upper = _label_sweep(table + chosen, table + rack, True)
-    out = 0
-    for t in range(JOKER + 1):
-        if upper >> t & 1:
-            closed = rack.copy()
-            closed[:t] = chosen[:t]
-            if _meld_from(zero, closed, threshold) and _unordered_mask(table, closed, chosen, threshold) >> t & 1:
-                out |= 1 << t
+    upper = _label_sweep(table + chosen, table + rack, ordered)
+    if upper == 0 or _meld_from(zero, chosen, threshold):
+        return upper
+    if ordered:
+        return _ordered_bits(table, rack, chosen, threshold, upper)
+    if _witness_bits(table, rack, chosen, threshold) == upper:
+        return upper
+    return _product_sweep(table, rack, chosen, threshold, False)[1]
+
+
+def _ordered_bits(table, rack, chosen, threshold: int, upper: int) -> int:
+    """The ordered mask below ``upper`` (the ordered mask after the initial meld), for a
+    ``chosen`` that holds no initial meld.
+
+    One witness first: P1 the best rack meld, ``base = max(P1, chosen)`` and ``m`` the lowest
+    type ``base`` adds to ``chosen``.  Every P >= base with table + P partitioning is legal;
+    its lowest added type is ``min(m, l)``, ``l`` its lowest type above ``base`` (the ordered
+    sweep from ``base``): that gives the bits below ``m`` such a P reaches, and ``m`` itself.
+    Each bit of ``upper`` still open is then ``_ordered_bit``.
+    """
+    out = _ordered_witness_bits(table, rack, chosen, threshold, upper) & upper
+    open_bits = upper & ~out
+    while open_bits:
+        t = (open_bits & -open_bits).bit_length() - 1
+        open_bits &= open_bits - 1
+        if _ordered_bit(table, rack, chosen, threshold, t):
+            out |= 1 << t
     return out
 
 
-def _unordered_mask(table, rack, chosen, threshold: int) -> int:
-    """The unordered mask: the mask after the initial meld when one initial meld P1 already
-    reaches it (``_witness_bits``), else the product sweep."""
-    upper = _label_sweep(table + chosen, table + rack)
-    if upper == 0 or _witness_bits(table, rack, chosen, threshold) == upper:
-        return upper
-    return _product_sweep(table, rack, chosen, threshold, False)
+def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> int:
+    """The ordered bits certified by one initial meld P1 (see ``_ordered_bits``).
+
+    P1 is the best meld of the rack closed below the highest type ``t*`` that still leaves
+    an initial meld (a binary search: fewer types never hold more melds), so that its
+    lowest added type ``m`` is as high as possible and the bits below it, certified by the
+    ordered sweep from ``max(P1, chosen)``, are as many as possible.
+    """
+    zero = np.zeros_like(rack)
+    lo_t, hi_t = 0, JOKER  # closed at lo_t holds an initial meld (the caller checked the rack)
+    while lo_t < hi_t:
+        mid = (lo_t + hi_t + 1) // 2
+        closed = rack.copy()
+        closed[:mid] = chosen[:mid]
+        if _meld_from(zero, closed, threshold):
+            lo_t = mid
+        else:
+            hi_t = mid - 1
+    closed = rack.copy()
+    closed[:lo_t] = chosen[:lo_t]
+    p1 = _best_sweep(zero, closed, threshold, "points", False)
+    if p1 is None:
+        return 0
+    base = np.maximum(p1, chosen)
+    m = int(np.flatnonzero(base > chosen)[0])  # base != chosen: chosen holds no initial meld
+    found, low = _label_sweep_found(table + base, table + rack, True)
+    if not found:
+        return 0
+    out = low & ((1 << m) - 1)
+    if upper >> m & 1 and (low >> m or _reachable(table + base, table + base)):
+        out |= 1 << m
+    return out
+
+
+#: Tiles of the first witness meld left out one at a time by ``_ordered_witness``.
+_DROP_TRIES = 4
+
+
+def _ordered_bit(table, rack, chosen, threshold: int, t: int) -> bool:
+    """Is ``t`` the lowest type some legal P adds to ``chosen``?  (``t`` in the ordered mask
+    after the initial meld, ``chosen`` without an initial meld.)
+
+    Such a P lies within ``closed`` (the rack with the types below ``t`` closed at
+    ``chosen``) and holds ``lo = chosen + e_t``.  The best meld P1 of ``closed`` is tried as
+    the initial meld first (P >= max(P1, lo) with table + P partitioning); only if that
+    fails, the product sweep decides.
+    """
+    closed = rack.copy()
+    closed[:t] = chosen[:t]
+    lo = chosen.copy()
+    lo[t] += 1
+    witness = _ordered_witness(table, closed, lo, threshold)
+    if witness is not None:
+        return witness
+    return _product_sweep(table, closed, lo, threshold, False)[0]
+
+
+def _ordered_witness(table, closed, lo, threshold: int) -> bool | None:
+    """False if ``closed`` holds no initial meld; True if some P1 gives a legal P with
+    ``max(P1, lo) <= P <= closed``; None when undecided.
+
+    The P1 tried: the best meld of ``closed``; the best melds that go with the tiles of
+    ``lo`` (their points counted without those tiles: a stricter test, still a witness), so
+    that the new tile can sit in the initial meld itself; the best melds without one copy
+    of one tile of the first P1 (``_DROP_TRIES`` of its highest types).
+    """
+    p1 = _best_sweep(np.zeros_like(closed), closed, threshold, "points", False)
+    if p1 is None:
+        return False
+    if _reachable(table + np.maximum(p1, lo), table + closed):
+        return True
+    rest = _best_sweep(lo, closed - lo, threshold, "points", False)
+    if rest is not None and _reachable(table + lo + rest, table + closed):
+        return True
+    # the best meld may hold a tile the rest of the play needs: best melds without one
+    # copy of one of its tiles, the highest first (a few tries cost less than the product)
+    for s in np.flatnonzero(p1)[::-1][:_DROP_TRIES]:
+        fewer = closed.copy()
+        fewer[s] -= 1
+        alt = _best_sweep(np.zeros_like(closed), fewer, threshold, "points", False)
+        if alt is not None and _reachable(table + np.maximum(alt, lo), table + closed):
+            return True
+    return None
 
 
 def _witness_bits(table, rack, chosen, threshold: int) -> int:
@@ -94,11 +186,13 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
 
 def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
     """Tile types some arrangement of rack tiles within ``lo..hi`` worth >= threshold uses (0: none)."""
-    return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold)
+    return _points_sweep(lo, hi, threshold)
 
 
-def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
+def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
     """Sweep over (P1 arrangement, table + P arrangement, capped P1 points) states.
+
+    Returns (some legal P with ``chosen <= P <= rack`` exists, the mask bits of those P).
 
     Once side A has its points and only 3+ runs open, it closes them and becomes *done*
     (points ``threshold + 1``): a done A adds no tile, so any completion of another A state
@@ -145,14 +239,16 @@ def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> int:
                 extras = _SPREAD[(pb >> _EXTRA_SHIFT) & 15] << i
                 nxt[n] = get(n, 0) | _add_extras(lab, extras, ordered)
         if not nxt:
-            return 0
+            return False, 0
         cur = _prune_product(nxt, done) if len(nxt) > 32 and i < NUM_NUMBERS - 1 else nxt
     out = 0
+    found = False
     for (ca, cb, pts), lab in cur.items():
         ja, jb = ca >> _JSHIFT, cb >> _JSHIFT
         if pts >= threshold and jb >= tbl_j + ch_j and ja <= jb - tbl_j:
+            found = True
             out |= _fold_label(lab, jb, tbl_j + ch_j, ordered)
-    return out
+    return found, out
 
 
 def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tuple[int, int, int], int]:

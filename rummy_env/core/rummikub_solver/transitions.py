@@ -37,23 +37,36 @@ _POINT_CACHE = BoundedCache("point_transitions", tuple_of_triples_cost)
 
 
 def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
-    """All moves at one number from joint colour state ``state`` (jokers excluded).
+    """All moves at one number from joint colour state ``state`` (jokers excluded), memoised.
 
     ``ckeys[c] = (lo, hi, cap1, cap2)`` for colour ``c``; ``budget`` jokers may be used.
     Returns packed transitions (fields ``_X_SHIFT`` ... ``_K_SHIFT``, next colour states in
-    the low bits; the jokers used include those placed in groups).
+    the low bits; the jokers used include those placed in groups), in no fixed order: the
+    sweeps reading them do not depend on it (``_transitions_in_order`` is for certificates).
     """
     key = (state, ckeys, budget)
     hit = _TRANS_CACHE.get(key)
     if hit is not None:
         return hit
+    res = tuple(_move_set(state, ckeys, budget))
+    _TRANS_CACHE.store(key, res)
+    return res
+
+
+def _transitions_in_order(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
+    """The moves of ``_transitions`` in the order the certificates were always built from
+    (a four-colour product; not memoised: only ``partition`` reads it).
+
+    ``ckeys[c] = (lo, hi, cap1, cap2)`` for colour ``c``; ``budget`` jokers may be used.
+    Returns packed transitions (fields ``_X_SHIFT`` ... ``_K_SHIFT``, next colour states in
+    the low bits; the jokers used include those placed in groups).
+    """
     parts = []
     for c in range(NUM_COLOURS):
         lo, hi, cap1, cap2 = ckeys[c]
         s = (state >> (_CBITS * c)) & 63
         p = _colour_parts(c, s, lo, hi, budget, cap1, cap2)
         if not p:
-            _TRANS_CACHE.store(key, ())
             return ()
         parts.append(p)
     out = set()
@@ -71,9 +84,54 @@ def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
             for jg in jg_ok:
                 if k + jg <= budget:
                     out.add(p + (jg << _K_SHIFT))
-    res = tuple(out)
-    _TRANS_CACHE.store(key, res)
-    return res
+    return tuple(out)
+
+
+def _move_set(state: int, ckeys: tuple, budget: int) -> set[int]:
+    """The set of ``_transitions`` (same moves), built pairwise: colours 0+1 and 2+3 are
+    summed per (colours with 1 group tile, colours with 2) first, duplicates merged there
+    (a joker in a run and its tile in a group often give the same sum), then the halves
+    are paired under the group table.  Partial sums with more jokers than ``budget`` are
+    dropped early (the joker field only grows).  For the sweeps that read the moves as a
+    set; ``_transitions`` keeps its own order for the certificates."""
+    halves = []
+    for c0 in (0, 2):
+        half: dict[tuple[int, int], set[int]] = {}
+        pa = _colour_parts(c0, (state >> (_CBITS * c0)) & 63, *_key4(ckeys[c0], budget))
+        pb = _colour_parts(c0 + 1, (state >> (_CBITS * (c0 + 1))) & 63, *_key4(ckeys[c0 + 1], budget))
+        if not pa or not pb:
+            return set()
+        for ga, la in pa:
+            for gb, lb in pb:
+                key = ((ga == 1) + (gb == 1), (ga == 2) + (gb == 2))
+                bucket = half.setdefault(key, set())
+                for a in la:
+                    for b in lb:
+                        p = a + b
+                        if p >> _K_SHIFT <= budget:
+                            bucket.add(p)
+        halves.append(half)
+    out: set[int] = set()
+    for (o1, t1), left in halves[0].items():
+        for (o2, t2), right in halves[1].items():
+            jg_ok = _GROUP_JOKERS[(o1 + o2, t1 + t2)]
+            if not jg_ok or jg_ok[0] > budget:
+                continue
+            for a in left:
+                for b in right:
+                    p = a + b
+                    k = p >> _K_SHIFT
+                    for jg in jg_ok:
+                        if k + jg <= budget:
+                            out.add(p + (jg << _K_SHIFT))
+                        else:
+                            break
+    return out
+
+
+def _key4(ck: tuple, budget: int) -> tuple[int, int, int, int, int]:
+    lo, hi, cap1, cap2 = ck
+    return lo, hi, budget, cap1, cap2
 
 
 def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int], ...]:
@@ -83,7 +141,8 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
     the next code); ``spread`` = the colours used above their lower bound, as bits ``c * 13``.
     With ``merge``, moves reaching the same next state are merged (their spreads OR-ed),
     exact for union labels: a tile is extendable as soon as one of them is.  Ordered
-    labels (lowest extra type) need the moves apart: only duplicates are dropped then.
+    labels (lowest extra type) need the moves apart, but only their lowest extra colour
+    matters (``_add_extras`` reads nothing else): moves are merged by (delta, that colour).
     """
     key = (state, ckeys, budget, merge)
     hit = _LABEL_CACHE.get(key)
@@ -96,11 +155,12 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
             merged[delta] = merged.get(delta, 0) | _SPREAD[(p >> _EXTRA_SHIFT) & 15]
         res = tuple(merged.items())
     else:
+        # an ordered label only reads the lowest extra type of a move: keep that bit alone
         res = tuple(
             {
                 (
                     (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT),
-                    _SPREAD[(p >> _EXTRA_SHIFT) & 15],
+                    _SPREAD[(p >> _EXTRA_SHIFT) & 15 & -((p >> _EXTRA_SHIFT) & 15)],
                 )
                 for p in _transitions(state, ckeys, budget)
             }
