@@ -222,20 +222,8 @@ def _best_kernel_sweep(
     return (cur_k[best] >> 27) & 3, xs_out
 
 
-def _grow(a, n, size):  # pragma: no cover - compiled
-    out = np.empty(size, dtype=np.int64)
-    out[:n] = a[:n]
-    return out
-
-
-def _rehash(keys, n, hsize):  # pragma: no cover - compiled
-    hidx = np.full(hsize, -1, dtype=np.int64)
-    for r in range(n):
-        h = ((keys[r] * 6364136223846793005) >> 32) & (hsize - 1)
-        while hidx[h] >= 0:
-            h = (h + 1) & (hsize - 1)
-        hidx[h] = r
-    return hidx
+# the growth and hashing helpers of the labelled sweep; compiled by ``kernel._kernel()``
+_grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash
 
 
 def _best_kernel():
@@ -252,11 +240,12 @@ def _best_kernel():
                 import numba
             except ImportError:
                 return False
+            if not _kernel_mod._kernel():
+                return False
             gstart, moves, gj, ups = _kernel_mod._shared_tables()
             jit = numba.njit(cache=True, nogil=True)
             global _grow, _rehash
-            _grow = jit(_grow)
-            _rehash = jit(_rehash)
+            _grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash  # compiled now
             compiled = jit(_best_kernel_sweep)
 
             def run(table: np.ndarray, rack: np.ndarray, threshold: int, objective: str):
