@@ -56,7 +56,9 @@ def test_meld_opp_marks_cards_that_lay_off_on_the_table():
 
 
 def test_the_compiled_deadwood_planes_equal_the_python_reference():
-    pytest.importorskip("numba")
+    from agents.policy_features import _deadwood_kernel
+
+    assert _deadwood_kernel() is not None, "numba is missing: the test extra installs it (the fast extra)"
     rng = np.random.default_rng(7)
     hands = np.zeros((300, 52), np.float32)
     ups = np.zeros((300, 52), np.float32)
