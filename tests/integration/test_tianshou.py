@@ -32,7 +32,9 @@ def test_collector_runs_whole_episodes(module, options):
         {a: MARLRandomDiscreteMaskedOffPolicyAlgorithm.Policy(env.action_space) for a in env.agents}
     )
     np.random.seed(0)  # Tianshou's random policy draws from numpy's global generator
-    buffer = VectorReplayBuffer(20_000, 2)
+    buffer = VectorReplayBuffer(
+        200_000, 2
+    )  # room for two whole long games per env: a full buffer wraps and drops steps
     collector = Collector(policy, DummyVectorEnv([make, make]), buffer)
     collector.reset()
     stats = collector.collect(n_episode=2, reset_before_collect=True)
