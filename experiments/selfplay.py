@@ -93,6 +93,10 @@ class Config:
     kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
     kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
     kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
+    critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay_critic)
+    # epochs of an update that train the privileged critic: the hidden cards identify each game,
+    # so more passes over one rollout memorize its games instead of learning values
+    critic_epochs: int = 1
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     pool_size: int = 10
@@ -157,7 +161,16 @@ class Trainer:
         self.input_size = self.obs_size + self.featurize.extra
         self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features)
         self.opponent = copy.deepcopy(self.net)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
+        params = list(self.net.parameters())
+        self.critic = None  # with --critic privileged: a separate network over the hidden cards too
+        if config.critic == "privileged":
+            from experiments.selfplay_critic import privileged_size
+
+            self.critic = ActorCritic(self.input_size + privileged_size(self.num_players), 1, config.hidden)
+            params += list(self.critic.parameters())
+        elif config.critic != "shared":
+            raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+        self.optimizer = torch.optim.Adam(params, lr=config.lr, eps=1e-5)
         self.pool: list[dict] = []
         self.steps = 0  # env steps (decisions of every seat, pool seats included)
         self.learner_steps = 0  # decisions of the learner used in updates
@@ -185,6 +198,7 @@ class Trainer:
         return {
             "config": asdict(self.cfg),
             "net": self.net.state_dict(),
+            "critic": self.critic.state_dict() if self.critic is not None else None,
             "optimizer": self.optimizer.state_dict(),
             "pool": self.pool,
             "counters": {
@@ -204,6 +218,8 @@ class Trainer:
         """Restore :meth:`state` (the config is the caller's business)."""
 
         self.net.load_state_dict(state["net"])
+        if self.critic is not None:
+            self.critic.load_state_dict(state["critic"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.pool = list(state["pool"])
         c = state["counters"]
@@ -233,9 +249,36 @@ class Trainer:
     def make_vec(self):
         """A fresh batched simulator, seeded from the run seed and the update count (a resumed
         run plays new deals)."""
+        from experiments.selfplay_critic import compiled_heuristic
+
         cls = vector_class(self.cfg.variant)
         seed = int(np.random.SeedSequence([self.cfg.seed, self.updates]).generate_state(1)[0] % 2**31)
-        return cls(self.cfg.num_envs, seed=seed, num_threads=self.cfg.sim_threads, **self.cfg.env_options)
+        vec = cls(self.cfg.num_envs, seed=seed, num_threads=self.cfg.sim_threads, **self.cfg.env_options)
+        self.fast_heuristic = compiled_heuristic(vec) if self.heuristic is not None else None
+        return vec
+
+    def values(self, x, batch) -> Any:
+        """``(values, privileged input)`` of a batch's rows from the privileged critic (over
+        ``x`` plus the hidden cards relative to each row's acting seat), or None to use the
+        policy's value head."""
+        import torch
+
+        if self.critic is None:
+            return None
+        from experiments.selfplay_critic import privileged_features
+
+        priv = privileged_features(self.vec, np.asarray(batch.current_player, np.int64))
+        with torch.no_grad():
+            return self.critic(torch.cat([x, torch.from_numpy(priv)], 1))[1], priv
+
+    def heuristic_actions(self, rows: np.ndarray, raw: np.ndarray, batch) -> np.ndarray:
+        """The heuristic's action of each game of ``rows``: compiled on the engine's rows
+        when the variant has it, else the agent on each observation row."""
+        if self.fast_heuristic is not None:
+            return self.fast_heuristic(rows)[rows]
+        return np.array(
+            [self.heuristic.act({"observation": raw[i], "action_mask": batch.action_mask[i]}) for i in rows], np.int64
+        )
 
     def rollout(self, batch) -> tuple[dict[str, np.ndarray], Any]:
         """``num_steps`` steps of every game; returns the arrays of :func:`per_seat_gae` plus
@@ -262,6 +305,10 @@ class Trainer:
             "done": np.zeros((T, n), bool),
             "teacher": np.full((T, n), -1, np.int64),  # the heuristic's action (kickstarting), -1: none
         }
+        if self.critic is not None:
+            from experiments.selfplay_critic import privileged_size
+
+            buf["priv"] = np.zeros((T, n, privileged_size(self.num_players)), np.float32)
         kick = (
             (np.arange(n) < round(n * self.cfg.kickstart_share)) if self.kickstart_weight() > 0 else np.zeros(n, bool)
         )
@@ -287,12 +334,15 @@ class Trainer:
                     idx = torch.from_numpy(np.flatnonzero(opp))
                     logits[idx] = masked_logits(self.opponent(x[idx])[0], m[idx])
                 action, logp = sample_masked(logits, self.gen)
+            critic = self.values(x, batch)
+            if critic is not None:
+                value, buf["priv"][t] = critic
             a = action.numpy()
             th = time.perf_counter()
-            for i in np.flatnonzero(heur):  # the heuristic reads the observation only, like any agent
-                a[i] = self.heuristic.act({"observation": raw[i], "action_mask": batch.action_mask[i]})
-            for i in np.flatnonzero(kick & decision & ~opp & ~heur):
-                buf["teacher"][t, i] = self.heuristic.act({"observation": raw[i], "action_mask": batch.action_mask[i]})
+            rows = np.flatnonzero(heur)  # the heuristic reads what its seat sees only, like any agent
+            a[rows] = self.heuristic_actions(rows, raw, batch)
+            rows = np.flatnonzero(kick & decision & ~opp & ~heur)
+            buf["teacher"][t, rows] = self.heuristic_actions(rows, raw, batch)
             heur_s = time.perf_counter() - th
             self.timers["heuristic"] += heur_s
             # the engine writes the next batch into the arrays of this one: store them first
@@ -359,7 +409,9 @@ class Trainer:
         phi = self.phi(flat_obs).reshape(T, n)
         last_mask = last.action_mask.astype(bool)
         with torch.no_grad():
-            last_value = self.net(torch.from_numpy(self.featurize(last.observation)))[1].numpy()
+            x_last = torch.from_numpy(self.featurize(last.observation))
+            critic = self.values(x_last, last)
+            last_value = (self.net(x_last)[1] if critic is None else critic[0]).numpy()
         adv, valid = per_seat_gae(
             buf["value"],
             buf["reward"],
@@ -378,6 +430,11 @@ class Trainer:
         use = (valid & buf["learner"]).reshape(-1)
         idx = np.flatnonzero(use)
         b_obs = torch.from_numpy(flat_obs[idx])
+        b_critic_in = (
+            None
+            if self.critic is None
+            else torch.cat([b_obs, torch.from_numpy(buf["priv"].reshape(T * n, -1)[idx])], 1)
+        )
         b_mask = torch.from_numpy(buf["mask"].reshape(T * n, -1)[idx])
         b_act = torch.from_numpy(buf["action"].reshape(-1)[idx])
         b_teacher = torch.from_numpy(buf["teacher"].reshape(-1)[idx])
@@ -397,11 +454,14 @@ class Trainer:
             "clipfrac": [],
             "kick_ce": [],
         }
-        for _ in range(cfg.update_epochs):
+        for epoch in range(cfg.update_epochs):
             # equal minibatches (a leftover of one sample would have no advantage std)
             for j in np.array_split(self.rng.permutation(size), max(1, round(size / cfg.minibatch_size))):
                 j = torch.from_numpy(j)
                 logits, value = self.net(b_obs[j])
+                train_value = b_critic_in is None or epoch < cfg.critic_epochs
+                if b_critic_in is not None and train_value:
+                    value = self.critic(b_critic_in[j])[1]
                 logits = masked_logits(logits, b_mask[j])
                 logsm = torch.log_softmax(logits, -1)
                 new_logp = logsm.gather(1, b_act[j, None]).squeeze(1)
@@ -410,8 +470,11 @@ class Trainer:
                 a = b_adv[j]
                 a = (a - a.mean()) / (a.std() + 1e-8)
                 pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-                v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
-                loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+                loss = pg_loss - cfg.ent_coef * entropy
+                if train_value:
+                    v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
+                    loss = loss + cfg.vf_coef * v_loss
+                    stats["v_loss"].append(float(v_loss.detach()))
                 taught = b_teacher[j] >= 0
                 if kick > 0 and taught.any():
                     ce = -logsm[taught].gather(1, b_teacher[j][taught, None]).mean()
@@ -426,7 +489,6 @@ class Trainer:
                     stats["kl"].append(float(((ratio - 1) - log_ratio).mean()))
                     stats["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip).float().mean()))
                 stats["pg_loss"].append(float(pg_loss.detach()))
-                stats["v_loss"].append(float(v_loss.detach()))
                 stats["entropy"].append(float(entropy.detach()))
             if (
                 cfg.target_kl is not None
@@ -435,6 +497,8 @@ class Trainer:
                 break
         # after the epochs, so that the log-probabilities of the rollout match the network at epoch 0
         self.net.update_normalizer(b_obs)
+        if b_critic_in is not None:
+            self.critic.update_normalizer(b_critic_in)
         self.learner_steps += size
         self.updates += 1
         ret = b_ret.numpy()
@@ -600,6 +664,14 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         flag = "--" + name.replace("_", "-")
         if name == "features":
             p.add_argument(flag, default=value, choices=["auto", "none", *FEATURES], help="network input features")
+        elif name == "critic":
+            p.add_argument(
+                flag,
+                default=value,
+                choices=["shared", "privileged"],
+                help="value function: a head on the policy's trunk, or a separate network that also sees "
+                "the hidden cards (training only; experiments.selfplay_critic)",
+            )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
         elif isinstance(value, bool):

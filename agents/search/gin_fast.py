@@ -63,6 +63,13 @@ def heuristic_action(i, ints, masks, pile, legal):
 
 
 @njit(cache=True)
+def heuristic_actions(rows, ints, masks, pile, legal, out):
+    """:func:`heuristic_action` of each live row of ``rows`` (int64) into ``out[row]``."""
+    for i in rows:
+        out[i] = heuristic_action(i, ints, masks, pile, legal)
+
+
+@njit(cache=True)
 def discard_choice(hand, legal0, legal1):
     """The heuristic's big gin, knock or discard from an 11-card ``hand`` whose legal
     ids are the bits of the words ``legal0``, ``legal1``."""

@@ -135,6 +135,13 @@ def heuristic_action(i, ints, masks, pile, legal, cfg):
 
 
 @njit(cache=True)
+def heuristic_actions(rows, ints, masks, pile, legal, cfg, out):
+    """:func:`heuristic_action` of each live row of ``rows`` (int64) into ``out[row]``."""
+    for i in rows:
+        out[i] = heuristic_action(i, ints, masks, pile, legal, cfg)
+
+
+@njit(cache=True)
 def play_out(i, ints, masks, stock, pile, legal, rewards, cfg, max_steps):
     """Play live row ``i`` with the heuristic for every seat until the hand ends or
     ``max_steps`` actions; returns the actions played."""

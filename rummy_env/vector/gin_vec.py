@@ -98,6 +98,17 @@ class KernelVec(VecBase):
         """The state arrays in the kernel's argument order, ending with decks, dealers."""
         raise NotImplementedError
 
+    def kernel_arrays(self) -> tuple:
+        """The kernel's state arrays (the games' live state, not copies), in the kernel's
+        argument order ending with ``decks, dealers``, for compiled readers of the same rows
+        (``agents.search.gin_fast``, ``rummy_fast``).  Read them only: a write changes the
+        games behind the engine's back."""
+        return self._state_args()
+
+    def kernel_config(self) -> np.ndarray:
+        """The kernel's config vector (int64; the variant kernel's ``C_*`` entries)."""
+        return self._cfg
+
     def state_bytes_per_game(self) -> int:
         """Bytes of simulator state per game (the output buffers not included)."""
         arrays = (*self._state_args(), self._deal_rng, self._action_rng)

@@ -1,0 +1,104 @@
+"""``experiments.selfplay_critic``: the privileged critic's input on stacked deals, the
+compiled heuristic seats against the Python agent, and a privileged-critic run resuming."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from experiments import selfplay, train
+from experiments.selfplay_critic import PRIVILEGED_STOCK, compiled_heuristic, privileged_features, privileged_size
+from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env.vector import GinRummyVec, RummyVec
+from rummy_env.vector import gin_kernel as gk
+
+
+def bits(cards):
+    out = np.zeros(52, np.float32)
+    out[list(cards)] = 1
+    return out
+
+
+def one_hots(cards):
+    return np.concatenate([bits([c]) for c in cards])
+
+
+def test_privileged_input_of_a_stacked_gin_deal_is_the_other_hand_and_the_next_stock_cards():
+    vec = GinRummyVec(2, seed=0, num_threads=1)
+    deck = np.arange(52)  # top first: the non-dealer gets 0, 2, .., 18, the dealer 1, 3, .., 19, upcard 20
+    batch = vec.reset(decks=np.stack([deck, deck]), dealers=np.array([0, 1]))
+    assert list(batch.current_player) == [1, 0]  # the non-dealer is offered the upcard
+    got = privileged_features(vec, np.array([1, 1]))
+    assert got.shape == (2, privileged_size(2)) == (2, 52 * (1 + PRIVILEGED_STOCK))
+    assert np.array_equal(got[0], np.concatenate([bits(range(1, 20, 2)), one_hots([21, 22, 23, 24])]))
+    assert np.array_equal(got[1], np.concatenate([bits(range(0, 20, 2)), one_hots([21, 22, 23, 24])]))
+    vec.kernel_arrays()[0][0, gk.STOCK] = 50  # two cards left: the planes past the end stay 0
+    got = privileged_features(vec, np.array([0, 0]))
+    assert np.array_equal(got[0], np.concatenate([bits(range(0, 20, 2)), one_hots([50, 51]), np.zeros(104)]))
+
+
+def test_privileged_input_of_a_stacked_three_player_rummy_deal_lists_the_other_hands_in_seat_order():
+    vec = RummyVec(1, seed=0, num_threads=1, num_players=3)
+    k = vec.config.hand_size  # 7 cards each with 3 players (R-RUMMY-02)
+    deck = np.arange(52)  # dealer 0: seat 1 gets 0, 3, 6, .., seat 2 gets 1, 4, .., seat 0 gets 2, 5, ..
+    vec.reset(decks=deck[None], dealers=np.array([0]))
+    hands = {s: bits(range((s - 1) % 3, 3 * k, 3)) for s in range(3)}
+    got = privileged_features(vec, np.array([1]))[0]
+    stock = one_hots(range(3 * k + 1, 3 * k + 1 + PRIVILEGED_STOCK))  # the upcard is card 3k
+    assert np.array_equal(got, np.concatenate([hands[2], hands[0], stock]))
+
+
+def test_privileged_input_is_refused_for_a_batch_without_compiled_rows():
+    from rummy_env.vector import ReferenceGinRummyVec
+
+    vec = ReferenceGinRummyVec(1, seed=0)
+    vec.reset()
+    with pytest.raises(ValueError, match="compiled batch"):
+        privileged_features(vec, np.array([0]))
+    assert compiled_heuristic(vec) is None
+
+
+@pytest.mark.parametrize(
+    "cls, module, options", [(GinRummyVec, gin_rummy_v0, {}), (RummyVec, rummy_v0, {"num_players": 3})]
+)
+def test_the_compiled_heuristic_picks_the_python_agents_action_on_every_row(cls, module, options):
+    vec = cls(24, seed=5, num_threads=1, **options)
+    agent = make_agent("heuristic", module.env(**options), seed=0)
+    actions = compiled_heuristic(vec)
+    rng = np.random.default_rng(0)
+    batch, checked = vec.reset(), 0
+    for _ in range(150):
+        rows = np.flatnonzero(batch.action_mask.any(1))
+        fast = actions(rows)
+        for i in rows:
+            assert fast[i] == agent.act({"observation": batch.observation[i], "action_mask": batch.action_mask[i]})
+        checked += len(rows)
+        # random legal moves (not the heuristic's) reach positions the heuristic would avoid
+        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in batch.action_mask])
+        batch = vec.step(step)
+    assert checked > 3000
+
+
+def test_a_privileged_critic_run_trains_checkpoints_and_resumes_with_its_critic(tmp_path):
+    out = tmp_path / "run"
+    args = [
+        "--variant", "gin_rummy", "--num-envs", "16", "--num-steps", "16", "--timesteps", "700",
+        "--hidden", "16,16", "--eval-deals", "1", "--final-eval-deals", "1", "--initial-eval", "false",
+        "--minibatch-size", "64", "--critic", "privileged", "--no-progress", "--out", str(out),
+    ]  # fmt: skip
+    assert train.main(["--algo", "selfplay", *args]) == 0
+    state = torch.load(out / "checkpoint.pt", weights_only=False)
+    assert state["config"]["critic"] == "privileged"
+    cfg = selfplay.Config(**{**state["config"], "hidden": tuple(state["config"]["hidden"])})
+    trainer = selfplay.Trainer(cfg, tmp_path / "again")
+    trainer.load_state(state)
+    assert trainer.critic.trunk[0].in_features == trainer.input_size + privileged_size(2)
+    for k, v in state["critic"].items():
+        assert torch.equal(trainer.critic.state_dict()[k], v), k
+    assert float(trainer.critic.obs_count) > 0  # its normalizer saw the updates' inputs
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["updates"] == 3 and summary["config"]["critic"] == "privileged"
+    with pytest.raises(ValueError, match="critic='oracle'"):
+        selfplay.Trainer(selfplay.Config(critic="oracle", num_envs=2), tmp_path / "bad")
