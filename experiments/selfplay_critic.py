@@ -5,7 +5,9 @@ critic's input and the heuristic seats compiled.
 2018), the "perfect-training, imperfect-execution" of PerfectDou (Yang et al. 2022).  The
 policy still reads only its player's observation (what ``PolicyAgent`` plays); the value
 function that gives PPO its baseline reads that input plus what the player cannot see:
-the other hands and the next cards of the stock.  Who wins a hand depends on those
+the other hands (their cards, the meld flags of ``agents.policy_features`` and their least
+deadwood, which an MLP would otherwise have to learn to compute) and the next cards of the
+stock.  Who wins a hand depends on those
 cards more than on any one decision, so a baseline that knows them leaves advantages with
 far less luck in them.  The critic is used in training only and is not saved in
 ``model.pt``.
@@ -20,15 +22,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
+
+from agents.policy_features import meld_features
+from rummy_env.vector.deadwood_kernel import deadwood
 
 #: cards of the stock, from its top, in the privileged input
 PRIVILEGED_STOCK = 4
 _BIT = np.uint64(1) << np.arange(52, dtype=np.uint64)
 
 
+#: entries per other hand: its cards, their meld flags (4 x 52), its least deadwood
+HAND_ENTRIES = 52 + 208 + 1
+
+
 def privileged_size(num_players: int) -> int:
-    """Width of :func:`privileged_features`: 52 per other hand, 52 per stock card."""
-    return 52 * (num_players - 1 + PRIVILEGED_STOCK)
+    """Width of :func:`privileged_features`: :data:`HAND_ENTRIES` per other hand, 52 per stock card."""
+    return HAND_ENTRIES * (num_players - 1) + 52 * PRIVILEGED_STOCK
 
 
 def privileged_features(vec: Any, players: np.ndarray) -> np.ndarray:
@@ -39,9 +49,13 @@ def privileged_features(vec: Any, players: np.ndarray) -> np.ndarray:
         players: int ``(num_envs,)``: the seat of each row (the acting one).
 
     Returns:
-        float32 ``(num_envs, privileged_size(P))``: for ``r = 1..P-1`` the hand of seat
-        ``(player + r) % P`` as 52 bits, then the next :data:`PRIVILEGED_STOCK` stock cards
-        as one-hot 52-planes (all 0 past the stock's end).
+        float32 ``(num_envs, privileged_size(P))``: for ``r = 1..P-1``, the hand of seat
+        ``(player + r) % P`` as 52 bits, the four meld flags of each of its cards
+        (``agents.policy_features.meld_features``'s first 208 entries: in a set of 3+, in a
+        run of 3+, in a pair, next to a suited card) and its least deadwood over 100
+        (``rummy_env.vector.deadwood_kernel``, R-GIN-05; for basic Rummy the points its
+        melds leave, aces low); then the next :data:`PRIVILEGED_STOCK` stock cards as
+        one-hot 52-planes (all 0 past the stock's end).
 
     Raises:
         ValueError: a batch of another variant.
@@ -72,11 +86,28 @@ def privileged_features(vec: Any, players: np.ndarray) -> np.ndarray:
     p = np.asarray(players, np.int64)
     for r in range(1, P):
         hand = masks[rows, k.HAND + (p + r) % P]
-        out[:, 52 * (r - 1) : 52 * r] = (hand[:, None] & _BIT) != 0
-    base = 52 * (P - 1)
+        at = HAND_ENTRIES * (r - 1)
+        planes = ((hand[:, None] & _BIT) != 0).astype(np.float32)
+        out[:, at : at + 52] = planes
+        out[:, at + 52 : at + 260] = meld_features(planes, np.zeros_like(planes))[:, :208]
+        out[:, at + 260] = _deadwoods(np.ascontiguousarray(hand)) / 100.0
+    base = HAND_ENTRIES * (P - 1)
     for j, c in enumerate(cards):
         live = c >= 0
         out[rows[live], base + 52 * j + c[live].astype(np.int64)] = 1.0
+    return out
+
+
+@njit(cache=True)
+def _deadwoods_into(hands, out):
+    for i in range(hands.shape[0]):
+        out[i] = deadwood(hands[i])
+
+
+def _deadwoods(hands: np.ndarray) -> np.ndarray:
+    """Least deadwood of each uint64 hand mask: float32 ``(n,)``."""
+    out = np.zeros(len(hands), np.float32)
+    _deadwoods_into(hands, out)
     return out
 
 

@@ -25,18 +25,30 @@ def one_hots(cards):
     return np.concatenate([bits([c]) for c in cards])
 
 
+def hand_block(cards, flags, deadwood):
+    """A hand's privileged entries: its cards, the four meld flags per card (set3, run3,
+    pair, near-suited: ``flags`` maps a flag's index to the cards that have it), its deadwood."""
+    planes = [bits(flags.get(f, [])) for f in range(4)]
+    return np.concatenate([bits(cards), *planes, [deadwood / 100]]).astype(np.float32)
+
+
 def test_privileged_input_of_a_stacked_gin_deal_is_the_other_hand_and_the_next_stock_cards():
     vec = GinRummyVec(2, seed=0, num_threads=1)
     deck = np.arange(52)  # top first: the non-dealer gets 0, 2, .., 18, the dealer 1, 3, .., 19, upcard 20
     batch = vec.reset(decks=np.stack([deck, deck]), dealers=np.array([0, 1]))
     assert list(batch.current_player) == [1, 0]  # the non-dealer is offered the upcard
     got = privileged_features(vec, np.array([1, 1]))
-    assert got.shape == (2, privileged_size(2)) == (2, 52 * (1 + PRIVILEGED_STOCK))
-    assert np.array_equal(got[0], np.concatenate([bits(range(1, 20, 2)), one_hots([21, 22, 23, 24])]))
-    assert np.array_equal(got[1], np.concatenate([bits(range(0, 20, 2)), one_hots([21, 22, 23, 24])]))
+    assert got.shape == (2, privileged_size(2)) == (2, 52 + 208 + 1 + 52 * PRIVILEGED_STOCK)
+    # odd ids: clubs 2 4 6 8 10 Q and diamonds A 3 5 7 (ids 0-12 clubs A..K, 13-25 diamonds): no
+    # meld, every card two ranks from a suited one, deadwood 2+4+6+8+10+10 + 1+3+5+7 = 56
+    odd = list(range(1, 20, 2))
+    assert np.array_equal(got[0], np.concatenate([hand_block(odd, {3: odd}, 56), one_hots([21, 22, 23, 24])]))
+    # even ids: clubs A 3 5 7 9 J K and diamonds 2 4 6: 1+3+5+7+9+10+10 + 2+4+6 = 57
+    even = list(range(0, 20, 2))
+    assert np.array_equal(got[1], np.concatenate([hand_block(even, {3: even}, 57), one_hots([21, 22, 23, 24])]))
     vec.kernel_arrays()[0][0, gk.STOCK] = 50  # two cards left: the planes past the end stay 0
     got = privileged_features(vec, np.array([0, 0]))
-    assert np.array_equal(got[0], np.concatenate([bits(range(0, 20, 2)), one_hots([50, 51]), np.zeros(104)]))
+    assert np.array_equal(got[0, 261:], np.concatenate([one_hots([50, 51]), np.zeros(104)]))
 
 
 def test_privileged_input_of_a_stacked_three_player_rummy_deal_lists_the_other_hands_in_seat_order():
@@ -44,10 +56,15 @@ def test_privileged_input_of_a_stacked_three_player_rummy_deal_lists_the_other_h
     k = vec.config.hand_size  # 7 cards each with 3 players (R-RUMMY-02)
     deck = np.arange(52)  # dealer 0: seat 1 gets 0, 3, 6, .., seat 2 gets 1, 4, .., seat 0 gets 2, 5, ..
     vec.reset(decks=deck[None], dealers=np.array([0]))
-    hands = {s: bits(range((s - 1) % 3, 3 * k, 3)) for s in range(3)}
+    assert k == 7
+    # seat 2: clubs 2 5 8 J and diamonds A 4 7 (ids 1, 4, .., 19): no melds, each card three
+    # ranks from the next (no suited card within two); deadwood 2+5+8+10 + 1+4+7 = 37
+    seat2 = hand_block(range(1, 21, 3), {}, 37)
+    # seat 0: clubs 3 6 9 Q and diamonds 2 5 8 (ids 2, 5, .., 20): 3+6+9+10 + 2+5+8 = 43
+    seat0 = hand_block(range(2, 21, 3), {}, 43)
     got = privileged_features(vec, np.array([1]))[0]
     stock = one_hots(range(3 * k + 1, 3 * k + 1 + PRIVILEGED_STOCK))  # the upcard is card 3k
-    assert np.array_equal(got, np.concatenate([hands[2], hands[0], stock]))
+    assert np.array_equal(got, np.concatenate([seat2, seat0, stock]))
 
 
 def test_privileged_input_is_refused_for_a_batch_without_compiled_rows():
