@@ -23,6 +23,7 @@ from agents.search.rummikub_plays import (
     Rules,
     World,
     _key,
+    can_go_out,
     candidate_plays,
     max_play,
     patient_play,
@@ -133,6 +134,10 @@ def _observed_view(raw: Any, observation: dict[str, np.ndarray], size: int) -> _
     return _ObservedView(raw, observation_vector(observation, size))
 
 
+#: most deals per world with ``model=0`` before a world that does not fit is kept
+MODEL_TRIES = 20
+
+
 class RummikubPlanAgent(Agent):
     """``pimc`` on Rummikub over whole plays (``plan=plays``): determinized rollouts of a
     few candidate plays (Ginsberg's PIMC over the solver's plays instead of single tiles).
@@ -155,6 +160,9 @@ class RummikubPlanAgent(Agent):
             (every seat max-play; then the max-play play is the first candidate).
         prior: value bonus (0..1) of the rollout policy's own play.
         time: seconds per turn instead of ``worlds`` (as many worlds as fit, at least one).
+        model: 0: only worlds that fit the others' last plays if they play max-play
+            (:meth:`fits`; up to :data:`MODEL_TRIES` deals per world, then the last one);
+            1: uniform worlds.
         late: the search runs only late in the hand (:meth:`late_in_hand`: another rack
             at most ``late`` tiles, or the pool at most ``late`` per player); ``late=106``
             searches every turn.
@@ -176,6 +184,7 @@ class RummikubPlanAgent(Agent):
         prior: float = 0.1,
         time: float | None = None,
         late: int = 4,
+        model: float = 1.0,
         seed: int | None = None,
     ):
         super().__init__(seed)
@@ -188,6 +197,11 @@ class RummikubPlanAgent(Agent):
         self.rules = Rules(raw.game.config)
         self.worlds, self.candidates, self.depth = worlds, candidates, depth
         self.rollout, self.prior, self.time, self.late = rollout, prior, time, late
+        if model not in (0.0, 1.0):
+            raise ValueError(
+                f"model={model}: plan=plays takes model=0 (worlds fit the opponents' plays) or 1 (uniform)"
+            )
+        self.model = model
         self._steps = _PlanSteps()
 
     def reset(self, seed: int | None = None) -> None:
@@ -211,6 +225,38 @@ class RummikubPlanAgent(Agent):
         if len(plays) == 1 or int(plays[0].sum()) == int(view.rack.sum()) or not self.late_in_hand(view):
             return plays[0]
         return plays[int(np.argmax(self.play_values(state, seat, plays)))]
+
+    @staticmethod
+    def committed_seats(state: Any, seat: int) -> list[int]:
+        """The other seat whose last turn of this hand was a play after its initial meld
+        (R-RK-08) that did not empty its rack, with only draws or passes since (public
+        history; none or one seat): the table is the one it left, so a max-play player
+        could not have gone out (R-RK-10) with its rack then, nor can it now."""
+        turns: list[bool] = []  # this hand's turns, most recent first: True for a play
+        history = list(state.history)
+        while history and history[-1] < COMMIT:  # the acting seat's own play being built
+            history.pop()
+        i = len(history)
+        while i > 0 and len(turns) < state.turn:
+            i -= 1
+            if history[i] == COMMIT:
+                while i > 0 and history[i - 1] < COMMIT:
+                    i -= 1
+                turns.append(True)
+            else:
+                turns.append(False)
+        n = state.num_players
+        for k, played in enumerate(turns[: n - 1], start=1):
+            if played:
+                earlier = turns[k - 1 + n :: n]  # the same seat's earlier turns
+                return [(seat - k) % n] if any(earlier) else []  # its first play: the initial meld
+        return []
+
+    @staticmethod
+    def fits(world: Any, committed: list[int]) -> bool:
+        """Whether ``world`` fits the others' last plays (:meth:`committed_seats`): none
+        of them can empty its rack on the table now."""
+        return not any(can_go_out(world.table, world.racks[q]) for q in committed)
 
     def late_in_hand(self, view: Any) -> bool:
         """Whether the hand is close enough to its end for the search to run: another
@@ -238,8 +284,14 @@ class RummikubPlanAgent(Agent):
         first play's including ``prior``."""
         totals = np.zeros(len(plays))
         budget = Budget(self.worlds, self.time)
+        committed = self.committed_seats(state, seat) if self.model == 0.0 else []
         while budget.more():
-            world = World(state.resample(seat, self.rng))
+            sampled = state.resample(seat, self.rng)
+            for _ in range(MODEL_TRIES - 1 if committed else 0):
+                if self.fits(sampled, committed):
+                    break
+                sampled = state.resample(seat, self.rng)
+            world = World(sampled)
             for i, play in enumerate(plays):
                 trial = world.copy()
                 trial.apply(play, self.rules.max_turns)
@@ -260,7 +312,7 @@ PLAN_DEFAULTS: dict[str, Any] = {
     "prior": 0.1,
     "late": 4,
 }
-PLAN_OPTIONS = (*PLAN_DEFAULTS, "time")
+PLAN_OPTIONS = (*PLAN_DEFAULTS, "time", "model")
 PLANS = ("plays", "steps")
 
 
@@ -289,8 +341,8 @@ def make_plan_agent(env: Any, options: dict[str, Any], seed: int | None = None) 
     options; ``plan`` is dropped) over :data:`PLAN_DEFAULTS`.
 
     Raises:
-        ValueError: an option ``plan=plays`` does not take (``rollouts``, ``playouts``,
-            ``model``), or a bad ``rollout``.
+        ValueError: an option ``plan=plays`` does not take (``rollouts``, ``playouts``),
+            a bad ``rollout``, or ``model`` other than 0 or 1.
     """
     options = {k: v for k, v in options.items() if k != "plan"}
     bad = sorted(set(options) - set(PLAN_OPTIONS))

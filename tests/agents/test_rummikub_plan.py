@@ -12,6 +12,7 @@ from experiments.common import play_episode
 from rummy_env import gin_rummy_v0, rummikub_v0
 from rummy_env.core.rummikub_solver import best_play, can_partition
 from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, counts_str, parse_counts
+from rummy_env.games.rummikub.actions import COMMIT, DRAW
 from tests.games.resample_helpers import swap_hidden
 
 SEARCH_ALWAYS = "pimc:worlds=2,candidates=3,late=106"
@@ -32,7 +33,7 @@ def test_pimc_on_rummikub_searches_whole_plays_and_bad_options_are_refused():
         ("pimc:candidates=3", gin_rummy_v0, "needs plan=plays"),
         ("pimc:plan=steps,late=3", rummikub_v0, "needs plan=plays"),
         ("pimc:plan=tiles", rummikub_v0, "'tiles' is not a pimc plan"),
-        ("pimc:model=0.5", rummikub_v0, "model belong to plan=steps"),
+        ("pimc:playouts=5", rummikub_v0, "playouts belong to plan=steps"),
         ("pimc:rollout=random", rummikub_v0, "'random' is not a Rummikub plan rollout"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -133,6 +134,26 @@ def test_world_turns_score_as_the_engine():
     limited = World(env.unwrapped.game_state)
     limited.apply(parse_counts("R1 R2 R3"), limited.turn + 1)  # R-RK-13: no winner
     assert limited.over and limited.winners == []
+
+
+def test_worlds_of_model_0_fit_the_opponents_last_play():
+    env = _exhausted_position()
+    state = env.unwrapped.game_state
+    add, commit, draw = 4, COMMIT, DRAW  # the tiles added do not matter, only the turn boundaries
+    for history, turn, expected in [
+        ([add, add, add, commit], 1, []),  # player_1's first play: its initial meld (R-RK-07)
+        ([add, add, add, commit, draw, add, commit], 3, [1]),  # a later play, the table as it left it
+        ([add, add, add, commit, add, commit, draw], 3, []),  # player_1 drew last
+        ([add, add, add, commit, draw, add, commit, add], 3, [1]),  # player_0's own play being built
+        ([add, add, add, commit, add, commit], 1, []),  # a play of an earlier hand is not read
+    ]:
+        state.history, state.turn = history, turn
+        assert RummikubPlanAgent.committed_seats(state, 0) == expected
+    # player_1 can empty its rack here, so no world fits; uniform worlds always do
+    assert not RummikubPlanAgent.fits(state, [1]) and RummikubPlanAgent.fits(state, [])
+    with pytest.raises(ValueError, match="model=0.5"):
+        make_agent("pimc:model=0.5", env)
+    assert make_agent("pimc:model=0", env).model == 0.0
 
 
 def _searched_position(seed, turns):
