@@ -13,6 +13,13 @@ heuristic playouts, Gin Rummy and basic Rummy), ``depth``, ``prior``, ``playouts
 opponent's revealed decisions, 1 = uniform worlds).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy and basic Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
+
+On Rummikub ``pimc`` searches whole plays by default (``plan=plays``,
+:mod:`agents.search.rummikub_plan`: ``worlds``, ``candidates`` (int, plays per turn),
+``depth`` (turns), ``rollout`` (``patient``/``heuristic``), ``prior``, ``time``,
+``late`` (int: search only when a rack or the pool is that small), ``model`` (0 or 1);
+defaults :data:`agents.search.rummikub_plan.PLAN_DEFAULTS`); ``pimc:plan=steps`` is the
+search over single env steps.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ OPTIONS = {
         "playouts": int,
         "time": float,
         "model": float,
+        "plan": str,
+        "candidates": int,
+        "late": int,
     },
 }
 
@@ -123,17 +133,24 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
     return kind, options
 
 
-def make_search_agent(name: str, env: Any, seed: int | None = None) -> ISMCTSAgent | PIMCAgent:
+def make_search_agent(name: str, env: Any, seed: int | None = None) -> Any:
     """The search agent ``name`` (see :func:`parse_search_spec`) for ``env``, with the
     variant's defaults for the options it does not name.
 
     Raises:
         ValueError: a bad name or option (see :func:`parse_search_spec`), or
             ``rollout=heuristic`` on a variant without a heuristic, ``rollout=fast`` on a
-            variant without compiled playouts.
+            variant without compiled playouts, ``plan=plays`` off Rummikub or with an
+            option it does not take.
     """
     kind, options = parse_search_spec(name)
     variant = env.unwrapped.metadata["name"]
+    if kind == "pimc":
+        from agents.search.rummikub_plan import make_plan_agent, plan_kind
+
+        if plan_kind(variant, options) == "plays":
+            return make_plan_agent(env, options, seed)
+        options.pop("plan", None)
     defaults = DEFAULTS[kind].get(variant, {})
     fast = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
     one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand

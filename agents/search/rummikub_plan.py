@@ -1,0 +1,351 @@
+"""Rummikub search over whole plays: ``pimc`` on ``rummikub_v0`` (``plan=plays``, the
+default there), and the patient policy it rolls out (:class:`PatientAgent`).
+
+At the start of its turn the agent lists a few whole plays from the solver
+(:func:`agents.search.rummikub_plays.candidate_plays`, with the patient policy's own play
+first), plays each in the same ``worlds`` worlds from ``state.resample(seat, rng)``, rolls
+every world out to the end of the hand (its own seat patient, the others max-play), and
+keeps the play with the best mean value (the patient policy's play gets ``prior`` more,
+so the search departs from it only when the worlds agree it should).  It then answers one
+env step at a time from that plan: the play's tiles in type order, then COMMIT (or DRAW
+for the empty play), and plans again whenever the play being built is not its plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, legal_ids, observation_vector
+from agents.search.rummikub_plays import (
+    ROLLOUTS,
+    Rules,
+    World,
+    _key,
+    can_go_out,
+    candidate_plays,
+    max_play,
+    patient_play,
+    playout,
+)
+from agents.search.worlds import Budget, acting_state
+from rummy_env.core.tiles import NUM_TILE_TYPES, counts_to_tiles
+from rummy_env.games.rummikub.actions import COMMIT, DRAW
+
+
+def _view_world(view: Any, seat_rack: np.ndarray) -> World:
+    """A :class:`World` holding only what the acting player sees (its rack, the table,
+    the pool size, who has melded): enough for the policies' own-seat decisions."""
+    world = object.__new__(World)
+    n = len(view.rack_sizes)
+    world.racks = [seat_rack.copy()] + [np.zeros(NUM_TILE_TYPES, dtype=np.int64) for _ in range(n - 1)]
+    world.table = view.table.copy()
+    world.pool = [0] * view.pool_size  # only its length is read
+    world.melded = list(view.initial_meld)
+    world.current, world.passes, world.turn, world.n = 0, view.passes, view.turn, n
+    world.over, world.winners = False, []
+    return world
+
+
+class _PlanSteps:
+    """Turns a whole play into the env's steps (``docs/rules/rummikub.md``, environment
+    conventions: tiles in non-decreasing type order, then COMMIT; the empty play draws)."""
+
+    def __init__(self) -> None:
+        self.tiles: list[int] | None = None
+
+    def matches(self, chosen: np.ndarray) -> bool:
+        """Whether the play being built (count vector) is a prefix of the plan."""
+        if self.tiles is None:
+            return False
+        added = int(chosen.sum())
+        if added > len(self.tiles):
+            return False
+        return bool(np.array_equal(np.bincount(self.tiles[:added], minlength=NUM_TILE_TYPES), chosen))
+
+    def step(self, chosen: np.ndarray, legal: np.ndarray) -> int:
+        """The next action of the plan (a legal one: the plan is a legal play)."""
+        added = int(chosen.sum())
+        if added < len(self.tiles) and self.tiles[added] in legal:
+            return int(self.tiles[added])
+        if self.tiles and added == len(self.tiles) and COMMIT in legal:
+            return COMMIT
+        # not reached with a legal plan; the mask never dead-ends, so finish some play
+        if DRAW in legal:
+            return DRAW
+        return COMMIT if COMMIT in legal else int(legal[0])
+
+
+class PatientAgent(Agent):
+    """The patient Rummikub policy, from its observation only
+    (:func:`agents.search.rummikub_plays.patient_play`): the initial meld as soon as it
+    can (keeping its jokers when it can), then a draw every turn until rack + table split
+    into melds and it goes out in one play; with the pool empty, the max-play play.
+    Usable by import path: ``agents.search.rummikub_plan:patient_agent``.
+
+    Args:
+        env: the env it plays (read for the game's options and the agent's layout only).
+        seed: unused (deterministic).
+    """
+
+    name = "patient"
+
+    def __init__(self, env: Any, seed: int | None = None):
+        super().__init__(seed)
+        raw = env.unwrapped
+        self.rules = Rules(raw.game.config)
+        self._size = raw.layout.size
+        self._rack = raw.layout.slice("rack")
+        self._decode = raw
+        self._steps = _PlanSteps()
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        legal = legal_ids(observation)
+        view = _observed_view(self._decode, observation, self._size)
+        if not self._steps.matches(view.chosen) or int(view.chosen.sum()) == 0:
+            world = _view_world(view, view.rack)
+            self._steps.tiles = counts_to_tiles(patient_play(self.rules, world, 0))
+        return self._steps.step(view.chosen, legal)
+
+
+def patient_agent(env: Any, seed: int | None = None) -> PatientAgent:
+    """Factory for ``agents.make_agent("agents.search.rummikub_plan:patient_agent", env)``."""
+    return PatientAgent(env, seed)
+
+
+class _ObservedView:
+    """The parts of a :class:`RummikubView` the patient agent reads, from the encoded
+    observation (rack, table, chosen play, initial-meld flags, pool size, passes)."""
+
+    def __init__(self, raw: Any, vec: np.ndarray):
+        lay = raw.layout
+        n = raw.game.num_players
+        self.rack = vec[lay.slice("rack")].astype(np.int64)
+        self.table = vec[lay.slice("table")].astype(np.int64)
+        self.chosen = vec[lay.slice("play")].astype(np.int64)
+        self.initial_meld = tuple(bool(x) for x in vec[lay.slice("initial_meld")][:n])
+        self.rack_sizes = (0,) * n
+        self.pool_size = int(round(float(vec[lay.offset("pool_size")])))  # raw counts (encoding.rummikub)
+        self.passes, self.turn = 0, 0
+
+
+def _observed_view(raw: Any, observation: dict[str, np.ndarray], size: int) -> _ObservedView:
+    return _ObservedView(raw, observation_vector(observation, size))
+
+
+#: most deals per world with ``model=0`` before a world that does not fit is kept
+MODEL_TRIES = 20
+
+
+class RummikubPlanAgent(Agent):
+    """``pimc`` on Rummikub over whole plays (``plan=plays``): determinized rollouts of a
+    few candidate plays (Ginsberg's PIMC over the solver's plays instead of single tiles).
+
+    Each turn with a choice: the candidates (:func:`candidate_plays`; the rollout
+    policy's own play first) are each played in ``worlds`` worlds sampled with
+    ``state.resample(seat, rng)`` (the same worlds for every candidate) and rolled out
+    turn by turn to the end of the hand (or ``depth`` turns, then the racks' tiles are
+    compared, :func:`agents.search.rummikub_plays.position_value`); the best mean value
+    wins, the rollout policy's own play getting ``prior`` more.  A play that empties the
+    rack wins at once (R-RK-10) and is played without search.
+
+    Args:
+        env: the env it plays (its engine state is read only through ``resample`` of the
+            acting seat and that seat's own observation).
+        worlds: sampled worlds per turn (>= 1).
+        candidates: most candidate plays per turn (>= 1; 1 plays the rollout policy).
+        depth: most turns per rollout.
+        rollout: ``"patient"`` (own seat patient, others max-play) or ``"heuristic"``
+            (every seat max-play; then the max-play play is the first candidate).
+        prior: value bonus (0..1) of the rollout policy's own play.
+        time: seconds per turn instead of ``worlds`` (as many worlds as fit, at least one).
+        model: 0: only worlds that fit the others' last plays if they play max-play
+            (:meth:`fits`; up to :data:`MODEL_TRIES` deals per world, then the last one);
+            1: uniform worlds.
+        late: the search runs only late in the hand (:meth:`late_in_hand`: another rack
+            at most ``late`` tiles, or the pool at most ``late`` per player); ``late=106``
+            searches every turn.
+        seed: seed of the agent's generator (worlds).
+
+    Raises:
+        ValueError: an unknown ``rollout``, or the env is not Rummikub.
+    """
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        env: Any,
+        worlds: int = 3,
+        candidates: int = 4,
+        depth: int = 200,
+        rollout: str = "patient",
+        prior: float = 0.1,
+        time: float | None = None,
+        late: int = 4,
+        model: float = 1.0,
+        seed: int | None = None,
+    ):
+        super().__init__(seed)
+        raw = env.unwrapped
+        if raw.metadata["name"] != "rummikub_v0":
+            raise ValueError(f"plan=plays searches Rummikub plays; {raw.metadata['name']} has none: use plan=steps")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout={rollout!r} is not a Rummikub plan rollout: use one of {', '.join(ROLLOUTS)}")
+        self.env = env
+        self.rules = Rules(raw.game.config)
+        self.worlds, self.candidates, self.depth = worlds, candidates, depth
+        self.rollout, self.prior, self.time, self.late = rollout, prior, time, late
+        if model not in (0.0, 1.0):
+            raise ValueError(
+                f"model={model}: plan=plays takes model=0 (worlds fit the opponents' plays) or 1 (uniform)"
+            )
+        self.model = model
+        self._steps = _PlanSteps()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._steps = _PlanSteps()
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        legal = legal_ids(observation)
+        if len(legal) == 1:
+            return int(legal[0])
+        state, seat = acting_state(self.env, observation)
+        view = state.observation(seat)
+        if not self._steps.matches(view.chosen) or int(view.chosen.sum()) == 0:
+            self._steps.tiles = counts_to_tiles(self.plan(state, seat, view))
+        return self._steps.step(view.chosen, legal)
+
+    def plan(self, state: Any, seat: int, view: Any) -> np.ndarray:
+        """The whole play (count vector (53,), int64; zeros = draw or pass) for ``seat``'s
+        turn in ``state``, from ``seat``'s view and worlds resampled for it."""
+        plays = self.candidate_plays(view)
+        if len(plays) == 1 or int(plays[0].sum()) == int(view.rack.sum()) or not self.late_in_hand(view):
+            return plays[0]
+        return plays[int(np.argmax(self.play_values(state, seat, plays)))]
+
+    @staticmethod
+    def committed_seats(state: Any, seat: int) -> list[int]:
+        """The other seat whose last turn of this hand was a play after its initial meld
+        (R-RK-08) that did not empty its rack, with only draws or passes since (public
+        history; none or one seat): the table is the one it left, so a max-play player
+        could not have gone out (R-RK-10) with its rack then, nor can it now."""
+        turns: list[bool] = []  # this hand's turns, most recent first: True for a play
+        history = list(state.history)
+        while history and history[-1] < COMMIT:  # the acting seat's own play being built
+            history.pop()
+        i = len(history)
+        while i > 0 and len(turns) < state.turn:
+            i -= 1
+            if history[i] == COMMIT:
+                while i > 0 and history[i - 1] < COMMIT:
+                    i -= 1
+                turns.append(True)
+            else:
+                turns.append(False)
+        n = state.num_players
+        for k, played in enumerate(turns[: n - 1], start=1):
+            if played:
+                earlier = turns[k - 1 + n :: n]  # the same seat's earlier turns
+                return [(seat - k) % n] if any(earlier) else []  # its first play: the initial meld
+        return []
+
+    @staticmethod
+    def fits(world: Any, committed: list[int]) -> bool:
+        """Whether ``world`` fits the others' last plays (:meth:`committed_seats`): none
+        of them can empty its rack on the table now."""
+        return not any(can_go_out(world.table, world.racks[q]) for q in committed)
+
+    def late_in_hand(self, view: Any) -> bool:
+        """Whether the hand is close enough to its end for the search to run: another
+        rack holds at most ``late`` tiles, or the pool at most ``late`` per player
+        (R-RK-11 is near).  Earlier the rollout policy's play is played unsearched."""
+        n = len(view.rack_sizes)
+        return min(view.rack_sizes[1:]) <= self.late or view.pool_size <= self.late * n
+
+    def candidate_plays(self, view: Any) -> list[np.ndarray]:
+        """The turn's candidates, the rollout policy's own play first (a play that goes
+        out, when there is one, is the only candidate)."""
+        own = _view_world(view, view.rack)
+        mine = patient_play if self.rollout == "patient" else max_play
+        first = mine(self.rules, own, 0)
+        if int(first.sum()) == int(view.rack.sum()):
+            return [first]
+        melded = view.initial_meld[0]
+        others = candidate_plays(self.rules, view.table, view.rack, melded, self.candidates + 1)
+        if int(others[0].sum()) == int(view.rack.sum()):
+            return [others[0]]
+        return ([first] + [p for p in others if _key(p) != _key(first)])[: self.candidates]
+
+    def play_values(self, state: Any, seat: int, plays: list[np.ndarray]) -> np.ndarray:
+        """Mean value (0..1) of each play for ``seat`` over the sampled worlds, the
+        first play's including ``prior``."""
+        totals = np.zeros(len(plays))
+        budget = Budget(self.worlds, self.time)
+        committed = self.committed_seats(state, seat) if self.model == 0.0 else []
+        while budget.more():
+            sampled = state.resample(seat, self.rng)
+            for _ in range(MODEL_TRIES - 1 if committed else 0):
+                if self.fits(sampled, committed):
+                    break
+                sampled = state.resample(seat, self.rng)
+            world = World(sampled)
+            for i, play in enumerate(plays):
+                trial = world.copy()
+                trial.apply(play, self.rules.max_turns)
+                totals[i] += playout(trial, self.rules, seat, self.depth, self.rollout)
+            budget.used += 1
+        values = totals / budget.used
+        values[0] += self.prior
+        return values
+
+
+#: ``pimc`` options of ``plan=plays`` and their defaults on Rummikub (a turn's search
+#: stays near 100 ms or less on this machine's one core, ``docs/results/search``).
+PLAN_DEFAULTS: dict[str, Any] = {
+    "worlds": 3,
+    "candidates": 4,
+    "depth": 200,
+    "rollout": "patient",
+    "prior": 0.1,
+    "late": 4,
+}
+PLAN_OPTIONS = (*PLAN_DEFAULTS, "time", "model")
+PLANS = ("plays", "steps")
+
+
+def plan_kind(variant: str, options: dict[str, Any]) -> str:
+    """Which ``pimc`` searches ``variant`` with these options: ``"plays"`` (whole
+    Rummikub plays, :class:`RummikubPlanAgent`, the default on Rummikub) or ``"steps"``
+    (one env step at a time, :class:`agents.search.pimc.PIMCAgent`).
+
+    Raises:
+        ValueError: an unknown ``plan``, ``plan=plays`` off Rummikub, or ``candidates``
+            or ``late`` with ``plan=steps``.
+    """
+    plan = options.get("plan", "plays" if variant == "rummikub_v0" else "steps")
+    if plan not in PLANS:
+        raise ValueError(f"plan={plan!r} is not a pimc plan: use plan=plays (Rummikub) or plan=steps")
+    if plan == "plays" and variant != "rummikub_v0":
+        raise ValueError(f"plan=plays searches whole Rummikub plays; {variant} has none: use plan=steps")
+    for key in ("candidates", "late"):
+        if plan == "steps" and key in options:
+            raise ValueError(f"{key}=N is an option of whole-play search: it needs plan=plays (Rummikub)")
+    return plan
+
+
+def make_plan_agent(env: Any, options: dict[str, Any], seed: int | None = None) -> RummikubPlanAgent:
+    """The ``pimc:plan=plays`` agent for ``env`` with ``options`` (parsed ``pimc``
+    options; ``plan`` is dropped) over :data:`PLAN_DEFAULTS`.
+
+    Raises:
+        ValueError: an option ``plan=plays`` does not take (``rollouts``, ``playouts``),
+            a bad ``rollout``, or ``model`` other than 0 or 1.
+    """
+    options = {k: v for k, v in options.items() if k != "plan"}
+    bad = sorted(set(options) - set(PLAN_OPTIONS))
+    if bad:
+        raise ValueError(f"pimc with plan=plays takes {', '.join(PLAN_OPTIONS)}; {', '.join(bad)} belong to plan=steps")
+    return RummikubPlanAgent(env, seed=seed, **{**PLAN_DEFAULTS, **options})
