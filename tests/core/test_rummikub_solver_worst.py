@@ -160,3 +160,60 @@ def test_worst_case_search_mutations_keep_positions_valid():
         changed += not (np.array_equal(t2, table) and np.array_equal(r2, rack))
         table, rack = t2, r2
     assert changed >= 20
+
+
+def test_pruned_label_sweeps_equal_the_unpruned_ones(monkeypatch):
+    """Pruning takes the dominators' tokens out of a label (``sweeps._prune``): on layers big
+    enough to prune, the answers and the found flag equal those of the sweep that keeps
+    every code (plain reachability, exact by construction)."""
+    rng = np.random.default_rng(1621)
+    pruned_layers = [0]
+    real_prune = solver_sweeps._prune
+
+    def counting_prune(layer):
+        out = real_prune(layer)
+        pruned_layers[0] += len(out) < len(layer)
+        return out
+
+    for k in range(10):
+        table, rack = worst_like(rng, 30, 60, 14)
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
+        lo, hi = table + chosen, table + rack
+        keys = solver_transitions._cell_keys(lo, hi)
+        for ordered in (False, True):
+            monkeypatch.setattr(solver_sweeps, "_prune", counting_prune)
+            got = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
+            monkeypatch.setattr(solver_sweeps, "_prune", lambda layer: layer)
+            want = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
+            assert got == want, (k, ordered, table.tolist(), rack.tolist(), chosen.tolist())
+    assert pruned_layers[0] >= 40
+
+
+def test_pruned_product_sweep_equals_the_unpruned_one(monkeypatch):
+    """The product sweep of table play with and without ``_prune_product`` (token removal
+    included) on positions whose layers prune: same found flag, same bits, both orders."""
+    from rummy_env.core.rummikub_solver import table_play as solver_table_play
+
+    rng = np.random.default_rng(1622)
+    real_prune = solver_table_play._prune_product
+    dropped = [0]
+
+    def counting_prune(layer, done):
+        out = real_prune(layer, done)
+        dropped[0] += len(layer) - len(out)
+        return out
+
+    found = 0
+    for k in range(8):
+        table, rack = worst_like(rng, 12, 30, 10, meld=True)
+        chosen = ZERO.copy()
+        threshold = (15, 30)[k % 2]
+        for ordered in (False, True):
+            monkeypatch.setattr(solver_table_play, "_prune_product", counting_prune)
+            got = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            monkeypatch.setattr(solver_table_play, "_prune_product", lambda layer, done: layer)
+            want = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            assert got == want, (k, ordered, table.tolist(), rack.tolist())
+            found += got[0]
+    assert dropped[0] >= 500
+    assert found >= 4

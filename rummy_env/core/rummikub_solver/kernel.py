@@ -198,8 +198,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
         for r in range(nn):
             code = nxt_c[r]
             lab = nxt_l[r]
-            if nn > prune_min and i < 12 and _dominated(code, lab, nxt_c, nxt_l, hidx, hsize, ups, jlo, two_step):
-                continue  # the last layer is only read
+            if nn > prune_min and i < 12:  # the last layer is only read
+                lab = _dominated(code, lab, nxt_c, nxt_l, hidx, hsize, ups, jlo, two_step)
+                if lab < 0:
+                    continue
             cur_c[ncur] = code
             cur_l[ncur] = lab
             ncur += 1
@@ -292,21 +294,29 @@ def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
 
 
 def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragma: no cover - compiled
-    """True when a code of the layer can copy every completion of ``code`` with a superset label.
+    """What is left of ``lab`` once the codes of the layer that can copy every completion of
+    ``code`` have taken their share: the label to keep, or -1 when ``code`` can go.
 
-    As ``sweeps._prune`` (one-step upgrades of a colour; with ``two_step`` also two steps
+    The codes that copy every completion of ``code`` with the same tiles (its dominators):
+    as ``sweeps._prune`` (one-step upgrades of a colour; with ``two_step`` also two steps
     of one colour and one step of two colours), plus fewer jokers: a code with the same
-    colour states and ``jlo <= j' < j`` jokers used copies each completion with the same
-    tiles and still ends with at least ``jlo`` jokers; the joker bit is already in the
-    label once ``j > jlo`` (set on the move that passes ``jlo``), so the copy's labels are
-    a superset too (ordered labels: that move turned "none yet" into the joker).
+    colour states and ``jlo <= j' < j`` jokers used still ends with at least ``jlo``
+    jokers; the joker bit is already in the label once ``j > jlo`` (set on the move that
+    passes ``jlo``), and an ordered "none yet" was turned into the joker on that move.
+
+    A label is a set of independent tokens (``sweeps._prune``): a token a dominator holds
+    reaches every answer from there, so it is taken out here; ``code`` goes when some
+    dominator exists and no token is left.
     """
+    rem = lab
     j = (code >> 24) & 7
     for dj in range(1, 3):
         if j - dj >= jlo:
             s = _find(hidx, keys, hsize, code - (dj << 24))
-            if s >= 0 and lab & ~labs[s] == 0:
-                return True
+            if s >= 0:
+                rem &= ~labs[s]
+                if rem == 0:
+                    return -1
     top = 16 if two_step else 4
     for c in range(4):
         sc = (code >> (6 * c)) & 63
@@ -315,8 +325,10 @@ def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragm
             if d == 0:
                 continue
             s = _find(hidx, keys, hsize, code + (d << (6 * c)))
-            if s >= 0 and lab & ~labs[s] == 0:
-                return True
+            if s >= 0:
+                rem &= ~labs[s]
+                if rem == 0:
+                    return -1
     if two_step:
         for a in range(4):
             sa = (code >> (6 * a)) & 63
@@ -331,9 +343,11 @@ def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragm
                         if db == 0:
                             continue
                         s = _find(hidx, keys, hsize, code + (da << (6 * a)) + (db << (6 * b)))
-                        if s >= 0 and lab & ~labs[s] == 0:
-                            return True
-    return False
+                        if s >= 0:
+                            rem &= ~labs[s]
+                            if rem == 0:
+                                return -1
+    return rem
 
 
 _LOHI_TABLE = np.full(9, -1, dtype=np.int64)

@@ -254,10 +254,11 @@ def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[
 def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tuple[int, int, int], int]:
     """Drop product states dominated by a done A, by more points, or on side B.
 
-    With the same B state (same tiles to come), a state is dropped when the done A with the
-    same A jokers, or the same A with the full points, has a superset label (either does
-    whatever this A does, adding no more to P1 <= P); with the same A and points, when a
-    one-step stronger B (``_dominated``) has a superset label.
+    With the same B state (same tiles to come), the done A with the same A jokers and the
+    same A with the full points dominate a state (either does whatever this A does, adding
+    no more to P1 <= P); with the same A and points, so does a one-step stronger B
+    (``_dominated``).  As in ``_prune``, the tokens a dominator holds are taken out of the
+    label, and the state goes when it has a dominator and no token is left.
     """
     by_a: dict[tuple[int, int], dict[int, int]] = {}
     for (ca, cb, pts), lab in layer.items():
@@ -270,9 +271,16 @@ def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tu
             better = [d for d in twins if d is not None and d is not sub]
         get = sub.get
         for cb, lab in sub.items():
-            if any((o := d.get(cb)) is not None and lab & ~o == 0 for d in better):
+            rem, hit = lab, False
+            for d in better:
+                o = d.get(cb)
+                if o is not None:
+                    rem, hit = rem & ~o, True
+            if hit and rem == 0:
                 continue
-            if len(sub) > 1 and _dominated(cb, lab, get):
-                continue
-            keep[(ca, cb, pts)] = lab
+            if len(sub) > 1:
+                rem = _dominated(cb, rem, get)
+                if rem < 0:
+                    continue
+            keep[(ca, cb, pts)] = rem
     return keep
