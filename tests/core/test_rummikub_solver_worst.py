@@ -217,3 +217,29 @@ def test_pruned_product_sweep_equals_the_unpruned_one(monkeypatch):
             found += got[0]
     assert dropped[0] >= 500
     assert found >= 4
+
+
+def test_capped_ordered_labels_equal_the_full_ordered_sweep():
+    """``below=m``: the ordered bits below m, and bit 53 iff some accepting path adds no type
+    below m (its lowest added type is m or higher, or it adds nothing: lo itself splits);
+    compiled and Python sweeps alike."""
+    kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
+    rng = np.random.default_rng(1623)
+    seen = set()
+    for k in range(16):
+        table, rack = worst_like(rng, 30, 70, 16)
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
+        lo, hi = table + chosen, table + rack
+        keys = solver_transitions._cell_keys(lo, hi)
+        coloured = np.flatnonzero(rack[:JOKER])
+        m = int(coloured[-1] if k % 2 else rng.choice(coloured)) if coloured.size else 20
+        full = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True)
+        exact_lo = solver_sweeps._reachable(lo, lo)
+        want_top = full[0] and (full[1] >> m != 0 or exact_lo)
+        want = (full[0], full[1] & ((1 << m) - 1) | (want_top << 53))
+        got_py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=m)
+        assert got_py == want, (k, m, table.tolist(), rack.tolist(), chosen.tolist())
+        assert kernel(lo, hi, True, below=m) == want, (k, m)
+        seen.add((bool(want[1] & ((1 << m) - 1)), bool(want_top)))
+    assert len(seen) >= 3  # bits below m with and without bit 53, and bit 53 alone or none

@@ -63,7 +63,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kernel_sweep(  # pragma: no cover - compiled
-    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, labels=True, prune_min=32, prune_two=64
+    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, labels=True, prune_min=32, prune_two=64, below=0
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -86,6 +86,9 @@ def _kernel_sweep(  # pragma: no cover - compiled
     so far, capped at ``threshold``, sit in the code above bit 27 (pruning compares codes
     with the same points only: the upgrades change colour states, never that field), and
     only codes that reached the threshold accept.
+
+    ``below > 0`` (ordered): only the types below ``below`` are label values, the jokers
+    none (``sweeps._label_sweep_found``); the bits keep "none yet" (bit 53).
 
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
@@ -146,6 +149,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 | (((vb >> 14) & 1) << (26 + i))
                                 | (((vb >> 15) & 1) << (39 + i))
                             )
+                            if below > 0:
+                                extras &= (1 << below) - 1
                             nlab = lab | extras
                             if ordered and extras != 0:  # _add_extras
                                 low = extras & -extras
@@ -159,7 +164,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 jn = j + ksum + jg
                                 ncode = base | (jn << 24)
                                 nl = nlab
-                                if jn > jlo:  # a joker above its lower bound: the extra type 52
+                                if jn > jlo and below == 0:  # a joker above its lower bound: the extra type 52
                                     if ordered:
                                         if nl >> 52 != 0:
                                             nl = (nl & ((1 << 52) - 1)) | (1 << 52)
@@ -210,7 +215,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
     for q in range(ncur):
         if (cur_c[q] >> 24) & 7 >= jlo and cur_c[q] >> 27 >= threshold:
             found = True
-            bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
+            if below > 0:
+                bits |= cur_l[q] & ((1 << 53) | ((1 << below) - 1))
+            else:
+                bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
 
 
@@ -400,7 +408,12 @@ def _kernel():
             compiled = jit(_kernel_sweep)
 
             def run(
-                lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0, labels: bool = True
+                lo: np.ndarray,
+                hi: np.ndarray,
+                ordered: bool = False,
+                threshold: int = 0,
+                labels: bool = True,
+                below: int = 0,
             ) -> tuple[bool, int]:
                 lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
@@ -415,6 +428,9 @@ def _kernel():
                     bool(ordered),
                     max(int(threshold), 0),
                     bool(labels),
+                    32,
+                    64,
+                    int(below),
                 )
                 return bool(found), int(bits)
 

@@ -123,19 +123,28 @@ def _label_sweep(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> int:
     return _label_sweep_found(lo, hi, ordered)[1]
 
 
-def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
-    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``."""
+def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, below: int = 0) -> tuple[bool, int]:
+    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``.
+
+    ``below > 0`` (ordered only): only the types below ``below`` count as "lowest added
+    types" (the jokers never do); the bits are those types, plus bit 53 when some accepting
+    path adds no type below ``below`` (a label with fewer values prunes more).
+    """
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi, ordered)
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered)
+        return kernel(lo, hi, ordered, below=below)
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered, below=below)
 
 
-def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True) -> tuple[bool, int]:
+def _label_sweep_py(
+    keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True, below: int = 0
+) -> tuple[bool, int]:
     """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits).
 
     ``labels=False``: only whether an arrangement exists (bits 0; empty labels prune most).
+    ``below``: as ``_label_sweep_found``.
     """
+    keep = (1 << below) - 1 if below > 0 else -1
     cur = {0: _NONE_YET if ordered else 0}
     for i, ck in enumerate(keys):
         nxt: dict[int, int] = {}
@@ -148,7 +157,7 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labe
                 if not labels:
                     nxt[n] = 0
                     continue
-                new = _add_extras(lab, spread << i, True) if ordered else lab | (spread << i)
+                new = _add_extras(lab, (spread << i) & keep, True) if ordered else lab | (spread << i)
                 nxt[n] = new if old is None else old | new
         if not nxt:
             return False, 0
@@ -159,7 +168,7 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labe
         j = code >> _JSHIFT
         if j >= jlo:
             found = True
-            out |= _fold_label(lab, j, jlo, ordered)
+            out |= lab & (keep | _NONE_YET) if below > 0 else _fold_label(lab, j, jlo, ordered)
     return found, out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.best import _best_sweep
+from rummy_env.core.rummikub_solver.kernel import _kernel
 from rummy_env.core.rummikub_solver.sweeps import (
     _NONE_YET,
     _add_extras,
@@ -47,8 +48,8 @@ def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: b
     zero = np.zeros_like(rack)
     if want == "legal":
         both = table + chosen
-        return _meld_from(zero, chosen, threshold) != 0 and _reachable(both, both)
-    if _meld_from(zero, rack, threshold) == 0:
+        return _meld_from(zero, chosen, threshold) and _reachable(both, both)
+    if not _meld_from(zero, rack, threshold):
         return 0
     upper = _label_sweep(table + chosen, table + rack, ordered)
     if upper == 0 or _meld_from(zero, chosen, threshold):
@@ -105,11 +106,12 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> in
         return 0
     base = np.maximum(p1, chosen)
     m = int(np.flatnonzero(base > chosen)[0])  # base != chosen: chosen holds no initial meld
-    found, low = _label_sweep_found(table + base, table + rack, True)
+    # only values below m are read: the sweep keeps no others (bit 53: a path adding none)
+    found, low = _label_sweep_found(table + base, table + rack, True, below=m)
     if not found:
         return 0
     out = low & ((1 << m) - 1)
-    if upper >> m & 1 and (low >> m or _reachable(table + base, table + base)):
+    if upper >> m & 1 and low & _NONE_YET:
         out |= 1 << m
     return out
 
@@ -184,9 +186,15 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
     return bits | sum(1 << int(t) for t in np.flatnonzero(base - chosen))  # P1's own additions
 
 
-def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
-    """Tile types some arrangement of rack tiles within ``lo..hi`` worth >= threshold uses (0: none)."""
-    return _points_sweep(lo, hi, threshold)
+def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> bool:
+    """Does some arrangement of rack tiles within ``lo..hi`` (jokers too) score >= threshold?
+
+    Only existence: the compiled sweep runs without labels (empty labels prune most).
+    """
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi, False, max(threshold, 0), labels=False)[0]
+    return _points_sweep(lo, hi, threshold) != 0
 
 
 def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
