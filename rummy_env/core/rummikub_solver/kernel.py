@@ -113,17 +113,24 @@ def _kernel_sweep(  # pragma: no cover - compiled
         hsize = 4096
         hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
-        for q in range(ncur):
+        # codes sharing colours 0+1 and their jokers share half A: visit them together
+        order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
+        last_a = -1
+        for r in range(ncur):
+            q = order[r]
             code = cur_c[q]
             lab = cur_l[q]
             j = (code >> 24) & 7
             pts = code >> 27
             budget = jhi - j
-            k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
-            k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+            key_a = code & (4095 | (7 << 24))
+            if key_a != last_a:
+                last_a = key_a
+                k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
+                k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+                _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
             k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
             k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
-            _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
             _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used, ordered)
             for ca in range(9):
                 if cnt_a[ca] == 0:
