@@ -151,14 +151,25 @@ def _label_sweep_py(
         get = nxt.get
         for code, lab in cur.items():
             jpart = code & ~_SMASK
-            for delta, spread in _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
-                n = jpart + delta
-                old = get(n)
-                if not labels:
-                    nxt[n] = 0
-                    continue
-                new = _add_extras(lab, (spread << i) & keep, True) if ordered else lab | (spread << i)
-                nxt[n] = new if old is None else old | new
+            moves = _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered)
+            if not labels:
+                for delta, _spread in moves:
+                    nxt[jpart + delta] = 0
+            elif ordered:
+                by_spread: dict[int, int] = {}  # an ordered move reads one colour bit: few labels
+                for delta, spread in moves:
+                    new = by_spread.get(spread)
+                    if new is None:
+                        new = by_spread[spread] = _add_extras(lab, (spread << i) & keep, True)
+                    n = jpart + delta
+                    old = get(n)
+                    nxt[n] = new if old is None else old | new
+            else:
+                for delta, spread in moves:
+                    n = jpart + delta
+                    new = lab | (spread << i)
+                    old = get(n)
+                    nxt[n] = new if old is None else old | new
         if not nxt:
             return False, 0
         cur = _prune(nxt) if len(nxt) > 32 else nxt
