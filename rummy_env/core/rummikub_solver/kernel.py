@@ -63,7 +63,21 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kernel_sweep(  # pragma: no cover - compiled
-    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, labels=True, prune_min=32, prune_two=64, below=0
+    lohi,
+    capc,
+    jlo,
+    jhi,
+    gstart,
+    moves,
+    gj,
+    ups,
+    ordered,
+    threshold,
+    labels=True,
+    prune_min=32,
+    prune_two=64,
+    below=0,
+    remap=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -89,6 +103,11 @@ def _kernel_sweep(  # pragma: no cover - compiled
 
     ``below > 0`` (ordered): only the types below ``below`` are label values, the jokers
     none (``sweeps._label_sweep_found``); the bits keep "none yet" (bit 53).
+
+    ``remap`` (ordered): the value a new lowest added type ``t`` takes in a label, as
+    ``remap[(1 << t) % 67] = 1 << t'`` (powers of two up to 2**53 differ mod 67); ``t'`` is
+    ``t`` (``_IDENTITY``) or a type of the same colour and a number no higher that is
+    known to be in the answer (``sweeps._ordered_sweep``).
 
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
@@ -163,7 +182,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 low = extras & -extras
                                 nlab = lab & (low - 1)
                                 if lab & ~(low - 1) != 0:
-                                    nlab |= low
+                                    nlab |= remap[low % 67]
                             nreal = ((va >> 16) & 7) + ((vb >> 16) & 7)
                             for jg in range(3):
                                 if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
@@ -371,6 +390,17 @@ for (_lo, _hi), _k in _LOHI_INDEX.items():
 _TABLES: tuple | None = None
 
 
+def remap_table(pairs: dict[int, int]) -> np.ndarray:
+    """The ``remap`` argument of the kernel: type ``t`` -> type ``pairs.get(t, t)``."""
+    table = np.zeros(67, dtype=np.int64)
+    for t in range(54):
+        table[(1 << t) % 67] = 1 << pairs.get(t, t)
+    return table
+
+
+_IDENTITY = remap_table({})
+
+
 def _shared_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``_kernel_tables()``, built once per process (the label and the best-play kernels share them)."""
     global _TABLES
@@ -421,6 +451,7 @@ def _kernel():
                 threshold: int = 0,
                 labels: bool = True,
                 below: int = 0,
+                remap: np.ndarray | None = None,
             ) -> tuple[bool, int]:
                 lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
@@ -438,6 +469,7 @@ def _kernel():
                     32,
                     64,
                     int(below),
+                    _IDENTITY if remap is None else remap,
                 )
                 return bool(found), int(bits)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.kernel import _kernel
+from rummy_env.core.rummikub_solver.kernel import _kernel, remap_table
 from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
@@ -132,8 +132,38 @@ def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, be
     """
     kernel = _kernel()
     if kernel:
+        if ordered and hi[JOKER] > lo[JOKER]:
+            return _ordered_sweep(kernel, lo, hi, below)
         return kernel(lo, hi, ordered, below=below)
     return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered, below=below)
+
+
+def _ordered_sweep(kernel, lo: np.ndarray, hi: np.ndarray, below: int) -> tuple[bool, int]:
+    """The compiled ordered sweep in two passes, for bounds that leave jokers to add.
+
+    First without the jokers to add (``hi`` cut to ``lo`` there: a smaller sweep, most of
+    the answer on the kept worst cases); every bit it finds is in the answer.  Then the full
+    sweep, where a label value ``t`` found already stands in as the lowest found value of
+    its colour (``remap``): a value's future depends only on its colour (a later move has
+    a higher number, so it lowers the value only with a lower colour, and then to the same
+    new value for every value of the colour), so the stand-in ends in the answer exactly
+    when ``t`` would, and labels with fewer distinct values prune more.  The union of the
+    two passes is the answer of the one full sweep.
+    """
+    cut = hi.copy()
+    cut[JOKER] = lo[JOKER]
+    _found, known = kernel(lo, cut, True, below=below)
+    known &= _COLOURED_BITS
+    if not known:
+        return kernel(lo, hi, True, below=below)
+    pairs = {}
+    for c in range(NUM_COLOURS):
+        row = (known >> (c * 13)) & ((1 << 13) - 1)
+        if row:
+            low = c * 13 + (row & -row).bit_length() - 1
+            pairs.update({c * 13 + v: low for v in range(13) if row >> v & 1})
+    found, bits = kernel(lo, hi, True, below=below, remap=remap_table(pairs))
+    return found, bits | known
 
 
 def _label_sweep_py(
