@@ -7,6 +7,8 @@
     python -m experiments.bench_rummikub_solver --worst          # the kept worst cases, every option
     python -m experiments.bench_rummikub_solver --worst --search 200 --seed 3   # and look for new ones
     python -m experiments.bench_rummikub_solver --worst --climb 100 --seed 3    # hill-climb on time
+    python -m experiments.bench_rummikub_solver --worst --clock thread          # CPU time, shared machine
+    python -m experiments.bench_rummikub_solver --worst --first-step --no-numba # first-step calls only
 
 Positions: a table of 30-60 tiles made of random valid melds (runs of 3-7, groups of 3-4,
 each with two chances of 0.05 of a tile replaced by a joker, so about three tables in five
@@ -71,6 +73,17 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--worst", action="store_true", help="time the kept worst cases in every option combination")
     ap.add_argument("--search", type=int, default=0, help="with --worst: also search this many random positions")
     ap.add_argument("--climb", type=int, default=0, help="with --worst: hill-climb this many changes per start")
+    ap.add_argument(
+        "--first-step",
+        action="store_true",
+        help="with --worst: only the calls of a turn's first step (nothing chosen; the whole rack)",
+    )
+    ap.add_argument(
+        "--clock",
+        choices=("wall", "thread"),
+        default="wall",
+        help="with --worst: wall time (default) or the thread's CPU time (leaves out other processes on the core)",
+    )
     return ap.parse_args(argv)
 
 
@@ -79,14 +92,21 @@ def worst(args: argparse.Namespace) -> int:
     from experiments import rummikub_worst_cases as wc
     from rummy_env.core.rummikub_solver import kernel as solver_kernel
 
+    if args.clock == "thread":
+        wc.CLOCK = time.thread_time
     kernel = solver_kernel._kernel()
     wc.warm_up()
     factor = 1.0 if kernel else 20.0
     print(f"# Rummikub solver worst cases: numba kernel {'yes' if kernel else 'no (pure Python, targets x20)'}")
-    print(f"# fastest of {max(args.repeat, 1)} timing(s) per mask/legal call, caches cleared before each")
+    print(
+        f"# fastest of {max(args.repeat, 1)} timing(s) per mask/legal call, caches cleared before each; "
+        f"clock: {'thread CPU time' if args.clock == 'thread' else 'wall'}; "
+        f"{'first-step calls only' if args.first_step else 'every step of two built plays'}"
+    )
     slowest: dict[tuple[str, str], tuple[float, str]] = {}
     for name, table, rack in wc.kept_positions():
-        for key, dt in wc.time_position(table, rack, args.repeat).items():
+        timed = wc.time_first_step if args.first_step else wc.time_position
+        for key, dt in timed(table, rack, args.repeat).items():
             if dt > slowest.get(key, (0.0, ""))[0]:
                 slowest[key] = (dt, name)
     print()

@@ -108,7 +108,7 @@ def test_product_sweep_alone_matches_bruteforce(monkeypatch):
 
 def test_ordered_product_path_alone_matches_bruteforce(monkeypatch):
     """The ordered table-play mask with no witness: every open bit goes to the product sweep."""
-    monkeypatch.setattr(solver_table_play, "_ordered_witness_bits", lambda *args: 0)
+    monkeypatch.setattr(solver_table_play, "_ordered_witness_bits", lambda *args: (JOKER, 0))
     real_witness = solver_table_play._ordered_witness
     monkeypatch.setattr(solver_table_play, "_ordered_witness", lambda *args: real_witness(*args) and None)
     product = count_calls(monkeypatch, "_product_sweep")
@@ -121,6 +121,26 @@ def test_ordered_product_path_alone_matches_bruteforce(monkeypatch):
         want = oracle.ordered_extension_mask_bruteforce(table, rack, chosen, False, threshold, True)
         assert np.array_equal(got, want), (table.tolist(), rack.tolist(), chosen.tolist(), threshold)
     assert product[0] >= 10
+
+
+@pytest.mark.parametrize("few_open", [0, NUM_TILE_TYPES])
+def test_ordered_open_bits_both_ways_match_bruteforce(monkeypatch, few_open):
+    """The open candidates of the ordered table-play mask checked one by one (an existence
+    sweep each) or against the whole ordered mask after the meld: both exact."""
+    monkeypatch.setattr(solver_table_play, "_FEW_OPEN", few_open)
+    real_witness_bits = solver_table_play._ordered_witness_bits
+    # a weaker witness leaves more candidates open: only its t* is kept
+    monkeypatch.setattr(solver_table_play, "_ordered_witness_bits", lambda *a: (real_witness_bits(*a)[0], 0))
+    per_bit = count_calls(monkeypatch, "_after_meld_bit")
+    rng = np.random.default_rng(79)
+    for k in range(20):
+        table, rack, chosen = dense_position(rng)
+        threshold = (15, 30)[k % 2]
+        solver.clear_caches()
+        got = ordered_extension_mask(table, rack, chosen, False, threshold, True)
+        want = oracle.ordered_extension_mask_bruteforce(table, rack, chosen, False, threshold, True)
+        assert np.array_equal(got, want), (few_open, table.tolist(), rack.tolist(), chosen.tolist(), threshold)
+    assert (per_bit[0] >= 10) == (few_open > 0)
 
 
 def test_product_path_golden():

@@ -160,3 +160,114 @@ def test_worst_case_search_mutations_keep_positions_valid():
         changed += not (np.array_equal(t2, table) and np.array_equal(r2, rack))
         table, rack = t2, r2
     assert changed >= 20
+
+
+def test_pruned_label_sweeps_equal_the_unpruned_ones(monkeypatch):
+    """Pruning takes the dominators' tokens out of a label (``sweeps._prune``): on layers big
+    enough to prune, the answers and the found flag equal those of the sweep that keeps
+    every code (plain reachability, exact by construction)."""
+    rng = np.random.default_rng(1621)
+    pruned_layers = [0]
+    real_prune = solver_sweeps._prune
+
+    def counting_prune(layer):
+        out = real_prune(layer)
+        pruned_layers[0] += len(out) < len(layer)
+        return out
+
+    for k in range(10):
+        table, rack = worst_like(rng, 30, 60, 14)
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
+        lo, hi = table + chosen, table + rack
+        keys = solver_transitions._cell_keys(lo, hi)
+        for ordered in (False, True):
+            monkeypatch.setattr(solver_sweeps, "_prune", counting_prune)
+            got = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
+            monkeypatch.setattr(solver_sweeps, "_prune", lambda layer: layer)
+            want = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
+            assert got == want, (k, ordered, table.tolist(), rack.tolist(), chosen.tolist())
+    assert pruned_layers[0] >= 40
+
+
+def test_pruned_product_sweep_equals_the_unpruned_one(monkeypatch):
+    """The product sweep of table play with and without ``_prune_product`` (token removal
+    included) on positions whose layers prune: same found flag, same bits, both orders."""
+    from rummy_env.core.rummikub_solver import table_play as solver_table_play
+
+    rng = np.random.default_rng(1622)
+    real_prune = solver_table_play._prune_product
+    dropped = [0]
+
+    def counting_prune(layer, done):
+        out = real_prune(layer, done)
+        dropped[0] += len(layer) - len(out)
+        return out
+
+    found = 0
+    for k in range(8):
+        table, rack = worst_like(rng, 12, 30, 10, meld=True)
+        chosen = ZERO.copy()
+        threshold = (15, 30)[k % 2]
+        for ordered in (False, True):
+            monkeypatch.setattr(solver_table_play, "_prune_product", counting_prune)
+            got = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            monkeypatch.setattr(solver_table_play, "_prune_product", lambda layer, done: layer)
+            want = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            assert got == want, (k, ordered, table.tolist(), rack.tolist())
+            found += got[0]
+    assert dropped[0] >= 500
+    assert found >= 4
+
+
+def test_capped_ordered_labels_equal_the_full_ordered_sweep():
+    """``below=m``: the ordered bits below m, and bit 53 iff some accepting path adds no type
+    below m (its lowest added type is m or higher, or it adds nothing: lo itself splits);
+    compiled and Python sweeps alike."""
+    kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
+    rng = np.random.default_rng(1623)
+    seen = set()
+    for k in range(16):
+        table, rack = worst_like(rng, 30, 70, 16)
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
+        lo, hi = table + chosen, table + rack
+        keys = solver_transitions._cell_keys(lo, hi)
+        coloured = np.flatnonzero(rack[:JOKER])
+        m = int(coloured[-1] if k % 2 else rng.choice(coloured)) if coloured.size else 20
+        full = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True)
+        exact_lo = solver_sweeps._reachable(lo, lo)
+        want_top = full[0] and (full[1] >> m != 0 or exact_lo)
+        want = (full[0], full[1] & ((1 << m) - 1) | (want_top << 53))
+        got_py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=m)
+        assert got_py == want, (k, m, table.tolist(), rack.tolist(), chosen.tolist())
+        assert kernel(lo, hi, True, below=m) == want, (k, m)
+        seen.add((bool(want[1] & ((1 << m) - 1)), bool(want_top)))
+    assert len(seen) >= 3  # bits below m with and without bit 53, and bit 53 alone or none
+
+
+def test_two_pass_ordered_sweep_equals_the_one_pass_sweep():
+    """The compiled ordered sweep in two passes (``sweeps._ordered_sweep``: jokers to add cut
+    first, then the full sweep with the values found standing in for their colour) against
+    the pure-Python one-pass sweep, plain and capped, with one or two jokers to add."""
+    assert solver_kernel._kernel(), "the compiled sweep is missing: the test extra installs numba (the fast extra)"
+    rng = np.random.default_rng(1625)
+    stood_in = 0
+    for k in range(30):
+        table = random_table(rng, int(rng.integers(30, 80)), joker_p=(0.03, 0.12)[k % 2])
+        rack = random_rack(rng, table, int(rng.integers(4, 16)))
+        rack[JOKER] = 2 - table[JOKER]  # every joker not on the table is in the rack
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.15) * rack
+        chosen[JOKER] = 0
+        lo, hi = table + chosen, table + rack
+        coloured = np.flatnonzero(rack[:JOKER])
+        below = int(rng.choice(coloured)) if k % 3 == 2 and coloured.size else 0
+        keys = solver_transitions._cell_keys(lo, hi)
+        want = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below)
+        got = solver_sweeps._label_sweep_found(lo, hi, True, below=below)
+        assert got == want, (k, below, table.tolist(), rack.tolist(), chosen.tolist())
+        cut = hi.copy()
+        cut[JOKER] = lo[JOKER]
+        stood_in += bool(
+            hi[JOKER] > lo[JOKER] and solver_kernel._kernel()(lo, cut, True, below=below)[1] & ((1 << 52) - 1)
+        )
+    assert stood_in >= 10

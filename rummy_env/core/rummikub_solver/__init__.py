@@ -27,9 +27,11 @@ jokers).  After 13 the accepting states are those with no open run of length 1 o
 at their numbers, groups at theirs), and every path is an arrangement: the state holds
 everything the rest of the sweep can see, so paths that reach the same state are
 interchangeable.  Jokers need no tile id: a joker at number ``v`` is worth ``v`` points
-wherever it sits, so points add up number by number (R-RK-07).  Pruning drops a state
-only when another state of the same layer can copy each of its completions with the same
-tiles (some runs longer, more 3+ runs, same jokers) and already carries its label.
+wherever it sits, so points add up number by number (R-RK-07).  Pruning leans on states
+of the same layer that can copy each completion of a state with the same tiles (some runs
+longer, more 3+ runs, fewer jokers): a label is a set of independent tokens, so the
+tokens such a dominator holds are taken out of the state's label, and the state is
+dropped once none is left.
 
 **Masks in one pass.**  Each state carries a *label*: the set of tile types some path
 reaching it uses above their lower bound.  Labels are OR-ed where paths meet, so the union
@@ -37,8 +39,9 @@ over accepting states is exactly the set of tile types some legal play can add: 
 answers in one forward sweep.  ``ordered_extension_mask`` labels states instead with the
 set of "lowest added type" values of their paths; the env builds plays in non-decreasing
 type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
-type.  **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and
-otherwise only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
+type (compiled, in two passes when jokers can be added: ``sweeps._ordered_sweep``).
+**It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and otherwise
+only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
 legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
 
 Before the initial meld (R-RK-07) the points so far, capped at the threshold, join the

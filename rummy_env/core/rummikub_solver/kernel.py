@@ -63,7 +63,21 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kernel_sweep(  # pragma: no cover - compiled
-    lohi, capc, jlo, jhi, gstart, moves, gj, ups, ordered, threshold, labels=True, prune_min=32, prune_two=64
+    lohi,
+    capc,
+    jlo,
+    jhi,
+    gstart,
+    moves,
+    gj,
+    ups,
+    ordered,
+    threshold,
+    labels=True,
+    prune_min=32,
+    prune_two=64,
+    below=0,
+    remap=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -86,6 +100,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
     so far, capped at ``threshold``, sit in the code above bit 27 (pruning compares codes
     with the same points only: the upgrades change colour states, never that field), and
     only codes that reached the threshold accept.
+
+    ``below > 0`` (ordered): only the types below ``below`` are label values, the jokers
+    none (``sweeps._label_sweep_found``); the bits keep "none yet" (bit 53).
+
+    ``remap`` (ordered): the value a new lowest added type ``t`` takes in a label, as
+    ``remap[(1 << t) % 67] = 1 << t'`` (powers of two up to 2**53 differ mod 67); ``t'`` is
+    ``t`` (``_IDENTITY``) or a type of the same colour and a number no higher that is
+    known to be in the answer (``sweeps._ordered_sweep``).
 
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
@@ -110,17 +132,24 @@ def _kernel_sweep(  # pragma: no cover - compiled
         hsize = 4096
         hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
-        for q in range(ncur):
+        # codes sharing colours 0+1 and their jokers share half A: visit them together
+        order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
+        last_a = -1
+        for r in range(ncur):
+            q = order[r]
             code = cur_c[q]
             lab = cur_l[q]
             j = (code >> 24) & 7
             pts = code >> 27
             budget = jhi - j
-            k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
-            k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+            key_a = code & (4095 | (7 << 24))
+            if key_a != last_a:
+                last_a = key_a
+                k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
+                k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+                _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
             k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
             k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
-            _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
             _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used, ordered)
             for ca in range(9):
                 if cnt_a[ca] == 0:
@@ -146,12 +175,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 | (((vb >> 14) & 1) << (26 + i))
                                 | (((vb >> 15) & 1) << (39 + i))
                             )
+                            if below > 0:
+                                extras &= (1 << below) - 1
                             nlab = lab | extras
                             if ordered and extras != 0:  # _add_extras
                                 low = extras & -extras
                                 nlab = lab & (low - 1)
                                 if lab & ~(low - 1) != 0:
-                                    nlab |= low
+                                    nlab |= remap[low % 67]
                             nreal = ((va >> 16) & 7) + ((vb >> 16) & 7)
                             for jg in range(3):
                                 if (jgm >> jg) & 1 == 0 or ksum + jg > budget:
@@ -159,7 +190,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 jn = j + ksum + jg
                                 ncode = base | (jn << 24)
                                 nl = nlab
-                                if jn > jlo:  # a joker above its lower bound: the extra type 52
+                                if jn > jlo and below == 0:  # a joker above its lower bound: the extra type 52
                                     if ordered:
                                         if nl >> 52 != 0:
                                             nl = (nl & ((1 << 52) - 1)) | (1 << 52)
@@ -198,8 +229,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
         for r in range(nn):
             code = nxt_c[r]
             lab = nxt_l[r]
-            if nn > prune_min and i < 12 and _dominated(code, lab, nxt_c, nxt_l, hidx, hsize, ups, jlo, two_step):
-                continue  # the last layer is only read
+            if nn > prune_min and i < 12:  # the last layer is only read
+                lab = _dominated(code, lab, nxt_c, nxt_l, hidx, hsize, ups, jlo, two_step)
+                if lab < 0:
+                    continue
             cur_c[ncur] = code
             cur_l[ncur] = lab
             ncur += 1
@@ -208,7 +241,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
     for q in range(ncur):
         if (cur_c[q] >> 24) & 7 >= jlo and cur_c[q] >> 27 >= threshold:
             found = True
-            bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
+            if below > 0:
+                bits |= cur_l[q] & ((1 << 53) | ((1 << below) - 1))
+            else:
+                bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
 
 
@@ -292,21 +328,29 @@ def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
 
 
 def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragma: no cover - compiled
-    """True when a code of the layer can copy every completion of ``code`` with a superset label.
+    """What is left of ``lab`` once the codes of the layer that can copy every completion of
+    ``code`` have taken their share: the label to keep, or -1 when ``code`` can go.
 
-    As ``sweeps._prune`` (one-step upgrades of a colour; with ``two_step`` also two steps
+    The codes that copy every completion of ``code`` with the same tiles (its dominators):
+    as ``sweeps._prune`` (one-step upgrades of a colour; with ``two_step`` also two steps
     of one colour and one step of two colours), plus fewer jokers: a code with the same
-    colour states and ``jlo <= j' < j`` jokers used copies each completion with the same
-    tiles and still ends with at least ``jlo`` jokers; the joker bit is already in the
-    label once ``j > jlo`` (set on the move that passes ``jlo``), so the copy's labels are
-    a superset too (ordered labels: that move turned "none yet" into the joker).
+    colour states and ``jlo <= j' < j`` jokers used still ends with at least ``jlo``
+    jokers; the joker bit is already in the label once ``j > jlo`` (set on the move that
+    passes ``jlo``), and an ordered "none yet" was turned into the joker on that move.
+
+    A label is a set of independent tokens (``sweeps._prune``): a token a dominator holds
+    reaches every answer from there, so it is taken out here; ``code`` goes when some
+    dominator exists and no token is left.
     """
+    rem = lab
     j = (code >> 24) & 7
     for dj in range(1, 3):
         if j - dj >= jlo:
             s = _find(hidx, keys, hsize, code - (dj << 24))
-            if s >= 0 and lab & ~labs[s] == 0:
-                return True
+            if s >= 0:
+                rem &= ~labs[s]
+                if rem == 0:
+                    return -1
     top = 16 if two_step else 4
     for c in range(4):
         sc = (code >> (6 * c)) & 63
@@ -315,8 +359,10 @@ def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragm
             if d == 0:
                 continue
             s = _find(hidx, keys, hsize, code + (d << (6 * c)))
-            if s >= 0 and lab & ~labs[s] == 0:
-                return True
+            if s >= 0:
+                rem &= ~labs[s]
+                if rem == 0:
+                    return -1
     if two_step:
         for a in range(4):
             sa = (code >> (6 * a)) & 63
@@ -331,15 +377,28 @@ def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragm
                         if db == 0:
                             continue
                         s = _find(hidx, keys, hsize, code + (da << (6 * a)) + (db << (6 * b)))
-                        if s >= 0 and lab & ~labs[s] == 0:
-                            return True
-    return False
+                        if s >= 0:
+                            rem &= ~labs[s]
+                            if rem == 0:
+                                return -1
+    return rem
 
 
 _LOHI_TABLE = np.full(9, -1, dtype=np.int64)
 for (_lo, _hi), _k in _LOHI_INDEX.items():
     _LOHI_TABLE[_lo * 3 + _hi] = _k
 _TABLES: tuple | None = None
+
+
+def remap_table(pairs: dict[int, int]) -> np.ndarray:
+    """The ``remap`` argument of the kernel: type ``t`` -> type ``pairs.get(t, t)``."""
+    table = np.zeros(67, dtype=np.int64)
+    for t in range(54):
+        table[(1 << t) % 67] = 1 << pairs.get(t, t)
+    return table
+
+
+_IDENTITY = remap_table({})
 
 
 def _shared_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -386,7 +445,13 @@ def _kernel():
             compiled = jit(_kernel_sweep)
 
             def run(
-                lo: np.ndarray, hi: np.ndarray, ordered: bool = False, threshold: int = 0, labels: bool = True
+                lo: np.ndarray,
+                hi: np.ndarray,
+                ordered: bool = False,
+                threshold: int = 0,
+                labels: bool = True,
+                below: int = 0,
+                remap: np.ndarray | None = None,
             ) -> tuple[bool, int]:
                 lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
@@ -401,6 +466,10 @@ def _kernel():
                     bool(ordered),
                     max(int(threshold), 0),
                     bool(labels),
+                    32,
+                    64,
+                    int(below),
+                    _IDENTITY if remap is None else remap,
                 )
                 return bool(found), int(bits)
 

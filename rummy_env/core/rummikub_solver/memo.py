@@ -143,3 +143,8 @@ def tuple_of_pairs_cost(key, value) -> int:
 def tuple_of_triples_cost(key, value) -> int:
     """Bytes of an entry whose value is a tuple of 3-tuples of ints."""
     return 220 + 8 * len(value) + 140 * len(value)
+
+
+def half_cost(key, value) -> int:
+    """Bytes of an entry whose value is a tuple of (pattern, tuple of large ints) pairs."""
+    return 260 + sum(120 + 40 * len(moves) for _pattern, moves in value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.kernel import _kernel
+from rummy_env.core.rummikub_solver.kernel import _kernel, remap_table
 from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
@@ -16,25 +16,35 @@ from rummy_env.core.tiles import JOKER, NUM_COLOURS
 
 
 def _prune(layer: dict[int, int]) -> dict[int, int]:
-    """Drop codes dominated by a code of the same layer with a superset label.
+    """Drop codes whose label the codes dominating them hold; shrink the labels of the others.
 
     Code A dominates B when, with the same jokers used, A's open runs are B's with some
     made longer (1 -> 2 -> 3+) and some 3+ runs added, here in at most two steps (the
-    compiled kernel checks one step: there the extra look-ups cost what they save).
-    Whatever B can still do, A can do with the same tiles (close an extra 3+ run at once,
-    treat a longer run like the shorter one; merging a run that closes with one that
-    starts keeps the tiles), so every accepting path through B has a twin through A using
-    the same tiles; with label(B) <= label(A), dropping B loses no tile of the mask.
+    compiled kernel checks one step on small layers: there the extra look-ups cost what
+    they save).  Whatever B can still do, A can do with the same tiles (close an extra 3+
+    run at once, treat a longer run like the shorter one; merging a run that closes with
+    one that starts keeps the tiles), so every accepting path through B has a twin through
+    A using the same tiles.
+
+    A label is a set of independent *tokens* (a tile type, or an ordered "lowest added
+    type"): each move maps each token on its own, new tokens come from the moves alone,
+    and the answer is the union of the tokens of the accepting codes.  So a token of B
+    that a dominator A also holds reaches every answer it can reach from A as well: it is
+    taken out of B's label (the labels of the layer as it came, so no token is lost along a
+    chain of dominators), and B is dropped when it has a dominator and no token is left.
     """
     keep = {}
     get = layer.get
     for code, lab in layer.items():
-        if not _dominated(code, lab, get, True):
-            keep[code] = lab
+        rem = _dominated(code, lab, get, True)
+        if rem >= 0:
+            keep[code] = rem
     return keep
 
 
-def _dominated(code: int, lab: int, get, two_step: bool = False) -> bool:
+def _dominated(code: int, lab: int, get, two_step: bool = False) -> int:
+    """What ``_prune`` keeps of ``lab``: -1 when a dominator of ``code`` holds every token left."""
+    rem = lab
     steps = []
     for c in range(NUM_COLOURS):
         shift = _CBITS * c
@@ -42,24 +52,30 @@ def _dominated(code: int, lab: int, get, two_step: bool = False) -> bool:
         one = [d << shift for d in _UPGRADES[s]]
         for d in one:
             other = get(code + d)
-            if other is not None and lab & ~other == 0:
-                return True
+            if other is not None:
+                rem &= ~other
+                if rem == 0:
+                    return -1
         if two_step:
             for d in _UPGRADES2[s]:
                 other = get(code + (d << shift))
-                if other is not None and lab & ~other == 0:
-                    return True
+                if other is not None:
+                    rem &= ~other
+                    if rem == 0:
+                        return -1
         steps.append(one)
     if not two_step:
-        return False
+        return rem
     for a in range(NUM_COLOURS):
         for b in range(a + 1, NUM_COLOURS):
             for da in steps[a]:
                 for db in steps[b]:
                     other = get(code + da + db)
-                    if other is not None and lab & ~other == 0:
-                        return True
-    return False
+                    if other is not None:
+                        rem &= ~other
+                        if rem == 0:
+                            return -1
+    return rem
 
 
 #: Ordered labels (``ordered_extension_mask``): bit 53 = "no tile above its lower bound
@@ -107,33 +123,83 @@ def _label_sweep(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> int:
     return _label_sweep_found(lo, hi, ordered)[1]
 
 
-def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False) -> tuple[bool, int]:
-    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``."""
+def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, below: int = 0) -> tuple[bool, int]:
+    """``_label_sweep`` with whether some arrangement exists: ``(found, bits)``.
+
+    ``below > 0`` (ordered only): only the types below ``below`` count as "lowest added
+    types" (the jokers never do); the bits are those types, plus bit 53 when some accepting
+    path adds no type below ``below`` (a label with fewer values prunes more).
+    """
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi, ordered)
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered)
+        if ordered and hi[JOKER] > lo[JOKER]:
+            return _ordered_sweep(kernel, lo, hi, below)
+        return kernel(lo, hi, ordered, below=below)
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered, below=below)
 
 
-def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True) -> tuple[bool, int]:
+def _ordered_sweep(kernel, lo: np.ndarray, hi: np.ndarray, below: int) -> tuple[bool, int]:
+    """The compiled ordered sweep in two passes, for bounds that leave jokers to add.
+
+    First without the jokers to add (``hi`` cut to ``lo`` there: a smaller sweep, most of
+    the answer on the kept worst cases); every bit it finds is in the answer.  Then the full
+    sweep, where a label value ``t`` found already stands in as the lowest found value of
+    its colour (``remap``): a value's future depends only on its colour (a later move has
+    a higher number, so it lowers the value only with a lower colour, and then to the same
+    new value for every value of the colour), so the stand-in ends in the answer exactly
+    when ``t`` would, and labels with fewer distinct values prune more.  The union of the
+    two passes is the answer of the one full sweep.
+    """
+    cut = hi.copy()
+    cut[JOKER] = lo[JOKER]
+    _found, known = kernel(lo, cut, True, below=below)
+    known &= _COLOURED_BITS
+    if not known:
+        return kernel(lo, hi, True, below=below)
+    pairs = {}
+    for c in range(NUM_COLOURS):
+        row = (known >> (c * 13)) & ((1 << 13) - 1)
+        if row:
+            low = c * 13 + (row & -row).bit_length() - 1
+            pairs.update({c * 13 + v: low for v in range(13) if row >> v & 1})
+    found, bits = kernel(lo, hi, True, below=below, remap=remap_table(pairs))
+    return found, bits | known
+
+
+def _label_sweep_py(
+    keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True, below: int = 0
+) -> tuple[bool, int]:
     """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits).
 
     ``labels=False``: only whether an arrangement exists (bits 0; empty labels prune most).
+    ``below``: as ``_label_sweep_found``.
     """
+    keep = (1 << below) - 1 if below > 0 else -1
     cur = {0: _NONE_YET if ordered else 0}
     for i, ck in enumerate(keys):
         nxt: dict[int, int] = {}
         get = nxt.get
         for code, lab in cur.items():
             jpart = code & ~_SMASK
-            for delta, spread in _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered):
-                n = jpart + delta
-                old = get(n)
-                if not labels:
-                    nxt[n] = 0
-                    continue
-                new = _add_extras(lab, spread << i, True) if ordered else lab | (spread << i)
-                nxt[n] = new if old is None else old | new
+            moves = _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered)
+            if not labels:
+                for delta, _spread in moves:
+                    nxt[jpart + delta] = 0
+            elif ordered:
+                by_spread: dict[int, int] = {}  # an ordered move reads one colour bit: few labels
+                for delta, spread in moves:
+                    new = by_spread.get(spread)
+                    if new is None:
+                        new = by_spread[spread] = _add_extras(lab, (spread << i) & keep, True)
+                    n = jpart + delta
+                    old = get(n)
+                    nxt[n] = new if old is None else old | new
+            else:
+                for delta, spread in moves:
+                    n = jpart + delta
+                    new = lab | (spread << i)
+                    old = get(n)
+                    nxt[n] = new if old is None else old | new
         if not nxt:
             return False, 0
         cur = _prune(nxt) if len(nxt) > 32 else nxt
@@ -143,7 +209,7 @@ def _label_sweep_py(keys: tuple, jlo: int, jhi: int, ordered: bool = False, labe
         j = code >> _JSHIFT
         if j >= jlo:
             found = True
-            out |= _fold_label(lab, j, jlo, ordered)
+            out |= lab & (keep | _NONE_YET) if below > 0 else _fold_label(lab, j, jlo, ordered)
     return found, out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.best import _best_sweep
+from rummy_env.core.rummikub_solver.kernel import _kernel
 from rummy_env.core.rummikub_solver.sweeps import (
     _NONE_YET,
     _add_extras,
@@ -47,46 +48,74 @@ def _table_play_sweep(table, rack, chosen, threshold: int, want: str, ordered: b
     zero = np.zeros_like(rack)
     if want == "legal":
         both = table + chosen
-        return _meld_from(zero, chosen, threshold) != 0 and _reachable(both, both)
-    if _meld_from(zero, rack, threshold) == 0:
+        return _meld_from(zero, chosen, threshold) and _reachable(both, both)
+    if not _meld_from(zero, rack, threshold):
         return 0
-    upper = _label_sweep(table + chosen, table + rack, ordered)
-    if upper == 0 or _meld_from(zero, chosen, threshold):
-        return upper
+    if _meld_from(zero, chosen, threshold):
+        return _label_sweep(table + chosen, table + rack, ordered)
     if ordered:
-        return _ordered_bits(table, rack, chosen, threshold, upper)
-    if _witness_bits(table, rack, chosen, threshold) == upper:
+        return _ordered_bits(table, rack, chosen, threshold)
+    witness = _witness_bits(table, rack, chosen, threshold)
+    if witness == _open_types(rack, chosen):  # every type the rack can still add: done
+        return witness
+    upper = _label_sweep(table + chosen, table + rack, False)
+    if witness == upper:
         return upper
     return _product_sweep(table, rack, chosen, threshold, False)[1]
 
 
-def _ordered_bits(table, rack, chosen, threshold: int, upper: int) -> int:
-    """The ordered mask below ``upper`` (the ordered mask after the initial meld), for a
-    ``chosen`` that holds no initial meld.
+def _open_types(rack: np.ndarray, chosen: np.ndarray) -> int:
+    """The types the rack can still add to ``chosen``, as a 53-bit set."""
+    return sum(1 << int(t) for t in np.flatnonzero(rack > chosen))
 
-    One witness first: P1 the best rack meld, ``base = max(P1, chosen)`` and ``m`` the lowest
-    type ``base`` adds to ``chosen``.  Every P >= base with table + P partitioning is legal;
-    its lowest added type is ``min(m, l)``, ``l`` its lowest type above ``base`` (the ordered
-    sweep from ``base``): that gives the bits below ``m`` such a P reaches, and ``m`` itself.
-    Each bit of ``upper`` still open is then ``_ordered_bit``.
+
+def _ordered_bits(table, rack, chosen, threshold: int) -> int:
+    """The ordered mask with table play, for a ``chosen`` that holds no initial meld.
+
+    A bit ``t`` needs an initial meld within ``closed_t`` (the rack with the types below
+    ``t`` closed at ``chosen``), which fewer types never give more of: the bits above
+    ``t*``, the highest type that leaves one, are out at once.  One witness settles
+    many bits (``_ordered_witness_bits``); a candidate left needs its bit of the ordered
+    mask after the initial meld (an upper bound: one existence sweep for each of a few
+    candidates, else the whole mask in one sweep), then ``_ordered_bit``.
     """
-    out = _ordered_witness_bits(table, rack, chosen, threshold, upper) & upper
-    open_bits = upper & ~out
+    t_star, out = _ordered_witness_bits(table, rack, chosen, threshold)
+    open_bits = _open_types(rack, chosen) & ((2 << t_star) - 1) & ~out
+    few = open_bits.bit_count() <= _FEW_OPEN
+    if open_bits and not few:
+        open_bits &= _label_sweep(table + chosen, table + rack, True)
     while open_bits:
         t = (open_bits & -open_bits).bit_length() - 1
         open_bits &= open_bits - 1
+        if few and not _after_meld_bit(table, rack, chosen, t):
+            continue
         if _ordered_bit(table, rack, chosen, threshold, t):
             out |= 1 << t
     return out
 
 
-def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> int:
-    """The ordered bits certified by one initial meld P1 (see ``_ordered_bits``).
+#: Open candidates ``_ordered_bits`` checks one by one against the bound (an existence
+#: sweep each) rather than sweeping the whole ordered mask after the initial meld.
+_FEW_OPEN = 3
 
-    P1 is the best meld of the rack closed below the highest type ``t*`` that still leaves
-    an initial meld (a binary search: fewer types never hold more melds), so that its
-    lowest added type ``m`` is as high as possible and the bits below it, certified by the
-    ordered sweep from ``max(P1, chosen)``, are as many as possible.
+
+def _after_meld_bit(table, rack, chosen, t: int) -> bool:
+    """Bit ``t`` of the ordered mask after the initial meld: an existence sweep."""
+    lo, hi = table + chosen, table + rack
+    lo[t] += 1
+    hi[:t] = lo[:t]
+    return _reachable(lo, hi)
+
+
+def _ordered_witness_bits(table, rack, chosen, threshold: int) -> tuple[int, int]:
+    """``(t*, the ordered bits certified by one initial meld P1)`` (see ``_ordered_bits``).
+
+    One witness: P1 the best meld of ``closed_t*`` (a binary search finds ``t*``), so that
+    its lowest added type ``m`` is as high as possible; ``base = max(P1, chosen)``.  Every
+    P >= base with table + P partitioning is legal; its lowest added type is ``min(m, l)``,
+    ``l`` its lowest type above ``base``: the ordered sweep from ``base``, its values capped
+    at ``m``, gives the bits below ``m`` such a P reaches, and ``m`` itself when some such
+    P adds nothing below ``m``.  Each of these bits is a legal play's lowest added type.
     """
     zero = np.zeros_like(rack)
     lo_t, hi_t = 0, JOKER  # closed at lo_t holds an initial meld (the caller checked the rack)
@@ -102,16 +131,17 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int, upper: int) -> in
     closed[:lo_t] = chosen[:lo_t]
     p1 = _best_sweep(zero, closed, threshold, "points", False)
     if p1 is None:
-        return 0
+        return lo_t, 0
     base = np.maximum(p1, chosen)
     m = int(np.flatnonzero(base > chosen)[0])  # base != chosen: chosen holds no initial meld
-    found, low = _label_sweep_found(table + base, table + rack, True)
+    # only values below m are read: the sweep keeps no others (bit 53: a path adding none)
+    found, low = _label_sweep_found(table + base, table + rack, True, below=m)
     if not found:
-        return 0
+        return lo_t, 0
     out = low & ((1 << m) - 1)
-    if upper >> m & 1 and (low >> m or _reachable(table + base, table + base)):
+    if low & _NONE_YET:
         out |= 1 << m
-    return out
+    return lo_t, out
 
 
 #: Tiles of the first witness meld left out one at a time by ``_ordered_witness``.
@@ -184,9 +214,15 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
     return bits | sum(1 << int(t) for t in np.flatnonzero(base - chosen))  # P1's own additions
 
 
-def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> int:
-    """Tile types some arrangement of rack tiles within ``lo..hi`` worth >= threshold uses (0: none)."""
-    return _points_sweep(lo, hi, threshold)
+def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> bool:
+    """Does some arrangement of rack tiles within ``lo..hi`` (jokers too) score >= threshold?
+
+    Only existence: the compiled sweep runs without labels (empty labels prune most).
+    """
+    kernel = _kernel()
+    if kernel:
+        return kernel(lo, hi, False, max(threshold, 0), labels=False)[0]
+    return _points_sweep(lo, hi, threshold) != 0
 
 
 def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
@@ -254,10 +290,11 @@ def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[
 def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tuple[int, int, int], int]:
     """Drop product states dominated by a done A, by more points, or on side B.
 
-    With the same B state (same tiles to come), a state is dropped when the done A with the
-    same A jokers, or the same A with the full points, has a superset label (either does
-    whatever this A does, adding no more to P1 <= P); with the same A and points, when a
-    one-step stronger B (``_dominated``) has a superset label.
+    With the same B state (same tiles to come), the done A with the same A jokers and the
+    same A with the full points dominate a state (either does whatever this A does, adding
+    no more to P1 <= P); with the same A and points, so does a one-step stronger B
+    (``_dominated``).  As in ``_prune``, the tokens a dominator holds are taken out of the
+    label, and the state goes when it has a dominator and no token is left.
     """
     by_a: dict[tuple[int, int], dict[int, int]] = {}
     for (ca, cb, pts), lab in layer.items():
@@ -270,9 +307,16 @@ def _prune_product(layer: dict[tuple[int, int, int], int], done: int) -> dict[tu
             better = [d for d in twins if d is not None and d is not sub]
         get = sub.get
         for cb, lab in sub.items():
-            if any((o := d.get(cb)) is not None and lab & ~o == 0 for d in better):
+            rem, hit = lab, False
+            for d in better:
+                o = d.get(cb)
+                if o is not None:
+                    rem, hit = rem & ~o, True
+            if hit and rem == 0:
                 continue
-            if len(sub) > 1 and _dominated(cb, lab, get):
-                continue
-            keep[(ca, cb, pts)] = lab
+            if len(sub) > 1:
+                rem = _dominated(cb, rem, get)
+                if rem < 0:
+                    continue
+            keep[(ca, cb, pts)] = rem
     return keep

@@ -13,6 +13,7 @@ import numpy as np
 
 from rummy_env.core.rummikub_solver.memo import (
     BoundedCache,
+    half_cost,
     tuple_of_ints_cost,
     tuple_of_pairs_cost,
     tuple_of_triples_cost,
@@ -34,6 +35,7 @@ from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
 _TRANS_CACHE = BoundedCache("transitions", tuple_of_ints_cost)
 _LABEL_CACHE = BoundedCache("label_transitions", tuple_of_pairs_cost)
 _POINT_CACHE = BoundedCache("point_transitions", tuple_of_triples_cost)
+_HALF_CACHE = BoundedCache("half_moves", half_cost)
 
 
 def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
@@ -94,31 +96,21 @@ def _move_set(state: int, ckeys: tuple, budget: int) -> set[int]:
     are paired under the group table.  Partial sums with more jokers than ``budget`` are
     dropped early (the joker field only grows).  For the sweeps that read the moves as a
     set; ``_transitions`` keeps its own order for the certificates."""
-    halves = []
-    for c0 in (0, 2):
-        half: dict[tuple[int, int], set[int]] = {}
-        pa = _colour_parts(c0, (state >> (_CBITS * c0)) & 63, *_key4(ckeys[c0], budget))
-        pb = _colour_parts(c0 + 1, (state >> (_CBITS * (c0 + 1))) & 63, *_key4(ckeys[c0 + 1], budget))
-        if not pa or not pb:
-            return set()
-        for ga, la in pa:
-            for gb, lb in pb:
-                key = ((ga == 1) + (gb == 1), (ga == 2) + (gb == 2))
-                bucket = half.setdefault(key, set())
-                for a in la:
-                    for b in lb:
-                        p = a + b
-                        if p >> _K_SHIFT <= budget:
-                            bucket.add(p)
-        halves.append(half)
+    left = _half(0, state & 4095, ckeys[0], ckeys[1], budget)
+    if not left:
+        return set()
+    right = _half(2, (state >> 12) & 4095, ckeys[2], ckeys[3], budget)
+    if not right:
+        return set()
+    halves = (left, right)
     out: set[int] = set()
-    for (o1, t1), left in halves[0].items():
-        for (o2, t2), right in halves[1].items():
+    for (o1, t1), lhalf in halves[0]:
+        for (o2, t2), rhalf in halves[1]:
             jg_ok = _GROUP_JOKERS[(o1 + o2, t1 + t2)]
             if not jg_ok or jg_ok[0] > budget:
                 continue
-            for a in left:
-                for b in right:
+            for a in lhalf:
+                for b in rhalf:
                     p = a + b
                     k = p >> _K_SHIFT
                     for jg in jg_ok:
@@ -127,6 +119,31 @@ def _move_set(state: int, ckeys: tuple, budget: int) -> set[int]:
                         else:
                             break
     return out
+
+
+def _half(c0: int, pair: int, cka: tuple, ckb: tuple, budget: int) -> tuple:
+    """The moves of colours ``c0`` and ``c0 + 1`` summed (``_move_set``), memoised: many
+    joint states share the states of two colours.  ``pair``: their two colour states.
+    Returns ``(((ones, twos), (packed, ...)), ...)`` by group pattern; () if a colour has no move."""
+    key = (c0, pair, cka, ckb, budget)
+    hit = _HALF_CACHE.get(key)
+    if hit is not None:
+        return hit
+    half: dict[tuple[int, int], set[int]] = {}
+    pa = _colour_parts(c0, pair & 63, *_key4(cka, budget))
+    pb = _colour_parts(c0 + 1, pair >> _CBITS, *_key4(ckb, budget))
+    if pa and pb:
+        for ga, la in pa:
+            for gb, lb in pb:
+                bucket = half.setdefault(((ga == 1) + (gb == 1), (ga == 2) + (gb == 2)), set())
+                for a in la:
+                    for b in lb:
+                        p = a + b
+                        if p >> _K_SHIFT <= budget:
+                            bucket.add(p)
+    res = tuple((pattern, tuple(moves)) for pattern, moves in half.items())
+    _HALF_CACHE.store(key, res)
+    return res
 
 
 def _key4(ck: tuple, budget: int) -> tuple[int, int, int, int, int]:
