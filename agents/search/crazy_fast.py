@@ -1,13 +1,12 @@
 """Compiled Crazy Rummy playouts: a rule-of-thumb player in numba, played in ``crazy_kernel`` rows.
 
-:func:`heuristic_action` follows the rules of thumb of
-:class:`agents.crazy_heuristic.CrazyRummyHeuristicAgent` (R-CRAZY-12 penalties), with
-two simplifications that keep it cheap: it reads the exact table of the kernel row (the
-Python agent guesses lay-off spots from its observation), and it goes out greedily
-(melds, lay-offs, then wild cards laid off when at most one natural card is left)
-instead of searching every order of moves (``agents.crazy_planner.GoOutPlanner``).
-It is a playout policy, not a second heuristic: the tests check its legality and its
-choices in stacked positions, not that it copies the Python agent move for move.
+:func:`heuristic_action` is :class:`agents.crazy_heuristic.CrazyRummyHeuristicAgent`
+rule for rule (R-CRAZY-12 penalties), its go-out planner included
+(``agents.search.crazy_plan``), reading the kernel row instead of the encoded
+observation: it sees the table as the observation shows it (represented cards and what
+each wild card stands for; lay-off spots guessed as the Python agent guesses them
+where the mask does not list them), and the differential test checks that both pick
+the same action.
 
 :func:`evaluate` is the ``pimc`` agent's ``rollout=fast`` inner loop, as
 ``rummy_fast.evaluate``: every root action in each of ``worlds`` worlds (the hidden
@@ -20,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.search import crazy_plan as plan
 from rummy_env.core.melds import MELDS
 from rummy_env.vector import crazy_kernel as k
 from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
@@ -75,51 +75,108 @@ def useful(card, hand, wilds, melded, spots):
 
 @njit(cache=True)
 def layoff_spots(i, ints, masks):
-    """Cards that extend a table meld of row ``i`` and are not on the table (exact)."""
+    """``agents.crazy_planner.layoff_spots``, the Python agent's guess from what its
+    observation shows: a card whose rank has its three other cards on the table, or with
+    the two cards next to it on one side (same suit) there; never a card on the table."""
+    rep = masks[i, k.TABLE]
     spots = U0
-    table = masks[i, k.TABLE]
-    set3, low_ends, high_ends = masks[i, k.SET3], masks[i, k.LOW_ENDS], masks[i, k.HIGH_ENDS]
-    for rank in range(13):
-        if has(set3, rank):
-            for s in range(4):
-                if not has(table, 13 * s + rank):
-                    spots |= bit(13 * s + rank)
     for s in range(4):
-        for pos in range(14):
-            if pos >= 1 and has(low_ends, 14 * s + pos):
-                spots |= bit(13 * s + pos - 1)
-            if pos < 12 and has(high_ends, 14 * s + pos):
-                spots |= bit(13 * s + pos + 1)
+        row = np.int64((rep >> np.uint64(13 * s)) & np.uint64(0x1FFF))
+        below_a_run = (row >> 1) & (row >> 2)
+        above_a_run = (row << 1) & (row << 2) & 0x1FFF
+        spots |= np.uint64(below_a_run | above_a_run) << np.uint64(13 * s)
+    for rank in range(13):
+        held = 0
+        for s in range(4):
+            held += has(rep, 13 * s + rank)
+        if held == 3:
+            for s in range(4):
+                if not has(rep, 13 * s + rank):
+                    spots |= bit(13 * s + rank)
     return spots & ~k.on_table(i, ints, masks)
 
 
 @njit(cache=True)
-def heuristic_action(i, ints, masks, pile, legal):
-    """The playout policy's action for the acting seat of live row ``i`` (see the module
-    docstring): draw the top discard when useful; then swap, meld (most natural cards,
-    then most penalty shed), lay off natural cards (highest penalty), lay off wild
-    cards when at most one natural card is left (going out), and discard the
-    highest-penalty card in no partial meld, never a wild card while another may go."""
+def _plan(i, ints, masks, hand, melded, keep_out, known, use_known, memo_keys, memo_results, gen):
+    """``GoOutPlanner(wilds, table, known_spots).plan(...)``'s first move in row ``i``
+    (``crazy_plan.first_move``), the table as the Python agent's observation shows it."""
+    stands = np.empty(4, np.int64)
+    for s in range(4):
+        stands[s] = ints[i, k.STAND + s]
+    gen[0] += 1
+    return plan.first_move(
+        hand, melded, keep_out, masks[i, k.WILDS], masks[i, k.TABLE], k.on_table(i, ints, masks), stands,
+        known, use_known, memo_keys, memo_results, np.uint64(gen[0]),
+    )  # fmt: skip
+
+
+@njit(inline="always", cache=True)
+def _legal(legal, i, a):
+    return has(legal[i, a >> 6], a & 63)
+
+
+@njit(cache=True)
+def _planned_action(move, i, legal):
+    """``crazy_heuristic._first_legal_move``: the action of a plan's first move when the
+    mask has it, else -1."""
+    if move == plan.NO_PLAN:
+        return -1
+    if move == plan.EMPTY_PLAN:
+        return ctz(legal[i, 0] & np.uint64((1 << 52) - 1))  # one card left: discarding it goes out
+    if move >= plan.MELD_MOVE:
+        a = k.MELD + move - plan.MELD_MOVE
+        return a if _legal(legal, i, a) else -1
+    if move >= plan.SWAP_MOVE:
+        a = k.SWAP + move - plan.SWAP_MOVE
+        return a if _legal(legal, i, a) else -1
+    c = move - (plan.WILD_MOVE if move >= plan.WILD_MOVE else plan.LAYOFF_MOVE)
+    for side in range(3):
+        if _legal(legal, i, k.LAYOFF + 3 * c + side):
+            return k.LAYOFF + 3 * c + side
+    return -1
+
+
+@njit(cache=True)
+def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen):
+    """``CrazyRummyHeuristicAgent.act`` for the acting seat of live row ``i`` (see its
+    docstring and the module's): go out when the planner finds how (taking the top
+    discard when it lets the hand go out); draw the top discard when useful; then swap,
+    meld (most natural cards, then most penalty shed), lay off natural cards (highest
+    penalty), and discard the highest-penalty card in no partial meld, never a wild card
+    while another may go.  ``memo_keys, memo_results``: a ``crazy_plan.memo()``;
+    ``gen``: int64 ``(1,)``, the memo's generation counter."""
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
     wilds = masks[i, k.WILDS]
     wild_rank = ints[i, k.WILD_RANK]
+    melded = ints[i, k.MELDED + p] != 0
     if ints[i, k.PHASE] == k.DRAW:
-        if has(legal[i, 0], k.DRAW_DISCARD):
+        if _legal(legal, i, k.DRAW_DISCARD):
             top = pile[i, ints[i, k.PILE_LEN] - 1]
-            melded = ints[i, k.MELDED + p] != 0
+            b = bit(top)
+            move = _plan(i, ints, masks, hand | b, melded, b, U0, False, memo_keys, memo_results, gen)
             spots = layoff_spots(i, ints, masks) if melded else U0
-            if useful(top, hand, wilds, melded, spots):
+            if move != plan.NO_PLAN or useful(top, hand, wilds, melded, spots):
                 return k.DRAW_DISCARD
         return k.DRAW_STOCK
-    for s in range(4):
-        c = ints[i, k.STAND + s]
-        if c >= 0 and has(legal[i, (k.SWAP + c) >> 6], (k.SWAP + c) & 63):
-            return k.SWAP + c
-    best, best_nat, best_shed = -1, -1, -1
+    taken = ints[i, k.TAKEN]
+    forbidden = bit(taken) if taken >= 0 and has(hand, taken) else U0
+    known = U0
+    if melded:
+        for a in range(k.LAYOFF, k.SWAP):
+            if _legal(legal, i, a):
+                known |= bit((a - k.LAYOFF) // 3)
+    move = _plan(i, ints, masks, hand, melded, forbidden, known, melded, memo_keys, memo_results, gen)
+    best = _planned_action(move, i, legal)
+    if best >= 0:
+        return best
+    for a in range(k.SWAP, k.SWAP + 52):
+        if _legal(legal, i, a):
+            return a
+    best_nat, best_shed = -1, -1
     for m in range(k.NUM_MELDS):
         a = k.MELD + m
-        if has(legal[i, a >> 6], a & 63):
+        if _legal(legal, i, a):
             natural = MELD_MASK[m] & hand
             nat = popcount(natural)
             shed = 0
@@ -133,21 +190,13 @@ def heuristic_action(i, ints, masks, pile, legal):
                 best, best_nat, best_shed = a, nat, shed
     if best >= 0:
         return best
-    going_out = popcount(hand & ~wilds) <= 1
-    best_pen, wild_layoff = -1, -1
+    best_pen = -1
     for a in range(k.LAYOFF, k.SWAP):
-        if has(legal[i, a >> 6], a & 63):
-            c = (a - k.LAYOFF) // 3
-            if has(hand, c):
-                pen = card_penalty(c, wild_rank)
-                if pen > best_pen:
-                    best, best_pen = a, pen
-            elif wild_layoff < 0:
-                wild_layoff = a
+        c = (a - k.LAYOFF) // 3
+        if _legal(legal, i, a) and has(hand, c) and card_penalty(c, wild_rank) > best_pen:
+            best, best_pen = a, card_penalty(c, wild_rank)
     if best >= 0:
         return best
-    if going_out and wild_layoff >= 0:
-        return wild_layoff
     discards = legal[i, 0] & np.uint64((1 << 52) - 1)
     plain = discards & ~wilds
     if not plain:
@@ -172,12 +221,13 @@ def heuristic_action(i, ints, masks, pile, legal):
 
 
 @njit(cache=True)
-def play_out(i, ints, masks, stock, pile, legal, cfg, max_steps):
+def play_out(i, ints, masks, stock, pile, legal, cfg, max_steps, memo_keys, memo_results, gen):
     """Play live row ``i`` with the policy for every seat until the round ends or
     ``max_steps`` actions; returns the actions played."""
     steps = 0
     while ints[i, k.ENDED] == k.LIVE and steps < max_steps:
-        k.apply(i, heuristic_action(i, ints, masks, pile, legal), ints, masks, stock, pile, cfg)
+        action = heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen)
+        k.apply(i, action, ints, masks, stock, pile, cfg)
         k.compute_legal(i, ints, masks, legal, cfg)
         steps += 1
     return steps
@@ -226,6 +276,8 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
     w_pile, w_legal = b_pile.copy(), b_legal.copy()
     n = cfg[k.C_PLAYERS]
     even = 1.0 / n
+    memo_keys, memo_results = plan.memo_arrays()
+    gen = np.zeros(1, np.int64)
     for _ in range(worlds):
         redeal_hidden(0, seat, b_ints, b_masks, b_stock, cfg, rng, 0)
         for a in range(actions.shape[0]):
@@ -235,7 +287,7 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
             w_pile[0] = b_pile[0]
             k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, cfg)
             k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
-            steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps)
+            steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps, memo_keys, memo_results, gen)
             value = seat_value(0, seat, w_ints, w_masks, temperature, cfg)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

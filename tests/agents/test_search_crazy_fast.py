@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.search import PIMCAgent, crazy_fast
+from agents.search import PIMCAgent, crazy_fast, crazy_plan
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import NUM_CARDS, card_str, parse_cards
 from rummy_env.games.crazy_rummy import stack_deck
@@ -19,30 +19,54 @@ def _legal_ids(words):
     return [64 * w + a for w in range(words.shape[0]) for a in range(64) if int(words[w]) >> a & 1]
 
 
+def _kind(action):
+    if action >= ck.SWAP:
+        return "swap"
+    if action >= ck.LAYOFF:
+        return "layoff"
+    return "meld" if action >= ck.MELD else "draw" if action >= ck.DRAW_STOCK else "discard"
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_compiled_crazy_heuristic_picks_the_python_heuristics_actions(players):
+    env = crazy_rummy_v0.env(num_players=players)
+    heuristic = make_agent("heuristic", env)
+    cfg = crazy_world.config_vector(env.unwrapped.game.config)
+    arrays = crazy_world.arrays(1)
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
+    rng = np.random.default_rng(players)
+    checked, kinds = 0, set()
+    for seed in range(25):
+        env.reset(seed=seed)
+        while not env.terminations[env.agent_selection] and not env.truncations[env.agent_selection]:
+            obs = env.observe(env.agent_selection)
+            expected = int(heuristic.act(obs))
+            if np.count_nonzero(obs["action_mask"]) > 1:
+                crazy_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+                ints, masks, _, pile, legal = arrays
+                assert crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo) == expected
+                kinds.add(_kind(expected))
+                checked += 1
+            legal_ids = np.flatnonzero(obs["action_mask"])
+            env.step(expected if rng.random() < 0.8 else int(rng.choice(legal_ids)))
+    assert checked > 500 and kinds == {"swap", "layoff", "meld", "draw", "discard"}
+
+
 @pytest.mark.parametrize("players", [3, 6])
 def test_the_compiled_policy_plays_legal_moves_to_the_end_of_the_round(players):
     game = CrazyRummyGame(num_players=players)
     cfg = crazy_world.config_vector(game.config)
     ints, masks, stock, pile, legal = arrays = crazy_world.arrays(1)
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
     kinds, ends = set(), {"out": 0, "stock": 0}
     for seed in range(30):
         state = game.new_initial_state(rng=seed)
         crazy_world.load_state(state, 0, *arrays, cfg)
         while ints[0, ck.ENDED] == ck.LIVE:
-            action = crazy_fast.heuristic_action(0, ints, masks, pile, legal)
+            action = crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo)
             assert action in _legal_ids(legal[0])
             state.apply_action(int(action))  # the reference engine agrees it is legal
-            kinds.add(
-                "swap"
-                if action >= ck.SWAP
-                else "layoff"
-                if action >= ck.LAYOFF
-                else "meld"
-                if action >= ck.MELD
-                else "draw"
-                if action >= ck.DRAW_STOCK
-                else "discard"
-            )
+            kinds.add(_kind(action))
             ck.apply(0, action, ints, masks, stock, pile, cfg)
             ck.compute_legal(0, ints, masks, legal, cfg)
         assert (
