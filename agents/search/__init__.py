@@ -69,7 +69,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 FAST_DEFAULTS: dict[str, dict[str, Any]] = {
     "gin_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 8000, "model": 0.0},
     "rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
-    "crazy_rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+    "crazy_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 6000},
 }
 
 

@@ -81,7 +81,7 @@ def test_the_compiled_policy_plays_legal_moves_to_the_end_of_the_round(players):
 def test_fast_rollouts_are_the_crazy_rummy_default():
     env = crazy_rummy_v0.env(num_players=3)
     agent = make_agent("pimc", env, seed=0)
-    assert isinstance(agent, PIMCAgent) and agent.compiled is not None and agent.worlds == 200
+    assert isinstance(agent, PIMCAgent) and agent.compiled is not None and agent.worlds == 500
     assert make_agent("pimc:rollout=heuristic", env).compiled is None
 
 
