@@ -8,10 +8,10 @@
 Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``rollout``
 (``heuristic``/``random``), ``depth`` (int), ``prior`` (float), ``time`` (seconds, float);
 ``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout`` (also ``fast``: compiled
-heuristic playouts, Gin Rummy and basic Rummy), ``depth``, ``prior``, ``playouts`` (int),
+heuristic playouts, Gin Rummy, basic Rummy and Crazy Rummy), ``depth``, ``prior``, ``playouts`` (int),
 ``time``, ``model`` (0..1, ``rollout=fast`` on Gin Rummy: worlds weighted by the
 opponent's revealed decisions, 1 = uniform worlds).  Defaults depend on the variant
-(:data:`DEFAULTS`; for ``pimc`` on Gin Rummy and basic Rummy :data:`FAST_DEFAULTS` unless
+(:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
 On Rummikub ``pimc`` searches whole plays by default (``plan=plays``,
@@ -79,6 +79,7 @@ DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
 FAST_DEFAULTS: dict[str, dict[str, Any]] = {
     "gin_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 8000, "model": 0.0},
     "rummy_v0": {"rollout": "fast", "worlds": 200, "depth": 400, "prior": 0.0, "playouts": 4000},
+    "crazy_rummy_v0": {"rollout": "fast", "worlds": 500, "depth": 400, "prior": 0.0, "playouts": 6000},
 }
 
 

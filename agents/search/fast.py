@@ -4,8 +4,9 @@ A :class:`CompiledRollouts` loads one world sampled by ``state.resample(seat, rn
 into a batch-kernel row (``rummy_env.vector``), and the variant's compiled evaluator
 plays every root action in that world and in ``worlds - 1`` more (the hidden cards of
 that world dealt again inside the kernel, which keeps them uniform over the seat's
-information), each hand played out by the variant's heuristic for every seat.  Only
-Gin Rummy and basic Rummy have kernels (:data:`FAST_VARIANTS`).
+information), each hand played out by the variant's heuristic for every seat (Crazy
+Rummy: a compiled rule-of-thumb player, ``crazy_fast``, playing the current round).
+Gin Rummy, basic Rummy and Crazy Rummy have kernels (:data:`FAST_VARIANTS`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 from agents.search.worlds import DISCOUNT
 
-FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0")
+FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0", "crazy_rummy_v0")
 
 #: points of the logistic that judges a playout cut off by ``depth`` (as ``worlds.TEMPERATURE``)
 FAST_TEMPERATURE = 10.0
@@ -50,12 +51,15 @@ class CompiledRollouts:
         if self.variant == "gin_rummy_v0":
             from agents.search import gin_fast as fast
             from rummy_env.vector import gin_world as world
+        elif self.variant == "crazy_rummy_v0":
+            from agents.search import crazy_fast as fast
+            from rummy_env.vector import crazy_world as world
         else:
             from agents.search import rummy_fast as fast
             from rummy_env.vector import rummy_world as world
         self._fast, self._world = fast, world
         self._cfg = world.config_vector(raw.game.config)
-        self._arrays = world.arrays(1, raw.game.config)
+        self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, raw.game.config)
 
     def action_values(
         self,
@@ -86,6 +90,8 @@ class CompiledRollouts:
         if self.variant == "gin_rummy_v0":
             records = self._fast.opponent_records(first, seat)
             args = (records, model, tries, self._cfg, kernel_rng, totals)
+        elif self.variant == "crazy_rummy_v0":
+            args = (self._cfg, kernel_rng, totals)
         else:
             from rummy_env.games.resample import rummy_public_holdings
 

@@ -24,7 +24,7 @@ class PIMCAgent(SearchAgent):
     more, so that the search departs from it only when the worlds agree it should.
     Every action is compared on the same worlds.  One legal action: played at once.
 
-    ``rollout="fast"`` (Gin Rummy and basic Rummy, :mod:`agents.search.fast`) plays the
+    ``rollout="fast"`` (Gin Rummy, basic Rummy, Crazy Rummy: :mod:`agents.search.fast`) plays the
     heuristic playouts in a numba kernel, hundreds of times faster: one world from
     ``resample``, its hidden cards dealt again in the kernel for the others (policy
     improvement by rollouts, Tesauro and Galperin 1996).

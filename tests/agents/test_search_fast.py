@@ -116,13 +116,13 @@ def test_hidden_gin_cards_dealt_again_keep_the_seats_information():
 
 
 def test_fast_rollouts_are_the_gin_default_and_refused_elsewhere():
-    from rummy_env import crazy_rummy_v0
+    from rummy_env import rummikub_v0
 
     agent = make_agent("pimc", gin_rummy_v0.env(), seed=0)
     assert isinstance(agent, PIMCAgent) and agent.compiled is not None
     assert make_agent("pimc:rollout=heuristic", gin_rummy_v0.env()).compiled is None
     with pytest.raises(ValueError, match="rollout=fast has compiled playouts for"):
-        make_agent("pimc:rollout=fast", crazy_rummy_v0.env(num_players=3))
+        make_agent("pimc:rollout=fast", rummikub_v0.env())
     with pytest.raises(ValueError, match="is not a rollout policy"):
         make_agent("ismcts:rollout=fast", gin_rummy_v0.env())
 

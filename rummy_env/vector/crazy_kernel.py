@@ -1,0 +1,295 @@
+"""One Crazy Rummy round in numba: ``games.crazy_rummy.state`` over struct-of-arrays rows.
+
+The rules are those of ``CrazyRummyState`` line for line (R-CRAZY-04..12; read its
+``_compute_legal`` / ``_apply`` / ``_end_turn`` / ``_end_round`` next to this file);
+the differential test steps both on the same worlds.  A row plays the round it was
+loaded with (``crazy_world.load_state``) to its end: the search agents' playouts judge
+one round (R-CRAZY-12), so the kernel never deals the next one.
+
+The table is the basic Rummy kernel's three indexes of *represented* cards
+(``rummy_kernel``: ``SET3``, ``LOW_ENDS``, ``HIGH_ENDS``, no high ace, R-CRAZY-01) plus,
+per suit ``s``, the card the wild card of suit ``s`` stands for (``ints[:, STAND + s]``,
+-1 when that wild card is not on the table; R-CRAZY-05).
+
+State (``n`` rows): ``ints`` int32 ``(n, NUM_INTS)``, ``masks`` uint64 ``(n, NUM_MASKS)``,
+``stock`` and ``pile`` int8 ``(n, 52)`` (top card last, ``ints[:, STOCK_LEN]`` /
+``ints[:, PILE_LEN]`` cards), ``legal`` uint64 ``(n, LEGAL_WORDS)`` (bits 0..630).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY
+from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
+from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE
+from rummy_env.vector.rummy_kernel import lay_off, put_down
+
+# ints columns (MELDED, PENALTY: six seats each; STAND: four suits)
+CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK, WINNER = range(11)
+MELDED, PENALTY, STAND, NUM_INTS = 11, 17, 23, 27
+# masks columns (HAND, KNOWN: six seats each)
+HAND, KNOWN, PILE_MASK, TABLE, SET3, LOW_ENDS, HIGH_ENDS, WILDS, NUM_MASKS = 0, 6, 12, 13, 14, 15, 16, 17, 18
+# cfg columns
+C_PLAYERS, C_MAX_TURNS, NUM_CFG = 0, 1, 2
+
+DRAW, PLAY = 0, 1  # phases (games.crazy_rummy.state)
+LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
+DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP = 52, 53, 54, 423, 579  # games.crazy_rummy.actions
+NUM_MELDS = 369
+SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
+LEGAL_WORDS = 10  # 631 action bits
+WILD_PENALTY = 25  # R-CRAZY-12
+CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)
+MELD_OK = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
+
+
+@njit(inline="always", cache=True)
+def _set_legal(legal, i, a):
+    legal[i, a >> 6] |= U1 << np.uint64(a & 63)
+
+
+@njit(inline="always", cache=True)
+def wild_of_suit(ints, i, s):
+    """The wild card of suit ``s`` in row ``i`` (R-CRAZY-02)."""
+    return 13 * s + ints[i, WILD_RANK]
+
+
+@njit(cache=True)
+def on_table(i, ints, masks):
+    """Cards on the table as themselves, through a wild card, or as a wild card
+    standing for another card (R-CRAZY-05a)."""
+    m = masks[i, TABLE]
+    for s in range(4):
+        if ints[i, STAND + s] >= 0:
+            m |= bit(wild_of_suit(ints, i, s))
+    return m
+
+
+@njit(cache=True)
+def penalty(hand, wild_rank):
+    """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10."""
+    total = 0
+    h = hand
+    while h:
+        c = ctz(h)
+        h &= h - U1
+        total += WILD_PENALTY if c % 13 == wild_rank else CARD_VALUE[c]
+    return total
+
+
+@njit(inline="always", cache=True)
+def discard_ok(card, hand, taken, old):
+    """``CrazyRummyState._discard_ok`` (R-CRAZY-08, 10)."""
+    if card == taken:
+        return False
+    return old < 0 or card == old or not has(hand, old) or hand == bit(card)
+
+
+@njit(cache=True)
+def meld_fill(m, hand, wilds):
+    """Cards meld ``m`` takes from ``hand`` and its (represented, wild) pairs
+    (``CrazyRummyState._fill``): the natural cards, then each missing card (ascending)
+    filled by a spare wild card (lowest first).  Returns ``(used, reps, fills, k)``."""
+    natural = MELD_MASK[m] & hand
+    missing = MELD_MASK[m] & ~natural
+    spare = hand & wilds & ~natural
+    used = natural
+    reps = np.full(4, -1, np.int64)
+    fills = np.full(4, -1, np.int64)
+    k = 0
+    while missing and spare:
+        r, w = ctz(missing), ctz(spare)
+        missing &= missing - U1
+        spare &= spare - U1
+        reps[k], fills[k] = r, w
+        used |= bit(w)
+        k += 1
+    return used, reps, fills, k
+
+
+@njit(cache=True)
+def _finishable(after, i, ints, taken, old):
+    """R-CRAZY-08a (``_finishable_after``): some legal discard is left after a move
+    leaving ``after``.  The only hand without one is the card just taken alone, which
+    can still be swapped for the wild card standing for it (no other move fits a
+    one-card hand)."""
+    h = after
+    while h:
+        c = ctz(h)
+        h &= h - U1
+        if discard_ok(c, after, taken, old):
+            return True
+    if taken >= 0 and after == bit(taken):
+        for s in range(4):
+            if ints[i, STAND + s] == taken:
+                return True
+    return False
+
+
+@njit(cache=True)
+def compute_legal(i, ints, masks, legal, cfg):
+    """The acting seat's legal ids into ``legal[i]`` (``CrazyRummyState._compute_legal``)."""
+    for w in range(LEGAL_WORDS):
+        legal[i, w] = U0
+    if ints[i, ENDED] != LIVE:
+        return
+    p = ints[i, CUR]
+    hand = masks[i, HAND + p]
+    size = popcount(hand)
+    if ints[i, PHASE] == DRAW:
+        _set_legal(legal, i, DRAW_STOCK)
+        if ints[i, PILE_LEN] > 0 and size != 1:  # R-CRAZY-10
+            _set_legal(legal, i, DRAW_DISCARD)
+        return
+    taken, old = ints[i, TAKEN], ints[i, MUST]
+    h = hand
+    while h:
+        c = ctz(h)
+        h &= h - U1
+        if discard_ok(c, hand, taken, old):
+            _set_legal(legal, i, c)
+    wilds = masks[i, WILDS]
+    occupied = on_table(i, ints, masks)
+    held_wilds = popcount(hand & wilds)
+    if size >= 4:  # melds (melds_to_put_down)
+        for m in range(NUM_MELDS):
+            mm = MELD_MASK[m]
+            if not MELD_OK[m] or mm & occupied or size - 1 < MELD_SIZE[m]:
+                continue
+            naturals = popcount(mm & hand)
+            if MELD_SIZE[m] - naturals <= held_wilds - popcount(mm & hand & wilds):
+                used, _, _, _ = meld_fill(m, hand, wilds)
+                if _finishable(hand & ~used, i, ints, taken, old):
+                    _set_legal(legal, i, MELD + m)
+    if not ints[i, MELDED + p]:
+        return
+    if size >= 2:  # lay-offs (Table.layoff_targets)
+        set3, low_ends, high_ends = masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS]
+        table = masks[i, TABLE]
+        for rank in range(13):
+            if has(set3, rank):
+                for s in range(4):
+                    c = 13 * s + rank
+                    if not has(table, c):
+                        _layoff_if_legal(i, c, SIDE_SET, hand, wilds, occupied, ints, taken, old, legal)
+        for s in range(4):
+            for pos in range(14):
+                if pos >= 1 and has(low_ends, 14 * s + pos):
+                    _layoff_if_legal(i, 13 * s + pos - 1, SIDE_LOW, hand, wilds, occupied, ints, taken, old, legal)
+                if pos < 12 and has(high_ends, 14 * s + pos):
+                    _layoff_if_legal(i, 13 * s + pos + 1, SIDE_HIGH, hand, wilds, occupied, ints, taken, old, legal)
+    for s in range(4):  # swaps
+        c = ints[i, STAND + s]
+        if c >= 0 and has(hand, c):
+            after = (hand & ~bit(c)) | bit(wild_of_suit(ints, i, s))
+            o = wild_of_suit(ints, i, s) if c == old else old
+            if _finishable(after, i, ints, taken, o):
+                _set_legal(legal, i, SWAP + c)
+
+
+@njit(cache=True)
+def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal):
+    if has(occupied, c):
+        return
+    if has(hand, c):
+        used = bit(c)
+    elif hand & wilds:
+        used = bit(ctz(hand & wilds))
+    else:
+        return
+    if _finishable(hand & ~used, i, ints, taken, old):
+        _set_legal(legal, i, LAYOFF + 3 * c + side)
+
+
+@njit(cache=True)
+def _end_round(i, winner, ended, ints, masks, cfg):
+    """Penalties of the round (``CrazyRummyState._end_round``, R-CRAZY-12); a round cut
+    by ``max_turns`` scores none."""
+    ints[i, ENDED] = ended
+    ints[i, WINNER] = winner
+    for q in range(cfg[C_PLAYERS]):
+        ints[i, PENALTY + q] = 0 if ended == TRUNCATED else penalty(masks[i, HAND + q], ints[i, WILD_RANK])
+
+
+@njit(cache=True)
+def _end_turn(i, ints, masks, cfg):
+    ints[i, TAKEN] = -1
+    ints[i, MUST] = -1
+    ints[i, TURN] += 1
+    if ints[i, LAST_TURN]:
+        _end_round(i, -1, TERMINATED, ints, masks, cfg)  # R-CRAZY-11: the stock was emptied
+        return
+    if ints[i, TURN] >= cfg[C_MAX_TURNS]:
+        _end_round(i, -1, TRUNCATED, ints, masks, cfg)
+        return
+    ints[i, CUR] = (ints[i, CUR] + 1) % cfg[C_PLAYERS]
+    ints[i, PHASE] = DRAW
+
+
+@njit(cache=True)
+def apply(i, action, ints, masks, stock, pile, cfg):
+    """Apply a legal ``action`` in row ``i`` (``CrazyRummyState._apply``)."""
+    p = ints[i, CUR]
+    hand = masks[i, HAND + p]
+    if action in (DRAW_STOCK, DRAW_DISCARD):
+        if popcount(hand) == 1:
+            ints[i, MUST] = ctz(hand)  # R-CRAZY-10
+        if action == DRAW_STOCK:
+            ints[i, STOCK_LEN] -= 1
+            masks[i, HAND + p] |= bit(stock[i, ints[i, STOCK_LEN]])
+            ints[i, LAST_TURN] = ints[i, STOCK_LEN] == 0  # R-CRAZY-11
+        else:
+            ints[i, PILE_LEN] -= 1
+            card = pile[i, ints[i, PILE_LEN]]
+            masks[i, PILE_MASK] &= ~bit(card)
+            masks[i, HAND + p] |= bit(card)
+            masks[i, KNOWN + p] |= bit(card)
+            ints[i, TAKEN] = card
+        ints[i, PHASE] = PLAY
+    elif action < DRAW_STOCK:
+        b = bit(action)
+        masks[i, HAND + p] &= ~b
+        masks[i, KNOWN + p] &= ~b
+        pile[i, ints[i, PILE_LEN]] = action
+        ints[i, PILE_LEN] += 1
+        masks[i, PILE_MASK] |= b
+        if masks[i, HAND + p]:
+            _end_turn(i, ints, masks, cfg)
+        else:
+            _end_round(i, p, TERMINATED, ints, masks, cfg)  # R-CRAZY-09
+    elif action >= SWAP:
+        card = action - SWAP
+        for s in range(4):
+            if ints[i, STAND + s] == card:
+                wild = wild_of_suit(ints, i, s)
+                ints[i, STAND + s] = -1
+                masks[i, HAND + p] = (hand & ~bit(card)) | bit(wild)
+                masks[i, KNOWN + p] = (masks[i, KNOWN + p] & ~bit(card)) | bit(wild)
+                if card == ints[i, MUST]:
+                    ints[i, MUST] = wild  # R-CRAZY-10: the wild card takes its place
+    else:
+        wilds = masks[i, WILDS]
+        set3, low_ends, high_ends = masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS]
+        if action < LAYOFF:
+            m = action - MELD
+            used, reps, fills, k = meld_fill(m, hand, wilds)
+            set3, low_ends, high_ends = put_down(m, set3, low_ends, high_ends)
+            masks[i, TABLE] |= MELD_MASK[m]
+            ints[i, MELDED + p] = 1
+            for j in range(k):
+                ints[i, STAND + fills[j] // 13] = reps[j]
+        else:
+            c, side = (action - LAYOFF) // 3, (action - LAYOFF) % 3
+            if has(hand, c):
+                used = bit(c)
+            else:
+                w = ctz(hand & wilds)
+                used = bit(w)
+                ints[i, STAND + w // 13] = c
+            set3, low_ends, high_ends = lay_off(c, side, set3, low_ends, high_ends)
+            masks[i, TABLE] |= bit(c)
+        masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS] = set3, low_ends, high_ends
+        masks[i, HAND + p] &= ~used
+        masks[i, KNOWN + p] &= ~used
