@@ -258,9 +258,17 @@ class Trainer:
         return vec
 
     def values(self, x, batch) -> Any:
-        """``(values, privileged input)`` of a batch's rows from the privileged critic (over
-        ``x`` plus the hidden cards relative to each row's acting seat), or None to use the
-        policy's value head."""
+        """The privileged critic's estimates of a batch's rows, or None to use the policy's
+        value head.
+
+        Args:
+            x: float32 tensor ``(num_envs, input_size)``: the rows' observations and features.
+            batch: the batch the engine is at now (its ``current_player`` is each row's seat).
+
+        Returns:
+            ``(values, privileged)``: float32 tensor ``(num_envs,)`` and the critic's extra
+            input, float32 ``(num_envs, privileged_size(P))`` (``experiments.selfplay_critic``).
+        """
         import torch
 
         if self.critic is None:
