@@ -122,7 +122,9 @@ def test_fast_rollouts_are_the_gin_default_and_refused_elsewhere():
     assert isinstance(agent, PIMCAgent) and agent.compiled is not None
     assert make_agent("pimc:rollout=heuristic", gin_rummy_v0.env()).compiled is None
     with pytest.raises(ValueError, match="rollout=fast has compiled playouts for"):
-        make_agent("pimc:rollout=fast", rummikub_v0.env())
+        make_agent("pimc:plan=steps,rollout=fast", rummikub_v0.env())
+    with pytest.raises(ValueError, match="rollout='fast' is not a Rummikub plan rollout"):
+        make_agent("pimc:rollout=fast", rummikub_v0.env())  # the whole-play search has its own rollouts
     with pytest.raises(ValueError, match="is not a rollout policy"):
         make_agent("ismcts:rollout=fast", gin_rummy_v0.env())
 
