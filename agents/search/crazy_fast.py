@@ -78,22 +78,7 @@ def layoff_spots(i, ints, masks):
     """``agents.crazy_planner.layoff_spots``, the Python agent's guess from what its
     observation shows: a card whose rank has its three other cards on the table, or with
     the two cards next to it on one side (same suit) there; never a card on the table."""
-    rep = masks[i, k.TABLE]
-    spots = U0
-    for s in range(4):
-        row = np.int64((rep >> np.uint64(13 * s)) & np.uint64(0x1FFF))
-        below_a_run = (row >> 1) & (row >> 2)
-        above_a_run = (row << 1) & (row << 2) & 0x1FFF
-        spots |= np.uint64(below_a_run | above_a_run) << np.uint64(13 * s)
-    for rank in range(13):
-        held = 0
-        for s in range(4):
-            held += has(rep, 13 * s + rank)
-        if held == 3:
-            for s in range(4):
-                if not has(rep, 13 * s + rank):
-                    spots |= bit(13 * s + rank)
-    return spots & ~k.on_table(i, ints, masks)
+    return plan.guess_spots(masks[i, k.TABLE], k.on_table(i, ints, masks))
 
 
 @njit(cache=True)

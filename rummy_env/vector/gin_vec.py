@@ -10,6 +10,7 @@ import numpy as np
 
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.vector import gin_kernel as k
+from rummy_env.vector import gin_world
 from rummy_env.vector.batch import Batch, VecBase
 from rummy_env.vector.bits import first_illegal
 
@@ -154,16 +155,7 @@ class GinRummyVec(KernelVec):
         self._pile = np.zeros((n, 52), np.int8)
         self._legal = np.zeros((n, 2), np.uint64)
         self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
-        cfg = np.zeros(k.NUM_CFG, np.int64)
-        cfg[k.C_KNOCK_LIMIT] = c.knock_limit
-        cfg[k.C_GIN_BONUS] = c.gin_bonus
-        cfg[k.C_UNDERCUT_BONUS] = c.undercut_bonus
-        cfg[k.C_BIG_GIN] = c.big_gin
-        cfg[k.C_BIG_GIN_BONUS] = c.big_gin_bonus
-        cfg[k.C_OKLAHOMA] = c.oklahoma
-        cfg[k.C_MAX_TURNS] = c.max_turns
-        cfg[k.C_SCORE_REWARD] = c.reward == "score"
-        self._cfg = cfg
+        self._cfg = gin_world.config_vector(c)
         self._no_actions = np.zeros(n, np.int64)
 
     @property

@@ -8,6 +8,7 @@ import numpy as np
 
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
 from rummy_env.vector import rummy_kernel as k
+from rummy_env.vector import rummy_world
 from rummy_env.vector.gin_vec import KernelVec
 
 
@@ -51,14 +52,7 @@ class RummyVec(KernelVec):
         self._pile = np.zeros((n, 52), np.int8)
         self._legal = np.zeros((n, k.LEGAL_WORDS), np.uint64)
         self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
-        cfg = np.zeros(k.NUM_CFG, np.int64)
-        cfg[k.C_PLAYERS] = c.num_players
-        cfg[k.C_HAND_SIZE] = c.hand_size
-        cfg[k.C_ACE_HIGH] = c.ace_high
-        cfg[k.C_KEEP_TOP] = c.reshuffle == "keep_top"
-        cfg[k.C_MAX_TURNS] = c.max_turns
-        cfg[k.C_SCORE_REWARD] = c.reward == "score"
-        self._cfg = cfg
+        self._cfg = rummy_world.config_vector(c)
         self._no_actions = np.zeros(n, np.int64)
 
     @property
