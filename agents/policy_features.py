@@ -22,6 +22,14 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   of the pile, the opponent's known cards, the table); and whether it extends a meld on
   the table (Rummy: three of its rank there, or its suit's two neighbours on one side;
   Gin: always 0).  ``gin_opp`` 629, ``meld_opp`` 576 entries.
+- ``gin_read`` (Gin): ``gin_opp`` plus six planes over the hand's cards (6 x 52) about
+  what the opponent's decisions revealed: the cards it discarded in this hand of the
+  card's rank (count over 3), of its suit one rank away, two ranks away (count over 2
+  each); then the same three for the cards of the discard pile it did not discard (the
+  upcards it passed up or drew the stock instead of taking: with the heuristic's rule of
+  R-GIN-03/04 play, cards that did not lower its deadwood; the one exception is a first
+  upcard not yet offered to it).  These are what ``pimc``'s opponent model (``model=0``)
+  conditions its worlds on.  941 entries.
 
 The deadwood planes use the compiled ``rummy_env.vector.deadwood_kernel`` when numba is
 installed (the same values; a Python loop over ``core.deadwood`` otherwise).
@@ -170,21 +178,41 @@ def opponent_features(hand: np.ndarray, known: np.ndarray, seen: np.ndarray, tab
     return out.reshape(-1, 7 * 52)
 
 
+def revealed_features(hand: np.ndarray, discarded: np.ndarray, passed: np.ndarray) -> np.ndarray:
+    """The six planes ``gin_read`` adds to ``gin_opp`` (module docstring): float32 (n, 312).
+
+    Args:
+        hand: float (n, 52) 0/1, the player's hand.
+        discarded: float (n, 52) 0/1, the cards the opponent discarded in this hand.
+        passed: float (n, 52) 0/1, the cards of the discard pile (upcard included) it did
+            not discard.
+    """
+    h = (hand > 0).reshape(-1, 4, 13)
+    planes = []
+    for x in (discarded, passed):
+        x = (x > 0).reshape(-1, 4, 13).astype(np.float32)
+        planes += [x.sum(1, keepdims=True).repeat(4, 1) / 3, (_shift(x, 1) + _shift(x, -1)) / 2]
+        planes.append((_shift(x, 2) + _shift(x, -2)) / 2)
+    out = np.stack([p * h for p in planes], 1)
+    return out.reshape(-1, 6 * 52).astype(np.float32, copy=False)
+
+
 #: name -> extra entries
-FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629}
+FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941}
 #: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
 _FIELDS = {
     "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
     "rummy_v0": ("hand", "top_discard", ("known_",), ("discard_rest", "table")),
 }
-_GIN_ONLY = ("gin", "gin_opp")
+_GIN_ONLY = ("gin", "gin_opp", "gin_read")
 
 
 class Featurizer:
     """Appends the named features to a batch of observations.
 
     Args:
-        name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"`` (Gin Rummy only).
+        name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"``, ``"gin_read"``
+            (Gin Rummy only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
 
@@ -205,6 +233,9 @@ class Featurizer:
             self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith(known)]
             self._seen = [layout.slice(f) for f in seen]
             self._table = layout.slice("table") if variant == "rummy_v0" else None
+        if name == "gin_read":
+            self._discarded = layout.slice("opponent_discarded")
+            self._pile = [layout.slice("upcard"), layout.slice("discard_rest")]
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """float32 (n, obs_size) -> float32 (n, obs_size + extra)."""
@@ -214,9 +245,13 @@ class Featurizer:
         parts = [obs, meld_features(hand, up)]
         if self.name in _GIN_ONLY:
             parts.append(gin_deadwood_features(hand, up))
-        if self.name.endswith("_opp"):
+        if self.name.endswith("_opp") or self.name == "gin_read":
             known = np.maximum.reduce([obs[:, s] for s in self._known])
             seen = np.maximum.reduce([hand, up, known, *(obs[:, s] for s in self._seen)])
             table = obs[:, self._table] if self._table is not None else None
             parts.append(opponent_features(hand, known, seen, table))
+        if self.name == "gin_read":
+            discarded = obs[:, self._discarded]
+            pile = np.maximum(obs[:, self._pile[0]], obs[:, self._pile[1]])
+            parts.append(revealed_features(hand, discarded, pile * (discarded <= 0)))
         return np.concatenate(parts, 1).astype(np.float32, copy=False)

@@ -45,6 +45,30 @@ def test_gin_opp_planes_of_a_known_hand():
     assert np.count_nonzero(np.delete(planes, held, axis=1)) == 0  # only held cards have entries
 
 
+READ = ["disc_rank", "disc_adjacent", "disc_gap", "pass_rank", "pass_adjacent", "pass_gap"]
+
+
+def test_gin_read_planes_of_what_the_opponent_revealed():
+    layout = gin_rummy_v0.env().unwrapped.layout
+    # the opponent discarded 9C (now the upcard) and 5H; it passed up 6C and TD (in the pile, not its discards)
+    obs = _obs(layout, hand="7C 8C 5D KH", upcard="9C", discard_rest="5H 6C TD", opponent_discarded="9C 5H")
+    x = Featurizer("gin_read", "gin_rummy_v0", layout)(obs)[0, layout.size :]
+    assert x.shape == (941,)
+    assert np.array_equal(x[:629], Featurizer("gin_opp", "gin_rummy_v0", layout)(obs)[0, layout.size :])
+    planes = x[629:].reshape(6, 52)
+    got = {
+        c: dict(zip(READ, np.round(planes[:, card_id(c)] * 6).astype(int).tolist(), strict=True))
+        for c in ["7C", "8C", "5D", "KH"]
+    }
+    # in sixths: counts over 3 are 2 per card, counts over 2 are 3 per card
+    assert got["7C"] == dict(disc_rank=0, disc_adjacent=0, disc_gap=3, pass_rank=0, pass_adjacent=3, pass_gap=0)
+    assert got["8C"] == dict(disc_rank=0, disc_adjacent=3, disc_gap=0, pass_rank=0, pass_adjacent=0, pass_gap=3)
+    assert got["5D"] == dict(disc_rank=2, disc_adjacent=0, disc_gap=0, pass_rank=0, pass_adjacent=0, pass_gap=0)
+    assert got["KH"] == dict(disc_rank=0, disc_adjacent=0, disc_gap=0, pass_rank=0, pass_adjacent=0, pass_gap=0)
+    held = [card_id(c) for c in ["7C", "8C", "5D", "KH"]]
+    assert np.count_nonzero(np.delete(planes, held, axis=1)) == 0
+
+
 def test_meld_opp_marks_cards_that_lay_off_on_the_table():
     layout = rummy_v0.env().unwrapped.layout
     obs = _obs(layout, hand="4H 9S QD", table="4C 4D 4S 7S 8S JD", known_1="KD", top_discard="TS")
@@ -75,7 +99,7 @@ def test_the_compiled_deadwood_planes_equal_the_python_reference():
     assert np.count_nonzero(reference[:, 52]) == 100
 
 
-@pytest.mark.parametrize("name", ["gin", "gin_opp"])
+@pytest.mark.parametrize("name", ["gin", "gin_opp", "gin_read"])
 def test_gin_features_are_refused_for_rummy(name):
     with pytest.raises(ValueError, match=f"features {name!r} do not apply to rummy_v0"):
         Featurizer(name, "rummy_v0", rummy_v0.env().unwrapped.layout)
