@@ -97,6 +97,8 @@ class Config:
     # epochs of an update that train the privileged critic: the hidden cards identify each game,
     # so more passes over one rollout memorize its games instead of learning values
     critic_epochs: int = 1
+    # Gin: each update shows every decision under a random relabelling of the suits (agents.suit_symmetry)
+    suit_augment: bool = False
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     pool_size: int = 10
@@ -170,6 +172,20 @@ class Trainer:
             params += list(self.critic.parameters())
         elif config.critic != "shared":
             raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+        self.suit_index = None  # with --suit-augment: (inputs, actions) column indices of the 24 relabellings
+        if config.suit_augment:
+            if config.variant != "gin_rummy_v0" or config.critic != "shared":
+                raise ValueError(
+                    f"suit_augment relabels Gin Rummy inputs for the shared critic only "
+                    f"(variant={config.variant!r}, critic={config.critic!r})"
+                )
+            from agents.suit_symmetry import SUIT_PERMUTATIONS, gin_action_index, input_index
+
+            layout = env.unwrapped.layout
+            self.suit_index = (
+                np.stack([input_index(layout, config.features, p) for p in SUIT_PERMUTATIONS]),
+                np.stack([gin_action_index(p, self.num_actions) for p in SUIT_PERMUTATIONS]),
+            )
         self.optimizer = torch.optim.Adam(params, lr=config.lr, eps=1e-5)
         self.pool: list[dict] = []
         self.steps = 0  # env steps (decisions of every seat, pool seats included)
@@ -448,6 +464,8 @@ class Trainer:
         b_teacher = torch.from_numpy(buf["teacher"].reshape(-1)[idx])
         kick = self.kickstart_weight()
         b_logp = torch.from_numpy(buf["logp"].reshape(-1)[idx])
+        if self.suit_index is not None:
+            b_obs, b_mask, b_act, b_teacher, b_logp = self.relabel_suits(b_obs, b_mask, b_act, b_teacher)
         b_adv = torch.from_numpy(adv.reshape(-1)[idx])
         b_ret = b_adv + torch.from_numpy(buf["value"].reshape(-1)[idx])
         if cfg.anneal_lr:
@@ -517,6 +535,37 @@ class Trainer:
             "shaping": shaping,
             "explained_var": float(1 - np.var(ret - buf["value"].reshape(-1)[idx]) / max(np.var(ret), 1e-8)),
         }
+
+    def relabel_suits(self, obs, mask, act, teacher):
+        """Each sample under a random suit relabelling (``--suit-augment``), with the
+        log-probabilities of the relabelled actions under the network as it is before the
+        update (they stand for the rollout's: the relabelled decision was never sampled).
+        The advantage and return are the original's: a relabelled deal is the same game."""
+        import torch
+
+        from agents.torch_policy import masked_logits
+
+        cols, acts = self.suit_index
+        which = self.rng.integers(len(cols), size=len(act))
+        obs, mask, act, teacher = obs.clone(), mask.clone(), act.clone(), teacher.clone()
+        for k in np.unique(which):
+            rows = torch.from_numpy(np.flatnonzero(which == k))
+            col, a = torch.from_numpy(cols[k]), torch.from_numpy(acts[k])
+            obs[rows] = obs[rows][:, col]
+            m = torch.zeros_like(mask[rows])
+            m[:, a] = mask[rows]
+            mask[rows] = m
+            act[rows] = a[act[rows]]
+            taught = rows[teacher[rows] >= 0]
+            teacher[taught] = a[teacher[taught]]
+        with torch.no_grad():
+            logp = torch.cat(
+                [
+                    torch.log_softmax(masked_logits(self.net(obs[j])[0], mask[j]), -1).gather(1, act[j, None])[:, 0]
+                    for j in torch.split(torch.arange(len(act)), 8192)
+                ]
+            )
+        return obs, mask, act, teacher, logp
 
     # --- the loop ----------------------------------------------------------------------------
     def run(self, progress: bool = True) -> dict[str, Any]:
