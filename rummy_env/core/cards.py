@@ -157,6 +157,12 @@ def parse_deck(cards: Iterable[str]) -> list[int]:
     try:
         return parse_cards(cards)
     except ValueError as err:
+        if not all(isinstance(c, str) for c in cards):
+            # a deck of card ids (e.g. a state's ``deck``) has nothing missing, only the wrong type
+            raise ValueError(
+                f"bad deck: {err}; to stack a deck of card ids, pass [card_str(c) for c in ids] "
+                "(rummy_env.core.cards.card_str)"
+            ) from None
         given = {_PARSE.get(str(c).strip().upper()) for c in cards}
         missing = [card_str(c) for c in range(NUM_CARDS) if c not in given]
         raise ValueError(f"bad deck: {err}; missing cards: {' '.join(missing) or 'none'}") from None

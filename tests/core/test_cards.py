@@ -78,5 +78,8 @@ def test_parse_deck_accepts_a_permutation_and_names_problems():
         parse_deck(deck[:-1] + ["KS"])
     with pytest.raises(ValueError, match="card 'XX' is not a card"):
         parse_deck(deck[:-1] + ["XX"])
+    with pytest.raises(ValueError, match=r"card 51 is not a string.*\[card_str\(c\) for c in ids\]") as err:
+        parse_deck(list(range(52))[::-1])
+    assert "missing cards" not in str(err.value)  # card ids are all there, only not written as text
     with pytest.raises(ValueError, match="not one string"):
         parse_deck("AC 2C")
