@@ -99,6 +99,8 @@ class Config:
     critic_epochs: int = 1
     # Gin: each update shows every decision under a random relabelling of the suits (agents.suit_symmetry)
     suit_augment: bool = False
+    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
+    duplicate_baseline: bool = False
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     pool_size: int = 10
@@ -172,6 +174,11 @@ class Trainer:
             params += list(self.critic.parameters())
         elif config.critic != "shared":
             raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+        if config.duplicate_baseline and (self.num_players != 2 or not config.heuristic_share):
+            raise ValueError(
+                f"duplicate_baseline replays the games against the heuristic of 2-player runs "
+                f"(num_players={self.num_players}, heuristic_share={config.heuristic_share})"
+            )
         self.suit_index = None  # with --suit-augment: (inputs, actions) column indices of the 24 relabellings
         if config.suit_augment:
             if config.variant != "gin_rummy_v0" or config.critic != "shared":
@@ -205,7 +212,7 @@ class Trainer:
         self.opponent_kind[n - n_heur :] = 2
         self.opponent_kind[n - n_heur - n_pool : n - n_heur] = 1
         self.vec = None
-        self.recent = {"heuristic_games": 0, "heuristic_wins": 0}  # since the last scalars row
+        self.recent = {"heuristic_games": 0, "heuristic_wins": 0, "duplicate_same": 0}  # since the last scalars row
 
     # --- state ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -336,6 +343,7 @@ class Trainer:
         kick = (
             (np.arange(n) < round(n * self.cfg.kickstart_share)) if self.kickstart_weight() > 0 else np.zeros(n, bool)
         )
+        replay = []  # with --duplicate-baseline: (step, game, learner seat, deck, dealer) of games that ended
         for t in range(T):
             t0 = time.perf_counter()
             raw, mask = batch.observation, batch.action_mask.astype(bool)
@@ -396,10 +404,27 @@ class Trainer:
                 seat = (self.pool_seat[ended] + 1) % self.num_players
                 self.recent["heuristic_games"] += len(ended)
                 self.recent["heuristic_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
+                if self.cfg.duplicate_baseline and len(ended):
+                    replay.append((t, ended, seat, self.vec.decks()[ended], self.vec.dealers()[ended]))
                 self.pool_seat = np.where(done, (self.pool_seat + 1) % self.num_players, self.pool_seat)
             self.steps += int(decision.sum())
             batch = next_batch
+        if replay:
+            self.subtract_duplicate_baseline(buf, replay)
         return buf, batch
+
+    def subtract_duplicate_baseline(self, buf: dict[str, np.ndarray], replay: list) -> None:
+        """Offset each learner's final reward against the heuristic by what the heuristic's
+        play of that seat scores on the same deck (``experiments.selfplay_duplicate``)."""
+        from experiments.selfplay_duplicate import heuristic_rewards
+
+        t0 = time.perf_counter()
+        steps = np.concatenate([np.full(len(r[1]), r[0]) for r in replay])
+        games, seats, decks, dealers = (np.concatenate([r[k] for r in replay]) for k in range(1, 5))
+        base = heuristic_rewards(vector_class(self.cfg.variant), self.cfg.env_options, decks, dealers, seats)
+        buf["reward"][steps, games, seats] -= base
+        self.recent["duplicate_same"] += int((buf["reward"][steps, games, seats] == 0).sum())
+        self.timers["heuristic"] += time.perf_counter() - t0
 
     # --- update ----------------------------------------------------------------------------
     def progress(self) -> float:
@@ -678,8 +703,10 @@ class Trainer:
             "pool": len(self.pool),
             "train_win_vs_heuristic": round(self.recent["heuristic_wins"] / max(1, self.recent["heuristic_games"]), 4),
             "train_games_vs_heuristic": self.recent["heuristic_games"],
+            # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
+            "duplicate_same": round(self.recent["duplicate_same"] / max(1, self.recent["heuristic_games"]), 4),
         }
-        self.recent = {"heuristic_games": 0, "heuristic_wins": 0}
+        self.recent = {"heuristic_games": 0, "heuristic_wins": 0, "duplicate_same": 0}
         path = self.out / "scalars.csv"
         new = not path.exists()
         with open(path, "a", newline="") as f:

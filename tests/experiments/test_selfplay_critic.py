@@ -162,3 +162,54 @@ def test_suit_augmentation_is_refused_outside_gin_with_the_shared_critic(tmp_pat
         selfplay.Trainer(selfplay.Config(variant="rummy_v0", num_envs=4, hidden=(8,), suit_augment=True), tmp_path)
     with pytest.raises(ValueError, match="critic='privileged'"):
         selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=True, critic="privileged"), tmp_path)
+
+
+@pytest.mark.parametrize("module,vec_class", [(gin_rummy_v0, GinRummyVec), (rummy_v0, RummyVec)])
+def test_the_duplicate_baseline_is_the_heuristics_result_on_the_same_deck(module, vec_class):
+    from experiments.selfplay_duplicate import heuristic_rewards
+    from rummy_env.core.cards import card_str
+
+    rng = np.random.default_rng(5)
+    decks = np.stack([rng.permutation(52) for _ in range(12)]).astype(np.int8)
+    dealers, seats = rng.integers(2, size=12), rng.integers(2, size=12)
+    got = heuristic_rewards(vec_class, {}, decks, dealers, seats, chunk=5)  # chunks of 5, 5 and a padded 2
+    want = []
+    for deck, dealer, seat in zip(decks, dealers, seats, strict=True):
+        env = module.env()
+        env.reset(options={"deck": [card_str(int(c)) for c in deck], "dealer": int(dealer)})
+        agent = make_agent("heuristic", env)
+        final = {}
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                final[name] = reward
+            env.step(None if term or trunc else agent.act(obs))
+        want.append(final[f"player_{seat}"])
+    assert got.tolist() == want
+    assert {-1.0, 1.0} <= set(want)  # both results occur (Rummy hands can also end in a draw, 0)
+    with pytest.raises(ValueError, match="one row per hand: 12, 11, 12"):
+        heuristic_rewards(vec_class, {}, decks, dealers[:11], seats)
+
+
+def test_the_duplicate_baseline_offsets_only_the_learners_final_reward_against_the_heuristic(tmp_path):
+    cfg = dict(num_envs=16, num_steps=48, hidden=(16,), heuristic_share=0.5, pool_share=0.0)
+    bufs = []
+    for on in (False, True):
+        t = selfplay.Trainer(selfplay.Config(**cfg, duplicate_baseline=on), tmp_path / str(on))
+        t.out.mkdir()
+        t.session_start = 0.0
+        t.vec = t.make_vec()
+        t.pool_seat = np.arange(16) % 2
+        bufs.append(t.rollout(t.vec.reset())[0])
+    plain, offset = bufs
+    assert np.array_equal(plain["action"], offset["action"])  # the same games: the offset comes after
+    diff = np.argwhere(plain["reward"] != offset["reward"])
+    assert len(diff) > 0
+    heuristic_games = t.opponent_kind == 2
+    for step, game, seat in diff:
+        assert heuristic_games[game] and plain["done"][step, game]
+        assert abs(plain["reward"][step, game, seat] - offset["reward"][step, game, seat]) == 1  # minus +-1
+    with pytest.raises(ValueError, match="replays the games against the heuristic of 2-player runs"):
+        selfplay.Trainer(
+            selfplay.Config(num_envs=4, hidden=(8,), heuristic_share=0.0, duplicate_baseline=True), tmp_path
+        )
