@@ -97,8 +97,9 @@ class Config:
     # epochs of an update that train the privileged critic: the hidden cards identify each game,
     # so more passes over one rollout memorize its games instead of learning values
     critic_epochs: int = 1
-    # Gin: each update shows every decision under a random relabelling of the suits (agents.suit_symmetry)
-    suit_augment: bool = False
+    # Gin: weight of a penalty for playing a decision differently under a random relabelling of the
+    # suits (agents.suit_symmetry; DrAC, Raileanu et al. 2021); 0: off
+    suit_augment: float = 0.0
     # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
     duplicate_baseline: bool = False
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
@@ -180,6 +181,8 @@ class Trainer:
                 f"(num_players={self.num_players}, heuristic_share={config.heuristic_share})"
             )
         self.suit_index = None  # with --suit-augment: (inputs, actions) column indices of the 24 relabellings
+        if config.suit_augment < 0:
+            raise ValueError(f"suit_augment={config.suit_augment}: a penalty weight >= 0 (0: off)")
         if config.suit_augment:
             if config.variant != "gin_rummy_v0" or config.critic != "shared":
                 raise ValueError(
@@ -490,7 +493,7 @@ class Trainer:
         kick = self.kickstart_weight()
         b_logp = torch.from_numpy(buf["logp"].reshape(-1)[idx])
         if self.suit_index is not None:
-            b_obs, b_mask, b_act, b_teacher, b_logp = self.relabel_suits(b_obs, b_mask, b_act, b_teacher)
+            aug_obs, aug_mask, aug_act = self.relabel_suits(b_obs, b_mask)
         b_adv = torch.from_numpy(adv.reshape(-1)[idx])
         b_ret = b_adv + torch.from_numpy(buf["value"].reshape(-1)[idx])
         if cfg.anneal_lr:
@@ -504,6 +507,7 @@ class Trainer:
             "kl": [],
             "clipfrac": [],
             "kick_ce": [],
+            "suit_gap": [],
         }
         for epoch in range(cfg.update_epochs):
             # equal minibatches (a leftover of one sample would have no advantage std)
@@ -526,6 +530,14 @@ class Trainer:
                     v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
                     loss = loss + cfg.vf_coef * v_loss
                     stats["v_loss"].append(float(v_loss.detach()))
+                if self.suit_index is not None:
+                    # DrAC: the relabelled decision should get the same action distribution and value
+                    aug_logits, aug_value = self.net(aug_obs[j])
+                    aug_logsm = torch.log_softmax(masked_logits(aug_logits, aug_mask[j]), -1).gather(1, aug_act[j])
+                    p = logsm.detach().exp()
+                    gap = (p * (logsm.detach() - aug_logsm)).sum(-1).mean() + ((aug_value - value.detach()) ** 2).mean()
+                    loss = loss + cfg.suit_augment * gap
+                    stats["suit_gap"].append(float(gap.detach()))
                 taught = b_teacher[j] >= 0
                 if kick > 0 and taught.any():
                     ce = -logsm[taught].gather(1, b_teacher[j][taught, None]).mean()
@@ -561,18 +573,16 @@ class Trainer:
             "explained_var": float(1 - np.var(ret - buf["value"].reshape(-1)[idx]) / max(np.var(ret), 1e-8)),
         }
 
-    def relabel_suits(self, obs, mask, act, teacher):
-        """Each sample under a random suit relabelling (``--suit-augment``), with the
-        log-probabilities of the relabelled actions under the network as it is before the
-        update (they stand for the rollout's: the relabelled decision was never sampled).
-        The advantage and return are the original's: a relabelled deal is the same game."""
+    def relabel_suits(self, obs, mask):
+        """Each sample under a random suit relabelling (``--suit-augment``): the relabelled
+        inputs, masks, and for each row the relabelled id of every action (int64 (n, A);
+        ``logp_relabelled.gather(1, ids)`` is in the original action order)."""
         import torch
 
-        from agents.torch_policy import masked_logits
-
         cols, acts = self.suit_index
-        which = self.rng.integers(len(cols), size=len(act))
-        obs, mask, act, teacher = obs.clone(), mask.clone(), act.clone(), teacher.clone()
+        which = self.rng.integers(len(cols), size=len(obs))
+        obs, mask = obs.clone(), mask.clone()
+        ids = torch.from_numpy(acts[which])
         for k in np.unique(which):
             rows = torch.from_numpy(np.flatnonzero(which == k))
             col, a = torch.from_numpy(cols[k]), torch.from_numpy(acts[k])
@@ -580,17 +590,7 @@ class Trainer:
             m = torch.zeros_like(mask[rows])
             m[:, a] = mask[rows]
             mask[rows] = m
-            act[rows] = a[act[rows]]
-            taught = rows[teacher[rows] >= 0]
-            teacher[taught] = a[teacher[taught]]
-        with torch.no_grad():
-            logp = torch.cat(
-                [
-                    torch.log_softmax(masked_logits(self.net(obs[j])[0], mask[j]), -1).gather(1, act[j, None])[:, 0]
-                    for j in torch.split(torch.arange(len(act)), 8192)
-                ]
-            )
-        return obs, mask, act, teacher, logp
+        return obs, mask, ids
 
     # --- the loop ----------------------------------------------------------------------------
     def run(self, progress: bool = True) -> dict[str, Any]:

@@ -122,9 +122,7 @@ def test_a_privileged_critic_run_trains_checkpoints_and_resumes_with_its_critic(
 
 
 def test_suit_augmentation_relabels_each_decision_consistently_and_trains(tmp_path):
-    from agents.torch_policy import masked_logits
-
-    cfg = selfplay.Config(num_envs=8, num_steps=16, hidden=(16,), suit_augment=True, features="gin_read")
+    cfg = selfplay.Config(num_envs=8, num_steps=16, hidden=(16,), suit_augment=0.1, features="gin_read")
     t = selfplay.Trainer(cfg, tmp_path)
     t.out.mkdir(exist_ok=True)
     t.session_start = 0.0
@@ -134,34 +132,29 @@ def test_suit_augmentation_relabels_each_decision_consistently_and_trains(tmp_pa
     T, n = buf["value"].shape
     obs = torch.from_numpy(buf["obs"].reshape(T * n, -1))
     mask = torch.from_numpy(buf["mask"].reshape(T * n, -1))
-    act = torch.from_numpy(buf["action"].reshape(-1))
-    teacher = torch.from_numpy(buf["teacher"].reshape(-1))
     keep = mask.any(1)
-    obs, mask, act, teacher = obs[keep], mask[keep], act[keep], teacher[keep]
-    obs2, mask2, act2, teacher2, logp2 = t.relabel_suits(obs, mask, act, teacher)
+    obs, mask = obs[keep], mask[keep]
+    obs2, mask2, ids = t.relabel_suits(obs, mask)
     cols, acts = t.suit_index
     used = set()
-    for i in range(len(act)):
-        # the relabelling each row got is one of the 24, applied to its input, mask, action and target alike
+    for i in range(len(obs)):
+        # the relabelling each row got is one of the 24, applied to its input and mask alike
         k = next(k for k in range(24) if torch.equal(obs2[i], obs[i][torch.from_numpy(cols[k])]))
         used.add(k)
-        a = torch.from_numpy(acts[k])
-        assert act2[i] == a[act[i]] and mask2[i, a[act[i]]]
-        assert torch.equal(mask2[i][a], mask[i])
-        assert teacher2[i] == (a[teacher[i]] if teacher[i] >= 0 else -1)
+        assert torch.equal(ids[i], torch.from_numpy(acts[k]))
+        assert torch.equal(mask2[i][ids[i]], mask[i])
     assert len(used) > 10
-    with torch.no_grad():
-        want = torch.log_softmax(masked_logits(t.net(obs2)[0], mask2), -1).gather(1, act2[:, None])[:, 0]
-    assert torch.allclose(logp2, want)
     stats = t.update(buf, last)
-    assert stats["samples"] > 0 and np.isfinite(stats["pg_loss"])
+    assert stats["samples"] > 0 and stats["suit_gap"] > 0 and np.isfinite(stats["pg_loss"])
 
 
 def test_suit_augmentation_is_refused_outside_gin_with_the_shared_critic(tmp_path):
     with pytest.raises(ValueError, match="suit_augment relabels Gin Rummy inputs for the shared critic only"):
-        selfplay.Trainer(selfplay.Config(variant="rummy_v0", num_envs=4, hidden=(8,), suit_augment=True), tmp_path)
+        selfplay.Trainer(selfplay.Config(variant="rummy_v0", num_envs=4, hidden=(8,), suit_augment=0.1), tmp_path)
+    with pytest.raises(ValueError, match="suit_augment=-1.0: a penalty weight >= 0"):
+        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=-1.0), tmp_path)
     with pytest.raises(ValueError, match="critic='privileged'"):
-        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=True, critic="privileged"), tmp_path)
+        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=0.1, critic="privileged"), tmp_path)
 
 
 @pytest.mark.parametrize("module,vec_class", [(gin_rummy_v0, GinRummyVec), (rummy_v0, RummyVec)])
