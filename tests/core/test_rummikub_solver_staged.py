@@ -1,0 +1,144 @@
+"""The staged ordered sweep (``sweeps._ordered_sweep``) against the one-pass sweep and brute force.
+
+The stages (one tile of each type above its bound and no joker to add, then no joker to add,
+then everything), the early exit once every possible bit is found, the bits left open decided
+one by one by existence sweeps (``_ordered_bit_exists``) and the values found standing in for
+their colour (``remap``, compiled and pure Python) must give exactly the one-pass answer.
+These run on the compiled path when numba is there and on the pure-Python path otherwise
+(``_ordered_pass`` picks), and on the pure-Python remap in both cases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rummy_env.core.rummikub_solver as solver
+from experiments import rummikub_oracle as oracle
+from experiments.rummikub_oracle import random_rack, random_table
+from rummy_env.core.rummikub_solver import kernel as solver_kernel
+from rummy_env.core.rummikub_solver import sweeps as solver_sweeps
+from rummy_env.core.rummikub_solver import transitions as solver_transitions
+from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES
+
+ZERO = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+
+
+def one_pass(lo: np.ndarray, hi: np.ndarray, below: int = 0) -> tuple[bool, int]:
+    """The pure-Python ordered sweep in one pass, no stand-ins: the reference."""
+    keys = solver_transitions._cell_keys(lo, hi)
+    return solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below)
+
+
+def position(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(lo, hi, below) shaped like the kept worst cases at a size the one-pass sweep takes quickly:
+    a dense table with jokers, a rack holding both copies of its types half the time, both
+    jokers in play half the time."""
+    table = random_table(rng, int(rng.integers(20, 60)), joker_p=0.15)
+    rack = random_rack(rng, table, int(rng.integers(4, 16)))
+    if k % 4 >= 2:  # both copies of the rack's types where the table leaves them
+        rack[:JOKER] = np.minimum(2 - table[:JOKER], 2 * rack[:JOKER])
+    if k % 2:
+        rack[JOKER] = 2 - table[JOKER]
+    chosen = (rng.random(NUM_TILE_TYPES) < 0.15) * rack
+    coloured = np.flatnonzero(rack[:JOKER])
+    below = int(rng.choice(coloured)) if k % 3 == 2 and coloured.size else 0
+    return table + chosen, table + rack, below
+
+
+@pytest.mark.parametrize("few_left", [0, 3, 60])
+def test_staged_ordered_sweep_equals_one_pass(monkeypatch, few_left):
+    """Every path of the staged sweep (early exit, bits decided one by one, every stage run)
+    gives the one-pass answer, ``found`` included."""
+    monkeypatch.setattr(solver_sweeps, "_FEW_LEFT", few_left)
+    passes, singles = [], []
+    real_pass, real_single = solver_sweeps._ordered_pass, solver_sweeps._ordered_bit_exists
+
+    def counting_pass(lo, hi, below, known):
+        passes[-1] += 1
+        return real_pass(lo, hi, below, known)
+
+    def counting_single(lo, hi, below, bit):
+        singles[-1] += 1
+        return real_single(lo, hi, below, bit)
+
+    monkeypatch.setattr(solver_sweeps, "_ordered_pass", counting_pass)
+    monkeypatch.setattr(solver_sweeps, "_ordered_bit_exists", counting_single)
+    rng = np.random.default_rng(1700 + few_left)
+    stages_run = set()
+    for k in range(40):
+        lo, hi, below = position(rng, k)
+        passes.append(0)
+        singles.append(0)
+        got = solver_sweeps._label_sweep_found(lo, hi, True, below=below)
+        assert got == one_pass(lo, hi, below), (k, below, lo.tolist(), hi.tolist())
+        stages_run.add((passes[-1], singles[-1] > 0))
+    if few_left == 0:  # no bit is decided alone: one, two and three stages all occur
+        assert {p for p, _ in stages_run} >= {1, 2, 3}
+        assert not any(s for _, s in stages_run)
+    else:  # some bits are decided one by one after the first stage
+        assert (1, True) in stages_run
+    assert any(p == 1 and not s for p, s in stages_run)  # the first stage alone found everything
+
+
+def test_ordered_bit_exists_equals_the_one_pass_bit():
+    """``_ordered_bit_exists`` on every bit the sweep can return (``_ordered_candidates``, which
+    holds every bit of the answer) equals that bit of the one-pass answer."""
+    rng = np.random.default_rng(1710)
+    seen = [0, 0]
+    for k in range(20):
+        lo, hi, below = position(rng, k)
+        found, want = one_pass(lo, hi, below)
+        if not found:
+            continue
+        cands = solver_sweeps._ordered_candidates(lo, hi, below)
+        assert want & ~cands == 0
+        for bit in solver_sweeps._bits_of(cands):
+            got = solver_sweeps._ordered_bit_exists(lo, hi, below, bit)
+            assert got == bool(want >> bit & 1), (k, below, bit, lo.tolist(), hi.tolist())
+            seen[got] += 1
+    assert min(seen) >= 10
+
+
+def test_stand_ins_python_and_kernel_give_the_one_pass_answer():
+    """With any subset of the answer standing in for its colour, the remapped sweep plus that
+    subset is the one-pass answer: pure Python, and compiled when numba is there."""
+    kernel = solver_kernel._kernel()
+    rng = np.random.default_rng(1720)
+    stood_in = 0
+    for k in range(24):
+        lo, hi, below = position(rng, k)
+        found, want = one_pass(lo, hi, below)
+        keep = rng.random(53) < 0.5
+        known = sum(1 << t for t in solver_sweeps._bits_of(want & solver_sweeps._COLOURED_BITS) if keep[t])
+        pairs = solver_sweeps._stand_ins(known)
+        stood_in += any(t != u for t, u in pairs.items())
+        keys = solver_transitions._cell_keys(lo, hi)
+        remap = {1 << t: 1 << u for t, u in pairs.items()}
+        f, bits = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
+        assert (f, bits | known) == (found, want), (k, below, lo.tolist(), hi.tolist())
+        if kernel:
+            f, bits = kernel(lo, hi, True, below=below, remap=solver_kernel.remap_table(pairs))
+            assert (f, bits | known) == (found, want), ("kernel", k, below)
+    assert stood_in >= 6
+
+
+@pytest.mark.parametrize("few_left", [0, 60])
+def test_staged_ordered_mask_matches_bruteforce(monkeypatch, few_left):
+    """``ordered_extension_mask`` (every option) through the staged sweep against brute force
+    on small positions with both jokers in play."""
+    monkeypatch.setattr(solver_sweeps, "_FEW_LEFT", few_left)
+    rng = np.random.default_rng(1730 + few_left)
+    nonempty = 0
+    for k in range(30):
+        table = random_table(rng, int(rng.integers(4, 10)), joker_p=0.4)
+        rack = random_rack(rng, table, int(rng.integers(3, 7)))
+        if k % 2:
+            rack[JOKER] = 2 - table[JOKER]
+        done, table_play = (True, False) if k % 3 == 0 else (False, k % 3 == 2)
+        solver.clear_caches()
+        got = solver.ordered_extension_mask(table, rack, ZERO, done, 15, table_play)
+        ref = oracle.ordered_extension_mask_bruteforce(table, rack, ZERO, done, 15, table_play)
+        assert np.array_equal(got, ref), (k, done, table_play, table.tolist(), rack.tolist())
+        nonempty += bool(got.any())
+    assert nonempty >= 10
