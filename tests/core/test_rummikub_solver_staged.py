@@ -15,9 +15,10 @@ import pytest
 
 import rummy_env.core.rummikub_solver as solver
 from experiments import rummikub_oracle as oracle
-from experiments.rummikub_oracle import random_rack, random_table
+from experiments.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import kernel as solver_kernel
 from rummy_env.core.rummikub_solver import sweeps as solver_sweeps
+from rummy_env.core.rummikub_solver import table_play as solver_table_play
 from rummy_env.core.rummikub_solver import transitions as solver_transitions
 from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES
 
@@ -140,5 +141,111 @@ def test_staged_ordered_mask_matches_bruteforce(monkeypatch, few_left):
         got = solver.ordered_extension_mask(table, rack, ZERO, done, 15, table_play)
         ref = oracle.ordered_extension_mask_bruteforce(table, rack, ZERO, done, 15, table_play)
         assert np.array_equal(got, ref), (k, done, table_play, table.tolist(), rack.tolist())
+        nonempty += bool(got.any())
+    assert nonempty >= 10
+
+
+def test_staged_sweep_with_known_bits_a_wanted_subset_or_a_lower_bound():
+    """``known`` (bits of the answer given beforehand), ``want`` (the bits asked for) and
+    ``lower`` (a lower bound asked for): ``found`` is exact and ``answer & want <= bits <=
+    answer`` (any subset with ``lower``)."""
+    rng = np.random.default_rng(1740)
+    partial = 0
+    for k in range(24):
+        lo, hi, below = position(rng, k)
+        found, answer = one_pass(lo, hi, below)
+        coloured = [t for t in solver_sweeps._bits_of(answer) if t < JOKER]
+        known = sum(1 << t for t in coloured if rng.random() < 0.4)
+        cands = solver_sweeps._ordered_candidates(lo, hi, below)
+        want = sum(1 << t for t in solver_sweeps._bits_of(cands) if rng.random() < 0.5)
+        f, bits = solver_sweeps._ordered_sweep(lo, hi, below, known=known, want=want)
+        assert f == found and bits & ~answer == 0 and answer & want & ~bits == 0, (k, below)
+        assert bits & known == known
+        f, bits = solver_sweeps._ordered_sweep(lo, hi, below, lower=True)
+        assert f == found and bits & ~answer == 0, (k, below)
+        partial += bits != answer
+    assert partial >= 2  # the lower bound stopped early and missed bits
+
+
+def test_existence_shortcut_when_nothing_below_the_cap_can_be_added():
+    """With no tile below ``below`` (or none at all) to add, one existence sweep answers: bit 53
+    iff some arrangement exists, no other bit."""
+    rng = np.random.default_rng(1750)
+    kinds = set()
+    for k in range(16):
+        table = random_table(rng, int(rng.integers(20, 60)), joker_p=0.2)
+        rack = random_rack(rng, table, int(rng.integers(3, 10)))
+        lo, hi = table.copy(), table + rack
+        if k % 2:  # nothing to add at all
+            lo = hi.copy()
+            below = 0 if k % 4 == 1 else int(rng.integers(1, JOKER))
+        else:  # tiles to add, all at or above below
+            below = int(np.flatnonzero(rack[:JOKER])[0]) if rack[:JOKER].any() else 1
+            lo[:below] = hi[:below]
+        if rng.random() < 0.5:  # a tile more on the table side that may not split
+            t = int(rng.integers(JOKER))
+            if hi[t] < 2:
+                lo[t] += 1
+                hi[t] += 1
+        got = solver_sweeps._ordered_sweep(lo, hi, below)
+        assert got == one_pass(lo, hi, below), (k, below)
+        kinds.add((k % 2, got[0]))
+    assert len(kinds) >= 3
+
+
+def test_t_star_search_over_open_types_equals_the_search_over_every_type():
+    """``t*`` (the highest type whose closing keeps an initial meld within the rack) from the
+    search over the open types equals the highest such type found by trying them all."""
+    rng = np.random.default_rng(1760)
+    seen = set()
+    for k in range(30):
+        table = random_table(rng, int(rng.integers(10, 40)), joker_p=0.2)
+        rack = random_rack(rng, table, int(rng.integers(6, 20)))
+        if k % 2:
+            rack[JOKER] = 2 - table[JOKER]
+        chosen = (rng.random(NUM_TILE_TYPES) < 0.3) * rack
+        threshold = (15, 30)[k % 2]
+        if not solver_table_play._meld_from(ZERO, rack, threshold) or solver_table_play._meld_from(
+            ZERO, chosen, threshold
+        ):
+            continue  # the witness is asked for only when the rack holds an initial meld and chosen none
+        want = 0
+        for t in range(JOKER + 1):
+            closed = rack.copy()
+            closed[:t] = chosen[:t]
+            if solver_table_play._meld_from(ZERO, closed, threshold):
+                want = t
+        got = solver_table_play._ordered_witness_bits(table, rack, chosen, threshold)[0]
+        assert got == want, (k, table.tolist(), rack.tolist(), chosen.tolist())
+        seen.add(want == JOKER)
+    assert seen == {False, True}
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_table_play_ordered_mask_with_either_witness_sweep_matches_bruteforce(monkeypatch, lower):
+    """The witness's ordered sweep run in full or stopped at its first finding stage: the
+    ordered table-play mask is exact either way (the bound and ``_ordered_bit`` decide the rest)."""
+    monkeypatch.setattr(solver_table_play, "_WITNESS_LOWER", lower)
+    rng = np.random.default_rng(1770 + lower)
+    nonempty = 0
+    for k in range(24):
+        table = random_table(rng, int(rng.integers(6, 13)), joker_p=0.3)
+        rack = ZERO.copy()
+        for _ in range(20):  # a meld of 3-4 tiles in the rack, so that an initial meld is often there
+            meld = np.bincount(random_meld(rng, 0.2), minlength=NUM_TILE_TYPES)
+            if np.all(table + meld <= 2) and meld.sum() <= 4:
+                rack += meld
+                break
+        rack += random_rack(rng, table + rack, int(rng.integers(1, 4)))
+        if k % 2:
+            rack[JOKER] = 2 - table[JOKER]
+        chosen = ZERO.copy()
+        if k % 3 == 0:
+            chosen[int(rng.choice(np.flatnonzero(rack)))] = 1
+        threshold = (10, 15, 20)[k % 3]
+        solver.clear_caches()
+        got = solver.ordered_extension_mask(table, rack, chosen, False, threshold, True)
+        ref = oracle.ordered_extension_mask_bruteforce(table, rack, chosen, False, threshold, True)
+        assert np.array_equal(got, ref), (k, table.tolist(), rack.tolist(), chosen.tolist(), threshold)
         nonempty += bool(got.any())
     assert nonempty >= 10

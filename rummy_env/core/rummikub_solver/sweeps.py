@@ -152,20 +152,32 @@ def _ordered_pass(lo: np.ndarray, hi: np.ndarray, below: int, known: int) -> tup
     return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
 
 
-def _ordered_sweep(lo: np.ndarray, hi: np.ndarray, below: int) -> tuple[bool, int]:
+def _ordered_sweep(
+    lo: np.ndarray, hi: np.ndarray, below: int, known: int = 0, want: int | None = None, lower: bool = False
+) -> tuple[bool, int]:
     """The ordered sweep in stages, each on bounds ``lo..h`` with ``h <= hi``.
 
     The stages: at most one tile of each type above ``lo`` and no joker to add (a smaller
     sweep that finds most of the answer on the kept worst cases); then, when jokers can be
     added, every tile but those jokers; then the full sweep.  A restricted stage's paths are
     paths of the full sweep with the same added tiles, so every bit it finds is in the
-    answer; once the bits found hold every bit the answer can have (``_ordered_candidates``)
-    the later stages are skipped.  In a later stage a label value ``t`` found already stands
+    answer; once the bits found hold every bit asked for the later stages are skipped, and
+    when only a few (``_FEW_LEFT``) are left open, each is decided by an existence sweep
+    (``_ordered_bit_exists``).  In a later stage a label value ``t`` found already stands
     in as the lowest found value of its colour (``remap``): a value's future depends only on
     its colour (a later move has a higher number, so it lowers the value only with a lower
     colour, and then to the same new value for every value of the colour), so the stand-in
     ends in the answer exactly when ``t`` would, and labels with fewer distinct values prune
-    more.  The union of the stages is the answer of the one full sweep.
+    more.  The union of the stages is the answer of the one full sweep.  When no tile that
+    can be added makes a label value (none below ``below``, or none at all), one existence
+    sweep answers.
+
+    ``known``: bits the caller knows to be in the answer (they stand in from the first stage
+    and are returned); ``want``: the bits the caller needs (default: every bit the answer can
+    have, ``_ordered_candidates``).  Returns ``(found, bits)`` with ``found`` exact and
+    ``answer & want <= bits <= answer`` (``bits`` is the answer when ``want`` is the default).
+    ``lower``: only a lower bound is asked for: the stages stop at the first that finds an
+    arrangement (``found`` stays exact, ``bits`` any subset of the answer).
     """
     stages = []
     one = np.minimum(hi, lo + 1)
@@ -178,12 +190,19 @@ def _ordered_sweep(lo: np.ndarray, hi: np.ndarray, below: int) -> tuple[bool, in
         if np.any(cut != one):
             stages.append(cut)
     stages.append(hi)
-    want = _ordered_candidates(lo, hi, below)
-    found, known = False, 0
+    cands = _ordered_candidates(lo, hi, below)
+    if cands & ~_NONE_YET == 0:  # nothing to add that makes a label value: existence alone
+        found = _reachable(lo, hi)
+        return found, _NONE_YET if found and below > 0 else 0
+    if want is None:
+        want = cands
+    found = known != 0  # a known bit is some accepting path's
     for h in stages:
+        if found and known & want == want:
+            break
         f, bits = _ordered_pass(lo, h, below, known)
         found, known = found or f, known | bits
-        if found and known & want == want:
+        if lower and found:
             break
         if found and h is not hi and (want & ~known).bit_count() <= _FEW_LEFT:
             for bit in _bits_of(want & ~known):
