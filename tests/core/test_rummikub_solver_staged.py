@@ -17,6 +17,7 @@ import rummy_env.core.rummikub_solver as solver
 from experiments import rummikub_oracle as oracle
 from experiments.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import kernel as solver_kernel
+from rummy_env.core.rummikub_solver import kernel_best as solver_kernel_best
 from rummy_env.core.rummikub_solver import sweeps as solver_sweeps
 from rummy_env.core.rummikub_solver import table_play as solver_table_play
 from rummy_env.core.rummikub_solver import transitions as solver_transitions
@@ -249,3 +250,91 @@ def test_table_play_ordered_mask_with_either_witness_sweep_matches_bruteforce(mo
         assert np.array_equal(got, ref), (k, table.tolist(), rack.tolist(), chosen.tolist(), threshold)
         nonempty += bool(got.any())
     assert nonempty >= 10
+
+
+def test_kernel_bounds_built_compiled_equal_the_python_bounds():
+    """The kernel entry that builds the per-number bounds compiled (``kernel._bounds_sweep``)
+    gives the answers of the sweep fed with the bounds built in Python (``_lohi_capc``), in every
+    mode (labels or not, ordered, capped, points threshold, stand-ins)."""
+    kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
+    gstart, moves, gj, ups = solver_kernel._shared_tables()
+    rng = np.random.default_rng(1780)
+    found = 0
+    for k in range(24):
+        lo, hi, below = position(rng, k)
+        if k % 4 == 1:  # rack-only sweeps start from nothing
+            lo = np.zeros_like(lo)
+        lohi, capc = solver_kernel._lohi_capc(lo, hi)
+        remap = solver_kernel.remap_table(solver_sweeps._stand_ins(one_pass(lo, hi, below)[1] & 0x5555555555555))
+        for ordered, threshold, labels, rmp in (
+            (False, 0, True, None),
+            (True, 0, True, None),
+            (True, 0, True, remap),
+            (False, 0, False, None),
+            (False, 30, False, None),
+            (True, 15, True, None),
+        ):
+            want = solver_kernel._kernel_sweep(
+                lohi,
+                capc,
+                int(lo[JOKER]),
+                int(hi[JOKER]),
+                gstart,
+                moves,
+                gj,
+                ups,
+                ordered,
+                threshold,
+                labels,
+                32,
+                64,
+                below if ordered else 0,
+                solver_kernel._IDENTITY if rmp is None else rmp,
+            )
+            got = kernel(lo, hi, ordered, threshold, labels, below if ordered else 0, rmp)
+            assert got == (bool(want[0]), int(want[1])), (k, ordered, threshold, labels)
+            found += got[0]
+    assert found >= 40
+
+
+def test_best_kernel_bounds_built_compiled_equal_the_python_bounds():
+    """The best-play kernel entry that builds its bounds and reads the play back compiled
+    (``kernel_best._best_bounds_sweep``) returns the very play of the sweep fed with the bounds
+    built in Python, both objectives, after the initial meld and on the rack alone."""
+    best = solver_kernel_best._best_kernel()
+    assert best, "the compiled best play is missing: the test extra installs numba (the fast extra)"
+    gstart, moves, gj, ups = solver_kernel._shared_tables()
+    rng = np.random.default_rng(1790)
+    plays = 0
+    for k in range(24):
+        lo, hi, _below = position(rng, k)
+        table, rack = (lo, hi - lo) if k % 2 else (ZERO, hi - lo)
+        threshold = 0 if k % 2 else 30
+        for objective in ("points", "tiles"):
+            lohi, capc = solver_kernel._lohi_capc(table, table + rack)
+            tsum = table[:JOKER].reshape(4, 13).sum(axis=0).astype(np.int64)
+            jr, xs = solver_kernel_best._best_kernel_sweep(
+                lohi,
+                capc,
+                tsum,
+                int(table[JOKER]),
+                int(rack[JOKER]),
+                threshold,
+                objective == "tiles",
+                gstart,
+                moves,
+                gj,
+                ups,
+            )
+            got = best(table, rack, threshold, objective)
+            if jr < 0:
+                assert got is None, (k, objective)
+                continue
+            want = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+            for c in range(4):
+                want[c * 13 : c * 13 + 13] = ((xs >> (2 * c)) & 3) - table[c * 13 : c * 13 + 13]
+            want[JOKER] = jr
+            assert got is not None and np.array_equal(got, want), (k, objective)
+            plays += 1
+    assert plays >= 20

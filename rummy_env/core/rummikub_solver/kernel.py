@@ -129,7 +129,9 @@ def _kernel_sweep(  # pragma: no cover - compiled
         size = 1024
         nxt_c = np.empty(size, dtype=np.int64)
         nxt_l = np.empty(size, dtype=np.int64)
-        hsize = 4096
+        hsize = 256  # grown below as the layer fills: small layers fill less memory
+        while hsize < 4 * ncur and hsize < 4096:
+            hsize *= 4
         hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
         # codes sharing colours 0+1 and their jokers share half A: visit them together
@@ -246,6 +248,25 @@ def _kernel_sweep(  # pragma: no cover - compiled
             else:
                 bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
+
+
+def _bounds_sweep(  # pragma: no cover - compiled
+    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap
+):
+    """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
+    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there)."""
+    lohi = np.empty((13, 4), dtype=np.int64)
+    capc = np.empty((13, 4), dtype=np.int64)
+    for c in range(4):
+        for i in range(13):
+            t = c * 13 + i
+            lohi[i, c] = lohi_table[lo[t] * 3 + hi[t]]
+            cap1 = hi[t + 1] + 1 if i + 1 < 13 else 0
+            cap2 = hi[t + 2] + 1 if i + 2 < 13 else 0
+            capc[i, c] = cap1 * 4 + cap2
+    return _kernel_sweep(
+        lohi, capc, lo[JOKER], hi[JOKER], gstart, moves, gj, ups, ordered, threshold, labels, 32, 64, below, remap
+    )
 
 
 def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used, ordered):  # pragma: no cover - compiled
@@ -436,13 +457,14 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash
+            global _find, _dominated, _half, _grow, _rehash, _kernel_sweep
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
             _dominated = jit(_dominated)
             _half = jit(_half)
             _grow = jit(_grow)
             _rehash = jit(_rehash)
-            compiled = jit(_kernel_sweep)
+            _kernel_sweep = jit(_kernel_sweep)
+            compiled = jit(_bounds_sweep)
 
             def run(
                 lo: np.ndarray,
@@ -453,12 +475,10 @@ def _kernel():
                 below: int = 0,
                 remap: np.ndarray | None = None,
             ) -> tuple[bool, int]:
-                lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
-                    lohi,
-                    capc,
-                    int(lo[JOKER]),
-                    int(hi[JOKER]),
+                    lo if lo.dtype == np.int64 else lo.astype(np.int64),
+                    hi if hi.dtype == np.int64 else hi.astype(np.int64),
+                    _LOHI_TABLE,
                     gstart,
                     moves,
                     gj,
@@ -466,8 +486,6 @@ def _kernel():
                     bool(ordered),
                     max(int(threshold), 0),
                     bool(labels),
-                    32,
-                    64,
                     int(below),
                     _IDENTITY if remap is None else remap,
                 )
