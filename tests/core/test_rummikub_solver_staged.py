@@ -338,3 +338,32 @@ def test_best_kernel_bounds_built_compiled_equal_the_python_bounds():
             assert got is not None and np.array_equal(got, want), (k, objective)
             plays += 1
     assert plays >= 20
+
+
+def test_meld_existence_stops_early_with_the_same_answer():
+    """Whether the rack holds melds worth the threshold (``table_play._meld_from``): the sweeps
+    that stop at the first code with the points and only runs of 3+ open (pure Python's
+    ``stop``, the kernel's ``long_only``) answer as the full sweeps, thresholds 1 to 60."""
+    kernel = solver_kernel._kernel()
+    rng = np.random.default_rng(1800)
+    answers = set()
+    for k in range(40):
+        table = random_table(rng, int(rng.integers(10, 60)), joker_p=0.2)
+        rack = random_rack(rng, table, int(rng.integers(3, 30)))
+        if k % 2:
+            rack[JOKER] = 2 - table[JOKER]
+        threshold = int(rng.integers(1, 61))
+        keys = solver_transitions._cell_keys(ZERO, rack)
+        jhi = int(rack[JOKER])
+        want = solver_sweeps._label_sweep_points(keys, 0, jhi, threshold) != 0
+        assert (solver_sweeps._label_sweep_points(keys, 0, jhi, threshold, stop=True) != 0) == want, k
+        assert solver_table_play._meld_from(ZERO, rack, threshold) == want, k
+        if kernel:
+            gstart, moves, gj, ups = solver_kernel._shared_tables()
+            lohi, capc = solver_kernel._lohi_capc(ZERO, rack)
+            full = solver_kernel._kernel_sweep(
+                lohi, capc, 0, jhi, gstart, moves, gj, ups, False, threshold, False, 32, 64, 0, solver_kernel._IDENTITY
+            )
+            assert bool(full[0]) == want, k
+        answers.add(want)
+    assert answers == {False, True}

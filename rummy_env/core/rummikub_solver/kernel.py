@@ -6,7 +6,14 @@ import os
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.tables import _CSTATES, _GROUP_JOKERS, _UPGRADES, _UPGRADES2, _colour_moves
+from rummy_env.core.rummikub_solver.tables import (
+    _CSTATES,
+    _GROUP_JOKERS,
+    _LONG_ONLY,
+    _UPGRADES,
+    _UPGRADES2,
+    _colour_moves,
+)
 from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
 
 # ---------------------------------------------------------------------------------------
@@ -78,6 +85,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
     prune_two=64,
     below=0,
     remap=None,
+    long_only=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -108,6 +116,11 @@ def _kernel_sweep(  # pragma: no cover - compiled
     ``remap[(1 << t) % 67] = 1 << t'`` (powers of two up to 2**53 differ mod 67); ``t'`` is
     ``t`` (``_IDENTITY``) or a type of the same colour and a number no higher that is
     known to be in the answer (``sweeps._ordered_sweep``).
+
+    ``long_only`` (existence with a threshold, nothing to use: ``labels=False``, ``threshold >
+    0``, ``lo`` all zero): ``long_only[s]`` = colour state ``s`` has only runs of 3+ open
+    (``tables._LONG_ONLY``); then a code with the points and only such runs can close them and
+    use nothing more, so the sweep answers True at once (``sweeps._label_sweep_points``'s stop).
 
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
@@ -224,6 +237,17 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                     h = (h + 1) & (hsize - 1)
         if nn == 0:
             return False, 0
+        if long_only is not None:
+            for r in range(nn):
+                code = nxt_c[r]
+                if (
+                    code >> 27 >= threshold
+                    and long_only[code & 63]
+                    and long_only[(code >> 6) & 63]
+                    and long_only[(code >> 12) & 63]
+                    and long_only[(code >> 18) & 63]
+                ):
+                    return True, 0
         ncur = 0
         cur_c = np.empty(nn, dtype=np.int64)
         cur_l = np.empty(nn, dtype=np.int64)
@@ -251,10 +275,15 @@ def _kernel_sweep(  # pragma: no cover - compiled
 
 
 def _bounds_sweep(  # pragma: no cover - compiled
-    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap
+    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only
 ):
     """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
-    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there)."""
+    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
+    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``."""
+    early = not labels and threshold > 0
+    for t in range(53):
+        if lo[t] != 0:
+            early = False
     lohi = np.empty((13, 4), dtype=np.int64)
     capc = np.empty((13, 4), dtype=np.int64)
     for c in range(4):
@@ -265,7 +294,22 @@ def _bounds_sweep(  # pragma: no cover - compiled
             cap2 = hi[t + 2] + 1 if i + 2 < 13 else 0
             capc[i, c] = cap1 * 4 + cap2
     return _kernel_sweep(
-        lohi, capc, lo[JOKER], hi[JOKER], gstart, moves, gj, ups, ordered, threshold, labels, 32, 64, below, remap
+        lohi,
+        capc,
+        lo[JOKER],
+        hi[JOKER],
+        gstart,
+        moves,
+        gj,
+        ups,
+        ordered,
+        threshold,
+        labels,
+        32,
+        64,
+        below,
+        remap,
+        long_only if early else None,
     )
 
 
@@ -420,6 +464,7 @@ def remap_table(pairs: dict[int, int]) -> np.ndarray:
 
 
 _IDENTITY = remap_table({})
+_LONG_ONLY_TABLE = np.array([s in _LONG_ONLY for s in range(64)], dtype=np.bool_)
 
 
 def _shared_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -488,6 +533,7 @@ def _kernel():
                     bool(labels),
                     int(below),
                     _IDENTITY if remap is None else remap,
+                    _LONG_ONLY_TABLE,
                 )
                 return bool(found), int(bits)
 

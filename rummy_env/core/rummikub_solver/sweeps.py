@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.kernel import _kernel, remap_table
-from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2
+from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2, _a_done
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
 
@@ -332,12 +332,19 @@ def _points_sweep(lo: np.ndarray, hi: np.ndarray, threshold: int, ordered: bool 
     return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold, ordered)
 
 
-def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
+def _label_sweep_points(
+    keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False, stop: bool = False
+) -> int:
     """``_label_sweep`` where the arrangement must also be worth >= ``threshold`` points.
 
     Points of an arrangement = sum over its tiles of the number each stands for (a joker at
     number v is worth v, R-RK-07).  The points so far, capped at ``threshold``, are part of
     the state, so the sweep stays a plain reachability computation.
+
+    ``stop`` (only for bounds that use nothing: ``lo`` all zero) with ``threshold > 0``:
+    whether an arrangement exists, nonzero as soon as a code has the points and only runs of
+    3+ open (it can close them and use nothing more; the kernel's ``long_only``); the bits
+    are then not the mask.
     """
     cap_shift = 32
     threshold = max(threshold, 0)
@@ -357,6 +364,8 @@ def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered
                 nxt[n] = new if old is None else old | new
         if not nxt:
             return 0
+        if stop and threshold > 0 and any(key >> cap_shift >= threshold and _a_done(key & _SMASK) for key in nxt):
+            return 1
         cur = nxt  # rack-only sweeps are small: pruning was measured to cost more than it saves
     out = 0
     for key, lab in cur.items():

@@ -13,8 +13,8 @@ from rummy_env.core.rummikub_solver.sweeps import (
     _fold_label,
     _label_sweep,
     _label_sweep_found,
+    _label_sweep_points,
     _ordered_sweep,
-    _points_sweep,
     _reachable,
 )
 from rummy_env.core.rummikub_solver.tables import (
@@ -227,12 +227,15 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
 def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> bool:
     """Does some arrangement of rack tiles within ``lo..hi`` (jokers too) score >= threshold?
 
-    Only existence: the compiled sweep runs without labels (empty labels prune most).
+    Only existence: the compiled sweep runs without labels (empty labels prune most), and
+    with ``lo`` empty both sweeps stop at the first code that has the points and only runs of
+    3+ open (closing them gives an arrangement).  ``threshold >= 1`` (the callers' floor).
     """
     kernel = _kernel()
     if kernel:
         return kernel(lo, hi, False, max(threshold, 0), labels=False)[0]
-    return _points_sweep(lo, hi, threshold) != 0
+    keys = _cell_keys(lo, hi)
+    return _label_sweep_points(keys, int(lo[JOKER]), int(hi[JOKER]), threshold, stop=not lo.any()) != 0
 
 
 def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
