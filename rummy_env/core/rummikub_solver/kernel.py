@@ -138,14 +138,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
     cnt_b = np.zeros(9, dtype=np.int64)
     seen = np.full(4 * cap, -1, dtype=np.int64)
     seen_used = np.empty(9 * cap, dtype=np.int64)
+    # one 4096-slot index for the layers, emptied slot by slot after each (``_unindex``):
+    # filling a fresh one at each of the 13 layers was most of a small sweep's time
+    hsize = 4096
+    hidx = np.full(hsize, -1, dtype=np.int64)
     for i in range(13):
         size = 1024
         nxt_c = np.empty(size, dtype=np.int64)
         nxt_l = np.empty(size, dtype=np.int64)
-        hsize = 256  # grown below as the layer fills: small layers fill less memory
-        while hsize < 4 * ncur and hsize < 4096:
-            hsize *= 4
-        hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
         # codes sharing colours 0+1 and their jokers share half A: visit them together
         order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
@@ -262,6 +262,11 @@ def _kernel_sweep(  # pragma: no cover - compiled
             cur_c[ncur] = code
             cur_l[ncur] = lab
             ncur += 1
+        if hsize > 4096:  # after a large layer start small again, as sparse as before
+            hsize = 4096
+            hidx = np.full(hsize, -1, dtype=np.int64)
+        else:
+            _unindex(hidx, nxt_c, nn, hsize)
     found = False
     bits = 0
     for q in range(ncur):
@@ -380,6 +385,18 @@ def _rehash(keys, n, hsize):  # pragma: no cover - compiled
             h = (h + 1) & (hsize - 1)
         hidx[h] = r
     return hidx
+
+
+def _unindex(hidx, keys, n, hsize):  # pragma: no cover - compiled
+    """Empty the slots of ``keys[:n]`` in the open-addressing index ``hidx`` (all -1 again).
+
+    Each key's slot is on its probe path from its home slot (entries never move), so the
+    slots can be emptied in any order."""
+    for r in range(n):
+        h = ((keys[r] * 6364136223846793005) >> 32) & (hsize - 1)
+        while hidx[h] != r:
+            h = (h + 1) & (hsize - 1)
+        hidx[h] = -1
 
 
 def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
@@ -502,8 +519,9 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash, _kernel_sweep
+            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
+            _unindex = jit(_unindex)
             _dominated = jit(_dominated)
             _half = jit(_half)
             _grow = jit(_grow)

@@ -38,6 +38,10 @@ def _best_kernel_sweep(
     cur_k = np.zeros(1, dtype=np.int64)
     cur_v = np.zeros(1, dtype=np.int64)
     cur_g = np.full(1, -1, dtype=np.int64)
+    # one 4096-slot index for the layers, emptied slot by slot after each (``_unindex``):
+    # filling a fresh one at each of the 13 layers was most of a small sweep's time
+    hsize = 4096
+    hidx = np.full(hsize, -1, dtype=np.int64)
     for i in range(13):
         v = i + 1
         size = 1024
@@ -46,10 +50,6 @@ def _best_kernel_sweep(
         npk = np.empty(size, dtype=np.int64)
         npg = np.empty(size, dtype=np.int64)
         nmk = np.empty(size, dtype=np.int64)
-        hsize = 256  # grown as the layer fills: small layers fill less memory
-        while hsize < 4 * ncur and hsize < 4096:
-            hsize *= 4
-        hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
         for q in range(ncur):
             key = cur_k[q]
@@ -206,6 +206,11 @@ def _best_kernel_sweep(
                 cur_g[ncur] = nstore
                 nstore += 1
                 ncur += 1
+        if hsize > 4096:  # after a large layer start small again, as sparse as before
+            hsize = 4096
+            hidx = np.full(hsize, -1, dtype=np.int64)
+        else:
+            _unindex(hidx, nk, nn, hsize)
     best = -1
     for q in range(ncur):
         key = cur_k[q]
@@ -254,7 +259,7 @@ def _best_bounds_sweep(table, rack, lohi_table, threshold, tiles_obj, gstart, mo
 
 
 # the growth and hashing helpers of the labelled sweep; compiled by ``kernel._kernel()``
-_grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash
+_grow, _rehash, _unindex = _kernel_mod._grow, _kernel_mod._rehash, _kernel_mod._unindex
 
 
 def _best_kernel():
@@ -275,8 +280,8 @@ def _best_kernel():
                 return False
             gstart, moves, gj, ups = _kernel_mod._shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _grow, _rehash, _best_kernel_sweep
-            _grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash  # compiled now
+            global _grow, _rehash, _unindex, _best_kernel_sweep
+            _grow, _rehash, _unindex = _kernel_mod._grow, _kernel_mod._rehash, _kernel_mod._unindex  # compiled now
             _best_kernel_sweep = jit(_best_kernel_sweep)  # before the entry compiles: it binds it
             compiled = jit(_best_bounds_sweep)
 
