@@ -39,7 +39,8 @@ over accepting states is exactly the set of tile types some legal play can add: 
 answers in one forward sweep.  ``ordered_extension_mask`` labels states instead with the
 set of "lowest added type" values of their paths; the env builds plays in non-decreasing
 type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
-type (compiled, in two passes when jokers can be added: ``sweeps._ordered_sweep``).
+type (in stages on growing bounds, stopping once every possible bit is found:
+``sweeps._ordered_sweep``).
 **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and otherwise
 only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
 legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
