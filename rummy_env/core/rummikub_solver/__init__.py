@@ -89,10 +89,11 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``play_points``, ``is_valid_meld``, ``meld_points``; the cache budget:
 ``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
-number), ``sweeps`` (the Python sweeps and pruning), ``kernel`` (the numba label sweep),
-``kernel_best`` (the numba best-play sweep), ``table_play`` (the initial meld with table play),
-``best`` (best play), ``certificate``
-(one arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
+number), ``sweeps`` (the Python sweeps, pruning and the staged ordered sweep), ``kernel``
+(the numba label sweep), ``kernel_best`` (the numba best-play sweep), ``kernel_tables`` (the
+flat tables both kernels read), ``table_play`` (the initial meld with table play), ``best``
+(best play), ``certificate`` (one arrangement), ``checks`` (input checks), ``memo`` (caches
+and budget), ``api``.
 The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
 """
 
