@@ -75,6 +75,21 @@ KEPT: list[tuple[str, str, str]] = [
         "R1 R2 R3 R4 R6 R7 R9 R13 R13 B1 B2 B2 B3 B4 B4 B7 B9 B12 B12 B13 B13 K1 K1 K2 K2 K3 K4 K4 K9 K11 K12 "
         "K12 K13 Y1 Y4 Y6 Y7 Y9 Y10 Y11 Y12 Y13 Y13",
     ),
+    # found by ``--worst --first-step --climb 6 --seed 5`` from the two "climbed" cases above:
+    # both jokers on the table, the rack without them (ordered mask after the meld in one
+    # pass), and the 52-tile table with both jokers, where one ordered bit with table play
+    # needs the pure-Python product sweep
+    (
+        "climbed: 104-13 + 2 JK, rack three low runs + R4",
+        *_full_table_minus("R1 R2 R3 R4 B1 B2 B3 K1 K2 K3 Y1 Y2 Y3", 2),
+    ),
+    (
+        "climbed: 53-tile table with both jokers, 42-tile rack",
+        "R3 R4 R5 R5 R6 R7 R8 R8 R9 R10 R10 R11 R11 R12 R12 B3 B5 B6 B6 B7 B8 B9 B10 B10 B11 B11 K5 K6 K6 K7 K7 "
+        "K8 K8 K9 K10 K10 K11 K11 Y1 Y2 Y2 Y3 Y3 Y4 Y5 Y8 Y8 Y9 Y10 Y11 Y12 JK JK",
+        "R1 R2 R3 R4 R6 R7 R9 R13 R13 B1 B2 B2 B3 B4 B4 B7 B9 B12 B12 B13 B13 K1 K1 K2 K2 K3 K4 K4 K9 K12 K12 "
+        "K13 Y1 Y4 Y5 Y6 Y7 Y10 Y11 Y12 Y13 Y13",
+    ),
     # the slowest of ``--worst --search 15 --seed 3`` (table play, ordered mask): a 54-tile
     # table with a joker and a 44-tile rack with the other
     (

@@ -39,7 +39,8 @@ over accepting states is exactly the set of tile types some legal play can add: 
 answers in one forward sweep.  ``ordered_extension_mask`` labels states instead with the
 set of "lowest added type" values of their paths; the env builds plays in non-decreasing
 type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
-type (compiled, in two passes when jokers can be added: ``sweeps._ordered_sweep``).
+type (in stages on growing bounds, stopping once every possible bit is found:
+``sweeps._ordered_sweep``).
 **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and otherwise
 only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
 legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
@@ -88,10 +89,11 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``play_points``, ``is_valid_meld``, ``meld_points``; the cache budget:
 ``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
-number), ``sweeps`` (the Python sweeps and pruning), ``kernel`` (the numba label sweep),
-``kernel_best`` (the numba best-play sweep), ``table_play`` (the initial meld with table play),
-``best`` (best play), ``certificate``
-(one arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
+number), ``sweeps`` (the Python sweeps, pruning and the staged ordered sweep), ``kernel``
+(the numba label sweep), ``kernel_best`` (the numba best-play sweep), ``kernel_tables`` (the
+flat tables both kernels read), ``table_play`` (the initial meld with table play), ``best``
+(best play), ``certificate`` (one arrangement), ``checks`` (input checks), ``memo`` (caches
+and budget), ``api``.
 The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
 """
 

@@ -6,8 +6,16 @@ import os
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.tables import _CSTATES, _GROUP_JOKERS, _UPGRADES, _UPGRADES2, _colour_moves
-from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS
+from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exported for the callers
+    _IDENTITY,
+    _LOHI_TABLE,
+    _LONG_ONLY_TABLE,
+    _kernel_tables,  # noqa: F401
+    _lohi_capc,  # noqa: F401
+    _shared_tables,
+    remap_table,  # noqa: F401
+)
+from rummy_env.core.tiles import JOKER
 
 # ---------------------------------------------------------------------------------------
 # Optional compiled kernel.  ``_label_sweep`` and ``_reachable`` dominate the env's cost;
@@ -21,45 +29,6 @@ _KERNEL = None  # None: not tried yet; False: unavailable; else the wrapper
 #: Room per group pattern in a half (``_half``): a pattern comes from at most two pairs of
 #: group counts, each at most 9 x 9 moves (``_kernel_tables`` checks the 9).
 _HALF_CAP = 256
-_LOHI_INDEX = {(lo, hi): k for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))}
-
-
-def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flat tables for the kernel.
-
-    Colour moves: key ``((s * 6 + lohi) * 3 + budget) * 16 + (cap1 + 1) * 4 + (cap2 + 1)``;
-    the moves sending ``g`` tiles to groups are ``moves[gstart[4 * key + g]:gstart[4 * key
-    + g + 1]]``, each ``k | next << 2 | extra << 8 | x << 9`` (``x`` real tiles used).  Group table: bit ``jg`` of
-    ``gj[a * 5 + b]`` = jg jokers complete the groups of ``a`` colours with one tile and
-    ``b`` colours with two.  Upgrades: ``ups[s, :4]`` = ``_UPGRADES[s]``, ``ups[s, 4:]`` =
-    ``_UPGRADES2[s]``, padded with 0.
-    """
-    gstart = [0]
-    moves: list[int] = []
-    for s in range(len(_CSTATES)):
-        for lo, hi in _LOHI_INDEX:
-            for budget in range(3):
-                for cap1 in range(-1, 3):
-                    for cap2 in range(-1, 3):
-                        by_g: list[list[int]] = [[], [], []]
-                        for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2):
-                            by_g[g].append(k | nxt << 2 | int(x > lo) << 8 | x << 9)
-                        for g in range(3):
-                            moves.extend(by_g[g])
-                            gstart.append(len(moves))
-                        gstart.append(len(moves))  # pad to 4 entries per key
-    gstart = gstart[:-1]
-    if max(b - a for a, b in zip(gstart, gstart[1:], strict=False)) > 9:
-        raise RuntimeError("a colour move bucket holds more than 9 moves: raise _HALF_CAP")
-    gj = np.zeros(25, dtype=np.int64)
-    for (a, b), jgs in _GROUP_JOKERS.items():
-        gj[a * 5 + b] = sum(1 << jg for jg in jgs)
-    ups = np.zeros((len(_CSTATES), 16), dtype=np.int64)
-    for i, deltas in enumerate(_UPGRADES):
-        ups[i, : len(deltas)] = deltas
-    for i, deltas in enumerate(_UPGRADES2):
-        ups[i, 4 : 4 + len(deltas)] = deltas
-    return np.array(gstart, dtype=np.int64), np.array(moves, dtype=np.int64), gj, ups
 
 
 def _kernel_sweep(  # pragma: no cover - compiled
@@ -78,6 +47,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
     prune_two=64,
     below=0,
     remap=None,
+    long_only=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -109,6 +79,11 @@ def _kernel_sweep(  # pragma: no cover - compiled
     ``t`` (``_IDENTITY``) or a type of the same colour and a number no higher that is
     known to be in the answer (``sweeps._ordered_sweep``).
 
+    ``long_only`` (existence with a threshold, nothing to use: ``labels=False``, ``threshold >
+    0``, ``lo`` all zero): ``long_only[s]`` = colour state ``s`` has only runs of 3+ open
+    (``tables._LONG_ONLY``); then a code with the points and only such runs can close them and
+    use nothing more, so the sweep answers True at once (``sweeps._label_sweep_points``'s stop).
+
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
     (measured faster here than rows [code, label] in the hash table itself).
@@ -125,12 +100,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
     cnt_b = np.zeros(9, dtype=np.int64)
     seen = np.full(4 * cap, -1, dtype=np.int64)
     seen_used = np.empty(9 * cap, dtype=np.int64)
+    # one 4096-slot index for the layers, emptied slot by slot after each (``_unindex``):
+    # filling a fresh one at each of the 13 layers was most of a small sweep's time
+    hsize = 4096
+    hidx = np.full(hsize, -1, dtype=np.int64)
     for i in range(13):
         size = 1024
         nxt_c = np.empty(size, dtype=np.int64)
         nxt_l = np.empty(size, dtype=np.int64)
-        hsize = 4096
-        hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
         # codes sharing colours 0+1 and their jokers share half A: visit them together
         order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
@@ -222,6 +199,17 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                     h = (h + 1) & (hsize - 1)
         if nn == 0:
             return False, 0
+        if long_only is not None:
+            for r in range(nn):
+                code = nxt_c[r]
+                if (
+                    code >> 27 >= threshold
+                    and long_only[code & 63]
+                    and long_only[(code >> 6) & 63]
+                    and long_only[(code >> 12) & 63]
+                    and long_only[(code >> 18) & 63]
+                ):
+                    return True, 0
         ncur = 0
         cur_c = np.empty(nn, dtype=np.int64)
         cur_l = np.empty(nn, dtype=np.int64)
@@ -236,6 +224,11 @@ def _kernel_sweep(  # pragma: no cover - compiled
             cur_c[ncur] = code
             cur_l[ncur] = lab
             ncur += 1
+        if hsize > 4096:  # after a large layer start small again, as sparse as before
+            hsize = 4096
+            hidx = np.full(hsize, -1, dtype=np.int64)
+        else:
+            _unindex(hidx, nxt_c, nn, hsize)
     found = False
     bits = 0
     for q in range(ncur):
@@ -246,6 +239,45 @@ def _kernel_sweep(  # pragma: no cover - compiled
             else:
                 bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
+
+
+def _bounds_sweep(  # pragma: no cover - compiled
+    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only
+):
+    """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
+    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
+    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``."""
+    early = not labels and threshold > 0
+    for t in range(53):
+        if lo[t] != 0:
+            early = False
+    lohi = np.empty((13, 4), dtype=np.int64)
+    capc = np.empty((13, 4), dtype=np.int64)
+    for c in range(4):
+        for i in range(13):
+            t = c * 13 + i
+            lohi[i, c] = lohi_table[lo[t] * 3 + hi[t]]
+            cap1 = hi[t + 1] + 1 if i + 1 < 13 else 0
+            cap2 = hi[t + 2] + 1 if i + 2 < 13 else 0
+            capc[i, c] = cap1 * 4 + cap2
+    return _kernel_sweep(
+        lohi,
+        capc,
+        lo[JOKER],
+        hi[JOKER],
+        gstart,
+        moves,
+        gj,
+        ups,
+        ordered,
+        threshold,
+        labels,
+        32,
+        64,
+        below,
+        remap,
+        long_only if early else None,
+    )
 
 
 def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used, ordered):  # pragma: no cover - compiled
@@ -317,6 +349,18 @@ def _rehash(keys, n, hsize):  # pragma: no cover - compiled
     return hidx
 
 
+def _unindex(hidx, keys, n, hsize):  # pragma: no cover - compiled
+    """Empty the slots of ``keys[:n]`` in the open-addressing index ``hidx`` (all -1 again).
+
+    Each key's slot is on its probe path from its home slot (entries never move), so the
+    slots can be emptied in any order."""
+    for r in range(n):
+        h = ((keys[r] * 6364136223846793005) >> 32) & (hsize - 1)
+        while hidx[h] != r:
+            h = (h + 1) & (hsize - 1)
+        hidx[h] = -1
+
+
 def _find(hidx, keys, hsize, key):  # pragma: no cover - compiled
     """Slot of ``key`` in the open-addressing index ``hidx`` over ``keys``, or -1."""
     h = ((key * 6364136223846793005) >> 32) & (hsize - 1)
@@ -384,43 +428,6 @@ def _dominated(code, lab, keys, labs, hidx, hsize, ups, jlo, two_step):  # pragm
     return rem
 
 
-_LOHI_TABLE = np.full(9, -1, dtype=np.int64)
-for (_lo, _hi), _k in _LOHI_INDEX.items():
-    _LOHI_TABLE[_lo * 3 + _hi] = _k
-_TABLES: tuple | None = None
-
-
-def remap_table(pairs: dict[int, int]) -> np.ndarray:
-    """The ``remap`` argument of the kernel: type ``t`` -> type ``pairs.get(t, t)``."""
-    table = np.zeros(67, dtype=np.int64)
-    for t in range(54):
-        table[(1 << t) % 67] = 1 << pairs.get(t, t)
-    return table
-
-
-_IDENTITY = remap_table({})
-
-
-def _shared_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``_kernel_tables()``, built once per process (the label and the best-play kernels share them)."""
-    global _TABLES
-    if _TABLES is None:
-        _TABLES = _kernel_tables()
-    return _TABLES
-
-
-def _lohi_capc(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per number and colour (int64 (13, 4)): the index of ``(lo, hi)`` and the cap code
-    ``(cap1 + 1) * 4 + cap2 + 1`` (the hi of the next two numbers, -1 past 13)."""
-    lo2 = lo[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
-    hi2 = hi[:52].reshape(NUM_COLOURS, NUM_NUMBERS)
-    lohi = _LOHI_TABLE[lo2 * 3 + hi2].T.copy()
-    pad = np.zeros((NUM_COLOURS, NUM_NUMBERS + 2), dtype=np.int64)
-    pad[:, :NUM_NUMBERS] = hi2 + 1
-    capc = (pad[:, 1 : NUM_NUMBERS + 1] * 4 + pad[:, 2:]).T.copy()
-    return lohi, capc
-
-
 def _kernel():
     """The compiled sweep as ``f(lo, hi, ordered=False, threshold=0, labels=True) -> (found, bits)``, or False.
 
@@ -436,13 +443,15 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash
+            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
+            _unindex = jit(_unindex)
             _dominated = jit(_dominated)
             _half = jit(_half)
             _grow = jit(_grow)
             _rehash = jit(_rehash)
-            compiled = jit(_kernel_sweep)
+            _kernel_sweep = jit(_kernel_sweep)
+            compiled = jit(_bounds_sweep)
 
             def run(
                 lo: np.ndarray,
@@ -453,12 +462,10 @@ def _kernel():
                 below: int = 0,
                 remap: np.ndarray | None = None,
             ) -> tuple[bool, int]:
-                lohi, capc = _lohi_capc(lo, hi)
                 found, bits = compiled(
-                    lohi,
-                    capc,
-                    int(lo[JOKER]),
-                    int(hi[JOKER]),
+                    lo if lo.dtype == np.int64 else lo.astype(np.int64),
+                    hi if hi.dtype == np.int64 else hi.astype(np.int64),
+                    _LOHI_TABLE,
                     gstart,
                     moves,
                     gj,
@@ -466,10 +473,9 @@ def _kernel():
                     bool(ordered),
                     max(int(threshold), 0),
                     bool(labels),
-                    32,
-                    64,
                     int(below),
                     _IDENTITY if remap is None else remap,
+                    _LONG_ONLY_TABLE,
                 )
                 return bool(found), int(bits)
 

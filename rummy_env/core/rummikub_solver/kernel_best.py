@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver import kernel as _kernel_mod
-from rummy_env.core.tiles import JOKER, NUM_COLOURS, NUM_NUMBERS, NUM_TILE_TYPES
+from rummy_env.core.tiles import JOKER
 
 _BEST = None  # None: not tried yet; False: unavailable; else the wrapper
 
@@ -38,6 +38,10 @@ def _best_kernel_sweep(
     cur_k = np.zeros(1, dtype=np.int64)
     cur_v = np.zeros(1, dtype=np.int64)
     cur_g = np.full(1, -1, dtype=np.int64)
+    # one 4096-slot index for the layers, emptied slot by slot after each (``_unindex``):
+    # filling a fresh one at each of the 13 layers was most of a small sweep's time
+    hsize = 4096
+    hidx = np.full(hsize, -1, dtype=np.int64)
     for i in range(13):
         v = i + 1
         size = 1024
@@ -46,8 +50,6 @@ def _best_kernel_sweep(
         npk = np.empty(size, dtype=np.int64)
         npg = np.empty(size, dtype=np.int64)
         nmk = np.empty(size, dtype=np.int64)
-        hsize = 4096
-        hidx = np.full(hsize, -1, dtype=np.int64)
         nn = 0
         for q in range(ncur):
             key = cur_k[q]
@@ -204,6 +206,11 @@ def _best_kernel_sweep(
                 cur_g[ncur] = nstore
                 nstore += 1
                 ncur += 1
+        if hsize > 4096:  # after a large layer start small again, as sparse as before
+            hsize = 4096
+            hidx = np.full(hsize, -1, dtype=np.int64)
+        else:
+            _unindex(hidx, nk, nn, hsize)
     best = -1
     for q in range(ncur):
         key = cur_k[q]
@@ -222,8 +229,37 @@ def _best_kernel_sweep(
     return (cur_k[best] >> 27) & 3, xs_out
 
 
+def _best_bounds_sweep(table, rack, lohi_table, threshold, tiles_obj, gstart, moves, gj, ups):  # pragma: no cover
+    """``_best_kernel_sweep`` on the count vectors ``table``/``rack`` (int64 (53,)), the bounds
+    (``kernel._lohi_capc`` of ``table..table + rack``, the table's tiles per number) built and
+    the play read back compiled.  Returns ``(found, play)``, ``play`` int64 (53,)."""
+    lohi = np.empty((13, 4), dtype=np.int64)
+    capc = np.empty((13, 4), dtype=np.int64)
+    tsum = np.zeros(13, dtype=np.int64)
+    for c in range(4):
+        for i in range(13):
+            t = c * 13 + i
+            hi = table[t] + rack[t]
+            lohi[i, c] = lohi_table[table[t] * 3 + hi]
+            cap1 = table[t + 1] + rack[t + 1] + 1 if i + 1 < 13 else 0
+            cap2 = table[t + 2] + rack[t + 2] + 1 if i + 2 < 13 else 0
+            capc[i, c] = cap1 * 4 + cap2
+            tsum[i] += table[t]
+    jr, xs = _best_kernel_sweep(
+        lohi, capc, tsum, table[JOKER], rack[JOKER], threshold, tiles_obj, gstart, moves, gj, ups
+    )
+    play = np.zeros(53, dtype=np.int64)
+    if jr < 0:
+        return False, play
+    for c in range(4):
+        for i in range(13):
+            play[c * 13 + i] = ((xs[i] >> (2 * c)) & 3) - table[c * 13 + i]
+    play[JOKER] = jr
+    return True, play
+
+
 # the growth and hashing helpers of the labelled sweep; compiled by ``kernel._kernel()``
-_grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash
+_grow, _rehash, _unindex = _kernel_mod._grow, _kernel_mod._rehash, _kernel_mod._unindex
 
 
 def _best_kernel():
@@ -244,19 +280,16 @@ def _best_kernel():
                 return False
             gstart, moves, gj, ups = _kernel_mod._shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _grow, _rehash
-            _grow, _rehash = _kernel_mod._grow, _kernel_mod._rehash  # compiled now
-            compiled = jit(_best_kernel_sweep)
+            global _grow, _rehash, _unindex, _best_kernel_sweep
+            _grow, _rehash, _unindex = _kernel_mod._grow, _kernel_mod._rehash, _kernel_mod._unindex  # compiled now
+            _best_kernel_sweep = jit(_best_kernel_sweep)  # before the entry compiles: it binds it
+            compiled = jit(_best_bounds_sweep)
 
             def run(table: np.ndarray, rack: np.ndarray, threshold: int, objective: str):
-                lohi, capc = _kernel_mod._lohi_capc(table, table + rack)
-                tsum = table[:52].reshape(NUM_COLOURS, NUM_NUMBERS).sum(axis=0).astype(np.int64)
-                jr, xs = compiled(
-                    lohi,
-                    capc,
-                    tsum,
-                    int(table[JOKER]),
-                    int(rack[JOKER]),
+                found, play = compiled(
+                    table if table.dtype == np.int64 else table.astype(np.int64),
+                    rack if rack.dtype == np.int64 else rack.astype(np.int64),
+                    _kernel_mod._LOHI_TABLE,
                     max(int(threshold), 0),
                     objective == "tiles",
                     gstart,
@@ -264,14 +297,7 @@ def _best_kernel():
                     gj,
                     ups,
                 )
-                if jr < 0:
-                    return None
-                play = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
-                shifts = 2 * np.arange(NUM_COLOURS)
-                used = (xs[None, :] >> shifts[:, None]) & 3  # (4, 13) real tiles per colour and number
-                play[:52] = used.reshape(-1) - table[:52]
-                play[JOKER] = int(jr)
-                return play
+                return play if found else None
 
             _BEST = run
     return _BEST

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.kernel import _kernel, remap_table
-from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2
+from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2, _a_done
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
 
@@ -84,12 +84,13 @@ _NONE_YET = 1 << 53
 _COLOURED_BITS = (1 << JOKER) - 1
 
 
-def _add_extras(lab: int, extras: int, ordered: bool) -> int:
+def _add_extras(lab: int, extras: int, ordered: bool, remap: dict[int, int] | None = None) -> int:
     """Label after a move that uses the tile types ``extras`` above their lower bound.
 
     Unordered labels are sets of tile types used by some path (OR).  Ordered labels are
     sets of "lowest extra type" values of the paths: each value becomes min(value, lowest
-    of ``extras``), "none yet" becomes the lowest of ``extras``.
+    of ``extras``), "none yet" becomes the lowest of ``extras`` (or its stand-in in
+    ``remap``, ``_ordered_sweep``).
     """
     if not extras:
         return lab
@@ -97,7 +98,9 @@ def _add_extras(lab: int, extras: int, ordered: bool) -> int:
         return lab | extras
     low = extras & -extras
     below = lab & (low - 1)
-    return below | low if lab >> (low.bit_length() - 1) else below
+    if not lab >> (low.bit_length() - 1):
+        return below
+    return below | (low if remap is None else remap.get(low, low))
 
 
 def _fold_label(lab: int, j: int, jlo: int, ordered: bool) -> int:
@@ -130,49 +133,157 @@ def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, be
     types" (the jokers never do); the bits are those types, plus bit 53 when some accepting
     path adds no type below ``below`` (a label with fewer values prunes more).
     """
+    if ordered:
+        return _ordered_sweep(lo, hi, below)
     kernel = _kernel()
     if kernel:
-        if ordered and hi[JOKER] > lo[JOKER]:
-            return _ordered_sweep(kernel, lo, hi, below)
-        return kernel(lo, hi, ordered, below=below)
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), ordered, below=below)
+        return kernel(lo, hi, False, below=below)
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), False, below=below)
 
 
-def _ordered_sweep(kernel, lo: np.ndarray, hi: np.ndarray, below: int) -> tuple[bool, int]:
-    """The compiled ordered sweep in two passes, for bounds that leave jokers to add.
+def _ordered_pass(lo: np.ndarray, hi: np.ndarray, below: int, known: int) -> tuple[bool, int]:
+    """One ordered sweep on ``lo..hi``, compiled or not, the values of ``known`` standing in
+    for their colour (``_ordered_sweep``)."""
+    kernel = _kernel()
+    pairs = _stand_ins(known)
+    if kernel:
+        return kernel(lo, hi, True, below=below, remap=remap_table(pairs) if pairs else None)
+    remap = {1 << t: 1 << u for t, u in pairs.items()} if pairs else None
+    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
 
-    First without the jokers to add (``hi`` cut to ``lo`` there: a smaller sweep, most of
-    the answer on the kept worst cases); every bit it finds is in the answer.  Then the full
-    sweep, where a label value ``t`` found already stands in as the lowest found value of
-    its colour (``remap``): a value's future depends only on its colour (a later move has
-    a higher number, so it lowers the value only with a lower colour, and then to the same
-    new value for every value of the colour), so the stand-in ends in the answer exactly
-    when ``t`` would, and labels with fewer distinct values prune more.  The union of the
-    two passes is the answer of the one full sweep.
+
+def _ordered_sweep(
+    lo: np.ndarray, hi: np.ndarray, below: int, known: int = 0, want: int | None = None, lower: bool = False
+) -> tuple[bool, int]:
+    """The ordered sweep in stages, each on bounds ``lo..h`` with ``h <= hi``.
+
+    The stages: at most one tile of each type above ``lo`` and no joker to add (a smaller
+    sweep that finds most of the answer on the kept worst cases); then, when jokers can be
+    added, every tile but those jokers; then the full sweep.  A restricted stage's paths are
+    paths of the full sweep with the same added tiles, so every bit it finds is in the
+    answer; once the bits found hold every bit asked for the later stages are skipped, and
+    when only a few (``_FEW_LEFT``) are left open, each is decided by an existence sweep
+    (``_ordered_bit_exists``).  In a later stage a label value ``t`` found already stands
+    in as the lowest found value of its colour (``remap``): a value's future depends only on
+    its colour (a later move has a higher number, so it lowers the value only with a lower
+    colour, and then to the same new value for every value of the colour), so the stand-in
+    ends in the answer exactly when ``t`` would, and labels with fewer distinct values prune
+    more.  The union of the stages is the answer of the one full sweep.  When no tile that
+    can be added makes a label value (none below ``below``, or none at all), one existence
+    sweep answers.
+
+    ``known``: bits the caller knows to be in the answer (they stand in from the first stage
+    and are returned); ``want``: the bits the caller needs (default: every bit the answer can
+    have, ``_ordered_candidates``).  Returns ``(found, bits)`` with ``found`` exact and
+    ``answer & want <= bits <= answer`` (``bits`` is the answer when ``want`` is the default).
+    ``lower``: only a lower bound is asked for: the stages stop at the first that finds an
+    arrangement (``found`` stays exact, ``bits`` any subset of the answer).
     """
-    cut = hi.copy()
-    cut[JOKER] = lo[JOKER]
-    _found, known = kernel(lo, cut, True, below=below)
-    known &= _COLOURED_BITS
-    if not known:
-        return kernel(lo, hi, True, below=below)
-    pairs = {}
+    stages = []
+    one = np.minimum(hi, lo + 1)
+    one[JOKER] = lo[JOKER]
+    if np.any(one != hi):
+        stages.append(one)
+    if hi[JOKER] > lo[JOKER]:
+        cut = hi.copy()
+        cut[JOKER] = lo[JOKER]
+        if np.any(cut != one):
+            stages.append(cut)
+    stages.append(hi)
+    cands = _ordered_candidates(lo, hi, below)
+    if cands & ~_NONE_YET == 0:  # nothing to add that makes a label value: existence alone
+        found = _reachable(lo, hi)
+        return found, _NONE_YET if found and below > 0 else 0
+    if want is None:
+        want = cands
+    found = known != 0  # a known bit is some accepting path's
+    for h in stages:
+        if found and known & want == want:
+            break
+        f, bits = _ordered_pass(lo, h, below, known)
+        found, known = found or f, known | bits
+        if lower and found:
+            break
+        if found and h is not hi and (want & ~known).bit_count() <= _FEW_LEFT:
+            for bit in _bits_of(want & ~known):
+                if _ordered_bit_exists(lo, hi, below, bit):
+                    known |= 1 << bit
+            break
+    return found, known
+
+
+#: Bits left open after a stage of ``_ordered_sweep`` that are decided one by one (an
+#: existence sweep each, ``_ordered_bit_exists``) rather than by the next stage.
+_FEW_LEFT = 3
+
+
+def _bits_of(bits: int) -> list[int]:
+    """The positions of the set bits of ``bits``, lowest first."""
+    out = []
+    while bits:
+        out.append((bits & -bits).bit_length() - 1)
+        bits &= bits - 1
+    return out
+
+
+def _ordered_bit_exists(lo: np.ndarray, hi: np.ndarray, below: int, bit: int) -> bool:
+    """Is ``bit`` in the ordered sweep's answer on ``lo..hi``?  One existence sweep.
+
+    A coloured type ``t``: some arrangement adds ``t`` and no type below it (the types
+    below ``t`` held at ``lo``).  The joker (``below == 0``): one adds a joker and no
+    coloured type.  Bit 53 (``below > 0``): one adds no type below ``below``.
+    """
+    lo2, hi2 = lo.copy(), hi.copy()
+    if bit == _NONE_YET.bit_length() - 1:
+        hi2[:below] = lo[:below]
+    elif bit == JOKER:
+        lo2[JOKER] += 1
+        hi2[:JOKER] = lo[:JOKER]
+    else:
+        lo2[bit] += 1
+        hi2[:bit] = lo[:bit]
+    return _reachable(lo2, hi2)
+
+
+def _ordered_candidates(lo: np.ndarray, hi: np.ndarray, below: int) -> int:
+    """Every bit an ordered sweep on ``lo..hi`` can return: the types above their bound (only
+    those below ``below`` when it is set, the joker among them only without it), and bit 53
+    with ``below``."""
+    free = hi > lo
+    if below > 0:
+        free[below:] = False
+    bits = 0
+    for t in np.flatnonzero(free):
+        bits |= 1 << int(t)
+    return bits | (_NONE_YET if below > 0 else 0)
+
+
+def _stand_ins(known: int) -> dict[int, int]:
+    """The stand-ins of the values found so far: each coloured type of ``known`` -> the
+    lowest type of ``known`` of its colour (empty: nothing found yet)."""
+    pairs: dict[int, int] = {}
     for c in range(NUM_COLOURS):
         row = (known >> (c * 13)) & ((1 << 13) - 1)
         if row:
             low = c * 13 + (row & -row).bit_length() - 1
             pairs.update({c * 13 + v: low for v in range(13) if row >> v & 1})
-    found, bits = kernel(lo, hi, True, below=below, remap=remap_table(pairs))
-    return found, bits | known
+    return pairs
 
 
 def _label_sweep_py(
-    keys: tuple, jlo: int, jhi: int, ordered: bool = False, labels: bool = True, below: int = 0
+    keys: tuple,
+    jlo: int,
+    jhi: int,
+    ordered: bool = False,
+    labels: bool = True,
+    below: int = 0,
+    remap: dict[int, int] | None = None,
 ) -> tuple[bool, int]:
     """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits).
 
     ``labels=False``: only whether an arrangement exists (bits 0; empty labels prune most).
-    ``below``: as ``_label_sweep_found``.
+    ``below``: as ``_label_sweep_found``.  ``remap`` (ordered): a new lowest added type
+    ``1 << t`` enters a label as ``remap.get(1 << t, 1 << t)``, as the kernel's ``remap``.
     """
     keep = (1 << below) - 1 if below > 0 else -1
     cur = {0: _NONE_YET if ordered else 0}
@@ -190,7 +301,7 @@ def _label_sweep_py(
                 for delta, spread in moves:
                     new = by_spread.get(spread)
                     if new is None:
-                        new = by_spread[spread] = _add_extras(lab, (spread << i) & keep, True)
+                        new = by_spread[spread] = _add_extras(lab, (spread << i) & keep, True, remap)
                     n = jpart + delta
                     old = get(n)
                     nxt[n] = new if old is None else old | new
@@ -221,12 +332,19 @@ def _points_sweep(lo: np.ndarray, hi: np.ndarray, threshold: int, ordered: bool 
     return _label_sweep_points(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), threshold, ordered)
 
 
-def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False) -> int:
+def _label_sweep_points(
+    keys: tuple, jlo: int, jhi: int, threshold: int, ordered: bool = False, stop: bool = False
+) -> int:
     """``_label_sweep`` where the arrangement must also be worth >= ``threshold`` points.
 
     Points of an arrangement = sum over its tiles of the number each stands for (a joker at
     number v is worth v, R-RK-07).  The points so far, capped at ``threshold``, are part of
     the state, so the sweep stays a plain reachability computation.
+
+    ``stop`` (only for bounds that use nothing: ``lo`` all zero) with ``threshold > 0``:
+    whether an arrangement exists, nonzero as soon as a code has the points and only runs of
+    3+ open (it can close them and use nothing more; the kernel's ``long_only``); the bits
+    are then not the mask.
     """
     cap_shift = 32
     threshold = max(threshold, 0)
@@ -246,6 +364,8 @@ def _label_sweep_points(keys: tuple, jlo: int, jhi: int, threshold: int, ordered
                 nxt[n] = new if old is None else old | new
         if not nxt:
             return 0
+        if stop and threshold > 0 and any(key >> cap_shift >= threshold and _a_done(key & _SMASK) for key in nxt):
+            return 1
         cur = nxt  # rack-only sweeps are small: pruning was measured to cost more than it saves
     out = 0
     for key, lab in cur.items():

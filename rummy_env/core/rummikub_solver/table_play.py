@@ -13,7 +13,8 @@ from rummy_env.core.rummikub_solver.sweeps import (
     _fold_label,
     _label_sweep,
     _label_sweep_found,
-    _points_sweep,
+    _label_sweep_points,
+    _ordered_sweep,
     _reachable,
 )
 from rummy_env.core.rummikub_solver.tables import (
@@ -82,8 +83,8 @@ def _ordered_bits(table, rack, chosen, threshold: int) -> int:
     t_star, out = _ordered_witness_bits(table, rack, chosen, threshold)
     open_bits = _open_types(rack, chosen) & ((2 << t_star) - 1) & ~out
     few = open_bits.bit_count() <= _FEW_OPEN
-    if open_bits and not few:
-        open_bits &= _label_sweep(table + chosen, table + rack, True)
+    if open_bits and not few:  # the witness's bits are the bound's too: they stand in from the start
+        open_bits &= _ordered_sweep(table + chosen, table + rack, 0, known=out, want=open_bits)[1]
     while open_bits:
         t = (open_bits & -open_bits).bit_length() - 1
         open_bits &= open_bits - 1
@@ -110,7 +111,8 @@ def _after_meld_bit(table, rack, chosen, t: int) -> bool:
 def _ordered_witness_bits(table, rack, chosen, threshold: int) -> tuple[int, int]:
     """``(t*, the ordered bits certified by one initial meld P1)`` (see ``_ordered_bits``).
 
-    One witness: P1 the best meld of ``closed_t*`` (a binary search finds ``t*``), so that
+    One witness: P1 the best meld of ``closed_t*`` (a binary search finds ``t*``: over the
+    open types, as only they change ``closed_t``), so that
     its lowest added type ``m`` is as high as possible; ``base = max(P1, chosen)``.  Every
     P >= base with table + P partitioning is legal; its lowest added type is ``min(m, l)``,
     ``l`` its lowest type above ``base``: the ordered sweep from ``base``, its values capped
@@ -118,15 +120,19 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int) -> tuple[int, int
     P adds nothing below ``m``.  Each of these bits is a legal play's lowest added type.
     """
     zero = np.zeros_like(rack)
-    lo_t, hi_t = 0, JOKER  # closed at lo_t holds an initial meld (the caller checked the rack)
-    while lo_t < hi_t:
-        mid = (lo_t + hi_t + 1) // 2
+    # closed_t differs from the rack only at the open types below t: search over how many
+    # of them are closed (none closed holds an initial meld: the caller checked the rack)
+    opens = np.flatnonzero(rack[:JOKER] > chosen[:JOKER])
+    k_lo, k_hi = 0, len(opens)
+    while k_lo < k_hi:
+        k = (k_lo + k_hi + 1) // 2
         closed = rack.copy()
-        closed[:mid] = chosen[:mid]
+        closed[: opens[k - 1] + 1] = chosen[: opens[k - 1] + 1]
         if _meld_from(zero, closed, threshold):
-            lo_t = mid
+            k_lo = k
         else:
-            hi_t = mid - 1
+            k_hi = k - 1
+    lo_t = int(opens[k_lo]) if k_lo < len(opens) else JOKER  # the highest t closing k_lo of them
     closed = rack.copy()
     closed[:lo_t] = chosen[:lo_t]
     p1 = _best_sweep(zero, closed, threshold, "points", False)
@@ -135,7 +141,7 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int) -> tuple[int, int
     base = np.maximum(p1, chosen)
     m = int(np.flatnonzero(base > chosen)[0])  # base != chosen: chosen holds no initial meld
     # only values below m are read: the sweep keeps no others (bit 53: a path adding none)
-    found, low = _label_sweep_found(table + base, table + rack, True, below=m)
+    found, low = _ordered_sweep(table + base, table + rack, m, lower=_WITNESS_LOWER)
     if not found:
         return lo_t, 0
     out = low & ((1 << m) - 1)
@@ -143,6 +149,10 @@ def _ordered_witness_bits(table, rack, chosen, threshold: int) -> tuple[int, int
         out |= 1 << m
     return lo_t, out
 
+
+#: Whether the witness's ordered sweep stops at its first stage that finds an arrangement
+#: (its bits need only be a lower bound: the bound and ``_ordered_bit`` decide the rest).
+_WITNESS_LOWER = True
 
 #: Tiles of the first witness meld left out one at a time by ``_ordered_witness``.
 _DROP_TRIES = 4
@@ -217,12 +227,15 @@ def _witness_bits(table, rack, chosen, threshold: int) -> int:
 def _meld_from(lo: np.ndarray, hi: np.ndarray, threshold: int) -> bool:
     """Does some arrangement of rack tiles within ``lo..hi`` (jokers too) score >= threshold?
 
-    Only existence: the compiled sweep runs without labels (empty labels prune most).
+    Only existence: the compiled sweep runs without labels (empty labels prune most), and
+    with ``lo`` empty both sweeps stop at the first code that has the points and only runs of
+    3+ open (closing them gives an arrangement).  ``threshold >= 1`` (the callers' floor).
     """
     kernel = _kernel()
     if kernel:
         return kernel(lo, hi, False, max(threshold, 0), labels=False)[0]
-    return _points_sweep(lo, hi, threshold) != 0
+    keys = _cell_keys(lo, hi)
+    return _label_sweep_points(keys, int(lo[JOKER]), int(hi[JOKER]), threshold, stop=not lo.any()) != 0
 
 
 def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
