@@ -4,9 +4,9 @@ Gin Rummy treats the four suits alike (``docs/rules/gin_rummy.md``: runs are of 
 sets of one rank, card points depend on the rank only), so relabelling the suits of a
 deal by a permutation ``sigma`` gives a game whose observations are the original ones
 with every 52-card plane permuted and whose legal actions are the original ones with
-every card id permuted.  Self-play training uses this to show the network each decision
-under a random relabelling (``experiments.selfplay --suit-augment``), so that what it
-learns about one suit holds for the others.
+every card id permuted.  Self-play training uses this to penalize the network for playing
+a decision differently under a random relabelling (``experiments.selfplay --suit-augment``),
+so that what it learns about one suit holds for the others.
 
 A card ``c = suit * 13 + rank`` (``rummy_env.core.cards``) maps to ``sigma[suit] * 13 +
 rank``.  Every 52-wide field of the observation layout is a card plane; the other fields
