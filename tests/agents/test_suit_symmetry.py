@@ -67,3 +67,13 @@ def test_a_relabelled_deal_gives_the_relabelled_observations_masks_and_features(
     assert np.array_equal(masks2, relabelled_masks)
     featurize = Featurizer("gin_read", "gin_rummy_v0", layout)
     assert np.allclose(featurize(obs2), featurize(obs)[:, input_index(layout, "gin_read", sigma)], atol=0)
+
+
+def test_the_suit_blocks_cover_every_feature_set_entry_for_entry():
+    from agents.policy_features import FEATURES
+    from agents.suit_symmetry import FEATURE_BLOCKS
+
+    assert set(FEATURE_BLOCKS) == {"none", *(name for name in FEATURES if name != "meld_opp")}
+    for name, blocks in FEATURE_BLOCKS.items():
+        size = sum(52 if b == "card" else b for b in blocks)
+        assert size == (0 if name == "none" else FEATURES[name]), name
