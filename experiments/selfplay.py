@@ -102,6 +102,10 @@ class Config:
     suit_augment: float = 0.0
     # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
     duplicate_baseline: bool = False
+    # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay_teacher):
+    # pimc_labels files, comma-separated; "": the heuristic teaches
+    teacher_labels: str = ""
+    teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     pool_size: int = 10
@@ -205,7 +209,15 @@ class Trainer:
         self.elapsed = 0.0  # training seconds of previous sessions (resume)
         self.timers = {"sim": 0.0, "features": 0.0, "inference": 0.0, "heuristic": 0.0, "update": 0.0, "eval": 0.0}
         self.phi = potential_fn(config.variant, config.env_options)
-        use_heuristic = config.heuristic_share or (config.kickstart and config.kickstart_share)
+        self.teacher = None
+        if config.teacher_labels:
+            from experiments.selfplay_teacher import TeacherLabels
+
+            paths = [p for p in config.teacher_labels.split(",") if p]
+            self.teacher = TeacherLabels(
+                paths, config.variant, self.featurize, self.num_actions, config.teacher_margin, self.rng
+            )
+        use_heuristic = config.heuristic_share or (config.kickstart and config.kickstart_share and not self.teacher)
         self.heuristic = make_agent("heuristic", env, seed=config.seed) if use_heuristic else None
         # which games have a non-learner seat: 0 none (pure self-play), 1 a pool snapshot, 2 the heuristic
         n = config.num_envs
@@ -344,7 +356,9 @@ class Trainer:
 
             buf["priv"] = np.zeros((T, n, privileged_size(self.num_players)), np.float32)
         kick = (
-            (np.arange(n) < round(n * self.cfg.kickstart_share)) if self.kickstart_weight() > 0 else np.zeros(n, bool)
+            (np.arange(n) < round(n * self.cfg.kickstart_share))
+            if self.kickstart_weight() > 0 and self.teacher is None
+            else np.zeros(n, bool)
         )
         replay = []  # with --duplicate-baseline: (step, game, learner seat, deck, dealer) of games that ended
         for t in range(T):
@@ -441,7 +455,7 @@ class Trainer:
         """The kickstarting weight now: ``kickstart`` decaying linearly to ``kickstart_floor``
         (Schmitt et al. 2018)."""
         cfg = self.cfg
-        if not cfg.kickstart or not cfg.kickstart_anneal or self.heuristic is None:
+        if not cfg.kickstart or not cfg.kickstart_anneal or (self.heuristic is None and self.teacher is None):
             return 0.0
         return max(cfg.kickstart_floor, cfg.kickstart * max(0.0, 1.0 - self.progress() / cfg.kickstart_anneal))
 
@@ -539,7 +553,13 @@ class Trainer:
                     loss = loss + cfg.suit_augment * gap
                     stats["suit_gap"].append(float(gap.detach()))
                 taught = b_teacher[j] >= 0
-                if kick > 0 and taught.any():
+                if kick > 0 and self.teacher is not None:  # the search's labelled positions
+                    t_obs, t_mask, t_act = self.teacher.sample(len(j))
+                    t_logsm = torch.log_softmax(masked_logits(self.net(t_obs)[0], t_mask), -1)
+                    ce = -t_logsm.gather(1, t_act[:, None]).mean()
+                    loss = loss + kick * ce
+                    stats["kick_ce"].append(float(ce.detach()))
+                elif kick > 0 and taught.any():
                     ce = -logsm[taught].gather(1, b_teacher[j][taught, None]).mean()
                     loss = loss + kick * ce
                     stats["kick_ce"].append(float(ce.detach()))
@@ -565,6 +585,8 @@ class Trainer:
         self.learner_steps += size
         self.updates += 1
         ret = b_ret.numpy()
+        if self.teacher is not None:
+            stats["teacher_acc"] = [self.teacher.agreement(self.net)]
         return {
             **{k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()},
             "kickstart": kick,
@@ -758,6 +780,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
+        elif name == "teacher_labels":
+            p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")
         elif isinstance(value, bool):
             p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=value, metavar="BOOL")
         else:
@@ -787,6 +811,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         vector_class(variant)
     except (ValueError, ImportError) as err:
         p.error(str(err))
+    if not 0 <= args.teacher_margin <= 1:
+        p.error(f"--teacher-margin must be in [0, 1] (a value lead), got {args.teacher_margin}")
+    missing = [f for f in args.teacher_labels.split(",") if f and not Path(f).is_file()]
+    if missing:
+        p.error(f"--teacher-labels: no file {', '.join(missing)}")
     values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
     cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")

@@ -1,0 +1,211 @@
+"""Decisions labelled by the ``pimc`` search, for self-play's teacher (expert iteration).
+
+    python -m experiments.pimc_labels --minutes 30 --workers 2 --out results/labels/gin.npz
+    python -m experiments.selfplay --teacher-labels results/labels/gin.npz ...
+
+Expert iteration (Anthony, Tian and Barber 2017): a search that plays better than the
+policy labels positions, and the policy learns to play as the search did.  Games are
+played in ``env()``; in each, one seat (alternating from game to game) plays the search
+agent's choice and the other the heuristic, so the positions are those of the matches the
+policy will be judged in.  Every decision of the search's seat with more than one legal
+action is kept: the observation its player sees, the mask, the search's value (0..1) of
+each legal action, and the heuristic's own choice there.  The search reads the engine
+only through ``resample`` of the acting seat, like any agent, so a label uses only what
+its player can know.
+
+The ``.npz`` file holds ``observation`` (float16 ``(N, obs_size)``: the observation's
+entries are small integers, exact in float16), ``mask`` (bool ``(N, num_actions)``),
+``values`` (float32 ``(N, num_actions)``, NaN for illegal actions), ``heuristic`` and
+``search`` (int64 ``(N,)``: the heuristic's and the search's choice), ``game`` (int64
+``(N,)``: the game's number in the file) and a JSON ``meta`` string (variant, options,
+agent spec, seeds, games, seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+
+#: the search of the labels by default: Gin's ``pimc`` with fewer worlds than its default 500
+DEFAULT_AGENT = "pimc:worlds=200,model=0"
+
+
+def label_games(
+    variant: str,
+    env_options: dict,
+    agent_spec: str,
+    seed: int,
+    games: int | None = None,
+    seconds: float | None = None,
+) -> dict[str, np.ndarray]:
+    """Play games of the search agent against the heuristic and label the search's decisions.
+
+    Args:
+        variant: a registered id (``gin_rummy_v0``, ...); the search must play it.
+        env_options: options of ``env()``.
+        agent_spec: the search agent (``experiments.tournament`` spec, e.g. ``pimc:worlds=200``);
+            it must have ``action_values(state, seat, legal)``.
+        seed: game ``g`` is dealt with seed ``seed + g``; the agents' seeds follow from it.
+        games: how many games at most.
+        seconds: stop starting new games after this many seconds (wall clock).
+
+    Returns:
+        The arrays of the module docstring (``meta`` not included), the search's seat being
+        seat ``g % 2`` of game ``g``.
+
+    Raises:
+        ValueError: neither ``games`` nor ``seconds``, or an agent without action values.
+    """
+    from agents import make_agent
+    from agents.search.worlds import acting_state
+
+    if games is None and seconds is None:
+        raise ValueError("label_games needs games or seconds (or both) to know when to stop")
+    env = load_variant(variant).env(**env_options)
+    env.reset(seed=seed)
+    search = make_agent(agent_spec, env, seed=seed)
+    if not hasattr(search, "action_values"):
+        raise ValueError(f"{agent_spec!r} has no action values to label decisions with: use pimc")
+    heuristic = make_agent("heuristic", env, seed=seed)
+    rows: dict[str, list] = {k: [] for k in ("observation", "mask", "values", "heuristic", "search", "game")}
+    start = time.perf_counter()
+    g = 0
+    while (games is None or g < games) and (seconds is None or time.perf_counter() - start < seconds):
+        env.reset(seed=seed + g)
+        searcher = env.possible_agents[g % len(env.possible_agents)]
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = np.asarray(obs["action_mask"], bool)
+            choice = heuristic.act(obs)
+            if agent == searcher and mask.sum() > 1:
+                state, seat = acting_state(env, obs)
+                legal = np.flatnonzero(mask)
+                values = np.full(len(mask), np.nan, np.float32)
+                values[legal] = search.action_values(state, seat, [int(a) for a in legal])
+                best = int(legal[np.nanargmax(values[legal])])
+                for key, val in (
+                    ("observation", np.asarray(obs["observation"], np.float16)),
+                    ("mask", mask),
+                    ("values", values),
+                    ("heuristic", choice),
+                    ("search", best),
+                    ("game", g),
+                ):
+                    rows[key].append(val)
+                choice = best
+            env.step(choice)
+        g += 1
+    shapes = {
+        "observation": (env.unwrapped.layout.size, np.float16),
+        "mask": (int(env.action_space(env.possible_agents[0]).n), bool),
+        "values": (int(env.action_space(env.possible_agents[0]).n), np.float32),
+    }
+    env.close()
+    out = {k: np.asarray(v, dtype=shapes[k][1] if k in shapes else np.int64) for k, v in rows.items()}
+    for k, (width, dtype) in shapes.items():
+        out[k] = out[k].reshape(-1, width).astype(dtype)
+    out["games"] = np.int64(g)
+    return out
+
+
+def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One label set from the workers' sets, game numbers made distinct (in part order)."""
+    offset, merged = 0, {k: [] for k in ("observation", "mask", "values", "heuristic", "search", "game")}
+    for part in parts:
+        for k in merged:
+            merged[k].append(part[k] + offset if k == "game" else part[k])
+        offset += int(part["games"])
+    out = {k: np.concatenate(v) for k, v in merged.items()}
+    out["games"] = np.int64(offset)
+    return out
+
+
+def load_labels(path: str | Path) -> dict:
+    """A label file's arrays (``observation`` as float32) and its ``meta`` dict.
+
+    Raises:
+        ValueError: a file without the arrays of the module docstring.
+    """
+    with np.load(path, allow_pickle=False) as f:
+        missing = {"observation", "mask", "values", "heuristic", "search", "meta"} - set(f.files)
+        if missing:
+            raise ValueError(f"{path}: not a pimc_labels file (missing {', '.join(sorted(missing))})")
+        out = {k: f[k] for k in f.files}
+    out["observation"] = out["observation"].astype(np.float32)
+    out["meta"] = json.loads(str(out["meta"]))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--variant", default="gin_rummy", help="gin_rummy or rummy (default: gin_rummy)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
+    p.add_argument("--agent", default=DEFAULT_AGENT, help=f"the search that labels (default: {DEFAULT_AGENT})")
+    p.add_argument("--games", type=int, default=None, help="games per worker at most")
+    p.add_argument("--minutes", type=float, default=None, help="wall-clock minutes (each worker stops then)")
+    p.add_argument("--workers", type=int, default=1, help="processes, each playing its own games (default: 1)")
+    p.add_argument("--seed", type=int, default=0, help="worker w deals games from seed + w * 1_000_000")
+    p.add_argument("--out", type=Path, required=True, help="the .npz file to write")
+    args = p.parse_args(argv)
+    if args.games is None and args.minutes is None:
+        p.error("give --games or --minutes (or both)")
+    if (
+        args.workers < 1
+        or (args.games is not None and args.games < 1)
+        or (args.minutes is not None and args.minutes <= 0)
+    ):
+        p.error("--workers and --games must be positive integers and --minutes positive")
+    try:
+        variant = resolve_variant(args.variant)
+        env_options = parse_env_options(args.env_option)
+    except ValueError as err:
+        p.error(str(err))
+    seconds = None if args.minutes is None else 60 * args.minutes
+    start = time.perf_counter()
+    jobs = [
+        (variant, env_options, args.agent, args.seed + w * 1_000_000, args.games, seconds) for w in range(args.workers)
+    ]
+    try:
+        if args.workers == 1:
+            parts = [label_games(*jobs[0])]
+        else:
+            with ProcessPoolExecutor(args.workers) as pool:
+                parts = list(pool.map(label_games, *zip(*jobs, strict=True)))
+    except ValueError as err:
+        p.error(str(err))
+    labels = merge(parts)
+    meta = {
+        "variant": variant,
+        "env_options": env_options,
+        "agent": args.agent,
+        "seeds": [j[3] for j in jobs],
+        "games": int(labels.pop("games")),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, meta=json.dumps(meta), **labels)
+    n = len(labels["search"])
+    same = float(np.mean(labels["search"] == labels["heuristic"])) if n else 0.0
+    print(
+        f"{n} decisions from {meta['games']} games in {meta['seconds']} s -> {args.out} "
+        f"(the search chose the heuristic's action in {same:.1%})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

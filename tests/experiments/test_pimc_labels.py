@@ -1,0 +1,139 @@
+"""``experiments.pimc_labels`` and ``experiments.selfplay_teacher``: the search's labelled
+decisions, the targets they give, and a self-play run taught by them."""
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.policy_features import Featurizer
+from experiments import pimc_labels, selfplay, train
+from experiments.selfplay_teacher import TeacherLabels, teacher_targets
+from rummy_env import gin_rummy_v0
+
+AGENT = "pimc:worlds=4"
+
+
+@pytest.fixture(scope="module")
+def label_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("labels") / "gin.npz"
+    assert (
+        pimc_labels.main(["--agent", AGENT, "--games", "2", "--workers", "2", "--seed", "5", "--out", str(path)]) == 0
+    )
+    return path
+
+
+def test_labels_are_the_search_seats_decisions_with_their_values_and_the_heuristics_choice():
+    d = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=3)
+    n = len(d["search"])
+    assert n > 10 and d["games"] == 3 and sorted(set(d["game"])) == [0, 1, 2]
+    assert d["observation"].shape == (n, 485) and d["observation"].dtype == np.float16
+    assert d["mask"].shape == d["values"].shape == (n, 108)
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    heuristic = make_agent("heuristic", env, seed=0)
+    for i in range(n):
+        mask = d["mask"][i]
+        legal = np.flatnonzero(mask)
+        assert len(legal) > 1  # forced moves are not labelled
+        assert np.array_equal(np.isnan(d["values"][i]), ~mask)  # a value for every legal action, none else
+        assert d["search"][i] == legal[np.argmax(d["values"][i][legal])]  # the best value, lowest id on ties
+        obs = {"observation": d["observation"][i].astype(np.float32), "action_mask": mask.astype(np.int8)}
+        assert d["heuristic"][i] == heuristic.act(obs)  # the heuristic's choice from what the player sees
+    again = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=3)
+    for k in ("observation", "mask", "values", "heuristic", "search", "game"):  # same seed, same labels
+        assert np.array_equal(d[k], again[k], equal_nan=True), k
+
+
+def test_label_games_needs_a_stop_and_a_search_with_action_values():
+    with pytest.raises(ValueError, match="needs games or seconds"):
+        pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=0)
+    with pytest.raises(ValueError, match="no action values"):
+        pimc_labels.label_games("gin_rummy_v0", {}, "heuristic", seed=0, games=1)
+
+
+def test_the_workers_files_merge_with_distinct_game_numbers(label_file):
+    d = pimc_labels.load_labels(label_file)
+    assert d["meta"]["games"] == 4 and d["meta"]["seeds"] == [5, 1_000_005] and d["meta"]["agent"] == AGENT
+    assert d["observation"].dtype == np.float32
+    first = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=5, games=2)
+    second = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=1_000_005, games=2)
+    merged = pimc_labels.merge([first, second])
+    assert np.array_equal(merged["game"], np.concatenate([first["game"], second["game"] + 2]))
+    assert np.array_equal(d["game"], merged["game"]) and np.array_equal(d["search"], merged["search"])
+
+
+def test_a_file_without_labels_is_refused(tmp_path):
+    np.savez(tmp_path / "x.npz", observation=np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="not a pimc_labels file"):
+        pimc_labels.load_labels(tmp_path / "x.npz")
+
+
+def test_the_target_is_the_searchs_choice_only_where_it_leads_the_heuristics_by_the_margin():
+    nan = np.nan
+    values = np.array([[0.50, 0.70, nan], [0.60, 0.62, nan], [nan, 0.4, 0.4]], np.float32)
+    search, heuristic = np.array([1, 1, 1]), np.array([0, 0, 2])
+    assert teacher_targets(values, search, heuristic, 0.0).tolist() == [1, 1, 1]
+    assert teacher_targets(values, search, heuristic, 0.05).tolist() == [1, 0, 2]
+    assert teacher_targets(values, search, heuristic, 0.25).tolist() == [0, 0, 2]
+    with pytest.raises(ValueError, match=r"teacher_margin=1.5"):
+        teacher_targets(values, search, heuristic, 1.5)
+    with pytest.raises(ValueError, match="1 labels' heuristic choice has no value"):
+        teacher_targets(values, search, np.array([2, 0, 2]), 0.0)
+
+
+def test_teacher_labels_are_featurized_and_hold_out_whole_games(label_file):
+    env = gin_rummy_v0.env()
+    featurize = Featurizer("gin_read", "gin_rummy_v0", env.unwrapped.layout)
+    d = pimc_labels.load_labels(label_file)
+    t = TeacherLabels([str(label_file)] * 2, "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3))
+    x = np.concatenate([featurize(d["observation"])] * 2)
+    y = np.concatenate([d["search"]] * 2)
+    game = np.concatenate([d["game"], d["game"] + 4])  # the second file's games come after the first's
+    held = np.random.default_rng(3).random(8) < 0.05
+    test = held[game]
+    assert len(t) == (~test).sum() and len(t.test[2]) == test.sum()
+    assert torch.equal(t.x, torch.from_numpy(x[~test])) and torch.equal(t.y, torch.from_numpy(y[~test]))
+    obs, mask, act = t.sample(5)
+    assert obs.shape == (5, 485 + 941) and mask.shape == (5, 108) and bool(mask[torch.arange(5), act].all())
+    with pytest.raises(ValueError, match="labels of gin_rummy_v0, but the run trains rummy_v0"):
+        TeacherLabels([str(label_file)], "rummy_v0", featurize, 108, 0.0, np.random.default_rng(0))
+
+
+def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_file, tmp_path):
+    out = tmp_path / "run"
+    args = [
+        "--variant", "gin_rummy", "--num-envs", "16", "--num-steps", "16", "--timesteps", "1200",
+        "--hidden", "32", "--eval-deals", "1", "--final-eval-deals", "1", "--initial-eval", "false",
+        "--minibatch-size", "64", "--features", "gin_read", "--teacher-labels", str(label_file),
+        "--kickstart", "1", "--kickstart-anneal", "1", "--kickstart-floor", "1", "--ent-coef", "0",
+        "--no-progress", "--out", str(out),
+    ]  # fmt: skip
+    assert train.main(["--algo", "selfplay", *args]) == 0
+    with open(out / "scalars.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 4 and all(float(r["kickstart"]) == 1.0 for r in rows)
+    assert float(rows[-1]["kick_ce"]) < float(rows[0]["kick_ce"])  # the policy moves towards the labels
+    assert "teacher_acc" in rows[0]
+    cfg = selfplay.Config(num_envs=8, num_steps=4, hidden=(8,), features="gin_read", teacher_labels=str(label_file))
+    t = selfplay.Trainer(cfg, tmp_path / "t")
+    t.session_start = 0.0
+    t.vec = t.make_vec()
+    t.pool_seat = np.arange(8) % 2
+    buf, _ = t.rollout(t.vec.reset())
+    assert (buf["teacher"] == -1).all()  # the heuristic teaches no decision: the labels do
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--teacher-margin", "2"], "--teacher-margin must be in [0, 1]"),
+        (["--teacher-labels", "no/such.npz"], "--teacher-labels: no file no/such.npz"),
+    ],
+)
+def test_bad_teacher_arguments_are_refused(args, message, capsys):
+    with pytest.raises(SystemExit):
+        selfplay.parse_args(args)
+    assert message in capsys.readouterr().err
