@@ -17,7 +17,8 @@ The ``.npz`` file holds ``observation`` (float16 ``(N, obs_size)``: the observat
 entries are small integers, exact in float16), ``mask`` (bool ``(N, num_actions)``),
 ``values`` (float32 ``(N, num_actions)``, NaN for illegal actions), ``heuristic`` and
 ``search`` (int64 ``(N,)``: the heuristic's and the search's choice), ``game`` (int64
-``(N,)``: the game's number in the file) and a JSON ``meta`` string (variant, options,
+``(N,)``: the game's number in the file), ``result`` (float32 ``(games,)``: the search's
+seat's final reward in each game) and a JSON ``meta`` string (variant, options,
 agent spec, seeds, games, seconds).
 """
 
@@ -77,14 +78,17 @@ def label_games(
         raise ValueError(f"{agent_spec!r} has no action values to label decisions with: use pimc")
     heuristic = make_agent("heuristic", env, seed=seed)
     rows: dict[str, list] = {k: [] for k in ("observation", "mask", "values", "heuristic", "search", "game")}
+    results = []  # the search's seat's final reward in each game
     start = time.perf_counter()
     g = 0
     while (games is None or g < games) and (seconds is None or time.perf_counter() - start < seconds):
         env.reset(seed=seed + g)
         searcher = env.possible_agents[g % len(env.possible_agents)]
         for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
+            obs, reward, term, trunc, _ = env.last()
             if term or trunc:
+                if agent == searcher:
+                    results.append(reward)
                 env.step(None)
                 continue
             mask = np.asarray(obs["action_mask"], bool)
@@ -117,6 +121,7 @@ def label_games(
     for k, (width, dtype) in shapes.items():
         out[k] = out[k].reshape(-1, width).astype(dtype)
     out["games"] = np.int64(g)
+    out["result"] = np.asarray(results, np.float32)
     return out
 
 
@@ -127,6 +132,7 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
         for k in merged:
             merged[k].append(part[k] + offset if k == "game" else part[k])
         offset += int(part["games"])
+    merged["result"] = [part["result"] for part in parts]
     out = {k: np.concatenate(v) for k, v in merged.items()}
     out["games"] = np.int64(offset)
     return out
@@ -200,9 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.savez_compressed(args.out, meta=json.dumps(meta), **labels)
     n = len(labels["search"])
     same = float(np.mean(labels["search"] == labels["heuristic"])) if n else 0.0
+    wins = float(np.mean(labels["result"] > 0)) if meta["games"] else 0.0
     print(
         f"{n} decisions from {meta['games']} games in {meta['seconds']} s -> {args.out} "
-        f"(the search chose the heuristic's action in {same:.1%})"
+        f"(the search chose the heuristic's action in {same:.1%} and won {wins:.1%} of the games)"
     )
     return 0
 

@@ -29,11 +29,31 @@ def test_labels_are_the_search_seats_decisions_with_their_values_and_the_heurist
     d = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=3)
     n = len(d["search"])
     assert n > 10 and d["games"] == 3 and sorted(set(d["game"])) == [0, 1, 2]
-    assert d["observation"].shape == (n, 485) and d["observation"].dtype == np.float16
-    assert d["mask"].shape == d["values"].shape == (n, 108)
     env = gin_rummy_v0.env()
     env.reset(seed=0)
     heuristic = make_agent("heuristic", env, seed=0)
+    row = 0
+    for g in range(3):  # replay: the labels are the search seat's decisions, in order, and its result
+        env.reset(seed=7 + g)
+        searcher = env.possible_agents[g % 2]
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                if agent == searcher:
+                    assert reward == d["result"][g]
+                env.step(None)
+                continue
+            action = heuristic.act(obs)
+            if agent == searcher and obs["action_mask"].sum() > 1:
+                assert d["game"][row] == g
+                assert np.array_equal(d["observation"][row], obs["observation"].astype(np.float16))
+                assert np.array_equal(d["mask"][row], obs["action_mask"].astype(bool))
+                action = d["search"][row]
+                row += 1
+            env.step(int(action))
+    assert row == n and d["result"].shape == (3,)
+    assert d["observation"].shape == (n, 485) and d["observation"].dtype == np.float16
+    assert d["mask"].shape == d["values"].shape == (n, 108)
     for i in range(n):
         mask = d["mask"][i]
         legal = np.flatnonzero(mask)
@@ -43,7 +63,7 @@ def test_labels_are_the_search_seats_decisions_with_their_values_and_the_heurist
         obs = {"observation": d["observation"][i].astype(np.float32), "action_mask": mask.astype(np.int8)}
         assert d["heuristic"][i] == heuristic.act(obs)  # the heuristic's choice from what the player sees
     again = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=3)
-    for k in ("observation", "mask", "values", "heuristic", "search", "game"):  # same seed, same labels
+    for k in ("observation", "mask", "values", "heuristic", "search", "game", "result"):  # same seed, same labels
         assert np.array_equal(d[k], again[k], equal_nan=True), k
 
 
