@@ -108,6 +108,9 @@ class Config:
     teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
+    # share of the games with one seat playing uniformly random legal actions; with --teacher-labels the
+    # heuristic teaches the learner's decisions there (the search's labels come from games against it)
+    random_share: float = 0.0
     pool_size: int = 10
     snapshot_every: int = 20  # updates between pool snapshots
     eval_every: float = 5.0  # minutes between evaluations
@@ -121,6 +124,10 @@ class Config:
     # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
     torch_threads: int = 1
     checkpoint_every: float = 5.0  # minutes
+
+
+#: the counts of the learner's training games logged with each update (reset after each row)
+RECENT = ("heuristic_games", "heuristic_wins", "duplicate_same", "random_games", "random_wins")
 
 
 def vector_class(variant: str):
@@ -217,17 +224,21 @@ class Trainer:
             self.teacher = TeacherLabels(
                 paths, config.variant, self.featurize, self.num_actions, config.teacher_margin, self.rng
             )
-        use_heuristic = config.heuristic_share or (config.kickstart and config.kickstart_share and not self.teacher)
+        use_heuristic = config.heuristic_share or (
+            config.kickstart and (config.random_share if self.teacher else config.kickstart_share)
+        )
         self.heuristic = make_agent("heuristic", env, seed=config.seed) if use_heuristic else None
-        # which games have a non-learner seat: 0 none (pure self-play), 1 a pool snapshot, 2 the heuristic
+        # which games have a non-learner seat: 0 none (pure self-play), 1 a pool snapshot, 2 the heuristic,
+        # 3 random play
         n = config.num_envs
         n_heur = round(n * config.heuristic_share)
         n_pool = round(n * config.pool_share)
         self.opponent_kind = np.zeros(n, np.int8)
         self.opponent_kind[n - n_heur :] = 2
         self.opponent_kind[n - n_heur - n_pool : n - n_heur] = 1
+        self.opponent_kind[: round(n * config.random_share)] = 3
         self.vec = None
-        self.recent = {"heuristic_games": 0, "heuristic_wins": 0, "duplicate_same": 0}  # since the last scalars row
+        self.recent = dict.fromkeys(RECENT, 0)  # since the last scalars row
 
     # --- state ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -336,6 +347,7 @@ class Trainer:
         n, T = self.cfg.num_envs, self.cfg.num_steps
         pooled = (self.opponent_kind == 1) & bool(self.pool)
         heuristic = self.opponent_kind == 2
+        randomly = self.opponent_kind == 3
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(self.rng.integers(len(self.pool)))])
         buf = {
@@ -355,11 +367,9 @@ class Trainer:
             from experiments.selfplay_critic import privileged_size
 
             buf["priv"] = np.zeros((T, n, privileged_size(self.num_players)), np.float32)
-        kick = (
-            (np.arange(n) < round(n * self.cfg.kickstart_share))
-            if self.kickstart_weight() > 0 and self.teacher is None
-            else np.zeros(n, bool)
-        )
+        kick = np.zeros(n, bool)
+        if self.kickstart_weight() > 0:  # the games whose learner decisions the heuristic teaches
+            kick = randomly.copy() if self.teacher is not None else np.arange(n) < round(n * self.cfg.kickstart_share)
         replay = []  # with --duplicate-baseline: (step, game, learner seat, deck, dealer) of games that ended
         for t in range(T):
             t0 = time.perf_counter()
@@ -375,6 +385,7 @@ class Trainer:
             their_turn = (player == self.pool_seat) & decision
             opp = pooled & their_turn
             heur = heuristic & their_turn
+            rand = randomly & their_turn
             x, m = torch.from_numpy(obs), torch.from_numpy(safe_mask)
             with torch.no_grad():
                 logits, value = self.net(x)
@@ -390,7 +401,10 @@ class Trainer:
             th = time.perf_counter()
             rows = np.flatnonzero(heur)  # the heuristic reads what its seat sees only, like any agent
             a[rows] = self.heuristic_actions(rows, raw, batch)
-            rows = np.flatnonzero(kick & decision & ~opp & ~heur)
+            rows = np.flatnonzero(rand)
+            if len(rows):  # uniform over the legal actions: the largest of random keys
+                a[rows] = np.where(mask[rows], self.rng.random((len(rows), mask.shape[1])), -1.0).argmax(1)
+            rows = np.flatnonzero(kick & decision & ~opp & ~heur & ~rand)
             buf["teacher"][t, rows] = self.heuristic_actions(rows, raw, batch)
             heur_s = time.perf_counter() - th
             self.timers["heuristic"] += heur_s
@@ -403,7 +417,7 @@ class Trainer:
                 ("value", value.numpy()),
                 ("player", player),
                 ("decision", decision),
-                ("learner", decision & ~opp & ~heur),
+                ("learner", decision & ~opp & ~heur & ~rand),
             ):
                 buf[key][t] = val
             t1 = time.perf_counter()
@@ -421,6 +435,10 @@ class Trainer:
                 seat = (self.pool_seat[ended] + 1) % self.num_players
                 self.recent["heuristic_games"] += len(ended)
                 self.recent["heuristic_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
+                ended = np.flatnonzero(done & randomly)
+                seat = (self.pool_seat[ended] + 1) % self.num_players
+                self.recent["random_games"] += len(ended)
+                self.recent["random_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
                 if self.cfg.duplicate_baseline and len(ended):
                     replay.append((t, ended, seat, self.vec.decks()[ended], self.vec.dealers()[ended]))
                 self.pool_seat = np.where(done, (self.pool_seat + 1) % self.num_players, self.pool_seat)
@@ -521,6 +539,7 @@ class Trainer:
             "kl": [],
             "clipfrac": [],
             "kick_ce": [],
+            "teacher_ce": [],
             "suit_gap": [],
         }
         for epoch in range(cfg.update_epochs):
@@ -558,8 +577,8 @@ class Trainer:
                     t_logsm = torch.log_softmax(masked_logits(self.net(t_obs)[0], t_mask), -1)
                     ce = -t_logsm.gather(1, t_act[:, None]).mean()
                     loss = loss + kick * ce
-                    stats["kick_ce"].append(float(ce.detach()))
-                elif kick > 0 and taught.any():
+                    stats["teacher_ce"].append(float(ce.detach()))
+                if kick > 0 and taught.any():
                     ce = -logsm[taught].gather(1, b_teacher[j][taught, None]).mean()
                     loss = loss + kick * ce
                     stats["kick_ce"].append(float(ce.detach()))
@@ -725,10 +744,11 @@ class Trainer:
             "pool": len(self.pool),
             "train_win_vs_heuristic": round(self.recent["heuristic_wins"] / max(1, self.recent["heuristic_games"]), 4),
             "train_games_vs_heuristic": self.recent["heuristic_games"],
+            "train_win_vs_random": round(self.recent["random_wins"] / max(1, self.recent["random_games"]), 4),
             # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
             "duplicate_same": round(self.recent["duplicate_same"] / max(1, self.recent["heuristic_games"]), 4),
         }
-        self.recent = {"heuristic_games": 0, "heuristic_wins": 0, "duplicate_same": 0}
+        self.recent = dict.fromkeys(RECENT, 0)
         path = self.out / "scalars.csv"
         new = not path.exists()
         with open(path, "a", newline="") as f:
@@ -799,10 +819,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.minutes is not None and not args.minutes > 0:
         p.error(f"--minutes must be positive, got {args.minutes}")
-    if not (args.pool_share >= 0 and args.heuristic_share >= 0 and args.pool_share + args.heuristic_share < 1):
+    shares = (args.pool_share, args.heuristic_share, args.random_share)
+    if not (min(shares) >= 0 and sum(shares) < 1):
         p.error(
-            f"--pool-share {args.pool_share} and --heuristic-share {args.heuristic_share} must be >= 0 and sum "
-            "to less than 1 (the rest of the games are pure self-play)"
+            f"--pool-share {args.pool_share}, --heuristic-share {args.heuristic_share} and --random-share "
+            f"{args.random_share} must be >= 0 and sum to less than 1 (the rest of the games are pure self-play)"
         )
     try:
         variant = resolve_variant(args.variant)

@@ -135,7 +135,8 @@ def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_
     with open(out / "scalars.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) >= 4 and all(float(r["kickstart"]) == 1.0 for r in rows)
-    assert float(rows[-1]["kick_ce"]) < float(rows[0]["kick_ce"])  # the policy moves towards the labels
+    assert float(rows[-1]["teacher_ce"]) < float(rows[0]["teacher_ce"])  # the policy moves towards the labels
+    assert all(float(r["kick_ce"]) == 0.0 for r in rows)  # no heuristic teacher without games against random
     assert "teacher_acc" in rows[0]
     cfg = selfplay.Config(num_envs=8, num_steps=4, hidden=(8,), features="gin_read", teacher_labels=str(label_file))
     t = selfplay.Trainer(cfg, tmp_path / "t")
@@ -144,6 +145,33 @@ def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_
     t.pool_seat = np.arange(8) % 2
     buf, _ = t.rollout(t.vec.reset())
     assert (buf["teacher"] == -1).all()  # the heuristic teaches no decision: the labels do
+
+
+def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_against_them(label_file, tmp_path):
+    cfg = selfplay.Config(
+        num_envs=8, num_steps=24, hidden=(8,), features="gin_read", teacher_labels=str(label_file),
+        random_share=0.25, heuristic_share=0.25, pool_share=0.0,
+    )  # fmt: skip
+    t = selfplay.Trainer(cfg, tmp_path)
+    assert t.opponent_kind.tolist() == [3, 3, 0, 0, 0, 0, 2, 2]
+    t.session_start = 0.0
+    t.vec = t.make_vec()
+    t.pool_seat = np.arange(8) % 2
+    buf, _ = t.rollout(t.vec.reset())
+    other = buf["decision"] & ~buf["learner"]  # the opponents' decisions: random seats and heuristic seats
+    assert other[:, [0, 1, 6, 7]].any() and not other[:, 2:6].any()
+    rows = np.nonzero(buf["decision"])
+    assert buf["mask"][rows[0], rows[1], buf["action"][rows]].all()  # every action played is legal
+    taught = buf["teacher"] >= 0
+    assert taught[:, :2].any() and not taught[:, 2:].any()  # only the learner against random is taught
+    assert (buf["learner"] | ~taught).all()
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    heuristic = make_agent("heuristic", env, seed=0)
+    for step, game in zip(*np.nonzero(taught), strict=True):
+        raw = buf["obs"][step, game, :485]
+        obs = {"observation": raw, "action_mask": buf["mask"][step, game].astype(np.int8)}
+        assert buf["teacher"][step, game] == heuristic.act(obs)
 
 
 @pytest.mark.parametrize(
