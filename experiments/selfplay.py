@@ -13,7 +13,10 @@ the learner meets older versions of itself and does not chase its own tail.
 In another share (``--heuristic-share``) that seat is the variant's heuristic, run on the
 batch's observation rows like any agent.  Kickstarting (``--kickstart``, Schmitt et al.
 2018): for the learner's decisions in ``--kickstart-share`` of the games the loss adds a
-cross-entropy to the heuristic's action, its weight decaying to ``--kickstart-floor``.  The
+cross-entropy to the heuristic's action, its weight decaying to ``--kickstart-floor``.  With
+``--teacher-labels`` the teacher is a search instead (``experiments.selfplay_teacher``:
+positions labelled by ``pimc``, expert iteration), and the heuristic teaches only the games
+of ``--random-share``, where one seat plays uniformly random legal actions.  The
 network reads the observation plus features computed from it (``agents.policy_features``).
 
 **Per-seat trajectories.**  Seats alternate and a turn takes several steps, so a
