@@ -145,12 +145,17 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) every kernel before anything is timed."""
     from rummy_env.core import rummikub_solver as solver
+    from rummy_env.core.rummikub_solver.kernel_product import _product_kernel
 
     table, rack = parse_counts("R1 R2 R3"), parse_counts("R4 B5 K5 Y5 JK")
     zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
     for done, points, table_play in OPTIONS.values():
         solver.ordered_extension_mask(table, rack, zero, done, points, table_play)
         solver.best_play(table, rack, done, "points", points, table_play)
+    product = _product_kernel()  # the product sweep of table play runs only where no witness does
+    if product:
+        for ordered in (False, True):
+            product(table, rack, zero, 10, ordered)
 
 
 #: The clock of ``best_time``: wall time by default; ``time.thread_time`` (the calling
