@@ -1,9 +1,9 @@
-"""The ordered sweep over mirrored numbers (13 down to 1) against the forward sweep and brute force.
+"""The label sweeps over mirrored numbers (13 down to 1) against the forward sweep and brute force.
 
-``sweeps._ordered_pass`` runs an ordered sweep mirrored when the types it can add are low
-(``_mirror_pays``); the compiled and the Python mirrored sweeps must give the forward answer
-exactly, with a cap (``below``) and with stand-ins (``remap``), and the ordered masks built on
-either direction must match brute force over every play.
+``sweeps._ordered_pass`` and the unordered ``_label_sweep_found`` run mirrored when the types
+they can add are low (``_mirror_pays``); the compiled and the Python mirrored sweeps must give
+the forward answer exactly (ordered: with a cap, ``below``, and with stand-ins, ``remap``), and
+the masks built on either direction must match brute force over every play.
 """
 
 from __future__ import annotations
@@ -87,12 +87,17 @@ def test_mirrored_sweeps_equal_the_forward_sweep():
         capped += below > 0
         got = kernel(lo, hi, True, below=below, mirrored=True)
         assert got == (found, want), ("kernel", k, below, lo.tolist(), hi.tolist())
+        keys_fwd = solver_transitions._cell_keys(lo, hi)
+        union = solver_sweeps._label_sweep_py(keys_fwd, int(lo[JOKER]), int(hi[JOKER]), False)
+        assert kernel(lo, hi, False, mirrored=True) == union, ("kernel unordered", k)
         f, bits = kernel(lo, hi, True, below=below, remap=solver_kernel.remap_table(pairs), mirrored=True)
         assert (f, bits | known) == (found, want), ("kernel stand-ins", k, below)
         keys = solver_transitions._cell_keys(solver_kernel.mirror_counts(lo), solver_kernel.mirror_counts(hi))
         jlo, jhi = int(lo[JOKER]), int(hi[JOKER])
         f, bits = solver_sweeps._label_sweep_py(keys, jlo, jhi, True, below=below, mirrored=True)
         assert (f, solver_kernel.mirror_bits(bits)) == (found, want), ("python", k, below)
+        f, bits = solver_sweeps._label_sweep_py(keys, jlo, jhi, False, mirrored=True)
+        assert (f, solver_kernel.mirror_bits(bits)) == union, ("python unordered", k)
         remap = {1 << t: 1 << u for t, u in pairs.items()}
         f, bits = solver_sweeps._label_sweep_py(keys, jlo, jhi, True, below=below, remap=remap, mirrored=True)
         assert (f, solver_kernel.mirror_bits(bits) | known) == (found, want), ("python stand-ins", k, below)
@@ -101,8 +106,8 @@ def test_mirrored_sweeps_equal_the_forward_sweep():
 
 @pytest.mark.parametrize("mirror_mean", [0.0, 14.0])
 def test_ordered_masks_either_direction_match_bruteforce(monkeypatch, mirror_mean):
-    """``ordered_extension_mask`` in every option with the ordered sweeps all forwards (0) or
-    all mirrored (14) against brute force, with tiles chosen and both jokers in play."""
+    """``ordered_extension_mask`` and ``extension_mask`` in every option with the label sweeps
+    all forwards (0) or all mirrored (14) against brute force, tiles chosen, both jokers in play."""
     monkeypatch.setattr(solver_sweeps, "_MIRROR_MEAN", mirror_mean)
     mirrored = [0, 0]
     real = solver_sweeps._mirror_pays
@@ -124,10 +129,14 @@ def test_ordered_masks_either_direction_match_bruteforce(monkeypatch, mirror_mea
         if k % 4 == 3 and rack[:JOKER].any():
             chosen[int(np.flatnonzero(rack[:JOKER])[0])] = 1
         done, table_play = (True, False) if k % 3 == 0 else (False, k % 3 == 2)
-        solver.clear_caches()
-        got = solver.ordered_extension_mask(table, rack, chosen, done, 15, table_play)
-        ref = oracle.ordered_extension_mask_bruteforce(table, rack, chosen, done, 15, table_play)
-        assert np.array_equal(got, ref), (k, done, table_play, table.tolist(), rack.tolist(), chosen.tolist())
-        nonempty += bool(got.any())
-    assert nonempty >= 8
+        for fn, bruteforce in (
+            (solver.ordered_extension_mask, oracle.ordered_extension_mask_bruteforce),
+            (solver.extension_mask, oracle.extension_mask_bruteforce),
+        ):
+            solver.clear_caches()
+            got = fn(table, rack, chosen, done, 15, table_play)
+            ref = bruteforce(table, rack, chosen, done, 15, table_play)
+            assert np.array_equal(got, ref), (k, fn.__name__, done, table_play, table.tolist(), rack.tolist())
+            nonempty += bool(got.any())
+    assert nonempty >= 16
     assert mirrored[mirror_mean > 0] >= 10 and mirrored[mirror_mean == 0] == 0

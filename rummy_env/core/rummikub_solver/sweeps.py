@@ -149,10 +149,16 @@ def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, be
     """
     if ordered:
         return _ordered_sweep(lo, hi, below)
+    # the unordered labels read no direction: mirrored they are made late too (``_mirror_pays``)
+    mirrored = _mirror_pays(lo, hi, below)
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi, False, below=below)
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), False, below=below)
+        return kernel(lo, hi, False, below=below, mirrored=mirrored)
+    if not mirrored:
+        return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), False, below=below)
+    keys = _cell_keys(mirror_counts(lo), mirror_counts(hi))
+    found, bits = _label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), False, below=below, mirrored=True)
+    return found, mirror_bits(bits)
 
 
 def _ordered_pass(lo: np.ndarray, hi: np.ndarray, below: int, known: int) -> tuple[bool, int]:
@@ -183,8 +189,11 @@ _MIRROR_MEAN = 8.0
 
 
 def _mirror_pays(lo: np.ndarray, hi: np.ndarray, below: int) -> bool:
-    """Whether ``_ordered_pass`` runs mirrored: the mean number of the coloured types that can
-    be added (those below ``below`` when it is set) is at most ``_MIRROR_MEAN``."""
+    """Whether a label sweep (``_ordered_pass``, the unordered ``_label_sweep_found``) runs
+    mirrored: the mean number of the coloured types that can be added (those below ``below``
+    when it is set) is at most ``_MIRROR_MEAN``.  Unordered labels (the types some path adds)
+    are made late mirrored too: 1.6-1.8x faster on the kept racks of low tiles, 1.8x slower
+    on the racks of 11s and 12s; existence sweeps carry no labels and stay forwards."""
     free = np.flatnonzero(hi[:JOKER] > lo[:JOKER])
     if below > 0:
         free = free[free < below]
@@ -330,7 +339,7 @@ def _label_sweep_py(
     ``below``: as ``_label_sweep_found``.  ``remap`` (ordered): a new lowest added type
     ``1 << t`` enters a label as ``remap.get(1 << t, 1 << t)``, as the kernel's ``remap``.
 
-    ``mirrored`` (ordered): ``keys`` are those of the mirrored bounds (``kernel_tables.
+    ``mirrored``: ``keys`` are those of the mirrored bounds (``kernel_tables.
     mirror_counts``: the numbers 13 down to 1), and so are ``remap`` and the bits returned
     (``below`` is not).  A path's lowest added type is its lowest colour with an added tile,
     at that colour's lowest number: over mirrored numbers, the latest tile added in that
