@@ -40,7 +40,9 @@ answers in one forward sweep.  ``ordered_extension_mask`` labels states instead 
 set of "lowest added type" values of their paths; the env builds plays in non-decreasing
 type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
 type (in stages on growing bounds, stopping once every possible bit is found:
-``sweeps._ordered_sweep``).
+``sweeps._ordered_sweep``).  The rules are symmetric in the numbers, so a label sweep whose
+types to add are low runs over 13 down to 1 instead (``sweeps._mirror_pays``): same answer,
+but its label values are made in the last numbers swept, and fewer states stay apart.
 **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and otherwise
 only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
 legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
