@@ -99,6 +99,25 @@ KEPT: list[tuple[str, str, str]] = [
         "R1 R3 R3 R4 R5 R6 B1 B2 B3 B3 B4 B4 B5 B5 B6 B12 K1 K2 K3 K4 K5 K6 K8 K11 K12 Y1 Y3 Y4 Y5 Y5 Y6 Y7 "
         "Y8 Y8 Y9 Y9 Y10 Y10 Y11 Y11 Y12 Y13 Y13 JK",
     ),
+    # the slowest new position of ``--worst --first-step --climb 6 --seed 5`` after the compiled
+    # product sweep and the mirrored ordered sweep (from its third random start): a 72-tile
+    # table with both jokers and a 28-tile rack of mostly low tiles
+    (
+        "climbed: 72-tile table with both jokers, 28-tile rack",
+        "R1 R2 R2 R3 R3 R4 R4 R5 R5 R6 R6 R7 R7 R8 R8 R9 R9 R10 R10 R12 R12 R13 R13 B1 B2 B5 B6 B6 B7 B8 B8 B9 "
+        "B9 B10 B10 B12 B12 B13 B13 K1 K1 K2 K3 K3 K5 K6 K6 K7 K8 K8 K9 K10 K11 K12 K12 K13 K13 Y1 Y2 Y6 Y7 Y8 "
+        "Y8 Y9 Y9 Y10 Y10 Y12 Y12 Y13 JK JK",
+        "R1 R11 R11 B1 B2 B3 B3 B4 B4 B5 B7 B11 B11 K2 K4 K4 K5 K7 K9 K11 Y1 Y3 Y3 Y4 Y4 Y5 Y5 Y7",
+    ),
+    # the slowest of ``--worst --first-step --climb 6 --seed 6`` on the same code (from its third
+    # random start): the ordered masks after the meld and with table play, one mirrored sweep each
+    (
+        "climbed: 58-tile table with both jokers, 45-tile rack",
+        "R1 R6 R7 R8 R9 R9 R11 R12 R12 R13 B1 B5 B6 B7 B8 B8 B9 B9 B10 B10 B11 B11 B12 B12 B13 K1 K2 K3 K4 K5 "
+        "K6 K7 K7 K8 K8 K9 K9 K10 K11 K12 K12 Y1 Y1 Y2 Y3 Y4 Y5 Y5 Y6 Y6 Y7 Y7 Y8 Y9 Y9 Y12 JK JK",
+        "R1 R2 R2 R3 R4 R4 R5 R5 R6 R7 R8 R10 R10 R11 R13 B1 B2 B2 B3 B4 B4 B5 B6 B7 B13 K1 K2 K3 K4 K5 K6 "
+        "K10 K11 K13 Y2 Y3 Y4 Y8 Y10 Y10 Y11 Y11 Y12 Y13 Y13",
+    ),
 ]
 
 
@@ -145,12 +164,17 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) every kernel before anything is timed."""
     from rummy_env.core import rummikub_solver as solver
+    from rummy_env.core.rummikub_solver.kernel_product import _product_kernel
 
     table, rack = parse_counts("R1 R2 R3"), parse_counts("R4 B5 K5 Y5 JK")
     zero = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
     for done, points, table_play in OPTIONS.values():
         solver.ordered_extension_mask(table, rack, zero, done, points, table_play)
         solver.best_play(table, rack, done, "points", points, table_play)
+    product = _product_kernel()  # the product sweep of table play runs only where no witness does
+    if product:
+        for ordered in (False, True):
+            product(table, rack, zero, 10, ordered)
 
 
 #: The clock of ``best_time``: wall time by default; ``time.thread_time`` (the calling

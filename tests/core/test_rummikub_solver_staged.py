@@ -291,6 +291,8 @@ def test_kernel_bounds_built_compiled_equal_the_python_bounds():
                 64,
                 below if ordered else 0,
                 solver_kernel._IDENTITY if rmp is None else rmp,
+                None,
+                *solver_kernel.ordered_masks(below if ordered else 0, False),
             )
             got = kernel(lo, hi, ordered, threshold, labels, below if ordered else 0, rmp)
             assert got == (bool(want[0]), int(want[1])), (k, ordered, threshold, labels)
@@ -361,9 +363,10 @@ def test_meld_existence_stops_early_with_the_same_answer():
         if kernel:
             gstart, moves, gj, ups = solver_kernel._shared_tables()
             lohi, capc = solver_kernel._lohi_capc(ZERO, rack)
-            full = solver_kernel._kernel_sweep(
-                lohi, capc, 0, jhi, gstart, moves, gj, ups, False, threshold, False, 32, 64, 0, solver_kernel._IDENTITY
-            )
+            vmask, block = solver_kernel.ordered_masks(0, False)
+            identity = solver_kernel._IDENTITY
+            args = (lohi, capc, 0, jhi, gstart, moves, gj, ups, False, threshold, False, 32, 64, 0, identity)
+            full = solver_kernel._kernel_sweep(*args, None, vmask, block)
             assert bool(full[0]) == want, k
         answers.add(want)
     assert answers == {False, True}

@@ -210,9 +210,9 @@ def test_pruned_product_sweep_equals_the_unpruned_one(monkeypatch):
         threshold = (15, 30)[k % 2]
         for ordered in (False, True):
             monkeypatch.setattr(solver_table_play, "_prune_product", counting_prune)
-            got = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            got = solver_table_play._product_sweep_py(table, rack, chosen, threshold, ordered)
             monkeypatch.setattr(solver_table_play, "_prune_product", lambda layer, done: layer)
-            want = solver_table_play._product_sweep(table, rack, chosen, threshold, ordered)
+            want = solver_table_play._product_sweep_py(table, rack, chosen, threshold, ordered)
             assert got == want, (k, ordered, table.tolist(), rack.tolist())
             found += got[0]
     assert dropped[0] >= 500

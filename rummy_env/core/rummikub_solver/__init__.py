@@ -40,7 +40,9 @@ answers in one forward sweep.  ``ordered_extension_mask`` labels states instead 
 set of "lowest added type" values of their paths; the env builds plays in non-decreasing
 type order, and this mask allows ``t`` iff some legal play adds ``t`` as its lowest new
 type (in stages on growing bounds, stopping once every possible bit is found:
-``sweeps._ordered_sweep``).
+``sweeps._ordered_sweep``).  The rules are symmetric in the numbers, so a label sweep whose
+types to add are low runs over 13 down to 1 instead (``sweeps._mirror_pays``): same answer,
+but its label values are made in the last numbers swept, and fewer states stay apart.
 **It never dead-ends**: if ``t`` is allowed, a legal play ``P`` adds ``t`` and otherwise
 only types ``>= t``; after adding ``t`` either ``P`` is the play (COMMIT is
 legal) or the lowest type ``P`` still adds is ``>= t`` and is allowed by the next mask.
@@ -56,7 +58,8 @@ only then the two sides are swept in lockstep (P1 <= P tile by tile, the product
 ``best_play`` is the max-plus version with back pointers (ties broken canonically, so the
 compiled and the Python sweeps return the same play).  The sweeps also exist as numba
 kernels (``kernel``: masks, existence, points-capped masks; ``kernel_best``: best play;
-same moves, same answers), used when numba is importable unless ``RUMMY_ENV_NO_NUMBA=1``.
+``kernel_product``: the product sweep; same moves, same answers), used when numba is
+importable unless ``RUMMY_ENV_NO_NUMBA=1``.
 Memo caches share a memory budget (``memo``: ``RUMMY_ENV_SOLVER_CACHE_MB``, default 32 MB).
 
 **Worked example.**  Table ``R1 R2 R3 R4``, rack ``B1 K1 JK R5 Y9``, initial meld made.
@@ -90,10 +93,10 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
 number), ``sweeps`` (the Python sweeps, pruning and the staged ordered sweep), ``kernel``
-(the numba label sweep), ``kernel_best`` (the numba best-play sweep), ``kernel_tables`` (the
-flat tables both kernels read), ``table_play`` (the initial meld with table play), ``best``
-(best play), ``certificate`` (one arrangement), ``checks`` (input checks), ``memo`` (caches
-and budget), ``api``.
+(the numba label sweep), ``kernel_best`` (the numba best-play sweep), ``kernel_product`` (the
+numba product sweep of table play), ``kernel_tables`` (the flat tables the kernels read),
+``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate`` (one
+arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
 The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
 """
 

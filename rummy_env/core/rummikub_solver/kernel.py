@@ -13,6 +13,9 @@ from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exp
     _kernel_tables,  # noqa: F401
     _lohi_capc,  # noqa: F401
     _shared_tables,
+    mirror_bits,
+    mirror_counts,
+    ordered_masks,
     remap_table,  # noqa: F401
 )
 from rummy_env.core.tiles import JOKER
@@ -48,14 +51,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
     below=0,
     remap=None,
     long_only=None,
+    vmask=(1 << 52) - 1,
+    block=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
     The joint moves of a code come from two halves (``_half``: colours 0+1 and 2+3, each
     summed per group pattern with duplicates merged) paired under the group table, as
-    ``transitions._move_set`` builds them; measured about 15% faster than the product of
-    the four colours' move lists on the full table (a joker in a run and its tile in a
-    group often give the same sum).
+    ``transitions._move_set`` builds them (measured 15% faster than the four-colour product).
 
     Pruning (``_dominated``) on layers of more than ``prune_min`` codes: one-step upgrades
     and fewer jokers; above ``prune_two`` codes also the two-step upgrades (on small layers
@@ -78,6 +81,12 @@ def _kernel_sweep(  # pragma: no cover - compiled
     ``remap[(1 << t) % 67] = 1 << t'`` (powers of two up to 2**53 differ mod 67); ``t'`` is
     ``t`` (``_IDENTITY``) or a type of the same colour and a number no higher that is
     known to be in the answer (``sweeps._ordered_sweep``).
+
+    ``vmask``/``block`` (ordered; ``kernel_tables.ordered_masks``): the label values kept
+    (the types below ``below``, or every coloured type) and, per new lowest added type ``t``
+    (as ``remap``), the values that stay below it: ``(1 << t) - 1`` in the type order, or
+    the colours below ``t``'s when the sweep runs on the mirrored numbers (``mirrored`` of
+    ``_kernel()``: 13 down to 1, where a colour's latest added tile is its lowest number).
 
     ``long_only`` (existence with a threshold, nothing to use: ``labels=False``, ``threshold >
     0``, ``lo`` all zero): ``long_only[s]`` = colour state ``s`` has only runs of 3+ open
@@ -152,13 +161,13 @@ def _kernel_sweep(  # pragma: no cover - compiled
                                 | (((vb >> 14) & 1) << (26 + i))
                                 | (((vb >> 15) & 1) << (39 + i))
                             )
-                            if below > 0:
-                                extras &= (1 << below) - 1
+                            extras &= vmask
                             nlab = lab | extras
                             if ordered and extras != 0:  # _add_extras
                                 low = extras & -extras
-                                nlab = lab & (low - 1)
-                                if lab & ~(low - 1) != 0:
+                                stay = block[low % 67]
+                                nlab = lab & stay
+                                if lab & ~stay != 0:
                                     nlab |= remap[low % 67]
                             nreal = ((va >> 16) & 7) + ((vb >> 16) & 7)
                             for jg in range(3):
@@ -235,14 +244,14 @@ def _kernel_sweep(  # pragma: no cover - compiled
         if (cur_c[q] >> 24) & 7 >= jlo and cur_c[q] >> 27 >= threshold:
             found = True
             if below > 0:
-                bits |= cur_l[q] & ((1 << 53) | ((1 << below) - 1))
+                bits |= cur_l[q] & ((1 << 53) | vmask)
             else:
                 bits |= cur_l[q] & ((1 << 53) - 1)  # the joker bit is in the label already
     return found, bits
 
 
 def _bounds_sweep(  # pragma: no cover - compiled
-    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only
+    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block
 ):
     """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
     bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
@@ -277,6 +286,8 @@ def _bounds_sweep(  # pragma: no cover - compiled
         below,
         remap,
         long_only if early else None,
+        vmask,
+        block,
     )
 
 
@@ -461,7 +472,11 @@ def _kernel():
                 labels: bool = True,
                 below: int = 0,
                 remap: np.ndarray | None = None,
+                mirrored: bool = False,
             ) -> tuple[bool, int]:
+                if mirrored:  # numbers 13..1; ``remap`` is given on the mirrored types
+                    lo, hi = mirror_counts(lo), mirror_counts(hi)
+                vmask, block = ordered_masks(below, mirrored)
                 found, bits = compiled(
                     lo if lo.dtype == np.int64 else lo.astype(np.int64),
                     hi if hi.dtype == np.int64 else hi.astype(np.int64),
@@ -476,8 +491,10 @@ def _kernel():
                     int(below),
                     _IDENTITY if remap is None else remap,
                     _LONG_ONLY_TABLE,
+                    vmask,
+                    block,
                 )
-                return bool(found), int(bits)
+                return bool(found), mirror_bits(int(bits)) if mirrored else int(bits)
 
             _KERNEL = run
     return _KERNEL

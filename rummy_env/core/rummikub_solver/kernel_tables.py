@@ -74,6 +74,43 @@ def remap_table(pairs: dict[int, int]) -> np.ndarray:
 
 
 _IDENTITY = remap_table({})
+
+
+def mirror_counts(x: np.ndarray) -> np.ndarray:
+    """Count vector (53,) with each colour's numbers reversed (``v -> 14 - v``), jokers kept:
+    runs and groups map to runs and groups, so a sweep may run over the numbers 13 down to 1."""
+    out = x.copy()
+    out[:52] = x[:52].reshape(NUM_COLOURS, NUM_NUMBERS)[:, ::-1].reshape(-1)
+    return out
+
+
+def mirror_bits(bits: int) -> int:
+    """A tile-type set (int, bits 0..53) with each colour's numbers reversed as ``mirror_counts``
+    (bits 52, 53 kept); its own inverse."""
+    out = bits & ~((1 << 52) - 1)
+    for c in range(NUM_COLOURS):
+        row = (bits >> (c * NUM_NUMBERS)) & ((1 << NUM_NUMBERS) - 1)
+        out |= int(f"{row:013b}"[::-1], 2) << (c * NUM_NUMBERS)
+    return out
+
+
+_BLOCK_TYPES = np.zeros(67, dtype=np.int64)
+_BLOCK_COLOURS = np.zeros(67, dtype=np.int64)
+for _t in range(54):
+    _BLOCK_TYPES[(1 << _t) % 67] = (1 << _t) - 1
+    _BLOCK_COLOURS[(1 << _t) % 67] = (1 << (NUM_NUMBERS * (_t // NUM_NUMBERS))) - 1 if _t < 52 else (1 << _t) - 1
+
+
+def ordered_masks(below: int, mirrored: bool) -> tuple[int, np.ndarray]:
+    """``(vmask, block)`` of the kernel: the label values kept (the types below ``below`` when
+    it is > 0, else every coloured type; mirrored with the numbers), and per new lowest added
+    type the values that stay below it (types in order; colours on mirrored numbers)."""
+    vmask = (1 << below) - 1 if below > 0 else (1 << 52) - 1
+    if mirrored:
+        return mirror_bits(vmask), _BLOCK_COLOURS
+    return vmask, _BLOCK_TYPES
+
+
 _LONG_ONLY_TABLE = np.array([s in _LONG_ONLY for s in range(64)], dtype=np.bool_)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core.rummikub_solver.kernel import _kernel, remap_table
+from rummy_env.core.rummikub_solver.kernel import _kernel, mirror_bits, mirror_counts, remap_table
 from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2, _a_done
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
@@ -103,6 +103,20 @@ def _add_extras(lab: int, extras: int, ordered: bool, remap: dict[int, int] | No
     return below | (low if remap is None else remap.get(low, low))
 
 
+def _add_extras_mirrored(lab: int, extras: int, ordered: bool, remap: dict[int, int] | None = None) -> int:
+    """``_add_extras`` of an ordered label over mirrored numbers (``_label_sweep_py``'s
+    ``mirrored``): the values of the colours below the lowest colour of ``extras`` stay, every
+    other value becomes the tile of ``extras`` of that colour (or its stand-in in ``remap``)."""
+    if not extras:
+        return lab
+    low = extras & -extras
+    stay = (1 << (13 * ((low.bit_length() - 1) // 13))) - 1
+    out = lab & stay
+    if lab & ~stay:
+        out |= low if remap is None else remap.get(low, low)
+    return out
+
+
 def _fold_label(lab: int, j: int, jlo: int, ordered: bool) -> int:
     """Mask bits contributed by an accepting state with ``j`` jokers used."""
     if ordered:
@@ -135,21 +149,60 @@ def _label_sweep_found(lo: np.ndarray, hi: np.ndarray, ordered: bool = False, be
     """
     if ordered:
         return _ordered_sweep(lo, hi, below)
+    # the unordered labels read no direction: mirrored they are made late too (``_mirror_pays``)
+    mirrored = _mirror_pays(lo, hi, below)
     kernel = _kernel()
     if kernel:
-        return kernel(lo, hi, False, below=below)
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), False, below=below)
+        return kernel(lo, hi, False, below=below, mirrored=mirrored)
+    if not mirrored:
+        return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), False, below=below)
+    keys = _cell_keys(mirror_counts(lo), mirror_counts(hi))
+    found, bits = _label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), False, below=below, mirrored=True)
+    return found, mirror_bits(bits)
 
 
 def _ordered_pass(lo: np.ndarray, hi: np.ndarray, below: int, known: int) -> tuple[bool, int]:
     """One ordered sweep on ``lo..hi``, compiled or not, the values of ``known`` standing in
-    for their colour (``_ordered_sweep``)."""
+    for their colour (``_ordered_sweep``), over the numbers 13 down to 1 when that pays
+    (``_mirror_pays``; ``_label_sweep_py``'s ``mirrored``: the same answer)."""
     kernel = _kernel()
     pairs = _stand_ins(known)
+    mirrored = _mirror_pays(lo, hi, below)
+    if mirrored:
+        pairs = {_mirror_type(t): _mirror_type(u) for t, u in pairs.items()}
     if kernel:
-        return kernel(lo, hi, True, below=below, remap=remap_table(pairs) if pairs else None)
+        return kernel(lo, hi, True, below=below, remap=remap_table(pairs) if pairs else None, mirrored=mirrored)
     remap = {1 << t: 1 << u for t, u in pairs.items()} if pairs else None
-    return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
+    if not mirrored:
+        return _label_sweep_py(_cell_keys(lo, hi), int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
+    keys = _cell_keys(mirror_counts(lo), mirror_counts(hi))
+    found, bits = _label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap, mirrored=True)
+    return found, mirror_bits(bits)
+
+
+#: An ordered sweep runs over the numbers 13 down to 1 when the types it can add (below its
+#: cap) have numbers of at most this mean: values are then made late (measured on 80
+#: random positions: 8 took 13% less time than forwards only and 3% more than the faster
+#: direction of each; on the kept worst cases up to 2x less, and 2x more on racks of 11s
+#: and 12s, which stay forwards).
+_MIRROR_MEAN = 8.0
+
+
+def _mirror_pays(lo: np.ndarray, hi: np.ndarray, below: int) -> bool:
+    """Whether a label sweep (``_ordered_pass``, the unordered ``_label_sweep_found``) runs
+    mirrored: the mean number of the coloured types that can be added (those below ``below``
+    when it is set) is at most ``_MIRROR_MEAN``.  Unordered labels (the types some path adds)
+    are made late mirrored too: 1.6-1.8x faster on the kept racks of low tiles, 1.8x slower
+    on the racks of 11s and 12s; existence sweeps carry no labels and stay forwards."""
+    free = np.flatnonzero(hi[:JOKER] > lo[:JOKER])
+    if below > 0:
+        free = free[free < below]
+    return bool(free.size) and float((free % 13).mean()) + 1 <= _MIRROR_MEAN
+
+
+def _mirror_type(t: int) -> int:
+    """Tile type ``t`` with its number reversed (``v -> 14 - v``); the joker stays."""
+    return t if t >= JOKER else (t // 13) * 13 + 12 - t % 13
 
 
 def _ordered_sweep(
@@ -278,14 +331,29 @@ def _label_sweep_py(
     labels: bool = True,
     below: int = 0,
     remap: dict[int, int] | None = None,
+    mirrored: bool = False,
 ) -> tuple[bool, int]:
     """Pure-Python ``_label_sweep``; returns (some arrangement exists, bits).
 
     ``labels=False``: only whether an arrangement exists (bits 0; empty labels prune most).
     ``below``: as ``_label_sweep_found``.  ``remap`` (ordered): a new lowest added type
     ``1 << t`` enters a label as ``remap.get(1 << t, 1 << t)``, as the kernel's ``remap``.
+
+    ``mirrored``: ``keys`` are those of the mirrored bounds (``kernel_tables.
+    mirror_counts``: the numbers 13 down to 1), and so are ``remap`` and the bits returned
+    (``below`` is not).  A path's lowest added type is its lowest colour with an added tile,
+    at that colour's lowest number: over mirrored numbers, the latest tile added in that
+    colour.  So a move whose lowest added colour is ``e`` keeps the values of the colours
+    below ``e`` and turns every other value, "none yet" included, into its own tile of colour
+    ``e`` (``_add_extras_mirrored``).  Each value still maps on its own and its future depends
+    on its colour only, so labels, pruning and stand-ins work as forwards, and the answer is
+    the same; values are made late in the sweep rather than early (on racks of low tiles the
+    forward labels stay apart over all 13 numbers): 2.2x fewer states on the kept worst case.
     """
     keep = (1 << below) - 1 if below > 0 else -1
+    if mirrored and below > 0:
+        keep = mirror_bits(keep)
+    add = _add_extras_mirrored if mirrored else _add_extras
     cur = {0: _NONE_YET if ordered else 0}
     for i, ck in enumerate(keys):
         nxt: dict[int, int] = {}
@@ -301,7 +369,7 @@ def _label_sweep_py(
                 for delta, spread in moves:
                     new = by_spread.get(spread)
                     if new is None:
-                        new = by_spread[spread] = _add_extras(lab, (spread << i) & keep, True, remap)
+                        new = by_spread[spread] = add(lab, (spread << i) & keep, True, remap)
                     n = jpart + delta
                     old = get(n)
                     nxt[n] = new if old is None else old | new

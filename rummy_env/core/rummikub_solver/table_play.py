@@ -6,6 +6,7 @@ import numpy as np
 
 from rummy_env.core.rummikub_solver.best import _best_sweep
 from rummy_env.core.rummikub_solver.kernel import _kernel
+from rummy_env.core.rummikub_solver.kernel_product import MAX_THRESHOLD, _product_kernel
 from rummy_env.core.rummikub_solver.sweeps import (
     _NONE_YET,
     _add_extras,
@@ -242,6 +243,16 @@ def _product_sweep(table, rack, chosen, threshold: int, ordered: bool) -> tuple[
     """Sweep over (P1 arrangement, table + P arrangement, capped P1 points) states.
 
     Returns (some legal P with ``chosen <= P <= rack`` exists, the mask bits of those P).
+    Compiled (``kernel_product``) when numba is there, else ``_product_sweep_py``; same answers.
+    """
+    kernel = _product_kernel()
+    if kernel and 1 <= threshold <= MAX_THRESHOLD:
+        return kernel(table, rack, chosen, threshold, ordered)
+    return _product_sweep_py(table, rack, chosen, threshold, ordered)
+
+
+def _product_sweep_py(table, rack, chosen, threshold: int, ordered: bool) -> tuple[bool, int]:
+    """The pure-Python ``_product_sweep``.
 
     Once side A has its points and only 3+ runs open, it closes them and becomes *done*
     (points ``threshold + 1``): a done A adds no tile, so any completion of another A state
