@@ -438,12 +438,12 @@ class Trainer:
                 seat = (self.pool_seat[ended] + 1) % self.num_players
                 self.recent["heuristic_games"] += len(ended)
                 self.recent["heuristic_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
+                if self.cfg.duplicate_baseline and len(ended):
+                    replay.append((t, ended, seat, self.vec.decks()[ended], self.vec.dealers()[ended]))
                 ended = np.flatnonzero(done & randomly)
                 seat = (self.pool_seat[ended] + 1) % self.num_players
                 self.recent["random_games"] += len(ended)
                 self.recent["random_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
-                if self.cfg.duplicate_baseline and len(ended):
-                    replay.append((t, ended, seat, self.vec.decks()[ended], self.vec.dealers()[ended]))
                 self.pool_seat = np.where(done, (self.pool_seat + 1) % self.num_players, self.pool_seat)
             self.steps += int(decision.sum())
             batch = next_batch
