@@ -219,6 +219,13 @@ class Trainer:
         self.elapsed = 0.0  # training seconds of previous sessions (resume)
         self.timers = {"sim": 0.0, "features": 0.0, "inference": 0.0, "heuristic": 0.0, "update": 0.0, "eval": 0.0}
         self.phi = potential_fn(config.variant, config.env_options)
+        shares = (config.pool_share, config.heuristic_share, config.random_share)
+        if min(shares) < 0 or sum(shares) >= 1:
+            raise ValueError(
+                f"pool_share, heuristic_share and random_share {shares} must be >= 0 and sum to less than 1"
+            )
+        if config.teacher_margin and not config.teacher_labels:
+            raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
         self.teacher = None
         if config.teacher_labels:
             from experiments.selfplay_teacher import TeacherLabels
@@ -837,6 +844,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error(str(err))
     if not 0 <= args.teacher_margin <= 1:
         p.error(f"--teacher-margin must be in [0, 1] (a value lead), got {args.teacher_margin}")
+    if args.teacher_margin and not args.teacher_labels:
+        p.error(f"--teacher-margin {args.teacher_margin} needs --teacher-labels (it picks their targets)")
     missing = [f for f in args.teacher_labels.split(",") if f and not Path(f).is_file()]
     if missing:
         p.error(f"--teacher-labels: no file {', '.join(missing)}")
