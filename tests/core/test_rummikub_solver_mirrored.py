@@ -18,31 +18,15 @@ from rummy_env.core.rummikub_solver import kernel as solver_kernel
 from rummy_env.core.rummikub_solver import sweeps as solver_sweeps
 from rummy_env.core.rummikub_solver import transitions as solver_transitions
 from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, parse_counts
+from tests.core.test_rummikub_solver_staged import one_pass as forward
+from tests.core.test_rummikub_solver_staged import position as staged_position
 
 ZERO = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
 
 
-def forward(lo: np.ndarray, hi: np.ndarray, below: int = 0) -> tuple[bool, int]:
-    """The pure-Python forward ordered sweep in one pass, no stand-ins: the reference."""
-    keys = solver_transitions._cell_keys(lo, hi)
-    return solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below)
-
-
 def position(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """(lo, hi, below): a dense table with jokers, a rack of low or of any tiles, both copies
-    of its types every other time, both jokers in play every other time, a cap every third."""
-    table = random_table(rng, int(rng.integers(20, 60)), joker_p=0.15)
-    rack = random_rack(rng, table, int(rng.integers(4, 16)))
-    if k % 4 < 2:  # low tiles only: the racks the mirrored direction is for
-        rack[:JOKER] *= np.tile(np.arange(13) < 6, 4)
-    if k % 4 >= 2:
-        rack[:JOKER] = np.minimum(2 - table[:JOKER], 2 * rack[:JOKER])
-    if k % 2:
-        rack[JOKER] = 2 - table[JOKER]
-    chosen = (rng.random(NUM_TILE_TYPES) < 0.15) * rack
-    coloured = np.flatnonzero(rack[:JOKER])
-    below = int(rng.choice(coloured)) if k % 3 == 2 and coloured.size else 0
-    return table + chosen, table + rack, below
+    """(lo, hi, below): the staged tests' positions, the rack of low tiles every other time."""
+    return staged_position(rng, k, low_racks=True)
 
 
 def test_mirror_counts_and_bits_reverse_the_numbers():

@@ -32,12 +32,15 @@ def one_pass(lo: np.ndarray, hi: np.ndarray, below: int = 0) -> tuple[bool, int]
     return solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below)
 
 
-def position(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+def position(rng: np.random.Generator, k: int, low_racks: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """(lo, hi, below) shaped like the kept worst cases at a size the one-pass sweep takes quickly:
     a dense table with jokers, a rack holding both copies of its types half the time, both
-    jokers in play half the time."""
+    jokers in play half the time, a cap every third time; with ``low_racks`` the rack keeps
+    only its tiles numbered 1-6 in the other half (the racks the mirrored sweeps are for)."""
     table = random_table(rng, int(rng.integers(20, 60)), joker_p=0.15)
     rack = random_rack(rng, table, int(rng.integers(4, 16)))
+    if low_racks and k % 4 < 2:
+        rack[:JOKER] *= np.tile(np.arange(13) < 6, 4)
     if k % 4 >= 2:  # both copies of the rack's types where the table leaves them
         rack[:JOKER] = np.minimum(2 - table[:JOKER], 2 * rack[:JOKER])
     if k % 2:
