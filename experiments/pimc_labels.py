@@ -120,8 +120,7 @@ def label_games(
     out = {k: np.asarray(v, dtype=shapes[k][1] if k in shapes else np.int64) for k, v in rows.items()}
     for k, (width, dtype) in shapes.items():
         out[k] = out[k].reshape(-1, width).astype(dtype)
-    out["games"] = np.int64(g)
-    out["result"] = np.asarray(results, np.float32)
+    out["result"] = np.asarray(results, np.float32)  # one per game played: their count too
     return out
 
 
@@ -131,11 +130,9 @@ def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     for part in parts:
         for k in merged:
             merged[k].append(part[k] + offset if k == "game" else part[k])
-        offset += int(part["games"])
+        offset += len(part["result"])
     merged["result"] = [part["result"] for part in parts]
-    out = {k: np.concatenate(v) for k, v in merged.items()}
-    out["games"] = np.int64(offset)
-    return out
+    return {k: np.concatenate(v) for k, v in merged.items()}
 
 
 def load_labels(path: str | Path) -> dict:
@@ -199,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "env_options": env_options,
         "agent": args.agent,
         "seeds": [j[3] for j in jobs],
-        "games": int(labels.pop("games")),
+        "games": len(labels["result"]),
         "seconds": round(time.perf_counter() - start, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
