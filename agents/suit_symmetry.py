@@ -101,3 +101,51 @@ def gin_action_index(sigma: np.ndarray, num_actions: int = 108) -> np.ndarray:
     """
     cards = card_permutation(sigma)
     return np.concatenate([cards, NUM_CARDS + cards, np.arange(2 * NUM_CARDS, num_actions)]).astype(np.int64)
+
+
+def relabelling_index(layout: Layout, features: str, num_actions: int = 108) -> tuple[np.ndarray, np.ndarray]:
+    """The column indices of all 24 suit relabellings of the network's inputs and actions.
+
+    Args:
+        layout: the observation layout of ``gin_rummy_v0``.
+        features: the input feature set (a key of :data:`FEATURE_BLOCKS`).
+        num_actions: the action space's size.
+
+    Returns:
+        ``(inputs, actions)``: int64 ``(24, input_size)`` and ``(24, num_actions)``, row ``k``
+        for ``SUIT_PERMUTATIONS[k]`` (:func:`input_index`, :func:`gin_action_index`).
+    """
+    return (
+        np.stack([input_index(layout, features, p) for p in SUIT_PERMUTATIONS]),
+        np.stack([gin_action_index(p, num_actions) for p in SUIT_PERMUTATIONS]),
+    )
+
+
+def relabel_batch(index: tuple[np.ndarray, np.ndarray], obs, mask, rng: np.random.Generator):
+    """Each row of a batch under a suit relabelling drawn uniformly among the 24.
+
+    Args:
+        index: :func:`relabelling_index`.
+        obs: float32 tensor ``(n, input_size)`` of network inputs.
+        mask: bool tensor ``(n, num_actions)`` of legal actions.
+        rng: draws the relabellings.
+
+    Returns:
+        ``(obs, mask, ids)``: the relabelled inputs and masks (new tensors) and int64
+        ``(n, num_actions)``, for each row the relabelled id of every action, so that
+        ``logp_relabelled.gather(1, ids)`` is in the original action order.
+    """
+    import torch
+
+    cols, acts = index
+    which = rng.integers(len(cols), size=len(obs))
+    obs, mask = obs.clone(), mask.clone()
+    ids = torch.from_numpy(acts[which])
+    for k in np.unique(which):
+        rows = torch.from_numpy(np.flatnonzero(which == k))
+        col, a = torch.from_numpy(cols[k]), torch.from_numpy(acts[k])
+        obs[rows] = obs[rows][:, col]
+        m = torch.zeros_like(mask[rows])
+        m[:, a] = mask[rows]
+        mask[rows] = m
+    return obs, mask, ids

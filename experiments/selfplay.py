@@ -1,4 +1,4 @@
-"""Self-play masked PPO on the batched simulator ``rummy_env.vector`` (CleanRL style, one file).
+"""Self-play masked PPO on the batched simulator ``rummy_env.vector`` (CleanRL style).
 
     python -m experiments.selfplay --variant gin_rummy --minutes 50 --out results/selfplay-gin
     python -m experiments.selfplay --variant rummy --env-option num_players=2 --minutes 50
@@ -46,113 +46,32 @@ final policy: ``--agents policy:<out>/model.pt`` in ``experiments.tournament``) 
 
 from __future__ import annotations
 
-import argparse
 import copy
-import csv
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents import make_agent
-from agents.policy_features import FEATURES
-from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import load_variant
+from experiments.selfplay_checkpoint import Checkpoints, resumed_config
+from experiments.selfplay_config import Config, check_config, parse_args, vector_class
+from experiments.selfplay_report import RECENT, RunRecords
 from experiments.selfplay_returns import per_seat_gae, potential_fn
 
-
-@dataclass
-class Config:
-    """Every setting of a run (saved in the checkpoint; ``--resume`` reuses it)."""
-
-    variant: str = "gin_rummy_v0"
-    env_options: dict = field(default_factory=dict)
-    seed: int = 0
-    num_envs: int = 256
-    num_steps: int = 64  # env steps per rollout; a batch is num_envs * num_steps steps
-    timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
-    minutes: float | None = None  # wall-clock limit of the training (evaluations included)
-    hidden: tuple = (256, 256)
-    features: str = "auto"  # network input features (agents.policy_features); auto: gin_opp for Gin, meld_opp for Rummy
-    lr: float = 3e-4
-    anneal_lr: bool = True
-    gamma: float = 0.995  # per decision of a seat
-    gae_lambda: float = 0.95
-    update_epochs: int = 4
-    minibatch_size: int = 256
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = 0.05
-    shaping: float = 1.0  # weight of the deadwood potential at the start
-    shaping_anneal: float = 0.5  # share of the run over which it decays to 0
-    kickstart: float = 1.0  # weight of the cross-entropy to the heuristic's action at the start
-    kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
-    kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
-    kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
-    critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay_critic)
-    # epochs of an update that train the privileged critic: the hidden cards identify each game,
-    # so more passes over one rollout memorize its games instead of learning values
-    critic_epochs: int = 1
-    # Gin: weight of a penalty for playing a decision differently under a random relabelling of the
-    # suits (agents.suit_symmetry; DrAC, Raileanu et al. 2021); 0: off
-    suit_augment: float = 0.0
-    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
-    duplicate_baseline: bool = False
-    # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay_teacher):
-    # pimc_labels files, comma-separated; "": the heuristic teaches
-    teacher_labels: str = ""
-    teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
-    pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
-    heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
-    # share of the games with one seat playing uniformly random legal actions; with --teacher-labels the
-    # heuristic teaches the learner's decisions there (the search's labels come from games against it)
-    random_share: float = 0.0
-    pool_size: int = 10
-    snapshot_every: int = 20  # updates between pool snapshots
-    eval_every: float = 5.0  # minutes between evaluations
-    initial_eval: bool = True  # evaluate the untrained policy too (its games are long: minutes on a loaded machine)
-    eval_deals: int = 100  # deals per evaluation (each played in every seat)
-    final_eval_deals: int = 1000
-    eval_workers: int = 1
-    # one numba thread too: with other jobs on the 2 cores, 2 threads stepped 256 games 14x slower
-    sim_threads: int = 1
-    # one torch thread: on a loaded 2-core machine a second intra-op thread made a forward
-    # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
-    torch_threads: int = 1
-    checkpoint_every: float = 5.0  # minutes
+__all__ = ["Config", "Trainer", "check_config", "main", "parse_args", "vector_class"]
 
 
-#: the counts of the learner's training games logged with each update (reset after each row)
-RECENT = ("heuristic_games", "heuristic_wins", "duplicate_same", "random_games", "random_wins")
-
-
-def vector_class(variant: str):
-    """The batched engine of ``variant`` (``rummy_env.vector``).
-
-    Raises:
-        ValueError: no batched engine for this variant.
-    """
-    from rummy_env import vector
-
-    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec"}
-    if variant not in classes:
-        raise ValueError(f"no batched simulator for {variant}: self-play trains on {', '.join(classes)}")
-    name = classes[variant]
-    if not hasattr(vector, name) or os.environ.get("RUMMY_SELFPLAY_REFERENCE"):
-        # the pure-Python reference engine of the same API (slow: tests and debugging)
-        name = "Reference" + name
-    return getattr(vector, name)
-
-
-class Trainer:
+class Trainer(Checkpoints, RunRecords):
     """The run's state (network, optimizer, pool, counters, logs) and its loop.
+
+    The settings are :class:`experiments.selfplay_config.Config`; saving and restoring the
+    state are in :class:`experiments.selfplay_checkpoint.Checkpoints`, the logs in
+    :class:`experiments.selfplay_report.RunRecords`.
 
     Args:
         config: the run's settings.
@@ -174,6 +93,7 @@ class Trainer:
         self.obs_size = env.unwrapped.layout.size
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
+        check_config(config, self.num_players)
         if config.features == "auto":
             config.features = "gin_opp" if config.variant == "gin_rummy_v0" else "meld_opp"
         self.featurize = Featurizer(config.features, config.variant, env.unwrapped.layout)
@@ -187,29 +107,11 @@ class Trainer:
 
             self.critic = ActorCritic(self.input_size + privileged_size(self.num_players), 1, config.hidden)
             params += list(self.critic.parameters())
-        elif config.critic != "shared":
-            raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
-        if config.duplicate_baseline and (self.num_players != 2 or not config.heuristic_share):
-            raise ValueError(
-                f"duplicate_baseline replays the games against the heuristic of 2-player runs "
-                f"(num_players={self.num_players}, heuristic_share={config.heuristic_share})"
-            )
         self.suit_index = None  # with --suit-augment: (inputs, actions) column indices of the 24 relabellings
-        if config.suit_augment < 0:
-            raise ValueError(f"suit_augment={config.suit_augment}: a penalty weight >= 0 (0: off)")
         if config.suit_augment:
-            if config.variant != "gin_rummy_v0" or config.critic != "shared":
-                raise ValueError(
-                    f"suit_augment relabels Gin Rummy inputs for the shared critic only "
-                    f"(variant={config.variant!r}, critic={config.critic!r})"
-                )
-            from agents.suit_symmetry import SUIT_PERMUTATIONS, gin_action_index, input_index
+            from agents.suit_symmetry import relabelling_index
 
-            layout = env.unwrapped.layout
-            self.suit_index = (
-                np.stack([input_index(layout, config.features, p) for p in SUIT_PERMUTATIONS]),
-                np.stack([gin_action_index(p, self.num_actions) for p in SUIT_PERMUTATIONS]),
-            )
+            self.suit_index = relabelling_index(env.unwrapped.layout, config.features, self.num_actions)
         self.optimizer = torch.optim.Adam(params, lr=config.lr, eps=1e-5)
         self.pool: list[dict] = []
         self.steps = 0  # env steps (decisions of every seat, pool seats included)
@@ -219,13 +121,6 @@ class Trainer:
         self.elapsed = 0.0  # training seconds of previous sessions (resume)
         self.timers = {"sim": 0.0, "features": 0.0, "inference": 0.0, "heuristic": 0.0, "update": 0.0, "eval": 0.0}
         self.phi = potential_fn(config.variant, config.env_options)
-        shares = (config.pool_share, config.heuristic_share, config.random_share)
-        if min(shares) < 0 or sum(shares) >= 1:
-            raise ValueError(
-                f"pool_share, heuristic_share and random_share {shares} must be >= 0 and sum to less than 1"
-            )
-        if config.teacher_margin and not config.teacher_labels:
-            raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
         self.teacher = None
         if config.teacher_labels:
             from experiments.selfplay_teacher import TeacherLabels
@@ -249,60 +144,6 @@ class Trainer:
         self.opponent_kind[: round(n * config.random_share)] = 3
         self.vec = None
         self.recent = dict.fromkeys(RECENT, 0)  # since the last scalars row
-
-    # --- state ---------------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
-        """Everything a resumed run needs (tensors, numbers, lists: ``torch.save``-able)."""
-
-        return {
-            "config": asdict(self.cfg),
-            "net": self.net.state_dict(),
-            "critic": self.critic.state_dict() if self.critic is not None else None,
-            "optimizer": self.optimizer.state_dict(),
-            "pool": self.pool,
-            "counters": {
-                "steps": self.steps,
-                "learner_steps": self.learner_steps,
-                "updates": self.updates,
-                "episodes": self.episodes,
-                # the training seconds so far, the running session's included
-                "elapsed": self.elapsed_now() if hasattr(self, "session_start") else self.elapsed,
-                "timers": dict(self.timers),
-            },
-            "numpy_rng": self.rng.bit_generator.state,
-            "torch_rng": self.gen.get_state(),
-        }
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        """Restore :meth:`state` (the config is the caller's business)."""
-
-        self.net.load_state_dict(state["net"])
-        if self.critic is not None:
-            self.critic.load_state_dict(state["critic"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.pool = list(state["pool"])
-        c = state["counters"]
-        self.steps, self.learner_steps, self.updates = c["steps"], c["learner_steps"], c["updates"]
-        self.episodes, self.elapsed, self.timers = c["episodes"], c["elapsed"], dict(c["timers"])
-        self.rng.bit_generator.state = state["numpy_rng"]
-        self.gen.set_state(state["torch_rng"])
-
-    def save_checkpoint(self) -> Path:
-        """``checkpoint.pt`` in the output folder, written atomically."""
-        import torch
-
-        path = self.out / "checkpoint.pt"
-        tmp = path.with_suffix(".tmp")
-        torch.save(self.state(), tmp)
-        tmp.replace(path)
-        return path
-
-    def save_model(self, path: Path) -> Path:
-        """The current policy as a ``PolicyAgent`` ``.pt`` file."""
-        from agents.torch_policy import save_model
-
-        save_model(path, self.net, variant=self.cfg.variant, env_options=dict(self.cfg.env_options))
-        return path
 
     # --- rollouts --------------------------------------------------------------------------
     def make_vec(self):
@@ -625,23 +466,11 @@ class Trainer:
         }
 
     def relabel_suits(self, obs, mask):
-        """Each sample under a random suit relabelling (``--suit-augment``): the relabelled
-        inputs, masks, and for each row the relabelled id of every action (int64 (n, A);
-        ``logp_relabelled.gather(1, ids)`` is in the original action order)."""
-        import torch
+        """Each sample under a random suit relabelling (``--suit-augment``,
+        :func:`agents.suit_symmetry.relabel_batch`)."""
+        from agents.suit_symmetry import relabel_batch
 
-        cols, acts = self.suit_index
-        which = self.rng.integers(len(cols), size=len(obs))
-        obs, mask = obs.clone(), mask.clone()
-        ids = torch.from_numpy(acts[which])
-        for k in np.unique(which):
-            rows = torch.from_numpy(np.flatnonzero(which == k))
-            col, a = torch.from_numpy(cols[k]), torch.from_numpy(acts[k])
-            obs[rows] = obs[rows][:, col]
-            m = torch.zeros_like(mask[rows])
-            m[:, a] = mask[rows]
-            mask[rows] = m
-        return obs, mask, ids
+        return relabel_batch(self.suit_index, obs, mask, self.rng)
 
     # --- the loop ----------------------------------------------------------------------------
     def run(self, progress: bool = True) -> dict[str, Any]:
@@ -696,166 +525,6 @@ class Trainer:
             json.dump(summary, f, indent=2)
         return summary
 
-    def evaluate_now(self, evaluate, deals: int, path: Path | None = None, final: bool = False) -> list[dict]:
-        """Win rates of the current policy on duplicate deals; one ``eval.csv`` row per opponent.
-        Its time is counted in ``timers["eval"]``, not in the training's steps/s."""
-        t0 = time.perf_counter()
-        if path is None:
-            (self.out / "snapshots").mkdir(exist_ok=True)
-            path = self.save_model(self.out / "snapshots" / f"model-{self.steps:011d}.pt")
-        rows = evaluate(path, self.cfg.variant, self.cfg.env_options, deals, self.cfg.eval_workers, self.cfg.seed + 1)
-        seconds = time.perf_counter() - t0
-        self.timers["eval"] += seconds
-        new = not (self.out / "eval.csv").exists()
-        with open(self.out / "eval.csv", "a", newline="") as f:
-            w = csv.writer(f)
-            if new:
-                w.writerow(
-                    ["minutes", "steps", "updates", "final", "opponent", "games", "win_rate", "ci_low", "ci_high"]
-                )
-            for r in rows:
-                w.writerow(
-                    [
-                        round(self.elapsed_now() / 60, 3),
-                        self.steps,
-                        self.updates,
-                        int(final),
-                        r["opponent"],
-                        r["games"],
-                        round(r["win_rate"], 4),
-                        round(r["win_rate_ci_low"], 4),
-                        round(r["win_rate_ci_high"], 4),
-                    ]
-                )
-        tqdm_write = __import__("tqdm").tqdm.write
-        tqdm_write(
-            f"[{self.elapsed_now() / 60:.1f} min, {self.steps} steps] "
-            + ", ".join(f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}]" for r in rows)
-            + f" ({seconds:.0f} s)"
-        )
-        return rows
-
-    def log_scalars(self, stats: dict[str, float]) -> None:
-        """One ``scalars.csv`` row per update."""
-        total = sum(self.timers.values()) or 1.0
-        row = {
-            "minutes": round(self.elapsed_now() / 60, 3),
-            "steps": self.steps,
-            "learner_steps": self.learner_steps,
-            "updates": self.updates,
-            "episodes": self.episodes,
-            **{k: round(v, 5) for k, v in stats.items()},
-            "sim_share": round(self.timers["sim"] / total, 4),
-            "inference_share": round(self.timers["inference"] / total, 4),
-            "features_share": round(self.timers["features"] / total, 4),
-            "heuristic_share": round(self.timers["heuristic"] / total, 4),
-            "update_share": round(self.timers["update"] / total, 4),
-            "eval_share": round(self.timers["eval"] / total, 4),
-            "pool": len(self.pool),
-            "train_win_vs_heuristic": round(self.recent["heuristic_wins"] / max(1, self.recent["heuristic_games"]), 4),
-            "train_games_vs_heuristic": self.recent["heuristic_games"],
-            "train_win_vs_random": round(self.recent["random_wins"] / max(1, self.recent["random_games"]), 4),
-            # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
-            "duplicate_same": round(self.recent["duplicate_same"] / max(1, self.recent["heuristic_games"]), 4),
-        }
-        self.recent = dict.fromkeys(RECENT, 0)
-        path = self.out / "scalars.csv"
-        new = not path.exists()
-        with open(path, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(row))
-            if new:
-                w.writeheader()
-            w.writerow(row)
-
-    def summary(self, final: list[dict]) -> dict[str, Any]:
-        """The run in numbers: steps, time, speeds, time shares, final evaluation."""
-        train_s = sum(v for k, v in self.timers.items() if k != "eval")
-        return {
-            "config": asdict(self.cfg),
-            "steps": self.steps,
-            "learner_steps": self.learner_steps,
-            "updates": self.updates,
-            "episodes": self.episodes,
-            "minutes": round(self.elapsed / 60, 2),
-            "timers_s": {k: round(v, 1) for k, v in self.timers.items()},
-            "steps_per_s_training": round(self.steps / max(train_s, 1e-9)),
-            "sim_share_of_training": round(self.timers["sim"] / max(train_s, 1e-9), 3),
-            "evaluation": final,
-        }
-
-
-def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, set[str]]:
-    p = argparse.ArgumentParser(
-        prog=program_name("experiments.selfplay", "rummy-selfplay"), description=__doc__.split("\n\n")[0]
-    )
-    d = Config()
-    p.add_argument("--variant", default="gin_rummy", help="gin_rummy or rummy (default: gin_rummy)")
-    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/selfplay-<variant>-<time>)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    for name, value in asdict(d).items():
-        if name in ("variant", "env_options"):
-            continue
-        flag = "--" + name.replace("_", "-")
-        if name == "features":
-            p.add_argument(flag, default=value, choices=["auto", "none", *FEATURES], help="network input features")
-        elif name == "critic":
-            p.add_argument(
-                flag,
-                default=value,
-                choices=["shared", "privileged"],
-                help="value function: a head on the policy's trunk, or a separate network that also sees "
-                "the hidden cards (training only; experiments.selfplay_critic)",
-            )
-        elif name == "hidden":
-            p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
-        elif name == "teacher_labels":
-            p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")
-        elif isinstance(value, bool):
-            p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=value, metavar="BOOL")
-        else:
-            kind = float if isinstance(value, float) or name in ("minutes", "target_kl") else int
-            p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
-    args = p.parse_args(argv)
-    try:
-        hidden = tuple(int(x) for x in args.hidden.split(","))
-        if not hidden or min(hidden) <= 0:
-            raise ValueError
-    except ValueError:
-        p.error(f"--hidden must be positive integers separated by commas, e.g. 256,256; got {args.hidden!r}")
-    for name in ("num_envs", "num_steps", "timesteps", "update_epochs", "minibatch_size", "pool_size", "eval_deals"):
-        if getattr(args, name) <= 0:
-            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
-    if args.minutes is not None and not args.minutes > 0:
-        p.error(f"--minutes must be positive, got {args.minutes}")
-    shares = (args.pool_share, args.heuristic_share, args.random_share)
-    if not (min(shares) >= 0 and sum(shares) < 1):
-        p.error(
-            f"--pool-share {args.pool_share}, --heuristic-share {args.heuristic_share} and --random-share "
-            f"{args.random_share} must be >= 0 and sum to less than 1 (the rest of the games are pure self-play)"
-        )
-    try:
-        variant = resolve_variant(args.variant)
-        env_options = parse_env_options(args.env_option)
-        load_variant(variant).env(**env_options)
-        vector_class(variant)
-    except (ValueError, ImportError) as err:
-        p.error(str(err))
-    if not 0 <= args.teacher_margin <= 1:
-        p.error(f"--teacher-margin must be in [0, 1] (a value lead), got {args.teacher_margin}")
-    if args.teacher_margin and not args.teacher_labels:
-        p.error(f"--teacher-margin {args.teacher_margin} needs --teacher-labels (it picks their targets)")
-    missing = [f for f in args.teacher_labels.split(",") if f and not Path(f).is_file()]
-    if missing:
-        p.error(f"--teacher-labels: no file {', '.join(missing)}")
-    values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
-    cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
-    out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
-    tokens = [a.split("=")[0] for a in (sys.argv[1:] if argv is None else argv)]
-    given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens}
-    return cfg, out, args.resume, not args.no_progress, given
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     import torch
@@ -868,12 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"--resume: no checkpoint.pt in {out}", file=sys.stderr)
             return 2
         state = torch.load(path, map_location="cpu", weights_only=False)
-        saved = state["config"]
-        # the saved run's settings, except the limits and threads, and the options given now
-        # (not those that shape the network or the games: variant, options, hidden, features)
-        keep = {"timesteps", "minutes", "sim_threads", "torch_threads", "eval_workers"}
-        keep |= given - {"variant", "env_options", "hidden", "features", "num_envs", "seed"}
-        cfg = Config(**{**saved, "hidden": tuple(saved["hidden"]), **{k: getattr(cfg, k) for k in keep}})
+        cfg = resumed_config(state["config"], cfg, given)
     trainer = Trainer(cfg, out)
     if state is not None:
         trainer.load_state(state)

@@ -1,4 +1,4 @@
-"""Evaluation and learning curves of ``experiments.selfplay`` runs.
+"""Evaluation, logs and learning curves of ``experiments.selfplay`` runs.
 
 python -m experiments.selfplay_report results/selfplay-gin     # redraw curve.png from eval.csv
 """
@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import csv
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from agents import agent_names
 
@@ -27,6 +30,44 @@ def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, work
     opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
     return tournament.evaluate_against_baselines(
         f"policy:{Path(model_path).resolve()}", variant, env_options, deals, workers, seed, opponents
+    )
+
+
+def append_csv(path: Path, rows: Sequence[dict]) -> None:
+    """Append ``rows`` to a CSV file, writing the header (the first row's keys) if it is new."""
+    if not rows:
+        return
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def append_eval(out: Path, rows: Sequence[dict], minutes: float, steps: int, updates: int, final: bool) -> None:
+    """One ``eval.csv`` row per opponent of an :func:`evaluate` result.
+
+    Args:
+        out: the run's folder.
+        rows: :func:`evaluate`'s rows.
+        minutes: training minutes so far; ``steps``, ``updates``: the run's counters.
+        final: the evaluation of the saved ``model.pt``.
+    """
+    fixed = {"minutes": round(minutes, 3), "steps": steps, "updates": updates, "final": int(final)}
+    append_csv(
+        out / "eval.csv",
+        [
+            {
+                **fixed,
+                "opponent": r["opponent"],
+                "games": r["games"],
+                "win_rate": round(r["win_rate"], 4),
+                "ci_low": round(r["win_rate_ci_low"], 4),
+                "ci_high": round(r["win_rate_ci_high"], 4),
+            }
+            for r in rows
+        ],
     )
 
 
@@ -71,6 +112,80 @@ def write_curve(out: Path, title: str | None = None) -> Path:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+#: the counts of the learner's training games logged with each update (reset after each row)
+RECENT = ("heuristic_games", "heuristic_wins", "duplicate_same", "random_games", "random_wins")
+
+
+class RunRecords:
+    """The run's logs: ``eval.csv`` rows, ``scalars.csv`` rows, ``summary.json``'s numbers.
+
+    A mixin of ``experiments.selfplay.Trainer``: it reads the trainer's ``cfg``, ``out``,
+    counters, ``timers``, ``recent`` and ``pool``.
+    """
+
+    def evaluate_now(self, evaluate, deals: int, path: Path | None = None, final: bool = False) -> list[dict]:
+        """Win rates of the current policy on duplicate deals; one ``eval.csv`` row per opponent.
+        Its time is counted in ``timers["eval"]``, not in the training's steps/s."""
+        from tqdm import tqdm
+
+        t0 = time.perf_counter()
+        if path is None:
+            (self.out / "snapshots").mkdir(exist_ok=True)
+            path = self.save_model(self.out / "snapshots" / f"model-{self.steps:011d}.pt")
+        rows = evaluate(path, self.cfg.variant, self.cfg.env_options, deals, self.cfg.eval_workers, self.cfg.seed + 1)
+        seconds = time.perf_counter() - t0
+        self.timers["eval"] += seconds
+        append_eval(self.out, rows, self.elapsed_now() / 60, self.steps, self.updates, final)
+        tqdm.write(
+            f"[{self.elapsed_now() / 60:.1f} min, {self.steps} steps] "
+            + ", ".join(f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}]" for r in rows)
+            + f" ({seconds:.0f} s)"
+        )
+        return rows
+
+    def log_scalars(self, stats: dict[str, float]) -> None:
+        """One ``scalars.csv`` row per update."""
+        total = sum(self.timers.values()) or 1.0
+        row = {
+            "minutes": round(self.elapsed_now() / 60, 3),
+            "steps": self.steps,
+            "learner_steps": self.learner_steps,
+            "updates": self.updates,
+            "episodes": self.episodes,
+            **{k: round(v, 5) for k, v in stats.items()},
+            "sim_share": round(self.timers["sim"] / total, 4),
+            "inference_share": round(self.timers["inference"] / total, 4),
+            "features_share": round(self.timers["features"] / total, 4),
+            "heuristic_share": round(self.timers["heuristic"] / total, 4),
+            "update_share": round(self.timers["update"] / total, 4),
+            "eval_share": round(self.timers["eval"] / total, 4),
+            "pool": len(self.pool),
+            "train_win_vs_heuristic": round(self.recent["heuristic_wins"] / max(1, self.recent["heuristic_games"]), 4),
+            "train_games_vs_heuristic": self.recent["heuristic_games"],
+            "train_win_vs_random": round(self.recent["random_wins"] / max(1, self.recent["random_games"]), 4),
+            # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
+            "duplicate_same": round(self.recent["duplicate_same"] / max(1, self.recent["heuristic_games"]), 4),
+        }
+        self.recent = dict.fromkeys(RECENT, 0)
+        append_csv(self.out / "scalars.csv", [row])
+
+    def summary(self, final: list[dict]) -> dict[str, Any]:
+        """The run in numbers: steps, time, speeds, time shares, final evaluation."""
+        train_s = sum(v for k, v in self.timers.items() if k != "eval")
+        return {
+            "config": asdict(self.cfg),
+            "steps": self.steps,
+            "learner_steps": self.learner_steps,
+            "updates": self.updates,
+            "episodes": self.episodes,
+            "minutes": round(self.elapsed / 60, 2),
+            "timers_s": {k: round(v, 1) for k, v in self.timers.items()},
+            "steps_per_s_training": round(self.steps / max(train_s, 1e-9)),
+            "sim_share_of_training": round(self.timers["sim"] / max(train_s, 1e-9), 3),
+            "evaluation": final,
+        }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,203 @@
+"""The settings of a self-play run (:class:`Config`), their checks and their command line.
+
+``experiments.selfplay`` trains with them; ``--resume`` reloads them from the checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agents.policy_features import FEATURES
+from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+
+
+@dataclass
+class Config:
+    """Every setting of a run (saved in the checkpoint; ``--resume`` reuses it)."""
+
+    variant: str = "gin_rummy_v0"
+    env_options: dict = field(default_factory=dict)
+    seed: int = 0
+    num_envs: int = 256
+    num_steps: int = 64  # env steps per rollout; a batch is num_envs * num_steps steps
+    timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
+    minutes: float | None = None  # wall-clock limit of the training (evaluations included)
+    hidden: tuple = (256, 256)
+    features: str = "auto"  # network input features (agents.policy_features); auto: gin_opp for Gin, meld_opp for Rummy
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 0.995  # per decision of a seat
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    minibatch_size: int = 256
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = 0.05
+    shaping: float = 1.0  # weight of the deadwood potential at the start
+    shaping_anneal: float = 0.5  # share of the run over which it decays to 0
+    kickstart: float = 1.0  # weight of the cross-entropy to the heuristic's action at the start
+    kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
+    kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
+    kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
+    critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay_critic)
+    # epochs of an update that train the privileged critic: the hidden cards identify each game,
+    # so more passes over one rollout memorize its games instead of learning values
+    critic_epochs: int = 1
+    # Gin: weight of a penalty for playing a decision differently under a random relabelling of the
+    # suits (agents.suit_symmetry; DrAC, Raileanu et al. 2021); 0: off
+    suit_augment: float = 0.0
+    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
+    duplicate_baseline: bool = False
+    # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay_teacher):
+    # pimc_labels files, comma-separated; "": the heuristic teaches
+    teacher_labels: str = ""
+    teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
+    pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
+    heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
+    # share of the games with one seat playing uniformly random legal actions; with --teacher-labels the
+    # heuristic teaches the learner's decisions there (the search's labels come from games against it)
+    random_share: float = 0.0
+    pool_size: int = 10
+    snapshot_every: int = 20  # updates between pool snapshots
+    eval_every: float = 5.0  # minutes between evaluations
+    initial_eval: bool = True  # evaluate the untrained policy too (its games are long: minutes on a loaded machine)
+    eval_deals: int = 100  # deals per evaluation (each played in every seat)
+    final_eval_deals: int = 1000
+    eval_workers: int = 1
+    # one numba thread too: with other jobs on the 2 cores, 2 threads stepped 256 games 14x slower
+    sim_threads: int = 1
+    # one torch thread: on a loaded 2-core machine a second intra-op thread made a forward
+    # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
+    torch_threads: int = 1
+    checkpoint_every: float = 5.0  # minutes
+
+
+def check_config(config: Config, num_players: int) -> None:
+    """Refuse settings that contradict each other (before a run builds anything).
+
+    Args:
+        config: the run's settings.
+        num_players: seats of the variant's games with ``config.env_options``.
+
+    Raises:
+        ValueError: which setting, why, and what is allowed.
+    """
+    if config.critic not in ("shared", "privileged"):
+        raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+    if config.duplicate_baseline and (num_players != 2 or not config.heuristic_share):
+        raise ValueError(
+            f"duplicate_baseline replays the games against the heuristic of 2-player runs "
+            f"(num_players={num_players}, heuristic_share={config.heuristic_share})"
+        )
+    if config.suit_augment < 0:
+        raise ValueError(f"suit_augment={config.suit_augment}: a penalty weight >= 0 (0: off)")
+    if config.suit_augment and (config.variant != "gin_rummy_v0" or config.critic != "shared"):
+        raise ValueError(
+            f"suit_augment relabels Gin Rummy inputs for the shared critic only "
+            f"(variant={config.variant!r}, critic={config.critic!r})"
+        )
+    shares = (config.pool_share, config.heuristic_share, config.random_share)
+    if min(shares) < 0 or sum(shares) >= 1:
+        raise ValueError(f"pool_share, heuristic_share and random_share {shares} must be >= 0 and sum to less than 1")
+    if config.teacher_margin and not config.teacher_labels:
+        raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
+
+
+def vector_class(variant: str):
+    """The batched engine of ``variant`` (``rummy_env.vector``).
+
+    Raises:
+        ValueError: no batched engine for this variant.
+    """
+    from rummy_env import vector
+
+    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec"}
+    if variant not in classes:
+        raise ValueError(f"no batched simulator for {variant}: self-play trains on {', '.join(classes)}")
+    name = classes[variant]
+    if not hasattr(vector, name) or os.environ.get("RUMMY_SELFPLAY_REFERENCE"):
+        # the pure-Python reference engine of the same API (slow: tests and debugging)
+        name = "Reference" + name
+    return getattr(vector, name)
+
+
+def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, set[str]]:
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.selfplay", "rummy-selfplay"),
+        description="Self-play masked PPO on the batched simulator rummy_env.vector (CleanRL style).",
+    )
+    d = Config()
+    p.add_argument("--variant", default="gin_rummy", help="gin_rummy or rummy (default: gin_rummy)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/selfplay-<variant>-<time>)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    for name, value in asdict(d).items():
+        if name in ("variant", "env_options"):
+            continue
+        flag = "--" + name.replace("_", "-")
+        if name == "features":
+            p.add_argument(flag, default=value, choices=["auto", "none", *FEATURES], help="network input features")
+        elif name == "critic":
+            p.add_argument(
+                flag,
+                default=value,
+                choices=["shared", "privileged"],
+                help="value function: a head on the policy's trunk, or a separate network that also sees "
+                "the hidden cards (training only; experiments.selfplay_critic)",
+            )
+        elif name == "hidden":
+            p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
+        elif name == "teacher_labels":
+            p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")
+        elif isinstance(value, bool):
+            p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=value, metavar="BOOL")
+        else:
+            kind = float if isinstance(value, float) or name in ("minutes", "target_kl") else int
+            p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
+    args = p.parse_args(argv)
+    try:
+        hidden = tuple(int(x) for x in args.hidden.split(","))
+        if not hidden or min(hidden) <= 0:
+            raise ValueError
+    except ValueError:
+        p.error(f"--hidden must be positive integers separated by commas, e.g. 256,256; got {args.hidden!r}")
+    for name in ("num_envs", "num_steps", "timesteps", "update_epochs", "minibatch_size", "pool_size", "eval_deals"):
+        if getattr(args, name) <= 0:
+            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+    if args.minutes is not None and not args.minutes > 0:
+        p.error(f"--minutes must be positive, got {args.minutes}")
+    shares = (args.pool_share, args.heuristic_share, args.random_share)
+    if not (min(shares) >= 0 and sum(shares) < 1):
+        p.error(
+            f"--pool-share {args.pool_share}, --heuristic-share {args.heuristic_share} and --random-share "
+            f"{args.random_share} must be >= 0 and sum to less than 1 (the rest of the games are pure self-play)"
+        )
+    try:
+        variant = resolve_variant(args.variant)
+        env_options = parse_env_options(args.env_option)
+        load_variant(variant).env(**env_options)
+        vector_class(variant)
+    except (ValueError, ImportError) as err:
+        p.error(str(err))
+    if not 0 <= args.teacher_margin <= 1:
+        p.error(f"--teacher-margin must be in [0, 1] (a value lead), got {args.teacher_margin}")
+    if args.teacher_margin and not args.teacher_labels:
+        p.error(f"--teacher-margin {args.teacher_margin} needs --teacher-labels (it picks their targets)")
+    missing = [f for f in args.teacher_labels.split(",") if f and not Path(f).is_file()]
+    if missing:
+        p.error(f"--teacher-labels: no file {', '.join(missing)}")
+    values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
+    cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
+    out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
+    tokens = [a.split("=")[0] for a in (sys.argv[1:] if argv is None else argv)]
+    given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens}
+    return cfg, out, args.resume, not args.no_progress, given
