@@ -21,9 +21,7 @@ win counts as a fraction), so the job always plays with ``reward="win"``.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
-import json
 import multiprocessing
 import os
 import sys
@@ -46,8 +44,24 @@ from experiments.common import (
     play_episode,
     program_name,
     resolve_variant,
-    wilson_interval,
 )
+from experiments.tournament_report import display_names, format_table, summarize, win_rates_figure, write_results
+
+# the results' functions stay importable from here, as before they had a module of their own
+__all__ = [
+    "DEFAULT_GAMES",
+    "Chunk",
+    "display_names",
+    "evaluate_against_baselines",
+    "format_table",
+    "main",
+    "make_chunks",
+    "run_local",
+    "run_ray",
+    "summarize",
+    "win_rates_figure",
+    "write_results",
+]
 
 #: Games per variant when ``--deals`` is not given (split over the lineups and seat
 #: rotations): the default run of every variant takes about a minute on 2 cores.
@@ -132,219 +146,6 @@ def _play_and_record(env: Any, agents: list, seed: int, chunk: Chunk, seats: lis
 def lineups(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
     """Every multiset of ``agents`` of size ``seats`` with at least two different agents."""
     return [c for c in itertools.combinations_with_replacement(agents, seats) if len(set(c)) > 1]
-
-
-def summarize(records: list[dict]) -> list[dict]:
-    """Per (variant, agent): games, wins, win rate and its 95% CI, points per hand, rating.
-
-    ``games`` counts seats played (an agent holding two seats of a game counts twice).
-    The 95% interval is Wilson's, counting each deal of a lineup once: the seat
-    rotations of one deal share its cards, so they are not independent trials.  The
-    rating is OpenSkill's Plackett-Luce, updated game by game in a fixed order.
-    """
-    from openskill.models import PlackettLuce
-
-    rows = []
-    by_variant: dict[str, list[dict]] = defaultdict(list)
-    for r in records:
-        by_variant[r["variant"]].append(r)
-    for variant, games in by_variant.items():
-        games.sort(key=lambda r: (r["lineup"], r["deal"], r["rotation"]))
-        model = PlackettLuce()
-        ratings: dict[str, Any] = {}
-        stats: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        units: dict[str, set] = defaultdict(set)
-        for g in games:
-            for seat, name in enumerate(g["seats"]):
-                units[name].add((g["lineup"], g["deal"]))
-                s = stats[name]
-                s["games"] += 1
-                s["wins"] += g["win_share"][seat]
-                s["points"] += g["points_per_hand"][seat]
-                s["draws"] += 1 if not any(g["win_share"]) else 0
-                ratings.setdefault(name, model.rating(name=name))
-            _rate(model, ratings, g)
-        for name in sorted(stats):
-            s = stats[name]
-            n = int(s["games"])
-            low, high = wilson_interval(s["wins"] / n, len(units[name]))
-            rating = ratings[name]
-            rows.append(
-                {
-                    "variant": variant,
-                    "agent": name,
-                    "games": n,
-                    "wins": round(s["wins"], 3),
-                    "draws": int(s["draws"]),
-                    "win_rate": s["wins"] / n,
-                    "win_rate_ci_low": low,
-                    "win_rate_ci_high": high,
-                    "points_per_hand": s["points"] / n,
-                    "rating_mu": rating.mu,
-                    "rating_sigma": rating.sigma,
-                    "rating": rating.ordinal(),
-                }
-            )
-    return rows
-
-
-def _rate(model: Any, ratings: dict[str, Any], game: dict) -> None:
-    """One OpenSkill update: each seat a team, ranked by win share; an agent holding
-    several seats gets the mean of its seats' updates."""
-    seats = game["seats"]
-    ranks = [-w for w in game["win_share"]]  # lower rank is better
-    new = model.rate([[ratings[name]] for name in seats], ranks=ranks)
-    updates: dict[str, list] = defaultdict(list)
-    for name, [rating] in zip(seats, new, strict=False):
-        updates[name].append(rating)
-    for name, rs in updates.items():
-        mu = sum(r.mu for r in rs) / len(rs)
-        sigma = sum(r.sigma for r in rs) / len(rs)
-        ratings[name] = model.rating(mu=mu, sigma=sigma, name=name)
-
-
-#: The points column per variant: Crazy Rummy's are penalties (R-CRAZY-12), lower is better.
-POINTS_LABELS = {"crazy_rummy_v0": "penalty/round"}
-DEFAULT_POINTS_LABEL = "pts/hand"
-
-
-def display_names(names: Sequence[str]) -> dict[str, str]:
-    """Short names for the table and the plot (the CSV and JSON keep the full ones).
-
-    ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip``, else the
-    file's stem), ``package.module:Name`` becomes ``Name``; other names stay.  Names
-    that would coincide keep their full form."""
-    short = {}
-    for name in names:
-        if name.startswith("policy:"):
-            path = Path(name[len("policy:") :])
-            label = path.parent.name if path.name == "model.zip" and path.parent.name else path.stem
-            short[name] = f"policy({label})"
-        elif ":" in name:
-            short[name] = name.rpartition(":")[2]
-        else:
-            short[name] = name
-    taken = defaultdict(int)
-    for label in short.values():
-        taken[label] += 1
-    return {name: label if taken[label] == 1 else name for name, label in short.items()}
-
-
-def format_table(rows: list[dict]) -> str:
-    """The summary as a text table, one block per variant (short agent names, see
-    :func:`display_names`; the points column is labelled per variant)."""
-    out = []
-    short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
-    width = max([12, *(len(v) for v in short.values())])
-    for variant in dict.fromkeys(r["variant"] for r in rows):
-        points = POINTS_LABELS.get(variant, DEFAULT_POINTS_LABEL)
-        pw = max(9, len(points))
-        out.append(f"\n{variant}")
-        out.append(f"  {'agent':<{width}} {'games':>7} {'win rate':>9} {'95% CI':>17} {points:>{pw}} {'rating':>8}")
-        for r in sorted((r for r in rows if r["variant"] == variant), key=lambda r: -r["rating"]):
-            ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
-            out.append(
-                f"  {short[r['agent']]:<{width}} {r['games']:>7} {r['win_rate']:>9.3f} {ci:>17} "
-                f"{r['points_per_hand']:>{pw}.2f} {r['rating']:>8.2f}"
-            )
-        if variant in POINTS_LABELS:
-            out.append(f"  ({points}: penalty points, lower is better)")
-    named = {k: v for k, v in short.items() if k != v}
-    if named:
-        out.append("\n" + "\n".join(f"{v} = {k}" for k, v in named.items()))
-    return "\n".join(out)
-
-
-def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: dict) -> None:
-    """Write games.csv, summary.csv, summary.json and win_rates.png to ``out_dir``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "games.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(
-            [
-                "variant",
-                "lineup",
-                "deal",
-                "seed",
-                "rotation",
-                "seat",
-                "agent",
-                "return",
-                "win_share",
-                "points_per_hand",
-                "steps",
-                "truncated",
-            ]
-        )
-        for r in records:
-            for seat, name in enumerate(r["seats"]):
-                w.writerow(
-                    [
-                        r["variant"],
-                        r["lineup"],
-                        r["deal"],
-                        r["seed"],
-                        r["rotation"],
-                        seat,
-                        name,
-                        r["returns"][seat],
-                        r["win_share"][seat],
-                        r["points_per_hand"][seat],
-                        r["steps"],
-                        r["truncated"],
-                    ]
-                )
-    with open(out_dir / "summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    with open(out_dir / "summary.json", "w") as f:
-        json.dump({"meta": meta, "summary": rows}, f, indent=2)
-    plot_win_rates(rows, out_dir / "win_rates.png")
-
-
-def win_rates_figure(rows: list[dict]) -> Any:
-    """Bar chart of win rates with their 95% intervals, one panel per variant; the
-    bars are labelled with :func:`display_names`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    variants = list(dict.fromkeys(r["variant"] for r in rows))
-    short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
-    most = max(sum(1 for r in rows if r["variant"] == v) for v in variants)
-    fig, axes = plt.subplots(1, len(variants), figsize=(max(4, 1.5 * most) * len(variants), 4), squeeze=False)
-    for ax, variant in zip(axes[0], variants, strict=False):
-        vr = [r for r in rows if r["variant"] == variant]
-        rates = [r["win_rate"] for r in vr]
-        # max(0, .): the Wilson bounds can miss a rate of exactly 0 or 1 by a rounding error
-        err = [
-            [max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
-            [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr],
-        ]
-        ax.bar([short[r["agent"]] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
-        # slanted labels: a long name must not run into its neighbours
-        ax.tick_params(axis="x", labelrotation=25)
-        for label in ax.get_xticklabels():
-            label.set_horizontalalignment("right")
-        ax.set_ylim(0, 1)
-        ax.set_title(variant)
-        ax.set_ylabel("win rate (95% CI)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_win_rates(rows: list[dict], path: Path) -> None:
-    """``win_rates.png``: :func:`win_rates_figure` saved to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = win_rates_figure(rows)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def default_deals(variant: str, matchups: int, seats: int) -> int:
