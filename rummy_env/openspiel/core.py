@@ -29,6 +29,7 @@ import numpy as np
 from rummy_env.core.cards import NUM_CARDS, card_str, cards_of
 from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, POOL_SIZE, tile_str
 from rummy_env.encoding.layout import Layout
+from rummy_env.games.errors import IllegalActionError
 from rummy_env.openspiel.variants import DEALER, FIRST_PLAYER, VARIANTS, WILD_RANK
 
 SETUP, DEAL, DRAW, PLAY, OVER = range(5)  #: phases: setup / deal / card of a draw (chance), decision, terminal
@@ -208,9 +209,23 @@ class Core:
 
     # --------------------------------------------------------------- moves
     def apply(self, action: int) -> None:
-        """Apply a chance outcome or a decision (the caller checked it is legal)."""
-        self.moves += 1
+        """Apply a chance outcome or a decision.
+
+        A decision is checked by the engine; a chance outcome here, against
+        :meth:`chance_outcomes`.
+
+        Raises:
+            IllegalActionError: the game is over, or a chance outcome that this chance node
+                does not offer (the engine's error for a decision); the state is unchanged.
+        """
         phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError(f"action {action}: the game is over")
+        if phase != PLAY and not self._offered(action):
+            raise IllegalActionError(
+                f"chance outcome {action} is not offered at this chance node: {self._offer_text()}"
+            )
+        self.moves += 1
         if phase == PLAY:
             self.rewards = [0.0] * self.data.n
             self._decide(action)
@@ -223,6 +238,24 @@ class Core:
             self._deal_one(action)
         else:
             self._draw(action)
+
+    def _offered(self, outcome: int) -> bool:
+        """Whether this chance node offers ``outcome`` (cheaper than :meth:`chance_outcomes`:
+        search samples and applies chance outcomes in its inner loop)."""
+        if self.phase == SETUP:
+            return 0 <= outcome < self.steps[len(self.setup)][1]
+        if self.phase == DEAL:
+            left = self._undealt()
+            return 0 <= outcome < len(left) and left[outcome] > 0
+        return outcome in self.data.variant.pile(self.engine)
+
+    def _offer_text(self) -> str:
+        outcomes = [o for o, _ in self.chance_outcomes()]
+        if self.phase == SETUP:
+            return f"{self.steps[len(self.setup)][0]} outcomes are 0..{len(outcomes) - 1}"
+        shown = " ".join(f"{o} ({self.data.variant.outcome_text(o)})" for o in outcomes[:12])
+        more = f" and {len(outcomes) - 12} more" if len(outcomes) > 12 else ""
+        return f"{len(outcomes)} outcomes are offered: {shown}{more}"
 
     def _public(self, line: str | tuple[int, int]) -> None:
         for lines in self.logs:

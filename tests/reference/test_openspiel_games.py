@@ -9,6 +9,7 @@ from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import ismcts, mcts
 
 from rummy_env.core.cards import card_str
+from rummy_env.games.errors import IllegalActionError
 from rummy_env.games.gin_rummy import DRAW_STOCK, PASS
 from tests.reference.openspiel_play import NAMES, load, play_bot, random_play, sample_chance
 
@@ -122,6 +123,53 @@ def test_a_stock_draw_is_a_decision_then_a_chance_node_over_the_unseen_cards():
     state.apply_action(40)  # discard it
     state.apply_action(DRAW_STOCK)
     assert [o for o, _ in state.chance_outcomes()] == [c for c in range(21, 52) if c != 40]
+
+
+def _refused(state, outcome, message):
+    """``outcome`` raises ``IllegalActionError`` with ``message`` and leaves the state as it was."""
+    before = (str(state), state.history(), state.chance_outcomes(), state.information_state_string(0))
+    with pytest.raises(IllegalActionError, match=message):
+        state.apply_action(outcome)
+    assert (str(state), state.history(), state.chance_outcomes(), state.information_state_string(0)) == before
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_a_chance_outcome_not_offered_is_refused_and_changes_nothing(variant):
+    state = load(variant).new_initial_state()
+    seats = state.get_game().num_players()
+    _refused(state, 999, f"chance outcome 999 is not offered at this chance node: .* outcomes are 0..{seats - 1}$")
+    while state.chance_outcomes()[-1][0] < seats:  # the setup steps (dealer, wild rank)
+        state.apply_action(0)
+    state.apply_action(0)  # the first card or tile dealt
+    outcomes = [o for o, _ in state.chance_outcomes()]
+    gone = next(o for o in range(max(outcomes) + 2) if o not in outcomes)
+    _refused(state, gone, f"chance outcome {gone} is not offered at this chance node: {len(outcomes)} outcomes")
+    _refused(state, 5000, "chance outcome 5000 is not offered")
+    state.apply_action(outcomes[0])  # the deal goes on
+    assert state.history()[-2:] == [0, outcomes[0]]
+
+
+def test_a_stock_draw_refuses_a_card_that_is_not_in_the_stock():
+    game = load("gin_rummy")
+    state = game.new_initial_state()
+    for outcome in [1, *range(21), PASS, PASS]:
+        state.apply_action(outcome)
+    assert state.is_chance_node()
+    offered = " ".join(f"{c} \\({card_str(c)}\\)" for c in range(21, 33))
+    _refused(
+        state,
+        0,
+        f"^chance outcome 0 is not offered at this chance node: 31 outcomes are offered: {offered} and 19 more$",
+    )
+    state.apply_action(40)
+    assert state.history() == [1, *range(21), PASS, PASS, 40]
+    assert state.information_state_string(1).count("draw") == 0 and "draw AC" not in state.information_state_string(0)
+
+
+def test_an_action_after_the_end_is_refused():
+    state = random_play(load("gin_rummy").new_initial_state(), np.random.default_rng(0))
+    with pytest.raises(IllegalActionError, match="action 0: the game is over"):
+        state.apply_action(0)
 
 
 def test_rummikub_outcomes_are_tile_types_as_likely_as_their_counts():
