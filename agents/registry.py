@@ -113,11 +113,18 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         seed: seed of the agent's own generator.
 
     Raises:
-        ValueError: an unknown name, no heuristic for this variant, a bad search
-            option, or an import path that does not give an agent.
+        ValueError: an unknown name, options after ``random`` or ``heuristic``, no
+            heuristic for this variant, a bad search option, or an import path that does
+            not give an agent.
+        TypeError: a name that is not a string.
     """
     from agents.search import is_search_spec, make_search_agent
 
+    if not isinstance(name, str):
+        raise TypeError(f"agent name {name!r} has type {type(name).__name__}: names are strings such as 'heuristic'")
+    base, colon, _ = name.partition(":")
+    if colon and base in ("random", "heuristic"):
+        raise ValueError(f"agent {name!r}: {base} takes no options; write {base!r}")
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):

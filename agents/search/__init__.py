@@ -120,7 +120,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         try:
             options[key] = allowed[key](value)
         except ValueError:
-            raise ValueError(f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}") from None
+            kind_name = {int: "an integer", float: "a number"}.get(allowed[key], f"a {allowed[key].__name__}")
+            raise ValueError(f"agent {name!r}: {key}={value!r} is not {kind_name}") from None
         bad = (
             (allowed[key] is int and options[key] < 1)
             or (key in ("c", "prior") and options[key] < 0)

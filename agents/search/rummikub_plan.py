@@ -87,6 +87,9 @@ class PatientAgent(Agent):
     Args:
         env: the env it plays (read for the game's options and the agent's layout only).
         seed: unused (deterministic).
+
+    Raises:
+        ValueError: the env is not ``rummikub_v0``.
     """
 
     name = "patient"
@@ -94,6 +97,8 @@ class PatientAgent(Agent):
     def __init__(self, env: Any, seed: int | None = None):
         super().__init__(seed)
         raw = env.unwrapped
+        if raw.metadata["name"] != "rummikub_v0":
+            raise ValueError(f"the patient agent plays rummikub_v0 only, not {raw.metadata['name']}")
         self.rules = Rules(raw.game.config)
         self._size = raw.layout.size
         self._rack = raw.layout.slice("rack")

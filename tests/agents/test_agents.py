@@ -98,6 +98,14 @@ def test_registry():
         make_agent("numpy:ndarray", env)
     with pytest.raises(ValueError, match="'math:pi' is a float 'pi'"):
         make_agent("math:pi", env)
+    with pytest.raises(ValueError, match="^agent 'heuristic:foo=1': heuristic takes no options; write 'heuristic'$"):
+        make_agent("heuristic:foo=1", env)
+    with pytest.raises(ValueError, match="^agent 'random:seed=3': random takes no options; write 'random'$"):
+        make_agent("random:seed=3", env)
+    with pytest.raises(TypeError, match="^agent name None has type NoneType: names are strings"):
+        make_agent(None, env)
+    with pytest.raises(ValueError, match="^the patient agent plays rummikub_v0 only, not rummy_v0$"):
+        make_agent("agents.search.rummikub_plan:patient_agent", env)
 
 
 def test_heuristic_beats_random_in_real_hands():

@@ -37,7 +37,7 @@ def test_names_with_options_parse_and_bad_options_are_refused():
     assert isinstance(make_agent("pimc", env), PIMCAgent)
     for bad, message in [
         ("ismcts:worlds=3", "'worlds=3' is not an option of ismcts"),
-        ("pimc:worlds=many", "worlds='many' is not a int"),
+        ("pimc:worlds=many", "worlds='many' is not an integer"),
         ("pimc:worlds=0", "out of range"),
         ("ismcts:simulations", "is not an option of ismcts"),
         ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
