@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import rummy_env
@@ -48,13 +51,15 @@ def parse_env_options(items: Sequence[str]) -> dict[str, Any]:
     Values: ``true``/``false`` -> bool, integers -> int, anything else -> str.
 
     Raises:
-        ValueError: an item without ``=``.
+        ValueError: an item without ``=``, or a key given twice.
     """
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"env option {item!r} is not key=value (e.g. num_players=3)")
+        if key in out:
+            raise ValueError(f"env option {key} is given twice ({key}={out[key]!r} and {item!r}): give it once")
         low = value.lower()
         if low in ("true", "false"):
             out[key] = low == "true"
@@ -64,6 +69,39 @@ def parse_env_options(items: Sequence[str]) -> dict[str, Any]:
             except ValueError:
                 out[key] = value
     return out
+
+
+def output_folder(path: Path | str | None, default_stem: str, what: str = "--out") -> Path:
+    """The folder a job writes to, created now so that a bad path fails before the work.
+
+    Args:
+        path: the folder given, or None for ``results/<default_stem>-<time>`` (with ``-2``,
+            ``-3``, ... added when a run of the same second already has that name).
+        default_stem: the default folder's name before the time.
+        what: the flag, for the error message.
+
+    Returns:
+        the folder, which exists and is writable.
+
+    Raises:
+        ValueError: the path is a file, cannot be created, or is not writable.
+    """
+    if path is None:
+        base = Path("results") / time.strftime(f"{default_stem}-%Y%m%d-%H%M%S")
+        path, k = base, 1
+        while path.exists():
+            k += 1
+            path = base.with_name(f"{base.name}-{k}")
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"{what} {str(path)!r} cannot be created: {err.strerror or err}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {str(path)!r} is not writable")
+    return path
 
 
 def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | None = None) -> dict[str, Any]:

@@ -34,10 +34,17 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
 
-#: the search of the labels by default: Gin's ``pimc`` with fewer worlds than its default 500
+#: the search of the labels by default: ``pimc`` with fewer worlds than its default 500 (and in
+#: Gin uniform worlds, ``model=0``: the opponent model is Gin's only)
 DEFAULT_AGENT = "pimc:worlds=200,model=0"
+DEFAULT_AGENTS = {"gin_rummy_v0": DEFAULT_AGENT}
+
+
+def default_agent(variant: str) -> str:
+    """The search that labels ``variant``'s decisions by default (:data:`DEFAULT_AGENTS`)."""
+    return DEFAULT_AGENTS.get(variant, "pimc:worlds=200")
 
 
 def label_games(
@@ -75,7 +82,10 @@ def label_games(
     env.reset(seed=seed)
     search = make_agent(agent_spec, env, seed=seed)
     if not hasattr(search, "action_values"):
-        raise ValueError(f"{agent_spec!r} has no action values to label decisions with: use pimc")
+        raise ValueError(
+            f"{agent_spec!r} is a {type(search).__name__} in {variant}, which has no value per action "
+            "to label decisions with: use pimc in gin_rummy, rummy or crazy_rummy (Rummikub's pimc plans whole plays)"
+        )
     heuristic = make_agent("heuristic", env, seed=seed)
     rows: dict[str, list] = {k: [] for k in ("observation", "mask", "values", "heuristic", "search", "game")}
     results = []  # the search's seat's final reward in each game
@@ -155,9 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=__doc__.split("\n\n")[0]
     )
-    p.add_argument("--variant", default="gin_rummy", help="gin_rummy or rummy (default: gin_rummy)")
+    p.add_argument("--variant", default="gin_rummy", help="gin_rummy, rummy or crazy_rummy (default: gin_rummy)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument("--agent", default=DEFAULT_AGENT, help=f"the search that labels (default: {DEFAULT_AGENT})")
+    p.add_argument(
+        "--agent",
+        default=None,
+        help=f"the search that labels (default: {DEFAULT_AGENT} in Gin, {default_agent('rummy_v0')} elsewhere)",
+    )
     p.add_argument("--games", type=int, default=None, help="games per worker at most")
     p.add_argument("--minutes", type=float, default=None, help="wall-clock minutes (each worker stops then)")
     p.add_argument("--workers", type=int, default=1, help="processes, each playing its own games (default: 1)")
@@ -175,8 +189,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
+        if args.out.suffix != ".npz":
+            # numpy would add the suffix itself, and the file written would not be the one named
+            raise ValueError(f"--out {str(args.out)!r} must end in .npz")
+        output_folder(args.out.parent, "", what="--out's folder")
+        if args.out.is_dir():
+            raise ValueError(f"--out {str(args.out)!r} is a folder: name the .npz file to write")
     except ValueError as err:
         p.error(str(err))
+    args.agent = args.agent or default_agent(variant)
     seconds = None if args.minutes is None else 60 * args.minutes
     start = time.perf_counter()
     jobs = [
@@ -199,7 +220,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "games": len(labels["result"]),
         "seconds": round(time.perf_counter() - start, 1),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, meta=json.dumps(meta), **labels)
     n = len(labels["search"])
     same = float(np.mean(labels["search"] == labels["heuristic"])) if n else 0.0

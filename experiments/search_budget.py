@@ -27,7 +27,14 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, make_agent
-from experiments.common import load_variant, parse_env_options, play_episode, resolve_variant, wilson_interval
+from experiments.common import (
+    load_variant,
+    output_folder,
+    parse_env_options,
+    play_episode,
+    resolve_variant,
+    wilson_interval,
+)
 from experiments.tournament import deal_seed
 
 BUDGET_OPTION = {"pimc": "worlds", "ismcts": "simulations"}
@@ -168,10 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = load_variant(variant).env(**env_options)
         for name in [*specs, args.opponent]:
             make_agent(name, env, seed=0)  # a bad option or agent name fails here, before any game
+        out = output_folder(args.out, "search-budget")
     except ValueError as err:
         p.error(str(err))
-    out = args.out or Path("results") / time.strftime("search-budget-%Y%m%d-%H%M%S")
-    out.mkdir(parents=True, exist_ok=True)
     rows = []
     for budget, spec in zip(args.budgets, specs, strict=True):
         start = time.perf_counter()

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant
+from experiments.common import load_variant, output_folder, program_name
 from experiments.selfplay_checkpoint import Checkpoints, resumed_config
 from experiments.selfplay_config import Config, check_config, parse_args, vector_class
 from experiments.selfplay_report import RECENT, RunRecords
@@ -538,7 +538,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         state = torch.load(path, map_location="cpu", weights_only=False)
         cfg = resumed_config(state["config"], cfg, given)
-    trainer = Trainer(cfg, out)
+    try:
+        out = output_folder(out, "selfplay")  # a bad path fails now, not at the first checkpoint
+        trainer = Trainer(cfg, out)
+    except ValueError as err:
+        print(f"{program_name('experiments.selfplay', 'rummy-selfplay')}: error: {err}", file=sys.stderr)
+        return 2
     if state is not None:
         trainer.load_state(state)
     summary = trainer.run(progress=progress)

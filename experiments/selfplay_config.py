@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -80,6 +81,41 @@ class Config:
     checkpoint_every: float = 5.0  # minutes
 
 
+#: (setting, low, high, whether low is allowed) of the numeric settings
+RANGES = (
+    ("lr", 0.0, 1.0, False),
+    ("gamma", 0.0, 1.0, False),
+    ("gae_lambda", 0.0, 1.0, True),
+    ("clip", 0.0, 1.0, False),
+    ("ent_coef", 0.0, math.inf, True),
+    ("vf_coef", 0.0, math.inf, True),
+    ("max_grad_norm", 0.0, math.inf, False),
+    ("target_kl", 0.0, math.inf, False),
+    ("shaping", 0.0, math.inf, True),
+    ("shaping_anneal", 0.0, 1.0, True),
+    ("kickstart", 0.0, math.inf, True),
+    ("kickstart_anneal", 0.0, 1.0, True),
+    ("kickstart_floor", 0.0, math.inf, True),
+    ("kickstart_share", 0.0, 1.0, True),
+    ("eval_every", 0.0, math.inf, False),
+    ("checkpoint_every", 0.0, math.inf, False),
+)
+
+
+def parse_bool(text: str) -> bool:
+    """A command-line boolean: true/false, yes/no, 1/0 (any case).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else (a typo must not read as false).
+    """
+    low = text.lower()
+    if low in ("1", "true", "yes"):
+        return True
+    if low in ("0", "false", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not a boolean: write true or false")
+
+
 def check_config(config: Config, num_players: int) -> None:
     """Refuse settings that contradict each other (before a run builds anything).
 
@@ -90,6 +126,10 @@ def check_config(config: Config, num_players: int) -> None:
     Raises:
         ValueError: which setting, why, and what is allowed.
     """
+    for name, low, high, closed in RANGES:
+        value = getattr(config, name)
+        if value is not None and not (low <= value <= high if closed else low < value <= high):
+            raise ValueError(f"{name}={value}: allowed values are in {'[' if closed else '('}{low}, {high}]")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
     if config.duplicate_baseline and (num_players != 2 or not config.heuristic_share):
@@ -159,7 +199,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         elif name == "teacher_labels":
             p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")
         elif isinstance(value, bool):
-            p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=value, metavar="BOOL")
+            p.add_argument(
+                flag, type=parse_bool, default=value, metavar="BOOL", help=f"true or false (default: {value})"
+            )
         else:
             kind = float if isinstance(value, float) or name in ("minutes", "target_kl") else int
             p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
@@ -184,8 +226,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
-        load_variant(variant).env(**env_options)
-        vector_class(variant)
+        env = load_variant(variant).env(**env_options)
+        vector_class(variant)(1, **env_options)  # the batched engine refuses the options it cannot play
     except (ValueError, ImportError) as err:
         p.error(str(err))
     if not 0 <= args.teacher_margin <= 1:
@@ -197,6 +239,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error(f"--teacher-labels: no file {', '.join(missing)}")
     values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
     cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
+    try:
+        check_config(cfg, len(env.possible_agents))
+    except ValueError as err:
+        p.error(str(err))
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
     tokens = [a.split("=")[0] for a in (sys.argv[1:] if argv is None else argv)]
     given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens}

@@ -40,6 +40,7 @@ import rummy_env
 from agents import agent_names, make_agent
 from experiments.common import (
     load_variant,
+    output_folder,
     parse_env_options,
     play_episode,
     program_name,
@@ -66,6 +67,9 @@ __all__ = [
 #: Games per variant when ``--deals`` is not given (split over the lineups and seat
 #: rotations): the default run of every variant takes about a minute on 2 cores.
 DEFAULT_GAMES = {"rummy_v0": 16000, "crazy_rummy_v0": 6000, "gin_rummy_v0": 16000, "rummikub_v0": 480}
+
+#: The most ``--deals`` per lineup.
+MAX_DEALS = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -387,6 +391,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name} must be a positive integer, got {value}")
+    if args.deals is not None and args.deals > MAX_DEALS:
+        # the chunks of work are listed up front: a huge count would fill the memory before a game is played
+        p.error(f"--deals {args.deals} is more than {MAX_DEALS:,} deals per lineup (days of play on a cluster)")
     if args.seed < 0:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if args.address is not None and args.backend != "ray":
@@ -422,6 +429,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             record_dir=str(args.record.resolve()) if args.record else None,
             record_games=args.record_games if args.record else 0,
         )
+        # the folders are made now: a bad path must fail before the games, not after them
+        out = output_folder(args.out, "tournament")
+        if args.record:
+            output_folder(args.record, "record", what="--record")
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()
@@ -431,7 +442,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = run_local(chunks, args.workers, progress=not args.no_progress)
     elapsed = time.perf_counter() - start
     rows = summarize(records)
-    out = args.out or Path("results") / time.strftime("tournament-%Y%m%d-%H%M%S")
     deals: dict[str, int] = defaultdict(int)
     for c in chunks:
         deals[f"{c.variant}: {' vs '.join(c.lineup)}"] += c.count

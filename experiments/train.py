@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -357,6 +357,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                 make_agent(name, aec, seed=i)
     except ValueError as err:
         p.error(str(err))
+    args.parser = p
     if args.backend == "rllib":
         try:
             import ray.rllib  # noqa: F401
@@ -378,7 +379,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
     args = parse_args(argv)
-    out = args.out or Path("results") / time.strftime(f"train-{args.variant}-%Y%m%d-%H%M%S")
+    try:
+        out = output_folder(args.out, f"train-{args.variant}")
+    except ValueError as err:
+        args.parser.error(str(err))
     if args.backend == "rllib":
         from experiments import train_rllib
 

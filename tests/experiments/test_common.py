@@ -1,8 +1,11 @@
 """Helpers of the jobs: the Wilson interval, option parsing, variant names."""
 
+from pathlib import Path
+
 import pytest
 
-from experiments.common import parse_env_options, resolve_variant, wilson_interval
+from experiments import common
+from experiments.common import output_folder, parse_env_options, resolve_variant, wilson_interval
 
 
 @pytest.mark.parametrize("n", range(1, 400))
@@ -27,6 +30,25 @@ def test_parse_env_options():
     }
     with pytest.raises(ValueError, match="is not key=value"):
         parse_env_options(["=3"])
+    with pytest.raises(
+        ValueError, match=r"^env option num_players is given twice \(num_players=3 and 'num_players=4'\)"
+    ):
+        parse_env_options(["num_players=3", "num_players=4"])
+
+
+def test_output_folder_is_made_now_and_never_reuses_a_default_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(common.time, "strftime", lambda fmt: fmt.replace("%Y%m%d-%H%M%S", "20261202-010203"))
+    first = output_folder(None, "tournament")
+    second = output_folder(None, "tournament")  # a second run in the same second
+    assert (first, second) == (Path("results/tournament-20261202-010203"), Path("results/tournament-20261202-010203-2"))
+    assert first.is_dir() and second.is_dir()
+    assert output_folder(tmp_path / "a" / "b", "x") == tmp_path / "a" / "b" and (tmp_path / "a" / "b").is_dir()
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ValueError, match=f"^--out '{tmp_path}/f' is a file, not a folder$"):
+        output_folder(tmp_path / "f", "x")
+    with pytest.raises(ValueError, match=f"^--record '{tmp_path}/f/g' cannot be created: Not a directory$"):
+        output_folder(tmp_path / "f" / "g", "x", what="--record")
 
 
 def test_resolve_variant():

@@ -70,8 +70,42 @@ def test_labels_are_the_search_seats_decisions_with_their_values_and_the_heurist
 def test_label_games_needs_a_stop_and_a_search_with_action_values():
     with pytest.raises(ValueError, match="needs games or seconds"):
         pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=0)
-    with pytest.raises(ValueError, match="no action values"):
+    with pytest.raises(ValueError, match="'heuristic' is a GinHeuristicAgent in gin_rummy_v0, which has no value"):
         pimc_labels.label_games("gin_rummy_v0", {}, "heuristic", seed=0, games=1)
+
+
+def test_the_default_search_fits_the_variant(tmp_path):
+    assert pimc_labels.default_agent("gin_rummy_v0") == "pimc:worlds=200,model=0"
+    assert pimc_labels.default_agent("rummy_v0") == "pimc:worlds=200"  # the opponent model is Gin's only
+    path = tmp_path / "rummy.npz"
+    assert pimc_labels.main(["--variant", "rummy", "--games", "1", "--out", str(path)]) == 0
+    assert pimc_labels.load_labels(path)["meta"]["agent"] == "pimc:worlds=200"
+
+
+@pytest.mark.parametrize(
+    "out, message",
+    [
+        ("labels.txt", "--out '{tmp}/labels.txt' must end in .npz"),
+        ("afile/x.npz", "--out's folder '{tmp}/afile' is a file, not a folder"),
+        ("adir.npz", "--out '{tmp}/adir.npz' is a folder: name the .npz file to write"),
+    ],
+)
+def test_a_bad_out_path_is_refused_before_any_game(tmp_path, out, message, capsys):
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "adir.npz").mkdir()
+    with pytest.raises(SystemExit) as exit_info:
+        pimc_labels.main(["--games", "1", "--out", str(tmp_path / out)])
+    assert exit_info.value.code == 2
+    assert message.format(tmp=tmp_path) in capsys.readouterr().err
+
+
+def test_rummikub_is_refused_with_the_reason(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        pimc_labels.main(["--variant", "rummikub", "--games", "1", "--out", str(tmp_path / "k.npz")])
+    assert "'pimc:worlds=200' is a RummikubPlanAgent in rummikub_v0, which has no value per action" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "k.npz").exists()
 
 
 def test_the_workers_files_merge_with_distinct_game_numbers(label_file):

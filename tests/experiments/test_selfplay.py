@@ -233,6 +233,13 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--variant", "rummikub"], "no batched simulator for rummikub_v0"),
         (["--hidden", "64,x"], "--hidden must be positive integers"),
         (["--num-envs", "0"], "--num-envs must be a positive integer"),
+        (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
+        (["--duplicate-baseline", "ture"], "'ture' is not a boolean"),
+        (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
+        (["--gamma", "1.5"], "gamma=1.5: allowed values are in (0.0, 1.0]"),
+        (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
+        (["--env-option", "episode=game"], "option episode='game' is not supported by rummy_env.vector yet"),
+        (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
     ],
 )
 def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
@@ -272,3 +279,14 @@ def test_a_checkpoint_taken_during_a_session_counts_its_training_time(tmp_path):
     trainer.elapsed = 60.0  # from earlier sessions
     trainer.session_start = time.perf_counter() - 30.0
     assert 90.0 <= trainer.state()["counters"]["elapsed"] < 100.0
+
+
+def test_bool_flags_read_true_and_false_only():
+    assert selfplay.parse_args(["--initial-eval", "No", "--anneal-lr", "1"])[0].initial_eval is False
+    assert selfplay.parse_args(["--initial-eval", "YES"])[0].initial_eval is True
+
+
+def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, capsys):
+    (tmp_path / "afile").write_text("")
+    assert selfplay.main(["--out", str(tmp_path / "afile"), "--num-envs", "2", "--hidden", "8"]) == 2
+    assert f"error: --out '{tmp_path}/afile' is a file, not a folder" in capsys.readouterr().err

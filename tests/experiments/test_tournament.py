@@ -90,6 +90,7 @@ def test_env_options_reach_the_games(tmp_path):
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--address", "auto"], "--address goes with --backend ray"),
         (["--backend", "spark"], "invalid choice: 'spark'"),
+        (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
@@ -132,3 +133,21 @@ def test_ray_backend_gives_the_local_results(tmp_path):
     assert not ray.is_initialized()
     assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()
     assert json.loads((tmp_path / "ray" / "summary.json").read_text())["meta"]["backend"] == "ray"
+
+
+def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkeypatch):
+    (tmp_path / "afile").write_text("")
+    played = []
+    monkeypatch.setattr(tournament, "run_local", lambda *a, **k: played.append(a) or [])
+    for args, message in [
+        (["--out", str(tmp_path / "afile")], f"--out '{tmp_path}/afile' is a file, not a folder"),
+        (
+            ["--record", str(tmp_path / "afile" / "r")],
+            f"--record '{tmp_path}/afile/r' cannot be created: Not a directory",
+        ),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            tournament.main(["--no-progress", "--variants", "gin_rummy", "--deals", "1", *args])
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+    assert played == []
