@@ -27,6 +27,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from rummy_env.games.errors import to_action_id
+
 
 class Policy(Protocol):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int: ...
@@ -69,7 +71,11 @@ class SingleAgentEnv(gymnasium.Env):
         if not opponents:
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
         n = len(aec_env.possible_agents)
-        if learner_seat is not None and not 0 <= learner_seat < n:
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, (int, np.integer))
+            or not 0 <= learner_seat < n
+        ):
             raise ValueError(f"learner_seat {learner_seat!r} is not a seat: use 0..{n - 1} or None")
         self.aec = aec_env
         self.opponents = list(opponents)
@@ -124,8 +130,19 @@ class SingleAgentEnv(gymnasium.Env):
         )
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """The learner's action, then the opponents' moves until the learner's next turn."""
-        self.aec.step(int(action))
+        """The learner's action, then the opponents' moves until the learner's next turn.
+
+        Raises:
+            ActionTypeError: an action that is not an integer id (a float, bool, string).
+            IllegalActionError: an id out of range (an illegal id in range ends the episode,
+                as in ``env()``).
+            RuntimeError: no episode is running (call ``reset()``).
+        """
+        if not self.aec.agents or self.aec.agent_selection != self._learner:
+            raise RuntimeError(
+                "no episode is running (it ended, or reset() was never called): call reset() before step()"
+            )
+        self.aec.step(to_action_id(action, self.action_space.n))
         obs, reward, done, info = self._advance()
         truncated = done and bool(self.aec.truncations.get(self._learner, False))
         return obs, reward, done and not truncated, truncated, info

@@ -7,6 +7,7 @@ from gymnasium.utils.env_checker import check_env
 from agents import make_agent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.envs.single_agent import SingleAgentEnv
+from rummy_env.games.errors import ActionTypeError, IllegalActionError
 
 
 def single(module=gin_rummy_v0, seat=None, **options):
@@ -77,6 +78,41 @@ def test_bad_arguments():
         SingleAgentEnv(aec, [])
     with pytest.raises(ValueError, match="learner_seat 2 is not a seat"):
         SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat=2)
+    with pytest.raises(ValueError, match="learner_seat 'player_1' is not a seat: use 0..1 or None"):
+        SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat="player_1")
+
+
+@pytest.mark.parametrize(
+    "action, error, message",
+    [
+        (105.9, ActionTypeError, "action 105.9 has type float: actions are integer ids 0..107"),
+        ("105", ActionTypeError, "action '105' has type str"),
+        (True, ActionTypeError, "action True has type bool"),
+        (None, ActionTypeError, "action None has type NoneType"),
+        (108, IllegalActionError, "action 108 is out of range: action ids are 0..107"),
+    ],
+)
+def test_an_action_that_is_not_an_id_is_refused_and_changes_nothing(action, error, message):
+    env = single(seat=0)
+    env.reset(seed=3)
+    before = (env.aec.unwrapped.game_state.history.copy(), env.action_masks().copy())
+    with pytest.raises(error, match=message):
+        env.step(action)
+    assert (env.aec.unwrapped.game_state.history, env.action_masks().tolist()) == (before[0], before[1].tolist())
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    env.step(np.int64(legal))  # NumPy integers, as the RL libraries pass them, are ids
+    assert env.aec.unwrapped.game_state.history[: len(before[0]) + 1] == [*before[0], legal]
+
+
+def test_step_after_the_end_asks_for_a_reset():
+    env = single(rummy_v0, seat=1)
+    env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+    with pytest.raises(RuntimeError, match=r"no episode is running .*: call reset\(\) before step\(\)"):
+        env.step(0)
 
 
 def test_a_deal_that_ends_before_the_learner_acts_is_dealt_again():
