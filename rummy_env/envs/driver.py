@@ -11,6 +11,7 @@ engine's public API (``current_player``, ``legal_actions``, ``apply_action``,
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import gymnasium
@@ -143,11 +144,13 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 passes ``{"options": 1}``); next to a known key an unknown one is an
                 error, because a stacked deal with a misspelt seat key would silently
                 deal to other seats, and so is a key of another variant of this
-                package (:data:`RESET_OPTION_NAMES`, e.g. ``dealer`` for Rummikub).
+                package (:data:`RESET_OPTION_NAMES`, e.g. ``dealer`` for Rummikub) or
+                a near miss of one (``decks``, ``Dealer``: ``difflib``'s ratio 0.75).
 
         Raises:
             ValueError: a bad value for a known option, an unknown key next to a
-                known one, or another variant's key; the env is left as it was.
+                known one, another variant's key or a near miss of a key; the env is
+                left as it was.
         """
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options={options!r} is not a dict: pass e.g. options={{'deck': [...]}}")
@@ -155,7 +158,13 @@ class TurnBasedEnv(AECEnv, EzPickle):
         # a key another variant understands is a mistake for this one (Rummikub's
         # first_player passed to Rummy, a dealer to Rummikub), never a foreign convention
         foreign = any(k in RESET_OPTION_NAMES and k not in self.reset_option_names for k in options or {})
-        if known or foreign:
+        # a near miss of a reset option ("decks") is a typo that would lose a stacked deal
+        misspelt = any(
+            difflib.get_close_matches(k, RESET_OPTION_NAMES, n=1, cutoff=0.75)
+            for k in options or {}
+            if isinstance(k, str) and k not in RESET_OPTION_NAMES
+        )
+        if known or foreign or misspelt:
             check_known(options, self.reset_option_names, f"{self.metadata['name']} reset")
         rng = self.np_random if seed is None else seeding.np_random(seed)[0]
         # build the new state before touching the env, so a bad option leaves it as it was

@@ -52,3 +52,20 @@ def test_keys_no_variant_knows_are_still_ignored(module):
     assert np.array_equal(
         env.observe(env.agent_selection)["observation"], plain.observe(plain.agent_selection)["observation"]
     )
+
+
+@pytest.mark.parametrize(
+    "module, key, message",
+    [
+        (rummy_v0, "decks", "unknown rummy_v0 reset option(s) 'decks': known options are deck, dealer"),
+        (gin_rummy_v0, "Dealer", "unknown gin_rummy_v0 reset option(s) 'Dealer': known options are deck, dealer"),
+        (rummikub_v0, "first-player", "unknown rummikub_v0 reset option(s) 'first-player': known options are"),
+    ],
+)
+def test_a_near_miss_of_a_reset_key_is_refused_and_the_env_is_unchanged(module, key, message):
+    env = module.env()
+    env.reset(seed=5)
+    before = env.observe(env.agent_selection)["observation"].copy()
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        env.reset(seed=6, options={key: 0})
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
