@@ -71,6 +71,14 @@ def parse_env_options(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, e.g. under ``taskset`` or a
+    container's CPU set), which can be fewer than ``os.cpu_count()``."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def output_folder(path: Path | str | None, default_stem: str, what: str = "--out") -> Path:
     """The folder a job writes to, created now so that a bad path fails before the work.
 

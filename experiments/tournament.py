@@ -45,6 +45,7 @@ from experiments.common import (
     play_episode,
     program_name,
     resolve_variant,
+    usable_cpus,
 )
 from experiments.tournament_report import display_names, format_table, summarize, win_rates_figure, write_results
 
@@ -351,8 +352,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--workers",
         type=int,
-        default=os.cpu_count() or 1,
-        help="local worker processes (default: all cores; the ray backend uses the cluster's CPUs)",
+        default=usable_cpus(),
+        help="local worker processes (default: the CPUs this process may use; the ray backend uses the cluster's)",
     )
     p.add_argument(
         "--backend",

@@ -1,0 +1,11 @@
+"""Test-session setup shared by every test module."""
+
+import os
+
+# numba sizes its thread pool by the CPUs this process may use: on a one-CPU runner (or under
+# `taskset -c 0`) a pool of one thread would make the tests that compare one thread with two
+# fail for want of a second thread.  Two threads on one CPU still interleave, so the
+# comparison keeps its meaning.  Set before any test module imports numba.
+usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+if usable < 2:
+    os.environ.setdefault("NUMBA_NUM_THREADS", "2")
