@@ -266,17 +266,22 @@ def replay(
     """
     game = lines[0]
     variant = game["variant"]
-    env = load_variant(variant).env(render_mode=render_mode, **game["options"])
     hands = [x for x in lines if x["type"] == "hand"]
     actions = [x for x in lines if x["type"] == "action"]
     end = next((x for x in lines if x["type"] == "end"), None)
-    key = _seat_key(variant)
-    if game["seed"] is not None:
-        env.reset(seed=game["seed"], options=game["reset_options"])
-    else:
-        if not hands:
+    try:
+        env = load_variant(variant).env(render_mode=render_mode, **game["options"])
+        key = _seat_key(variant)
+        if game["seed"] is not None:
+            env.reset(seed=game["seed"], options=game["reset_options"])
+        elif not hands:
             raise RecordMismatch("a record without a seed needs the first hand's deck")
-        env.reset(options={"deck": hands[0]["deck"], key: hands[0][key]})
+        else:
+            env.reset(options={"deck": hands[0]["deck"], key: hands[0][key]})
+    except RecordMismatch:
+        raise
+    except (ValueError, TypeError) as err:  # an edited record: its variant, options or deck are refused
+        raise RecordMismatch(f"the record's game cannot be set up: {err}") from None
     raw = env.unwrapped
     seen = 0
 
@@ -294,6 +299,11 @@ def replay(
                 raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
+            if len(got["deck"]) != len(want["deck"]):
+                raise RecordMismatch(
+                    f"{where}: the record's deck of hand {seen} has {len(want['deck'])} ids, a deck has "
+                    f"{len(got['deck'])}: the record is damaged"
+                )
             if got["deck"] != want["deck"] or got[key] != want[key]:
                 raise RecordMismatch(
                     f"{where}: hand {seen} was dealt another deck or {key} than recorded "
@@ -309,7 +319,10 @@ def replay(
         if env.agent_selection != line["agent"]:
             raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
         mask = env.observe(line["agent"])["action_mask"]
-        if not mask[line["action"]]:
+        action = line["action"]
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < len(mask):
+            raise RecordMismatch(f"{where}: action {action!r} is not an action id 0..{len(mask) - 1}")
+        if not mask[action]:
             raise RecordMismatch(f"{where}: the action is not legal in the replay")
         env.step(line["action"])
         rewards = [float(raw.rewards.get(a, 0.0)) for a in raw.possible_agents]

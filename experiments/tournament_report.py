@@ -95,14 +95,14 @@ DEFAULT_POINTS_LABEL = "pts/hand"
 def display_names(names: Sequence[str]) -> dict[str, str]:
     """Short names for the table and the plot (the CSV and JSON keep the full ones).
 
-    ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip``, else the
-    file's stem), ``package.module:Name`` becomes ``Name``; other names stay.  Names
+    ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip`` or a
+    ``model.pt``, the names the training jobs write, else the file's stem), ``package.module:Name`` becomes ``Name``; other names stay.  Names
     that would coincide keep their full form."""
     short = {}
     for name in names:
         if name.startswith("policy:"):
             path = Path(name[len("policy:") :])
-            label = path.parent.name if path.name == "model.zip" and path.parent.name else path.stem
+            label = path.parent.name if path.name in ("model.zip", "model.pt") and path.parent.name else path.stem
             short[name] = f"policy({label})"
         elif ":" in name:
             short[name] = name.rpartition(":")[2]

@@ -265,10 +265,14 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
         Raises:
             RuntimeError: before ``reset``.
+            KeyError: ``agent`` is not one of ``possible_agents`` (a ``dict``'s error, as
+                PettingZoo's envs raise it, with the agents allowed).
         """
         if self.game_state is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self.agent_name_mapping[agent]
+        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise KeyError(f"agent {agent!r} is not an agent of this env: agents are {', '.join(self.possible_agents)}")
         cached = self._obs_cache.get(seat)
         if cached is None:
             obs, mask = self._observe_arrays(seat)

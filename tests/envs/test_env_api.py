@@ -288,3 +288,15 @@ def test_wrapped_env_refuses_bool_actions(variant):
         with pytest.raises(TypeError, match="has type"):
             env.step(action)
     assert env.unwrapped.game_state.history == []
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_observing_an_agent_that_is_not_one_names_the_agents(variant):
+    env = variant.module.env()
+    env.reset(seed=0)
+    agents = ", ".join(env.possible_agents)
+    for bad in ("player_9", 0, None):
+        with pytest.raises(
+            KeyError, match=re.escape(f"agent {bad!r} is not an agent of this env: agents are {agents}")
+        ):
+            env.observe(bad)

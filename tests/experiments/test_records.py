@@ -80,6 +80,25 @@ def test_a_replay_that_parts_from_its_record_stops_with_the_reason():
     with pytest.raises(RecordMismatch, match="step 0 .*the action is not legal in the replay"):
         replay(bad)
     bad = [dict(x) for x in lines]
+    bad[first]["action"] = "pass"
+    with pytest.raises(RecordMismatch, match=r"step 0 .*: action 'pass' is not an action id 0..107$"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    bad[0]["variant"] = "poker_v0"
+    with pytest.raises(RecordMismatch, match="^the record's game cannot be set up: unknown variant 'poker_v0'"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    bad[0]["options"] = {"knock_limit": "high"}
+    with pytest.raises(RecordMismatch, match="^the record's game cannot be set up: .*knock_limit"):
+        replay(bad)
+    bad = [dict(x) for x in lines]
+    hand = next(i for i, x in enumerate(bad) if x["type"] == "hand")
+    bad[hand]["deck"] = bad[hand]["deck"][:-1]
+    with pytest.raises(
+        RecordMismatch, match="the record's deck of hand 1 has 51 ids, a deck has 52: the record is damaged"
+    ):
+        replay(bad)
+    bad = [dict(x) for x in lines]
     bad[-1]["returns"] = [5.0, -5.0]
     with pytest.raises(RecordMismatch, match=r"returns \[.*\] in the replay, \[5.0, -5.0\] in the record"):
         replay(bad)

@@ -44,6 +44,11 @@ def test_display_names_are_short_and_distinct():
         "pkg.mod:MyAgent": "MyAgent",
         "policy:runs/best.zip": "policy(best)",
     }
+    selfplay = "policy:docs/results/selfplay-gin/model.pt"  # the file name experiments.selfplay writes
+    assert tournament.display_names([selfplay, "policy:runs/gin.pt"]) == {
+        selfplay: "policy(selfplay-gin)",
+        "policy:runs/gin.pt": "policy(gin)",
+    }
     # two models in folders of the same name keep their full names
     a, b = "policy:x/run/model.zip", "policy:y/run/model.zip"
     assert tournament.display_names([a, b]) == {a: a, b: b}
