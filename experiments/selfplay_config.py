@@ -202,8 +202,16 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             p.add_argument(
                 flag, type=parse_bool, default=value, metavar="BOOL", help=f"true or false (default: {value})"
             )
+        elif name == "minutes":
+            p.add_argument(
+                flag,
+                type=float,
+                default=value,
+                help="wall-clock minutes of training, the evaluations on the way included; the final evaluation "
+                "(--final-eval-deals, 1000 by default: minutes) comes after",
+            )
         else:
-            kind = float if isinstance(value, float) or name in ("minutes", "target_kl") else int
+            kind = float if isinstance(value, float) or name == "target_kl" else int
             p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
     args = p.parse_args(argv)
     try:
