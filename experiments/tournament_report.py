@@ -96,8 +96,9 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
     """Short names for the table and the plot (the CSV and JSON keep the full ones).
 
     ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip`` or a
-    ``model.pt``, the names the training jobs write, else the file's stem), ``package.module:Name`` becomes ``Name``; other names stay.  Names
-    that would coincide keep their full form."""
+    ``model.pt``, the names the training jobs write, else the file's stem),
+    ``package.module:Name`` becomes ``Name``; other names stay.  Names that would
+    coincide keep their full form."""
     short = {}
     for name in names:
         if name.startswith("policy:"):
