@@ -117,6 +117,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
                 f"agent {name!r}: {item!r} is not an option of {kind}; write {kind}:key=value,... "
                 f"with keys {', '.join(allowed)}"
             )
+        if key in options:
+            raise ValueError(f"agent {name!r}: option {key} is given twice; give it once")
         try:
             options[key] = allowed[key](value)
         except ValueError:

@@ -41,6 +41,7 @@ def test_names_with_options_parse_and_bad_options_are_refused():
         ("pimc:worlds=0", "out of range"),
         ("ismcts:simulations", "is not an option of ismcts"),
         ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
+        ("pimc:worlds=5,worlds=6", "agent 'pimc:worlds=5,worlds=6': option worlds is given twice; give it once"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad, env)
