@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.kernel import _kernel, mirror_bits, mirror_counts, remap_table
+from rummy_env.core.rummikub_solver.merged_moves import _label_transitions
 from rummy_env.core.rummikub_solver.tables import _CBITS, _JSHIFT, _SMASK, _UPGRADES, _UPGRADES2, _a_done
-from rummy_env.core.rummikub_solver.transitions import _cell_keys, _label_transitions, _point_transitions
+from rummy_env.core.rummikub_solver.transitions import _cell_keys, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
 
 # ---------------------------------------------------------------------------------------
