@@ -221,3 +221,24 @@ def test_skyline_keeps_the_sweeps_answers(monkeypatch):
                 answers.append(solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered))
             assert answers[0] == answers[1] == answers[2], (k, ordered, table.tolist(), rack.tolist())
     assert dropped[0] >= 200
+
+
+def test_compiled_skyline_stage_golden():
+    """``kernel_skyline._skyline`` (run here uncompiled: numpy only) on the golden layer, and
+    the kernel's joker rule: fewer jokers, at least ``jlo``, dominate too."""
+    from rummy_env.core.rummikub_solver import kernel_skyline
+
+    zero = (0, 0, 0)
+    strong = code_of((0, 0, 3), (0, 0, 1), zero, zero)
+    weak = code_of((1, 0, 0), zero, zero, zero)
+    two_j = code_of((1, 0, 0), zero, zero, zero, jokers=2)
+    apart = code_of(zero, (0, 1, 0), zero, zero)
+    for jlo, want in ((0, {strong: 0b0011, weak: 0b0100, apart: 0b1000}), (1, None)):
+        codes = np.array([weak, two_j, apart, strong], dtype=np.int64)
+        labs = np.array([0b0111, 0b0110, 0b1000, 0b0011], dtype=np.int64)
+        n = kernel_skyline._skyline(codes, labs, 4, jlo)
+        got = dict(zip(codes[:n].tolist(), labs[:n].tolist(), strict=True))
+        if want is not None:  # jlo 0: strong and weak (0 jokers) hold every token of two_j
+            assert got == want
+        else:  # jlo 1: 0 jokers is below jlo, so two_j keeps the tokens no 2-joker code holds
+            assert got == {strong: 0b0011, weak: 0b0100, apart: 0b1000, two_j: 0b0110}
