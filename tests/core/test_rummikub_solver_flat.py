@@ -76,15 +76,17 @@ def test_merged_moves_equal_the_reduced_four_colour_product():
     positions = [(t, r) for name, t, r in worst_cases.kept_positions() if "climbed: 5" in name]
     positions += [worst_like(rng, 30, 80, 20) for _ in range(6)]
     for table, rack in positions:
-        for state, ck, budget in sweep_states(table, table + rack, 25):
-            for merge in (True, False):
-                got = solver_moves._label_transitions(state, ck, budget, merge)
-                assert len(got) == len(set(got))
-                assert set(got) == reduced_label(state, ck, budget, merge), (state, ck, budget, merge)
-            for by_real in (False, True):
-                got = solver_moves._best_moves(state, ck, budget, by_real)
-                assert len(got) == len(set(got))
-                assert set(got) == reduced_best(state, ck, budget, by_real), (state, ck, budget, by_real)
+        for state, ck, budget in list(sweep_states(table, table + rack, 25)):
+            for halves in (True, False):  # merged from the halves, or reduced from the full list
+                solver.clear_caches()
+                for merge in (True, False):
+                    got = solver_moves._label_transitions(state, ck, budget, merge, halves)
+                    assert len(got) == len(set(got))
+                    assert set(got) == reduced_label(state, ck, budget, merge), (state, ck, budget, merge, halves)
+                for by_real in (False, True):
+                    got = solver_moves._best_moves(state, ck, budget, by_real, halves)
+                    assert len(got) == len(set(got))
+                    assert set(got) == reduced_best(state, ck, budget, by_real), (state, ck, budget, by_real, halves)
             compared += 1
             nonempty += bool(got)
     assert compared > 1500 and nonempty > 1000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.kernel_best import _best_kernel
-from rummy_env.core.rummikub_solver.merged_moves import _best_moves
+from rummy_env.core.rummikub_solver.merged_moves import MERGED_MIN, _best_moves
 from rummy_env.core.rummikub_solver.tables import (
     _CBITS,
     _JSHIFT,
@@ -80,6 +80,7 @@ def _best_sweep_flat(table, rack, threshold: int, objective: str):
         nxt: dict[int, int] = {}
         back: dict[int, int] = {}
         get = nxt.get
+        halves = len(cur) >= MERGED_MIN
         for key in sorted(cur):
             val = cur[key]
             cb = key & _CODE_MASK
@@ -89,7 +90,7 @@ def _best_sweep_flat(table, rack, threshold: int, objective: str):
             jpart = cb & ~_SMASK
             room = rack_j - jr  # rack jokers still to place
             over = jb - jr - tbl_j  # table jokers placed minus those there are (<= 0)
-            for delta, real, xs in _best_moves(cb & _SMASK, ck, jb_max - jb, by_real):
+            for delta, real, xs in _best_moves(cb & _SMASK, ck, jb_max - jb, by_real, halves):
                 kb = delta >> _JSHIFT
                 real -= ts
                 nb = jpart + delta

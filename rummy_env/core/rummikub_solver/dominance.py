@@ -40,39 +40,56 @@ def _prune(layer: dict[int, int]) -> dict[int, int]:
 
 
 def _dominated(code: int, lab: int, get, two_step: bool = False) -> int:
-    """What ``_prune`` keeps of ``lab``: -1 when a dominator of ``code`` holds every token left."""
+    """What ``_prune`` keeps of ``lab``: -1 when a dominator of ``code`` holds every token left.
+
+    The dominators looked up: one upgrade step of one colour; with ``two_step`` also two
+    steps of one colour and one step each of two colours (``_STEPS``, ``_PAIR_STEPS``: the
+    code deltas, shifted into place).  The result does not depend on the order of the look-ups.
+    """
     rem = lab
-    steps = []
+    states = (code & 63, (code >> 6) & 63, (code >> 12) & 63, (code >> 18) & 63)
+    steps = _STEPS[two_step]
     for c in range(NUM_COLOURS):
-        shift = _CBITS * c
-        s = (code >> shift) & 63
-        one = [d << shift for d in _UPGRADES[s]]
-        for d in one:
+        for d in steps[c][states[c]]:
             other = get(code + d)
             if other is not None:
                 rem &= ~other
                 if rem == 0:
                     return -1
-        if two_step:
-            for d in _UPGRADES2[s]:
-                other = get(code + (d << shift))
-                if other is not None:
-                    rem &= ~other
-                    if rem == 0:
-                        return -1
-        steps.append(one)
     if not two_step:
         return rem
+    for a, b, table in _PAIR_STEPS:
+        for d in table[states[a] * 64 + states[b]]:
+            other = get(code + d)
+            if other is not None:
+                rem &= ~other
+                if rem == 0:
+                    return -1
+    return rem
+
+
+def _build_steps():
+    """``_STEPS[two_step][c][s]``: the code deltas of the upgrades of colour ``c`` in state
+    ``s`` (one step; or one and two); ``_PAIR_STEPS``: ``(a, b, table)`` with ``table[sa * 64 +
+    sb]`` the deltas of one step of colour ``a`` and one of colour ``b``."""
+    n = len(_CSTATES)
+    one = tuple(tuple(tuple(d << (_CBITS * c) for d in _UPGRADES[s]) for s in range(n)) for c in range(NUM_COLOURS))
+    both = tuple(
+        tuple(tuple(d << (_CBITS * c) for d in _UPGRADES[s] + _UPGRADES2[s]) for s in range(n))
+        for c in range(NUM_COLOURS)
+    )
+    pairs = []
     for a in range(NUM_COLOURS):
         for b in range(a + 1, NUM_COLOURS):
-            for da in steps[a]:
-                for db in steps[b]:
-                    other = get(code + da + db)
-                    if other is not None:
-                        rem &= ~other
-                        if rem == 0:
-                            return -1
-    return rem
+            table = [()] * (64 * 64)
+            for sa in range(n):
+                for sb in range(n):
+                    table[sa * 64 + sb] = tuple(da + db for da in one[a][sa] for db in one[b][sb])
+            pairs.append((a, b, tuple(table)))
+    return (one, both), tuple(pairs)
+
+
+_STEPS, _PAIR_STEPS = _build_steps()
 
 
 def _build_order() -> tuple[tuple[int, ...], tuple[int, ...]]:

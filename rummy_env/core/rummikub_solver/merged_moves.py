@@ -29,7 +29,7 @@ from rummy_env.core.rummikub_solver.tables import (
     _SPREAD,
     _X_SHIFT,
 )
-from rummy_env.core.rummikub_solver.transitions import _half
+from rummy_env.core.rummikub_solver.transitions import _half, _transitions
 
 _LABEL_CACHE = BoundedCache("label_transitions", tuple_of_pairs_cost)
 _BEST_CACHE = BoundedCache("best_moves", tuple_of_triples_cost)
@@ -97,7 +97,9 @@ def _halves(kind: int, state: int, ckeys: tuple, budget: int):
     return out
 
 
-def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int], ...]:
+def _label_transitions(
+    state: int, ckeys: tuple, budget: int, merge: bool = True, from_halves: bool = True
+) -> tuple[tuple[int, int], ...]:
     """The joint moves reduced to what a label sweep needs: ``((delta, spread), ...)``.
 
     ``delta`` = next colour states | jokers used here << _JSHIFT (add ``j << _JSHIFT`` for
@@ -107,7 +109,9 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
     labels (lowest extra type) need the moves apart, but only their lowest extra colour
     matters (``_add_extras`` reads nothing else): moves are merged by (delta, that colour),
     one pair for each lowest colour (spread 0: a move adding nothing).  Memoised; the same
-    pairs as reducing ``transitions._transitions`` (in no fixed order).
+    pairs as reducing ``transitions._transitions`` (in no fixed order), which is what
+    ``from_halves=False`` does: cheaper on small layers, where few codes share a half (the
+    sweeps pick by layer size, ``MERGED_MIN``).
     """
     key = (state, ckeys, budget, merge)
     hit = _LABEL_CACHE.get(key)
@@ -115,7 +119,9 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
         return hit
     merged: dict[int, int] = {}
     get = merged.get
-    if merge:
+    if not from_halves:
+        res = _label_from_moves(_transitions(state, ckeys, budget), merge)
+    elif merge:
         for kbits, lm, rm in _halves(_UNION, state, ckeys, budget):
             for sa, ea in lm:
                 base = sa + kbits
@@ -136,7 +142,35 @@ def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True
     return res
 
 
-def _best_moves(state: int, ckeys: tuple, budget: int, by_real: bool = False) -> tuple[tuple[int, int, int], ...]:
+#: Layers of at least this many codes read the moves merged from the halves; smaller ones
+#: reduce the full list (on the realistic positions of the benchmark the halves' merge
+#: cost more than it saved, on the kept worst cases it saves up to half).
+MERGED_MIN = 200
+
+
+def _label_from_moves(moves: tuple[int, ...], merge: bool) -> tuple[tuple[int, int], ...]:
+    """``_label_transitions`` from the full list of joint moves (``transitions._transitions``)."""
+    if merge:
+        merged: dict[int, int] = {}
+        for p in moves:
+            delta = (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT)
+            merged[delta] = merged.get(delta, 0) | _SPREAD[(p >> _EXTRA_SHIFT) & 15]
+        return tuple(merged.items())
+    # an ordered label only reads the lowest extra type of a move: keep that bit alone
+    return tuple(
+        {
+            (
+                (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT),
+                _SPREAD[(p >> _EXTRA_SHIFT) & 15 & -((p >> _EXTRA_SHIFT) & 15)],
+            )
+            for p in moves
+        }
+    )
+
+
+def _best_moves(
+    state: int, ckeys: tuple, budget: int, by_real: bool = False, from_halves: bool = True
+) -> tuple[tuple[int, int, int], ...]:
     """The joint moves reduced to what best play reads: ``((delta, real, xs), ...)``, memoised.
 
     ``delta`` as ``_label_transitions``; ``real``: the real tiles used at this number (table
@@ -145,13 +179,16 @@ def _best_moves(state: int, ckeys: tuple, budget: int, by_real: bool = False) ->
     next state and rack jokers, more tiles score more for either objective, and the
     smaller ``xs`` is the best-play sweep's tie-break.  With ``by_real`` one move per
     (delta, real) instead, the smallest ``xs`` (the rack-only initial meld, whose capped
-    points keep moves with fewer tiles apart).
+    points keep moves with fewer tiles apart).  ``from_halves=False``: the same, reduced from
+    the full list (as ``_label_transitions``).
     """
     key = (state, ckeys, budget, by_real)
     hit = _BEST_CACHE.get(key)
     if hit is not None:
         return hit
-    if by_real:
+    if not from_halves:
+        res = _best_from_moves(_transitions(state, ckeys, budget), by_real)
+    elif by_real:
         merged: dict[tuple[int, int], int] = {}
         for kbits, lm, rm in _halves(_BEST_BY_REAL, state, ckeys, budget):
             for (sa, ra), xa in lm:
@@ -176,3 +213,19 @@ def _best_moves(state: int, ckeys: tuple, budget: int, by_real: bool = False) ->
         res = tuple((d, (h + 255) >> 8, ((h + 255) >> 8) * 256 - h) for d, h in best.items())
     _BEST_CACHE.store(key, res)
     return res
+
+
+def _best_from_moves(moves: tuple[int, ...], by_real: bool) -> tuple[tuple[int, int, int], ...]:
+    """``_best_moves`` from the full list of joint moves (``transitions._transitions``)."""
+    best: dict = {}
+    get = best.get
+    for p in moves:
+        delta = (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT)
+        real = (p >> _NREAL_SHIFT) & 15
+        h = real * 256 - ((p >> _X_SHIFT) & 255)
+        k2 = (delta, real) if by_real else delta
+        if get(k2, -1) < h:
+            best[k2] = h
+    if by_real:
+        return tuple((d, real, real * 256 - h) for (d, real), h in best.items())
+    return tuple((d, (h + 255) >> 8, ((h + 255) >> 8) * 256 - h) for d, h in best.items())

@@ -1,4 +1,4 @@
-"""The pure-Python value sweeps: labelled reachability (masks, partition check), points, pruning."""
+"""The pure-Python value sweeps: labelled reachability (masks, partition check) and points (pruning: ``dominance``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from rummy_env.core.rummikub_solver.dominance import _dominated, _prune  # noqa: F401 (table_play, tests)
 from rummy_env.core.rummikub_solver.kernel import _kernel, mirror_bits, mirror_counts, remap_table
-from rummy_env.core.rummikub_solver.merged_moves import _label_transitions
+from rummy_env.core.rummikub_solver.merged_moves import MERGED_MIN, _label_transitions
 from rummy_env.core.rummikub_solver.tables import _JSHIFT, _SMASK, _a_done
 from rummy_env.core.rummikub_solver.transitions import _cell_keys, _point_transitions
 from rummy_env.core.tiles import JOKER, NUM_COLOURS
@@ -297,9 +297,10 @@ def _label_sweep_py(
     for i, ck in enumerate(keys):
         nxt: dict[int, int] = {}
         get = nxt.get
+        halves = len(cur) >= MERGED_MIN
         for code, lab in cur.items():
             jpart = code & ~_SMASK
-            moves = _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered)
+            moves = _label_transitions(code & _SMASK, ck, jhi - (code >> _JSHIFT), not ordered, halves)
             if not labels:
                 for delta, _spread in moves:
                     nxt[jpart + delta] = 0
