@@ -244,3 +244,19 @@ def test_compiled_skyline_stage_golden():
             assert got == want
         else:  # jlo 1: 0 jokers is below jlo, so two_j keeps the tokens no 2-joker code holds
             assert got == {strong: 0b0011, weak: 0b0100, apart: 0b1000, two_j: 0b0110}
+
+
+def test_compiled_skyline_stage_stops_checking_at_its_cap(monkeypatch):
+    from rummy_env.core.rummikub_solver import kernel_skyline
+
+    zero = (0, 0, 0)
+    strong = code_of((0, 0, 3), (0, 0, 1), zero, zero)
+    weak = code_of((1, 0, 0), zero, zero, zero)
+    monkeypatch.setattr(kernel_skyline, "SKY_CAP", 1)  # only the strongest code is kept checked
+    codes = np.array([weak, strong], dtype=np.int64)
+    labs = np.array([0b0011, 0b0011], dtype=np.int64)
+    assert kernel_skyline._skyline(codes, labs, 2, 0) == 2  # weak kept whole: not checked
+    assert sorted(zip(codes.tolist(), labs.tolist(), strict=True)) == sorted([(strong, 0b0011), (weak, 0b0011)])
+    monkeypatch.setattr(kernel_skyline, "SKY_CAP", 2)
+    codes = np.array([weak, strong], dtype=np.int64)
+    assert kernel_skyline._skyline(codes, labs, 2, 0) == 1 and codes[0] == strong
