@@ -56,6 +56,7 @@ def test_staged_ordered_sweep_equals_one_pass(monkeypatch, few_left):
     """Every path of the staged sweep (early exit, bits decided one by one, every stage run)
     gives the one-pass answer, ``found`` included."""
     monkeypatch.setattr(solver_sweeps, "_FEW_LEFT", few_left)
+    monkeypatch.setattr(solver_sweeps, "_FEW_LEFT_COMPILED", few_left)
     passes, singles = [], []
     real_pass, real_single = solver_sweeps._ordered_pass, solver_sweeps._ordered_bit_exists
 
@@ -133,6 +134,7 @@ def test_staged_ordered_mask_matches_bruteforce(monkeypatch, few_left):
     """``ordered_extension_mask`` (every option) through the staged sweep against brute force
     on small positions with both jokers in play."""
     monkeypatch.setattr(solver_sweeps, "_FEW_LEFT", few_left)
+    monkeypatch.setattr(solver_sweeps, "_FEW_LEFT_COMPILED", few_left)
     rng = np.random.default_rng(1730 + few_left)
     nonempty = 0
     for k in range(30):

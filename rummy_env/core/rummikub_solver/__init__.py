@@ -31,7 +31,8 @@ wherever it sits, so points add up number by number (R-RK-07).  Pruning leans on
 of the same layer that can copy each completion of a state with the same tiles (some runs
 longer, more 3+ runs, fewer jokers): a label is a set of independent tokens, so the
 tokens such a dominator holds are taken out of the state's label, and the state is
-dropped once none is left.
+dropped once none is left (dominators one or two steps up by look-ups, then any number
+of steps up on big layers: ``dominance``).
 
 **Masks in one pass.**  Each state carries a *label*: the set of tile types some path
 reaching it uses above their lower bound.  Labels are OR-ed where paths meet, so the union
@@ -92,9 +93,11 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``play_points``, ``is_valid_meld``, ``meld_points``; the cache budget:
 ``set_cache_budget``, ``cache_budget_mb``, ``cache_info``, ``clear_caches``.  Modules:
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
-number), ``sweeps`` (the Python sweeps, pruning and the staged ordered sweep), ``kernel``
-(the numba label sweep), ``kernel_best`` (the numba best-play sweep), ``kernel_product`` (the
-numba product sweep of table play), ``kernel_tables`` (the flat tables the kernels read),
+number), ``merged_moves`` (those moves reduced to what the Python label sweeps and best
+play read), ``sweeps`` (the Python sweeps and the staged ordered sweep), ``dominance`` (their
+pruning), ``kernel`` (the numba label sweep), ``kernel_skyline`` (its pruning against every
+stronger state), ``kernel_best`` (the numba best-play sweep), ``kernel_product`` (the numba
+product sweep of table play), ``kernel_tables`` (the flat tables the kernels read),
 ``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate`` (one
 arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
 The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.

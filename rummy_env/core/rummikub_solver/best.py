@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.rummikub_solver.kernel_best import _best_kernel
+from rummy_env.core.rummikub_solver.merged_moves import MERGED_MIN, _best_moves
 from rummy_env.core.rummikub_solver.tables import (
     _CBITS,
     _JSHIFT,
@@ -43,7 +44,117 @@ def _best_sweep(table, rack, threshold: int, objective: str, table_play: bool):
         kernel = _best_kernel()
         if kernel:
             return kernel(table, rack, threshold, objective)
+        return _best_sweep_flat(table, rack, threshold, objective)
     return _best_sweep_py(table, rack, threshold, objective, table_play)
+
+
+#: Fields of a state key of ``_best_sweep_flat`` (the kernel's key): code B in the low
+#: 27 bits (colour states, jokers placed << 24), the rack jokers placed, the capped points.
+_JR_SHIFT = 27
+_CAP_SHIFT = 29
+_CODE_MASK = (1 << _JR_SHIFT) - 1
+
+
+def _best_sweep_flat(table, rack, threshold: int, objective: str):
+    """``_best_sweep_py`` without side A (after the initial meld; the rack-only initial meld
+    with ``threshold > 0`` and an empty table): the same play, on flat int states.
+
+    A state is one int, ``capped points << 29 | rack jokers << 27 | code`` (ints compare as
+    ``_tie_key``), a layer two dicts (values; back pointers ``parent << 11 | r << 8 | xs``).
+    The moves are merged to what best play reads (``merged_moves._best_moves``); the parents
+    are expanded in increasing key order and a candidate replaces only a strictly lower
+    value, so a tie keeps the smaller parent, as ``_best_sweep_py``'s rule (one parent reaches
+    a next state by one merged move and one ``r`` at most).  Pruning is ``_prune_best``'s.
+    """
+    tbl_j, rack_j = int(table[JOKER]), int(rack[JOKER])
+    ckb = _cell_keys(table, table + rack)
+    tsum = table[:52].reshape(NUM_COLOURS, NUM_NUMBERS).sum(axis=0).tolist()
+    jb_max = tbl_j + rack_j
+    by_real = threshold > 0
+    cur: dict[int, int] = {0: 0}
+    backs: list[dict[int, int]] = []
+    for i in range(NUM_NUMBERS):
+        v = i + 1
+        mult = v * _POINTS_FACTOR + 1 if objective == "points" else _TILES_FACTOR + v  # gain per tile
+        ts, ck = tsum[i], ckb[i]
+        nxt: dict[int, int] = {}
+        back: dict[int, int] = {}
+        get = nxt.get
+        halves = len(cur) >= MERGED_MIN
+        for key in sorted(cur):
+            val = cur[key]
+            cb = key & _CODE_MASK
+            jr = (key >> _JR_SHIFT) & 3
+            pts = key >> _CAP_SHIFT
+            jb = cb >> _JSHIFT
+            jpart = cb & ~_SMASK
+            room = rack_j - jr  # rack jokers still to place
+            over = jb - jr - tbl_j  # table jokers placed minus those there are (<= 0)
+            for delta, real, xs in _best_moves(cb & _SMASK, ck, jb_max - jb, by_real, halves):
+                kb = delta >> _JSHIFT
+                real -= ts
+                nb = jpart + delta
+                r_lo = kb + over if kb + over > 0 else 0
+                r_hi = kb if kb < room else room
+                if r_lo > r_hi:
+                    continue
+                if by_real:
+                    cap = pts + v * (real + kb)
+                    nb |= (cap if cap < threshold else threshold) << _CAP_SHIFT
+                for r in range(r_lo, r_hi + 1):
+                    n = nb | (jr + r) << _JR_SHIFT
+                    cand = val + (real + r) * mult
+                    old = get(n)
+                    if old is None or old < cand:
+                        nxt[n] = cand
+                        back[n] = key << 11 | r << 8 | xs
+        if not nxt:
+            return None
+        backs.append(back)
+        cur = nxt if len(nxt) <= 32 else _prune_flat(nxt)
+    best_key, best_val = -1, 0
+    for key, val in cur.items():
+        jr = (key >> _JR_SHIFT) & 3
+        if ((key & _CODE_MASK) >> _JSHIFT) - jr != tbl_j or key >> _CAP_SHIFT < threshold or val <= 0:
+            continue
+        if val > best_val or (val == best_val and key < best_key):
+            best_key, best_val = key, val
+    if best_key < 0:
+        return None
+    play = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+    play[JOKER] = (best_key >> _JR_SHIFT) & 3
+    key = best_key
+    for i in range(NUM_NUMBERS - 1, -1, -1):
+        b = backs[i][key]
+        xs = b & 255
+        for c in range(NUM_COLOURS):
+            t = c * NUM_NUMBERS + i
+            play[t] = ((xs >> (2 * c)) & 3) - table[t]
+        key = b >> 11
+    return play
+
+
+def _prune_flat(layer: dict[int, int]) -> dict[int, int]:
+    """``_prune_best`` on the flat states of ``_best_sweep_flat`` (the same states dropped)."""
+    keep = {}
+    get = layer.get
+    for key, val in layer.items():
+        for c in range(NUM_COLOURS):
+            shift = _CBITS * c
+            s = (key >> shift) & 63
+            for d in _UPGRADES_BOTH[s]:
+                other = get(key + (d << shift))
+                if other is not None and other >= val:
+                    break
+            else:
+                continue
+            break
+        else:
+            keep[key] = val
+    return keep
+
+
+_UPGRADES_BOTH = tuple(a + b for a, b in zip(_UPGRADES, _UPGRADES2, strict=True))
 
 
 def _tie_key(state: tuple) -> tuple:

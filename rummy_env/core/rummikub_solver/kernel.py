@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from rummy_env.core.rummikub_solver.kernel_skyline import _skyline
 from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exported for the callers
     _IDENTITY,
     _LOHI_TABLE,
@@ -62,9 +63,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
 
     Pruning (``_dominated``) on layers of more than ``prune_min`` codes: one-step upgrades
     and fewer jokers; above ``prune_two`` codes also the two-step upgrades (on small layers
-    their look-ups cost what they save).  The joker bit joins a label on the move whose
-    jokers pass ``jlo`` (the fold of ``_fold_label``, done early so that codes with fewer
-    jokers can stand in for codes with more).
+    their look-ups cost what they save); what is left above ``prune_min`` then against every
+    stronger code (``kernel_skyline``; not with points: there it made sweeps 2x slower).
+    The joker bit joins a label on the move whose jokers pass ``jlo`` (the fold of
+    ``_fold_label``, done early so that codes with fewer jokers can stand in for codes with more).
 
     ``labels=False`` only answers whether an arrangement exists (bits 0): every label is
     empty, so any stronger code prunes a weaker one.
@@ -233,6 +235,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
             cur_c[ncur] = code
             cur_l[ncur] = lab
             ncur += 1
+        if ncur > prune_min and i < 12 and threshold == 0:  # every stronger code (``kernel_skyline``)
+            ncur = _skyline(cur_c, cur_l, ncur, jlo)
         if hsize > 4096:  # after a large layer start small again, as sparse as before
             hsize = 4096
             hidx = np.full(hsize, -1, dtype=np.int64)
@@ -454,8 +458,9 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep
+            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep, _skyline
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
+            _skyline = jit(_skyline)
             _unindex = jit(_unindex)
             _dominated = jit(_dominated)
             _half = jit(_half)

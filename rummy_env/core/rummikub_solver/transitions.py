@@ -1,8 +1,9 @@
 """Joint moves of the four colours at one number, and the per-number bounds of a position.
 
 ``_transitions`` combines the colour moves of ``tables`` into the packed moves of a joint state;
-``_label_transitions`` and ``_point_transitions`` reduce them to what the labelled and the
-points sweeps read.  All three are memoised in caches bounded by the solver's memory budget.
+``_point_transitions`` reduces them to what the points sweeps read (``merged_moves`` builds
+the label sweeps' and best play's moves from the halves directly).  All are memoised in
+caches bounded by the solver's memory budget.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from rummy_env.core.rummikub_solver.memo import (
     BoundedCache,
     half_cost,
     tuple_of_ints_cost,
-    tuple_of_pairs_cost,
     tuple_of_triples_cost,
 )
 from rummy_env.core.rummikub_solver.tables import (
@@ -33,7 +33,6 @@ from rummy_env.core.rummikub_solver.tables import (
 from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
 
 _TRANS_CACHE = BoundedCache("transitions", tuple_of_ints_cost)
-_LABEL_CACHE = BoundedCache("label_transitions", tuple_of_pairs_cost)
 _POINT_CACHE = BoundedCache("point_transitions", tuple_of_triples_cost)
 _HALF_CACHE = BoundedCache("half_moves", half_cost)
 
@@ -149,41 +148,6 @@ def _half(c0: int, pair: int, cka: tuple, ckb: tuple, budget: int) -> tuple:
 def _key4(ck: tuple, budget: int) -> tuple[int, int, int, int, int]:
     lo, hi, cap1, cap2 = ck
     return lo, hi, budget, cap1, cap2
-
-
-def _label_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int], ...]:
-    """``_transitions`` reduced to what the mask needs: ``((delta, spread), ...)``.
-
-    ``delta`` = next colour states | jokers used here << _JSHIFT (add ``j << _JSHIFT`` for
-    the next code); ``spread`` = the colours used above their lower bound, as bits ``c * 13``.
-    With ``merge``, moves reaching the same next state are merged (their spreads OR-ed),
-    exact for union labels: a tile is extendable as soon as one of them is.  Ordered
-    labels (lowest extra type) need the moves apart, but only their lowest extra colour
-    matters (``_add_extras`` reads nothing else): moves are merged by (delta, that colour).
-    """
-    key = (state, ckeys, budget, merge)
-    hit = _LABEL_CACHE.get(key)
-    if hit is not None:
-        return hit
-    if merge:
-        merged: dict[int, int] = {}
-        for p in _transitions(state, ckeys, budget):
-            delta = (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT)
-            merged[delta] = merged.get(delta, 0) | _SPREAD[(p >> _EXTRA_SHIFT) & 15]
-        res = tuple(merged.items())
-    else:
-        # an ordered label only reads the lowest extra type of a move: keep that bit alone
-        res = tuple(
-            {
-                (
-                    (p & _SMASK) | ((p >> _K_SHIFT) << _JSHIFT),
-                    _SPREAD[(p >> _EXTRA_SHIFT) & 15 & -((p >> _EXTRA_SHIFT) & 15)],
-                )
-                for p in _transitions(state, ckeys, budget)
-            }
-        )
-    _LABEL_CACHE.store(key, res)
-    return res
 
 
 def _point_transitions(state: int, ckeys: tuple, budget: int, merge: bool = True) -> tuple[tuple[int, int, int], ...]:
