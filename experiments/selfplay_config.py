@@ -117,7 +117,8 @@ def parse_bool(text: str) -> bool:
 
 
 def check_config(config: Config, num_players: int) -> None:
-    """Refuse settings that contradict each other (before a run builds anything).
+    """Refuse settings out of their range (:data:`RANGES`) or that contradict each other
+    (before a run builds anything).
 
     Args:
         config: the run's settings.
