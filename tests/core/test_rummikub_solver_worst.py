@@ -42,6 +42,15 @@ def worst_like(rng: np.random.Generator, table_lo: int, table_hi: int, rack_hi: 
     return table, rack
 
 
+def worst_like_bounds(rng: np.random.Generator, table_lo: int, table_hi: int, rack_hi: int):
+    """A :func:`worst_like` position with a fifth of its rack chosen: ``(table, rack, lo, hi,
+    keys)``, the sweep's lower and upper bounds and their cell keys."""
+    table, rack = worst_like(rng, table_lo, table_hi, rack_hi)
+    chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
+    lo, hi = table + chosen, table + rack
+    return table, rack, lo, hi, solver_transitions._cell_keys(lo, hi)
+
+
 def test_kernel_label_sweeps_match_python():
     kernel = solver_kernel._kernel()
     assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
@@ -176,16 +185,13 @@ def test_pruned_label_sweeps_equal_the_unpruned_ones(monkeypatch):
         return out
 
     for k in range(10):
-        table, rack = worst_like(rng, 30, 60, 14)
-        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
-        lo, hi = table + chosen, table + rack
-        keys = solver_transitions._cell_keys(lo, hi)
+        table, rack, lo, hi, keys = worst_like_bounds(rng, 30, 60, 14)
         for ordered in (False, True):
             monkeypatch.setattr(solver_sweeps, "_prune", counting_prune)
             got = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
             monkeypatch.setattr(solver_sweeps, "_prune", lambda layer: layer)
             want = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), ordered)
-            assert got == want, (k, ordered, table.tolist(), rack.tolist(), chosen.tolist())
+            assert got == want, (k, ordered, table.tolist(), rack.tolist(), (lo - table).tolist())
     assert pruned_layers[0] >= 40
 
 
@@ -228,10 +234,7 @@ def test_capped_ordered_labels_equal_the_full_ordered_sweep():
     rng = np.random.default_rng(1623)
     seen = set()
     for k in range(16):
-        table, rack = worst_like(rng, 30, 70, 16)
-        chosen = (rng.random(NUM_TILE_TYPES) < 0.2) * rack
-        lo, hi = table + chosen, table + rack
-        keys = solver_transitions._cell_keys(lo, hi)
+        table, rack, lo, hi, keys = worst_like_bounds(rng, 30, 70, 16)
         coloured = np.flatnonzero(rack[:JOKER])
         m = int(coloured[-1] if k % 2 else rng.choice(coloured)) if coloured.size else 20
         full = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True)
@@ -239,7 +242,7 @@ def test_capped_ordered_labels_equal_the_full_ordered_sweep():
         want_top = full[0] and (full[1] >> m != 0 or exact_lo)
         want = (full[0], full[1] & ((1 << m) - 1) | (want_top << 53))
         got_py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=m)
-        assert got_py == want, (k, m, table.tolist(), rack.tolist(), chosen.tolist())
+        assert got_py == want, (k, m, table.tolist(), rack.tolist(), (lo - table).tolist())
         assert kernel(lo, hi, True, below=m) == want, (k, m)
         seen.add((bool(want[1] & ((1 << m) - 1)), bool(want_top)))
     assert len(seen) >= 3  # bits below m with and without bit 53, and bit 53 alone or none
@@ -264,7 +267,7 @@ def test_two_pass_ordered_sweep_equals_the_one_pass_sweep():
         keys = solver_transitions._cell_keys(lo, hi)
         want = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below)
         got = solver_sweeps._label_sweep_found(lo, hi, True, below=below)
-        assert got == want, (k, below, table.tolist(), rack.tolist(), chosen.tolist())
+        assert got == want, (k, below, table.tolist(), rack.tolist(), (lo - table).tolist())
         cut = hi.copy()
         cut[JOKER] = lo[JOKER]
         stood_in += bool(
