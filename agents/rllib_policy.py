@@ -1,7 +1,7 @@
 """A policy trained with RLlib (``python -m experiments.train --backend rllib``) as an agent.
 
 The glue RLlib needs for this package's envs lives here and in
-``experiments.train_rllib``, not in the user's code:
+``experiments.train.rllib``, not in the user's code:
 
 - :func:`rllib_observation`: RLlib's action-masking convention (its new API stack's
   masking RLModules) reads the observation under ``"observations"`` and a float mask

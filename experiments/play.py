@@ -8,7 +8,7 @@ Your seat is shown as the text render, then the legal moves as a numbered list. 
 the number of a move or its text (``discard KD``, ``meld 3S 4S 5S``, ``knock 4H``,
 ``add R7``, ``commit``), ``hint`` to ask the variant's heuristic, ``moves`` to list the
 moves again, ``help``, or ``quit``.  A bad entry gets a message and a new prompt.  The
-game is written as a record (JSON lines, ``experiments/records.py``) that
+game is written as a record (JSON lines, ``experiments/common/records.py``) that
 ``python -m experiments.replay`` plays back and checks.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
-from experiments.records import GameRecorder
+from experiments.common.records import GameRecorder
 
 HELP = (
     "type the number of a move, or its text as listed (e.g. 'discard KD', 'draw stock'); "

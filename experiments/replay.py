@@ -7,7 +7,7 @@
 
 The replay resets the env as the game was started and applies the recorded actions; it
 stops with an error if a deck, an action or a reward differs from the record (see
-``experiments/records.py``), and prints ``record checked`` when everything matched.
+``experiments/common/records.py``), and prints ``record checked`` when everything matched.
 Each step is shown from the acting player's seat (as ``render_mode="rgb_array"`` and
 ``"ansi"`` do), or always from ``--seat``.  Images need Pillow (the ``render`` extra).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common import program_name
-from experiments.records import RecordMismatch, read_record, replay
+from experiments.common.records import RecordMismatch, read_record, replay
 
 
 def _viewer(env: Any, seat: str | None) -> int:

@@ -1,7 +1,7 @@
 """The Crazy Rummy heuristic: choices in known positions, and its results against random play."""
 
 from agents import CrazyRummyHeuristicAgent, make_agent
-from experiments.heuristic_vs_random import measure
+from experiments.dev.heuristic_vs_random import measure
 from rummy_env import crazy_rummy_v0
 from rummy_env.games.crazy_rummy import stack_deck
 from tests.helpers import play, scripted_env

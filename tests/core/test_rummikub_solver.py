@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments import rummikub_oracle as oracle
-from experiments.rummikub_oracle import random_meld, random_rack, random_table
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core import rummikub_solver as solver
 from rummy_env.core.rummikub_solver import (
     best_play,

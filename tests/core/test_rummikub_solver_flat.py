@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import rummy_env.core.rummikub_solver as solver
-from experiments import rummikub_oracle as oracle
-from experiments import rummikub_worst_cases as worst_cases
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev import rummikub_worst_cases as worst_cases
 from rummy_env.core.rummikub_solver import best as solver_best
 from rummy_env.core.rummikub_solver import dominance as solver_dominance
 from rummy_env.core.rummikub_solver import merged_moves as solver_moves

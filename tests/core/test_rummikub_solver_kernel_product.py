@@ -3,7 +3,7 @@
 ``table_play._product_sweep`` runs the compiled sweep when numba is there; it must return what
 ``table_play._product_sweep_py`` returns, ``(found, bits)`` exactly, in both label orders, with
 done A states, pruned layers, jokers on either side and a ``chosen`` to extend; and the masks
-built on it must match brute force over every play (``experiments.rummikub_oracle``).
+built on it must match brute force over every play (``experiments.dev.rummikub_oracle``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import rummy_env.core.rummikub_solver as solver
-from experiments import rummikub_oracle as oracle
-from experiments import rummikub_worst_cases as worst
-from experiments.rummikub_oracle import random_meld, random_rack, random_table
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev import rummikub_worst_cases as worst
+from experiments.dev.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import kernel_product as solver_kernel_product
 from rummy_env.core.rummikub_solver import table_play as solver_table_play
 from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, parse_counts

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import rummy_env.core.rummikub_solver as solver
-from experiments import rummikub_oracle as oracle
-from experiments.rummikub_oracle import random_meld, random_rack, random_table
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import kernel as solver_kernel
 from rummy_env.core.rummikub_solver import kernel_best as solver_kernel_best
 from rummy_env.core.rummikub_solver import sweeps as solver_sweeps

@@ -3,8 +3,8 @@ the package's worked example and the cache budget.
 
 The table-play masks take one of three paths (no initial meld within the rack; one initial
 meld P1 settles the mask; the product sweep): each is checked against brute force over
-every play (``experiments.rummikub_oracle``) on positions shaped like the kept worst cases
-of ``experiments.rummikub_worst_cases`` (dense tables with jokers, both jokers in the rack,
+every play (``experiments.dev.rummikub_oracle``) on positions shaped like the kept worst cases
+of ``experiments.dev.rummikub_worst_cases`` (dense tables with jokers, both jokers in the rack,
 duplicates) at a size brute force can check, and each path is shown to be taken.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import rummy_env.core.rummikub_solver as solver
-from experiments import rummikub_oracle as oracle
-from experiments import rummikub_worst_cases as worst
-from experiments.rummikub_oracle import random_meld, random_rack, random_table
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev import rummikub_worst_cases as worst
+from experiments.dev.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import (
     extension_mask,
     is_legal_play,

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import rummy_env.core.rummikub_solver as solver
-from experiments import rummikub_oracle as oracle
-from experiments.rummikub_oracle import random_meld, random_rack, random_table
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev.rummikub_oracle import random_meld, random_rack, random_table
 from rummy_env.core.rummikub_solver import best as solver_best
 from rummy_env.core.rummikub_solver import kernel as solver_kernel
 from rummy_env.core.rummikub_solver import kernel_best as solver_kernel_best
@@ -156,7 +156,7 @@ def test_chosen_holding_an_initial_meld_gets_the_mask_after_it():
 
 
 def test_worst_case_search_mutations_keep_positions_valid():
-    from experiments import rummikub_worst_cases as worst
+    from experiments.dev import rummikub_worst_cases as worst
 
     rng = np.random.default_rng(1620)
     _name, table, rack = worst.kept_positions()[5]

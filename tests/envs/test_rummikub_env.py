@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from agents import RummikubMaxPlayAgent, make_agent
-from experiments import rummikub_oracle as oracle
-from experiments.heuristic_vs_random import measure
+from experiments.dev import rummikub_oracle as oracle
+from experiments.dev.heuristic_vs_random import measure
 from rummy_env import rummikub_v0
 from rummy_env.core.tiles import NUM_TILE_TYPES, parse_counts, tile_str
 from rummy_env.games.rummikub import COMMIT, DRAW, NUM_ACTIONS, stack_pool

@@ -1,9 +1,11 @@
-"""``python -m experiments.benchmark --vector`` and ``experiments.vector_differential``
+"""``python -m experiments.benchmark --vector`` and ``experiments.dev.vector_differential``
 run end to end on tiny budgets and refuse bad use (figures are never asserted)."""
 
 import pytest
 
-from experiments import bench_vector, benchmark, vector_differential
+from experiments import benchmark
+from experiments.benchmark import vector as bench_vector
+from experiments.dev import vector_differential
 
 
 def test_benchmark_vector_prints_the_table_with_env_side_by_side(capsys):

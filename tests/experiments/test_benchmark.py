@@ -3,6 +3,7 @@
 import pytest
 
 from experiments import benchmark
+from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
 
 
 def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
@@ -18,11 +19,11 @@ def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
 
 
 def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
-    result = benchmark.measure_rummikub(2, seed=1, oracle_positions=10)
+    result = measure_rummikub(2, seed=1, oracle_positions=10)
     assert result["hands"] == 2 and result["decisions"] > 50
     assert result["mask"]["n"] >= result["decisions"] and result["commit"]["n"] >= 1
     assert result["partition_vs_oracle"]["agree"] == result["partition_vs_oracle"]["positions"] > 0
-    text = benchmark.format_rummikub(result)
+    text = format_rummikub(result)
     assert "legal-tile mask (ms)" in text and "partition check vs integer program" in text
     with pytest.raises(SystemExit):
         benchmark.main(["--variant", "rummikub", "--hands", "0"])

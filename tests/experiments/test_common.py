@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import common
+from experiments.common import jobs as common
 from experiments.common import output_folder, parse_env_options, resolve_variant, wilson_interval
 
 

@@ -1,8 +1,8 @@
-"""``python -m experiments.heuristic_vs_random``: the report and bad use."""
+"""``python -m experiments.dev.heuristic_vs_random``: the report and bad use."""
 
 import pytest
 
-from experiments import heuristic_vs_random
+from experiments.dev import heuristic_vs_random
 
 
 def test_reports_the_win_share_and_for_crazy_rummy_the_mean_reading(capsys):

@@ -1,4 +1,4 @@
-"""``experiments.pimc_labels`` and ``experiments.selfplay_teacher``: the search's labelled
+"""``experiments.pimc_labels`` and ``experiments.selfplay.teacher``: the search's labelled
 decisions, the targets they give, and a self-play run taught by them."""
 
 import csv
@@ -10,7 +10,7 @@ import torch
 from agents import make_agent
 from agents.policy_features import Featurizer
 from experiments import pimc_labels, selfplay, train
-from experiments.selfplay_teacher import TeacherLabels, teacher_targets
+from experiments.selfplay.teacher import TeacherLabels, teacher_targets
 from rummy_env import gin_rummy_v0
 
 AGENT = "pimc:worlds=4"

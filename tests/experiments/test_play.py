@@ -8,8 +8,8 @@ import pexpect
 import pytest
 
 from experiments import play as play_job
+from experiments.common.records import read_record, replay
 from experiments.play import parse_move
-from experiments.records import read_record, replay
 from rummy_env import rummikub_v0
 
 ROOT = Path(__file__).resolve().parents[2]

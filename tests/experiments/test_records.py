@@ -1,4 +1,4 @@
-"""Game records (experiments/records.py), experiments.replay and the tournament's --record."""
+"""Game records (experiments/common/records.py), experiments.replay and the tournament's --record."""
 
 import json
 
@@ -9,7 +9,7 @@ from agents import make_agent
 from experiments import replay as replay_job
 from experiments import tournament
 from experiments.common import load_variant, play_episode
-from experiments.records import (
+from experiments.common.records import (
     GameRecorder,
     RecordMismatch,
     _deck_strings,

@@ -11,7 +11,8 @@ import torch
 
 from agents.policy import PolicyAgent
 from agents.torch_policy import ILLEGAL_LOGIT, ActorCritic, load_model, masked_logits, sample_masked, save_model
-from experiments import selfplay, selfplay_returns, train
+from experiments import selfplay, train
+from experiments.selfplay import returns as selfplay_returns
 from rummy_env import gin_rummy_v0, rummy_v0
 
 

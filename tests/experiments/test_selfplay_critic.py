@@ -1,4 +1,4 @@
-"""``experiments.selfplay_critic``: the privileged critic's input on stacked deals, the
+"""``experiments.selfplay.critic``: the privileged critic's input on stacked deals, the
 compiled heuristic seats against the Python agent, and a privileged-critic run resuming."""
 
 import json
@@ -9,7 +9,7 @@ import torch
 
 from agents import make_agent
 from experiments import selfplay, train
-from experiments.selfplay_critic import PRIVILEGED_STOCK, compiled_heuristic, privileged_features, privileged_size
+from experiments.selfplay.critic import PRIVILEGED_STOCK, compiled_heuristic, privileged_features, privileged_size
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.vector import GinRummyVec, RummyVec
 from rummy_env.vector import gin_kernel as gk
@@ -159,7 +159,7 @@ def test_suit_augmentation_is_refused_outside_gin_with_the_shared_critic(tmp_pat
 
 @pytest.mark.parametrize("module,vec_class", [(gin_rummy_v0, GinRummyVec), (rummy_v0, RummyVec)])
 def test_the_duplicate_baseline_is_the_heuristics_result_on_the_same_deck(module, vec_class):
-    from experiments.selfplay_duplicate import heuristic_rewards
+    from experiments.selfplay.duplicate import heuristic_rewards
     from rummy_env.core.cards import card_str
 
     rng = np.random.default_rng(5)

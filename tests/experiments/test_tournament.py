@@ -138,7 +138,7 @@ def test_ray_backend_gives_the_local_results(tmp_path):
 def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkeypatch):
     (tmp_path / "afile").write_text("")
     played = []
-    monkeypatch.setattr(tournament, "run_local", lambda *a, **k: played.append(a) or [])
+    monkeypatch.setattr(tournament.cli, "run_local", lambda *a, **k: played.append(a) or [])
     for args, message in [
         (["--out", str(tmp_path / "afile")], f"--out '{tmp_path}/afile' is a file, not a folder"),
         (

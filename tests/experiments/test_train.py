@@ -8,6 +8,7 @@ import pytest
 
 from agents.policy import PolicyAgent
 from experiments import tournament, train
+from experiments.train import sb3
 from rummy_env import gin_rummy_v0
 
 
@@ -151,7 +152,7 @@ def test_the_curve_has_draw_rates(trained):
     with open(trained / "learning_curve.csv") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["timestep", "episodes", "win_rate", "draw_rate", "mean_return"]
-    assert train.curve_rows([(10, 1.0), (20, 0.0), (30, -1.0), (40, 0.0)], window=4, points=1) == [
+    assert sb3.curve_rows([(10, 1.0), (20, 0.0), (30, -1.0), (40, 0.0)], window=4, points=1) == [
         {"timestep": 40, "episodes": 4, "win_rate": 0.25, "draw_rate": 0.5, "mean_return": 0.0}
     ]
 
@@ -163,7 +164,7 @@ def test_the_legend_of_the_curve_is_below_the_axes():
     import matplotlib.pyplot as plt
 
     rows = [{"timestep": 100 * i, "win_rate": 0.5, "draw_rate": 0.2} for i in range(1, 5)]
-    fig = train.curve_figure(rows, "gin_rummy_v0 vs random")
+    fig = sb3.curve_figure(rows, "gin_rummy_v0 vs random")
     fig.canvas.draw()
     ax = fig.axes[0]
     legend = ax.get_legend().get_window_extent()

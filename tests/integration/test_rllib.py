@@ -19,7 +19,7 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from agents.rllib_policy import MaskedPPOTorchRLModule, rllib_observation  # noqa: E402
-from experiments.train_rllib import RummyPettingZooEnv  # noqa: E402
+from experiments.train.rllib import RummyPettingZooEnv  # noqa: E402
 
 
 def test_rllib_observation_is_the_masking_convention():

@@ -5,16 +5,17 @@ OpenSpiel here; the figures are printed by the job, never asserted.)"""
 import pytest
 
 from experiments import benchmark
+from experiments.benchmark import envs
 from rummy_env import gin_rummy_v0
 
 
 def test_our_env_and_openspiel_are_measured_alike():
-    ours = benchmark.measure_env(lambda: gin_rummy_v0.env(), 0.2)
-    theirs = benchmark.measure_openspiel_gin(0.2)
+    ours = envs.measure_env(lambda: gin_rummy_v0.env(), 0.2)
+    theirs = envs.measure_openspiel_gin(0.2)
     for row in (ours, theirs):
         assert row["steps_per_s"] > 0 and row["episodes"] >= 1 and row["reset_us"] > 0
         assert 60 <= row["steps_per_episode"] <= 200  # random play: about 110 decisions a hand
-    text = benchmark.format_ratios([{"what": "ours", **ours}, {"what": "OpenSpiel gin_rummy", **theirs}])
+    text = envs.format_ratios([{"what": "ours", **ours}, {"what": "OpenSpiel gin_rummy", **theirs}])
     assert text.startswith("ours / OpenSpiel gin_rummy: ") and "x decision steps/s" in text
 
 

@@ -100,7 +100,7 @@ stronger state), ``kernel_best`` (the numba best-play sweep), ``kernel_product``
 product sweep of table play), ``kernel_tables`` (the flat tables the kernels read),
 ``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate`` (one
 arrangement), ``checks`` (input checks), ``memo`` (caches and budget), ``api``.
-The simple reference solvers used as test oracles live in ``experiments.rummikub_oracle``.
+The simple reference solvers used as test oracles live in ``experiments.dev.rummikub_oracle``.
 """
 
 from __future__ import annotations

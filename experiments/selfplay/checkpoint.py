@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from experiments.selfplay_config import Config
+from experiments.selfplay.config import Config
 
 
 class Checkpoints:

@@ -1,4 +1,5 @@
-"""Pieces the jobs share: loading variants, parsing options, playing one episode."""
+"""Pieces the jobs share: loading variants, parsing options, output folders, playing one
+episode, intervals."""
 
 from __future__ import annotations
 

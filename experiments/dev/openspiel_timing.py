@@ -1,8 +1,8 @@
 """How long OpenSpiel's own checks and bots take on the four OpenSpiel games
 (``rummy_env.openspiel``, the ``reference`` extra).
 
-    python -m experiments.openspiel_timing
-    python -m experiments.openspiel_timing --variants gin_rummy rummy --sims 3 --simulations 20
+    python -m experiments.dev.openspiel_timing
+    python -m experiments.dev.openspiel_timing --variants gin_rummy rummy --sims 3 --simulations 20
 
 For each variant with its default options (Rummy and Rummikub 2 players, Crazy Rummy
 3): ``pyspiel.random_sim_test(game, num_sims, serialize=True)`` (OpenSpiel's random

@@ -14,7 +14,7 @@ In another share (``--heuristic-share``) that seat is the variant's heuristic, r
 batch's observation rows like any agent.  Kickstarting (``--kickstart``, Schmitt et al.
 2018): for the learner's decisions in ``--kickstart-share`` of the games the loss adds a
 cross-entropy to the heuristic's action, its weight decaying to ``--kickstart-floor``.  With
-``--teacher-labels`` the teacher is a search instead (``experiments.selfplay_teacher``:
+``--teacher-labels`` the teacher is a search instead (``experiments.selfplay.teacher``:
 positions labelled by ``pimc``, expert iteration), and the heuristic teaches only the games
 of ``--random-share``, where one seat plays uniformly random legal actions.  The
 network reads the observation plus features computed from it (``agents.policy_features``).
@@ -58,10 +58,10 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import load_variant, output_folder, program_name
-from experiments.selfplay_checkpoint import Checkpoints, resumed_config
-from experiments.selfplay_config import Config, check_config, parse_args, vector_class
-from experiments.selfplay_report import RECENT, RunRecords
-from experiments.selfplay_returns import per_seat_gae, potential_fn
+from experiments.selfplay.checkpoint import Checkpoints, resumed_config
+from experiments.selfplay.config import Config, check_config, parse_args, vector_class
+from experiments.selfplay.logs import RECENT, RunRecords
+from experiments.selfplay.returns import per_seat_gae, potential_fn
 
 __all__ = ["Config", "Trainer", "check_config", "main", "parse_args", "vector_class"]
 
@@ -69,9 +69,9 @@ __all__ = ["Config", "Trainer", "check_config", "main", "parse_args", "vector_cl
 class Trainer(Checkpoints, RunRecords):
     """The run's state (network, optimizer, pool, counters, logs) and its loop.
 
-    The settings are :class:`experiments.selfplay_config.Config`; saving and restoring the
-    state are in :class:`experiments.selfplay_checkpoint.Checkpoints`, the logs in
-    :class:`experiments.selfplay_report.RunRecords`.
+    The settings are :class:`experiments.selfplay.config.Config`; saving and restoring the
+    state are in :class:`experiments.selfplay.checkpoint.Checkpoints`, the logs in
+    :class:`experiments.selfplay.logs.RunRecords`.
 
     Args:
         config: the run's settings.
@@ -103,7 +103,7 @@ class Trainer(Checkpoints, RunRecords):
         params = list(self.net.parameters())
         self.critic = None  # with --critic privileged: a separate network over the hidden cards too
         if config.critic == "privileged":
-            from experiments.selfplay_critic import privileged_size
+            from experiments.selfplay.critic import privileged_size
 
             self.critic = ActorCritic(self.input_size + privileged_size(self.num_players), 1, config.hidden)
             params += list(self.critic.parameters())
@@ -123,7 +123,7 @@ class Trainer(Checkpoints, RunRecords):
         self.phi = potential_fn(config.variant, config.env_options)
         self.teacher = None
         if config.teacher_labels:
-            from experiments.selfplay_teacher import TeacherLabels
+            from experiments.selfplay.teacher import TeacherLabels
 
             paths = [p for p in config.teacher_labels.split(",") if p]
             self.teacher = TeacherLabels(
@@ -149,7 +149,7 @@ class Trainer(Checkpoints, RunRecords):
     def make_vec(self):
         """A fresh batched simulator, seeded from the run seed and the update count (a resumed
         run plays new deals)."""
-        from experiments.selfplay_critic import compiled_heuristic
+        from experiments.selfplay.critic import compiled_heuristic
 
         cls = vector_class(self.cfg.variant)
         seed = int(np.random.SeedSequence([self.cfg.seed, self.updates]).generate_state(1)[0] % 2**31)
@@ -167,13 +167,13 @@ class Trainer(Checkpoints, RunRecords):
 
         Returns:
             ``(values, privileged)``: float32 tensor ``(num_envs,)`` and the critic's extra
-            input, float32 ``(num_envs, privileged_size(P))`` (``experiments.selfplay_critic``).
+            input, float32 ``(num_envs, privileged_size(P))`` (``experiments.selfplay.critic``).
         """
         import torch
 
         if self.critic is None:
             return None
-        from experiments.selfplay_critic import privileged_features
+        from experiments.selfplay.critic import privileged_features
 
         priv = privileged_features(self.vec, np.asarray(batch.current_player, np.int64))
         with torch.no_grad():
@@ -215,7 +215,7 @@ class Trainer(Checkpoints, RunRecords):
             "teacher": np.full((T, n), -1, np.int64),  # the heuristic's action (kickstarting), -1: none
         }
         if self.critic is not None:
-            from experiments.selfplay_critic import privileged_size
+            from experiments.selfplay.critic import privileged_size
 
             buf["priv"] = np.zeros((T, n, privileged_size(self.num_players)), np.float32)
         kick = np.zeros(n, bool)
@@ -301,8 +301,8 @@ class Trainer(Checkpoints, RunRecords):
 
     def subtract_duplicate_baseline(self, buf: dict[str, np.ndarray], replay: list) -> None:
         """Offset each learner's final reward against the heuristic by what the heuristic's
-        play of that seat scores on the same deck (``experiments.selfplay_duplicate``)."""
-        from experiments.selfplay_duplicate import heuristic_rewards
+        play of that seat scores on the same deck (``experiments.selfplay.duplicate``)."""
+        from experiments.selfplay.duplicate import heuristic_rewards
 
         t0 = time.perf_counter()
         steps = np.concatenate([np.full(len(r[1]), r[0]) for r in replay])
@@ -478,7 +478,7 @@ class Trainer(Checkpoints, RunRecords):
         way; then save ``model.pt``, evaluate it with ``final_eval_deals`` and write the summary."""
         from tqdm import tqdm
 
-        from experiments.selfplay_report import evaluate, write_curve
+        from experiments.selfplay.logs import evaluate, write_curve
 
         cfg = self.cfg
         self.out.mkdir(parents=True, exist_ok=True)
@@ -558,7 +558,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(f"model, curves and evaluation in {out}/")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Worst cases of the Rummikub solver: kept positions, a search for new ones, and their timings.
 
-Used by ``python -m experiments.bench_rummikub_solver --worst`` (and ``--search N`` to look
+Used by ``python -m experiments.dev.bench_rummikub_solver --worst`` (and ``--search N`` to look
 for slower positions).  A position is a valid table (it splits into melds, as every table
 a game reaches does) and a rack drawn from the tiles the table leaves; racks go up to what
 a player can hold (14 dealt plus every tile drawn).  Each position is timed in every
@@ -128,7 +128,7 @@ def kept_positions() -> list[tuple[str, np.ndarray, np.ndarray]]:
 
 def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One position of the search: dense tables, jokers, duplicates or long racks."""
-    from experiments.rummikub_oracle import random_rack, random_table
+    from experiments.dev.rummikub_oracle import random_rack, random_table
     from rummy_env.core.rummikub_solver import can_partition
 
     kind = rng.integers(4)

@@ -1,7 +1,7 @@
 """Speed of the batched engines (``rummy_env.vector``), side by side with ``env()``.
 
     python -m experiments.benchmark --vector --seconds 3
-    python -m experiments.bench_vector --seconds 3 --num-envs 1024 8192 --threads 2
+    python -m experiments.benchmark.vector --seconds 3 --num-envs 1024 8192 --threads 2
 
 Random legal play with ``vec.step_random()``: every step draws the actions inside the
 kernel and writes every game's observation (float32) and action mask (int8), as an RL
@@ -25,7 +25,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from experiments.benchmark import measure_env
+from experiments.benchmark.envs import measure_env
 from experiments.common import parse_env_options
 
 VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec"}
@@ -147,7 +147,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_vector", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.benchmark.vector", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument("--num-envs", nargs="+", type=int, default=[1, 64, 1024, 8192])
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])

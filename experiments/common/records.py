@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common import load_variant
+from experiments.common.jobs import load_variant
 
 FORMAT = "rummy_env.record/1"
 

@@ -20,12 +20,11 @@ seat is drawn at every episode.  The job writes to the output folder:
 
 Needs the ``train`` extra (torch, sb3-contrib).  ``--backend rllib`` trains one shared
 policy for all seats (self-play) with RLlib's PPO on a Ray cluster instead
-(``experiments.train_rllib``; the ``rllib`` extra).
+(:mod:`experiments.train.rllib`; the ``rllib`` extra).
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import csv
 import json
@@ -38,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
+from experiments.common import load_variant
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -274,138 +273,3 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"{row['draws']} draws in {row['games']} games"
         )
     return "\n".join(lines)
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog=program_name("experiments.train", "rummy-train"), description=__doc__.split("\n\n")[0]
-    )
-    p.add_argument(
-        "--algo",
-        choices=["ppo", "selfplay"],
-        default="ppo",
-        help="ppo: this job (default); selfplay: experiments.selfplay on the batched simulator (its own options)",
-    )
-    p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
-    p.add_argument(
-        "--backend",
-        choices=("sb3", "rllib"),
-        default="sb3",
-        help="sb3: MaskablePPO on one seat against --opponents (default); rllib: RLlib PPO, one shared "
-        "policy for all seats (self-play), on a Ray cluster (experiments.train_rllib)",
-    )
-    rl = p.add_argument_group("rllib backend")
-    rl.add_argument("--address", default=None, help="Ray cluster to join, e.g. auto (default: a local cluster)")
-    rl.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local cluster (default: all)")
-    rl.add_argument("--iterations", type=int, default=20, help="PPO iterations (default: 20)")
-    rl.add_argument("--env-runners", type=int, default=1, help="parallel sampling actors (default: 1)")
-    rl.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (default: 4000)")
-    rl.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch (default: 256)")
-    rl.add_argument("--epochs", type=int, default=10, help="SGD epochs per iteration (default: 10)")
-    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument(
-        "--opponents",
-        nargs="+",
-        default=["random"],
-        metavar="NAME",
-        help="players of the other seats: random, heuristic, self (frozen learner copy), "
-        "policy:PATH or package.module:Name (default: random)",
-    )
-    p.add_argument("--timesteps", type=int, default=300_000, help="learner decisions to train for (default: 300000)")
-    p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
-    p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/train-<variant>-<time>)")
-    p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
-    p.add_argument("--snapshot-every", type=int, default=20_000, help="self-play: steps between snapshots")
-    p.add_argument("--eval-deals", type=int, default=200, help="deals per evaluation lineup (default: 200)")
-    p.add_argument("--workers", type=int, default=2, help="evaluation worker processes (default: 2)")
-    p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = p.parse_args(argv)
-    try:
-        args.net_arch = [int(x) for x in args.net_arch.split(",")]
-        if not args.net_arch or min(args.net_arch) <= 0:
-            raise ValueError
-    except ValueError:
-        p.error(f"--net-arch must be positive integers separated by commas, e.g. 64,64; got {args.net_arch!r}")
-    for name in ("iterations", "batch_size", "minibatch_size", "epochs"):
-        if getattr(args, name) <= 0:
-            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
-    if args.env_runners < 0 or (args.num_cpus is not None and args.num_cpus <= 0):
-        p.error("--env-runners must be >= 0 and --num-cpus positive")
-    if args.backend == "rllib" and args.opponents != ["random"]:
-        p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
-    if args.backend == "rllib" and args.eval_deals == 0:
-        args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
-    for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
-        if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
-            continue
-        if getattr(args, name) <= 0:
-            p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
-    if args.minutes is not None and not args.minutes > 0:
-        p.error(f"--minutes must be positive, got {args.minutes}")
-    if args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
-    try:
-        args.variant = resolve_variant(args.variant)
-        args.env_options = parse_env_options(args.env_option)
-        if "render_mode" in args.env_options:
-            raise ValueError("render_mode is not an option for training")
-        aec = load_variant(args.variant).env(**args.env_options)
-        for i, name in enumerate(args.opponents):
-            if name != SELF:
-                make_agent(name, aec, seed=i)
-    except ValueError as err:
-        p.error(str(err))
-    args.parser = p
-    if args.backend == "rllib":
-        try:
-            import ray.rllib  # noqa: F401
-        except ImportError:
-            p.error('--backend rllib needs the rllib extra: pip install torch==2.13.0 && pip install -e ".[rllib]"')
-        return args
-    try:
-        import sb3_contrib  # noqa: F401
-    except ImportError:
-        p.error('training needs the train extra: pip install torch==2.13.0 && pip install -e ".[train]"')
-    return args
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    for i, arg in enumerate(argv):  # --algo selfplay hands every other argument to experiments.selfplay
-        if arg == "--algo=selfplay" or arg == "--algo" and argv[i + 1 : i + 2] == ["selfplay"]:
-            from experiments import selfplay
-
-            return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
-    args = parse_args(argv)
-    try:
-        out = output_folder(args.out, f"train-{args.variant}")
-    except ValueError as err:
-        args.parser.error(str(err))
-    if args.backend == "rllib":
-        from experiments import train_rllib
-
-        return train_rllib.main(args, out)
-    summary = train(
-        args.variant,
-        args.env_options,
-        args.opponents,
-        args.timesteps,
-        args.seed,
-        out,
-        minutes=args.minutes,
-        snapshot_every=args.snapshot_every,
-        n_steps=args.n_steps,
-        eval_deals=args.eval_deals,
-        workers=args.workers,
-        progress=not args.no_progress,
-        net_arch=args.net_arch,
-    )
-    print(format_summary(summary))
-    print(f"model, learning curve and evaluation in {out}/")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """How often random play ends an ``episode="game"`` truncated, per variant and table size.
 
-    python -m experiments.truncation_rates                      # every variant, 200 games each
-    python -m experiments.truncation_rates --variants rummy --games 500 --players 2 4
+    python -m experiments.dev.truncation_rates                      # every variant, 200 games each
+    python -m experiments.dev.truncation_rates --variants rummy --games 500 --players 2 4
 
 Each game is played on the engine (``env.unwrapped.game``) by uniformly random legal
 moves, seeded by its index, with ``episode="game"`` and the variant's default options
@@ -71,7 +71,7 @@ def measure(variant: str, players: int, games: int, max_moves: int = 200_000) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.truncation_rates", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.dev.truncation_rates", description=__doc__.split("\n\n")[0])
     p.add_argument("--variants", nargs="+", default=list(DEFAULT_PLAYERS), metavar="NAME")
     p.add_argument("--players", nargs="+", type=int, default=None, help="table sizes (default: per variant)")
     p.add_argument("--games", type=int, default=200, help="games per variant and table size (default: 200)")

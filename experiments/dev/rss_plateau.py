@@ -1,9 +1,9 @@
 """Resident memory of one process over many random env steps (the solver's cache budget).
 
-    python -m experiments.rss_plateau --players 2 --steps 2000000          # rummikub_v0
-    python -m experiments.rss_plateau --players 4 --steps 2000000 --every 100000
-    python -m experiments.rss_plateau --variant rummy --steps 300000        # another variant
-    python -m experiments.rss_plateau --budget-mb 8 --option initial_meld_table_play=true
+    python -m experiments.dev.rss_plateau --players 2 --steps 2000000          # rummikub_v0
+    python -m experiments.dev.rss_plateau --players 4 --steps 2000000 --every 100000
+    python -m experiments.dev.rss_plateau --variant rummy --steps 300000        # another variant
+    python -m experiments.dev.rss_plateau --budget-mb 8 --option initial_meld_table_play=true
 
 Plays uniformly random legal actions through the PettingZoo AEC env (a new seeded deal
 after every episode) and prints, every ``--every`` steps, the resident set size of the

@@ -1,14 +1,14 @@
 """Speed of the Rummikub solver on realistic mid-game positions.
 
-    python -m experiments.bench_rummikub_solver                  # 300 positions
-    python -m experiments.bench_rummikub_solver --positions 1000 --seed 1
-    python -m experiments.bench_rummikub_solver --no-numba       # pure-Python path
-    python -m experiments.bench_rummikub_solver --milp 0         # skip the ILP comparison
-    python -m experiments.bench_rummikub_solver --worst          # the kept worst cases, every option
-    python -m experiments.bench_rummikub_solver --worst --search 200 --seed 3   # and look for new ones
-    python -m experiments.bench_rummikub_solver --worst --climb 100 --seed 3    # hill-climb on time
-    python -m experiments.bench_rummikub_solver --worst --clock thread          # CPU time, shared machine
-    python -m experiments.bench_rummikub_solver --worst --first-step --no-numba # first-step calls only
+    python -m experiments.dev.bench_rummikub_solver                  # 300 positions
+    python -m experiments.dev.bench_rummikub_solver --positions 1000 --seed 1
+    python -m experiments.dev.bench_rummikub_solver --no-numba       # pure-Python path
+    python -m experiments.dev.bench_rummikub_solver --milp 0         # skip the ILP comparison
+    python -m experiments.dev.bench_rummikub_solver --worst          # the kept worst cases, every option
+    python -m experiments.dev.bench_rummikub_solver --worst --search 200 --seed 3   # and look for new ones
+    python -m experiments.dev.bench_rummikub_solver --worst --climb 100 --seed 3    # hill-climb on time
+    python -m experiments.dev.bench_rummikub_solver --worst --clock thread          # CPU time, shared machine
+    python -m experiments.dev.bench_rummikub_solver --worst --first-step --no-numba # first-step calls only
 
 Positions: a table of 30-60 tiles made of random valid melds (runs of 3-7, groups of 3-4,
 each with two chances of 0.05 of a tile replaced by a joker, so about three tables in five
@@ -29,7 +29,7 @@ from other processes on a shared machine):
   ``scipy.optimize.milp`` on the same multisets (table + a random half of the rack):
   answers must agree, and the ratio of times is printed.
 
-With ``--worst`` the kept worst cases of ``experiments.rummikub_worst_cases`` are timed in
+With ``--worst`` the kept worst cases of ``experiments.dev.rummikub_worst_cases`` are timed in
 every option combination (after the initial meld, before it rack only, before it with
 table play) for each operation the env or the heuristic agent calls, against issue 16's
 targets (50 ms for the masks and ``is_legal_play``, 250 ms for ``best_play``, with numba;
@@ -89,7 +89,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def worst(args: argparse.Namespace) -> int:
     """``--worst``: the kept worst cases (and ``--search``) against the targets."""
-    from experiments import rummikub_worst_cases as wc
+    from experiments.dev import rummikub_worst_cases as wc
     from rummy_env.core.rummikub_solver import kernel as solver_kernel
 
     if args.clock == "thread":
@@ -138,7 +138,7 @@ def worst(args: argparse.Namespace) -> int:
 
 def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(table, rack) count vectors, shape (53,), int64."""
-    from experiments.rummikub_oracle import random_rack, random_table  # after main() chose the solver path
+    from experiments.dev.rummikub_oracle import random_rack, random_table  # after main() chose the solver path
 
     table = random_table(rng, int(rng.integers(30, 61)), joker_p=0.05)
     return table, random_rack(rng, table, int(rng.integers(8, 21)))
@@ -146,7 +146,7 @@ def random_position(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 def _best_of(repeat: int, call, solver) -> float:
     """Fastest of ``repeat`` timings of ``call()``, the memo caches cleared before each."""
-    from experiments.rummikub_worst_cases import best_time
+    from experiments.dev.rummikub_worst_cases import best_time
 
     return best_time(repeat, call)
 
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import scipy  # noqa: F401
 
-            from experiments import rummikub_oracle as oracle
+            from experiments.dev import rummikub_oracle as oracle
         except ImportError:
             print("# scipy not installed: ILP comparison skipped")
             return 0

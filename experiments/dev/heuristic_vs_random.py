@@ -1,9 +1,9 @@
 """One baseline heuristic against random agents, episode by episode: the figures the
 variant issues set as targets for their heuristics.
 
-    python -m experiments.heuristic_vs_random --variant crazy_rummy --episodes 3000
-    python -m experiments.heuristic_vs_random --variant rummikub --episodes 800
-    python -m experiments.heuristic_vs_random --variant crazy_rummy --episodes 200 --env-option episode=game
+    python -m experiments.dev.heuristic_vs_random --variant crazy_rummy --episodes 3000
+    python -m experiments.dev.heuristic_vs_random --variant rummikub --episodes 800
+    python -m experiments.dev.heuristic_vs_random --variant crazy_rummy --episodes 200 --env-option episode=game
 
 Episode ``k`` (``k = 0 .. episodes-1``) is dealt with reset seed ``k``; the heuristic sits
 in seat ``k % n`` and the other seats hold random agents seeded ``k + seat``, so every run
@@ -71,7 +71,9 @@ def measure(variant: str, episodes: int, env_options: dict) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.heuristic_vs_random", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.dev.heuristic_vs_random", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--variant", required=True, help="e.g. crazy_rummy or rummikub_v0")
     p.add_argument("--episodes", type=int, default=1000, help="episodes to play (default 1000)")
     p.add_argument(

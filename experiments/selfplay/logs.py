@@ -1,6 +1,6 @@
 """Evaluation, logs and learning curves of ``experiments.selfplay`` runs.
 
-python -m experiments.selfplay_report results/selfplay-gin     # redraw curve.png from eval.csv
+python -m experiments.selfplay.logs results/selfplay-gin     # redraw curve.png from eval.csv
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ class RunRecords:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m experiments.selfplay_report RUN_FOLDER", file=sys.stderr)
+        print("usage: python -m experiments.selfplay.logs RUN_FOLDER", file=sys.stderr)
         return 2
     print(write_curve(Path(args[0])))
     return 0

@@ -48,7 +48,7 @@ class Config:
     kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
     kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
     kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
-    critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay_critic)
+    critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay.critic)
     # epochs of an update that train the privileged critic: the hidden cards identify each game,
     # so more passes over one rollout memorize its games instead of learning values
     critic_epochs: int = 1
@@ -57,7 +57,7 @@ class Config:
     suit_augment: float = 0.0
     # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
     duplicate_baseline: bool = False
-    # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay_teacher):
+    # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay.teacher):
     # pimc_labels files, comma-separated; "": the heuristic teaches
     teacher_labels: str = ""
     teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
@@ -193,7 +193,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 default=value,
                 choices=["shared", "privileged"],
                 help="value function: a head on the policy's trunk, or a separate network that also sees "
-                "the hidden cards (training only; experiments.selfplay_critic)",
+                "the hidden cards (training only; experiments.selfplay.critic)",
             )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")

@@ -1,0 +1,5 @@
+import sys
+
+from experiments.benchmark.cli import main
+
+sys.exit(main())

@@ -1,0 +1,94 @@
+"""The command line of ``python -m experiments.benchmark``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+from collections.abc import Sequence
+
+import numpy as np
+
+import rummy_env
+from experiments.benchmark.envs import compare_gin, format_ratios, format_rows, measure_env, variant_name
+from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
+from experiments.common import load_variant, parse_env_options
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.benchmark",
+        description="Speed of the environments: decision steps per second and reset time.",
+    )
+    p.add_argument("--variant", default="all", help="variant to measure, e.g. rummy or rummy_v0 (default: all)")
+    p.add_argument("--seconds", type=float, default=10.0, help="seconds of play per measurement (default: 10)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random players (default: 0)")
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="with --variant gin_rummy: also measure OpenSpiel's and RLCard's Gin Rummy (bench extra)",
+    )
+    p.add_argument(
+        "--vector",
+        action="store_true",
+        help="the batched engines (rummy_env.vector, gin_rummy and rummy) over num_envs and threads, "
+        "side by side with env(): see experiments.benchmark.vector",
+    )
+    p.add_argument(
+        "--hands",
+        type=int,
+        default=100,
+        help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)",
+    )
+    p.add_argument(
+        "--no-gc-freeze",
+        action="store_true",
+        help="with --variant rummikub: time with the imported objects left in the collector's scans",
+    )
+    args = p.parse_args(argv)
+    if not math.isfinite(args.seconds) or args.seconds <= 0:
+        p.error(f"--seconds must be a positive number, got {args.seconds}")
+    if args.hands <= 0:
+        p.error(f"--hands must be a positive integer, got {args.hands}")
+    if args.vector:
+        from experiments.benchmark import vector
+
+        forward = ["--seconds", str(args.seconds), "--seed", str(args.seed)]
+        if args.variant != "all":
+            forward += ["--variant", args.variant.removesuffix("_v0")]
+        return vector.main(forward + [f"--env-option={o}" for o in args.env_option])
+    try:
+        variants = list(rummy_env.VARIANTS) if args.variant == "all" else [variant_name(args.variant)]
+        options = parse_env_options(args.env_option)
+        for v in variants:
+            load_variant(v).env(**options)  # refuse bad options before measuring
+        if args.compare and variants != ["gin_rummy_v0"]:
+            raise ValueError("--compare measures Gin Rummy only: use --variant gin_rummy --compare")
+    except ValueError as err:
+        p.error(str(err))
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}; "
+        f"{args.seconds:g} s of random legal play per row, observation and mask read every step"
+    )
+    if args.compare:
+        try:
+            rows = compare_gin(args.seconds, args.seed, options)
+        except ValueError as err:
+            p.error(str(err))
+        print(format_rows(rows))
+        print(format_ratios(rows))
+        return 0
+    if variants == ["rummikub_v0"]:
+        result = measure_rummikub(args.hands, args.seed, options, freeze_gc=not args.no_gc_freeze)
+        print(format_rummikub(result))
+        print()
+    rows = []
+    for v in variants:
+        module = load_variant(v)
+        label = f"rummy_env {v}.env({', '.join(f'{k}={val!r}' for k, val in options.items())})"
+        rows.append(
+            {"what": label, **measure_env(lambda module=module: module.env(**options), args.seconds, args.seed)}
+        )
+    print(format_rows(rows))
+    return 0

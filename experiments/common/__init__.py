@@ -1,0 +1,25 @@
+"""What several jobs share: the helpers of every job (:mod:`experiments.common.jobs`), game
+records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
+(:mod:`experiments.common.interrupt`)."""
+
+from experiments.common.jobs import (
+    load_variant,
+    output_folder,
+    parse_env_options,
+    play_episode,
+    program_name,
+    resolve_variant,
+    usable_cpus,
+    wilson_interval,
+)
+
+__all__ = [
+    "load_variant",
+    "output_folder",
+    "parse_env_options",
+    "play_episode",
+    "program_name",
+    "resolve_variant",
+    "usable_cpus",
+    "wilson_interval",
+]

@@ -1,0 +1,111 @@
+"""The batched engines against ``env()`` at scale: every decision compared.
+
+    python -m experiments.dev.vector_differential --decisions 1000000
+
+For each configuration (Gin Rummy with several rule options; basic Rummy with 2 to 6
+players and its options) a kernel batch (``GinRummyVec`` / ``RummyVec``) and the
+pure-Python batch of ``raw_env`` games (``ReferenceGinRummyVec`` / ``ReferenceRummyVec``:
+the same deals, ``env.reset(options=deal)``, and the same random actions) are stepped
+together with ``step_random()`` until the configuration's share of ``--decisions`` is
+reached; at every step every field of the two batches (observation, action mask,
+acting seat, rewards, terminated, truncated) and the game totals must be equal.  The
+tests (``tests/vector``) run the same comparison for a few thousand decisions, and also
+replay games in the wrapped ``env()`` from ``deal_of``.  Prints one row per
+configuration: decisions and episodes compared, mismatches (must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, RummyVec
+
+GIN = [
+    {},
+    {"knock_limit": 0, "big_gin": False, "reward": "score"},
+    {"knock_limit": 25, "gin_bonus": 7, "undercut_bonus": 3, "big_gin_bonus": 0},
+    {"oklahoma": True, "reward": "score", "max_turns": 30},
+]
+RUMMY = [
+    {"num_players": 2},
+    {"num_players": 2, "ace_high": True, "reward": "score", "max_turns": 200},
+    {"num_players": 3, "reshuffle": "whole_pile"},
+    {"num_players": 4, "ace_high": True, "reward": "score"},
+    {"num_players": 5, "max_turns": 100},
+    {"num_players": 6, "reshuffle": "whole_pile", "ace_high": True},
+]
+
+
+def compare(kernel_class, reference_class, options: dict, decisions: int, num_envs: int, seed: int) -> dict:
+    """Step both batches until ``decisions`` decisions; count and check them.
+
+    Returns:
+        dict with ``decisions``, ``episodes``, ``mismatches`` and ``first_mismatch``
+        (step, field, game) or None.
+    """
+    vec = kernel_class(num_envs, seed=seed, num_threads=1, **options)
+    ref = reference_class(num_envs, seed=seed, **options)
+    batch, expected = vec.reset(), ref.reset()
+    done = 0
+    episodes = mismatches = step = 0
+    first = None
+    pending = np.zeros(num_envs, bool)
+    while done < decisions:
+        for name, got, want in zip(Batch._fields, batch, expected, strict=True):
+            if not np.array_equal(got, want):
+                bad = np.flatnonzero((got != want).reshape(num_envs, -1).any(axis=1))
+                mismatches += bad.size
+                first = first or (step, name, int(bad[0]))
+        if not np.array_equal(vec.scores, ref.scores):
+            mismatches += 1
+            first = first or (step, "scores", -1)
+        if mismatches:
+            break
+        done += int((~pending).sum()) if step else 0
+        pending = batch.terminated | batch.truncated
+        episodes += int(pending.sum())
+        batch, expected = vec.step_random(), ref.step_random()
+        step += 1
+    return {"decisions": done, "episodes": episodes, "mismatches": mismatches, "first_mismatch": first}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.dev.vector_differential", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--decisions", type=int, default=1_000_000, help="decisions per variant (default: 10^6)")
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--variant", nargs="+", default=["gin_rummy", "rummy"], choices=["gin_rummy", "rummy"])
+    args = p.parse_args(argv)
+    if args.decisions < 1 or args.num_envs < 1:
+        p.error("--decisions and --num-envs must be positive")
+    total_bad = 0
+    print("| variant | options | decisions | episodes | mismatches | seconds |")
+    print("|---|---|---:|---:|---:|---:|")
+    for variant in args.variant:
+        kernel, reference, configs = (
+            (GinRummyVec, ReferenceGinRummyVec, GIN) if variant == "gin_rummy" else (RummyVec, ReferenceRummyVec, RUMMY)
+        )
+        share = -(-args.decisions // len(configs))
+        for k, options in enumerate(configs):
+            t = time.perf_counter()
+            r = compare(kernel, reference, options, share, args.num_envs, args.seed + k)
+            total_bad += r["mismatches"]
+            text = ", ".join(f"{key}={v!r}" for key, v in options.items()) or "defaults"
+            note = f" first: {r['first_mismatch']}" if r["mismatches"] else ""
+            print(
+                f"| {variant} | {text} | {r['decisions']:,} | {r['episodes']:,} | {r['mismatches']}{note} "
+                f"| {time.perf_counter() - t:.0f} |",
+                flush=True,
+            )
+    return 1 if total_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

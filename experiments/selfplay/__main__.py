@@ -1,0 +1,5 @@
+import sys
+
+from experiments.selfplay.trainer import main
+
+sys.exit(main())

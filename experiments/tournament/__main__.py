@@ -1,0 +1,5 @@
+import sys
+
+from experiments.tournament.cli import main
+
+sys.exit(main())

@@ -1,0 +1,176 @@
+"""The main job: a round-robin tournament of named agents on real games.
+
+    python -m experiments.tournament                      # every variant, baseline agents
+    python -m experiments.tournament --variants rummy_v0 --agents random heuristic --deals 500
+    python -m experiments.tournament --variants rummy_v0 --env-option num_players=4
+    python -m experiments.tournament --backend ray --address auto   # on a running Ray cluster
+
+Each *matchup* is a lineup of agents, one per seat (every multiset of the named agents
+with at least two different ones).  Each *deal* (a reset seed) of a matchup is played
+once per seat rotation, so every agent of the lineup plays every seat of the same
+cards: duplicate play, which cancels most of the luck of the deal.  Deals run in
+parallel worker processes.  At the end the job prints, per variant, each agent's games,
+win rate with a 95% Wilson interval, mean points per hand and an OpenSkill
+(Plackett-Luce) rating, and writes ``games.csv``, ``summary.csv``, ``summary.json`` and
+``win_rates.png`` to the results folder.
+
+Winners are read from ``reward="win"`` returns (a positive return is a win; a shared
+win counts as a fraction), so the job always plays with ``reward="win"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import rummy_env
+from experiments.common import output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
+from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
+from experiments.tournament.report import format_table, summarize, write_results
+from experiments.tournament.run import run_local, run_ray
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.tournament", "rummy-tournament"), description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(rummy_env.VARIANTS),
+        metavar="NAME",
+        help=f"variants to play, e.g. rummy or rummy_v0 (default: all: {' '.join(rummy_env.VARIANTS)})",
+    )
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="agents to enter: random, heuristic, ismcts or pimc (search agents; options after a colon, "
+        "e.g. ismcts:simulations=400), policy:PATH (a model saved by experiments.train), "
+        "rllib:PATH (a checkpoint of experiments.train --backend rllib), "
+        "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",
+    )
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals per matchup, each played once per seat rotation (default: enough for about "
+        "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=usable_cpus(),
+        help="local worker processes (default: the CPUs this process may use; the ray backend uses the cluster's)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: address of a running Ray cluster (default: start a local one)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument(
+        "--env-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of env(), e.g. num_players=3 (repeatable)",
+    )
+    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/tournament-<time>)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each "
+        "lineup to DIR (with --backend ray the workers write them: use a folder every node can reach)",
+    )
+    p.add_argument("--record-games", type=int, default=1, metavar="N", help="games recorded per lineup (default: 1)")
+    args = p.parse_args(argv)
+    if args.record_games < 0:
+        p.error(f"--record-games must be >= 0, got {args.record_games}")
+    for name in ("deals", "workers"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            p.error(f"--{name} must be a positive integer, got {value}")
+    if args.deals is not None and args.deals > MAX_DEALS:
+        # the chunks of work are listed up front: a huge count would fill the memory before a game is played
+        p.error(f"--deals {args.deals} is more than {MAX_DEALS:,} deals per lineup (days of play on a cluster)")
+    if args.seed < 0:
+        p.error(f"--seed must be >= 0, got {args.seed}")
+    if args.address is not None and args.backend != "ray":
+        p.error("--address goes with --backend ray")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            p.error('--backend ray needs Ray: pip install -e ".[distributed]"')
+    try:
+        args.variants = list(dict.fromkeys(resolve_variant(v) for v in args.variants))
+        args.env_options = parse_env_options(args.env_option)
+    except ValueError as err:
+        p.error(str(err))
+    if "reward" in args.env_options:
+        p.error("the tournament reads winners from reward='win'; do not pass the reward option")
+    if "render_mode" in args.env_options:
+        p.error("the tournament plays thousands of games: render_mode is not an option here")
+    args.parser = p
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tournament from the command line; returns the exit code."""
+    args = parse_args(argv)
+    try:
+        chunks = make_chunks(
+            args.variants,
+            args.agents,
+            args.deals,
+            args.env_options,
+            args.seed,
+            record_dir=str(args.record.resolve()) if args.record else None,
+            record_games=args.record_games if args.record else 0,
+        )
+        # the folders are made now: a bad path must fail before the games, not after them
+        out = output_folder(args.out, "tournament")
+        if args.record:
+            output_folder(args.record, "record", what="--record")
+    except ValueError as err:
+        args.parser.error(str(err))
+    start = time.perf_counter()
+    if args.backend == "ray":
+        records = run_ray(chunks, args.address, progress=not args.no_progress)
+    else:
+        records = run_local(chunks, args.workers, progress=not args.no_progress)
+    elapsed = time.perf_counter() - start
+    rows = summarize(records)
+    deals: dict[str, int] = defaultdict(int)
+    for c in chunks:
+        deals[f"{c.variant}: {' vs '.join(c.lineup)}"] += c.count
+    meta = {
+        "variants": args.variants,
+        "deals_per_lineup": dict(deals),
+        "seed": args.seed,
+        "env_options": args.env_options,
+        "backend": args.backend,
+        "workers": args.workers if args.backend == "local" else None,
+        "games": len(records),
+        "seconds": round(elapsed, 2),
+    }
+    write_results(out, records, rows, meta)
+    print(format_table(rows))
+    where = f"{args.workers} worker(s)" if args.backend == "local" else "Ray"
+    print(f"\n{len(records)} games in {elapsed:.1f} s on {where}; results in {out}/")
+    print("(an agent's 'games' counts the seats it played: one per game, or more when a lineup seats it twice)")
+    return 0

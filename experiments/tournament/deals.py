@@ -1,0 +1,169 @@
+"""The work of a tournament: lineups, duplicate deals, and the chunks of deals a worker plays.
+
+Each *matchup* is a lineup of agents, one per seat (every multiset of the named agents
+with at least two different ones).  Each *deal* (a reset seed) of a matchup is played
+once per seat rotation, so every agent of the lineup plays every seat of the same
+cards: duplicate play, which cancels most of the luck of the deal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import agent_names, make_agent
+from experiments.common import load_variant, play_episode
+
+#: Games per variant when ``--deals`` is not given (split over the lineups and seat
+#: rotations): the default run of every variant takes about a minute on 2 cores.
+DEFAULT_GAMES = {"rummy_v0": 16000, "crazy_rummy_v0": 6000, "gin_rummy_v0": 16000, "rummikub_v0": 480}
+
+#: The most ``--deals`` per lineup.
+MAX_DEALS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deals ``first .. first+count-1`` of one matchup, for one worker call."""
+
+    variant: str
+    env_options: tuple[tuple[str, Any], ...]
+    lineup: tuple[str, ...]
+    first: int
+    count: int
+    seed: int
+    record_dir: str | None = None  # --record: write the first record_games games of the lineup there
+    record_games: int = 0
+
+
+_ENVS: dict[tuple, Any] = {}  # one env per (variant, options) per worker process
+
+
+def deal_seed(seed: int, variant: str, deal: int) -> int:
+    """The reset seed of a deal: a function of the job seed, variant and deal only, so
+    every matchup plays the same deals."""
+    ss = np.random.SeedSequence([seed, zlib.crc32(variant.encode()), deal])
+    return int(ss.generate_state(1)[0])
+
+
+def run_chunk(chunk: Chunk) -> list[dict]:
+    """Play every seat rotation of each deal of ``chunk``; one record per game."""
+    key = (chunk.variant, chunk.env_options)
+    env = _ENVS.get(key)
+    if env is None:
+        env = _ENVS[key] = load_variant(chunk.variant).env(**dict(chunk.env_options))
+    k = len(chunk.lineup)
+    records = []
+    for deal in range(chunk.first, chunk.first + chunk.count):
+        seed = deal_seed(chunk.seed, chunk.variant, deal)
+        for rotation in range(k):
+            seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
+            agents = [make_agent(name, env, seed=seed + 7919 * i) for i, name in enumerate(seats)]
+            if chunk.record_dir is not None and deal * k + rotation < chunk.record_games:
+                result = _play_and_record(env, agents, seed, chunk, seats, deal, rotation)
+            else:
+                result = play_episode(env, agents, seed)
+            returns = result["returns"]
+            winners = [i for i, r in enumerate(returns) if r > 1e-9]
+            records.append(
+                {
+                    "variant": chunk.variant,
+                    "lineup": " vs ".join(chunk.lineup),
+                    "deal": deal,
+                    "seed": seed,
+                    "rotation": rotation,
+                    "seats": seats,
+                    "returns": returns,
+                    "win_share": [1.0 / len(winners) if i in winners else 0.0 for i in range(k)],
+                    "points_per_hand": [
+                        info.get("total_score", 0) / max(1, info.get("hand", 1)) for info in result["infos"]
+                    ],
+                    "steps": result["steps"],
+                    "truncated": result["truncated"],
+                }
+            )
+    return records
+
+
+def _play_and_record(env: Any, agents: list, seed: int, chunk: Chunk, seats: list, deal: int, rotation: int) -> dict:
+    """``play_episode`` that also writes the game's record (``experiments/common/records.py``)."""
+    import re
+
+    from experiments.common.records import play_recorded, write_record
+
+    result, lines = play_recorded(env, agents, seed, dict(chunk.env_options), seats)
+    lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
+    write_record(lines, Path(chunk.record_dir) / f"{chunk.variant}-{lineup}-deal{deal}-rot{rotation}.jsonl")
+    return result
+
+
+def lineups(agents: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """Every multiset of ``agents`` of size ``seats`` with at least two different agents."""
+    return [c for c in itertools.combinations_with_replacement(agents, seats) if len(set(c)) > 1]
+
+
+def default_deals(variant: str, matchups: int, seats: int) -> int:
+    """Deals per matchup that spend the variant's default game budget (each deal is
+    played once per seat rotation)."""
+    return max(1, DEFAULT_GAMES.get(variant, 2000) // (matchups * seats))
+
+
+def absolute_policy(name: str) -> str:
+    """``policy:PATH`` and ``rllib:PATH`` with an absolute path, so that workers started elsewhere (Ray)
+    find the model; other names unchanged.  On a cluster the path must be on a file
+    system every node sees."""
+    for prefix in ("policy:", "rllib:"):
+        if name.startswith(prefix):
+            return prefix + str(Path(name[len(prefix) :]).resolve())
+    return name
+
+
+def make_chunks(
+    variants: Sequence[str],
+    agents: Sequence[str] | None,
+    deals: int | None,
+    env_options: dict[str, Any],
+    seed: int,
+    chunk_size: int = 25,
+    record_dir: str | None = None,
+    record_games: int = 0,
+) -> list[Chunk]:
+    """The work of a tournament, cut into chunks of ``chunk_size`` deals.
+
+    Raises:
+        ValueError: an unknown variant or agent, or env options the variant refuses.
+    """
+    chunks = []
+    for variant in variants:
+        module = load_variant(variant)
+        env = module.env(**env_options)  # validates the options now, in this process
+        known = agent_names(env.unwrapped.metadata["name"])
+        names = [absolute_policy(a) for a in dict.fromkeys(agents)] if agents else known
+        for name in names:
+            make_agent(name, env, seed=0)  # an unknown name or a bad import path fails here
+        seats = len(env.possible_agents)
+        matchups = lineups(names, seats)
+        if not matchups:
+            raise ValueError(f"{variant}: a tournament needs at least two different agents, got {', '.join(names)}")
+        n_deals = deals if deals is not None else default_deals(variant, len(matchups), seats)
+        for lineup in matchups:
+            for first in range(0, n_deals, chunk_size):
+                chunks.append(
+                    Chunk(
+                        variant,
+                        tuple(sorted(env_options.items())),
+                        lineup,
+                        first,
+                        min(chunk_size, n_deals - first),
+                        seed,
+                        record_dir,
+                        record_games,
+                    )
+                )
+    return chunks

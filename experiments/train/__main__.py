@@ -1,0 +1,5 @@
+import sys
+
+from experiments.train.cli import main
+
+sys.exit(main())
