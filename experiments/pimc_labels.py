@@ -1,6 +1,7 @@
 """Decisions labelled by the ``pimc`` search, for self-play's teacher (expert iteration).
 
     python -m experiments.pimc_labels --minutes 30 --workers 2 --out results/labels/gin.npz
+    python -m experiments.pimc_labels --minutes 30 --backend ray --address auto --out results/labels/gin.npz
     python -m experiments.selfplay --teacher-labels results/labels/gin.npz ...
 
 Expert iteration (Anthony, Tian and Barber 2017): a search that plays better than the
@@ -13,13 +14,18 @@ each legal action, and the heuristic's own choice there.  The search reads the e
 only through ``resample`` of the acting seat, like any agent, so a label uses only what
 its player can know.
 
+The games are dealt from one stream (game ``g`` from seed ``seed + g``) and played in chunks
+of :data:`CHUNK_GAMES` games, on local worker processes or as Ray tasks (``--backend ray``:
+a cluster makes labels at the rate of its cores), until ``--games`` games or ``--minutes``
+minutes; Ctrl-C stops it and writes the labels of the chunks finished.
+
 The ``.npz`` file holds ``observation`` (float16 ``(N, obs_size)``: the observation's
 entries are small integers, exact in float16), ``mask`` (bool ``(N, num_actions)``),
 ``values`` (float32 ``(N, num_actions)``, NaN for illegal actions), ``heuristic`` and
 ``search`` (int64 ``(N,)``: the heuristic's and the search's choice), ``game`` (int64
 ``(N,)``: the game's number in the file), ``result`` (float32 ``(games,)``: the search's
 seat's final reward in each game) and a JSON ``meta`` string (variant, options,
-agent spec, seeds, games, seconds).
+agent spec, seed, games, seconds, and ``stopped_early`` after a Ctrl-C).
 """
 
 from __future__ import annotations
@@ -28,13 +34,18 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
+from experiments.common.interrupt import StopRequest
+from experiments.common.parallel import run_tasks
+
+#: games per task: a multiple of 2, 3 and 4, so that the search's seat, which moves on by one
+#: with every game, takes every seat equally often in each chunk
+CHUNK_GAMES = 12
 
 #: the search of the labels by default: ``pimc`` with fewer worlds than its default 500 (and in
 #: Gin uniform worlds, ``model=0``: the opponent model is Gin's only)
@@ -54,6 +65,7 @@ def label_games(
     seed: int,
     games: int | None = None,
     seconds: float | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> dict[str, np.ndarray]:
     """Play games of the search agent against the heuristic and label the search's decisions.
 
@@ -65,6 +77,7 @@ def label_games(
         seed: game ``g`` is dealt with seed ``seed + g``; the agents' seeds follow from it.
         games: how many games at most.
         seconds: stop starting new games after this many seconds (wall clock).
+        stopped: checked before each game; True ends the run there (Ctrl-C).
 
     Returns:
         The arrays of the module docstring (``meta`` not included), the search's seat being
@@ -91,7 +104,11 @@ def label_games(
     results = []  # the search's seat's final reward in each game
     start = time.perf_counter()
     g = 0
-    while (games is None or g < games) and (seconds is None or time.perf_counter() - start < seconds):
+    while (
+        (games is None or g < games)
+        and (seconds is None or time.perf_counter() - start < seconds)
+        and not (stopped is not None and stopped())
+    ):
         env.reset(seed=seed + g)
         searcher = env.possible_agents[g % len(env.possible_agents)]
         for agent in env.agent_iter():
@@ -161,6 +178,34 @@ def load_labels(path: str | Path) -> dict:
     return out
 
 
+def label_chunk(task: tuple, stopped: Callable[[], bool] | None = None) -> dict[str, np.ndarray]:
+    """One chunk of a label run: ``label_games`` on games ``first .. first + count - 1`` of the
+    stream, stopping at the wall-clock ``deadline`` (``time.time()``; None: none).
+
+    Args:
+        task: ``(variant, env_options, agent_spec, seed, first, count, deadline)``.
+        stopped: in this process, a stop request's check (the chunk ends after its current game).
+
+    Returns:
+        the chunk's labels (:func:`label_games`; game numbers local to the chunk).
+    """
+    variant, env_options, agent_spec, seed, first, count, deadline = task
+    seconds = None if deadline is None else max(0.0, deadline - time.time())
+    if seconds == 0.0:
+        return label_games(variant, env_options, agent_spec, seed + first, games=0)
+    return label_games(variant, env_options, agent_spec, seed + first, games=count, seconds=seconds, stopped=stopped)
+
+
+def chunks(variant: str, env_options: dict, agent: str, seed: int, games: int | None, deadline: float | None):
+    """The tasks of a label run (:func:`label_chunk`), lazily: they stop after ``games`` games or
+    once the ``deadline`` (``time.time()``) has passed."""
+    first = 0
+    while (games is None or first < games) and (deadline is None or time.time() < deadline):
+        count = CHUNK_GAMES if games is None else min(CHUNK_GAMES, games - first)
+        yield (variant, env_options, agent, seed, first, count, deadline)
+        first += count
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=__doc__.split("\n\n")[0]
@@ -172,11 +217,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help=f"the search that labels (default: {DEFAULT_AGENT} in Gin, {default_agent('rummy_v0')} elsewhere)",
     )
-    p.add_argument("--games", type=int, default=None, help="games per worker at most")
-    p.add_argument("--minutes", type=float, default=None, help="wall-clock minutes (each worker stops then)")
-    p.add_argument("--workers", type=int, default=1, help="processes, each playing its own games (default: 1)")
-    p.add_argument("--seed", type=int, default=0, help="worker w deals games from seed + w * 1_000_000")
+    p.add_argument("--games", type=int, default=None, help="games to play at most, in all")
+    p.add_argument("--minutes", type=float, default=None, help="wall-clock minutes: no game starts after them")
+    p.add_argument("--workers", type=int, default=1, help="local processes (default: 1)")
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster",
+    )
+    p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
+    p.add_argument("--seed", type=int, default=0, help="game g is dealt from seed + g (default: 0)")
     p.add_argument("--out", type=Path, required=True, help="the .npz file to write")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     if args.games is None and args.minutes is None:
         p.error("give --games or --minutes (or both)")
@@ -186,6 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         or (args.minutes is not None and args.minutes <= 0)
     ):
         p.error("--workers and --games must be positive integers and --minutes positive")
+    if args.address is not None and args.backend != "ray":
+        p.error("--address goes with --backend ray")
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
@@ -195,30 +250,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         output_folder(args.out.parent, "", what="--out's folder")
         if args.out.is_dir():
             raise ValueError(f"--out {str(args.out)!r} is a folder: name the .npz file to write")
+        args.agent = args.agent or default_agent(variant)
+        label_games(variant, env_options, args.agent, args.seed, games=0)  # an agent without values fails now
+        if args.backend == "ray":
+            import ray  # noqa: F401
     except ValueError as err:
         p.error(str(err))
-    args.agent = args.agent or default_agent(variant)
-    seconds = None if args.minutes is None else 60 * args.minutes
+    except ImportError:
+        p.error('--backend ray needs Ray: pip install -e ".[distributed]"')
+    from tqdm import tqdm
+
     start = time.perf_counter()
-    jobs = [
-        (variant, env_options, args.agent, args.seed + w * 1_000_000, args.games, seconds) for w in range(args.workers)
-    ]
-    try:
-        if args.workers == 1:
-            parts = [label_games(*jobs[0])]
-        else:
-            with ProcessPoolExecutor(args.workers) as pool:
-                parts = list(pool.map(label_games, *zip(*jobs, strict=True)))
-    except ValueError as err:
-        p.error(str(err))
-    labels = merge(parts)
+    deadline = None if args.minutes is None else time.time() + 60 * args.minutes
+    tasks = chunks(variant, env_options, args.agent, args.seed, args.games, deadline)
+    with (
+        StopRequest(
+            "pimc_labels", "ending the games in progress, then writing the labels of the chunks finished"
+        ) as stop,
+        tqdm(total=args.games, unit="game", disable=True if args.no_progress else None, file=sys.stderr) as bar,
+    ):
+        parts = run_tasks(
+            label_chunk,
+            tasks,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            stop=stop,
+            on_result=lambda task, part: bar.update(len(part["result"])),
+            in_process_stop=True,
+        )
+    labels = merge(parts) if parts else merge([label_games(variant, env_options, args.agent, args.seed, games=0)])
     meta = {
         "variant": variant,
         "env_options": env_options,
         "agent": args.agent,
-        "seeds": [j[3] for j in jobs],
+        "seed": args.seed,
+        "chunk_games": CHUNK_GAMES,
         "games": len(labels["result"]),
         "seconds": round(time.perf_counter() - start, 1),
+        "stopped_early": stop.requested,
     }
     np.savez_compressed(args.out, meta=json.dumps(meta), **labels)
     n = len(labels["search"])
@@ -228,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{n} decisions from {meta['games']} games in {meta['seconds']} s -> {args.out} "
         f"(the search chose the heuristic's action in {same:.1%} and won {wins:.1%} of the games)"
     )
+    if stop.requested:
+        print(stop.kept(f"the labels of {meta['games']} finished games in {args.out}"))
+        return stop.exit_code
     return 0
 
 

@@ -20,7 +20,7 @@ import argparse
 import csv
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from experiments.common import (
     resolve_variant,
     wilson_interval,
 )
+from experiments.common.interrupt import StopRequest
 from experiments.tournament import deal_seed
 
 BUDGET_OPTION = {"pimc": "worlds", "ismcts": "simulations"}
@@ -86,19 +87,26 @@ def measure(
     deals: int,
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``spec`` against ``opponent`` on ``variant``.
 
+    Args:
+        stopped: checked before each deal; when it returns True (Ctrl-C) the measure ends
+            with the deals finished.
+
     Returns:
-        dict: ``games``, ``win_rate`` (the search agent's share of wins), ``ci_low``,
-        ``ci_high`` (95% Wilson, one trial per deal), ``median_ms``, ``p99_ms``,
+        dict: ``deals`` (played), ``games``, ``win_rate`` (the search agent's share of wins),
+        ``ci_low``, ``ci_high`` (95% Wilson, one trial per deal), ``median_ms``, ``p99_ms``,
         ``max_ms``, ``decisions``.
     """
     env = load_variant(variant).env(**(env_options or {}))
     warm_up(variant)
     n = len(env.possible_agents)
-    wins, games, times = 0.0, 0, []
+    wins, games, times, played = 0.0, 0, [], 0
     for deal in range(deals):
+        if stopped is not None and stopped():
+            break
         reset_seed = deal_seed(seed, variant, deal)
         for seat in range(n):
             agents = [make_agent(opponent, env, seed=reset_seed + 7919 * q) for q in range(n)]
@@ -109,10 +117,12 @@ def measure(
             wins += 1.0 / len(winners) if seat in winners else 0.0
             games += 1
             times += timed.times
-    rate = wins / games
-    low, high = wilson_interval(rate, deals)
+        played += 1
+    rate = wins / max(1, games)
+    low, high = wilson_interval(rate, played)
     ms = np.array(times) * 1e3 if times else np.zeros(1)
     return {
+        "deals": played,
         "games": games,
         "win_rate": rate,
         "ci_low": low,
@@ -179,25 +189,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         p.error(str(err))
     rows = []
-    for budget, spec in zip(args.budgets, specs, strict=True):
-        start = time.perf_counter()
-        row = {"variant": variant, "agent": spec, "opponent": args.opponent, "budget": budget}
-        row.update(measure(variant, spec, args.opponent, args.deals, args.seed, env_options))
-        row["seconds"] = round(time.perf_counter() - start, 1)
-        rows.append(row)
-        print(
-            f"{spec:<40} vs {args.opponent}: win rate {row['win_rate']:.3f} [{row['ci_low']:.3f}, "
-            f"{row['ci_high']:.3f}] over {row['games']} games; decision ms median {row['median_ms']:.1f} "
-            f"p99 {row['p99_ms']:.1f} max {row['max_ms']:.1f} ({row['seconds']} s)",
-            flush=True,
-        )
-        with open(out / "search_budget.csv", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+    with StopRequest("search_budget", "ending after the deal in progress, then writing the budgets measured") as stop:
+        for budget, spec in zip(args.budgets, specs, strict=True):
+            if stop.requested:
+                break
+            start = time.perf_counter()
+            row = {"variant": variant, "agent": spec, "opponent": args.opponent, "budget": budget}
+            row.update(
+                measure(variant, spec, args.opponent, args.deals, args.seed, env_options, lambda: stop.requested)
+            )
+            row["seconds"] = round(time.perf_counter() - start, 1)
+            if row["deals"] == 0:
+                break
+            rows.append(row)
+            print(
+                f"{spec:<40} vs {args.opponent}: win rate {row['win_rate']:.3f} [{row['ci_low']:.3f}, "
+                f"{row['ci_high']:.3f}] over {row['games']} games; decision ms median {row['median_ms']:.1f} "
+                f"p99 {row['p99_ms']:.1f} max {row['max_ms']:.1f} ({row['seconds']} s)",
+                flush=True,
+            )
+            with open(out / "search_budget.csv", "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
     for r in rows:
         r["agent"] = args.agent
-    plot(rows, out / "search_budget.png")
+    if rows:
+        plot(rows, out / "search_budget.png")
+    if stop.requested:
+        print(stop.kept(f"{len(rows)} budget(s) in {out}/search_budget.csv (the last one over the deals it finished)"))
+        return stop.exit_code
     print(f"results in {out}/")
     return 0
 

@@ -1,5 +1,5 @@
 import sys
 
-from experiments.selfplay.trainer import main
+from experiments.selfplay.run import main
 
 sys.exit(main())

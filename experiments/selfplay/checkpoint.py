@@ -1,73 +1,48 @@
 """What a self-play run's ``checkpoint.pt`` holds, and how ``--resume`` continues from it.
 
-:class:`Checkpoints` is a mixin of ``experiments.selfplay.Trainer``: it reads the trainer's
-``cfg``, ``out``, ``net``, ``critic``, ``optimizer``, ``pool``, counters and generators.
+The checkpoint is :meth:`experiments.selfplay.learner.Learner.state`: the settings, the
+network and optimizer, the pool, the counters and both generators.  A resumed run keeps
+the saved settings except its limits and threads and the settings given again on the
+command line, and its logs go on from the checkpoint: rows that ``scalars.csv`` and
+``eval.csv`` got after it (a run killed between checkpoints) are dropped, so no update is
+logged twice.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import csv
 from pathlib import Path
 from typing import Any
 
 from experiments.selfplay.config import Config
 
+#: the logs of a run whose rows carry the update count
+LOGS = ("scalars.csv", "eval.csv")
 
-class Checkpoints:
-    """The run's state as a ``torch.save``-able dict, and the saved policy."""
 
-    def state(self) -> dict[str, Any]:
-        """Everything a resumed run needs (tensors, numbers, lists: ``torch.save``-able)."""
+def save_checkpoint(learner: Any, out: Path) -> Path:
+    """Write ``checkpoint.pt`` in ``out`` atomically (a temporary file, then a rename)."""
+    import torch
 
-        return {
-            "config": asdict(self.cfg),
-            "net": self.net.state_dict(),
-            "critic": self.critic.state_dict() if self.critic is not None else None,
-            "optimizer": self.optimizer.state_dict(),
-            "pool": self.pool,
-            "counters": {
-                "steps": self.steps,
-                "learner_steps": self.learner_steps,
-                "updates": self.updates,
-                "episodes": self.episodes,
-                # the training seconds so far, the running session's included
-                "elapsed": self.elapsed_now() if hasattr(self, "session_start") else self.elapsed,
-                "timers": dict(self.timers),
-            },
-            "numpy_rng": self.rng.bit_generator.state,
-            "torch_rng": self.gen.get_state(),
-        }
+    path = out / "checkpoint.pt"
+    tmp = path.with_suffix(".tmp")
+    torch.save(learner.state(), tmp)
+    tmp.replace(path)
+    return path
 
-    def load_state(self, state: dict[str, Any]) -> None:
-        """Restore :meth:`state` (the config is the caller's business)."""
 
-        self.net.load_state_dict(state["net"])
-        if self.critic is not None:
-            self.critic.load_state_dict(state["critic"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.pool = list(state["pool"])
-        c = state["counters"]
-        self.steps, self.learner_steps, self.updates = c["steps"], c["learner_steps"], c["updates"]
-        self.episodes, self.elapsed, self.timers = c["episodes"], c["elapsed"], dict(c["timers"])
-        self.rng.bit_generator.state = state["numpy_rng"]
-        self.gen.set_state(state["torch_rng"])
+def load_checkpoint(out: Path) -> dict[str, Any]:
+    """The state saved in ``out/checkpoint.pt``.
 
-    def save_checkpoint(self) -> Path:
-        """``checkpoint.pt`` in the output folder, written atomically."""
-        import torch
+    Raises:
+        FileNotFoundError: there is none.
+    """
+    import torch
 
-        path = self.out / "checkpoint.pt"
-        tmp = path.with_suffix(".tmp")
-        torch.save(self.state(), tmp)
-        tmp.replace(path)
-        return path
-
-    def save_model(self, path: Path) -> Path:
-        """The current policy as a ``PolicyAgent`` ``.pt`` file."""
-        from agents.torch_policy import save_model
-
-        save_model(path, self.net, variant=self.cfg.variant, env_options=dict(self.cfg.env_options))
-        return path
+    path = out / "checkpoint.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"--resume: no checkpoint.pt in {out}")
+    return torch.load(path, map_location="cpu", weights_only=False)
 
 
 def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config:
@@ -79,10 +54,40 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
         given: the names of the settings given on the command line now.
 
     Returns:
-        the saved run's settings, except the limits and threads and the settings given now;
-        never those that shape the network or the games (variant, options, hidden sizes,
-        features, number of games, seed).
+        the saved run's settings, except the limits, threads and device and the settings
+        given now; never those that shape the network or the games (variant, options,
+        hidden sizes, features, number of games, seed).
     """
-    keep = {"timesteps", "minutes", "sim_threads", "torch_threads", "eval_workers"}
+    keep = {"timesteps", "minutes", "sim_threads", "torch_threads", "eval_workers", "device"}
     keep |= given - {"variant", "env_options", "hidden", "features", "num_envs", "seed"}
-    return Config(**{**saved, "hidden": tuple(saved["hidden"]), **{k: getattr(given_config, k) for k in keep}})
+    fields = set(Config.__dataclass_fields__)
+    old = {k: v for k, v in saved.items() if k in fields}  # a setting added since the checkpoint takes its default
+    return Config(**{**old, "hidden": tuple(saved["hidden"]), **{k: getattr(given_config, k) for k in keep}})
+
+
+def trim_logs(out: Path, updates: int) -> int:
+    """Drop the rows of ``scalars.csv`` and ``eval.csv`` logged after update ``updates`` (the
+    checkpoint's): the resumed run logs those updates again.
+
+    Returns:
+        the number of rows dropped.
+    """
+    dropped = 0
+    for name in LOGS:
+        path = out / name
+        if not path.is_file():
+            continue
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        if not rows:
+            continue
+        keep = [r for r in rows if int(r["updates"]) <= updates]
+        dropped += len(rows) - len(keep)
+        if len(keep) < len(rows):
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(keep)
+            tmp.replace(path)
+    return dropped

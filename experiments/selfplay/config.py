@@ -1,6 +1,9 @@
-"""The settings of a self-play run (:class:`Config`), their checks and their command line.
+"""The settings of a self-play run (:class:`Config`), their checks, recipes and the command line.
 
-``experiments.selfplay`` trains with them; ``--resume`` reloads them from the checkpoint.
+A *recipe* is a TOML file of settings (``experiments/recipes/<name>.toml``, or any path):
+``--recipe gin`` takes its settings, and flags given next to it override single ones.  Every
+run writes its full settings to ``recipe.toml`` in its folder, so ``--recipe
+<folder>/recipe.toml`` repeats it.  ``--resume`` reloads the settings from the checkpoint.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ class Config:
     # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
     torch_threads: int = 1
     checkpoint_every: float = 5.0  # minutes
+    # torch device of the network, the update and inference: auto (a GPU if torch sees one), cpu, cuda
+    device: str = "auto"
 
 
 #: (setting, low, high, whether low is allowed) of the numeric settings
@@ -170,17 +175,103 @@ def vector_class(variant: str):
     return getattr(vector, name)
 
 
+#: the folder of the named recipes (``--recipe gin`` is ``RECIPES / "gin.toml"``)
+RECIPES = Path(__file__).resolve().parent.parent / "recipes"
+
+
+def recipe_path(name: str) -> Path:
+    """The file of a recipe: a path to a ``.toml`` file, or the name of one in :data:`RECIPES`.
+
+    Raises:
+        ValueError: no such file; the message lists the named recipes.
+    """
+    path = Path(name)
+    if path.suffix != ".toml":
+        path = RECIPES / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in RECIPES.glob("*.toml")))
+        raise ValueError(f"recipe {name!r}: no file {path} (named recipes: {known}; or give a path to a .toml file)")
+    return path
+
+
+def load_recipe(name: str) -> dict:
+    """The settings of a recipe (:func:`recipe_path`): :class:`Config` field names and values,
+    ``variant`` as the tournament spells it (``gin_rummy``), ``env_options`` as a table.
+
+    Raises:
+        ValueError: no such recipe, a file that is not TOML, or a key that is not a setting.
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    path = recipe_path(name)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"recipe {str(path)!r} is not valid TOML: {err}") from None
+    unknown = sorted(set(data) - set(Config.__dataclass_fields__))
+    if unknown:
+        raise ValueError(f"recipe {str(path)!r}: {', '.join(unknown)} is not a setting of experiments.selfplay")
+    return data
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} to a recipe")
+
+
+def write_recipe(config: Config, path: Path) -> Path:
+    """Write every setting of ``config`` as a recipe file (TOML) that ``--recipe PATH`` reads back."""
+    values = asdict(config)
+    options = values.pop("env_options")
+    lines = ["# the settings of this run: python -m experiments.selfplay --recipe <this file> repeats it"]
+    lines += [f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None]
+    lines += ["", "[env_options]"] + [f"{k} = {_toml_value(v)}" for k, v in options.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, set[str]]:
+    """The command line of ``python -m experiments.selfplay``.
+
+    Returns:
+        ``(config, out, resume, progress, given)``: the settings, the output folder,
+        ``--resume``, whether to show progress bars, and the names of the settings given by
+        a flag or the recipe (a resumed run takes those, not the checkpoint's).
+
+    Raises:
+        SystemExit: a bad flag, recipe or setting (argparse's usage error, exit code 2).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(
         prog=program_name("experiments.selfplay", "rummy-selfplay"),
         description="Self-play masked PPO on the batched simulator rummy_env.vector (CleanRL style).",
     )
     d = Config()
-    p.add_argument("--variant", default="gin_rummy", help="gin_rummy or rummy (default: gin_rummy)")
+    p.add_argument(
+        "--recipe",
+        default=None,
+        metavar="NAME|PATH",
+        help="a recipe of settings: a name in experiments/recipes/ (gin, rummy, ...) or a .toml file; "
+        "flags override single settings",
+    )
+    p.add_argument(
+        "--variant", default="gin_rummy", help="gin_rummy, rummy, crazy_rummy or rummikub (default: gin_rummy)"
+    )
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument("--out", type=Path, default=None, help="output folder (default: results/selfplay-<variant>-<time>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     for name, value in asdict(d).items():
         if name in ("variant", "env_options"):
             continue
@@ -195,6 +286,13 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 help="value function: a head on the policy's trunk, or a separate network that also sees "
                 "the hidden cards (training only; experiments.selfplay.critic)",
             )
+        elif name == "device":
+            p.add_argument(
+                flag,
+                default=value,
+                choices=["auto", "cpu", "cuda"],
+                help="torch device of the network, the update and inference (default: auto, a GPU when torch sees one)",
+            )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
         elif name == "teacher_labels":
@@ -208,15 +306,33 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 flag,
                 type=float,
                 default=value,
-                help="wall-clock minutes of training, the evaluations on the way included; the final evaluation "
-                "(--final-eval-deals, 1000 by default: minutes) comes after",
+                help="minutes of training, in total over --resume sessions; the evaluations are not counted "
+                "(the periodic ones, --eval-every, and the final one, --final-eval-deals, which comes after)",
+            )
+        elif name == "final_eval_deals":
+            p.add_argument(
+                flag,
+                type=int,
+                default=value,
+                help=f"deals per opponent of the final evaluation of model.pt, each played in every seat; "
+                f"0 skips it (default: {value}; minutes on 2 cores)",
             )
         else:
             kind = float if isinstance(value, float) or name == "target_kl" else int
             p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
+    recipe: dict = {}
+    known, _ = p.parse_known_args(argv)
+    if known.recipe is not None:
+        try:
+            recipe = load_recipe(known.recipe)
+        except ValueError as err:
+            p.error(str(err))
+        p.set_defaults(
+            **{k: ",".join(map(str, v)) if k == "hidden" else v for k, v in recipe.items() if k not in ("env_options",)}
+        )
     args = p.parse_args(argv)
     try:
-        hidden = tuple(int(x) for x in args.hidden.split(","))
+        hidden = tuple(int(x) for x in str(args.hidden).split(","))
         if not hidden or min(hidden) <= 0:
             raise ValueError
     except ValueError:
@@ -224,6 +340,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
     for name in ("num_envs", "num_steps", "timesteps", "update_epochs", "minibatch_size", "pool_size", "eval_deals"):
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+    if args.final_eval_deals < 0:
+        p.error(f"--final-eval-deals must be >= 0 (0 skips the final evaluation), got {args.final_eval_deals}")
     if args.minutes is not None and not args.minutes > 0:
         p.error(f"--minutes must be positive, got {args.minutes}")
     shares = (args.pool_share, args.heuristic_share, args.random_share)
@@ -234,7 +352,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         )
     try:
         variant = resolve_variant(args.variant)
-        env_options = parse_env_options(args.env_option)
+        env_options = {**recipe.get("env_options", {}), **parse_env_options(args.env_option)}
         env = load_variant(variant).env(**env_options)
         vector_class(variant)(1, **env_options)  # the batched engine refuses the options it cannot play
     except (ValueError, ImportError) as err:
@@ -253,6 +371,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
     except ValueError as err:
         p.error(str(err))
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
-    tokens = [a.split("=")[0] for a in (sys.argv[1:] if argv is None else argv)]
-    given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens}
+    tokens = [a.split("=")[0] for a in argv]
+    given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens} | set(recipe)
+    if "--env-option" in tokens:
+        given.add("env_options")
     return cfg, out, args.resume, not args.no_progress, given

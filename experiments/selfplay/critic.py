@@ -1,5 +1,4 @@
-"""What ``experiments.selfplay`` reads from the batched engine's rows: the privileged
-critic's input and the heuristic seats compiled.
+"""The privileged critic's input, read from the batched engine's rows.
 
 **Privileged critic** (``--critic privileged``): an asymmetric actor-critic (Pinto et al.
 2018), the "perfect-training, imperfect-execution" of PerfectDou (Yang et al. 2022).  The
@@ -11,10 +10,6 @@ stock.  Who wins a hand depends on those
 cards more than on any one decision, so a baseline that knows them leaves advantages with
 far less luck in them.  The critic is used in training only and is not saved in
 ``model.pt``.
-
-**Compiled heuristic**: the variant's heuristic (``agents.search.gin_fast`` /
-``rummy_fast``, the same action as the Python agent, checked by the differential tests)
-run on the engine's rows, instead of one Python call per row and step.
 """
 
 from __future__ import annotations
@@ -109,36 +104,3 @@ def _deadwoods(hands: np.ndarray) -> np.ndarray:
     out = np.zeros(len(hands), np.float32)
     _deadwoods_into(hands, out)
     return out
-
-
-def compiled_heuristic(vec: Any):
-    """``actions(rows) -> int64 (num_envs,)``: the variant's heuristic action of each row
-    of ``rows`` (int64 indices of games awaiting a decision; other entries -1), or None
-    without a compiled heuristic for the batch's variant (numba missing, or another
-    variant)."""
-    if not hasattr(vec, "kernel_arrays"):  # the pure-Python reference batch
-        return None
-    try:
-        if vec.variant == "gin_rummy_v0":
-            from agents.search.gin_fast import heuristic_actions
-
-            def actions(rows: np.ndarray) -> np.ndarray:
-                out = np.full(vec.num_envs, -1, np.int64)
-                ints, masks, pile, legal = vec.kernel_arrays()[:4]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, out)
-                return out
-
-            return actions
-        if vec.variant == "rummy_v0":
-            from agents.search.rummy_fast import heuristic_actions
-
-            def actions(rows: np.ndarray) -> np.ndarray:
-                out = np.full(vec.num_envs, -1, np.int64)
-                ints, masks, _, pile, legal = vec.kernel_arrays()[:5]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, vec.kernel_config(), out)
-                return out
-
-            return actions
-    except ImportError:
-        return None
-    return None

@@ -41,7 +41,7 @@ def heuristic_rewards(
         ValueError: the engine has no compiled heuristic (numba missing; the pure-Python
             reference engine), or decks, dealers and seats of different lengths.
     """
-    from experiments.selfplay.critic import compiled_heuristic
+    from experiments.selfplay.opponents import compiled_heuristic
 
     m = len(decks)
     if not len(dealers) == len(seats) == m:

@@ -16,7 +16,16 @@ from typing import Any
 from agents import agent_names
 
 
-def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
+def evaluate(
+    model_path: Path,
+    variant: str,
+    env_options: dict,
+    deals: int,
+    workers: int,
+    seed: int,
+    progress: bool = False,
+    stop: Any = None,
+) -> list[dict]:
     """Win rates (95% Wilson intervals counted per deal) of the saved policy against the
     heuristic (if the variant has one) and the random agent, on the tournament's
     duplicate deals (each deal played once per seat rotation), with ``reward="win"``.
@@ -29,7 +38,7 @@ def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, work
 
     opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
     return tournament.evaluate_against_baselines(
-        f"policy:{Path(model_path).resolve()}", variant, env_options, deals, workers, seed, opponents
+        f"policy:{Path(model_path).resolve()}", variant, env_options, deals, workers, seed, opponents, progress, stop
     )
 
 
@@ -51,7 +60,8 @@ def append_eval(out: Path, rows: Sequence[dict], minutes: float, steps: int, upd
     Args:
         out: the run's folder.
         rows: :func:`evaluate`'s rows.
-        minutes: training minutes so far; ``steps``, ``updates``: the run's counters.
+        minutes: training minutes so far (evaluations not counted); ``steps``, ``updates``: the
+            run's counters.
         final: the evaluation of the saved ``model.pt``.
     """
     fixed = {"minutes": round(minutes, 3), "steps": steps, "updates": updates, "final": int(final)}
@@ -84,22 +94,23 @@ def read_eval(out: Path) -> list[dict]:
 
 
 def write_curve(out: Path, title: str | None = None) -> Path:
-    """``curve.png``: win rate (95% interval band) against each opponent by wall-clock
-    minutes (left) and env steps (right), from ``eval.csv``."""
-    import matplotlib
+    """``curve.png``: win rate (95% interval band) against each opponent by training minutes
+    (left; the evaluations' own time is not counted) and env steps (right), from ``eval.csv``.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on a :class:`matplotlib.figure.Figure` without pyplot, so a notebook's backend is
+    left alone."""
+    from matplotlib.figure import Figure
 
     rows = read_eval(out)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2, sharey=True)
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         sel = [r for r in rows if r["opponent"] == opponent]
         for ax, key in zip(axes, ("minutes", "steps"), strict=True):
             x = [r[key] for r in sel]
             ax.plot(x, [r["win_rate"] for r in sel], marker=".", label=f"vs {opponent}")
             ax.fill_between(x, [r["ci_low"] for r in sel], [r["ci_high"] for r in sel], alpha=0.2)
-    for ax, label in zip(axes, ("training wall-clock minutes", "env steps (decisions of both seats)"), strict=True):
+    for ax, label in zip(axes, ("training minutes", "env steps (decisions of every seat)"), strict=True):
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label)
         ax.set_ylim(0, 1)
@@ -110,82 +121,95 @@ def write_curve(out: Path, title: str | None = None) -> Path:
     fig.tight_layout()
     path = out / "curve.png"
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
-#: the counts of the learner's training games logged with each update (reset after each row)
-RECENT = ("heuristic_games", "heuristic_wins", "duplicate_same", "random_games", "random_wins")
+def evaluate_now(
+    learner: Any, out: Path, deals: int, path: Path | None = None, final: bool = False, stop=None
+) -> list[dict]:
+    """Win rates of the current policy on duplicate deals; one ``eval.csv`` row per opponent.
 
+    Its time is counted in ``learner.timers["eval"]``, not in the training minutes.
 
-class RunRecords:
-    """The run's logs: ``eval.csv`` rows, ``scalars.csv`` rows, ``summary.json``'s numbers.
-
-    A mixin of ``experiments.selfplay.Trainer``: it reads the trainer's ``cfg``, ``out``,
-    counters, ``timers``, ``recent`` and ``pool``.
+    Args:
+        learner: the run's learner.
+        out: the run's folder (a snapshot ``snapshots/model-<steps>.pt`` is written there
+            unless ``path`` names the model to evaluate).
+        deals: deals per opponent, each played once per seat rotation.
+        path: the model file to evaluate (the final ``model.pt``).
+        final: whether this is the final evaluation (``eval.csv``'s ``final`` column).
+        stop: a :class:`~experiments.common.interrupt.StopRequest`; after a stop the rows are
+            not written (a partial evaluation is no figure) and ``[]`` is returned.
     """
+    from tqdm import tqdm
 
-    def evaluate_now(self, evaluate, deals: int, path: Path | None = None, final: bool = False) -> list[dict]:
-        """Win rates of the current policy on duplicate deals; one ``eval.csv`` row per opponent.
-        Its time is counted in ``timers["eval"]``, not in the training's steps/s."""
-        from tqdm import tqdm
+    t0 = time.perf_counter()
+    if path is None:
+        (out / "snapshots").mkdir(exist_ok=True)
+        path = learner.save_model(out / "snapshots" / f"model-{learner.steps:011d}.pt")
+    tqdm.write(f"evaluating {'the final model' if final else 'a snapshot'} on {deals} duplicate deals per opponent ...")
+    cfg = learner.cfg
+    rows = evaluate(
+        path, cfg.variant, cfg.env_options, deals, cfg.eval_workers, cfg.seed + 1, progress=final, stop=stop
+    )
+    seconds = time.perf_counter() - t0
+    learner.timers["eval"] += seconds
+    if stop is not None and stop.requested:
+        return []
+    append_eval(out, rows, learner.training_minutes(), learner.steps, learner.updates, final)
+    tqdm.write(
+        f"[{learner.training_minutes():.1f} training min, {learner.steps} steps] "
+        + ", ".join(f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}]" for r in rows)
+        + f" ({seconds:.0f} s)"
+    )
+    return rows
 
-        t0 = time.perf_counter()
-        if path is None:
-            (self.out / "snapshots").mkdir(exist_ok=True)
-            path = self.save_model(self.out / "snapshots" / f"model-{self.steps:011d}.pt")
-        rows = evaluate(path, self.cfg.variant, self.cfg.env_options, deals, self.cfg.eval_workers, self.cfg.seed + 1)
-        seconds = time.perf_counter() - t0
-        self.timers["eval"] += seconds
-        append_eval(self.out, rows, self.elapsed_now() / 60, self.steps, self.updates, final)
-        tqdm.write(
-            f"[{self.elapsed_now() / 60:.1f} min, {self.steps} steps] "
-            + ", ".join(f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}]" for r in rows)
-            + f" ({seconds:.0f} s)"
-        )
-        return rows
 
-    def log_scalars(self, stats: dict[str, float]) -> None:
-        """One ``scalars.csv`` row per update."""
-        total = sum(self.timers.values()) or 1.0
-        row = {
-            "minutes": round(self.elapsed_now() / 60, 3),
-            "steps": self.steps,
-            "learner_steps": self.learner_steps,
-            "updates": self.updates,
-            "episodes": self.episodes,
-            **{k: round(v, 5) for k, v in stats.items()},
-            "sim_share": round(self.timers["sim"] / total, 4),
-            "inference_share": round(self.timers["inference"] / total, 4),
-            "features_share": round(self.timers["features"] / total, 4),
-            "heuristic_share": round(self.timers["heuristic"] / total, 4),
-            "update_share": round(self.timers["update"] / total, 4),
-            "eval_share": round(self.timers["eval"] / total, 4),
-            "pool": len(self.pool),
-            "train_win_vs_heuristic": round(self.recent["heuristic_wins"] / max(1, self.recent["heuristic_games"]), 4),
-            "train_games_vs_heuristic": self.recent["heuristic_games"],
-            "train_win_vs_random": round(self.recent["random_wins"] / max(1, self.recent["random_games"]), 4),
-            # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
-            "duplicate_same": round(self.recent["duplicate_same"] / max(1, self.recent["heuristic_games"]), 4),
-        }
-        self.recent = dict.fromkeys(RECENT, 0)
-        append_csv(self.out / "scalars.csv", [row])
+def scalars_row(learner: Any, stats: dict[str, float], recent: dict[str, int]) -> dict[str, Any]:
+    """One ``scalars.csv`` row: the counters, the update's statistics, the time shares and the
+    learner's results in its training games since the last row (``recent`` is then reset)."""
+    timers = learner.timers
+    total = sum(timers.values()) or 1.0
+    row = {
+        "minutes": round(learner.training_minutes(), 3),
+        "steps": learner.steps,
+        "learner_steps": learner.learner_steps,
+        "updates": learner.updates,
+        "episodes": learner.episodes,
+        **{k: round(v, 5) for k, v in stats.items()},
+        **{
+            f"{k}_share": round(timers[k] / total, 4)
+            for k in ("sim", "inference", "features", "heuristic", "update", "eval")
+        },
+        "pool": len(learner.pool),
+        "train_win_vs_heuristic": round(recent["heuristic_wins"] / max(1, recent["heuristic_games"]), 4),
+        "train_games_vs_heuristic": recent["heuristic_games"],
+        "train_win_vs_random": round(recent["random_wins"] / max(1, recent["random_games"]), 4),
+        # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
+        "duplicate_same": round(recent["duplicate_same"] / max(1, recent["heuristic_games"]), 4),
+    }
+    for k in recent:
+        recent[k] = 0
+    return row
 
-    def summary(self, final: list[dict]) -> dict[str, Any]:
-        """The run in numbers: steps, time, speeds, time shares, final evaluation."""
-        train_s = sum(v for k, v in self.timers.items() if k != "eval")
-        return {
-            "config": asdict(self.cfg),
-            "steps": self.steps,
-            "learner_steps": self.learner_steps,
-            "updates": self.updates,
-            "episodes": self.episodes,
-            "minutes": round(self.elapsed / 60, 2),
-            "timers_s": {k: round(v, 1) for k, v in self.timers.items()},
-            "steps_per_s_training": round(self.steps / max(train_s, 1e-9)),
-            "sim_share_of_training": round(self.timers["sim"] / max(train_s, 1e-9), 3),
-            "evaluation": final,
-        }
+
+def summary(learner: Any, final: list[dict], stopped: bool = False) -> dict[str, Any]:
+    """The run in numbers: steps, time, speeds, time shares, final evaluation."""
+    timers = learner.timers
+    train_s = sum(v for k, v in timers.items() if k != "eval")
+    return {
+        "config": asdict(learner.cfg),
+        "steps": learner.steps,
+        "learner_steps": learner.learner_steps,
+        "updates": learner.updates,
+        "episodes": learner.episodes,
+        "minutes": round(learner.training_minutes(), 2),
+        "timers_s": {k: round(v, 1) for k, v in timers.items()},
+        "steps_per_s_training": round(learner.steps / max(train_s, 1e-9)),
+        "sim_share_of_training": round(timers["sim"] / max(train_s, 1e-9), 3),
+        "stopped_early": stopped,
+        "evaluation": final,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -128,8 +128,9 @@ class TeacherLabels:
 
         from agents.torch_policy import masked_logits
 
-        x, m, y = self.test
+        device = next(net.parameters()).device
+        x, m, y = (t.to(device) for t in self.test)
         if len(y) == 0:
             return float("nan")
-        with torch.no_grad():
+        with torch.inference_mode():
             return float((masked_logits(net(x)[0], m).argmax(1) == y).float().mean())

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import rummy_env
 from experiments.common import output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
+from experiments.common.interrupt import StopRequest
 from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
 from experiments.tournament.report import format_table, summarize, write_results
 from experiments.tournament.run import run_local, run_ray
@@ -149,28 +150,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()
-    if args.backend == "ray":
-        records = run_ray(chunks, args.address, progress=not args.no_progress)
-    else:
-        records = run_local(chunks, args.workers, progress=not args.no_progress)
+    with StopRequest("tournament", "no new deal starts; writing the games finished") as stop:
+        if args.backend == "ray":
+            records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
+        else:
+            records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)
     elapsed = time.perf_counter() - start
-    rows = summarize(records)
-    deals: dict[str, int] = defaultdict(int)
+    planned: dict[str, int] = defaultdict(int)
     for c in chunks:
-        deals[f"{c.variant}: {' vs '.join(c.lineup)}"] += c.count
+        planned[f"{c.variant}: {' vs '.join(c.lineup)}"] += c.count
+    played: dict[str, set] = defaultdict(set)
+    for r in records:
+        played[f"{r['variant']}: {r['lineup']}"].add(r["deal"])
     meta = {
         "variants": args.variants,
-        "deals_per_lineup": dict(deals),
+        "deals_per_lineup": {k: len(played[k]) for k in planned} if stop.requested else dict(planned),
         "seed": args.seed,
         "env_options": args.env_options,
         "backend": args.backend,
         "workers": args.workers if args.backend == "local" else None,
         "games": len(records),
         "seconds": round(elapsed, 2),
+        "partial": stop.requested,
     }
+    if stop.requested:
+        meta["planned_deals_per_lineup"] = dict(planned)
+    rows = summarize(records)
     write_results(out, records, rows, meta)
-    print(format_table(rows))
+    if rows:
+        print(format_table(rows))
     where = f"{args.workers} worker(s)" if args.backend == "local" else "Ray"
+    if stop.requested:
+        planned_games = sum(c.count * len(c.lineup) for c in chunks)
+        print(stop.kept(f"the {len(records)} of {planned_games} games finished in {out}/ (summary.json: partial)"))
+        return stop.exit_code
     print(f"\n{len(records)} games in {elapsed:.1f} s on {where}; results in {out}/")
     print("(an agent's 'games' counts the seats it played: one per game, or more when a lineup seats it twice)")
     return 0

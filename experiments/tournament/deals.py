@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,8 +52,14 @@ def deal_seed(seed: int, variant: str, deal: int) -> int:
     return int(ss.generate_state(1)[0])
 
 
-def run_chunk(chunk: Chunk) -> list[dict]:
-    """Play every seat rotation of each deal of ``chunk``; one record per game."""
+def run_chunk(chunk: Chunk, stopped: Callable[[], bool] | None = None) -> list[dict]:
+    """Play every seat rotation of each deal of ``chunk``; one record per game.
+
+    Args:
+        chunk: the deals and the lineup.
+        stopped: called before each deal; when it returns True the chunk ends there
+            (Ctrl-C in a tournament played in this process).
+    """
     key = (chunk.variant, chunk.env_options)
     env = _ENVS.get(key)
     if env is None:
@@ -61,6 +67,8 @@ def run_chunk(chunk: Chunk) -> list[dict]:
     k = len(chunk.lineup)
     records = []
     for deal in range(chunk.first, chunk.first + chunk.count):
+        if stopped is not None and stopped():
+            break
         seed = deal_seed(chunk.seed, chunk.variant, deal)
         for rotation in range(k):
             seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]

@@ -141,7 +141,8 @@ def format_table(rows: list[dict]) -> str:
 
 
 def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: dict) -> None:
-    """Write games.csv, summary.csv, summary.json and win_rates.png to ``out_dir``."""
+    """Write games.csv, summary.json, summary.csv and win_rates.png to ``out_dir`` (the last two
+    only when a game was played)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -179,12 +180,14 @@ def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: di
                         r["truncated"],
                     ]
                 )
+    with open(out_dir / "summary.json", "w") as f:
+        json.dump({"meta": meta, "summary": rows}, f, indent=2)
+    if not rows:  # stopped before the first game ended
+        return
     with open(out_dir / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    with open(out_dir / "summary.json", "w") as f:
-        json.dump({"meta": meta, "summary": rows}, f, indent=2)
     plot_win_rates(rows, out_dir / "win_rates.png")
 
 

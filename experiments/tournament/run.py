@@ -3,54 +3,40 @@ evaluation against the baselines."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from agents import agent_names
+from experiments.common.interrupt import StopRequest
+from experiments.common.parallel import run_tasks
 from experiments.tournament.deals import Chunk, make_chunks, run_chunk
 from experiments.tournament.report import summarize
 
 
-def _init_worker() -> None:
-    """Start a worker process: one torch thread (the workers already use every core; a
-    user's own ``OMP_NUM_THREADS`` wins)."""
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
+def run_local(
+    chunks: Sequence[Chunk], workers: int, progress: bool = True, stop: StopRequest | None = None
+) -> list[dict]:
+    """Run the chunks on ``workers`` local processes (1: in this process;
+    :func:`experiments.common.parallel.run_tasks`: spawned workers, a clean stop).
+
+    Args:
+        chunks: the work (:func:`experiments.tournament.make_chunks`).
+        workers: processes; 1 plays in this process.
+        progress: show a progress bar (deals).
+        stop: when ``stop.requested`` turns true (Ctrl-C), no new deal is started: in this
+            process the chunk in progress ends after its current deal, worker processes
+            are ended and their unfinished chunks dropped.
+
+    Returns:
+        the records of every game played (:func:`experiments.tournament.run_chunk`), in the
+        order of the chunks: all of them, or those of the deals finished before a stop.
+    """
+    return _run(chunks, progress, workers=workers, stop=stop, in_process_stop=True)
 
 
-def run_local(chunks: Sequence[Chunk], workers: int, progress: bool = True) -> list[dict]:
-    """Run the chunks on ``workers`` local processes (1: in this process).
-
-    The workers are started with the ``"spawn"`` method, never forked: a forked copy of
-    a process in which torch has run a parallel operation (a policy agent loaded and
-    used, a model trained in a notebook) blocks forever in torch's OpenMP thread pool.
-    Spawned workers import the project afresh; they need what they play to be
-    importable (built-in agents, ``policy:PATH``, ``package.module:Name``)."""
-    from tqdm import tqdm
-
-    records: list[dict] = []
-    total = sum(c.count for c in chunks)
-    # disable=None: tqdm hides itself when stderr is not a terminal (CI logs)
-    with tqdm(total=total, unit="deal", disable=None if progress else True, file=sys.stderr) as bar:
-        if workers == 1:
-            for c in chunks:
-                records.extend(run_chunk(c))
-                bar.update(c.count)
-        else:
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker) as pool:
-                for c, recs in zip(chunks, pool.map(run_chunk, chunks), strict=False):
-                    records.extend(recs)
-                    bar.update(c.count)
-    return records
-
-
-def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool = True) -> list[dict]:
+def run_ray(
+    chunks: Sequence[Chunk], address: str | None = None, progress: bool = True, stop: StopRequest | None = None
+) -> list[dict]:
     """Run the chunks as Ray tasks: on a new local Ray cluster (``address=None``) or on
     the running cluster at ``address`` (e.g. ``"ray://head:10001"`` or ``"auto"``).
 
@@ -58,36 +44,24 @@ def run_ray(chunks: Sequence[Chunk], address: str | None = None, progress: bool 
     seed, not from the worker), so the results are identical; they are collected in
     chunk order.  The workers import ``rummy_env``, ``agents`` and ``experiments``: on a
     cluster, install the project on every node (or pass a ``runtime_env`` to your own
-    ``ray.init`` before calling this).
+    ``ray.init`` before calling this).  After ``stop.requested`` the pending tasks are
+    cancelled and the finished chunks' records returned.
 
     Raises:
         ImportError: Ray is not installed (``pip install -e ".[distributed]"``).
     """
-    import ray
+    return _run(chunks, progress, backend="ray", address=address, stop=stop)
+
+
+def _run(chunks: Sequence[Chunk], progress: bool, **how) -> list[dict]:
     from tqdm import tqdm
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    try:
-        task = ray.remote(run_chunk)
-        futures = [task.remote(c) for c in chunks]
-        index = {f: i for i, f in enumerate(futures)}
-        results: list[list[dict] | None] = [None] * len(chunks)
-        pending = list(futures)
-        with tqdm(
-            total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
-        ) as bar:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1)
-                for f in done:
-                    i = index[f]
-                    results[i] = ray.get(f)
-                    bar.update(chunks[i].count)
-    finally:
-        if started_here:
-            ray.shutdown()
-    return [r for chunk in results for r in chunk]
+    # disable=None: tqdm hides itself when stderr is not a terminal (CI logs)
+    with tqdm(
+        total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
+    ) as bar:
+        parts = run_tasks(run_chunk, chunks, on_result=lambda chunk, _: bar.update(chunk.count), **how)
+    return [r for part in parts for r in part]
 
 
 def evaluate_against_baselines(
@@ -98,6 +72,8 @@ def evaluate_against_baselines(
     workers: int,
     seed: int,
     opponents: Sequence[str] | None = None,
+    progress: bool = False,
+    stop: StopRequest | None = None,
 ) -> list[dict]:
     """Win rates of ``agent`` against each baseline of ``variant`` (the training jobs'
     evaluation): one tournament per opponent on duplicate deals, ``reward="win"`` whatever
@@ -106,6 +82,8 @@ def evaluate_against_baselines(
     Args:
         agent: an agent name (``policy:PATH``, ``rllib:PATH``, ...).
         opponents: the opponents in order (default: :func:`agents.agent_names` of the variant).
+        progress: show a progress bar per opponent.
+        stop: stop early on Ctrl-C (:func:`run_local`); the rows then cover what was played.
 
     Returns:
         one dict per opponent: ``opponent``, ``games``, ``wins``, ``draws``, ``win_rate``,
@@ -115,7 +93,11 @@ def evaluate_against_baselines(
     keys = ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
     rows = []
     for opponent in opponents if opponents is not None else agent_names(variant):
+        if stop is not None and stop.requested:
+            break
         chunks = make_chunks([variant], [agent, opponent], deals, options, seed)
-        row = next(r for r in summarize(run_local(chunks, workers, progress=False)) if r["agent"] == agent)
-        rows.append({"opponent": opponent, **{k: row[k] for k in keys}})
+        summary = summarize(run_local(chunks, workers, progress=progress, stop=stop))
+        row = next((r for r in summary if r["agent"] == agent), None)
+        if row is not None:
+            rows.append({"opponent": opponent, **{k: row[k] for k in keys}})
     return rows

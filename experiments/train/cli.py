@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agents import make_agent
 from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
+from experiments.common.interrupt import StopRequest
 from experiments.train.sb3 import SELF, format_summary, train
 
 
@@ -122,25 +123,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = output_folder(args.out, f"train-{args.variant}")
     except ValueError as err:
         args.parser.error(str(err))
-    if args.backend == "rllib":
-        from experiments.train import rllib
+    with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
+        if args.backend == "rllib":
+            from experiments.train import rllib
 
-        return rllib.main(args, out)
-    summary = train(
-        args.variant,
-        args.env_options,
-        args.opponents,
-        args.timesteps,
-        args.seed,
-        out,
-        minutes=args.minutes,
-        snapshot_every=args.snapshot_every,
-        n_steps=args.n_steps,
-        eval_deals=args.eval_deals,
-        workers=args.workers,
-        progress=not args.no_progress,
-        net_arch=args.net_arch,
-    )
+            return rllib.main(args, out, stop)
+        summary = train(
+            args.variant,
+            args.env_options,
+            args.opponents,
+            args.timesteps,
+            args.seed,
+            out,
+            minutes=args.minutes,
+            snapshot_every=args.snapshot_every,
+            n_steps=args.n_steps,
+            eval_deals=args.eval_deals,
+            workers=args.workers,
+            progress=not args.no_progress,
+            net_arch=args.net_arch,
+            stop=stop,
+        )
     print(format_summary(summary))
+    if stop.requested:
+        print(stop.kept(f"model.zip and the learning curve in {out}/ (the evaluation was skipped)"))
+        return stop.exit_code
     print(f"model, learning curve and evaluation in {out}/")
     return 0

@@ -141,6 +141,7 @@ def train(
     eval_deals: int = 200,
     workers: int = 2,
     minutes: float | None = None,
+    stop: Any = None,
 ) -> dict[str, Any]:
     """Train the shared policy for ``iterations`` PPO iterations, save the checkpoint and
     the progress, evaluate it; returns the run's summary (also ``evaluation.json``).
@@ -153,6 +154,8 @@ def train(
         num_cpus: CPUs of the local cluster (None: all of this machine's).
         env_runners: parallel sampling actors (0: sample in the driver).
         minutes: stop after the iteration that passes this wall-clock time.
+        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C training ends
+            after the iteration in progress, the checkpoint is written, the evaluation skipped.
     """
     import ray
 
@@ -169,6 +172,8 @@ def train(
             rows.append(_row(i, algo.train()))
             if minutes is not None and time.perf_counter() - start > 60 * minutes:
                 break
+            if stop is not None and stop.requested:
+                break
         seconds = time.perf_counter() - start
         checkpoint = out / "checkpoint"
         algo.save_to_path(str(checkpoint.resolve()))
@@ -180,7 +185,10 @@ def train(
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    evaluation = evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1) if eval_deals else []
+    stopped = stop is not None and stop.requested
+    evaluation = (
+        evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1) if eval_deals and not stopped else []
+    )
     summary = {
         "backend": "rllib",
         "variant": variant,
@@ -192,6 +200,7 @@ def train(
         "train_seconds": round(seconds, 1),
         "net_arch": list(net_arch),
         "checkpoint": str(checkpoint),
+        "stopped_early": stopped,
         "evaluation": evaluation,
     }
     with open(out / "evaluation.json", "w") as f:
@@ -209,7 +218,7 @@ def evaluate(checkpoint: Path, variant: str, env_options: dict, deals: int, work
     )
 
 
-def main(args: Any, out: Path) -> int:
+def main(args: Any, out: Path, stop: Any = None) -> int:
     """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary."""
     summary = train(
         args.variant,
@@ -227,6 +236,7 @@ def main(args: Any, out: Path) -> int:
         eval_deals=args.eval_deals,
         workers=args.workers,
         minutes=args.minutes,
+        stop=stop,
     )
     print(
         f"{summary['variant']} (rllib self-play): {summary['iterations']} iterations, "
@@ -237,5 +247,8 @@ def main(args: Any, out: Path) -> int:
             f"  vs {row['opponent']:<10} win rate {row['win_rate']:.3f} "
             f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games"
         )
+    if stop is not None and stop.requested:
+        print(stop.kept(f"the checkpoint and progress.csv in {out}/ (the evaluation was skipped)"))
+        return stop.exit_code
     print(f"checkpoint, progress and evaluation in {out}/ (play it with --agents rllib:{out}/checkpoint)")
     return 0

@@ -76,7 +76,12 @@ class CurveCallback:
 
     @staticmethod
     def build(
-        total: int, snapshot: FrozenPolicy | None, snapshot_every: int, progress: bool, deadline: float | None = None
+        total: int,
+        snapshot: FrozenPolicy | None,
+        snapshot_every: int,
+        progress: bool,
+        deadline: float | None = None,
+        stop: Any = None,
     ):
         from stable_baselines3.common.callbacks import BaseCallback
         from tqdm import tqdm
@@ -96,7 +101,9 @@ class CurveCallback:
                 if snapshot is not None and self.num_timesteps - self.last_snapshot >= snapshot_every:
                     snapshot.policy.load_state_dict(self.model.policy.state_dict())
                     self.last_snapshot = self.num_timesteps
-                # False stops learn(): the wall-clock budget of --minutes is spent
+                # False stops learn(): the wall-clock budget of --minutes is spent, or Ctrl-C
+                if stop is not None and stop.requested:
+                    return False
                 return deadline is None or time.perf_counter() < deadline
 
         return _Callback()
@@ -188,8 +195,9 @@ def train(
     workers: int = 2,
     progress: bool = True,
     net_arch: Sequence[int] = (64, 64),
+    stop: Any = None,
 ) -> dict[str, Any]:
-    """Train, save, write the curve, evaluate; returns the run's summary (also ``summary.json``).
+    """Train, save, write the curve, evaluate; returns the run's summary (also ``evaluation.json``).
 
     Args:
         variant: e.g. ``"gin_rummy_v0"``.
@@ -200,6 +208,8 @@ def train(
         out: output folder.
         minutes: stop after this wall-clock time even if ``timesteps`` are not done.
         net_arch: hidden layer sizes of the policy and value networks.
+        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C training ends after
+            the step in progress, the model and the curve are written and the evaluation skipped.
     """
     import torch
     from sb3_contrib import MaskablePPO
@@ -225,7 +235,7 @@ def train(
         snapshot.policy = copy.deepcopy(model.policy)
     start = time.perf_counter()
     deadline = None if minutes is None else start + 60 * minutes
-    curve = CurveCallback.build(timesteps, snapshot, snapshot_every, progress, deadline)
+    curve = CurveCallback.build(timesteps, snapshot, snapshot_every, progress, deadline, stop)
     model.learn(total_timesteps=timesteps, callback=curve, progress_bar=False)
     curve.bar.close()
     seconds = time.perf_counter() - start
@@ -233,7 +243,8 @@ def train(
     model.save(model_path)
     rows = curve_rows(curve.episodes)
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
-    evaluation = evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1)
+    stopped = stop is not None and stop.requested
+    evaluation = [] if stopped else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1)
     summary = {
         "variant": variant,
         "env_options": env_options,
@@ -245,6 +256,7 @@ def train(
         "net_arch": list(net_arch),
         "final_training_win_rate": rows[-1]["win_rate"] if rows else None,
         "final_training_draw_rate": rows[-1]["draw_rate"] if rows else None,
+        "stopped_early": stopped,
         "evaluation": evaluation,
     }
     with open(out / "evaluation.json", "w") as f:

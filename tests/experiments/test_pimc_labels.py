@@ -12,6 +12,7 @@ from agents.policy_features import Featurizer
 from experiments import pimc_labels, selfplay, train
 from experiments.selfplay.teacher import TeacherLabels, teacher_targets
 from rummy_env import gin_rummy_v0
+from tests.experiments.selfplay_helpers import first_rollout
 
 AGENT = "pimc:worlds=4"
 
@@ -19,9 +20,10 @@ AGENT = "pimc:worlds=4"
 @pytest.fixture(scope="module")
 def label_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("labels") / "gin.npz"
-    assert (
-        pimc_labels.main(["--agent", AGENT, "--games", "2", "--workers", "2", "--seed", "5", "--out", str(path)]) == 0
-    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pimc_labels, "CHUNK_GAMES", 2)  # two chunks of two games, one per worker
+        args = ["--agent", AGENT, "--games", "4", "--workers", "2", "--seed", "5", "--out", str(path), "--no-progress"]
+        assert pimc_labels.main(args) == 0
     return path
 
 
@@ -108,12 +110,12 @@ def test_rummikub_is_refused_with_the_reason(capsys, tmp_path):
     assert not (tmp_path / "k.npz").exists()
 
 
-def test_the_workers_files_merge_with_distinct_game_numbers(label_file):
+def test_the_chunks_merge_with_distinct_game_numbers(label_file):
     d = pimc_labels.load_labels(label_file)
-    assert d["meta"]["games"] == 4 and d["meta"]["seeds"] == [5, 1_000_005] and d["meta"]["agent"] == AGENT
-    assert d["observation"].dtype == np.float32
-    first = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=5, games=2)
-    second = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=1_000_005, games=2)
+    assert d["meta"]["games"] == 4 and d["meta"]["seed"] == 5 and d["meta"]["agent"] == AGENT
+    assert d["meta"]["stopped_early"] is False and d["observation"].dtype == np.float32
+    first = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=5, games=2)  # games 0, 1 of the stream
+    second = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=2)  # games 2, 3
     merged = pimc_labels.merge([first, second])
     assert np.array_equal(merged["game"], np.concatenate([first["game"], second["game"] + 2]))
     assert np.array_equal(d["game"], merged["game"]) and np.array_equal(d["search"], merged["search"])
@@ -173,11 +175,7 @@ def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_
     assert all(float(r["kick_ce"]) == 0.0 for r in rows)  # no heuristic teacher without games against random
     assert "teacher_acc" in rows[0]
     cfg = selfplay.Config(num_envs=8, num_steps=4, hidden=(8,), features="gin_read", teacher_labels=str(label_file))
-    t = selfplay.Trainer(cfg, tmp_path / "t")
-    t.session_start = 0.0
-    t.vec = t.make_vec()
-    t.pool_seat = np.arange(8) % 2
-    buf, _ = t.rollout(t.vec.reset())
+    buf = first_rollout(cfg)[3]
     assert (buf["teacher"] == -1).all()  # the heuristic teaches no decision: the labels do
 
 
@@ -186,12 +184,8 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
         num_envs=8, num_steps=24, hidden=(8,), features="gin_read", teacher_labels=str(label_file),
         random_share=0.25, heuristic_share=0.25, pool_share=0.0,
     )  # fmt: skip
-    t = selfplay.Trainer(cfg, tmp_path)
-    assert t.opponent_kind.tolist() == [3, 3, 0, 0, 0, 0, 2, 2]
-    t.session_start = 0.0
-    t.vec = t.make_vec()
-    t.pool_seat = np.arange(8) % 2
-    buf, _ = t.rollout(t.vec.reset())
+    _, opponents, _, buf, _ = first_rollout(cfg)
+    assert opponents.kind.tolist() == [3, 3, 0, 0, 0, 0, 2, 2]
     other = buf["decision"] & ~buf["learner"]  # the opponents' decisions: random seats and heuristic seats
     assert other[:, [0, 1, 6, 7]].any() and not other[:, 2:6].any()
     rows = np.nonzero(buf["decision"])
@@ -225,6 +219,6 @@ def test_bad_teacher_arguments_are_refused(args, message, capsys):
 
 def test_the_trainer_refuses_shares_over_one_and_a_margin_without_labels(tmp_path):
     with pytest.raises(ValueError, match=r"\(0.0, 0.5, 0.5\) must be >= 0 and sum to less than 1"):
-        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), pool_share=0.0, random_share=0.5), tmp_path)
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), pool_share=0.0, random_share=0.5))
     with pytest.raises(ValueError, match="teacher_margin=0.1 picks labels, but no teacher_labels"):
-        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), teacher_margin=0.1), tmp_path)
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), teacher_margin=0.1))

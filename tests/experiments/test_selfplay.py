@@ -1,6 +1,7 @@
 """``experiments.selfplay``: per-seat GAE on scripted rollouts, masked sampling, a smoke run
 end to end, resuming from a checkpoint, the trained model through ``PolicyAgent``."""
 
+import copy
 import csv
 import json
 from pathlib import Path
@@ -126,7 +127,7 @@ def smoke_run(tmp_path_factory):
 
 def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run):
     assert {p.name for p in smoke_run.iterdir()} >= {
-        "model.pt", "checkpoint.pt", "scalars.csv", "eval.csv", "curve.png", "summary.json",
+        "model.pt", "checkpoint.pt", "scalars.csv", "eval.csv", "curve.png", "summary.json", "recipe.toml",
     }  # fmt: skip
     summary = json.loads((smoke_run / "summary.json").read_text())
     assert summary["steps"] >= 2400 and summary["updates"] == 5  # 16 games x 32 steps per update
@@ -194,21 +195,22 @@ def same(x, y) -> bool:
 
 
 def test_a_checkpoint_resumes_to_the_same_state_and_the_same_next_update(smoke_run, tmp_path):
+    from experiments.selfplay.update import ppo_update
+    from tests.experiments.selfplay_helpers import first_rollout
+
     state = torch.load(smoke_run / "checkpoint.pt", weights_only=False)
     cfg = selfplay.Config(**{**state["config"], "hidden": tuple(state["config"]["hidden"])})
-    a, b = selfplay.Trainer(cfg, tmp_path / "a"), selfplay.Trainer(cfg, tmp_path / "b")
+    a, b = selfplay.Learner(copy.deepcopy(cfg)), selfplay.Learner(copy.deepcopy(cfg))
     a.load_state(state)
     b.load_state(torch.load(smoke_run / "checkpoint.pt", weights_only=False))
-    for key in ("net", "optimizer", "pool", "counters", "numpy_rng", "torch_rng"):
+    for key in ("net", "optimizer", "pool", "numpy_rng", "torch_rng"):
         assert same(a.state()[key], state[key]), key
+    counters = {k: v for k, v in a.state()["counters"].items() if k != "elapsed"}
+    assert counters == {k: v for k, v in state["counters"].items() if k != "elapsed"}
     assert a.updates == 5 and a.steps == state["counters"]["steps"] and len(a.pool) == 5
-    for t in (a, b):  # the next update of a resumed run depends on the checkpoint only
-        t.out.mkdir()
-        t.session_start = 0.0
-        t.vec = t.make_vec()
-        t.pool_seat = np.arange(cfg.num_envs) % t.num_players
-        buf, last = t.rollout(t.vec.reset())
-        t.update(buf, last)
+    for learner in (a, b):  # the next update of a resumed run depends on the checkpoint only
+        _, _, vec, buf, last = first_rollout(cfg, learner)
+        ppo_update(learner, vec, buf, last)
     for (k, x), (_, y) in zip(a.net.state_dict().items(), b.net.state_dict().items(), strict=True):
         assert torch.equal(x, y), k
 
@@ -273,13 +275,15 @@ def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
     assert round(float(x[264]) * 100) == 5  # take 6C (run 6-9C), discard KH
 
 
-def test_a_checkpoint_taken_during_a_session_counts_its_training_time(tmp_path):
+def test_a_checkpoint_taken_during_a_session_counts_its_training_time():
     import time
 
-    trainer = selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,)), tmp_path)
-    trainer.elapsed = 60.0  # from earlier sessions
-    trainer.session_start = time.perf_counter() - 30.0
-    assert 90.0 <= trainer.state()["counters"]["elapsed"] < 100.0
+    learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,)))
+    learner._elapsed = 60.0  # from earlier sessions
+    learner._session_start = time.perf_counter() - 30.0
+    learner.timers["eval"] = 20.0  # evaluations are not training time
+    assert 90.0 <= learner.state()["counters"]["elapsed"] < 100.0
+    assert 70.0 / 60 <= learner.training_minutes() < 80.0 / 60
 
 
 def test_bool_flags_read_true_and_false_only():

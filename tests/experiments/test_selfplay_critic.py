@@ -8,11 +8,15 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.suit_symmetry import relabel_batch
 from experiments import selfplay, train
-from experiments.selfplay.critic import PRIVILEGED_STOCK, compiled_heuristic, privileged_features, privileged_size
+from experiments.selfplay.critic import PRIVILEGED_STOCK, privileged_features, privileged_size
+from experiments.selfplay.opponents import HEURISTIC, compiled_heuristic
+from experiments.selfplay.update import ppo_update
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.vector import GinRummyVec, RummyVec
 from rummy_env.vector import gin_kernel as gk
+from tests.experiments.selfplay_helpers import first_rollout
 
 
 def bits(cards):
@@ -109,7 +113,7 @@ def test_a_privileged_critic_run_trains_checkpoints_and_resumes_with_its_critic(
     state = torch.load(out / "checkpoint.pt", weights_only=False)
     assert state["config"]["critic"] == "privileged"
     cfg = selfplay.Config(**{**state["config"], "hidden": tuple(state["config"]["hidden"])})
-    trainer = selfplay.Trainer(cfg, tmp_path / "again")
+    trainer = selfplay.Learner(cfg)
     trainer.load_state(state)
     assert trainer.critic.trunk[0].in_features == trainer.input_size + privileged_size(2)
     for k, v in state["critic"].items():
@@ -118,23 +122,18 @@ def test_a_privileged_critic_run_trains_checkpoints_and_resumes_with_its_critic(
     summary = json.loads((out / "summary.json").read_text())
     assert summary["updates"] == 3 and summary["config"]["critic"] == "privileged"
     with pytest.raises(ValueError, match="critic='oracle'"):
-        selfplay.Trainer(selfplay.Config(critic="oracle", num_envs=2), tmp_path / "bad")
+        selfplay.Learner(selfplay.Config(critic="oracle", num_envs=2))
 
 
 def test_suit_augmentation_relabels_each_decision_consistently_and_trains(tmp_path):
     cfg = selfplay.Config(num_envs=8, num_steps=16, hidden=(16,), suit_augment=0.1, features="gin_read")
-    t = selfplay.Trainer(cfg, tmp_path)
-    t.out.mkdir(exist_ok=True)
-    t.session_start = 0.0
-    t.vec = t.make_vec()
-    t.pool_seat = np.arange(cfg.num_envs) % t.num_players
-    buf, last = t.rollout(t.vec.reset())
+    t, _, vec, buf, last = first_rollout(cfg)
     T, n = buf["value"].shape
     obs = torch.from_numpy(buf["obs"].reshape(T * n, -1))
     mask = torch.from_numpy(buf["mask"].reshape(T * n, -1))
-    keep = mask.any(1)
+    keep = torch.from_numpy(buf["learner"].reshape(-1))  # the rows the network read (the learner's)
     obs, mask = obs[keep], mask[keep]
-    obs2, mask2, ids = t.relabel_suits(obs, mask)
+    obs2, mask2, ids = relabel_batch(t.suit_index, obs, mask, t.rng)
     cols, acts = t.suit_index
     used = set()
     for i in range(len(obs)):
@@ -144,17 +143,17 @@ def test_suit_augmentation_relabels_each_decision_consistently_and_trains(tmp_pa
         assert torch.equal(ids[i], torch.from_numpy(acts[k]))
         assert torch.equal(mask2[i][ids[i]], mask[i])
     assert len(used) > 10
-    stats = t.update(buf, last)
+    stats = ppo_update(t, vec, buf, last)
     assert stats["samples"] > 0 and stats["suit_gap"] > 0 and np.isfinite(stats["pg_loss"])
 
 
 def test_suit_augmentation_is_refused_outside_gin_with_the_shared_critic(tmp_path):
     with pytest.raises(ValueError, match="suit_augment relabels Gin Rummy inputs for the shared critic only"):
-        selfplay.Trainer(selfplay.Config(variant="rummy_v0", num_envs=4, hidden=(8,), suit_augment=0.1), tmp_path)
+        selfplay.Learner(selfplay.Config(variant="rummy_v0", num_envs=4, hidden=(8,), suit_augment=0.1))
     with pytest.raises(ValueError, match="suit_augment=-1.0: a penalty weight >= 0"):
-        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=-1.0), tmp_path)
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=-1.0))
     with pytest.raises(ValueError, match="critic='privileged'"):
-        selfplay.Trainer(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=0.1, critic="privileged"), tmp_path)
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), suit_augment=0.1, critic="privileged"))
 
 
 @pytest.mark.parametrize("module,vec_class", [(gin_rummy_v0, GinRummyVec), (rummy_v0, RummyVec)])
@@ -188,21 +187,15 @@ def test_the_duplicate_baseline_offsets_only_the_learners_final_reward_against_t
     cfg = dict(num_envs=16, num_steps=48, hidden=(16,), heuristic_share=0.5, pool_share=0.0)
     bufs = []
     for on in (False, True):
-        t = selfplay.Trainer(selfplay.Config(**cfg, duplicate_baseline=on), tmp_path / str(on))
-        t.out.mkdir()
-        t.session_start = 0.0
-        t.vec = t.make_vec()
-        t.pool_seat = np.arange(16) % 2
-        bufs.append(t.rollout(t.vec.reset())[0])
+        _, opponents, _, buf, _ = first_rollout(selfplay.Config(**cfg, duplicate_baseline=on))
+        bufs.append(buf)
     plain, offset = bufs
     assert np.array_equal(plain["action"], offset["action"])  # the same games: the offset comes after
     diff = np.argwhere(plain["reward"] != offset["reward"])
     assert len(diff) > 0
-    heuristic_games = t.opponent_kind == 2
+    heuristic_games = opponents.kind == HEURISTIC
     for step, game, seat in diff:
         assert heuristic_games[game] and plain["done"][step, game]
         assert abs(plain["reward"][step, game, seat] - offset["reward"][step, game, seat]) == 1  # minus +-1
     with pytest.raises(ValueError, match="replays the games against the heuristic of 2-player runs"):
-        selfplay.Trainer(
-            selfplay.Config(num_envs=4, hidden=(8,), heuristic_share=0.0, duplicate_baseline=True), tmp_path
-        )
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), heuristic_share=0.0, duplicate_baseline=True))

@@ -1,0 +1,87 @@
+"""A clean stop on Ctrl-C and ``kill``: long jobs finish the step they are in and keep what
+they have done.
+
+    with StopRequest("selfplay", "stopping after this update; the checkpoint and the model are written") as stop:
+        while not stop.requested:
+            ...  # one safe unit of work
+    if stop.requested:
+        print(stop.kept("checkpoint.pt and model.pt in results/x"))
+        return stop.exit_code
+
+The first SIGINT (Ctrl-C) or SIGTERM sets :attr:`StopRequest.requested` and prints one line
+saying what will happen; the job checks the flag at its safe points (between updates,
+between chunks of deals) and then writes what it finished.  A second signal quits at once
+(exit code 130), without a traceback.  Worker processes ignore SIGINT
+(:func:`ignore_interrupts`, their initializer): a Ctrl-C in a terminal reaches every process
+of the group, and the main process decides what to keep.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest:
+    """A context manager that turns SIGINT and SIGTERM into a request to stop.
+
+    Args:
+        job: the job's name, for the messages (``"tournament"``).
+        then: what the job does when asked to stop, printed with the first signal
+            (``"finishing the chunks in progress, then writing the games played"``).
+
+    Attributes:
+        requested: whether a stop was asked for.
+        signum: the first signal received (``signal.SIGINT`` or ``signal.SIGTERM``), or None.
+
+    Outside the main thread (where Python cannot install signal handlers) it does nothing
+    and :attr:`requested` stays False.
+    """
+
+    def __init__(self, job: str, then: str):
+        self.job, self.then = job, then
+        self.requested = False
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            # the second signal: the user does not want to wait for the safe point
+            sys.stderr.write(f"\n{self.job}: stopped at once ({signal.Signals(signum).name} again)\n")
+            sys.stderr.flush()
+            os._exit(130)
+        self.requested, self.signum = True, signum
+        sys.stderr.write(f"\n{self.job}: {signal.Signals(signum).name}: {self.then} (press Ctrl-C again to quit now)\n")
+        sys.stderr.flush()
+
+    def __enter__(self) -> StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            for s in _SIGNALS:
+                self._previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+        self._previous.clear()
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal's number (130 for SIGINT, 143 for SIGTERM): the shell's code of a
+        job ended by that signal, so scripts can tell a partial run from a complete one."""
+        return 128 + int(self.signum) if self.signum is not None else 0
+
+    def kept(self, what: str) -> str:
+        """The one line a stopped job prints: ``"<job>: stopped early; kept <what>"``."""
+        return f"{self.job}: stopped early ({signal.Signals(self.signum).name}); kept {what}"
+
+
+def ignore_interrupts() -> None:
+    """Make this (worker) process ignore SIGINT: the main process handles Ctrl-C and ends its
+    workers itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

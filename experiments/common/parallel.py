@@ -1,0 +1,171 @@
+"""Tasks on worker processes or a Ray cluster, with a clean stop: what tournaments,
+evaluations and label generation share.
+
+:func:`run_tasks` calls ``fn(task)`` for each task of an iterable, in this process
+(``workers=1``), on ``workers`` local processes, or as Ray tasks, keeping a few tasks in
+flight per worker so that the iterable can be endless (label generation until a deadline).
+Results come back in task order.  When ``stop.requested`` turns true (Ctrl-C,
+:class:`~experiments.common.interrupt.StopRequest`) no task is started any more, the
+workers are ended (their unfinished tasks dropped) and the finished results returned.
+
+Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
+process in which torch has run a parallel operation (a policy agent loaded and used, a
+model trained in a notebook) blocks forever in torch's OpenMP thread pool.  Spawned
+workers import the project afresh: ``fn`` must be importable (a module-level function).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from experiments.common.interrupt import StopRequest, ignore_interrupts
+
+#: tasks kept in flight per worker: enough to keep it busy, few enough to stop soon
+IN_FLIGHT = 2
+_POLL_S = 0.2  # the longest wait before a stop request is seen
+
+
+def init_worker() -> None:
+    """Start a worker process: one torch thread (the workers already use every core; a
+    user's own ``OMP_NUM_THREADS`` wins), and Ctrl-C left to the main process."""
+    ignore_interrupts()
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def run_tasks(
+    fn: Callable[[Any], Any],
+    tasks: Iterable[Any],
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    stop: StopRequest | None = None,
+    on_result: Callable[[Any, Any], None] | None = None,
+    in_process_stop: bool = False,
+) -> list[Any]:
+    """``[fn(t) for t in tasks]``, in parallel, stopping cleanly on request.
+
+    Args:
+        fn: a module-level function (workers import it).
+        tasks: the tasks, consumed lazily (an endless generator is fine: stop taking from it
+            to end the run, e.g. at a deadline).
+        workers: local processes (``backend="local"``; 1 runs in this process).
+        backend: ``"local"`` or ``"ray"`` (the ``distributed`` extra; a new local cluster, or
+            the running one at ``address``).
+        address: a Ray cluster's address (``"auto"``, ``"ray://head:10001"``).
+        stop: when ``stop.requested`` turns true no new task starts and the finished
+            results are returned.
+        on_result: called as ``on_result(task, result)`` in this process as each result
+            arrives (progress bars).
+        in_process_stop: with ``workers=1``, call ``fn(task, stopped)`` with a callable that
+            tells the task a stop was requested, so a long task can end early.
+
+    Returns:
+        the results of the finished tasks, in task order.
+
+    Raises:
+        ImportError: ``backend="ray"`` without Ray installed.
+        ValueError: an unknown backend or a worker count below 1.
+    """
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend={backend!r}: use local or ray")
+    if workers < 1:
+        raise ValueError(f"workers={workers}: at least 1")
+    stopped = (lambda: stop.requested) if stop is not None else (lambda: False)
+    notify = on_result or (lambda task, result: None)
+    if backend == "ray":
+        return _run_ray(fn, tasks, address, stopped, notify)
+    if workers == 1:
+        results = []
+        for task in tasks:
+            if stopped():
+                break
+            result = fn(task, stopped) if in_process_stop else fn(task)
+            results.append(result)
+            notify(task, result)
+        return results
+    return _run_pool(fn, tasks, workers, stopped, notify)
+
+
+def _run_pool(fn, tasks, workers, stopped, notify) -> list[Any]:
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(workers, initializer=init_worker)
+    source = iter(enumerate(tasks))
+    pending: dict[int, tuple[Any, Any]] = {}  # index -> (task, AsyncResult)
+    done: dict[int, Any] = {}
+    exhausted = False
+    arrived = threading.Event()
+
+    def wake(_: Any) -> None:
+        arrived.set()
+
+    try:
+        while True:
+            while not exhausted and not stopped() and len(pending) < IN_FLIGHT * workers:
+                item = next(source, None)
+                if item is None:
+                    exhausted = True
+                    break
+                i, task = item
+                pending[i] = (task, pool.apply_async(fn, (task,), callback=wake, error_callback=wake))
+            if not pending or stopped():
+                break
+            ready = [i for i, (_, r) in pending.items() if r.ready()]
+            if not ready:
+                arrived.wait(_POLL_S)  # a result, or a moment to look at the stop request again
+                arrived.clear()
+                continue
+            for i in ready:
+                task, r = pending.pop(i)
+                done[i] = r.get()  # re-raises a worker's exception here
+                notify(task, done[i])
+    finally:
+        if pending:
+            pool.terminate()  # a stop (or an error): the tasks in progress are dropped
+        else:
+            pool.close()
+        pool.join()
+    return [done[i] for i in sorted(done)]
+
+
+def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
+    import ray
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    done: dict[int, Any] = {}
+    try:
+        remote = ray.remote(fn)
+        capacity = IN_FLIGHT * max(1, int(ray.cluster_resources().get("CPU", 1)))
+        source = iter(enumerate(tasks))
+        pending: dict[Any, tuple[int, Any]] = {}  # ObjectRef -> (index, task)
+        exhausted = False
+        while True:
+            while not exhausted and not stopped() and len(pending) < capacity:
+                item = next(source, None)
+                if item is None:
+                    exhausted = True
+                    break
+                i, task = item
+                pending[remote.remote(task)] = (i, task)
+            if not pending or stopped():
+                break
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
+            for ref in ready:
+                i, task = pending.pop(ref)
+                done[i] = ray.get(ref)
+                notify(task, done[i])
+        for ref in pending:
+            ray.cancel(ref, force=True)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return [done[i] for i in sorted(done)]

@@ -1,0 +1,166 @@
+"""One self-play run, top to bottom: settings, the learner and its opponents, the batched
+games, then rollouts and PPO updates until the budget is spent, with evaluations and
+checkpoints on the way, and the model, its final evaluation and the summary at the end.
+
+Ctrl-C (or SIGTERM) stops the loop after the update in progress: the checkpoint and
+``model.pt`` are written, the final evaluation is skipped, and ``--resume`` continues.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.common import load_variant, output_folder, program_name
+from experiments.common.interrupt import StopRequest
+from experiments.selfplay.checkpoint import load_checkpoint, resumed_config, save_checkpoint, trim_logs
+from experiments.selfplay.config import Config, parse_args, vector_class, write_recipe
+from experiments.selfplay.learner import Learner
+from experiments.selfplay.logs import append_csv, evaluate_now, scalars_row, summary, write_curve
+from experiments.selfplay.opponents import Opponents
+from experiments.selfplay.rollout import RECENT, collect
+from experiments.selfplay.update import ppo_update
+
+
+def make_vec(cfg: Config, updates: int) -> Any:
+    """A fresh batched engine of the run's variant and options, seeded from the run seed and
+    the update count (a resumed run plays new deals)."""
+    seed = int(np.random.SeedSequence([cfg.seed, updates]).generate_state(1)[0] % 2**31)
+    return vector_class(cfg.variant)(cfg.num_envs, seed=seed, num_threads=cfg.sim_threads, **cfg.env_options)
+
+
+def train(
+    learner: Learner,
+    out: Path,
+    state: dict[str, Any] | None = None,
+    progress: bool = True,
+    stop: StopRequest | None = None,
+) -> dict[str, Any]:
+    """Train until ``cfg.timesteps`` env steps or ``cfg.minutes`` training minutes are spent.
+
+    Args:
+        learner: a new :class:`Learner` of the run's settings (``Learner(cfg)``).
+        out: the run's folder (created).
+        state: a checkpoint to continue from (``--resume``), or None for a new run.
+        progress: show progress bars (training minutes or steps; the final evaluation's deals).
+        stop: a stop request (Ctrl-C): the loop ends after the update in progress.
+
+    Returns:
+        the run's summary (also written to ``summary.json``).
+    """
+    from tqdm import tqdm
+
+    # the learner (network, optimizer, counters) and who plays the other seats
+    cfg = learner.cfg
+    if state is not None:
+        learner.load_state(state)
+        trim_logs(out, learner.updates)
+    opponents = Opponents(learner, load_variant(cfg.variant).env(**cfg.env_options))
+    out.mkdir(parents=True, exist_ok=True)
+    write_recipe(cfg, out / "recipe.toml")
+    stopped = (lambda: stop.requested) if stop is not None else (lambda: False)
+
+    # the games
+    vec = make_vec(cfg, learner.updates)
+    opponents.bind(vec)
+    batch = vec.reset()
+    recent = dict.fromkeys(RECENT, 0)
+    learner.start_session()
+    if learner.updates == 0 and cfg.initial_eval:
+        evaluate_now(learner, out, cfg.eval_deals, stop=stop)
+    last_eval = last_ckpt = time.perf_counter()
+
+    # the bar counts training minutes when there is a time budget, env steps otherwise
+    by_time = cfg.minutes is not None
+    bar = tqdm(
+        total=round(cfg.minutes, 2) if by_time else cfg.timesteps,
+        initial=round(learner.training_minutes(), 2) if by_time else learner.steps,
+        unit="min" if by_time else "step",
+        disable=None if progress else True,
+        bar_format="{l_bar}{bar}| {n:.2f}/{total} training min [{elapsed}<{remaining}{postfix}]" if by_time else None,
+    )
+    bar.set_description(cfg.variant)
+    while not learner.finished() and not stopped():
+        t0 = time.perf_counter()
+        steps0 = learner.steps
+        buf, batch = collect(learner, opponents, vec, batch, recent)
+        t1 = time.perf_counter()
+        stats = ppo_update(learner, vec, buf, batch)
+        t2 = time.perf_counter()
+        learner.timers["update"] += t2 - t1
+        if cfg.snapshot_every and learner.updates % cfg.snapshot_every == 0:
+            learner.pool = (learner.pool + [copy.deepcopy(learner.net.state_dict())])[-cfg.pool_size :]
+        speed = {"steps_per_s": (learner.steps - steps0) / (t2 - t0), "rollout_s": t1 - t0, "update_s": t2 - t1}
+        append_csv(out / "scalars.csv", [scalars_row(learner, {**stats, **speed}, recent)])
+        bar.update((round(learner.training_minutes(), 2) if by_time else learner.steps) - bar.n)
+        bar.set_postfix(
+            steps=learner.steps,
+            ent=f"{stats['entropy']:.2f}",
+            kl=f"{stats['kl']:.3f}",
+            ev=f"{stats['explained_var']:.2f}",
+        )
+        now = time.perf_counter()
+        if now - last_eval >= 60 * cfg.eval_every and not stopped():
+            evaluate_now(learner, out, cfg.eval_deals, stop=stop)
+            last_eval = time.perf_counter()
+        if now - last_ckpt >= 60 * cfg.checkpoint_every:
+            save_checkpoint(learner, out)
+            last_ckpt = now
+    bar.close()
+
+    # the end: checkpoint, model, final evaluation (not after a stop), curve, summary
+    save_checkpoint(learner, out)
+    model = learner.save_model(out / "model.pt")
+    final = []
+    if cfg.final_eval_deals and not stopped():
+        final = evaluate_now(learner, out, cfg.final_eval_deals, path=model, final=True, stop=stop)
+    if (out / "eval.csv").is_file():
+        write_curve(out)
+    result = summary(learner, final, stopped=stopped())
+    with open(out / "summary.json", "w") as f:
+        json.dump(result, f, indent=2)
+    vec.close()
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.selfplay``: parse the settings, train, print the summary."""
+    cfg, out, resume, progress, given = parse_args(argv)
+    prog = program_name("experiments.selfplay", "rummy-selfplay")
+    state = None
+    if resume:
+        try:
+            state = load_checkpoint(out)
+        except FileNotFoundError as err:
+            print(f"{prog}: error: {err}", file=sys.stderr)
+            return 2
+        cfg = resumed_config(state["config"], cfg, given)
+    try:
+        out = output_folder(out, "selfplay")  # a bad path fails now, not at the first checkpoint
+        learner = Learner(cfg)  # every setting is checked before the run starts
+    except ValueError as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
+        result = train(learner, out, state, progress=progress, stop=stop)
+    print(
+        f"{cfg.variant}: {result['steps']} steps in {result['minutes']} training min "
+        f"({result['steps_per_s_training']} steps/s of training, {result['sim_share_of_training']:.0%} in simulation)"
+    )
+    if stop.requested:
+        print(stop.kept(f"checkpoint.pt and model.pt in {out}/ (the final evaluation was skipped); --resume continues"))
+        return stop.exit_code
+    for r in result["evaluation"]:
+        print(
+            f"  vs {r['opponent']:<10} win rate {r['win_rate']:.3f} "
+            f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}] over {r['games']} games"
+        )
+    print(f"model, curves and evaluation in {out}/")
+    return 0

@@ -1,0 +1,192 @@
+"""Ctrl-C and SIGTERM stop the long jobs cleanly: real signals sent to real subprocesses.
+
+Each job is started as ``python -m experiments.<job>`` in a session of its own, so that a
+signal sent to its process group reaches its worker processes too, as a Ctrl-C in a
+terminal does.  What is asserted: the exit code (128 + the signal), no traceback, the one
+line saying what was kept, and the files kept.
+"""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from experiments.selfplay.checkpoint import trim_logs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for(path: Path, proc: subprocess.Popen, timeout: float = 180.0) -> None:
+    """Wait until ``path`` exists (the job has done some work)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{path} did not appear"
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen, signum: int, timeout: float = 180.0) -> tuple[int, str, str]:
+    os.killpg(proc.pid, signum)  # the whole group, as a terminal's Ctrl-C
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_keeps_a_tournaments_finished_deals(tmp_path):
+    out = tmp_path / "t"
+    proc = start(
+        "experiments.tournament", "--variants", "gin_rummy", "rummy", "--deals", "100000",
+        "--workers", "2", "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    time.sleep(12)  # the workers start and finish some chunks of 25 deals
+    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    assert rc == 130 and "Traceback" not in stderr, stderr
+    assert "tournament: SIGINT: " in stderr
+    meta = json.loads((out / "summary.json").read_text())["meta"]
+    assert meta["partial"] is True and meta["games"] > 0
+    assert meta["planned_deals_per_lineup"]["gin_rummy_v0: random vs heuristic"] == 100000
+    with open(out / "games.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 * meta["games"]  # one row per seat
+    deals = {(r["lineup"], r["deal"]) for r in rows}
+    assert sum(meta["deals_per_lineup"].values()) == len(deals)
+    assert f"kept the {meta['games']} of 400000 games finished in {out}/" in stdout
+
+
+def test_sigterm_ends_a_tournament_in_this_process_after_its_current_deal(tmp_path):
+    out = tmp_path / "t"
+    proc = start(
+        "experiments.tournament", "--variants", "gin_rummy", "--deals", "100000", "--workers", "1",
+        "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    time.sleep(8)
+    rc, stdout, stderr = stop(proc, signal.SIGTERM)
+    assert rc == 143 and "Traceback" not in stderr, stderr
+    meta = json.loads((out / "summary.json").read_text())["meta"]
+    assert meta["partial"] is True and meta["games"] > 0 and meta["games"] % 2 == 0  # whole deals only
+    assert "stopped early (SIGTERM)" in stdout
+
+
+def test_a_second_ctrl_c_quits_at_once(tmp_path):
+    # a search whose decisions take seconds: the first Ctrl-C waits for the deal in progress
+    proc = start(
+        "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "5000",
+        "--options", "rollout=random,depth=400", "--deals", "10", "--out", str(tmp_path / "sb"),
+    )  # fmt: skip
+    time.sleep(10)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(1)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "search_budget: SIGINT: ending after the deal in progress" in stderr
+    assert "search_budget: stopped at once (SIGINT again)" in stderr
+
+
+SELFPLAY = [
+    "experiments.selfplay", "--variant", "gin_rummy", "--num-envs", "16", "--num-steps", "16", "--hidden", "16",
+    "--minibatch-size", "64", "--minutes", "30", "--eval-every", "1000", "--initial-eval", "false", "--no-progress",
+]  # fmt: skip
+
+
+def test_ctrl_c_in_selfplay_writes_the_checkpoint_and_model_and_resume_logs_each_update_once(tmp_path):
+    out = tmp_path / "run"
+    proc = start(*SELFPLAY, "--out", str(out))
+    wait_for(out / "scalars.csv", proc)  # the first update is done
+    time.sleep(2)
+    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    assert rc == 130 and "Traceback" not in stderr, stderr
+    assert {"checkpoint.pt", "model.pt", "summary.json", "recipe.toml"} <= {p.name for p in out.iterdir()}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_early"] is True and summary["evaluation"] == []
+    assert "kept checkpoint.pt and model.pt" in stdout
+    from experiments import selfplay
+
+    updates = summary["updates"]
+    args = ["--out", str(out), "--resume", "--timesteps", str(summary["steps"] + 500), "--final-eval-deals", "0"]
+    assert selfplay.main([*args, "--no-progress"]) == 0
+    with open(out / "scalars.csv") as f:
+        logged = [int(r["updates"]) for r in csv.DictReader(f)]
+    assert logged == list(range(1, len(logged) + 1)) and len(logged) > updates
+    with open(out / "scalars.csv") as f:
+        minutes = [float(r["minutes"]) for r in csv.DictReader(f)]
+    assert minutes == sorted(minutes)  # training minutes never go back after a resume
+
+
+def test_resume_drops_the_log_rows_written_after_the_checkpoint(tmp_path):
+    with open(tmp_path / "scalars.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["minutes", "steps", "updates", "kl"])
+        w.writeheader()
+        w.writerows({"minutes": u / 10, "steps": 100 * u, "updates": u, "kl": 0.01} for u in range(1, 8))
+    with open(tmp_path / "eval.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["minutes", "steps", "updates", "opponent"])
+        w.writeheader()
+        w.writerows([{"minutes": 0.3, "steps": 300, "updates": 3, "opponent": "heuristic"}] * 2)
+        w.writerow({"minutes": 0.6, "steps": 600, "updates": 6, "opponent": "heuristic"})
+    assert trim_logs(tmp_path, 5) == 3
+    with open(tmp_path / "scalars.csv") as f:
+        assert [int(r["updates"]) for r in csv.DictReader(f)] == [1, 2, 3, 4, 5]
+    with open(tmp_path / "eval.csv") as f:
+        assert [int(r["updates"]) for r in csv.DictReader(f)] == [3, 3]
+
+
+def test_ctrl_c_in_pimc_labels_writes_the_labels_of_the_games_finished(tmp_path):
+    path = tmp_path / "labels.npz"
+    proc = start(
+        "experiments.pimc_labels", "--agent", "pimc:worlds=4", "--minutes", "30", "--out", str(path), "--no-progress"
+    )
+    time.sleep(20)
+    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    assert rc == 130 and "Traceback" not in stderr, stderr
+    with np.load(path) as f:
+        meta = json.loads(str(f["meta"]))
+        assert meta["stopped_early"] is True and meta["games"] == len(f["result"]) > 0
+        assert f["game"].max() < meta["games"]
+    assert f"kept the labels of {meta['games']} finished games" in stdout
+
+
+def test_sigterm_in_sb3_training_writes_the_model_and_skips_the_evaluation(tmp_path):
+    out = tmp_path / "sb3"
+    proc = start(
+        "experiments.train", "--variant", "gin_rummy", "--timesteps", "10000000", "--n-steps", "256",
+        "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    time.sleep(20)
+    rc, stdout, stderr = stop(proc, signal.SIGTERM)
+    assert rc == 143 and "Traceback" not in stderr, stderr
+    summary = json.loads((out / "evaluation.json").read_text())
+    assert summary["stopped_early"] is True and summary["evaluation"] == [] and summary["timesteps"] > 0
+    assert (out / "model.zip").is_file() and "kept model.zip" in stdout
+
+
+def test_ctrl_c_in_search_budget_keeps_the_budgets_measured(tmp_path):
+    out = tmp_path / "sb"
+    proc = start(
+        "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "3",
+        "--options", "rollout=random", "--deals", "100000", "--out", str(out),
+    )  # fmt: skip
+    time.sleep(15)
+    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    assert rc == 130 and "Traceback" not in stderr, stderr
+    with open(out / "search_budget.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 1 and 0 < int(rows[0]["deals"]) < 100000 and int(rows[0]["games"]) == 2 * int(rows[0]["deals"])
+    assert "kept 1 budget(s)" in stdout
