@@ -1,0 +1,59 @@
+"""Recipes: TOML files of self-play settings, flags that override them, and the recipe a run
+writes into its folder."""
+
+from pathlib import Path
+
+import pytest
+
+from experiments import selfplay
+from experiments.selfplay.config import RECIPES, load_recipe, parse_args, write_recipe
+
+
+def test_the_named_recipes_are_the_committed_models_settings():
+    assert sorted(p.stem for p in RECIPES.glob("*.toml")) >= ["gin", "rummy"]
+    rummy = load_recipe("rummy")
+    assert rummy == {
+        "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
+        "kickstart_anneal": 0.3, "kickstart_floor": 0.05, "heuristic_share": 0.9, "pool_share": 0.05,
+        "eval_every": 8, "initial_eval": False,
+    }  # fmt: skip
+    gin = load_recipe("gin")
+    assert gin["features"] == "gin_read" and gin["teacher_labels"] == "results/labels/gin.npz"
+    assert (gin["teacher_margin"], gin["heuristic_share"], gin["random_share"]) == (0.03, 0.85, 0.05)
+
+
+def test_flags_override_single_settings_of_a_recipe():
+    cfg, _, _, _, given = parse_args(["--recipe", "rummy", "--minutes", "2", "--ent-coef", "0.01"])
+    assert cfg.variant == "rummy_v0" and cfg.num_envs == 512 and cfg.heuristic_share == 0.9
+    assert cfg.minutes == 2.0 and cfg.ent_coef == 0.01 and cfg.lr == selfplay.Config().lr
+    assert {"minutes", "ent_coef", "num_envs", "heuristic_share"} <= given
+
+
+def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
+    cfg = selfplay.Config(
+        variant="rummy_v0", env_options={"num_players": 3, "ace_high": True}, hidden=(64, 32), minutes=1.5, seed=4
+    )
+    path = write_recipe(cfg, tmp_path / "recipe.toml")
+    back, _, _, _, _ = parse_args(["--recipe", str(path)])
+    assert back == cfg
+
+
+@pytest.mark.parametrize(
+    "recipe, message",
+    [
+        ("nosuch", "recipe 'nosuch': no file"),
+        ("bad.toml", "is not valid TOML"),
+        ("unknown.toml", "learning_rate is not a setting of experiments.selfplay"),
+    ],
+)
+def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, capsys, monkeypatch):
+    (tmp_path / "bad.toml").write_text("minutes = = 3\n")
+    (tmp_path / "unknown.toml").write_text("learning_rate = 0.1\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        parse_args(["--recipe", recipe])
+    assert message in capsys.readouterr().err
+
+
+def test_recipes_live_in_the_experiments_package():
+    assert Path(selfplay.__file__).resolve().parent.parent / "recipes" == RECIPES
