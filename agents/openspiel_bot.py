@@ -33,10 +33,11 @@ and what the agent does with each; those that change a decision are counted per 
 in ``agent.adjustments`` (since the agent was made, across resets):
 
 - ``upcard_only_to_discard`` (R-GIN-04): OpenSpiel lets a player discard (or knock with)
-  the card it just took from the discard pile; we do not.  The bot does it when its ten
-  cards can already knock: it takes any upcard and knocks throwing it back.  Before a
-  draw of the upcard the agent looks one step ahead in OpenSpiel; if the bot would then
-  shed that very card, it draws from the stock instead (passes on the first offer).
+  the card it just took from the discard pile; we do not.  The bot takes any upcard when
+  its ten cards can already knock (its first decision of a hand: later it has knocked at
+  once) and knocks shedding its highest unmelded card, which may be that upcard.  Before
+  a draw of the upcard the agent looks one step ahead in OpenSpiel; if the bot would
+  then shed that very card, it draws from the stock instead (passes on the first offer).
 - ``taken_card_discard`` (R-GIN-04): should the bot, with eleven cards, still choose the
   card it took (only possible in the fallback of ``upcard_draw_limit``), the agent plays
   the same kind of move (a knock if one is legal, else a discard) with the card that
@@ -57,15 +58,20 @@ Differences that take no decision of the agent (documented, nothing to map or co
 - The wall (R-GIN-09): with two cards left in the stock OpenSpiel offers the next player
   a last knock with the upcard; here the hand is dead at once.  The bot is never asked.
 - Lay-offs (R-GIN-08): OpenSpiel's bot never lays off when the opponent knocks; here the
-  engine lays off for every defender, the bot too, to leave it the least deadwood.
+  engine lays off for every defender, the bot too, to leave it the least deadwood (and
+  without OpenSpiel's limit of two lay-offs on one end of a run).
 - The knocker's melds (R-GIN-06): the bot declares OpenSpiel's first best meld group;
   here the engine lays out the least deadwood arrangement that leaves the defender the
   most deadwood.  The knocker's deadwood is the same.
 - Equal deadwood after a knock (R-GIN-11): an undercut here, 0 points in OpenSpiel.
 - Discarding the taken card twice in a row (OpenSpiel's repeated-move draw) cannot
   happen here (R-GIN-04).
-- Oklahoma (R-GIN-14): the same rule in both (an ace means gin only); runs of more than
-  five cards are split into OpenSpiel's melds of at most five with the same deadwood.
+- Oklahoma (R-GIN-14): the same rule in both (an ace means gin only).
+- Runs of more than five cards: OpenSpiel's melds have at most five cards; a longer run
+  splits into them with the same deadwood.
+- Deadwood of eleven cards: OpenSpiel's shortcut (the best meld group, less its highest
+  unmelded card) can miss a knock that exact deadwood allows.  This is the bot's own
+  policy in both engines; every knock it makes is legal here.
 """
 
 from __future__ import annotations
@@ -115,7 +121,9 @@ def openspiel_moves(action: int, second_pass: bool = False) -> tuple[int, ...]:
     Raises:
         ValueError: ``big gin`` (OpenSpiel has none) or an id outside 0..107.
     """
-    if 0 <= action < KNOCK:
+    if not 0 <= action <= BIG_GIN:
+        raise ValueError(f"action {action} is not a Gin Rummy action id (0..107)")
+    if action < KNOCK:
         return (TO_OS[action],)
     if action < DRAW_STOCK:
         return (GR.KNOCK_ACTION, TO_OS[action - KNOCK])
@@ -125,9 +133,7 @@ def openspiel_moves(action: int, second_pass: bool = False) -> tuple[int, ...]:
         return (GR.DRAW_UPCARD_ACTION,)
     if action == PASS:
         return (GR.PASS_ACTION, GR.DRAW_STOCK_ACTION, STOCK_CARD) if second_pass else (GR.PASS_ACTION,)
-    if action == BIG_GIN:
-        raise ValueError("big gin (107) has no OpenSpiel gin_rummy move: OpenSpiel has no big gin")
-    raise ValueError(f"action {action} is not a Gin Rummy action id (0..107)")
+    raise ValueError("big gin (107) has no OpenSpiel gin_rummy move: OpenSpiel has no big gin")
 
 
 def hand_actions(history: list[int], turn: int) -> list[int]:

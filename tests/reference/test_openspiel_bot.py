@@ -324,6 +324,8 @@ def test_card_and_action_maps():
     assert openspiel_moves(52 + 12) == (GR.KNOCK_ACTION, TO_OS[12])  # knock KC: knock, then the discard
     with pytest.raises(ValueError, match="OpenSpiel has no big gin"):
         openspiel_moves(107)
+    with pytest.raises(ValueError, match="action -1 is not a Gin Rummy action id"):
+        openspiel_moves(-1)
     # this hand's actions: after the knock that ended the hand before
     assert hand_actions([105, 3, 104, 60, 106, 106, 7, 104], turn=1) == [106, 106, 7, 104]
     assert hand_actions([106, 105, 3], turn=1) == [106, 105, 3]
