@@ -108,14 +108,16 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             folder of ``experiments.train --backend rllib``, played by
             :class:`agents.rllib_policy.RLlibAgent`), or an import path
             ``"package.module:Name"`` of an :class:`Agent` subclass or of a factory
-            ``(env, seed) -> Agent`` (your own agent).
+            ``(env, seed) -> Agent`` (your own agent), or ``"openspiel_gin_bot"``
+            (Gin Rummy: OpenSpiel's simple bot, :mod:`agents.openspiel_bot`; the
+            ``reference`` extra).
         env: the environment the agent will play in (its layout and options are read).
         seed: seed of the agent's own generator.
 
     Raises:
         ValueError: an unknown name, options after ``random`` or ``heuristic``, no
-            heuristic for this variant, a bad search option, or an import path that does
-            not give an agent.
+            heuristic for this variant, a bad search option, an import path that does
+            not give an agent, or ``openspiel_gin_bot`` without open_spiel or not on Gin.
         TypeError: a name that is not a string.
     """
     from agents.search import is_search_spec, make_search_agent
@@ -140,6 +142,14 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         return agent
     if name.startswith(RLLIB_PREFIX):
         return _rllib_agent(name[len(RLLIB_PREFIX) :], env, seed)
+    if name == "openspiel_gin_bot":
+        try:
+            from agents.openspiel_bot import OpenSpielGinBot  # needs the reference extra (open_spiel)
+        except ImportError as err:
+            raise ValueError(
+                f'agent {name!r} needs the reference extra ({err}): pip install -e ".[reference]"'
+            ) from None
+        return OpenSpielGinBot(env, seed=seed)
     if is_import_spec(name):
         return _import_agent(name, env, seed)
     variant = env.unwrapped.metadata["name"]

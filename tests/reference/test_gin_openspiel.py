@@ -1,8 +1,9 @@
 """Gin Rummy against OpenSpiel's ``gin_rummy``, the reference implementation.
 
 OpenSpiel comes with the ``reference`` extra (part of ``test``), so this runs in CI.
-Card ids are mapped explicitly through the card text: ours are suit-major C D H S
-(``AC`` = 0), OpenSpiel's suit-major s c d h (``As`` = 0).
+Card and action ids are mapped by ``agents.openspiel_bot`` (``TO_OS``, ``openspiel_moves``,
+shared with the ``openspiel_gin_bot`` agent), the card map checked here through the card
+text: ours are suit-major C D H S (``AC`` = 0), OpenSpiel's suit-major s c d h (``As`` = 0).
 
 1. Our deadwood of 10-card hands equals OpenSpiel's ``MinDeadwood`` (exact for 10
    cards; for 11 it takes a shortcut, see ``tests/core/test_deadwood.py``).
@@ -21,24 +22,22 @@ import pyspiel
 import pytest
 
 from agents import make_agent
+from agents.openspiel_bot import GR, STOCK_CARD, TO_OS, openspiel_moves
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import card_str, cards_of
 from rummy_env.core.deadwood import deadwood
 from rummy_env.core.melds import MELDS, RUN
-from rummy_env.games.gin_rummy import BIG_GIN, DRAW_STOCK, DRAW_UPCARD, KNOCK, PASS
+from rummy_env.games.gin_rummy import KNOCK, PASS
 from tests.core.test_deadwood import random_hands
 
-GR = pyspiel.gin_rummy
 UTILS = GR.GinRummyUtils(13, 4, 10)
-#: our card id -> OpenSpiel's, through the text: "TS" -> "Ts"
-TO_OS = {c: UTILS.card_int(card_str(c)[0] + card_str(c)[1].lower()) for c in range(52)}
 
 
 def test_the_card_map_is_a_bijection_that_keeps_the_text():
-    assert sorted(TO_OS.values()) == list(range(52))
+    assert sorted(TO_OS) == list(range(52))
     assert TO_OS[0] == UTILS.card_int("Ac") and TO_OS[51] == UTILS.card_int("Ks")
-    for c, o in TO_OS.items():
-        assert UTILS.card_string(o).upper() == card_str(c)
+    for c, o in enumerate(TO_OS):
+        assert UTILS.card_string(o).upper() == card_str(c)  # "TS" is OpenSpiel's "Ts"
         assert UTILS.card_value(o) == min(c % 13 + 1, 10)
 
 
@@ -96,23 +95,12 @@ def replay_in_openspiel(game, deck, dealer, actions, options):
             raise Differs("OpenSpiel's game is over (50 upcard draws)")
         mover = ours.current_player()
         assert os_state.current_player() == os_of_seat[mover]
-        if action == PASS:
-            apply(os_state, GR.PASS_ACTION)
-            if ours.passes == 1:  # both passed: OpenSpiel's player 0 draws from the stock
-                apply(os_state, GR.DRAW_STOCK_ACTION)
+        # both passed: OpenSpiel's player 0 draws from the stock; no big gin (played with big_gin=False)
+        for move in openspiel_moves(action, second_pass=action == PASS and ours.passes == 1):
+            if move == STOCK_CARD:
                 deal_stock_top()
-        elif action == DRAW_UPCARD:
-            apply(os_state, GR.DRAW_UPCARD_ACTION)
-        elif action == DRAW_STOCK:
-            apply(os_state, GR.DRAW_STOCK_ACTION)
-            deal_stock_top()
-        elif action < KNOCK:
-            apply(os_state, TO_OS[action])
-        elif action < DRAW_STOCK:
-            apply(os_state, GR.KNOCK_ACTION)
-            apply(os_state, TO_OS[action - KNOCK])
-        else:
-            assert action != BIG_GIN  # played with big_gin=False: OpenSpiel has no big gin
+            else:
+                apply(os_state, move)
         env.step(action)
         if action < KNOCK and ours.is_terminal():  # R-GIN-09 dead hand: OpenSpiel's wall, then pass
             apply(os_state, GR.PASS_ACTION)
