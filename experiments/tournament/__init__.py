@@ -6,7 +6,8 @@
 The parts: :mod:`~experiments.tournament.deals` (lineups, duplicate deals, the chunks a
 worker plays), :mod:`~experiments.tournament.run` (local processes or Ray, and the
 evaluation of an agent against baselines), :mod:`~experiments.tournament.report` (the
-summary, the head-to-head table, the files and figures) and
+pooled summary, its files and figure), :mod:`~experiments.tournament.matrix` (the
+head-to-head table and heat map) and
 :mod:`~experiments.tournament.cli` (the command line).
 """
 
@@ -22,6 +23,7 @@ from experiments.tournament.deals import (
     make_chunks,
     run_chunk,
 )
+from experiments.tournament.matrix import format_matrix, head_to_head, matrix_figure, write_matrix
 from experiments.tournament.report import display_names, format_table, summarize, win_rates_figure, write_results
 from experiments.tournament.run import evaluate_against_baselines, run_local, run_ray
 
@@ -34,15 +36,19 @@ __all__ = [
     "default_deals",
     "display_names",
     "evaluate_against_baselines",
+    "format_matrix",
     "format_table",
+    "head_to_head",
     "lineups",
     "main",
     "make_chunks",
+    "matrix_figure",
     "parse_args",
     "run_chunk",
     "run_local",
     "run_ray",
     "summarize",
     "win_rates_figure",
+    "write_matrix",
     "write_results",
 ]

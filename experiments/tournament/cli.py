@@ -12,7 +12,9 @@ cards: duplicate play, which cancels most of the luck of the deal.  Deals run in
 parallel worker processes.  At the end the job prints, per variant, each agent's games,
 win rate with a 95% Wilson interval, mean points per hand and an OpenSkill
 (Plackett-Luce) rating, and writes ``games.csv``, ``summary.csv``, ``summary.json`` and
-``win_rates.png`` to the results folder.
+``win_rates.png`` to the results folder, and the head-to-head table (each agent's win rate
+against each other agent, ``head_to_head.csv`` and the heat map ``head_to_head.png``;
+:mod:`experiments.tournament.matrix`).
 
 Winners are read from ``reward="win"`` returns (a positive return is a win; a shared
 win counts as a fraction), so the job always plays with ``reward="win"``.
@@ -30,6 +32,7 @@ import rummy_env
 from experiments.common import output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
 from experiments.common.interrupt import StopRequest
 from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
+from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
 from experiments.tournament.run import run_local, run_ray
 
@@ -176,9 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if stop.requested:
         meta["planned_deals_per_lineup"] = dict(planned)
     rows = summarize(records)
-    write_results(out, records, rows, meta)
+    pairs = head_to_head(records)
+    write_results(out, records, rows, meta, pairs)
+    write_matrix(out, pairs)
     if rows:
         print(format_table(rows))
+        print(format_matrix(pairs))
     where = f"{args.workers} worker(s)" if args.backend == "local" else "Ray"
     if stop.requested:
         planned_games = sum(c.count * len(c.lineup) for c in chunks)

@@ -140,9 +140,12 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: dict) -> None:
-    """Write games.csv, summary.json, summary.csv and win_rates.png to ``out_dir`` (the last two
-    only when a game was played)."""
+def write_results(
+    out_dir: Path, records: list[dict], rows: list[dict], meta: dict, head_to_head: list[dict] | None = None
+) -> None:
+    """Write games.csv, summary.json (``meta``, the pooled ``summary`` rows and the
+    ``head_to_head`` cells of :mod:`experiments.tournament.matrix`), summary.csv and
+    win_rates.png to ``out_dir`` (the last two only when a game was played)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -181,7 +184,7 @@ def write_results(out_dir: Path, records: list[dict], rows: list[dict], meta: di
                     ]
                 )
     with open(out_dir / "summary.json", "w") as f:
-        json.dump({"meta": meta, "summary": rows}, f, indent=2)
+        json.dump({"meta": meta, "summary": rows, "head_to_head": head_to_head or []}, f, indent=2)
     if not rows:  # stopped before the first game ended
         return
     with open(out_dir / "summary.csv", "w", newline="") as f:
