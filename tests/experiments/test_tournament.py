@@ -22,7 +22,9 @@ def test_tournament_writes_results_and_prints_a_table(tmp_path, capsys):
     out = run(tmp_path)
     printed = capsys.readouterr().out
     assert "rummy_v0" in printed and "heuristic" in printed and "95% CI" in printed
-    assert {p.name for p in out.iterdir()} == {"games.csv", "summary.csv", "summary.json", "win_rates.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "games.csv", "summary.csv", "summary.json", "win_rates.png", "head_to_head.csv", "head_to_head.png",
+    }  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())
     rows = {r["agent"]: r for r in summary["summary"]}
     # 6 deals x 1 lineup (random vs heuristic) x 2 seat rotations = 12 games, one seat each
