@@ -69,6 +69,13 @@ class Config:
     # share of the games with one seat playing uniformly random legal actions; with --teacher-labels the
     # heuristic teaches the learner's decisions there (the search's labels come from games against it)
     random_share: float = 0.0
+    # named agents frozen in the other seats of a share of the games each, "NAME@SHARE;NAME@SHARE"
+    # (experiments.selfplay.opponents: heuristic styles, policy:PATH models, random)
+    league: str = ""
+    # start from this model's weights (a model.pt of experiments.selfplay; its hidden sizes and features)
+    init_model: str = ""
+    # the opponents of the evaluations, "NAME;NAME" (default: the variant's heuristic and random)
+    eval_opponents: str = ""
     pool_size: int = 10
     snapshot_every: int = 20  # updates between pool snapshots
     eval_every: float = 5.0  # minutes between evaluations
@@ -150,11 +157,36 @@ def check_config(config: Config, num_players: int) -> None:
             f"suit_augment relabels Gin Rummy inputs for the shared critic only "
             f"(variant={config.variant!r}, critic={config.critic!r})"
         )
+    members = league_members(config)
     shares = (config.pool_share, config.heuristic_share, config.random_share)
-    if min(shares) < 0 or sum(shares) >= 1:
-        raise ValueError(f"pool_share, heuristic_share and random_share {shares} must be >= 0 and sum to less than 1")
+    if min(shares) < 0 or sum(shares) + sum(s for _, s in members) > 1 + 1e-9:
+        raise ValueError(
+            f"pool_share, heuristic_share and random_share {shares} and the league's shares "
+            f"{tuple(s for _, s in members)} must be >= 0 and sum to at most 1"
+        )
+    if config.init_model and not Path(config.init_model).is_file():
+        raise ValueError(f"init_model={config.init_model!r}: no such file")
     if config.teacher_margin and not config.teacher_labels:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
+
+
+def league_members(config: Config) -> list[tuple[str, float]]:
+    """The ``(name, share)`` of each member of ``config.league``
+    (:func:`experiments.selfplay.opponents.parse_league`).
+
+    Raises:
+        ValueError: a malformed league.
+    """
+    from experiments.selfplay.opponents import parse_league
+
+    return parse_league(config.league)
+
+
+def eval_opponents(config: Config) -> list[str] | None:
+    """The evaluations' opponents (``config.eval_opponents`` split at ``;``), or None for the
+    variant's baselines."""
+    names = [n.strip() for n in config.eval_opponents.split(";") if n.strip()]
+    return names or None
 
 
 def vector_class(variant: str):
@@ -295,6 +327,23 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")
+        elif name == "league":
+            p.add_argument(
+                flag,
+                default=value,
+                metavar="NAME@SHARE;...",
+                help="agents frozen in the other seats of a share of the games each, e.g. "
+                "'heuristic:style=knock_early@0.1;policy:docs/results/selfplay-gin/model.pt@0.1'",
+            )
+        elif name == "init_model":
+            p.add_argument(flag, default=value, metavar="PATH", help="start from the weights of this model.pt")
+        elif name == "eval_opponents":
+            p.add_argument(
+                flag,
+                default=value,
+                metavar="NAME;...",
+                help="the evaluations' opponents (default: heuristic and random)",
+            )
         elif name == "teacher_labels":
             p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")
         elif isinstance(value, bool):
@@ -345,10 +394,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
     if args.minutes is not None and not args.minutes > 0:
         p.error(f"--minutes must be positive, got {args.minutes}")
     shares = (args.pool_share, args.heuristic_share, args.random_share)
-    if not (min(shares) >= 0 and sum(shares) < 1):
+    if not (min(shares) >= 0 and sum(shares) <= 1):
         p.error(
             f"--pool-share {args.pool_share}, --heuristic-share {args.heuristic_share} and --random-share "
-            f"{args.random_share} must be >= 0 and sum to less than 1 (the rest of the games are pure self-play)"
+            f"{args.random_share} must be >= 0 and sum to at most 1 (the rest of the games are pure self-play)"
         )
     try:
         variant = resolve_variant(args.variant)

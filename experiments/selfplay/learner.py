@@ -62,7 +62,8 @@ class Learner:
             generator (action sampling).
 
     Raises:
-        ValueError: a setting out of range or contradicting another, or one the variant refuses.
+        ValueError: a setting out of range or contradicting another, one the variant refuses, or
+            an ``init_model`` of another variant.
     """
 
     def __init__(self, config: Config):
@@ -83,11 +84,26 @@ class Learner:
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
         check_config(config, self.num_players)
+        init = None
+        if config.init_model:
+            from agents.torch_policy import load_model
+
+            init = load_model(config.init_model)
+            if init.extra.get("variant") != config.variant or init.obs_size != self.obs_size:
+                raise ValueError(
+                    f"init_model={config.init_model!r} is a model of {init.extra.get('variant')} "
+                    f"(observations of size {init.obs_size}), the run trains {config.variant} ({self.obs_size})"
+                )
+            # the network takes the model's shape: its hidden sizes and input features
+            config.hidden, config.features = tuple(init.hidden), init.features
         if config.features == "auto":
             config.features = {"gin_rummy_v0": "gin_opp", "rummy_v0": "meld_opp"}.get(config.variant, "none")
         self.featurize = Featurizer(config.features, config.variant, self.layout)
         self.input_size = self.obs_size + self.featurize.extra
-        self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features).to(self.device)
+        self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features)
+        if init is not None:
+            self.net.load_state_dict(init.state_dict())
+        self.net = self.net.to(self.device)
         params = list(self.net.parameters())
         self.critic = None
         if config.critic == "privileged":

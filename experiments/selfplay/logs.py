@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import agent_names
+from experiments.selfplay.config import eval_opponents
 
 
 def evaluate(
@@ -25,21 +26,25 @@ def evaluate(
     seed: int,
     progress: bool = False,
     stop: Any = None,
+    opponents: Sequence[str] | None = None,
 ) -> list[dict]:
-    """Win rates (95% Wilson intervals counted per deal) of the saved policy against the
-    heuristic (if the variant has one) and the random agent, on the tournament's
-    duplicate deals (each deal played once per seat rotation), with ``reward="win"``.
+    """Win rates (95% Wilson intervals counted per deal) of the saved policy against each
+    opponent (by default the variant's heuristic and the random agent), on the tournament's
+    duplicate deals, the policy in one seat and the opponent in the others
+    (:func:`experiments.evaluate.evaluate`), with ``reward="win"``.
 
     Returns:
-        one dict per opponent: ``opponent``, ``games``, ``wins``, ``draws``, ``win_rate``,
-        ``win_rate_ci_low``, ``win_rate_ci_high``.
+        one dict per opponent: ``opponent``, ``games``, ``deals``, ``wins``, ``draws``,
+        ``win_rate``, ``win_rate_ci_low``, ``win_rate_ci_high``, points per hand.
     """
-    from experiments import tournament
+    from experiments.evaluate import evaluate as against
 
-    opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
-    return tournament.evaluate_against_baselines(
-        f"policy:{Path(model_path).resolve()}", variant, env_options, deals, workers, seed, opponents, progress, stop
-    )
+    if opponents is None:
+        opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
+    options = {k: v for k, v in env_options.items() if k != "reward"}
+    agent = f"policy:{Path(model_path).resolve()}"
+    result, _ = against(agent, variant, options, deals, seed, opponents, workers, progress=progress, stop=stop)
+    return result["rows"]
 
 
 def append_csv(path: Path, rows: Sequence[dict]) -> None:
@@ -150,7 +155,7 @@ def evaluate_now(
     tqdm.write(f"evaluating {'the final model' if final else 'a snapshot'} on {deals} duplicate deals per opponent ...")
     cfg = learner.cfg
     rows = evaluate(
-        path, cfg.variant, cfg.env_options, deals, cfg.eval_workers, cfg.seed + 1, progress=final, stop=stop
+        path, cfg.variant, cfg.env_options, deals, cfg.eval_workers, cfg.seed + 1, final, stop, eval_opponents(cfg)
     )
     seconds = time.perf_counter() - t0
     learner.timers["eval"] += seconds
@@ -185,6 +190,7 @@ def scalars_row(learner: Any, stats: dict[str, float], recent: dict[str, int]) -
         "train_win_vs_heuristic": round(recent["heuristic_wins"] / max(1, recent["heuristic_games"]), 4),
         "train_games_vs_heuristic": recent["heuristic_games"],
         "train_win_vs_random": round(recent["random_wins"] / max(1, recent["random_games"]), 4),
+        "train_win_vs_league": round(recent["league_wins"] / max(1, recent["league_games"]), 4),
         # with --duplicate-baseline: share of those games the learner scored as the heuristic did on the deck
         "duplicate_same": round(recent["duplicate_same"] / max(1, recent["heuristic_games"]), 4),
     }

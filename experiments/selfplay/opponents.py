@@ -1,4 +1,5 @@
-"""Who plays the seats the learner does not: past snapshots, the heuristic, random play.
+"""Who plays the seats the learner does not: past snapshots, the heuristic, random play and
+a league of named agents.
 
 Every game of the batch has a *kind*, fixed for the run: pure self-play (the learner plays
 every seat), or one of the opponents.  In a game with an opponent the learner plays one
@@ -8,10 +9,19 @@ seat in turn) and the opponent plays all the others:
 - a pool snapshot (``--pool-share``): a past version of the policy, one drawn per rollout
   from the last ``--pool-size`` (one every ``--snapshot-every`` updates): the learner meets
   older versions of itself and does not chase its own tail;
-- the variant's heuristic (``--heuristic-share``), compiled on the engine's rows
-  (:func:`compiled_heuristic`, the same action as the Python agent, checked by the
-  differential tests in ``tests/agents``), or the Python agent on each observation row;
-- uniformly random legal play (``--random-share``).
+- the variant's heuristic (``--heuristic-share``);
+- uniformly random legal play (``--random-share``);
+- the members of ``--league`` (``"NAME@SHARE;NAME@SHARE"``): any agent the batched engine
+  can drive, frozen: ``random``, ``heuristic`` and its styles (``heuristic:style=...``),
+  ``policy:PATH`` (a saved model, its most likely legal action, as ``PolicyAgent`` plays
+  it).  A population of styles, snapshots and exploiters (PSRO, AlphaStar's league), or a
+  single frozen agent for a best response (``experiments.exploit``).
+
+Heuristics run compiled on the engine's rows where the variant has a compiled heuristic
+(:func:`compiled_heuristic`: the same action as the Python agent, checked by the
+differential tests in ``tests/agents``), else as the Python agent on each observation row
+(what its seat sees only).  Search agents are refused: they read the engine through
+``resample`` of an ``env()``, which a batch row is not.
 """
 
 from __future__ import annotations
@@ -23,15 +33,40 @@ import numpy as np
 
 from agents import make_agent
 
-SELF, POOL, HEURISTIC, RANDOM = 0, 1, 2, 3  #: the kinds of game
+SELF, POOL, HEURISTIC, RANDOM = 0, 1, 2, 3  #: the kinds of game; league member j is kind LEAGUE + j
+LEAGUE = 4
 
 
-def compiled_heuristic(vec: Any):
+def parse_league(text: str) -> list[tuple[str, float]]:
+    """``"heuristic:style=knock_early@0.2;policy:m.pt@0.1"`` -> ``[(name, share), ...]``.
+
+    Raises:
+        ValueError: an entry without ``@SHARE``, a share that is not a number in (0, 1], or a
+            name given twice.
+    """
+    members: list[tuple[str, float]] = []
+    for entry in (e.strip() for e in text.split(";")):
+        if not entry:
+            continue
+        name, at, share = entry.rpartition("@")
+        try:
+            value = float(share)
+        except ValueError:
+            value = float("nan")
+        if not at or not name or not 0 < value <= 1:
+            raise ValueError(f"league entry {entry!r}: write NAME@SHARE with a share in (0, 1], e.g. heuristic@0.2")
+        if name in (m for m, _ in members):
+            raise ValueError(f"league member {name!r} is given twice")
+        members.append((name, value))
+    return members
+
+
+def compiled_heuristic(vec: Any, style: str = "default"):
     """``actions(rows) -> int64 (num_envs,)``: the variant's heuristic action of each row
     of ``rows`` (int64 indices of games awaiting a decision; other entries -1), or None
-    without a compiled heuristic for the batch's variant (numba missing, the pure-Python
-    reference engine, or another variant)."""
-    if not hasattr(vec, "kernel_arrays"):  # the pure-Python reference batch
+    without a compiled heuristic for the batch's variant and style (numba missing, the
+    pure-Python reference engine, or another variant)."""
+    if not hasattr(vec, "kernel_arrays") or style != "default":  # the pure-Python reference batch
         return None
     try:
         if vec.variant == "gin_rummy_v0":
@@ -59,6 +94,86 @@ def compiled_heuristic(vec: Any):
     return None
 
 
+def heuristic_style(name: str) -> str | None:
+    """The style of a heuristic's name (``"heuristic"`` -> ``"default"``,
+    ``"heuristic:style=defensive"`` -> ``"defensive"``), or None for another agent."""
+    if name == "heuristic":
+        return "default"
+    base, _, options = name.partition(":")
+    if base == "heuristic" and options.startswith("style=") and "," not in options:
+        return options[len("style=") :]
+    return None
+
+
+class FrozenAgent:
+    """One agent that plays batch rows: the compiled or Python heuristic, random play, or a
+    saved policy's most likely legal action.
+
+    Args:
+        name: ``random``, ``heuristic``, ``heuristic:style=...`` or ``policy:PATH``.
+        env: an env of the run's variant and options.
+        rng: draws random play's actions.
+        seed: the agent's seed (a Python heuristic's tie breaks).
+        device: the torch device of a policy.
+
+    Raises:
+        ValueError: an agent the batched engine cannot drive (a search agent, an import path),
+            or a policy of another variant or observation size.
+    """
+
+    def __init__(self, name: str, env: Any, rng: np.random.Generator, seed: int, device: str = "cpu"):
+        self.name, self.rng, self.device = name, rng, device
+        self.style = heuristic_style(name)
+        self.fast = None
+        self.net = self.featurize = self.agent = None
+        if name == "random":
+            return
+        if name.startswith("policy:"):
+            from agents.policy_features import Featurizer
+            from agents.torch_policy import load_model
+
+            self.net = load_model(name[len("policy:") :]).to(device)
+            variant = env.unwrapped.metadata["name"]
+            if self.net.extra.get("variant") != variant or self.net.obs_size != env.unwrapped.layout.size:
+                raise ValueError(
+                    f"{name}: a policy of {self.net.extra.get('variant')} with observations of size "
+                    f"{self.net.obs_size}, the run plays {variant} ({env.unwrapped.layout.size})"
+                )
+            self.featurize = Featurizer(self.net.features, variant, env.unwrapped.layout)
+            return
+        if self.style is None:
+            raise ValueError(
+                f"{name!r} cannot play on the batched engine's rows: use random, heuristic, heuristic:style=NAME "
+                "or policy:PATH (search agents read an env() through resample; a batch row is not one)"
+            )
+        self.agent = make_agent(name, env, seed=seed)
+
+    def bind(self, vec: Any) -> None:
+        """Use ``vec``'s compiled heuristic of this style when there is one."""
+        if self.style is not None:
+            self.fast = compiled_heuristic(vec, self.style)
+
+    def act(self, rows: np.ndarray, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions (int64 ``(len(rows),)``) of the games ``rows``: ``raw`` float32 observations and
+        ``mask`` bool legal actions of the whole batch."""
+        if self.name == "random":  # uniform over the legal actions: the largest of random keys
+            return np.where(mask[rows], self.rng.random((len(rows), mask.shape[1])), -1.0).argmax(1)
+        if self.net is not None:
+            import torch
+
+            from agents.torch_policy import masked_logits
+
+            x = torch.from_numpy(self.featurize(raw[rows])).to(self.device)
+            m = torch.from_numpy(mask[rows]).to(self.device)
+            with torch.inference_mode():
+                return masked_logits(self.net(x)[0], m).argmax(1).cpu().numpy()
+        if self.fast is not None:
+            return self.fast(rows)[rows]
+        return np.array(
+            [self.agent.act({"observation": raw[i], "action_mask": mask[i].astype(np.int8)}) for i in rows], np.int64
+        )
+
+
 class Opponents:
     """The kind of every game and the opponents' moves.
 
@@ -68,30 +183,53 @@ class Opponents:
         env: an env of the run's variant and options (for the Python heuristic).
 
     Attributes:
-        kind: int8 ``(num_envs,)``: :data:`SELF`, :data:`POOL`, :data:`HEURISTIC` or :data:`RANDOM`.
+        kind: int16 ``(num_envs,)``: :data:`SELF`, :data:`POOL`, :data:`HEURISTIC`, :data:`RANDOM`
+            or ``LEAGUE + j`` for league member ``j``.
         learner_seat: int64 ``(num_envs,)``: the learner's seat in games with an opponent.
+        league: the :class:`FrozenAgent` of each league member.
+
+    Raises:
+        ValueError: a league member the batched engine cannot drive.
     """
 
     def __init__(self, learner: Any, env: Any):
+        from experiments.selfplay.config import league_members
+
         cfg = learner.cfg
         n = cfg.num_envs
         self.learner = learner
         self.num_players = learner.num_players
-        self.kind = np.zeros(n, np.int8)
+        members = league_members(cfg)
+        # the games from the front: random play, then the league's members; from the back: the
+        # heuristic, then the pool; self-play in between
+        self.kind = np.full(n, SELF, np.int16)
+        start = 0
+        for kind, share in [(RANDOM, cfg.random_share)] + [(LEAGUE + j, s) for j, (_, s) in enumerate(members)]:
+            k = round(n * share)
+            self.kind[start : start + k] = kind
+            start += k
         n_heur, n_pool = round(n * cfg.heuristic_share), round(n * cfg.pool_share)
-        self.kind[n - n_heur :] = HEURISTIC
-        self.kind[n - n_heur - n_pool : n - n_heur] = POOL
-        self.kind[: round(n * cfg.random_share)] = RANDOM
+        self.kind[max(start, n - n_heur) :] = HEURISTIC
+        self.kind[max(start, n - n_heur - n_pool) : max(start, n - n_heur)] = POOL
         self.learner_seat = (np.arange(n) + 1) % self.num_players
         # the heuristic plays seats and teaches kickstarting: built only when one of them needs it
         kick = cfg.kickstart and (cfg.random_share if learner.teacher is not None else cfg.kickstart_share)
-        self.heuristic = make_agent("heuristic", env, seed=cfg.seed) if cfg.heuristic_share or kick else None
+        self.heuristic = (
+            FrozenAgent("heuristic", env, learner.rng, cfg.seed, learner.device)
+            if cfg.heuristic_share or kick
+            else None
+        )
+        self.random = FrozenAgent("random", env, learner.rng, cfg.seed)
+        self.league = [
+            FrozenAgent(name, env, learner.rng, cfg.seed + 1 + j, learner.device) for j, (name, _) in enumerate(members)
+        ]
         self.snapshot = copy.deepcopy(learner.net)  # the pool opponent's network
-        self.fast = None
 
     def bind(self, vec: Any) -> None:
-        """Use ``vec``'s compiled heuristic when it has one (a new batch: a resumed run)."""
-        self.fast = compiled_heuristic(vec) if self.heuristic is not None else None
+        """Use ``vec``'s compiled heuristics where there are (a new batch: a resumed run)."""
+        for agent in [self.heuristic, *self.league]:
+            if agent is not None:
+                agent.bind(vec)
 
     def draw_snapshot(self) -> None:
         """Load a snapshot drawn from the learner's pool into the pool opponent (one per rollout)."""
@@ -107,29 +245,34 @@ class Opponents:
             decision: bool ``(num_envs,)``: the game awaits a decision (not resetting).
 
         Returns:
-            bool ``(num_envs,)`` arrays ``"pool"``, ``"heuristic"``, ``"random"`` (an
-            opponent moves) and ``"learner"`` (the learner moves).
+            bool ``(num_envs,)`` arrays ``"pool"``, ``"heuristic"``, ``"random"``, ``"league"``
+            (an opponent moves) and ``"learner"`` (the learner moves).
         """
         theirs = decision & (player != self.learner_seat)
         pool = theirs & (self.kind == POOL) & bool(self.learner.pool)
         heur = theirs & (self.kind == HEURISTIC)
         rand = theirs & (self.kind == RANDOM)
-        return {"pool": pool, "heuristic": heur, "random": rand, "learner": decision & ~pool & ~heur & ~rand}
+        league = theirs & (self.kind >= LEAGUE)
+        learner = decision & ~pool & ~heur & ~rand & ~league
+        return {"pool": pool, "heuristic": heur, "random": rand, "league": league, "learner": learner}
 
     def heuristic_actions(self, rows: np.ndarray, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The heuristic's action in each game of ``rows`` (int64 ``(len(rows),)``): compiled on
-        the engine's rows, or the agent on each observation row (what its seat sees only)."""
-        if self.fast is not None:
-            return self.fast(rows)[rows]
-        return np.array(
-            [self.heuristic.act({"observation": raw[i], "action_mask": mask[i].astype(np.int8)}) for i in rows],
-            np.int64,
-        )
+        """The heuristic's action in each game of ``rows`` (int64 ``(len(rows),)``)."""
+        return self.heuristic.act(rows, raw, mask)
 
     def random_actions(self, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Uniformly random legal actions of the games ``rows``: the largest of random keys."""
-        keys = np.where(mask[rows], self.learner.rng.random((len(rows), mask.shape[1])), -1.0)
-        return keys.argmax(1)
+        """Uniformly random legal actions of the games ``rows``."""
+        return self.random.act(rows, None, mask)
+
+    def league_actions(self, rows: np.ndarray, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The league members' actions in the games ``rows`` (each game's own member)."""
+        out = np.zeros(len(rows), np.int64)
+        kinds = self.kind[rows]
+        for j, agent in enumerate(self.league):
+            sel = kinds == LEAGUE + j
+            if sel.any():
+                out[sel] = agent.act(rows[sel], raw, mask)
+        return out
 
     def hand_over(self, done: np.ndarray) -> None:
         """Move the learner to the next seat in the games that just ended."""

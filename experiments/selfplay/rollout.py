@@ -16,10 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from experiments.selfplay.opponents import HEURISTIC, RANDOM, Opponents
+from experiments.selfplay.opponents import HEURISTIC, LEAGUE, RANDOM, Opponents
 
 #: the counts of the learner's training games logged with each update (reset after each row)
-RECENT = ("heuristic_games", "heuristic_wins", "duplicate_same", "random_games", "random_wins")
+RECENT = (
+    "heuristic_games",
+    "heuristic_wins",
+    "duplicate_same",
+    "random_games",
+    "random_wins",
+    "league_games",
+    "league_wins",
+)
 
 
 def empty_buffer(learner: Any) -> dict[str, np.ndarray]:
@@ -95,6 +103,7 @@ def collect(learner: Any, opponents: Opponents, vec: Any, batch: Any, recent: di
         kick = (
             (opponents.kind == RANDOM) if learner.teacher is not None else np.arange(n) < round(n * cfg.kickstart_share)
         )
+    LEAGUE_KINDS = tuple(range(LEAGUE, LEAGUE + len(opponents.league)))
     replay = []  # --duplicate-baseline: (step, games, learner seats, decks, dealers) of games that ended
     for t in range(T):
         t0 = time.perf_counter()
@@ -132,6 +141,9 @@ def collect(learner: Any, opponents: Opponents, vec: Any, batch: Any, recent: di
         rows = np.flatnonzero(who["random"])
         if len(rows):
             action[rows] = opponents.random_actions(rows, mask)
+        rows = np.flatnonzero(who["league"])
+        if len(rows):
+            action[rows] = opponents.league_actions(rows, raw, mask)
         rows = np.flatnonzero(kick & who["learner"])
         if len(rows):
             buf["teacher"][t, rows] = opponents.heuristic_actions(rows, raw, mask)
@@ -155,13 +167,13 @@ def collect(learner: Any, opponents: Opponents, vec: Any, batch: Any, recent: di
         buf["done"][t] = done
         if done.any():
             learner.episodes += int(done.sum())
-            # the learner's results in its games against the heuristic and random play (a free training curve)
-            for kind, name in ((HEURISTIC, "heuristic"), (RANDOM, "random")):
-                ended = np.flatnonzero(done & (opponents.kind == kind))
+            # the learner's results in its games against the heuristic, random play and the league
+            for kinds, name in (((HEURISTIC,), "heuristic"), ((RANDOM,), "random"), (LEAGUE_KINDS, "league")):
+                ended = np.flatnonzero(done & np.isin(opponents.kind, kinds))
                 seat = opponents.learner_seat[ended]
                 recent[f"{name}_games"] += len(ended)
                 recent[f"{name}_wins"] += int((next_batch.rewards[ended, seat] > 0).sum())
-                if kind == HEURISTIC and cfg.duplicate_baseline and len(ended):
+                if name == "heuristic" and cfg.duplicate_baseline and len(ended):
                     replay.append((t, ended, seat, vec.decks()[ended], vec.dealers()[ended]))
             opponents.hand_over(done)
         learner.steps += int(decision.sum())

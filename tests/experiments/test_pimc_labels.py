@@ -208,7 +208,7 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
         (["--teacher-margin", "2"], "--teacher-margin must be in [0, 1]"),
         (["--teacher-labels", "no/such.npz"], "--teacher-labels: no file no/such.npz"),
         (["--teacher-margin", "0.1"], "--teacher-margin 0.1 needs --teacher-labels"),
-        (["--random-share", "0.2", "--heuristic-share", "0.8"], "--random-share 0.2 must be >= 0 and sum to less"),
+        (["--random-share", "0.3", "--heuristic-share", "0.8"], "--random-share 0.3 must be >= 0 and sum to at most 1"),
     ],
 )
 def test_bad_teacher_arguments_are_refused(args, message, capsys):
@@ -218,7 +218,11 @@ def test_bad_teacher_arguments_are_refused(args, message, capsys):
 
 
 def test_the_trainer_refuses_shares_over_one_and_a_margin_without_labels(tmp_path):
-    with pytest.raises(ValueError, match=r"\(0.0, 0.5, 0.5\) must be >= 0 and sum to less than 1"):
-        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), pool_share=0.0, random_share=0.5))
+    with pytest.raises(
+        ValueError, match=r"\(0.0, 0.5, 0.6\) and the league's shares \(\) must be >= 0 and sum to at most 1"
+    ):
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), pool_share=0.0, random_share=0.6))
+    with pytest.raises(ValueError, match=r"league's shares \(0.3,\) must be >= 0 and sum to at most 1"):
+        selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), pool_share=0.25, league="random@0.3"))
     with pytest.raises(ValueError, match="teacher_margin=0.1 picks labels, but no teacher_labels"):
         selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), teacher_margin=0.1))

@@ -232,7 +232,10 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--pool-share", "0.6", "--heuristic-share", "0.5"], "sum to less than 1"),
+        (["--pool-share", "0.6", "--heuristic-share", "0.5"], "sum to at most 1"),
+        (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
+        (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
+        (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
         (["--variant", "rummikub"], "no batched simulator for rummikub_v0"),
         (["--hidden", "64,x"], "--hidden must be positive integers"),
         (["--num-envs", "0"], "--num-envs must be a positive integer"),

@@ -1,0 +1,356 @@
+"""How strong an agent is: its results against every member of the variant's opponent panel.
+
+    python -m experiments.evaluate --variant gin_rummy --agent champion
+    python -m experiments.evaluate --variant crazy_rummy --agent pimc --deals 300 --workers 2
+    python -m experiments.evaluate --variant rummy --agent policy:results/x/model.pt --out results/eval-x
+
+A result against one opponent (the heuristic an agent was trained or searched around) says
+little about strength.  The panel (:mod:`agents.panel`, versioned by ``PANEL_VERSION``) is a
+fixed, diverse list of opponents per variant, the same for everyone: random play, the
+heuristic and its other styles of play, the search with uniform worlds, the committed
+learned models and, for Gin Rummy, OpenSpiel's simple bot.  The agent plays duplicate deals
+against each member (the tournament's deals and seat rotations: every deal once with the
+agent in each seat, the same deals for every member).  With two seats a game is the agent
+against the member; with more seats the agent holds one seat and the member all the others
+(Crazy Rummy's figure is then the share of rounds in which the agent has the lowest
+penalty, R-CRAZY-12; the fair share is ``1 / seats``).
+
+Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, ``games``,
+``deals``, ``wins``, ``draws``, ``win_rate`` with ``win_rate_ci_low`` / ``win_rate_ci_high``
+(95% Wilson over deals), ``points_per_hand`` and ``opponent_points_per_hand``; plus
+``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
+``panel_min_opponent``, ``fair_share``, the panel version and the settings), the same rows
+as ``evaluation.csv``, the bar chart ``evaluation.png``, and ``games.csv`` (every game).
+Ctrl-C stops it with the games finished (``"partial": true``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents import make_agent
+from experiments.common import (
+    load_variant,
+    output_folder,
+    parse_env_options,
+    program_name,
+    resolve_variant,
+    usable_cpus,
+    wilson_interval,
+)
+from experiments.common.interrupt import StopRequest
+from experiments.common.parallel import run_tasks
+from experiments.tournament.deals import Chunk, absolute_policy, run_chunk
+from experiments.tournament.report import display_names
+
+#: deals per opponent by default (each played once per seat)
+DEFAULT_DEALS = 500
+ROW_FIELDS = (
+    "opponent",
+    "games",
+    "deals",
+    "wins",
+    "draws",
+    "win_rate",
+    "win_rate_ci_low",
+    "win_rate_ci_high",
+    "points_per_hand",
+    "opponent_points_per_hand",
+)
+
+
+def panel_chunks(
+    agent: str,
+    opponents: Sequence[str],
+    variant: str,
+    env_options: dict,
+    deals: int,
+    seed: int,
+    chunk_size: int = 25,
+) -> list[Chunk]:
+    """The games of an evaluation: for each opponent the lineup ``(agent, opponent, ...,
+    opponent)`` (one seat to the agent, the others to the opponent) on ``deals`` deals, each
+    played once per seat rotation (:func:`experiments.tournament.run_chunk`)."""
+    seats = len(load_variant(variant).env(**env_options).possible_agents)
+    options = tuple(sorted({**env_options, "reward": "win"}.items()))
+    return [
+        Chunk(variant, options, (agent, *[opponent] * (seats - 1)), first, min(chunk_size, deals - first), seed)
+        for opponent in opponents
+        for first in range(0, deals, chunk_size)
+    ]
+
+
+def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
+    """One row per opponent (:data:`ROW_FIELDS`) from the games' records: the agent's win share,
+    its 95% Wilson interval over deals, and both sides' points per hand."""
+    stats: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"games": 0, "wins": 0.0, "draws": 0, "points": 0.0, "their_points": 0.0, "deals": set()}
+    )
+    for r in records:
+        seat = r["seats"].index(agent)
+        opponent = next(name for name in r["seats"] if name != agent)
+        others = [s for s in range(len(r["seats"])) if s != seat]
+        s = stats[opponent]
+        s["games"] += 1
+        s["wins"] += r["win_share"][seat]
+        s["draws"] += 0 if any(r["win_share"]) else 1
+        s["points"] += r["points_per_hand"][seat]
+        s["their_points"] += sum(r["points_per_hand"][o] for o in others) / len(others)
+        s["deals"].add(r["deal"])
+    rows = []
+    for opponent in opponents:
+        s = stats.get(opponent)
+        if s is None or not s["games"]:
+            continue
+        rate = s["wins"] / s["games"]
+        low, high = wilson_interval(rate, len(s["deals"]))
+        rows.append(
+            {
+                "opponent": opponent,
+                "games": s["games"],
+                "deals": len(s["deals"]),
+                "wins": round(s["wins"], 3),
+                "draws": s["draws"],
+                "win_rate": rate,
+                "win_rate_ci_low": low,
+                "win_rate_ci_high": high,
+                "points_per_hand": s["points"] / s["games"],
+                "opponent_points_per_hand": s["their_points"] / s["games"],
+            }
+        )
+    return rows
+
+
+def format_rows(result: dict) -> str:
+    """The evaluation as a text table."""
+    short = display_names([r["opponent"] for r in result["rows"]])
+    width = max([20, *(len(v) for v in short.values())])
+    lines = [
+        f"{result['variant']}: {result['agent']} against the panel (version {result['panel_version']}, "
+        f"{result['seats']} seats, fair share {result['fair_share']:.3f})",
+        f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'theirs':>8}",
+    ]
+    for r in result["rows"]:
+        ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
+        lines.append(
+            f"  {short[r['opponent']]:<{width}} {r['games']:>6} {r['win_rate']:>9.3f} {ci:>17} "
+            f"{r['points_per_hand']:>9.2f} {r['opponent_points_per_hand']:>8.2f}"
+        )
+    if result["rows"]:
+        lines.append(
+            f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
+            f"(against {short[result['panel_min_opponent']]})"
+        )
+    return "\n".join(lines)
+
+
+def evaluation_figure(result: dict) -> Any:
+    """The win rate against each member with its 95% interval, and the fair share (a
+    :class:`matplotlib.figure.Figure`, drawn without pyplot)."""
+    from matplotlib.figure import Figure
+
+    rows = result["rows"]
+    short = display_names([r["opponent"] for r in rows])
+    fig = Figure(figsize=(max(5.0, 0.8 * len(rows) + 2.0), 4.0))
+    ax = fig.subplots()
+    x = range(len(rows))
+    rates = [r["win_rate"] for r in rows]
+    err = [[r["win_rate"] - r["win_rate_ci_low"] for r in rows], [r["win_rate_ci_high"] - r["win_rate"] for r in rows]]
+    ax.bar(x, rates, yerr=err, capsize=3, color="tab:blue")
+    ax.axhline(result["fair_share"], color="grey", lw=0.8, ls="--", label=f"fair share {result['fair_share']:.2f}")
+    ax.set_xticks(list(x), [short[r["opponent"]] for r in rows], rotation=40, ha="right", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% CI, duplicate deals)")
+    ax.set_title(
+        f"{result['variant']}: {display_names([result['agent']])[result['agent']]} vs panel v{result['panel_version']}"
+    )
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
+    """``evaluation.json``, ``evaluation.csv``, ``evaluation.png`` and ``games.csv`` in ``out``."""
+    with open(out / "evaluation.json", "w") as f:
+        json.dump(result, f, indent=2)
+    with open(out / "evaluation.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(ROW_FIELDS))
+        w.writeheader()
+        w.writerows(result["rows"])
+    with open(out / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"])
+        for r in records:
+            seat = r["seats"].index(result["agent"])
+            opponent = next(name for name in r["seats"] if name != result["agent"])
+            w.writerow(
+                [
+                    opponent,
+                    r["deal"],
+                    r["seed"],
+                    r["rotation"],
+                    seat,
+                    r["win_share"][seat],
+                    r["points_per_hand"][seat],
+                    r["steps"],
+                ]
+            )
+    if result["rows"]:
+        evaluation_figure(result).savefig(out / "evaluation.png", dpi=100)
+
+
+def evaluate(
+    agent: str,
+    variant: str,
+    env_options: dict | None = None,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 0,
+    opponents: Sequence[str] | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress: bool = False,
+    stop: StopRequest | None = None,
+) -> tuple[dict, list[dict]]:
+    """Play ``agent`` against every opponent of the panel on duplicate deals.
+
+    Args:
+        agent: an agent name (``agents.make_agent``).
+        variant: ``gin_rummy_v0``, ...
+        env_options: options of ``env()`` (``reward`` is set to ``"win"``).
+        deals: deals per opponent, each played once with the agent in each seat.
+        seed: the deals' seed (the tournament's deal seeds: the same deals for every opponent).
+        opponents: the opponents (default: :func:`agents.panel.panel` of the variant, the
+            members whose extras are installed); the agent itself is left out.
+        workers, backend, address: where the games run (:func:`experiments.common.parallel.run_tasks`).
+        progress: a progress bar of deals.
+        stop: Ctrl-C: the evaluation ends with the games finished (``partial``).
+
+    Returns:
+        ``(result, records)``: the dict written to ``evaluation.json`` and the games' records.
+
+    Raises:
+        ValueError: an unknown variant or agent, bad options, or no opponent left.
+    """
+    from tqdm import tqdm
+
+    env_options = dict(env_options or {})
+    env = load_variant(variant).env(**env_options)
+    agent = absolute_policy(agent)
+    make_agent(agent, env, seed=0)  # an unknown name or a bad option fails before any game
+    version = None
+    if opponents is None:
+        from agents.panel import PANEL_VERSION, panel
+
+        version, members = PANEL_VERSION, list(panel(variant, available_only=True))
+    else:
+        members = list(opponents)
+    members = [absolute_policy(m) for m in members if absolute_policy(m) != agent]
+    if not members:
+        raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
+    for m in members:
+        make_agent(m, env, seed=0)
+    chunks = panel_chunks(agent, members, variant, env_options, deals, seed)
+    seats = len(env.possible_agents)
+    start = time.perf_counter()
+    with tqdm(
+        total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
+    ) as bar:
+        parts = run_tasks(
+            run_chunk,
+            chunks,
+            workers=workers,
+            backend=backend,
+            address=address,
+            stop=stop,
+            on_result=lambda chunk, _: bar.update(chunk.count),
+            in_process_stop=True,
+        )
+    records = [r for part in parts for r in part]
+    rows = panel_rows(agent, members, records)
+    rates = [r["win_rate"] for r in rows]
+    low = min(rows, key=lambda r: r["win_rate"]) if rows else None
+    result = {
+        "agent": agent,
+        "variant": variant,
+        "panel_version": version,
+        "opponents": members,
+        "env_options": env_options,
+        "seats": seats,
+        "fair_share": 1.0 / seats,
+        "deals": deals,
+        "seed": seed,
+        "rows": rows,
+        "panel_mean": sum(rates) / len(rates) if rates else None,
+        "panel_min": low["win_rate"] if low else None,
+        "panel_min_opponent": low["opponent"] if low else None,
+        "games": len(records),
+        "seconds": round(time.perf_counter() - start, 1),
+        "partial": bool(stop is not None and stop.requested),
+    }
+    return result, records
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.evaluate``: parse, play, print and write the evaluation."""
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.evaluate", "rummy-evaluate"),
+        description="An agent against every member of the variant's opponent panel, on duplicate deals.",
+    )
+    p.add_argument("--variant", required=True, help="gin_rummy, rummy, crazy_rummy or rummikub")
+    p.add_argument("--agent", required=True, help="the agent to evaluate (any name the tournament takes)")
+    p.add_argument("--deals", type=int, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/evaluate-<time>)")
+    p.add_argument("--opponents", nargs="+", default=None, metavar="NAME", help="these opponents instead of the panel")
+    p.add_argument("--workers", type=int, default=usable_cpus(), help="local worker processes (default: the CPUs)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes or Ray tasks")
+    p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = p.parse_args(argv)
+    if args.deals <= 0 or args.workers <= 0 or args.seed < 0:
+        p.error("--deals and --workers must be positive and --seed >= 0")
+    if args.address is not None and args.backend != "ray":
+        p.error("--address goes with --backend ray")
+    try:
+        variant = resolve_variant(args.variant)
+        env_options = parse_env_options(args.env_option)
+        if "reward" in env_options or "render_mode" in env_options:
+            raise ValueError("the evaluation reads winners from reward='win' and plays without rendering")
+        out = output_folder(args.out, "evaluate")
+        with StopRequest("evaluate", "no new deal starts; writing the games finished") as stop:
+            result, records = evaluate(
+                args.agent,
+                variant,
+                env_options,
+                args.deals,
+                args.seed,
+                args.opponents,
+                args.workers,
+                args.backend,
+                args.address,
+                progress=not args.no_progress,
+                stop=stop,
+            )
+    except ValueError as err:
+        p.error(str(err))
+    write_evaluation(out, result, records)
+    print(format_rows(result))
+    if stop.requested:
+        print(stop.kept(f"the {len(records)} games finished in {out}/ (evaluation.json: partial)"))
+        return stop.exit_code
+    print(f"\n{len(records)} games in {result['seconds']} s; results in {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
