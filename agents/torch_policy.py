@@ -20,6 +20,12 @@ from torch import nn
 
 FORMAT = "rummy_env.selfplay/1"
 
+try:  # the first layer from the input's nonzeros (the fast extra); the dense layer otherwise
+    from agents.sparse_input import MIN_ROWS as _SPARSE_MIN_ROWS
+    from agents.sparse_input import first_layer as _sparse_first_layer
+except ImportError:  # pragma: no cover - numba missing
+    _sparse_first_layer, _SPARSE_MIN_ROWS = None, 0
+
 #: The logit of an illegal action: its softmax probability underflows to exactly 0 in
 #: float32 (exp(-1e9) == 0), and a finite value keeps a row's log-softmax free of NaN.
 ILLEGAL_LOGIT = -1e9
@@ -111,9 +117,14 @@ class ActorCritic(nn.Module):
         self.obs_scale.copy_(1.0 / torch.sqrt(self.obs_var + 1e-6))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Raw (unmasked) logits ``(batch, num_actions)`` and values ``(batch,)``."""
-        x = (obs - self.obs_mean) * self.obs_scale
-        z = self.trunk(x.clamp(-10.0, 10.0))
+        """Raw (unmasked) logits ``(batch, num_actions)`` and values ``(batch,)``.
+
+        Batches of ``agents.sparse_input.MIN_ROWS`` rows or more on the CPU compute the first
+        layer from the input's nonzero entries (exact up to float rounding; numba)."""
+        if _sparse_first_layer is not None and obs.dim() == 2 and obs.shape[0] >= _SPARSE_MIN_ROWS and not obs.is_cuda:
+            z = self.trunk[1:](_sparse_first_layer(self.trunk[0], obs, self.obs_mean, self.obs_scale))
+        else:
+            z = self.trunk(((obs - self.obs_mean) * self.obs_scale).clamp(-10.0, 10.0))
         return self.policy_head(z), self.value_head(z).squeeze(-1)
 
     @torch.no_grad()

@@ -36,6 +36,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "side by side with env(): see experiments.benchmark.vector",
     )
     p.add_argument(
+        "--selfplay",
+        default=None,
+        metavar="RECIPE",
+        help="the self-play trainer's steps/s per phase with a recipe's settings (e.g. gin, rummy): "
+        "see experiments.benchmark.selfplay",
+    )
+    p.add_argument("--updates", type=int, default=5, help="with --selfplay: updates timed after a warm-up one (5)")
+    p.add_argument(
+        "--torch-threads", type=int, default=None, help="with --selfplay: torch threads (default: the recipe's)"
+    )
+    p.add_argument(
         "--hands",
         type=int,
         default=100,
@@ -51,6 +62,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"--seconds must be a positive number, got {args.seconds}")
     if args.hands <= 0:
         p.error(f"--hands must be a positive integer, got {args.hands}")
+    if args.selfplay is not None:
+        from experiments.benchmark.selfplay import format_selfplay, measure_selfplay
+
+        if args.updates <= 0:
+            p.error(f"--updates must be positive, got {args.updates}")
+        overrides = {} if args.torch_threads is None else {"torch_threads": args.torch_threads}
+        try:
+            print(format_selfplay(measure_selfplay(args.selfplay, args.updates, overrides)))
+        except ValueError as err:
+            p.error(str(err))
+        return 0
     if args.vector:
         from experiments.benchmark import vector
 
