@@ -26,13 +26,14 @@ from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
 from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE
 from rummy_env.vector.rummy_kernel import lay_off, put_down
 
-# ints columns (MELDED, PENALTY: six seats each; STAND: four suits)
-CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK, WINNER = range(11)
-MELDED, PENALTY, STAND, NUM_INTS = 11, 17, 23, 27
+# ints columns (MELDED, PENALTY, TOTAL: six seats each; STAND: four suits).  The round is
+# WILD_RANK + 1 (R-CRAZY-02); DEALER and TOTAL carry a game from one round to the next.
+CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK, WINNER, DEALER = range(12)
+MELDED, PENALTY, TOTAL, STAND, NUM_INTS = 12, 18, 24, 30, 34
 # masks columns (HAND, KNOWN: six seats each)
 HAND, KNOWN, PILE_MASK, TABLE, SET3, LOW_ENDS, HIGH_ENDS, WILDS, NUM_MASKS = 0, 6, 12, 13, 14, 15, 16, 17, 18
-# cfg columns
-C_PLAYERS, C_MAX_TURNS, NUM_CFG = 0, 1, 2
+# cfg columns: players, max_turns, reward="score", the wild rank index the option fixes (-1: drawn)
+C_PLAYERS, C_MAX_TURNS, C_SCORE_REWARD, C_WILD_RANK, NUM_CFG = 0, 1, 2, 3, 4
 
 DRAW, PLAY = 0, 1  # phases (games.crazy_rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
@@ -205,12 +206,13 @@ def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal)
 
 @njit(cache=True)
 def _end_round(i, winner, ended, ints, masks, cfg):
-    """Penalties of the round (``CrazyRummyState._end_round``, R-CRAZY-12); a round cut
-    by ``max_turns`` scores none."""
+    """Penalties of the round, added to the totals (``CrazyRummyState._end_round``,
+    R-CRAZY-12); a round cut by ``max_turns`` scores none."""
     ints[i, ENDED] = ended
     ints[i, WINNER] = winner
     for q in range(cfg[C_PLAYERS]):
         ints[i, PENALTY + q] = 0 if ended == TRUNCATED else penalty(masks[i, HAND + q], ints[i, WILD_RANK])
+        ints[i, TOTAL + q] += ints[i, PENALTY + q]
 
 
 @njit(cache=True)
