@@ -28,7 +28,7 @@ import numpy as np
 from experiments.benchmark import measure_env
 from experiments.common import parse_env_options
 
-VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec"}
+VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec", "crazy_rummy": "CrazyRummyVec"}
 
 
 def vec_class(variant: str) -> Any:

@@ -23,8 +23,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from rummy_env.vector.bits import U0, below, bit, count_bits, has, kth_set_bit, popcount, set_plane, shuffle_into
-from rummy_env.vector.bits import write_mask as write_mask_bits
+from rummy_env.vector.bits import (
+    PLAIN,
+    U0,
+    below,
+    bit,
+    count_bits_at,
+    has,
+    kth_set_bit_at,
+    popcount,
+    set_plane_at,
+    shuffle_into,
+    write_mask_at,
+)
 from rummy_env.vector.crazy_kernel import (
     C_PLAYERS,
     C_SCORE_REWARD,
@@ -63,7 +74,7 @@ HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, an 8th to the dealer's left
 WILD_SUITS = np.uint64(0x0008004002001)  # bits 0, 13, 26, 39: the four cards of rank index 0
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg):
     """Deal round ``wild_rank + 1`` of game ``i`` from ``decks[i]`` with ``dealers[i]``
     (``CrazyRummyState._deal``, R-CRAZY-02, 03): 7 cards each from the dealer's left, an
@@ -98,54 +109,59 @@ def deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg):
     compute_legal(i, ints, masks, legal, cfg)
 
 
-@njit(cache=True)
-def write_observation(i, viewer, ints, masks, pile, cfg, row):
-    """``encode(state.observation(viewer), layout)`` of game ``i`` into ``row``
-    (float32, ``52 * (n + 9) + 4 * n + 18``)."""
+@njit(**PLAIN)
+def write_observation(i, viewer, ints, masks, pile, cfg, obs):
+    """``encode(state.observation(viewer), layout)`` of game ``i`` into ``obs[i]``
+    (float32 rows of ``52 * (n + 9) + 4 * n + 18``)."""
     n = cfg[C_PLAYERS]
     live = ints[i, ENDED] == LIVE
-    row[:] = 0.0
+    for j in range(obs.shape[1]):
+        obs[i, j] = 0.0
     hand = masks[i, HAND + viewer]
-    set_plane(row, 0, hand)
+    set_plane_at(obs, i, 0, hand)
     pile_len = ints[i, PILE_LEN]
     if pile_len > 0:
         top = pile[i, pile_len - 1]
-        row[52 + top] = 1.0
-        set_plane(row, 104, masks[i, PILE_MASK] & ~bit(top))
+        obs[i, 52 + top] = 1.0
+        set_plane_at(obs, i, 104, masks[i, PILE_MASK] & ~bit(top))
     natural = masks[i, TABLE]
     for s in range(4):
         c = ints[i, STAND + s]
         if c >= 0:
             natural &= ~bit(c)
-            row[208 + 52 * s + c] = 1.0
-    set_plane(row, 156, natural)
+            obs[i, 208 + 52 * s + c] = 1.0
+    set_plane_at(obs, i, 156, natural)
+    seat = viewer
     for k in range(1, n):
-        set_plane(row, 364 + 52 * k, masks[i, KNOWN + (viewer + k) % n])
+        seat = seat + 1 if seat + 1 < n else 0
+        set_plane_at(obs, i, 364 + 52 * k, masks[i, KNOWN + seat])
     at = 52 * (n + 7)
     if live and ints[i, CUR] == viewer and ints[i, PHASE] == PLAY:
         taken, must = ints[i, TAKEN], ints[i, MUST]
         if taken >= 0 and has(hand, taken):
-            row[at + taken] = 1.0
+            obs[i, at + taken] = 1.0
         if must >= 0 and has(hand, must):
-            row[at + 52 + must] = 1.0
+            obs[i, at + 52 + must] = 1.0
     at += 104
-    row[at + ints[i, WILD_RANK]] = 1.0
-    row[at + 13] = ints[i, WILD_RANK] + 1  # the round (R-CRAZY-02)
+    obs[i, at + ints[i, WILD_RANK]] = 1.0
+    obs[i, at + 13] = ints[i, WILD_RANK] + 1  # the round (R-CRAZY-02)
     at += 14
     if live:
-        row[at + ints[i, PHASE]] = 1.0
-        row[at + 2 + (ints[i, CUR] - viewer) % n] = 1.0
+        obs[i, at + ints[i, PHASE]] = 1.0
+        acting = ints[i, CUR] - viewer
+        obs[i, at + 2 + (acting + n if acting < 0 else acting)] = 1.0
     at += 2 + n
-    row[at] = ints[i, STOCK_LEN]
+    obs[i, at] = ints[i, STOCK_LEN]
+    seat = viewer
     for k in range(n):
-        s = (viewer + k) % n
-        row[at + 1 + k] = popcount(masks[i, HAND + s])
-        row[at + 1 + n + k] = ints[i, MELDED + s]
-        row[at + 1 + 2 * n + k] = ints[i, TOTAL + s]
-    row[at + 1 + 3 * n] = ints[i, TURN]
+        obs[i, at + 1 + k] = popcount(masks[i, HAND + seat])
+        obs[i, at + 1 + n + k] = ints[i, MELDED + seat]
+        obs[i, at + 1 + 2 * n + k] = ints[i, TOTAL + seat]
+        seat = seat + 1 if seat + 1 < n else 0
+    obs[i, at + 1 + 3 * n] = ints[i, TURN]
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def round_rewards(i, ints, rewards, cfg):
     """Add every seat's reward for a round that just ended (``CrazyRummyState._end_round``,
     ``episode="hand"``): none for a round cut by ``max_turns``; ``reward="score"``: the
@@ -174,16 +190,16 @@ def round_rewards(i, ints, rewards, cfg):
         rewards[i, q] += 1.0 / winners if ints[i, PENALTY + q] == best else -1.0 / (n - winners)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, terminated, truncated):
-    write_observation(i, viewer, ints, masks, pile, cfg, obs[i])
-    write_mask_bits(legal[i], mask[i])
+    write_observation(i, viewer, ints, masks, pile, cfg, obs)
+    write_mask_at(legal, i, mask)
     current[i] = viewer
     terminated[i] = ints[i, ENDED] == TERMINATED
     truncated[i] = ints[i, ENDED] == TRUNCATED
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _new_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
     """The next one-round episode of game ``i``: deck, dealer and wild rank drawn."""
     shuffle_into(deal_rng, i, decks[i])
@@ -194,7 +210,7 @@ def _new_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
     deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def reset_one(
     i, ints, masks, stock, pile, legal, decks, dealers, given, deal_rng, cfg, obs, mask, current, rewards, term, trunc
 ):
@@ -209,11 +225,12 @@ def reset_one(
     for q in range(6):
         ints[i, TOTAL + q] = 0
     deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg)
-    rewards[i, :] = 0.0
+    for q in range(rewards.shape[1]):
+        rewards[i, q] = 0.0
     _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def step_one(
     i, ints, masks, stock, pile, legal, decks, dealers, actions, random, deal_rng, action_rng, cfg,
     obs, mask, current, rewards, term, trunc,
@@ -221,14 +238,15 @@ def step_one(
     """One step of game ``i``: if its episode ended at the last step it deals the next
     one; otherwise it applies ``actions[i]``, or with ``random`` a legal id drawn from
     ``action_rng``."""
-    rewards[i, :] = 0.0
+    for q in range(rewards.shape[1]):
+        rewards[i, q] = 0.0
     if ints[i, ENDED] != LIVE:
         _new_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
         _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
     action = actions[i]
     if random:
-        action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
+        action = kth_set_bit_at(legal, i, below(action_rng, i, count_bits_at(legal, i)))
     actor = ints[i, CUR]
     apply(i, action, ints, masks, stock, pile, cfg)
     compute_legal(i, ints, masks, legal, cfg)
@@ -240,7 +258,7 @@ def step_one(
     _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def opponents_one(
     i, seat, ints, masks, stock, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
 ):
@@ -250,7 +268,7 @@ def opponents_one(
     if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
         return
     while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
-        action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
+        action = kth_set_bit_at(legal, i, below(action_rng, i, count_bits_at(legal, i)))
         apply(i, action, ints, masks, stock, pile, cfg)
         compute_legal(i, ints, masks, legal, cfg)
     if ints[i, ENDED] != LIVE:
@@ -258,7 +276,7 @@ def opponents_one(
     _write_step(i, seat, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, **PLAIN)
 def reset_range(lo, hi, *args):
     for i in range(lo, hi):
         reset_one(i, *args)
@@ -270,7 +288,7 @@ def reset_parallel(*args):
         reset_one(i, *args)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, **PLAIN)
 def step_range(lo, hi, *args):
     for i in range(lo, hi):
         step_one(i, *args)
@@ -282,7 +300,7 @@ def step_parallel(*args):
         step_one(i, *args)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, **PLAIN)
 def opponents_range(lo, hi, seats, *args):
     for i in range(lo, hi):
         opponents_one(i, seats[i], *args)

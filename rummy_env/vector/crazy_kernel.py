@@ -21,9 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY
-from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
-from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE
+from rummy_env.vector.bits import PLAIN, U0, U1, bit, ctz, has, popcount, suit_pattern
+from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, RUN_ID_TABLE, SET_PATTERNS
 from rummy_env.vector.rummy_kernel import lay_off, put_down
 
 # ints columns (MELDED, PENALTY, TOTAL: six seats each; STAND: four suits).  The round is
@@ -43,21 +42,21 @@ SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
 LEGAL_WORDS = 10  # 631 action bits
 WILD_PENALTY = 25  # R-CRAZY-12
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)
-MELD_OK = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
+U2, U4, U8 = np.uint64(2), np.uint64(4), np.uint64(8)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def _set_legal(legal, i, a):
     legal[i, a >> 6] |= U1 << np.uint64(a & 63)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def wild_of_suit(ints, i, s):
     """The wild card of suit ``s`` in row ``i`` (R-CRAZY-02)."""
     return 13 * s + ints[i, WILD_RANK]
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def on_table(i, ints, masks):
     """Cards on the table as themselves, through a wild card, or as a wild card
     standing for another card (R-CRAZY-05a)."""
@@ -68,7 +67,7 @@ def on_table(i, ints, masks):
     return m
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def penalty(hand, wild_rank):
     """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10."""
     total = 0
@@ -80,7 +79,7 @@ def penalty(hand, wild_rank):
     return total
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def discard_ok(card, hand, taken, old):
     """``CrazyRummyState._discard_ok`` (R-CRAZY-08, 10)."""
     if card == taken:
@@ -88,29 +87,27 @@ def discard_ok(card, hand, taken, old):
     return old < 0 or card == old or not has(hand, old) or hand == bit(card)
 
 
-@njit(cache=True)
-def meld_fill(m, hand, wilds):
-    """Cards meld ``m`` takes from ``hand`` and its (represented, wild) pairs
-    (``CrazyRummyState._fill``): the natural cards, then each missing card (ascending)
-    filled by a spare wild card (lowest first).  Returns ``(used, reps, fills, k)``."""
+@njit(inline="always", **PLAIN)
+def meld_used(m, hand, wilds):
+    """Cards meld ``m`` takes from ``hand`` (``CrazyRummyState._fill``): its natural
+    cards, and a spare wild card (lowest first) for each missing card."""
     natural = MELD_MASK[m] & hand
-    missing = MELD_MASK[m] & ~natural
     spare = hand & wilds & ~natural
     used = natural
-    reps = np.full(4, -1, np.int64)
-    fills = np.full(4, -1, np.int64)
-    k = 0
-    while missing and spare:
-        r, w = ctz(missing), ctz(spare)
-        missing &= missing - U1
+    for _ in range(MELD_SIZE[m] - popcount(natural)):
+        used |= bit(ctz(spare))
         spare &= spare - U1
-        reps[k], fills[k] = r, w
-        used |= bit(w)
-        k += 1
-    return used, reps, fills, k
+    return used
 
 
-@njit(cache=True)
+@njit(inline="always", **PLAIN)
+def rank_pattern(m, rank):
+    """The 4-bit suit pattern (bit ``s`` = suit ``s``) of ``rank``'s cards in bitmask ``m``."""
+    x = m >> np.uint64(rank)
+    return np.int64((x & U1) | ((x >> np.uint64(12)) & U2) | ((x >> np.uint64(24)) & U4) | ((x >> np.uint64(36)) & U8))
+
+
+@njit(**PLAIN)
 def _finishable(after, i, ints, taken, old):
     """R-CRAZY-08a (``_finishable_after``): some legal discard is left after a move
     leaving ``after``.  The only hand without one is the card just taken alone, which
@@ -129,7 +126,7 @@ def _finishable(after, i, ints, taken, old):
     return False
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def compute_legal(i, ints, masks, legal, cfg):
     """The acting seat's legal ids into ``legal[i]`` (``CrazyRummyState._compute_legal``)."""
     for w in range(LEGAL_WORDS):
@@ -153,17 +150,8 @@ def compute_legal(i, ints, masks, legal, cfg):
             _set_legal(legal, i, c)
     wilds = masks[i, WILDS]
     occupied = on_table(i, ints, masks)
-    held_wilds = popcount(hand & wilds)
-    if size >= 4:  # melds (melds_to_put_down)
-        for m in range(NUM_MELDS):
-            mm = MELD_MASK[m]
-            if not MELD_OK[m] or mm & occupied or size - 1 < MELD_SIZE[m]:
-                continue
-            naturals = popcount(mm & hand)
-            if MELD_SIZE[m] - naturals <= held_wilds - popcount(mm & hand & wilds):
-                used, _, _, _ = meld_fill(m, hand, wilds)
-                if _finishable(hand & ~used, i, ints, taken, old):
-                    _set_legal(legal, i, MELD + m)
+    if size >= 4:  # melds (melds_to_put_down): at most size - 1 cards, none on the table
+        _melds(i, hand, size, wilds, occupied, ints, taken, old, legal)
     if not ints[i, MELDED + p]:
         return
     if size >= 2:  # lay-offs (Table.layoff_targets)
@@ -190,7 +178,56 @@ def compute_legal(i, ints, masks, legal, cfg):
                 _set_legal(legal, i, SWAP + c)
 
 
-@njit(cache=True)
+@njit(inline="always", **PLAIN)
+def _meld_if_legal(i, m, hand, wilds, ints, taken, old, legal):
+    if _finishable(hand & ~meld_used(m, hand, wilds), i, ints, taken, old):
+        _set_legal(legal, i, MELD + m)
+
+
+@njit(**PLAIN)
+def _melds(i, hand, size, wilds, occupied, ints, taken, old, legal):
+    """The legal melds of a hand of ``size >= 4`` cards (``melds_to_put_down``, then
+    R-CRAZY-08a).  A meld of ``k`` cards is possible if none is ``occupied`` (R-CRAZY-05a),
+    ``k <= size - 1`` (R-CRAZY-09) and its missing cards are at most the held wild cards
+    that are not its own natural cards (R-CRAZY-05).  Sets are read from the rank's suit
+    pattern, runs grown from each low end while the missing cards fit: no loop over the
+    369 melds."""
+    held_wilds = popcount(hand & wilds)
+    wild_rank = ints[i, WILD_RANK]
+    for rank in range(13):
+        nat = rank_pattern(hand, rank)
+        if (held_wilds if rank == wild_rank else popcount(nat) + held_wilds) < 3:
+            continue
+        occ = rank_pattern(occupied, rank)
+        for j in range(5):
+            need = SET_PATTERNS[j]
+            k = 4 if j == 4 else 3
+            if need & occ or k > size - 1:
+                continue
+            naturals = popcount(need & nat)
+            own_wilds = naturals if rank == wild_rank else 0
+            if k - naturals <= held_wilds - own_wilds:
+                _meld_if_legal(i, 5 * rank + j, hand, wilds, ints, taken, old, legal)
+    for s in range(4):
+        pattern, occ = suit_pattern(hand, s), suit_pattern(occupied, s)
+        own_wild = (pattern >> wild_rank) & 1  # the suit's wild card is a natural card of runs through it
+        for low in range(11):
+            if (occ >> low) & 1 or (held_wilds == 0 and not (pattern >> low) & 1):
+                continue
+            missing = 0
+            for high in range(low, 13):
+                if (occ >> high) & 1 or high - low + 1 > size - 1:
+                    break
+                if not (pattern >> high) & 1:
+                    missing += 1
+                    if missing > held_wilds:
+                        break
+                spare = held_wilds - (own_wild if low <= wild_rank <= high else 0)
+                if high - low >= 2 and missing <= spare:
+                    _meld_if_legal(i, RUN_ID_TABLE[s, low, high], hand, wilds, ints, taken, old, legal)
+
+
+@njit(**PLAIN)
 def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal):
     if has(occupied, c):
         return
@@ -204,7 +241,7 @@ def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal)
         _set_legal(legal, i, LAYOFF + 3 * c + side)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _end_round(i, winner, ended, ints, masks, cfg):
     """Penalties of the round, added to the totals (``CrazyRummyState._end_round``,
     R-CRAZY-12); a round cut by ``max_turns`` scores none."""
@@ -215,7 +252,7 @@ def _end_round(i, winner, ended, ints, masks, cfg):
         ints[i, TOTAL + q] += ints[i, PENALTY + q]
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _end_turn(i, ints, masks, cfg):
     ints[i, TAKEN] = -1
     ints[i, MUST] = -1
@@ -230,7 +267,7 @@ def _end_turn(i, ints, masks, cfg):
     ints[i, PHASE] = DRAW
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def apply(i, action, ints, masks, stock, pile, cfg):
     """Apply a legal ``action`` in row ``i`` (``CrazyRummyState._apply``)."""
     p = ints[i, CUR]
@@ -276,12 +313,18 @@ def apply(i, action, ints, masks, stock, pile, cfg):
         set3, low_ends, high_ends = masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS]
         if action < LAYOFF:
             m = action - MELD
-            used, reps, fills, k = meld_fill(m, hand, wilds)
+            used = MELD_MASK[m] & hand
+            missing = MELD_MASK[m] & ~used
+            spare = hand & wilds & ~used
+            while missing:  # missing cards ascending get the spare wild cards ascending (R-CRAZY-05)
+                w = ctz(spare)
+                ints[i, STAND + w // 13] = ctz(missing)
+                used |= bit(w)
+                missing &= missing - U1
+                spare &= spare - U1
             set3, low_ends, high_ends = put_down(m, set3, low_ends, high_ends)
             masks[i, TABLE] |= MELD_MASK[m]
             ints[i, MELDED + p] = 1
-            for j in range(k):
-                ints[i, STAND + fills[j] // 13] = reps[j]
         else:
             c, side = (action - LAYOFF) // 3, (action - LAYOFF) % 3
             if has(hand, c):
