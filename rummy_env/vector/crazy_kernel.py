@@ -2,9 +2,13 @@
 
 The rules are those of ``CrazyRummyState`` line for line (R-CRAZY-04..12; read its
 ``_compute_legal`` / ``_apply`` / ``_end_turn`` / ``_end_round`` next to this file);
-the differential test steps both on the same worlds.  A row plays the round it was
-loaded with (``crazy_world.load_state``) to its end: the search agents' playouts judge
-one round (R-CRAZY-12), so the kernel never deals the next one.
+the differential tests step both on the same worlds.  One copy of the rules serves two
+users: the search agents' playouts (a row loaded by ``crazy_world.load_state`` plays
+its round to the end, R-CRAZY-12) and the batched engine ``CrazyRummyVec``, whose
+``crazy_batch_kernel`` deals, observes and rewards the rounds around these functions.
+The legal ids are the engine's exactly, R-CRAZY-08a included: a move is masked only
+if no legal way to finish the turn remains (:func:`_finishable`).  The step functions
+allocate nothing and compile without reference counting (``bits.PLAIN``).
 
 The table is the basic Rummy kernel's three indexes of *represented* cards
 (``rummy_kernel``: ``SET3``, ``LOW_ENDS``, ``HIGH_ENDS``, no high ace, R-CRAZY-01) plus,
@@ -109,10 +113,16 @@ def rank_pattern(m, rank):
 
 @njit(**PLAIN)
 def _finishable(after, i, ints, taken, old):
-    """R-CRAZY-08a (``_finishable_after``): some legal discard is left after a move
-    leaving ``after``.  The only hand without one is the card just taken alone, which
-    can still be swapped for the wild card standing for it (no other move fits a
-    one-card hand)."""
+    """R-CRAZY-08a (``_finishable_after``): the turn can still end with a legal discard
+    after a move leaving ``after`` (``old``: the R-CRAZY-10 card after the move).
+
+    Equal to the engine's search (``_can_finish``) without searching: ``old`` is set
+    only when the turn began with one card, which forbids taking the discard
+    (R-CRAZY-10), so ``taken`` and ``old`` are never both set; ``old``, if held, is a
+    legal discard, else every card but ``taken`` is.  Only an empty hand (no move left)
+    and the taken card alone have none, and a one-card hand can only swap (a meld leaves
+    a card, a lay-off needs two): swapping the taken card for the wild card standing for
+    it leaves the wild card to discard."""
     h = after
     while h:
         c = ctz(h)

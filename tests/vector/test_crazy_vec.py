@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rummy_env import crazy_rummy_v0
+from rummy_env.core.cards import card_str
 from rummy_env.games.crazy_rummy import stack_deck, string_to_action
 from rummy_env.vector import Batch, CrazyRummyVec, ReferenceCrazyRummyVec
 from rummy_env.vector import crazy_kernel as ck
@@ -127,3 +128,15 @@ def test_the_mask_looks_ahead_to_a_swap_before_refusing_a_meld_r_crazy_08a(cls):
     batch = vec.step(np.array([a("discard 5C"), a("draw stock")]))
     assert batch.terminated.tolist() == [True, False] and batch.rewards[0].tolist() == [1.0, -0.5, -0.5]
     assert vec.scores[0].tolist() == [0, 41, 49]  # player_2: TC JC KC 2D 3D 4D KH (R-CRAZY-12)
+
+
+def test_stacked_decks_draw_the_same_wild_ranks_and_dealers_in_both_implementations():
+    decks = np.array([np.random.default_rng(k).permutation(52) for k in range(6)])
+    kernel, reference = CrazyRummyVec(6, seed=4, num_players=4), ReferenceCrazyRummyVec(6, seed=4, num_players=4)
+    got, want = kernel.reset(decks=decks), reference.reset(decks=decks)
+    deals = [kernel.deal_of(i) for i in range(6)]
+    assert deals == [reference.deal_of(i) for i in range(6)]
+    assert [d["deck"] for d in deals] == [[card_str(int(c)) for c in deck] for deck in decks]
+    assert len({d["wild_rank"] for d in deals}) > 1  # drawn per game from its deal stream
+    for name, u, v in zip(Batch._fields, got, want, strict=True):
+        assert np.array_equal(u, v), name
