@@ -5,9 +5,11 @@
 options), the observation layout, the per-game random streams, the recorded deals,
 the output buffers and every argument check.  A simulator subclasses it and writes
 five methods: ``_reset_games``, ``_step_games``, ``_step_random_games``,
-``_step_opponents_games`` and ``_illegal_game``; the pure-Python reference (``vector.reference``) and the numba
-kernels (``vector.gin_vec``, ``vector.rummy_vec``) are such subclasses, so their
-public API is one and the same.
+``_step_opponents_games`` and ``_illegal_game`` (and ``_deal_extras`` when a hand needs
+more than its deck and dealer to replay, as Crazy Rummy's wild rank); the pure-Python
+reference (``vector.reference``) and the numba kernels (``vector.gin_vec``,
+``vector.rummy_vec``, ``vector.crazy_vec``) are such subclasses, so their public API is
+one and the same.
 
 Random streams.  Game ``i`` owns two splitmix64 generators (64-bit states in
 ``uint64`` arrays): one for its deals (Fisher-Yates shuffle of the 52 card ids, then
