@@ -200,10 +200,9 @@ def _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, te
 
 
 @njit(**PLAIN)
-def _new_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
-    """The next one-round episode of game ``i``: deck, dealer and wild rank drawn."""
-    shuffle_into(deal_rng, i, decks[i])
-    dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
+    """A one-round episode of game ``i`` from ``decks[i]`` and ``dealers[i]``: the wild
+    rank drawn from ``deal_rng`` unless the option fixes it, the totals 0."""
     wild_rank = cfg[C_WILD_RANK] if cfg[C_WILD_RANK] >= 0 else below(deal_rng, i, 13)
     for q in range(6):
         ints[i, TOTAL + q] = 0
@@ -221,10 +220,7 @@ def reset_one(
         shuffle_into(deal_rng, i, decks[i])
     if dealers[i] < 0:
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
-    wild_rank = cfg[C_WILD_RANK] if cfg[C_WILD_RANK] >= 0 else below(deal_rng, i, 13)
-    for q in range(6):
-        ints[i, TOTAL + q] = 0
-    deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg)
+    _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
     for q in range(rewards.shape[1]):
         rewards[i, q] = 0.0
     _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
@@ -241,7 +237,9 @@ def step_one(
     for q in range(rewards.shape[1]):
         rewards[i, q] = 0.0
     if ints[i, ENDED] != LIVE:
-        _new_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+        shuffle_into(deal_rng, i, decks[i])
+        dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+        _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
         _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
     action = actions[i]
