@@ -28,11 +28,11 @@ import numpy as np
 from experiments.benchmark.envs import measure_env
 from experiments.common import parse_env_options
 
-VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec"}
+VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec", "crazy_rummy": "CrazyRummyVec"}
 
 
 def vec_class(variant: str) -> Any:
-    """The batched engine of ``"gin_rummy"`` or ``"rummy"``.
+    """The batched engine of ``"gin_rummy"``, ``"rummy"`` or ``"crazy_rummy"``.
 
     Raises:
         ValueError: another variant.
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seconds <= 0 or min(args.num_envs) < 1 or min(args.threads) < 1:
         p.error("--seconds, --num-envs and --threads must be positive")
     if parse_env_options(args.env_option):
-        p.error("--vector measures the default options (num_players=2 for rummy)")
+        p.error("--vector measures the default options (num_players=2 for rummy, 3 for crazy_rummy)")
     print(
         f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads available; "
         f"{args.seconds:g} s of random legal play per row, observation and mask written every step"

@@ -1,11 +1,13 @@
 """The batched engines against ``env()`` at scale: every decision compared.
 
-    python -m experiments.dev.vector_differential --decisions 1000000
+    python -m experiments.vector_differential --decisions 1000000
 
 For each configuration (Gin Rummy with several rule options; basic Rummy with 2 to 6
-players and its options) a kernel batch (``GinRummyVec`` / ``RummyVec``) and the
-pure-Python batch of ``raw_env`` games (``ReferenceGinRummyVec`` / ``ReferenceRummyVec``:
-the same deals, ``env.reset(options=deal)``, and the same random actions) are stepped
+players and its options; Crazy Rummy rounds with 3 to 6 players, fixed or drawn wild
+ranks, both rewards and ``max_turns``) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
+``CrazyRummyVec``) and the pure-Python batch of ``raw_env`` games
+(``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` / ``ReferenceCrazyRummyVec``: the same
+deals, ``env.reset(options=deal)``, and the same random actions) are stepped
 together with ``step_random()`` until the configuration's share of ``--decisions`` is
 reached; at every step every field of the two batches (observation, action mask,
 acting seat, rewards, terminated, truncated) and the game totals must be equal.  The
@@ -23,7 +25,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, RummyVec
+from rummy_env.vector import (
+    Batch,
+    CrazyRummyVec,
+    GinRummyVec,
+    ReferenceCrazyRummyVec,
+    ReferenceGinRummyVec,
+    ReferenceRummyVec,
+    RummyVec,
+)
 
 GIN = [
     {},
@@ -39,6 +49,19 @@ RUMMY = [
     {"num_players": 5, "max_turns": 100},
     {"num_players": 6, "reshuffle": "whole_pile", "ace_high": True},
 ]
+CRAZY = [
+    {"num_players": 3},
+    {"num_players": 3, "wild_rank": 1, "reward": "score", "max_turns": 30},
+    {"num_players": 4, "reward": "score"},
+    {"num_players": 5, "wild_rank": 13, "max_turns": 14},
+    {"num_players": 6, "reward": "score"},
+    {"num_players": 6, "wild_rank": 7, "max_turns": 12},
+]
+ENGINES = {
+    "gin_rummy": (GinRummyVec, ReferenceGinRummyVec, GIN),
+    "rummy": (RummyVec, ReferenceRummyVec, RUMMY),
+    "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, CRAZY),
+}
 
 
 def compare(kernel_class, reference_class, options: dict, decisions: int, num_envs: int, seed: int) -> dict:
@@ -75,13 +98,11 @@ def compare(kernel_class, reference_class, options: dict, decisions: int, num_en
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m experiments.dev.vector_differential", description=__doc__.split("\n\n")[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m experiments.vector_differential", description=__doc__.split("\n\n")[0])
     p.add_argument("--decisions", type=int, default=1_000_000, help="decisions per variant (default: 10^6)")
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--variant", nargs="+", default=["gin_rummy", "rummy"], choices=["gin_rummy", "rummy"])
+    p.add_argument("--variant", nargs="+", default=list(ENGINES), choices=list(ENGINES))
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
@@ -89,9 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| variant | options | decisions | episodes | mismatches | seconds |")
     print("|---|---|---:|---:|---:|---:|")
     for variant in args.variant:
-        kernel, reference, configs = (
-            (GinRummyVec, ReferenceGinRummyVec, GIN) if variant == "gin_rummy" else (RummyVec, ReferenceRummyVec, RUMMY)
-        )
+        kernel, reference, configs = ENGINES[variant]
         share = -(-args.decisions // len(configs))
         for k, options in enumerate(configs):
             t = time.perf_counter()

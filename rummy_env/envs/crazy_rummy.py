@@ -109,8 +109,11 @@ as SVG text in any mode (``rummy_env.render.image``).
 ``env.reset(seed=None, options={"deck": [52 card strings, top first], "dealer": k})``
 stacks the first round's deck (7 cards each one at a time from the dealer's left, then
 the 8th card to the dealer's left, then the stock top first; see
-``rummy_env.games.crazy_rummy.stack_deck``) and fixes the first dealer.  A bad deck or
-dealer raises ``ValueError`` and leaves the env as it was.
+``rummy_env.games.crazy_rummy.stack_deck``) and fixes the first dealer.  With
+``episode="hand"``, ``"wild_rank": r`` (1..13) fixes the round's wild rank too (equal to
+the ``wild_rank`` option if that is set): deck, dealer and wild rank replay a round
+(``rummy_env.vector``'s ``deal_of`` gives all three).  A bad deck, dealer or wild rank
+raises ``ValueError`` and leaves the env as it was.
 
 ## Infos
 When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
@@ -150,6 +153,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rummy_env.core.cards import parse_deck
 from rummy_env.encoding import crazy_rummy as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
@@ -176,12 +180,18 @@ class raw_env(TurnBasedEnv):
     actions = crazy_actions
     encoder = encoding
     renderer = staticmethod(render_crazy_rummy)
-    reset_option_names = ("deck", "dealer")
+    reset_option_names = ("deck", "dealer", "wild_rank")
     max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
 
     def _layout(self) -> Layout:
         cfg = self.game.config
         return encoding.observation_layout(cfg.num_players, cfg.max_turns)
+
+    def _new_state(self, rng: Any, options: dict) -> Any:
+        deck = parse_deck(options["deck"]) if options.get("deck") is not None else None
+        return self.game.new_initial_state(
+            rng=rng, deck=deck, dealer=options.get("dealer"), wild_rank=options.get("wild_rank")
+        )
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {"winner": self._agent_name(last["winner"]), "round": last["round"], "wild_rank": last["wild_rank"]}

@@ -27,7 +27,7 @@ from rummy_env.games.options import check_known
 
 #: Every reset option some variant of this package understands; a variant given one it
 #: does not understand refuses it, naming its own (the variants' ``reset_option_names``).
-RESET_OPTION_NAMES = frozenset({"deck", "dealer", "first_player"})
+RESET_OPTION_NAMES = frozenset({"deck", "dealer", "first_player", "wild_rank"})
 
 
 class TurnBasedEnv(AECEnv, EzPickle):

@@ -17,7 +17,7 @@ step that ends an episode returns the learner's final observation (mask all 0) w
 first observation of a new hand (reward 0).  Returned arrays are copies.
 
 For self-play, where one policy plays every seat, use the raw API
-(``rummy_env.vector.GinRummyVec`` / ``RummyVec``: ``step`` returns the acting seat's
+(``rummy_env.vector.GinRummyVec`` / ``RummyVec`` / ``CrazyRummyVec``: ``step`` returns the acting seat's
 observation, and ``Batch.rewards`` holds every seat's reward).
 """
 
@@ -31,6 +31,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 ENGINES = {
+    ("crazy_rummy", "kernel"): ("rummy_env.vector", "CrazyRummyVec"),
+    ("crazy_rummy", "reference"): ("rummy_env.vector", "ReferenceCrazyRummyVec"),
     ("gin_rummy", "kernel"): ("rummy_env.vector", "GinRummyVec"),
     ("gin_rummy", "reference"): ("rummy_env.vector", "ReferenceGinRummyVec"),
     ("rummy", "kernel"): ("rummy_env.vector", "RummyVec"),
@@ -42,7 +44,7 @@ class SeatVectorEnv(VectorEnv):
     """One learning seat per game against random opponents (see the module docstring).
 
     Args:
-        variant: ``"gin_rummy"`` or ``"rummy"``.
+        variant: ``"gin_rummy"``, ``"rummy"`` or ``"crazy_rummy"``.
         num_envs: games, >= 1.
         seed: int >= 0, the engine's seed (``reset(seed=...)`` reseeds).
         seat: the learner's seat in every game; None: ``i % num_players`` in game ``i``.
@@ -70,7 +72,7 @@ class SeatVectorEnv(VectorEnv):
         if key not in ENGINES:
             raise ValueError(
                 f"variant={variant!r}, engine={engine!r}: batched engines exist for "
-                "'gin_rummy' and 'rummy', engine 'kernel' or 'reference'"
+                "'gin_rummy', 'rummy' and 'crazy_rummy', engine 'kernel' or 'reference'"
             )
         import importlib
 

@@ -1,8 +1,9 @@
 """Batched simulators: thousands of games per call, arrays in and out.
 
-``GinRummyVec`` and ``RummyVec`` are numba kernels (the ``fast`` extra); the
-pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` (one ``raw_env`` per game)
-share their API, their seeding and their random streams (``rummy_env.vector.batch``)::
+``GinRummyVec``, ``RummyVec`` and ``CrazyRummyVec`` are numba kernels (the ``fast``
+extra); the pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` /
+``ReferenceCrazyRummyVec`` (one ``raw_env`` per game) share their API, their seeding
+and their random streams (``rummy_env.vector.batch``)::
 
     from rummy_env.vector import GinRummyVec
     vec = GinRummyVec(4096, seed=0, num_threads=2)     # options as gin_rummy_v0.env(...)
@@ -19,9 +20,10 @@ the legal-action bits as ``uint64`` words -- with per-game ``reset_one`` /
 ``nogil`` for worker threads; ``*_parallel``, numba ``prange``), plus a small
 ``gin_vec.KernelVec`` subclass that allocates the arrays and fills the config vector.  Everything else (options,
 layout, seeding, recorded deals, output buffers, argument checks, autoreset) is
-``batch.VecBase``.  Crazy Rummy fits as is: its wild rank and the wild cards standing
-in table melds are more columns (a represented-card -> wild map is a 52-entry
-``int8`` row), its 13 rounds the ``episode="game"`` loop inside ``step_one``.
+``batch.VecBase``.  Crazy Rummy (``crazy_batch_kernel``) reuses the one-round rules
+of the search playouts (``crazy_kernel``): its wild rank, dealer and totals and the
+card each wild card on the table stands for are more columns, so its 13 rounds (not
+yet supported) are a loop of deals inside ``step_one``.
 Rummikub's 106 tiles are two ``uint64`` words per rack (or a 53-entry count row) and
 its exact legality checks already are numba (``core.rummikub_solver``): its kernel
 calls them from ``step_one`` the same way the Gin kernel calls
@@ -29,11 +31,13 @@ calls them from ``step_one`` the same way the Gin kernel calls
 """
 
 from rummy_env.vector.batch import Batch, empty_batch
-from rummy_env.vector.reference import ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
+from rummy_env.vector.reference import ReferenceCrazyRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
 
 __all__ = [
     "Batch",
+    "CrazyRummyVec",
     "GinRummyVec",
+    "ReferenceCrazyRummyVec",
     "ReferenceGinRummyVec",
     "ReferenceRummyVec",
     "ReferenceVec",
@@ -41,7 +45,11 @@ __all__ = [
     "empty_batch",
 ]
 
-_KERNELS = {"GinRummyVec": "rummy_env.vector.gin_vec", "RummyVec": "rummy_env.vector.rummy_vec"}
+_KERNELS = {
+    "CrazyRummyVec": "rummy_env.vector.crazy_vec",
+    "GinRummyVec": "rummy_env.vector.gin_vec",
+    "RummyVec": "rummy_env.vector.rummy_vec",
+}
 
 
 def __getattr__(name: str):

@@ -5,13 +5,16 @@
 options), the observation layout, the per-game random streams, the recorded deals,
 the output buffers and every argument check.  A simulator subclasses it and writes
 five methods: ``_reset_games``, ``_step_games``, ``_step_random_games``,
-``_step_opponents_games`` and ``_illegal_game``; the pure-Python reference (``vector.reference``) and the numba
-kernels (``vector.gin_vec``, ``vector.rummy_vec``) are such subclasses, so their
-public API is one and the same.
+``_step_opponents_games`` and ``_illegal_game`` (and ``_deal_extras`` when a hand needs
+more than its deck and dealer to replay, as Crazy Rummy's wild rank); the pure-Python
+reference (``vector.reference``) and the numba kernels (``vector.gin_vec``,
+``vector.rummy_vec``, ``vector.crazy_vec``) are such subclasses, so their public API is
+one and the same.
 
 Random streams.  Game ``i`` owns two splitmix64 generators (64-bit states in
 ``uint64`` arrays): one for its deals (Fisher-Yates shuffle of the 52 card ids, then
-the dealer ``next() % num_players``) and one for the random actions of
+the dealer ``next() % num_players``, then for Crazy Rummy without the ``wild_rank``
+option the wild rank ``next() % 13 + 1``) and one for the random actions of
 ``step_random`` (the ``next() % k``-th legal action id, ascending).  They are seeded
 from ``(seed, i)`` alone, so the same seed gives the same deals and the same random
 games in every implementation, whatever the thread count.
@@ -58,6 +61,12 @@ def draw_deck(state: np.ndarray, i: int) -> list[int]:
 def draw_dealer(state: np.ndarray, i: int, num_players: int) -> int:
     """A dealer seat from generator ``state[i]`` (drawn after the deck)."""
     return next64(state, i) % num_players
+
+
+def draw_wild_rank(state: np.ndarray, i: int) -> int:
+    """A Crazy Rummy round's wild rank 1..13 from generator ``state[i]`` (drawn after the
+    dealer when the ``wild_rank`` option does not fix it)."""
+    return next64(state, i) % 13 + 1
 
 
 def seed_streams(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -278,7 +287,8 @@ class VecBase:
 
     def deal_of(self, i: int) -> dict:
         """The reset options of game ``i``'s current hand as ``env()`` takes them:
-        ``{"deck": [52 card strings, top first], "dealer": k}``; with the same actions,
+        ``{"deck": [52 card strings, top first], "dealer": k}``, plus Crazy Rummy's
+        ``"wild_rank": r`` (1..13); with the same actions,
         ``env.reset(options=vec.deal_of(i))`` replays the game.  After the step that
         ends an episode it is still that episode's hand.
 
@@ -288,7 +298,8 @@ class VecBase:
         """
         i = check_int_arg("game index", i, 0, self.num_envs - 1)
         self._check_started()
-        return {"deck": [card_str(int(c)) for c in self._decks[i]], "dealer": int(self._dealers[i])}
+        deal = {"deck": [card_str(int(c)) for c in self._decks[i]], "dealer": int(self._dealers[i])}
+        return {**deal, **self._deal_extras(i)}
 
     def decks(self) -> np.ndarray:
         """Every game's current deck: int8 ``(num_envs, 52)`` card ids, top first (a copy)."""
@@ -380,3 +391,7 @@ class VecBase:
     def _illegal_game(self, actions: np.ndarray) -> int:
         """Index of the first live game whose action is not legal, or -1."""
         raise NotImplementedError
+
+    def _deal_extras(self, i: int) -> dict:
+        """Reset options of game ``i``'s hand besides its deck and dealer (a variant's)."""
+        return {}

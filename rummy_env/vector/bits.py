@@ -15,6 +15,12 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+#: numba options of kernel functions that allocate nothing (PufferLib's plain step):
+#: compiled without numba's reference counting (NRT), which otherwise spends two atomic
+#: operations per array argument of every call and per row view (a third of a Crazy
+#: Rummy step).  Without NRT numba refuses to compile an allocation (``np.empty``), so
+#: "no allocation in the step" is checked when the kernel compiles.
+PLAIN = {"cache": True, "_nrt": False}
 U0 = np.uint64(0)
 U1 = np.uint64(1)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -129,6 +135,52 @@ def write_mask(words, row):
         while m:
             row[64 * w + ctz(m)] = 1
             m &= m - U1
+
+
+@njit(inline="always", cache=True)
+def kth_set_bit_at(words, i, k):
+    """:func:`kth_set_bit` of row ``i`` of a 2-d array of words.  The ``*_at`` helpers
+    index rows instead of taking row views: a view costs two atomic reference-count
+    updates, a large share of a kernel step."""
+    for w in range(words.shape[1]):
+        m = words[i, w]
+        n = popcount(m)
+        if k < n:
+            for _ in range(k):
+                m &= m - U1
+            return 64 * w + ctz(m)
+        k -= n
+    return -1
+
+
+@njit(inline="always", cache=True)
+def count_bits_at(words, i):
+    """:func:`count_bits` of row ``i`` of a 2-d array of words."""
+    total = 0
+    for w in range(words.shape[1]):
+        total += popcount(words[i, w])
+    return total
+
+
+@njit(inline="always", cache=True)
+def write_mask_at(words, i, rows):
+    """:func:`write_mask` of row ``i``: the bits of ``words[i]`` as 0/1 int8 entries of
+    ``rows[i]`` (its whole length)."""
+    for a in range(rows.shape[1]):
+        rows[i, a] = 0
+    for w in range(words.shape[1]):
+        m = words[i, w]
+        while m:
+            rows[i, 64 * w + ctz(m)] = 1
+            m &= m - U1
+
+
+@njit(inline="always", cache=True)
+def set_plane_at(rows, i, start, m):
+    """:func:`set_plane` of row ``i``: ``rows[i, start + c] = 1`` for each card ``c`` of ``m``."""
+    while m:
+        rows[i, start + ctz(m)] = 1.0
+        m &= m - U1
 
 
 @njit(inline="always", cache=True)

@@ -2,9 +2,13 @@
 
 The rules are those of ``CrazyRummyState`` line for line (R-CRAZY-04..12; read its
 ``_compute_legal`` / ``_apply`` / ``_end_turn`` / ``_end_round`` next to this file);
-the differential test steps both on the same worlds.  A row plays the round it was
-loaded with (``crazy_world.load_state``) to its end: the search agents' playouts judge
-one round (R-CRAZY-12), so the kernel never deals the next one.
+the differential tests step both on the same worlds.  One copy of the rules serves two
+users: the search agents' playouts (a row loaded by ``crazy_world.load_state`` plays
+its round to the end, R-CRAZY-12) and the batched engine ``CrazyRummyVec``, whose
+``crazy_batch_kernel`` deals, observes and rewards the rounds around these functions.
+The legal ids are the engine's exactly, R-CRAZY-08a included: a move is masked only
+if no legal way to finish the turn remains (:func:`_finishable`).  The step functions
+allocate nothing and compile without reference counting (``bits.PLAIN``).
 
 The table is the basic Rummy kernel's three indexes of *represented* cards
 (``rummy_kernel``: ``SET3``, ``LOW_ENDS``, ``HIGH_ENDS``, no high ace, R-CRAZY-01) plus,
@@ -21,18 +25,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY
-from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
-from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE
+from rummy_env.vector.bits import PLAIN, U0, U1, bit, ctz, has, popcount, suit_pattern
+from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, RUN_ID_TABLE, SET_PATTERNS
 from rummy_env.vector.rummy_kernel import lay_off, put_down
 
-# ints columns (MELDED, PENALTY: six seats each; STAND: four suits)
-CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK, WINNER = range(11)
-MELDED, PENALTY, STAND, NUM_INTS = 11, 17, 23, 27
+# ints columns (MELDED, PENALTY, TOTAL: six seats each; STAND: four suits).  The round is
+# WILD_RANK + 1 (R-CRAZY-02); DEALER and TOTAL carry a game from one round to the next.
+CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK, WINNER, DEALER = range(12)
+MELDED, PENALTY, TOTAL, STAND, NUM_INTS = 12, 18, 24, 30, 34
 # masks columns (HAND, KNOWN: six seats each)
 HAND, KNOWN, PILE_MASK, TABLE, SET3, LOW_ENDS, HIGH_ENDS, WILDS, NUM_MASKS = 0, 6, 12, 13, 14, 15, 16, 17, 18
-# cfg columns
-C_PLAYERS, C_MAX_TURNS, NUM_CFG = 0, 1, 2
+# cfg columns: players, max_turns, reward="score", the wild rank index the option fixes (-1: drawn)
+C_PLAYERS, C_MAX_TURNS, C_SCORE_REWARD, C_WILD_RANK, NUM_CFG = 0, 1, 2, 3, 4
 
 DRAW, PLAY = 0, 1  # phases (games.crazy_rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
@@ -42,21 +46,21 @@ SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
 LEGAL_WORDS = 10  # 631 action bits
 WILD_PENALTY = 25  # R-CRAZY-12
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)
-MELD_OK = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
+U2, U4, U8 = np.uint64(2), np.uint64(4), np.uint64(8)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def _set_legal(legal, i, a):
     legal[i, a >> 6] |= U1 << np.uint64(a & 63)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def wild_of_suit(ints, i, s):
     """The wild card of suit ``s`` in row ``i`` (R-CRAZY-02)."""
     return 13 * s + ints[i, WILD_RANK]
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def on_table(i, ints, masks):
     """Cards on the table as themselves, through a wild card, or as a wild card
     standing for another card (R-CRAZY-05a)."""
@@ -67,7 +71,7 @@ def on_table(i, ints, masks):
     return m
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def penalty(hand, wild_rank):
     """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10."""
     total = 0
@@ -79,7 +83,7 @@ def penalty(hand, wild_rank):
     return total
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", **PLAIN)
 def discard_ok(card, hand, taken, old):
     """``CrazyRummyState._discard_ok`` (R-CRAZY-08, 10)."""
     if card == taken:
@@ -87,34 +91,38 @@ def discard_ok(card, hand, taken, old):
     return old < 0 or card == old or not has(hand, old) or hand == bit(card)
 
 
-@njit(cache=True)
-def meld_fill(m, hand, wilds):
-    """Cards meld ``m`` takes from ``hand`` and its (represented, wild) pairs
-    (``CrazyRummyState._fill``): the natural cards, then each missing card (ascending)
-    filled by a spare wild card (lowest first).  Returns ``(used, reps, fills, k)``."""
+@njit(inline="always", **PLAIN)
+def meld_used(m, hand, wilds):
+    """Cards meld ``m`` takes from ``hand`` (``CrazyRummyState._fill``): its natural
+    cards, and a spare wild card (lowest first) for each missing card."""
     natural = MELD_MASK[m] & hand
-    missing = MELD_MASK[m] & ~natural
     spare = hand & wilds & ~natural
     used = natural
-    reps = np.full(4, -1, np.int64)
-    fills = np.full(4, -1, np.int64)
-    k = 0
-    while missing and spare:
-        r, w = ctz(missing), ctz(spare)
-        missing &= missing - U1
+    for _ in range(MELD_SIZE[m] - popcount(natural)):
+        used |= bit(ctz(spare))
         spare &= spare - U1
-        reps[k], fills[k] = r, w
-        used |= bit(w)
-        k += 1
-    return used, reps, fills, k
+    return used
 
 
-@njit(cache=True)
+@njit(inline="always", **PLAIN)
+def rank_pattern(m, rank):
+    """The 4-bit suit pattern (bit ``s`` = suit ``s``) of ``rank``'s cards in bitmask ``m``."""
+    x = m >> np.uint64(rank)
+    return np.int64((x & U1) | ((x >> np.uint64(12)) & U2) | ((x >> np.uint64(24)) & U4) | ((x >> np.uint64(36)) & U8))
+
+
+@njit(**PLAIN)
 def _finishable(after, i, ints, taken, old):
-    """R-CRAZY-08a (``_finishable_after``): some legal discard is left after a move
-    leaving ``after``.  The only hand without one is the card just taken alone, which
-    can still be swapped for the wild card standing for it (no other move fits a
-    one-card hand)."""
+    """R-CRAZY-08a (``_finishable_after``): the turn can still end with a legal discard
+    after a move leaving ``after`` (``old``: the R-CRAZY-10 card after the move).
+
+    Equal to the engine's search (``_can_finish``) without searching: ``old`` is set
+    only when the turn began with one card, which forbids taking the discard
+    (R-CRAZY-10), so ``taken`` and ``old`` are never both set; ``old``, if held, is a
+    legal discard, else every card but ``taken`` is.  Only an empty hand (no move left)
+    and the taken card alone have none, and a one-card hand can only swap (a meld leaves
+    a card, a lay-off needs two): swapping the taken card for the wild card standing for
+    it leaves the wild card to discard."""
     h = after
     while h:
         c = ctz(h)
@@ -128,7 +136,7 @@ def _finishable(after, i, ints, taken, old):
     return False
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def compute_legal(i, ints, masks, legal, cfg):
     """The acting seat's legal ids into ``legal[i]`` (``CrazyRummyState._compute_legal``)."""
     for w in range(LEGAL_WORDS):
@@ -152,17 +160,8 @@ def compute_legal(i, ints, masks, legal, cfg):
             _set_legal(legal, i, c)
     wilds = masks[i, WILDS]
     occupied = on_table(i, ints, masks)
-    held_wilds = popcount(hand & wilds)
-    if size >= 4:  # melds (melds_to_put_down)
-        for m in range(NUM_MELDS):
-            mm = MELD_MASK[m]
-            if not MELD_OK[m] or mm & occupied or size - 1 < MELD_SIZE[m]:
-                continue
-            naturals = popcount(mm & hand)
-            if MELD_SIZE[m] - naturals <= held_wilds - popcount(mm & hand & wilds):
-                used, _, _, _ = meld_fill(m, hand, wilds)
-                if _finishable(hand & ~used, i, ints, taken, old):
-                    _set_legal(legal, i, MELD + m)
+    if size >= 4:  # melds (melds_to_put_down): at most size - 1 cards, none on the table
+        _melds(i, hand, size, wilds, occupied, ints, taken, old, legal)
     if not ints[i, MELDED + p]:
         return
     if size >= 2:  # lay-offs (Table.layoff_targets)
@@ -189,7 +188,56 @@ def compute_legal(i, ints, masks, legal, cfg):
                 _set_legal(legal, i, SWAP + c)
 
 
-@njit(cache=True)
+@njit(inline="always", **PLAIN)
+def _meld_if_legal(i, m, hand, wilds, ints, taken, old, legal):
+    if _finishable(hand & ~meld_used(m, hand, wilds), i, ints, taken, old):
+        _set_legal(legal, i, MELD + m)
+
+
+@njit(**PLAIN)
+def _melds(i, hand, size, wilds, occupied, ints, taken, old, legal):
+    """The legal melds of a hand of ``size >= 4`` cards (``melds_to_put_down``, then
+    R-CRAZY-08a).  A meld of ``k`` cards is possible if none is ``occupied`` (R-CRAZY-05a),
+    ``k <= size - 1`` (R-CRAZY-09) and its missing cards are at most the held wild cards
+    that are not its own natural cards (R-CRAZY-05).  Sets are read from the rank's suit
+    pattern, runs grown from each low end while the missing cards fit: no loop over the
+    369 melds."""
+    held_wilds = popcount(hand & wilds)
+    wild_rank = ints[i, WILD_RANK]
+    for rank in range(13):
+        nat = rank_pattern(hand, rank)
+        if (held_wilds if rank == wild_rank else popcount(nat) + held_wilds) < 3:
+            continue
+        occ = rank_pattern(occupied, rank)
+        for j in range(5):
+            need = SET_PATTERNS[j]
+            k = 4 if j == 4 else 3
+            if need & occ or k > size - 1:
+                continue
+            naturals = popcount(need & nat)
+            own_wilds = naturals if rank == wild_rank else 0
+            if k - naturals <= held_wilds - own_wilds:
+                _meld_if_legal(i, 5 * rank + j, hand, wilds, ints, taken, old, legal)
+    for s in range(4):
+        pattern, occ = suit_pattern(hand, s), suit_pattern(occupied, s)
+        own_wild = (pattern >> wild_rank) & 1  # the suit's wild card is a natural card of runs through it
+        for low in range(11):
+            if (occ >> low) & 1 or (held_wilds == 0 and not (pattern >> low) & 1):
+                continue
+            missing = 0
+            for high in range(low, 13):
+                if (occ >> high) & 1 or high - low + 1 > size - 1:
+                    break
+                if not (pattern >> high) & 1:
+                    missing += 1
+                    if missing > held_wilds:
+                        break
+                spare = held_wilds - (own_wild if low <= wild_rank <= high else 0)
+                if high - low >= 2 and missing <= spare:
+                    _meld_if_legal(i, RUN_ID_TABLE[s, low, high], hand, wilds, ints, taken, old, legal)
+
+
+@njit(**PLAIN)
 def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal):
     if has(occupied, c):
         return
@@ -203,17 +251,18 @@ def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal)
         _set_legal(legal, i, LAYOFF + 3 * c + side)
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _end_round(i, winner, ended, ints, masks, cfg):
-    """Penalties of the round (``CrazyRummyState._end_round``, R-CRAZY-12); a round cut
-    by ``max_turns`` scores none."""
+    """Penalties of the round, added to the totals (``CrazyRummyState._end_round``,
+    R-CRAZY-12); a round cut by ``max_turns`` scores none."""
     ints[i, ENDED] = ended
     ints[i, WINNER] = winner
     for q in range(cfg[C_PLAYERS]):
         ints[i, PENALTY + q] = 0 if ended == TRUNCATED else penalty(masks[i, HAND + q], ints[i, WILD_RANK])
+        ints[i, TOTAL + q] += ints[i, PENALTY + q]
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def _end_turn(i, ints, masks, cfg):
     ints[i, TAKEN] = -1
     ints[i, MUST] = -1
@@ -228,7 +277,7 @@ def _end_turn(i, ints, masks, cfg):
     ints[i, PHASE] = DRAW
 
 
-@njit(cache=True)
+@njit(**PLAIN)
 def apply(i, action, ints, masks, stock, pile, cfg):
     """Apply a legal ``action`` in row ``i`` (``CrazyRummyState._apply``)."""
     p = ints[i, CUR]
@@ -274,12 +323,18 @@ def apply(i, action, ints, masks, stock, pile, cfg):
         set3, low_ends, high_ends = masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS]
         if action < LAYOFF:
             m = action - MELD
-            used, reps, fills, k = meld_fill(m, hand, wilds)
+            used = MELD_MASK[m] & hand
+            missing = MELD_MASK[m] & ~used
+            spare = hand & wilds & ~used
+            while missing:  # missing cards ascending get the spare wild cards ascending (R-CRAZY-05)
+                w = ctz(spare)
+                ints[i, STAND + w // 13] = ctz(missing)
+                used |= bit(w)
+                missing &= missing - U1
+                spare &= spare - U1
             set3, low_ends, high_ends = put_down(m, set3, low_ends, high_ends)
             masks[i, TABLE] |= MELD_MASK[m]
             ints[i, MELDED + p] = 1
-            for j in range(k):
-                ints[i, STAND + fills[j] // 13] = reps[j]
         else:
             c, side = (action - LAYOFF) // 3, (action - LAYOFF) % 3
             if has(hand, c):

@@ -24,11 +24,15 @@ from rummy_env.vector.rummy_world import table_indexes
 
 def config_vector(config: Any) -> np.ndarray:
     """The kernel's config vector (int64 ``(crazy_kernel.NUM_CFG,)``) of a
-    ``CrazyRummyConfig``: the player count and ``max_turns`` (the kernel plays the
-    current round only, of either ``episode``)."""
+    ``CrazyRummyConfig``: the player count, ``max_turns``, the reward kind and the wild
+    rank index the ``wild_rank`` option fixes (-1: none).  ``crazy_kernel`` plays the
+    current round of either ``episode``; ``crazy_batch_kernel`` deals only one-round
+    episodes."""
     cfg = np.zeros(k.NUM_CFG, np.int64)
     cfg[k.C_PLAYERS] = config.num_players
     cfg[k.C_MAX_TURNS] = config.max_turns
+    cfg[k.C_SCORE_REWARD] = config.reward == "score"
+    cfg[k.C_WILD_RANK] = -1 if config.wild_rank is None else config.wild_rank - 1
     return cfg
 
 
@@ -75,6 +79,8 @@ def load_state(
     row[k.LAST_TURN] = state.last_turn
     row[k.WILD_RANK] = state.wild_rank
     row[k.WINNER] = -1
+    row[k.DEALER] = state.dealer
+    row[k.TOTAL : k.TOTAL + n] = state.scores
     row[k.MELDED : k.MELDED + n] = state.melded
     row[k.STAND : k.STAND + 4] = -1
     for represented, (wild, _) in state.wild_for.items():

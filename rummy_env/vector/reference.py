@@ -3,11 +3,11 @@
 This is the judge of the differential tests and a drop-in stand-in for the compiled
 engines (same constructor, same methods, same random streams, so the same seed gives
 the same games, observations and random actions): develop against it without numba,
-switch to :class:`~rummy_env.vector.GinRummyVec` / :class:`~rummy_env.vector.RummyVec`
-for speed.  Each game is the variant's PettingZoo ``raw_env`` (the engine plus its
-encoder), reset with the recorded deal and stepped with the same action ids; a batch
-step reads ``observe``, ``rewards``, ``terminations`` and ``truncations`` exactly as an
-``env()`` user does.  About 50k decisions per second.
+switch to :class:`~rummy_env.vector.GinRummyVec` / :class:`~rummy_env.vector.RummyVec` /
+:class:`~rummy_env.vector.CrazyRummyVec` for speed.  Each game is the variant's
+PettingZoo ``raw_env`` (the engine plus its encoder), reset with the recorded deal
+and stepped with the same action ids; a batch step reads ``observe``, ``rewards``,
+``terminations`` and ``truncations`` exactly as an ``env()`` user does.  About 50k decisions per second.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.cards import card_str
+from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
-from rummy_env.vector.batch import Batch, VecBase, draw_dealer, draw_deck, next64
+from rummy_env.vector.batch import Batch, VecBase, draw_dealer, draw_deck, draw_wild_rank, next64
 
 
 class ReferenceVec(VecBase):
@@ -38,7 +39,13 @@ class ReferenceVec(VecBase):
             dealer = draw_dealer(self._deal_rng, i, self.num_players)
         self._decks[i] = deck
         self._dealers[i] = dealer
-        self._envs[i].reset(seed=0, options={"deck": [card_str(c) for c in deck], "dealer": int(dealer)})
+        options = {"deck": [card_str(c) for c in deck], "dealer": int(dealer), **self._draw_extras(i)}
+        self._envs[i].reset(seed=0, options=options)
+
+    def _draw_extras(self, i: int) -> dict:
+        """Reset options of game ``i``'s new hand besides deck and dealer, drawn from its
+        deal stream after them (a variant's)."""
+        return {}
 
     def _write(self, i: int, out: Batch, seat: int, rewards: list[float], terminated: bool, truncated: bool) -> None:
         env = self._envs[i]
@@ -132,6 +139,23 @@ class ReferenceGinRummyVec(ReferenceVec):
 
     variant = "gin_rummy_v0"
     raw_env = gin_raw_env
+
+
+class ReferenceCrazyRummyVec(ReferenceVec):
+    """Crazy Rummy one-round episodes (3-6 players) through ``crazy_rummy_v0.raw_env``;
+    the API of ``CrazyRummyVec``.  A hand's wild rank comes from the ``wild_rank``
+    option or the game's deal stream (``batch.draw_wild_rank``) and is part of
+    ``deal_of``."""
+
+    variant = "crazy_rummy_v0"
+    raw_env = crazy_raw_env
+
+    def _draw_extras(self, i: int) -> dict:
+        rank = self.config.wild_rank
+        return {"wild_rank": rank if rank is not None else draw_wild_rank(self._deal_rng, i)}
+
+    def _deal_extras(self, i: int) -> dict:
+        return {"wild_rank": self._envs[i].game_state.round}
 
 
 class ReferenceRummyVec(ReferenceVec):

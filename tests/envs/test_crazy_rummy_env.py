@@ -1,6 +1,7 @@
 """``crazy_rummy_v0``'s own encoding and text (the generic env tests are in ``test_env_api.py``)."""
 
 import numpy as np
+import pytest
 
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import parse_cards
@@ -71,3 +72,25 @@ def test_render_labels_the_last_round_and_says_when_max_turns_cut_it():
     assert env.unwrapped.render().endswith(
         "last round's penalties: player_0 0, player_1 0, player_2 0 (truncated by max_turns)"
     )
+
+
+def test_the_wild_rank_reset_option_fixes_the_round_and_bad_ones_change_nothing():
+    deck = stack_deck(HANDS, dealer=2)
+    env = crazy_rummy_v0.env()
+    env.reset(seed=1, options={"deck": deck, "dealer": 2, "wild_rank": 13})
+    lay = env.unwrapped.layout
+    o = env.observe("player_0")["observation"]
+    assert o[lay.slice("wild_rank")].tolist() == [0] * 12 + [1] and o[lay.slice("round")].tolist() == [13]
+    for options, message in [
+        ({"wild_rank": 0}, "wild_rank=0 is out of range"),
+        ({"wild_rank": "K"}, "wild_rank='K' is not an integer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=2, options={"deck": deck, **options})
+        assert env.unwrapped.game_state.round == 13 and np.array_equal(env.observe("player_0")["observation"], o)
+    fixed = crazy_rummy_v0.env(wild_rank=4)
+    fixed.reset(seed=0, options={"wild_rank": 4})
+    with pytest.raises(ValueError, match="wild_rank=5 contradicts the option wild_rank=4"):
+        fixed.reset(seed=0, options={"wild_rank": 5})
+    with pytest.raises(ValueError, match="does not go with episode='game'"):
+        crazy_rummy_v0.env(episode="game").reset(seed=0, options={"wild_rank": 1})

@@ -26,10 +26,17 @@ def test_bench_vector_refuses_bad_arguments():
 
 def test_the_differential_job_compares_every_configuration(capsys):
     assert vector_differential.main(["--decisions", "300", "--num-envs", "4"]) == 0
-    rows = [
-        line
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith("| gin_rummy") or line.startswith("| rummy")
-    ]
-    assert len(rows) == len(vector_differential.GIN) + len(vector_differential.RUMMY)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "rummy |" in line]
+    assert [r.split("|")[1].strip() for r in rows] == (
+        ["gin_rummy"] * len(vector_differential.GIN)
+        + ["rummy"] * len(vector_differential.RUMMY)
+        + ["crazy_rummy"] * len(vector_differential.CRAZY)
+    )
     assert all(r.split("|")[5].strip() == "0" for r in rows)
+
+
+def test_benchmark_vector_measures_crazy_rummy_beside_env(capsys):
+    args = ["--variant", "crazy_rummy", "--seconds", "0.05", "--num-envs", "64", "--threads", "1"]
+    assert bench_vector.main(args) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| crazy_rummy")]
+    assert [r.split("|")[2].strip() for r in rows] == ["env()", "CrazyRummyVec"]

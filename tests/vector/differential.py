@@ -5,9 +5,14 @@ import numpy as np
 IGNORED = 10**6  # the action passed to a game that resets at this step (any value is ignored)
 
 
-def play_against_env(vec, module, options, steps, rng):
+def uniform(legal, rng):
+    """A uniformly random id of ``legal`` (ascending legal ids)."""
+    return legal[rng.integers(legal.size)]
+
+
+def play_against_env(vec, module, options, steps, rng, choose=uniform):
     """Step ``vec`` and one ``module.env(**options)`` per game with the same actions
-    (uniformly random legal ids from ``rng``), asserting at every step that the batch's
+    (``choose(legal ids, rng)``, uniformly random by default), asserting at every step that the batch's
     observation, mask, acting seat, rewards, terminations and truncations are env()'s;
     a finished game's env is rebuilt from ``vec.deal_of(i)`` when the batch resets it.
 
@@ -39,8 +44,7 @@ def play_against_env(vec, module, options, steps, rng):
         actions = np.full(n, IGNORED, np.int64)
         for i in range(n):
             if not pending[i]:
-                legal = np.flatnonzero(batch.action_mask[i])
-                actions[i] = legal[rng.integers(legal.size)]
+                actions[i] = choose(np.flatnonzero(batch.action_mask[i]), rng)
         batch = vec.step(actions)
         for i in range(n):
             if pending[i]:

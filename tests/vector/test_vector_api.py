@@ -8,9 +8,18 @@ import sys
 import numpy as np
 import pytest
 
-from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
-from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, RummyVec, empty_batch
+from rummy_env.vector import (
+    Batch,
+    CrazyRummyVec,
+    GinRummyVec,
+    ReferenceCrazyRummyVec,
+    ReferenceGinRummyVec,
+    ReferenceRummyVec,
+    RummyVec,
+    empty_batch,
+)
 from tests.vector.differential import play_against_env
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -19,6 +28,8 @@ IMPLEMENTATIONS = [
     pytest.param(ReferenceRummyVec, rummy_v0, {"num_players": 3}, id="reference-rummy3"),
     pytest.param(GinRummyVec, gin_rummy_v0, {}, id="kernel-gin"),
     pytest.param(RummyVec, rummy_v0, {"num_players": 3}, id="kernel-rummy3"),
+    pytest.param(ReferenceCrazyRummyVec, crazy_rummy_v0, {"num_players": 3}, id="reference-crazy3"),
+    pytest.param(CrazyRummyVec, crazy_rummy_v0, {"num_players": 3}, id="kernel-crazy3"),
 ]
 
 
@@ -138,7 +149,12 @@ def test_the_compiled_engines_name_the_missing_extra_without_numba():
 
 @pytest.mark.parametrize(
     ("cls", "options", "backend"),
-    [(GinRummyVec, {}, "threads"), (RummyVec, {"num_players": 4}, "threads"), (GinRummyVec, {}, "prange")],
+    [
+        (GinRummyVec, {}, "threads"),
+        (RummyVec, {"num_players": 4}, "threads"),
+        (CrazyRummyVec, {"num_players": 5, "reward": "score"}, "threads"),
+        (GinRummyVec, {}, "prange"),
+    ],
 )  # the prange drivers compile slowly: one variant checks them
 def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
     one = cls(512, seed=21, num_threads=1, **options)

@@ -10,7 +10,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from rummy_env.envs.vector_view import SeatVectorEnv
 
-VARIANTS = [("gin_rummy", {}), ("rummy", {"num_players": 3})]
+VARIANTS = [("gin_rummy", {}), ("rummy", {"num_players": 3}), ("crazy_rummy", {"num_players": 4})]
 
 
 def random_actions(mask, rng):

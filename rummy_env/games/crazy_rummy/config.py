@@ -60,3 +60,31 @@ class CrazyRummyConfig(OptionNames):
                     f"option wild_rank={self.wild_rank} does not go with episode='game': a game plays the wild "
                     "ranks 1..13 in order (R-CRAZY-02); use episode='hand' to fix one round's wild rank"
                 )
+
+
+def check_wild_rank(config: CrazyRummyConfig, wild_rank: object) -> int | None:
+    """A one-round episode's wild rank given at the deal (``new_initial_state``, the env's
+    ``reset(options={"wild_rank": r})``), checked: 1..13, ``episode="hand"`` only (a game
+    plays the ranks in order, R-CRAZY-02), and equal to the ``wild_rank`` option if that
+    is set.
+
+    Returns:
+        the round's wild rank 1..13: ``wild_rank``, else the option's; None when neither
+        fixes it (or with ``episode="game"``).
+
+    Raises:
+        ValueError: any of these broken, naming the value.
+    """
+    if wild_rank is None:
+        return config.wild_rank
+    rank = check_int("wild_rank", wild_rank, 1, NUM_ROUNDS)
+    if config.episode == "game":
+        raise ValueError(
+            f"wild_rank={rank} does not go with episode='game': a game plays the wild ranks 1..13 in order (R-CRAZY-02)"
+        )
+    if config.wild_rank is not None and rank != config.wild_rank:
+        raise ValueError(
+            f"wild_rank={rank} contradicts the option wild_rank={config.wild_rank}, which fixes the round's wild rank: "
+            "give the same rank or none"
+        )
+    return rank

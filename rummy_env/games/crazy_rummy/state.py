@@ -42,7 +42,7 @@ from rummy_env.games.crazy_rummy.actions import (
     SWAP,
     action_to_string,
 )
-from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
+from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig, check_wild_rank
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
 from rummy_env.games.resample import resample_crazy
 
@@ -158,23 +158,27 @@ class CrazyRummyGame(EngineGame):
     config_class = CrazyRummyConfig
     num_actions = NUM_ACTIONS
 
-    def new_initial_state(self, rng=None, deck: list[int] | None = None, dealer: int | None = None) -> CrazyRummyState:
+    def new_initial_state(
+        self, rng=None, deck: list[int] | None = None, dealer: int | None = None, wild_rank: int | None = None
+    ) -> CrazyRummyState:
         """The state after the first deal (R-CRAZY-03).
 
         Random choices, in this order, from ``rng`` (an int seeds a new generator): the
-        first dealer (unless given), the wild rank of a one-round episode (unless the
-        ``wild_rank`` option fixes it), the deck (unless stacked: 52 card ids, top first).
+        first dealer (unless given), the wild rank of a one-round episode (unless given
+        or fixed by the ``wild_rank`` option), the deck (unless stacked: 52 card ids, top
+        first).  ``wild_rank``: 1..13, see ``config.check_wild_rank``.
 
         Raises:
-            ValueError: a deck that is not a permutation of 0..51, or a dealer outside
-                ``0..num_players-1``.
+            ValueError: a deck that is not a permutation of 0..51, a dealer outside
+                ``0..num_players-1``, or a bad ``wild_rank`` (``check_wild_rank``).
         """
         cfg = self.config
+        wild_rank = check_wild_rank(cfg, wild_rank)
         rng, dealer = first_deal_dealer(rng, dealer, cfg.num_players)
         if cfg.episode == "game":
             first_round = 1
         else:
-            first_round = cfg.wild_rank if cfg.wild_rank is not None else int(rng.integers(1, NUM_ROUNDS + 1))
+            first_round = wild_rank if wild_rank is not None else int(rng.integers(1, NUM_ROUNDS + 1))
         state = CrazyRummyState(self, rng)
         state._deal(first_deal_deck(rng, deck), dealer, first_round)
         return state

@@ -1,0 +1,310 @@
+"""The Crazy Rummy batch kernel: one-round episodes of ``crazy_kernel`` rows, dealt,
+observed and rewarded as ``crazy_rummy_v0.env(episode="hand")`` does.
+
+The rules of a round are ``crazy_kernel``'s (``compute_legal`` with the R-CRAZY-08a
+look-ahead, ``apply``), the very functions the search playouts run; this module adds
+what an episode needs around them: the deal (``CrazyRummyState._deal``, R-CRAZY-02, 03),
+the observation (``encoding.crazy_rummy.encode`` entry for entry), the rewards
+(``CrazyRummyState._end_round``, ``reward="win"`` or ``"score"``) and the drivers of
+``gin_vec.KernelVec`` (``reset`` / ``step`` / ``opponents``, each ``*_range`` and
+``*_parallel``).
+
+State (``n`` games): ``crazy_kernel``'s ``ints``, ``masks``, ``stock``, ``pile`` and
+``legal`` rows, then ``decks`` int8 ``(n, 52)`` and ``dealers`` int8 ``(n,)``.  The wild
+rank (``ints[:, WILD_RANK]``, the round being ``WILD_RANK + 1``), the dealer and the
+penalty totals are state columns, so a game of 13 rounds is a loop of :func:`deal`
+calls with the next rank and dealer.  Random draws of a deal, from the game's deal
+stream (``vector.batch``): the shuffle, the dealer, then, unless the ``wild_rank``
+option fixes it, the wild rank (``next() % 13`` is the rank index).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from rummy_env.vector.bits import (
+    PLAIN,
+    U0,
+    below,
+    bit,
+    count_bits_at,
+    has,
+    kth_set_bit_at,
+    popcount,
+    set_plane_at,
+    shuffle_into,
+    write_mask_at,
+)
+from rummy_env.vector.crazy_kernel import (
+    C_PLAYERS,
+    C_SCORE_REWARD,
+    C_WILD_RANK,
+    CUR,
+    DEALER,
+    ENDED,
+    HAND,
+    KNOWN,
+    LIVE,
+    MELDED,
+    MUST,
+    NUM_INTS,
+    NUM_MASKS,
+    PENALTY,
+    PHASE,
+    PILE_LEN,
+    PILE_MASK,
+    PLAY,
+    STAND,
+    STOCK_LEN,
+    TABLE,
+    TAKEN,
+    TERMINATED,
+    TOTAL,
+    TRUNCATED,
+    TURN,
+    WILD_RANK,
+    WILDS,
+    WINNER,
+    apply,
+    compute_legal,
+)
+
+HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, an 8th to the dealer's left
+WILD_SUITS = np.uint64(0x0008004002001)  # bits 0, 13, 26, 39: the four cards of rank index 0
+
+
+@njit(**PLAIN)
+def deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg):
+    """Deal round ``wild_rank + 1`` of game ``i`` from ``decks[i]`` with ``dealers[i]``
+    (``CrazyRummyState._deal``, R-CRAZY-02, 03): 7 cards each from the dealer's left, an
+    8th to the dealer's left, who plays first without drawing; no upcard.  The totals
+    (``TOTAL``) are left as they are."""
+    n = cfg[C_PLAYERS]
+    dealer = dealers[i]
+    first = (dealer + 1) % n
+    for c in range(NUM_MASKS):
+        masks[i, c] = U0
+    for c in range(NUM_INTS):
+        if c < TOTAL or c >= TOTAL + 6:
+            ints[i, c] = 0
+    for j in range(HAND_SIZE * n):
+        masks[i, HAND + (first + j) % n] |= bit(decks[i, j])
+    masks[i, HAND + first] |= bit(decks[i, HAND_SIZE * n])
+    size = 51 - HAND_SIZE * n
+    for j in range(size):
+        stock[i, j] = decks[i, 51 - j]  # top card last
+    ints[i, STOCK_LEN] = size
+    ints[i, DEALER] = dealer
+    ints[i, WILD_RANK] = wild_rank
+    masks[i, WILDS] = WILD_SUITS << np.uint64(wild_rank)
+    ints[i, TAKEN] = -1
+    ints[i, MUST] = -1
+    ints[i, WINNER] = -1
+    for s in range(4):
+        ints[i, STAND + s] = -1
+    ints[i, CUR] = first
+    ints[i, PHASE] = PLAY  # R-CRAZY-06
+    ints[i, ENDED] = LIVE
+    compute_legal(i, ints, masks, legal, cfg)
+
+
+@njit(**PLAIN)
+def write_observation(i, viewer, ints, masks, pile, cfg, obs):
+    """``encode(state.observation(viewer), layout)`` of game ``i`` into ``obs[i]``
+    (float32 rows of ``52 * (n + 9) + 4 * n + 18``)."""
+    n = cfg[C_PLAYERS]
+    live = ints[i, ENDED] == LIVE
+    for j in range(obs.shape[1]):
+        obs[i, j] = 0.0
+    hand = masks[i, HAND + viewer]
+    set_plane_at(obs, i, 0, hand)
+    pile_len = ints[i, PILE_LEN]
+    if pile_len > 0:
+        top = pile[i, pile_len - 1]
+        obs[i, 52 + top] = 1.0
+        set_plane_at(obs, i, 104, masks[i, PILE_MASK] & ~bit(top))
+    natural = masks[i, TABLE]
+    for s in range(4):
+        c = ints[i, STAND + s]
+        if c >= 0:
+            natural &= ~bit(c)
+            obs[i, 208 + 52 * s + c] = 1.0
+    set_plane_at(obs, i, 156, natural)
+    seat = viewer
+    for k in range(1, n):
+        seat = seat + 1 if seat + 1 < n else 0
+        set_plane_at(obs, i, 364 + 52 * k, masks[i, KNOWN + seat])
+    at = 52 * (n + 7)
+    if live and ints[i, CUR] == viewer and ints[i, PHASE] == PLAY:
+        taken, must = ints[i, TAKEN], ints[i, MUST]
+        if taken >= 0 and has(hand, taken):
+            obs[i, at + taken] = 1.0
+        if must >= 0 and has(hand, must):
+            obs[i, at + 52 + must] = 1.0
+    at += 104
+    obs[i, at + ints[i, WILD_RANK]] = 1.0
+    obs[i, at + 13] = ints[i, WILD_RANK] + 1  # the round (R-CRAZY-02)
+    at += 14
+    if live:
+        obs[i, at + ints[i, PHASE]] = 1.0
+        acting = ints[i, CUR] - viewer
+        obs[i, at + 2 + (acting + n if acting < 0 else acting)] = 1.0
+    at += 2 + n
+    obs[i, at] = ints[i, STOCK_LEN]
+    seat = viewer
+    for k in range(n):
+        obs[i, at + 1 + k] = popcount(masks[i, HAND + seat])
+        obs[i, at + 1 + n + k] = ints[i, MELDED + seat]
+        obs[i, at + 1 + 2 * n + k] = ints[i, TOTAL + seat]
+        seat = seat + 1 if seat + 1 < n else 0
+    obs[i, at + 1 + 3 * n] = ints[i, TURN]
+
+
+@njit(**PLAIN)
+def round_rewards(i, ints, rewards, cfg):
+    """Add every seat's reward for a round that just ended (``CrazyRummyState._end_round``,
+    ``episode="hand"``): none for a round cut by ``max_turns``; ``reward="score"``: the
+    mean penalty minus one's own; ``reward="win"``: +1 shared by the lowest penalties,
+    -1 shared by the others, 0 to all when all tie (R-CRAZY-12, 13)."""
+    if ints[i, ENDED] != TERMINATED:
+        return
+    n = cfg[C_PLAYERS]
+    if cfg[C_SCORE_REWARD]:
+        total = 0
+        for q in range(n):
+            total += ints[i, PENALTY + q]
+        mean = total / n
+        for q in range(n):
+            rewards[i, q] += mean - ints[i, PENALTY + q]
+        return
+    best = ints[i, PENALTY]
+    for q in range(1, n):
+        best = min(best, ints[i, PENALTY + q])
+    winners = 0
+    for q in range(n):
+        winners += ints[i, PENALTY + q] == best
+    if winners == n:
+        return
+    for q in range(n):
+        rewards[i, q] += 1.0 / winners if ints[i, PENALTY + q] == best else -1.0 / (n - winners)
+
+
+@njit(**PLAIN)
+def _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, terminated, truncated):
+    write_observation(i, viewer, ints, masks, pile, cfg, obs)
+    write_mask_at(legal, i, mask)
+    current[i] = viewer
+    terminated[i] = ints[i, ENDED] == TERMINATED
+    truncated[i] = ints[i, ENDED] == TRUNCATED
+
+
+@njit(**PLAIN)
+def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
+    """A one-round episode of game ``i`` from ``decks[i]`` and ``dealers[i]``: the wild
+    rank drawn from ``deal_rng`` unless the option fixes it, the totals 0."""
+    wild_rank = cfg[C_WILD_RANK] if cfg[C_WILD_RANK] >= 0 else below(deal_rng, i, 13)
+    for q in range(6):
+        ints[i, TOTAL + q] = 0
+    deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg)
+
+
+@njit(**PLAIN)
+def reset_one(
+    i, ints, masks, stock, pile, legal, decks, dealers, given, deal_rng, cfg, obs, mask, current, rewards, term, trunc
+):
+    """Deal game ``i`` (``decks[i]`` as given if ``given[i]``, else shuffled from
+    ``deal_rng``; a dealer ``< 0`` drawn; the wild rank drawn unless fixed) and write its
+    first step."""
+    if not given[i]:
+        shuffle_into(deal_rng, i, decks[i])
+    if dealers[i] < 0:
+        dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+    _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+    for q in range(rewards.shape[1]):
+        rewards[i, q] = 0.0
+    _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+
+
+@njit(**PLAIN)
+def step_one(
+    i, ints, masks, stock, pile, legal, decks, dealers, actions, random, deal_rng, action_rng, cfg,
+    obs, mask, current, rewards, term, trunc,
+):  # fmt: skip
+    """One step of game ``i``: if its episode ended at the last step it deals the next
+    one; otherwise it applies ``actions[i]``, or with ``random`` a legal id drawn from
+    ``action_rng``."""
+    for q in range(rewards.shape[1]):
+        rewards[i, q] = 0.0
+    if ints[i, ENDED] != LIVE:
+        shuffle_into(deal_rng, i, decks[i])
+        dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+        _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+        _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+        return
+    action = actions[i]
+    if random:
+        action = kth_set_bit_at(legal, i, below(action_rng, i, count_bits_at(legal, i)))
+    actor = ints[i, CUR]
+    apply(i, action, ints, masks, stock, pile, cfg)
+    compute_legal(i, ints, masks, legal, cfg)
+    viewer = actor
+    if ints[i, ENDED] == LIVE:
+        viewer = ints[i, CUR]
+    else:
+        round_rewards(i, ints, rewards, cfg)
+    _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+
+
+@njit(**PLAIN)
+def opponents_one(
+    i, seat, ints, masks, stock, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
+):
+    """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
+    the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
+    rewards added (``VecBase.step_opponents``)."""
+    if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
+        return
+    while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
+        action = kth_set_bit_at(legal, i, below(action_rng, i, count_bits_at(legal, i)))
+        apply(i, action, ints, masks, stock, pile, cfg)
+        compute_legal(i, ints, masks, legal, cfg)
+    if ints[i, ENDED] != LIVE:
+        round_rewards(i, ints, rewards, cfg)
+    _write_step(i, seat, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+
+
+@njit(nogil=True, **PLAIN)
+def reset_range(lo, hi, *args):
+    for i in range(lo, hi):
+        reset_one(i, *args)
+
+
+@njit(parallel=True, cache=True)
+def reset_parallel(*args):
+    for i in prange(args[0].shape[0]):
+        reset_one(i, *args)
+
+
+@njit(nogil=True, **PLAIN)
+def step_range(lo, hi, *args):
+    for i in range(lo, hi):
+        step_one(i, *args)
+
+
+@njit(parallel=True, cache=True)
+def step_parallel(*args):
+    for i in prange(args[0].shape[0]):
+        step_one(i, *args)
+
+
+@njit(nogil=True, **PLAIN)
+def opponents_range(lo, hi, seats, *args):
+    for i in range(lo, hi):
+        opponents_one(i, seats[i], *args)
+
+
+@njit(parallel=True, cache=True)
+def opponents_parallel(seats, *args):
+    for i in prange(seats.shape[0]):
+        opponents_one(i, seats[i], *args)
