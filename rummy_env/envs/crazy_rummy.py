@@ -111,6 +111,15 @@ stacks the first round's deck (7 cards each one at a time from the dealer's left
 the 8th card to the dealer's left, then the stock top first; see
 ``rummy_env.games.crazy_rummy.stack_deck``) and fixes the first dealer.  A bad deck or
 dealer raises ``ValueError`` and leaves the env as it was.
+``options["next_hands"]`` (``episode="game"``) stacks the later rounds of the game: a
+list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for rounds 2, 3, ... in
+order (the deal passes left); once the list runs out the seeded generator deals, as
+without it (a stacked hand draws nothing from it).  With ``deck`` and ``dealer`` it
+replays a whole game dealt elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all
+three).  A bad list (not dicts with exactly the key ``deck``, a bad deck, more deals
+than ``max_hands - 1`` (12 at most), or deals with ``episode="hand"``) raises
+``ValueError`` and leaves the env as it was.  Stacked deals are no player's information:
+no observation shows them, and ``game_state.resample`` drops them.
 
 ## Infos
 When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
@@ -144,6 +153,7 @@ Where ``crazy_rummy.md`` leaves a choice open:
   option ``max_hands`` (default 13) truncates a game after that many rounds. Before,
   such a round truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env
   continue its game; a reset option of another variant is refused.
+* v0, issue 26: the reset option ``next_hands`` stacks the later rounds of a game.
 """
 
 from __future__ import annotations
@@ -176,7 +186,7 @@ class raw_env(TurnBasedEnv):
     actions = crazy_actions
     encoder = encoding
     renderer = staticmethod(render_crazy_rummy)
-    reset_option_names = ("deck", "dealer")
+    reset_option_names = ("deck", "dealer", "next_hands")
     max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
 
     def _layout(self) -> Layout:
