@@ -120,13 +120,13 @@ class VecBase:
         **env_options: the variant's ``env()`` options (``render_mode`` excluded).
 
     Raises:
-        ValueError: a bad argument or option; ``episode="game"``, which is not supported
-            yet (the issue-10 rules for a hand reaching ``max_turns`` inside a game are
-            in flux).
+        ValueError: a bad argument or option; ``episode="game"`` in an engine that plays
+            one hand per episode (whole games need ``vector.whole_games.WholeGames``).
     """
 
     variant = ""  #: the env module, e.g. ``"gin_rummy_v0"``
     raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
+    whole_games = False  #: plays ``episode="game"`` (``vector.whole_games.WholeGames``)
 
     def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
         self.num_envs = check_int_arg("num_envs", num_envs, 1)
@@ -138,10 +138,10 @@ class VecBase:
             raise ValueError("option render_mode is not an option of a batched engine: it renders nothing")
         env = self.raw_env(**env_options)  # validates the options exactly as env() does
         self.config = env.game.config
-        if self.config.episode != "hand":
+        if self.config.episode != "hand" and not self.whole_games:
             raise ValueError(
-                f"option episode={self.config.episode!r} is not supported by rummy_env.vector yet: "
-                "batched engines play episode='hand' (one hand per episode)"
+                f"option episode={self.config.episode!r} is not supported by {type(self).__name__} yet: "
+                "it plays episode='hand' (one hand per episode)"
             )
         self.env_options = dict(env_options)
         self.layout = env.layout

@@ -22,12 +22,14 @@ def test_bench_vector_refuses_bad_arguments():
         bench_vector.vec_class("rummikub")
 
 
-def test_the_differential_job_compares_every_configuration(capsys):
-    assert vector_differential.main(["--decisions", "300", "--num-envs", "4"]) == 0
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_the_differential_job_compares_every_configuration(episode, capsys):
+    assert vector_differential.main(["--episode", episode, "--decisions", "300", "--num-envs", "4"]) == 0
     rows = [
         line
         for line in capsys.readouterr().out.splitlines()
         if line.startswith("| gin_rummy") or line.startswith("| rummy")
     ]
-    assert len(rows) == len(vector_differential.GIN) + len(vector_differential.RUMMY)
+    d = vector_differential
+    assert len(rows) == (len(d.GIN) + len(d.RUMMY) if episode == "hand" else len(d.GIN_GAMES) + len(d.RUMMY_GAMES))
     assert all(r.split("|")[5].strip() == "0" for r in rows)

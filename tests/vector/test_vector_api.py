@@ -79,8 +79,6 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
         cls(0, **options)
     with pytest.raises(ValueError, match="seed"):
         cls(2, seed=-1, **options)
-    with pytest.raises(ValueError, match="episode='game' is not supported"):
-        cls(2, episode="game", **options)
     with pytest.raises(ValueError, match="not_an_option"):
         cls(2, not_an_option=1, **options)
     with pytest.raises(ValueError, match=r"out.observation must be"):
