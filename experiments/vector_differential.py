@@ -46,7 +46,7 @@ RUMMY = [
 GIN_GAMES = [
     {"episode": "game"},
     {"episode": "game", "knock_limit": 25, "reward": "score", "game_bonuses": True},
-    {"episode": "game", "oklahoma": True, "max_turns": 30, "max_hands": 50, "reward": "score"},
+    {"episode": "game", "oklahoma": True, "max_turns": 30, "max_hands": 10, "reward": "score"},
     {"episode": "game", "knock_limit": 40, "target_score": 60, "gin_bonus": 0, "game_bonuses": True},
 ]
 RUMMY_GAMES = [
@@ -54,7 +54,7 @@ RUMMY_GAMES = [
     {"episode": "game", "num_players": 3, "reshuffle": "whole_pile", "target_score": 150},
     {"episode": "game", "num_players": 4, "ace_high": True, "reward": "score", "max_turns": 100},
     {"episode": "game", "num_players": 5, "max_turns": 60, "max_hands": 5},
-    {"episode": "game", "num_players": 6, "target_score": 50, "reward": "score"},
+    {"episode": "game", "num_players": 6, "target_score": 300, "reward": "score"},
 ]
 
 

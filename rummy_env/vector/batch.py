@@ -165,7 +165,7 @@ class VecBase:
         dealers: Any = None,
         out: Batch | None = None,
     ) -> Batch:
-        """Deal a new hand in every game.
+        """Deal a new episode (its first hand) in every game.
 
         Args:
             seed: int >= 0: reseed every game's streams (as the constructor does);
@@ -173,7 +173,7 @@ class VecBase:
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
                 form).  None: shuffled from the deal streams.  Later hands (after an
-                episode ends) always come from the streams.
+                episode ends, or later in a game) always come from the streams.
             dealers: int array ``(num_envs,)`` of seats; None: drawn from the deal
                 streams (after the shuffle, also when ``decks`` are given).
             out: a :class:`Batch` of caller-owned arrays to write into (shapes and
@@ -205,10 +205,12 @@ class VecBase:
         """Apply one action in every game.
 
         A game whose episode ended at the previous step ignores its action and deals
-        its next hand instead: it returns that hand's first step (rewards 0, not
+        its next episode instead: it returns that episode's first step (rewards 0, not
         terminated) -- Gymnasium's "next step" autoreset.  The step that ends an
         episode returns the final view of the seat that moved (mask all 0), every
-        seat's rewards and ``terminated`` or ``truncated``.
+        seat's rewards and ``terminated`` or ``truncated``.  (With ``episode="game"``
+        the step that ends a hand inside a game returns its rewards and the first
+        step of the game's next hand, ``vector.whole_games``.)
 
         Args:
             actions: int array ``(num_envs,)`` of action ids.
