@@ -136,7 +136,12 @@ def test_the_compiled_engines_name_the_missing_extra_without_numba():
 
 @pytest.mark.parametrize(
     ("cls", "options", "backend"),
-    [(GinRummyVec, {}, "threads"), (RummyVec, {"num_players": 4}, "threads"), (GinRummyVec, {}, "prange")],
+    [
+        (GinRummyVec, {}, "threads"),
+        (RummyVec, {"num_players": 4}, "threads"),
+        (GinRummyVec, {}, "prange"),
+        (GinRummyVec, {"episode": "game", "max_turns": 10, "knock_limit": 30}, "threads"),
+    ],
 )  # the prange drivers compile slowly: one variant checks them
 def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
     one = cls(512, seed=21, num_threads=1, **options)
