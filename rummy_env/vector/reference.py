@@ -55,7 +55,7 @@ class ReferenceVec(VecBase):
     def _peek_next_hand(self, i: int, dealt: int) -> list[dict]:
         """The next hand's deal read from a copy of game ``i``'s deal stream, as a
         ``next_hands`` list; [] when ``dealt`` hands are all the game may deal."""
-        if dealt >= self.config.max_hands:
+        if dealt >= self._envs[i].unwrapped.game.max_game_hands():
             return []
         return [self._later_deal(self._deal_rng[i : i + 1].copy())]
 
