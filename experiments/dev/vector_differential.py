@@ -1,19 +1,23 @@
 """The batched engines against ``env()`` at scale: every decision compared.
 
     python -m experiments.vector_differential --decisions 1000000
+    python -m experiments.vector_differential --episode game --decisions 1000000
 
 For each configuration (Gin Rummy with several rule options; basic Rummy with 2 to 6
 players and its options; Crazy Rummy rounds with 3 to 6 players, fixed or drawn wild
-ranks, both rewards and ``max_turns``) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
+ranks, both rewards and ``max_turns``; with ``--episode game`` whole games: targets, Gin's
+game bonuses, ``max_hands``, the dealer rules) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
 ``CrazyRummyVec``) and the pure-Python batch of ``raw_env`` games
 (``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` / ``ReferenceCrazyRummyVec``: the same
 deals, ``env.reset(options=deal)``, and the same random actions) are stepped
 together with ``step_random()`` until the configuration's share of ``--decisions`` is
 reached; at every step every field of the two batches (observation, action mask,
-acting seat, rewards, terminated, truncated) and the game totals must be equal.  The
+acting seat, rewards, terminated, truncated), the game totals and the hands played must be
+equal, and so must ``deal_of`` of every game that ends (whole games: the first hand plus
+every later hand's deal).  The
 tests (``tests/vector``) run the same comparison for a few thousand decisions, and also
 replay games in the wrapped ``env()`` from ``deal_of``.  Prints one row per
-configuration: decisions and episodes compared, mismatches (must be 0).
+configuration: decisions, episodes and hands compared, mismatches (must be 0).
 """
 
 from __future__ import annotations
@@ -57,10 +61,24 @@ CRAZY = [
     {"num_players": 6, "reward": "score"},
     {"num_players": 6, "wild_rank": 7, "max_turns": 12},
 ]
+GIN_GAMES = [
+    {"episode": "game"},
+    {"episode": "game", "knock_limit": 25, "reward": "score", "game_bonuses": True},
+    {"episode": "game", "oklahoma": True, "max_turns": 30, "max_hands": 10, "reward": "score"},
+    {"episode": "game", "knock_limit": 40, "target_score": 60, "gin_bonus": 0, "game_bonuses": True},
+]
+RUMMY_GAMES = [
+    {"episode": "game", "num_players": 2, "two_player_winner_deals": True, "reward": "score"},
+    {"episode": "game", "num_players": 3, "reshuffle": "whole_pile", "target_score": 150},
+    {"episode": "game", "num_players": 4, "ace_high": True, "reward": "score", "max_turns": 100},
+    {"episode": "game", "num_players": 5, "max_turns": 60, "max_hands": 5},
+    {"episode": "game", "num_players": 6, "target_score": 300, "reward": "score"},
+]
+#: variant -> (kernel, reference, {episode: option sets})
 ENGINES = {
-    "gin_rummy": (GinRummyVec, ReferenceGinRummyVec, GIN),
-    "rummy": (RummyVec, ReferenceRummyVec, RUMMY),
-    "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, CRAZY),
+    "gin_rummy": (GinRummyVec, ReferenceGinRummyVec, {"hand": GIN, "game": GIN_GAMES}),
+    "rummy": (RummyVec, ReferenceRummyVec, {"hand": RUMMY, "game": RUMMY_GAMES}),
+    "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, {"hand": CRAZY, "game": []}),
 }
 
 
@@ -68,14 +86,15 @@ def compare(kernel_class, reference_class, options: dict, decisions: int, num_en
     """Step both batches until ``decisions`` decisions; count and check them.
 
     Returns:
-        dict with ``decisions``, ``episodes``, ``mismatches`` and ``first_mismatch``
-        (step, field, game) or None.
+        dict with ``decisions``, ``episodes``, ``hands`` (finished, inside episodes or
+        ending them), ``mismatches`` and ``first_mismatch`` (step, field, game) or None.
     """
     vec = kernel_class(num_envs, seed=seed, num_threads=1, **options)
     ref = reference_class(num_envs, seed=seed, **options)
     batch, expected = vec.reset(), ref.reset()
-    done = 0
+    done = hands = 0
     episodes = mismatches = step = 0
+    played = np.zeros(num_envs, np.int64)  # hands finished in each game's episode
     first = None
     pending = np.zeros(num_envs, bool)
     while done < decisions:
@@ -87,14 +106,24 @@ def compare(kernel_class, reference_class, options: dict, decisions: int, num_en
         if not np.array_equal(vec.scores, ref.scores):
             mismatches += 1
             first = first or (step, "scores", -1)
+        if not np.array_equal(vec.hands_played, ref.hands_played):
+            mismatches += 1
+            first = first or (step, "hands_played", -1)
+        for i in np.flatnonzero(batch.terminated | batch.truncated):
+            if vec.deal_of(i) != ref.deal_of(i):
+                mismatches += 1
+                first = first or (step, "deal_of", int(i))
         if mismatches:
             break
         done += int((~pending).sum()) if step else 0
         pending = batch.terminated | batch.truncated
         episodes += int(pending.sum())
+        now = vec.hands_played
+        hands += int(np.maximum(now - played, 0).sum())  # an autoreset starts again at 0
+        played = now
         batch, expected = vec.step_random(), ref.step_random()
         step += 1
-    return {"decisions": done, "episodes": episodes, "mismatches": mismatches, "first_mismatch": first}
+    return {"decisions": done, "episodes": episodes, "hands": hands, "mismatches": mismatches, "first_mismatch": first}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,14 +132,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    p.add_argument("--episode", default="hand", choices=["hand", "game"], help="one hand per episode, or whole games")
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
     total_bad = 0
-    print("| variant | options | decisions | episodes | mismatches | seconds |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| variant | options | decisions | episodes | mismatches | hands | seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for variant in args.variant:
-        kernel, reference, configs = ENGINES[variant]
+        kernel, reference, sets = ENGINES[variant]
+        configs = sets[args.episode]
+        if not configs:
+            print(f"| {variant} | no batched whole games yet | | | | | |")
+            continue
         share = -(-args.decisions // len(configs))
         for k, options in enumerate(configs):
             t = time.perf_counter()
@@ -120,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             note = f" first: {r['first_mismatch']}" if r["mismatches"] else ""
             print(
                 f"| {variant} | {text} | {r['decisions']:,} | {r['episodes']:,} | {r['mismatches']}{note} "
-                f"| {time.perf_counter() - t:.0f} |",
+                f"| {r['hands']:,} | {time.perf_counter() - t:.0f} |",
                 flush=True,
             )
     return 1 if total_bad else 0

@@ -150,6 +150,11 @@ def check_config(config: Config, num_players: int) -> None:
             f"duplicate_baseline replays the games against the heuristic of 2-player runs "
             f"(num_players={num_players}, heuristic_share={config.heuristic_share})"
         )
+    if config.duplicate_baseline and config.env_options.get("episode") == "game":
+        raise ValueError(
+            "duplicate_baseline replays single hands from their decks: it needs episode='hand' "
+            "(with episode='game' an episode is a whole game of several deals)"
+        )
     if config.suit_augment < 0:
         raise ValueError(f"suit_augment={config.suit_augment}: a penalty weight >= 0 (0: off)")
     if config.suit_augment and (config.variant != "gin_rummy_v0" or config.critic != "shared"):

@@ -114,6 +114,15 @@ the 8th card to the dealer's left, then the stock top first; see
 the ``wild_rank`` option if that is set): deck, dealer and wild rank replay a round
 (``rummy_env.vector``'s ``deal_of`` gives all three).  A bad deck, dealer or wild rank
 raises ``ValueError`` and leaves the env as it was.
+``options["next_hands"]`` (``episode="game"``) stacks the later rounds of the game: a
+list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for rounds 2, 3, ... in
+order (the deal passes left); once the list runs out the seeded generator deals, as
+without it (a stacked hand draws nothing from it).  With ``deck`` and ``dealer`` it
+replays a whole game dealt elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all
+three).  A bad list (not dicts with exactly the key ``deck``, a bad deck, more deals
+than ``max_hands - 1`` (12 at most), or deals with ``episode="hand"``) raises
+``ValueError`` and leaves the env as it was.  Stacked deals are no player's information:
+no observation shows them, and ``game_state.resample`` drops them.
 
 ## Infos
 When a round ends, ``infos[agent]`` holds ``hand_score`` (the agent's penalty points of
@@ -147,6 +156,7 @@ Where ``crazy_rummy.md`` leaves a choice open:
   option ``max_hands`` (default 13) truncates a game after that many rounds. Before,
   such a round truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env
   continue its game; a reset option of another variant is refused.
+* v0, issue 26: the reset option ``next_hands`` stacks the later rounds of a game.
 """
 
 from __future__ import annotations
@@ -180,7 +190,7 @@ class raw_env(TurnBasedEnv):
     actions = crazy_actions
     encoder = encoding
     renderer = staticmethod(render_crazy_rummy)
-    reset_option_names = ("deck", "dealer", "wild_rank")
+    reset_option_names = ("deck", "dealer", "wild_rank", "next_hands")
     max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
 
     def _layout(self) -> Layout:

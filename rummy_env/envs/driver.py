@@ -27,7 +27,7 @@ from rummy_env.games.options import check_known
 
 #: Every reset option some variant of this package understands; a variant given one it
 #: does not understand refuses it, naming its own (the variants' ``reset_option_names``).
-RESET_OPTION_NAMES = frozenset({"deck", "dealer", "first_player", "wild_rank"})
+RESET_OPTION_NAMES = frozenset({"deck", "dealer", "first_player", "wild_rank", "next_hands"})
 
 
 class TurnBasedEnv(AECEnv, EzPickle):
@@ -139,7 +139,8 @@ class TurnBasedEnv(AECEnv, EzPickle):
             seed: ``int``: a new generator seeded with it; ``None``: continue the
                 current generator (Gymnasium's seeding contract).
             options: reset options of the variant (``reset_option_names``, e.g. a
-                stacked ``"deck"``).  A dict without any of them is ignored, as
+                stacked ``"deck"``, and ``"next_hands"``: the stacked deals of the later
+                hands of an ``episode="game"`` game, ``EngineState.stack_next_hands``).  A dict without any of them is ignored, as
                 Gymnasium's ``options`` convention has it (PettingZoo's ``api_test``
                 passes ``{"options": 1}``); next to a known key an unknown one is an
                 error, because a stacked deal with a misspelt seat key would silently
@@ -166,9 +167,14 @@ class TurnBasedEnv(AECEnv, EzPickle):
         )
         if known or foreign or misspelt:
             check_known(options, self.reset_option_names, f"{self.metadata['name']} reset")
+        next_hands = known.get("next_hands")
+        if next_hands is not None:
+            self.game.parse_next_hands(next_hands)  # refused before the generator draws the first deal
         rng = self.np_random if seed is None else seeding.np_random(seed)[0]
         # build the new state before touching the env, so a bad option leaves it as it was
         state = self._new_state(rng, known)
+        if next_hands is not None:
+            state.stack_next_hands(next_hands)
         if seed is not None:
             self._np_random, self._np_random_seed = rng, seed
         self.game_state = state

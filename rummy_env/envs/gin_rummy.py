@@ -132,6 +132,16 @@ the upcard; the rest is the stock, R-GIN-02; ``rummy_env.games.gin_rummy.stack_d
 builds one) and fixes the first dealer (0 or 1); either may be left out (then it comes
 from the seeded generator).  A bad deck or dealer raises ``ValueError`` and leaves the
 env as it was.
+``options["next_hands"]`` (``episode="game"``) stacks the later hands of the game: a
+list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for hands 2, 3, ... in
+order (who deals follows the rules: the last hand's winner, the same dealer after a dead
+hand); once the list runs out the seeded generator deals, as without it (a stacked hand
+draws nothing from it).  With ``deck`` and ``dealer`` it replays a whole game dealt
+elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all three).  A bad list (not
+dicts with exactly the key ``deck``, a bad deck, more deals than ``max_hands - 1``, or
+deals with ``episode="hand"``) raises ``ValueError`` and leaves the env as it was.
+Stacked deals are no player's information: no observation shows them, and
+``game_state.resample`` drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
@@ -180,6 +190,7 @@ Where ``gin_rummy.md`` is silent, this environment reads it as follows:
   (random play needs 130 hands on average). Before, such a hand truncated the whole
   episode. ``copy.deepcopy`` and ``pickle`` of an env continue its game; a reset option
   of another variant is refused.
+* v0, issue 26: the reset option ``next_hands`` stacks the later hands of a game.
 """
 
 from __future__ import annotations
@@ -240,7 +251,7 @@ class raw_env(TurnBasedEnv):
     actions = gin_actions
     encoder = encoding
     renderer = staticmethod(render_gin)
-    reset_option_names = ("deck", "dealer")
+    reset_option_names = ("deck", "dealer", "next_hands")
 
     @property
     def max_hand_loss(self) -> float:

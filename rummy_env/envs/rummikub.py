@@ -105,6 +105,16 @@ tile at a time in seat order starting with the first player; the rest is the poo
 tile drawn first; ``rummy_env.games.rummikub.stack_pool`` builds one) and fixes the first
 player; either may be left out (then it comes from the seeded generator).  A bad pool or
 seat raises ``ValueError`` and leaves the env as it was.
+``options["next_hands"]`` (``episode="game"``) stacks the later hands of the game: a
+list of deals ``[{"deck": [106 tile strings], "first_player": k}, ...]`` for hands 2, 3,
+... in order (each hand's first player is drawn again, so a deal names it too); once
+the list runs out the seeded generator deals, as without it (a stacked hand draws
+nothing from it).  With ``deck`` and ``first_player`` it replays a whole game dealt
+elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all three).  A bad list (not
+dicts with exactly the keys ``deck`` and ``first_player``, a bad pool or seat, more
+deals than ``max_hands - 1``, or deals with ``episode="hand"``) raises ``ValueError``
+and leaves the env as it was.  Stacked deals are no player's information: no observation
+shows them, and ``game_state.resample`` drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed score of the
@@ -128,6 +138,7 @@ lists of varying length), so that learners that stack infos (Tianshou) can.
   hand truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue
   its game; a reset option of another variant is refused.
 * v0, issue 10: ``initial_meld_points`` above 754 (more than all 106 tiles are worth) is refused.
+* v0, issue 26: the reset option ``next_hands`` stacks the later hands of a game.
 """
 
 from __future__ import annotations
@@ -136,7 +147,6 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.tiles import parse_pool
 from rummy_env.encoding import rummikub as encoding
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
@@ -146,6 +156,7 @@ from rummy_env.games.rummikub import (
     RummikubGame,
 )
 from rummy_env.games.rummikub import actions as rummikub_actions
+from rummy_env.games.rummikub.deal import parse_stacked_pool
 from rummy_env.render.text import render_rummikub
 
 
@@ -163,7 +174,7 @@ class raw_env(TurnBasedEnv):
     actions = rummikub_actions
     encoder = encoding
     renderer = staticmethod(render_rummikub)
-    reset_option_names = ("deck", "first_player")
+    reset_option_names = ("deck", "first_player", "next_hands")
     max_hand_loss = encoding.ALL_TILES_VALUE  # every tile left on one rack (R-RK-10)
 
     def _layout(self) -> Layout:
@@ -173,11 +184,7 @@ class raw_env(TurnBasedEnv):
     def _new_state(self, rng: np.random.Generator, options: dict):
         deck = options.get("deck")
         if deck is not None:
-            if isinstance(deck, str):
-                raise ValueError("deck must be a list of 106 tile strings, first drawn first, not one string")
-            if not isinstance(deck, (list, tuple, np.ndarray)):
-                raise ValueError(f"deck of type {type(deck).__name__} has no order: pass a list of 106 tile strings")
-            deck = parse_pool(list(deck))
+            deck = parse_stacked_pool(deck)
         return self.game.new_initial_state(rng=rng, deck=deck, first_player=options.get("first_player"))
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:

@@ -95,6 +95,16 @@ stacks the deck of the first hand (dealt one card at a time from the dealer's le
 then the upcard, R-RUMMY-03) and fixes the first dealer; either may be left out (then
 it comes from the seeded generator).  A bad deck or dealer raises ``ValueError`` and
 leaves the env as it was.
+``options["next_hands"]`` (``episode="game"``) stacks the later hands of the game: a
+list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for hands 2, 3, ... in
+order (who deals follows the rules: the deal passes left, or with
+``two_player_winner_deals`` the winner deals); once the list runs out the seeded
+generator deals, as without it (a stacked hand draws nothing from it).  With ``deck``
+and ``dealer`` it replays a whole game dealt elsewhere (``rummy_env.vector``'s
+``deal_of(i)`` returns all three).  A bad list (not dicts with exactly the key ``deck``,
+a bad deck, more deals than ``max_hands - 1``, or deals with ``episode="hand"``) raises
+``ValueError`` and leaves the env as it was.  Stacked deals are no player's information:
+no observation shows them, and ``game_state.resample`` drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to
@@ -115,6 +125,7 @@ lists of varying length), so that learners that stack infos (Tianshou) can.
   1000) truncates a game no one has won after that many hands. Before, such a hand
   truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env continue its
   game; a reset option of another variant is refused.
+* v0, issue 26: the reset option ``next_hands`` stacks the later hands of a game.
 """
 
 from __future__ import annotations
@@ -144,7 +155,7 @@ class raw_env(TurnBasedEnv):
     actions = rummy_actions
     encoder = encoding
     renderer = staticmethod(render_rummy)
-    reset_option_names = ("deck", "dealer")
+    reset_option_names = ("deck", "dealer", "next_hands")
     max_hand_loss = 2 * 340  # every card in one hand, doubled by going rummy (R-RUMMY-14, 16)
 
     def _layout(self) -> Layout:

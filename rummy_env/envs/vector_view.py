@@ -14,7 +14,10 @@ ends.  The learner's seat in game ``i`` is ``seat`` or, by default, ``i % num_pl
 summed over the opponents' moves).  Autoreset is Gymnasium's ``NEXT_STEP`` mode: the
 step that ends an episode returns the learner's final observation (mask all 0) with
 ``terminated`` or ``truncated``; the next step ignores that game's action and returns the
-first observation of a new hand (reward 0).  Returned arrays are copies.
+first observation of a new episode (reward 0).  With ``episode="game"`` an episode is a
+whole game (``rummy_env.vector.whole_games``): a hand that ends inside it returns the
+hand's rewards and the game goes on with the next hand, the opponents moving until the
+learner is to act in it.  Returned arrays are copies.
 
 For self-play, where one policy plays every seat, use the raw API
 (``rummy_env.vector.GinRummyVec`` / ``RummyVec`` / ``CrazyRummyVec``: ``step`` returns the acting seat's

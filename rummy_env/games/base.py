@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from rummy_env.games.deal import NextHand, check_next_hands, parse_next_card_deck
 from rummy_env.games.errors import IllegalActionError, to_action_id
 
 TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
@@ -48,6 +49,39 @@ class EngineGame:
         """Size of the action id space."""
         return self.num_actions
 
+    #: keys of one later hand's deal in ``next_hands`` (the first hand's stacking less the dealer)
+    next_hand_keys: tuple[str, ...] = ("deck",)
+
+    def max_game_hands(self) -> int:
+        """The most hands one episode deals: ``max_hands`` with ``episode="game"``, else 1."""
+        return self.config.max_hands if self.config.episode == "game" else 1
+
+    def parse_next_hands(self, deals: Any, dealt: int = 1) -> list[NextHand]:
+        """The stacked deals of later hands (reset option ``next_hands``), checked.
+
+        Args:
+            deals: a list of dicts, one per later hand in the order they are dealt, each
+                with exactly the keys :attr:`next_hand_keys` (card variants: ``{"deck":
+                [52 card strings, top first]}``; Rummikub also ``"first_player"``).
+            dealt: hands already dealt or stacked in this episode (1 at a reset).
+
+        Returns:
+            one :data:`~rummy_env.games.deal.NextHand` per deal: (deck ids, first player
+            or -1 where the rules name the dealer).
+
+        Raises:
+            ValueError: not a list of such dicts, a bad deck or seat (the message names the
+                entry), deals in a one-hand episode, or more deals than the episode can
+                still deal (:meth:`max_game_hands`).
+        """
+        return check_next_hands(
+            deals, self.next_hand_keys, self._parse_next_hand, self.max_game_hands() - dealt, self.config.episode
+        )
+
+    def _parse_next_hand(self, deal: dict) -> NextHand:
+        """One checked later-hand deal (the card variants': a 52-card deck)."""
+        return parse_next_card_deck(deal)
+
 
 class EngineState:
     """Base of the variants' states (see the module docstring).
@@ -56,6 +90,8 @@ class EngineState:
         history: action ids applied in this episode.
         truncated: whether the episode ended by reaching ``max_turns``.
         current: seat of the acting player (meaningless once terminal).
+        next_hands: the stacked deals of the coming hands of a game, dealt first to last
+            (:meth:`stack_next_hands`): (deck ids, first player or -1) tuples.
     """
 
     num_actions: int = 0
@@ -70,6 +106,7 @@ class EngineState:
         self.history: list[int] = []
         self._legal: list[int] | None = None  # legal actions of the acting player, until the next move
         self.current = 0
+        self.next_hands: list[NextHand] = []  # stacked deals of the coming hands, dealt first to last
 
     @property
     def num_players(self) -> int:
@@ -129,6 +166,32 @@ class EngineState:
         self.history.append(action)
         self._apply(action)
 
+    def stack_next_hands(self, deals: Any) -> None:
+        """Stack the deals of the coming hands of this ``episode="game"`` game, after any
+        already stacked: the next hand is dealt from the first one still stacked, and the
+        engine's generator deals only once none is left (it is not drawn for a stacked
+        hand).  ``reset(options={"next_hands": deals})`` of every env is this call on the
+        new state; a replay tool (``vector.reference``) calls it mid-game.  They are
+        hidden information: ``observation`` never shows them and ``resample`` drops them.
+
+        Args:
+            deals: as :meth:`EngineGame.parse_next_hands`.
+
+        Raises:
+            ValueError: a bad deal (see :meth:`EngineGame.parse_next_hands`), or deals for
+                an episode that is over; the state is unchanged.
+        """
+        dealt = self.hands_played + len(self.next_hands) + (0 if self._terminal else 1)
+        parsed = self.game.parse_next_hands(deals, dealt)
+        if parsed and self._terminal:
+            raise ValueError("next_hands: the episode is over, no hand will be dealt")
+        self.next_hands.extend(parsed)
+
+    def _pop_next_hand(self) -> NextHand | None:
+        """The first stacked deal, removed from ``next_hands``; None when none is left
+        (the engine's generator deals)."""
+        return self.next_hands.pop(0) if self.next_hands else None
+
     _resample_world: Callable[[Any, int, Any], Any]  #: the variant's sampler in rummy_env.games.resample
 
     def resample(self, player: int, rng: Any) -> Any:
@@ -151,14 +214,16 @@ class EngineState:
 
     def clone(self) -> Any:
         """An independent copy: the variant's containers (``_clone_into``), the episode's
-        bookkeeping, and the generator when later hands of a game will use it (one hand
-        needs no randomness after its deal, so a clone may share it)."""
+        bookkeeping (stacked ``next_hands`` included), and the generator when later hands
+        of a game will use it (one hand needs no randomness after its deal, so a clone may
+        share it)."""
         other = copy.copy(self)
         other._returns = list(self._returns)
         other._rewards = list(self._rewards)
         other.history = list(self.history)
         other.hand_decks = list(self.hand_decks)
         other.scores = list(self.scores)
+        other.next_hands = list(self.next_hands)  # its entries are tuples
         if self.config.episode == "game":
             other.rng = copy.deepcopy(self.rng)
         self._clone_into(other)

@@ -1,11 +1,84 @@
-"""Building stacked decks: the deal order shared by the card variants."""
+"""Building stacked decks: the deal order shared by the card variants, and the checks
+of the stacked later hands of a game (reset option ``next_hands``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct, parse_card, parse_cards
+from rummy_env.core.cards import NUM_CARDS, card_str, check_distinct, parse_card, parse_cards, parse_deck
 from rummy_env.games.options import check_seat
+
+#: One stacked later hand as an engine keeps it: (deck as card or tile ids, top or first
+#: drawn first; the first player, or -1 where the rules name the dealer).
+NextHand = tuple[tuple[int, ...], int]
+
+
+def check_next_hands(
+    deals: Any, keys: Sequence[str], parse_one: Callable[[dict], NextHand], room: int, episode: str
+) -> list[NextHand]:
+    """The stacked deals of later hands (``next_hands``), checked entry by entry.
+
+    Args:
+        deals: a list (or tuple) of dicts, each with exactly ``keys``.
+        keys: the keys of one deal (the variant's first-hand stacking less the dealer).
+        parse_one: the variant's check of one deal (raises ``ValueError``).
+        room: how many more hands the episode can deal.
+        episode: the ``episode`` option (``"hand"`` deals no later hand).
+
+    Raises:
+        ValueError: not a list of dicts with exactly ``keys``, a bad entry (the message
+            names its index), deals in a one-hand episode or more deals than ``room``.
+    """
+    form = "[" + ", ".join(f"'{k}': ..." for k in keys) + "]"
+    if not isinstance(deals, (list, tuple)):
+        raise ValueError(
+            f"next_hands of type {type(deals).__name__} is not a list: pass a list of the later hands' deals, "
+            f"one dict {{{form[1:-1]}}} per hand in the order they are dealt"
+        )
+    if deals and episode != "game":
+        raise ValueError(
+            f"next_hands holds {len(deals)} deal(s), but episode={episode!r} deals one hand: "
+            "later hands are dealt only with episode='game'"
+        )
+    if len(deals) > room:
+        raise ValueError(
+            f"next_hands holds {len(deals)} deals, but this episode can deal at most {max(room, 0)} more hand(s) "
+            "(max_hands hands in all)"
+        )
+    out = []
+    for k, deal in enumerate(deals):
+        if not isinstance(deal, dict) or set(deal) != set(keys):
+            got = f"has the keys {', '.join(sorted(map(str, deal)))}" if isinstance(deal, dict) else "is not a dict"
+            raise ValueError(
+                f"next_hands[{k}] {got}: each later hand's deal is a dict with exactly the key(s) "
+                f"{', '.join(keys)} (the rules say who deals)"
+            )
+        try:
+            out.append(parse_one(deal))
+        except ValueError as err:
+            raise ValueError(f"next_hands[{k}]: {err}") from None
+    return out
+
+
+def parse_next_card_deck(deal: dict) -> NextHand:
+    """A card variant's later-hand deal ``{"deck": [52 card strings, top first]}``.
+
+    Raises:
+        ValueError: the deck is not 52 distinct card strings (``parse_deck``).
+    """
+    return tuple(parse_deck(deal["deck"])), -1
+
+
+def stack_first_player(deal: dict, pool: Callable[[Any], list[int]], num_players: int) -> NextHand:
+    """A later-hand deal that names its first player too (Rummikub's ``{"deck": [...],
+    "first_player": k}``), the deck checked by ``pool``.
+
+    Raises:
+        ValueError: a bad deck (``pool``'s error) or a first player who is not a seat.
+    """
+    first = check_seat("first_player", deal["first_player"], num_players)
+    return tuple(int(t) for t in pool(deal["deck"])), first
 
 
 def round_robin(hands: Sequence[Sequence[int]], first: int, cards_each: int) -> list[int]:

@@ -20,7 +20,9 @@ The future is sampled too: a resampled state gets its own generator, seeded from
 ``rng``, so the later hands of an ``episode="game"`` game are dealt from decks the true
 state's generator cannot predict.  A resampled state is not a replay record: its
 ``initial_deck``, ``hand_decks`` and ``deck`` are emptied (they would tell the true deal),
-and a later deal in it starts a new record.
+and a later deal in it starts a new record.  Stacked deals of later hands
+(``next_hands``) are dropped: no player knows them, so a world deals its later hands
+from its own generator.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def _finish(new: Any, rng: np.random.Generator) -> Any:
     new.initial_deck = []
     new.hand_decks = []
     new.deck = []
+    new.next_hands = []  # stacked future deals are hidden from every player
     new._legal = None
     return new
 

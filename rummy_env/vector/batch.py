@@ -129,13 +129,13 @@ class VecBase:
         **env_options: the variant's ``env()`` options (``render_mode`` excluded).
 
     Raises:
-        ValueError: a bad argument or option; ``episode="game"``, which is not supported
-            yet (the issue-10 rules for a hand reaching ``max_turns`` inside a game are
-            in flux).
+        ValueError: a bad argument or option; ``episode="game"`` in an engine that plays
+            one hand per episode (whole games need ``vector.whole_games.WholeGames``).
     """
 
     variant = ""  #: the env module, e.g. ``"gin_rummy_v0"``
     raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
+    whole_games = False  #: plays ``episode="game"`` (``vector.whole_games.WholeGames``)
 
     def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
         self.num_envs = check_int_arg("num_envs", num_envs, 1)
@@ -147,10 +147,10 @@ class VecBase:
             raise ValueError("option render_mode is not an option of a batched engine: it renders nothing")
         env = self.raw_env(**env_options)  # validates the options exactly as env() does
         self.config = env.game.config
-        if self.config.episode != "hand":
+        if self.config.episode != "hand" and not self.whole_games:
             raise ValueError(
-                f"option episode={self.config.episode!r} is not supported by rummy_env.vector yet: "
-                "batched engines play episode='hand' (one hand per episode)"
+                f"option episode={self.config.episode!r} is not supported by {type(self).__name__} yet: "
+                "it plays episode='hand' (one hand per episode)"
             )
         self.env_options = dict(env_options)
         self.layout = env.layout
@@ -174,7 +174,7 @@ class VecBase:
         dealers: Any = None,
         out: Batch | None = None,
     ) -> Batch:
-        """Deal a new hand in every game.
+        """Deal a new episode (its first hand) in every game.
 
         Args:
             seed: int >= 0: reseed every game's streams (as the constructor does);
@@ -182,7 +182,7 @@ class VecBase:
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
                 form).  None: shuffled from the deal streams.  Later hands (after an
-                episode ends) always come from the streams.
+                episode ends, or later in a game) always come from the streams.
             dealers: int array ``(num_envs,)`` of seats; None: drawn from the deal
                 streams (after the shuffle, also when ``decks`` are given).
             out: a :class:`Batch` of caller-owned arrays to write into (shapes and
@@ -214,10 +214,12 @@ class VecBase:
         """Apply one action in every game.
 
         A game whose episode ended at the previous step ignores its action and deals
-        its next hand instead: it returns that hand's first step (rewards 0, not
+        its next episode instead: it returns that episode's first step (rewards 0, not
         terminated) -- Gymnasium's "next step" autoreset.  The step that ends an
         episode returns the final view of the seat that moved (mask all 0), every
-        seat's rewards and ``terminated`` or ``truncated``.
+        seat's rewards and ``terminated`` or ``truncated``.  (With ``episode="game"``
+        the step that ends a hand inside a game returns its rewards and the first
+        step of the game's next hand, ``vector.whole_games``.)
 
         Args:
             actions: int array ``(num_envs,)`` of action ids.

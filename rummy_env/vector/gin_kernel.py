@@ -6,8 +6,17 @@ read its ``_apply`` / ``_compute_legal`` / ``_show_down`` next to this file), th
 observation that of ``encoding.gin_rummy.encode_with_mask`` entry for entry, and the
 deadwood that of ``core.deadwood`` (``vector.deadwood_kernel``).
 
+With ``episode="game"`` (``cfg[C_GAME]``) a row plays whole games: ``_end_hand`` scores
+the hand into the game (``GinRummyState._end_hand``: totals, hands won, the game
+bonuses of R-GIN-13, ``max_hands``) and, when the game goes on, marks the row
+``HAND_OVER``; the step drivers then deal the next hand from the deal stream (the
+winner deals, the same dealer after a dead hand, R-GIN-02) within the same step, as
+``env()`` does.  ``apply`` never deals, so search playouts (``agents.search.gin_fast``,
+one hand) keep their signature.
+
 State (``n`` games):
-    ints    int32 ``(n, NUM_INTS)``: the columns ``CUR`` .. ``ENDED`` below.
+    ints    int32 ``(n, NUM_INTS)``: the columns ``CUR`` .. ``HANDS`` below (``SCORE``,
+            ``WON`` and ``HANDS`` are the game's: totals, hands won, hands finished).
     masks   uint64 ``(n, NUM_MASKS)``: card bitmasks, columns ``HAND`` .. ``DMELDS``.
     pile    int8 ``(n, 52)``: the discard pile, bottom first (``ints[:, PILE_LEN]`` cards).
     legal   uint64 ``(n, 2)``: the acting seat's legal action ids (bits 0..107).
@@ -26,15 +35,18 @@ from rummy_env.vector.deadwood_kernel import deadwood, knock_discards, showdown
 
 # ints columns
 CUR, PHASE, DEALER, TAKEN, PASSES, TURN, STOCK, PILE_LEN, LIMIT = 0, 1, 2, 3, 4, 5, 6, 7, 8
-SCORE, KNOCKER, SD_KNOCKER, SD_DEFENDER, ENDED, NUM_INTS = 9, 11, 12, 13, 14, 15
+SCORE, KNOCKER, SD_KNOCKER, SD_DEFENDER, ENDED, WON, HANDS, NUM_INTS = 9, 11, 12, 13, 14, 15, 17, 18
 # masks columns (HAND, KNOWN, DISCARDED: two seats each)
 HAND, KNOWN, DISCARDED, PILE_MASK, KMELDS, LAYOFFS, DMELDS, NUM_MASKS = 0, 2, 4, 6, 7, 8, 9, 10
 # cfg columns
 C_KNOCK_LIMIT, C_GIN_BONUS, C_UNDERCUT_BONUS, C_BIG_GIN, C_BIG_GIN_BONUS = 0, 1, 2, 3, 4
-C_OKLAHOMA, C_MAX_TURNS, C_SCORE_REWARD, NUM_CFG = 5, 6, 7, 8
+C_OKLAHOMA, C_MAX_TURNS, C_SCORE_REWARD = 5, 6, 7
+C_GAME, C_TARGET, C_GAME_BONUSES, C_MAX_HANDS, NUM_CFG = 8, 9, 10, 11, 12  # whole games (0: one hand)
 
 OFFER, DRAW, DISCARD = 0, 1, 2  # phases (games.gin_rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
+HAND_OVER = 3  # ints[:, ENDED]: the hand ended, the game goes on (the step deals the next hand)
+GAME_BONUS, BOX_BONUS = 100, 25  # R-GIN-13
 KNOCK, DRAW_STOCK, DRAW_UPCARD, PASS, BIG_GIN = 52, 104, 105, 106, 107  # action ids
 HAND_SIZE, WALL, OBS_SIZE = 10, 2, 485
 TAIL = 468  # the observation's numbers start after the nine card planes
@@ -67,8 +79,6 @@ def deal(i, ints, masks, pile, legal, decks, dealers, cfg):
     ints[i, TAKEN] = -1
     ints[i, PASSES] = 0
     ints[i, TURN] = 0
-    ints[i, SCORE] = 0
-    ints[i, SCORE + 1] = 0
     ints[i, KNOCKER] = -1
     ints[i, SD_KNOCKER] = 0
     ints[i, SD_DEFENDER] = 0
@@ -81,6 +91,25 @@ def deal(i, ints, masks, pile, legal, decks, dealers, cfg):
     ints[i, CUR] = 1 - dealer
     ints[i, PHASE] = OFFER
     compute_legal(i, ints, masks, legal, cfg)
+
+
+@njit(cache=True)
+def new_game(i, ints):
+    """Zero game ``i``'s totals, hands won and hands finished (before its first deal)."""
+    ints[i, SCORE] = 0
+    ints[i, SCORE + 1] = 0
+    ints[i, WON] = 0
+    ints[i, WON + 1] = 0
+    ints[i, HANDS] = 0
+
+
+@njit(cache=True)
+def next_hand(i, ints, masks, pile, legal, decks, dealers, deal_rng, cfg):
+    """Deal the next hand of game ``i`` after ``HAND_OVER``: a deck shuffled from
+    ``deal_rng``, the dealer ``_end_game_hand`` chose."""
+    shuffle_into(deal_rng, i, decks[i])
+    dealers[i] = ints[i, DEALER]
+    deal(i, ints, masks, pile, legal, decks, dealers, cfg)
 
 
 @njit(cache=True)
@@ -127,9 +156,49 @@ def _discard(i, p, card, ints, masks, pile):
 
 
 @njit(cache=True)
+def _end_game_hand(i, winner, points, ints, rewards, cfg):
+    """Score the hand into the game, then end the game or mark ``HAND_OVER``
+    (``GinRummyState._end_hand``, episode="game"; R-GIN-02, 13)."""
+    if winner >= 0:
+        ints[i, SCORE + winner] += points
+        ints[i, WON + winner] += 1
+        if cfg[C_SCORE_REWARD]:
+            rewards[i, winner] += points
+            rewards[i, 1 - winner] -= points
+    ints[i, HANDS] += 1
+    if winner >= 0 and ints[i, SCORE + winner] >= cfg[C_TARGET]:
+        loser = 1 - winner
+        if cfg[C_GAME_BONUSES]:  # game and line (box) bonuses; a shutout doubles the winner's total
+            won = GAME_BONUS + BOX_BONUS * ints[i, WON + winner]
+            lost = BOX_BONUS * ints[i, WON + loser]
+            if ints[i, WON + loser] == 0:
+                won += ints[i, SCORE + winner] + won
+            ints[i, SCORE + winner] += won
+            ints[i, SCORE + loser] += lost
+            if cfg[C_SCORE_REWARD]:
+                rewards[i, winner] += won - lost
+                rewards[i, loser] += lost - won
+        if not cfg[C_SCORE_REWARD]:
+            rewards[i, winner] += 1.0
+            rewards[i, loser] -= 1.0
+        ints[i, ENDED] = TERMINATED
+    elif ints[i, HANDS] >= cfg[C_MAX_HANDS]:
+        ints[i, ENDED] = TRUNCATED  # the game-level limit; a hand's max_turns is a dead hand
+    else:
+        ints[i, ENDED] = HAND_OVER
+        if winner >= 0:
+            ints[i, DEALER] = winner  # the winner deals next; after a dead hand the same dealer
+
+
+@njit(cache=True)
 def _end_hand(i, winner, points, ended, ints, rewards, cfg):
-    """Score the hand and end the episode (``GinRummyState._end_hand``, episode="hand")."""
+    """Score the hand and end the episode (``GinRummyState._end_hand``, episode="hand");
+    with ``cfg[C_GAME]``, :func:`_end_game_hand`."""
+    if cfg[C_GAME]:
+        _end_game_hand(i, winner, points, ints, rewards, cfg)
+        return
     ints[i, ENDED] = ended
+    ints[i, HANDS] += 1
     if winner < 0:
         return
     ints[i, SCORE + winner] += points
@@ -263,6 +332,7 @@ def reset_one(
         shuffle_into(deal_rng, i, decks[i])
     if dealers[i] < 0:
         dealers[i] = below(deal_rng, i, 2)
+    new_game(i, ints)
     deal(i, ints, masks, pile, legal, decks, dealers, cfg)
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
@@ -290,14 +360,16 @@ def step_one(
     term,
     trunc,
 ):
-    """One step of game ``i``: if it ended at the last step it deals its next hand
+    """One step of game ``i``: if its episode ended at the last step it deals a new one
     (shuffled from ``deal_rng``); otherwise it applies ``actions[i]``, or with
-    ``random`` a legal id drawn from ``action_rng``."""
+    ``random`` a legal id drawn from ``action_rng`` (and deals the game's next hand if
+    that ended a hand)."""
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
     if ints[i, ENDED] != LIVE:
         shuffle_into(deal_rng, i, decks[i])
         dealers[i] = below(deal_rng, i, 2)
+        new_game(i, ints)
         deal(i, ints, masks, pile, legal, decks, dealers, cfg)
         _write_step(i, ints[i, CUR], ints, masks, pile, legal, obs, mask, current, term, trunc)
         return
@@ -306,7 +378,10 @@ def step_one(
         action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
     actor = ints[i, CUR]
     apply(i, action, ints, masks, pile, decks, rewards, cfg)
-    compute_legal(i, ints, masks, legal, cfg)
+    if ints[i, ENDED] == HAND_OVER:
+        next_hand(i, ints, masks, pile, legal, decks, dealers, deal_rng, cfg)
+    else:
+        compute_legal(i, ints, masks, legal, cfg)
     viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
     _write_step(i, viewer, ints, masks, pile, legal, obs, mask, current, term, trunc)
 
@@ -337,17 +412,37 @@ def step_parallel(*args):
 
 @njit(cache=True)
 def opponents_one(
-    i, seat, ints, masks, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
+    i,
+    seat,
+    ints,
+    masks,
+    pile,
+    legal,
+    decks,
+    dealers,
+    deal_rng,
+    action_rng,
+    cfg,
+    obs,
+    mask,
+    current,
+    rewards,
+    term,
+    trunc,
 ):
     """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
-    the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
-    rewards added (``VecBase.step_opponents``)."""
+    the episode ends (a game's next hands dealt from ``deal_rng`` on the way); then the
+    step is rewritten from ``seat``'s view, the opponents' rewards added
+    (``VecBase.step_opponents``)."""
     if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
         return
     while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
         action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
         apply(i, action, ints, masks, pile, decks, rewards, cfg)
-        compute_legal(i, ints, masks, legal, cfg)
+        if ints[i, ENDED] == HAND_OVER:
+            next_hand(i, ints, masks, pile, legal, decks, dealers, deal_rng, cfg)
+        else:
+            compute_legal(i, ints, masks, legal, cfg)
     _write_step(i, seat, ints, masks, pile, legal, obs, mask, current, term, trunc)
 
 

@@ -13,6 +13,7 @@ from rummy_env.vector import gin_kernel as k
 from rummy_env.vector import gin_world
 from rummy_env.vector.batch import Batch, VecBase
 from rummy_env.vector.bits import first_illegal
+from rummy_env.vector.whole_games import WholeGames
 
 
 class KernelVec(VecBase):
@@ -90,10 +91,19 @@ class KernelVec(VecBase):
         self._call("reset", *self._state_args(), given, self._deal_rng, self._cfg, *out)
 
     def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
-        self._call("opponents", seats, *self._state_args(), self._action_rng, self._cfg, *out)
+        self._call("opponents", seats, *self._state_args(), self._deal_rng, self._action_rng, self._cfg, *out)
 
     def _illegal_game(self, actions: np.ndarray) -> int:
         return int(first_illegal(self._ints[:, self.kernel.ENDED], self._legal, actions, self.num_actions))
+
+    def _episode_over(self) -> np.ndarray:
+        return self._ints[:, self.kernel.ENDED] != self.kernel.LIVE
+
+    @property
+    def hands_played(self) -> np.ndarray:
+        """Hands finished in every game's current (or just ended) episode: int64 ``(num_envs,)``
+        (the engine's ``hands_played``)."""
+        return self._ints[:, self.kernel.HANDS].astype(np.int64)
 
     def _state_args(self) -> tuple:
         """The state arrays in the kernel's argument order, ending with decks, dealers."""
@@ -116,7 +126,7 @@ class KernelVec(VecBase):
         return sum(a.nbytes for a in arrays) // self.num_envs
 
 
-class GinRummyVec(KernelVec):
+class GinRummyVec(WholeGames, KernelVec):
     """``num_envs`` Gin Rummy games stepped together (rules ``docs/rules/gin_rummy.md``).
 
     The API is :class:`~rummy_env.vector.batch.VecBase`'s; observations, masks,
@@ -130,7 +140,8 @@ class GinRummyVec(KernelVec):
         num_threads: threads for the kernels (at most ``NUMBA_NUM_THREADS``, one per
             128 games); None: numba's default (all cores).
         backend: ``"threads"`` or ``"prange"`` (see :class:`KernelVec`).
-        **env_options: ``gin_rummy_v0.env`` options; ``episode="hand"`` only.
+        **env_options: ``gin_rummy_v0.env`` options; with ``episode="game"`` each
+            episode is a whole game (``vector.whole_games``).
 
     Raises:
         ValueError: a bad argument or option.
@@ -155,13 +166,20 @@ class GinRummyVec(KernelVec):
         self._pile = np.zeros((n, 52), np.int8)
         self._legal = np.zeros((n, 2), np.uint64)
         self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
-        self._cfg = gin_world.config_vector(c)
+        self._cfg = gin_world.config_vector(c, whole_games=True)
         self._no_actions = np.zeros(n, np.int64)
 
     @property
     def scores(self) -> np.ndarray:
-        """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, 2)``."""
+        """Game totals of every game's current (or just ended) episode, end-of-game bonuses
+        included: int64 ``(num_envs, 2)`` (the engine's ``scores``)."""
         return self._ints[:, k.SCORE : k.SCORE + 2].astype(np.int64)
+
+    @property
+    def hands_won(self) -> np.ndarray:
+        """Hands won by each seat in every game's current (or just ended) episode: int64
+        ``(num_envs, 2)`` (the engine's ``hands_won``)."""
+        return self._ints[:, k.WON : k.WON + 2].astype(np.int64)
 
     def _state_args(self) -> tuple:
         return self._ints, self._masks, self._pile, self._legal, self._decks, self._dealers

@@ -8,6 +8,12 @@ switch to :class:`~rummy_env.vector.GinRummyVec` / :class:`~rummy_env.vector.Rum
 PettingZoo ``raw_env`` (the engine plus its encoder), reset with the recorded deal
 and stepped with the same action ids; a batch step reads ``observe``, ``rewards``,
 ``terminations`` and ``truncations`` exactly as an ``env()`` user does.  About 50k decisions per second.
+
+With ``episode="game"`` the later hands come from the game's deal stream too
+(``vector.whole_games``): whenever a hand is dealt, the next hand's deal is read from a
+copy of the stream and stacked in the engine (``state.stack_next_hands``), and the
+stream is advanced when the engine deals it (it is not if the game ends first), so the
+engine deals exactly what the kernels deal.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
 from rummy_env.vector.batch import Batch, VecBase, draw_dealer, draw_deck, draw_wild_rank, next64
+from rummy_env.vector.whole_games import WholeGames
 
 
 class ReferenceVec(VecBase):
@@ -30,6 +37,7 @@ class ReferenceVec(VecBase):
         super().__init__(num_envs, seed, num_threads, **env_options)
         self._envs = [self.raw_env(**env_options) for _ in range(self.num_envs)]
         self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
+        self._hands_seen = np.zeros(self.num_envs, np.int64)  # hands finished when last looked (episode="game")
 
     # ------------------------------------------------------------ one game
     def _deal(self, i: int, deck: list[int] | None, dealer: int) -> None:
@@ -40,12 +48,36 @@ class ReferenceVec(VecBase):
         self._decks[i] = deck
         self._dealers[i] = dealer
         options = {"deck": [card_str(c) for c in deck], "dealer": int(dealer), **self._draw_extras(i)}
+        if self.config.episode == "game":
+            options["next_hands"] = self._peek_next_hand(i, 1)
+            self._hands_seen[i] = 0
         self._envs[i].reset(seed=0, options=options)
 
     def _draw_extras(self, i: int) -> dict:
         """Reset options of game ``i``'s new hand besides deck and dealer, drawn from its
         deal stream after them (a variant's)."""
         return {}
+
+    def _peek_next_hand(self, i: int, dealt: int) -> list[dict]:
+        """The next hand's deal read from a copy of game ``i``'s deal stream, as a
+        ``next_hands`` list; [] when ``dealt`` hands are all the game may deal."""
+        if dealt >= self._envs[i].unwrapped.game.max_game_hands():
+            return []
+        return [self._later_deal(self._deal_rng[i : i + 1].copy())]
+
+    def _follow_hands(self, i: int) -> None:
+        """After a step of game ``i``: if the engine dealt the game's next hand (the
+        stacked one), advance the deal stream past it and stack the one after."""
+        state = self._envs[i].unwrapped.game_state
+        if state.hands_played == self._hands_seen[i]:
+            return
+        self._hands_seen[i] = state.hands_played
+        if state.is_terminal():
+            return
+        self._later_deal(self._deal_rng[i : i + 1])  # the deal the engine just used
+        self._decks[i] = state.hand_decks[-1]
+        self._dealers[i] = state.dealer
+        state.stack_next_hands(self._peek_next_hand(i, state.hands_played + 1))
 
     def _write(self, i: int, out: Batch, seat: int, rewards: list[float], terminated: bool, truncated: bool) -> None:
         env = self._envs[i]
@@ -71,6 +103,8 @@ class ReferenceVec(VecBase):
         env = self._envs[i]
         agent = env.agent_selection
         env.step(action)
+        if self.config.episode == "game":
+            self._follow_hands(i)
         rewards = [float(env.rewards[a]) for a in env.possible_agents]
         terminated = bool(env.terminations[agent])
         truncated = bool(env.truncations[agent])
@@ -118,6 +152,8 @@ class ReferenceVec(VecBase):
                 legal = np.flatnonzero(self._masks[i])
                 agent = env.agent_selection
                 env.step(int(legal[next64(self._action_rng, i) % legal.size]))
+                if self.config.episode == "game":
+                    self._follow_hands(i)
                 total += np.array([env.rewards[a] for a in env.possible_agents], np.float32)
                 moved = True
                 ended, truncated = bool(env.terminations[agent]), bool(env.truncations[agent])
@@ -128,17 +164,30 @@ class ReferenceVec(VecBase):
             if moved:
                 self._write(i, out, int(seats[i]), out.rewards[i] + total, ended, truncated)
 
+    def _episode_over(self) -> np.ndarray:
+        return self._done.copy()
+
     @property
     def scores(self) -> np.ndarray:
-        """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, num_players)``."""
+        """Game totals of every game's current (or just ended) episode: int64 ``(num_envs, num_players)``."""
         return np.array([env.game_state.scores for env in self._envs], dtype=np.int64)
 
+    @property
+    def hands_played(self) -> np.ndarray:
+        """Hands finished in every game's current (or just ended) episode: int64 ``(num_envs,)``."""
+        return np.array([env.game_state.hands_played for env in self._envs], dtype=np.int64)
 
-class ReferenceGinRummyVec(ReferenceVec):
+
+class ReferenceGinRummyVec(WholeGames, ReferenceVec):
     """Gin Rummy games through ``gin_rummy_v0.raw_env``; the API of ``GinRummyVec``."""
 
     variant = "gin_rummy_v0"
     raw_env = gin_raw_env
+
+    @property
+    def hands_won(self) -> np.ndarray:
+        """Hands won by each seat in every game's current (or just ended) episode: int64 ``(num_envs, 2)``."""
+        return np.array([env.game_state.hands_won for env in self._envs], dtype=np.int64)
 
 
 class ReferenceCrazyRummyVec(ReferenceVec):
@@ -158,7 +207,7 @@ class ReferenceCrazyRummyVec(ReferenceVec):
         return {"wild_rank": self._envs[i].game_state.round}
 
 
-class ReferenceRummyVec(ReferenceVec):
+class ReferenceRummyVec(WholeGames, ReferenceVec):
     """Basic Rummy games (2-6 players) through ``rummy_v0.raw_env``; the API of ``RummyVec``."""
 
     variant = "rummy_v0"

@@ -10,7 +10,14 @@ from three bitmasks, the ranks holding a 3-card set (``SET3``) and, per suit, th
 positions (0..13, 13 = high ace; 14 bits a suit) where a run's low end (``LOW_ENDS``)
 or high end (``HIGH_ENDS``) sits, kept up to date as ``Table`` keeps its indexes.
 
-State (``n`` games): ``ints`` int32 ``(n, NUM_INTS)`` (columns ``CUR`` .. ``MELDED``),
+With ``episode="game"`` (``cfg[C_GAME]``) a row plays whole games: ``_end_hand`` scores
+the hand into the game (``RummyState._end_hand``: totals, ``target_score``,
+``max_hands``, R-RUMMY-04, 13, 17) and, when the game goes on, marks the row
+``HAND_OVER``; the step drivers then deal the next hand from the deal stream within
+the same step, as ``env()`` does.  ``apply`` never deals (search playouts keep it).
+
+State (``n`` games): ``ints`` int32 ``(n, NUM_INTS)`` (columns ``CUR`` .. ``HANDS``;
+``SCORE`` and ``HANDS`` are the game's totals and hands finished),
 ``masks`` uint64 ``(n, NUM_MASKS)`` (``HAND`` .. ``HIGH_ENDS``), ``stock`` and ``pile``
 int8 ``(n, 52)`` (top card last, ``ints[:, STOCK_LEN]`` / ``ints[:, PILE_LEN]`` cards),
 ``legal`` uint64 ``(n, 10)`` (bits 0..578), ``decks`` int8 ``(n, 52)``, ``dealers``.
@@ -51,14 +58,16 @@ from rummy_env.vector.deadwood_kernel import (
 
 # ints columns (SCORE and MELDED: six seats each)
 CUR, PHASE, DEALER, TAKEN, TURN, STOCK_LEN, PILE_LEN, MELDED_TURN, ENDED = 0, 1, 2, 3, 4, 5, 6, 7, 8
-SCORE, MELDED, NUM_INTS = 9, 15, 21
+SCORE, MELDED, HANDS, NUM_INTS = 9, 15, 21, 22
 # masks columns (HAND and KNOWN: six seats each)
 HAND, KNOWN, PILE_MASK, TABLE, SET3, LOW_ENDS, HIGH_ENDS, NUM_MASKS = 0, 6, 12, 13, 14, 15, 16, 17
 # cfg columns
-C_PLAYERS, C_HAND_SIZE, C_ACE_HIGH, C_KEEP_TOP, C_MAX_TURNS, C_SCORE_REWARD, NUM_CFG = 0, 1, 2, 3, 4, 5, 6
+C_PLAYERS, C_HAND_SIZE, C_ACE_HIGH, C_KEEP_TOP, C_MAX_TURNS, C_SCORE_REWARD = 0, 1, 2, 3, 4, 5
+C_GAME, C_TARGET, C_MAX_HANDS, C_WINNER_DEALS, NUM_CFG = 6, 7, 8, 9, 10  # whole games (0: one hand)
 
 DRAW, PLAY = 0, 1  # phases (games.rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
+HAND_OVER = 3  # ints[:, ENDED]: the hand ended, the game goes on (the step deals the next hand)
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF = 52, 53, 54, 423  # action ids (games.rummy.actions)
 SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
 LEGAL_WORDS = 10  # 579 action bits
@@ -118,7 +127,9 @@ def deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg):
     dealer = dealers[i]
     for c in range(NUM_MASKS):
         masks[i, c] = U0
-    for c in range(NUM_INTS):
+    for c in range(SCORE):  # the hand's columns; the game's (SCORE, HANDS) stay
+        ints[i, c] = 0
+    for c in range(MELDED, MELDED + 6):
         ints[i, c] = 0
     for j in range(n * k):
         masks[i, HAND + (dealer + 1 + j) % n] |= bit(decks[i, j])
@@ -135,6 +146,23 @@ def deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg):
     ints[i, PHASE] = DRAW
     ints[i, ENDED] = LIVE
     compute_legal(i, ints, masks, legal, cfg)
+
+
+@njit(cache=True)
+def new_game(i, ints):
+    """Zero game ``i``'s totals and hands finished (before its first deal)."""
+    for c in range(SCORE, SCORE + 6):
+        ints[i, c] = 0
+    ints[i, HANDS] = 0
+
+
+@njit(cache=True)
+def next_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
+    """Deal the next hand of game ``i`` after ``HAND_OVER``: a deck shuffled from
+    ``deal_rng``, the dealer ``_end_game_hand`` chose."""
+    shuffle_into(deal_rng, i, decks[i])
+    dealers[i] = ints[i, DEALER]
+    deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg)
 
 
 @njit(inline="always", cache=True)
@@ -216,10 +244,51 @@ def compute_legal(i, ints, masks, legal, cfg):
 
 
 @njit(cache=True)
+def _end_game_hand(i, winner, ints, masks, rewards, cfg):
+    """Score the hand into the game, then end the game or mark ``HAND_OVER``
+    (``RummyState._end_hand``, episode="game"; R-RUMMY-04, 13, 15-17).  Rewards add up:
+    the opponents' moves of ``opponents_one`` may end a hand after the learner's did."""
+    n = cfg[C_PLAYERS]
+    if winner >= 0:
+        factor = 1 if ints[i, MELDED + winner] else 2  # R-RUMMY-16: going rummy doubles
+        total = 0
+        for q in range(n):
+            total += hand_value(masks[i, HAND + q])
+        ints[i, SCORE + winner] += factor * total
+        if cfg[C_SCORE_REWARD]:
+            for q in range(n):
+                rewards[i, q] += factor * total if q == winner else -factor * hand_value(masks[i, HAND + q])
+    ints[i, HANDS] += 1
+    best = 0  # the game's winner: the first seat with the highest total (R-RUMMY-17)
+    for q in range(1, n):
+        if ints[i, SCORE + q] > ints[i, SCORE + best]:
+            best = q
+    if ints[i, SCORE + best] >= cfg[C_TARGET]:
+        ints[i, ENDED] = TERMINATED
+        if not cfg[C_SCORE_REWARD]:
+            for q in range(n):
+                rewards[i, q] += 1.0 if q == best else -1.0 / (n - 1)
+    elif ints[i, HANDS] >= cfg[C_MAX_HANDS]:
+        ints[i, ENDED] = TRUNCATED  # the game-level limit; a hand's max_turns deals the next hand
+    else:
+        ints[i, ENDED] = HAND_OVER
+        dealer = ints[i, DEALER]
+        if cfg[C_WINNER_DEALS]:  # R-RUMMY-04, 2 players: the winner deals (after no winner, the same dealer)
+            ints[i, DEALER] = winner if winner >= 0 else dealer
+        else:
+            ints[i, DEALER] = (dealer + 1) % n  # the deal passes left
+
+
+@njit(cache=True)
 def _end_hand(i, winner, ended, ints, masks, rewards, cfg):
-    """Score the hand and end the episode (``RummyState._end_hand``, episode="hand")."""
+    """Score the hand and end the episode (``RummyState._end_hand``, episode="hand");
+    with ``cfg[C_GAME]``, :func:`_end_game_hand`."""
+    if cfg[C_GAME]:
+        _end_game_hand(i, winner, ints, masks, rewards, cfg)
+        return
     n = cfg[C_PLAYERS]
     ints[i, ENDED] = ended
+    ints[i, HANDS] += 1
     if winner < 0:
         return
     factor = 1 if ints[i, MELDED + winner] else 2  # R-RUMMY-16: going rummy doubles
@@ -360,6 +429,7 @@ def reset_one(
         shuffle_into(deal_rng, i, decks[i])
     if dealers[i] < 0:
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+    new_game(i, ints)
     deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg)
     rewards[i, :] = 0.0
     _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
@@ -370,13 +440,14 @@ def step_one(
     i, ints, masks, stock, pile, legal, decks, dealers, actions, random, deal_rng, action_rng, cfg,
     obs, mask, current, rewards, term, trunc,
 ):  # fmt: skip
-    """One step of game ``i``: if it ended at the last step it deals its next hand;
+    """One step of game ``i``: if its episode ended at the last step it deals a new one;
     otherwise it applies ``actions[i]``, or with ``random`` a legal id drawn from
-    ``action_rng``."""
+    ``action_rng`` (and deals the game's next hand if that ended a hand)."""
     rewards[i, :] = 0.0
     if ints[i, ENDED] != LIVE:
         shuffle_into(deal_rng, i, decks[i])
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
+        new_game(i, ints)
         deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg)
         _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
@@ -385,7 +456,10 @@ def step_one(
         action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
     actor = ints[i, CUR]
     apply(i, action, ints, masks, stock, pile, rewards, cfg)
-    compute_legal(i, ints, masks, legal, cfg)
+    if ints[i, ENDED] == HAND_OVER:
+        next_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+    else:
+        compute_legal(i, ints, masks, legal, cfg)
     viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
     _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
@@ -416,17 +490,22 @@ def step_parallel(*args):
 
 @njit(cache=True)
 def opponents_one(
-    i, seat, ints, masks, stock, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
-):
+    i, seat, ints, masks, stock, pile, legal, decks, dealers, deal_rng, action_rng, cfg,
+    obs, mask, current, rewards, term, trunc,
+):  # fmt: skip
     """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
-    the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
-    rewards added (``VecBase.step_opponents``)."""
+    the episode ends (a game's next hands dealt from ``deal_rng`` on the way); then the
+    step is rewritten from ``seat``'s view, the opponents' rewards added
+    (``VecBase.step_opponents``)."""
     if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
         return
     while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
         action = kth_set_bit(legal[i], below(action_rng, i, count_bits(legal[i])))
         apply(i, action, ints, masks, stock, pile, rewards, cfg)
-        compute_legal(i, ints, masks, legal, cfg)
+        if ints[i, ENDED] == HAND_OVER:
+            next_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+        else:
+            compute_legal(i, ints, masks, legal, cfg)
     _write_step(i, seat, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 

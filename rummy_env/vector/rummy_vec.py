@@ -10,9 +10,10 @@ from rummy_env.envs.rummy import raw_env as rummy_raw_env
 from rummy_env.vector import rummy_kernel as k
 from rummy_env.vector import rummy_world
 from rummy_env.vector.gin_vec import KernelVec
+from rummy_env.vector.whole_games import WholeGames
 
 
-class RummyVec(KernelVec):
+class RummyVec(WholeGames, KernelVec):
     """``num_envs`` basic Rummy games stepped together (rules ``docs/rules/rummy.md``).
 
     The API is :class:`~rummy_env.vector.batch.VecBase`'s; observations, masks
@@ -26,7 +27,8 @@ class RummyVec(KernelVec):
         num_threads: threads for the kernels; None: numba's default.
         backend: ``"threads"`` or ``"prange"`` (see ``gin_vec.KernelVec``).
         **env_options: ``rummy_v0.env`` options (``num_players`` 2..6, ``ace_high``,
-            ``reshuffle``, ``max_turns``, ``reward``, ...); ``episode="hand"`` only.
+            ``reshuffle``, ``max_turns``, ``reward``, ...); with ``episode="game"`` each
+            episode is a whole game (``vector.whole_games``).
 
     Raises:
         ValueError: a bad argument or option.
@@ -52,12 +54,13 @@ class RummyVec(KernelVec):
         self._pile = np.zeros((n, 52), np.int8)
         self._legal = np.zeros((n, k.LEGAL_WORDS), np.uint64)
         self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
-        self._cfg = rummy_world.config_vector(c)
+        self._cfg = rummy_world.config_vector(c, whole_games=True)
         self._no_actions = np.zeros(n, np.int64)
 
     @property
     def scores(self) -> np.ndarray:
-        """Game totals of every game's current (or just ended) hand: int64 ``(num_envs, num_players)``."""
+        """Game totals of every game's current (or just ended) episode: int64
+        ``(num_envs, num_players)`` (the engine's ``scores``)."""
         return self._ints[:, k.SCORE : k.SCORE + self.num_players].astype(np.int64)
 
     def _state_args(self) -> tuple:

@@ -22,15 +22,23 @@ from rummy_env.vector import rummy_kernel as k
 from rummy_env.vector.bits import U1, below, bit, ctz
 
 
-def config_vector(config: Any) -> np.ndarray:
+def config_vector(config: Any, whole_games: bool = False) -> np.ndarray:
     """The kernel's config vector (int64 ``(rummy_kernel.NUM_CFG,)``) of a ``RummyConfig``.
 
+    Args:
+        whole_games: fill the ``episode="game"`` columns (the batch engine, ``RummyVec``);
+            search playouts leave it False: they play out one hand.
+
     Raises:
-        ValueError: ``config.episode`` is not ``"hand"`` (the kernel plays one hand).
+        ValueError: ``config.episode`` is not ``"hand"`` and ``whole_games`` is False.
     """
-    if config.episode != "hand":
+    if config.episode != "hand" and not whole_games:
         raise ValueError(f"the Rummy kernel plays one hand: episode={config.episode!r}, use episode='hand'")
     cfg = np.zeros(k.NUM_CFG, np.int64)
+    cfg[k.C_GAME] = config.episode == "game"
+    cfg[k.C_TARGET] = config.target_score
+    cfg[k.C_MAX_HANDS] = config.max_hands
+    cfg[k.C_WINNER_DEALS] = config.two_player_winner_deals  # only with 2 players (RummyConfig)
     cfg[k.C_PLAYERS] = config.num_players
     cfg[k.C_HAND_SIZE] = config.hand_size
     cfg[k.C_ACE_HIGH] = config.ace_high

@@ -17,17 +17,25 @@ def test_the_package_reset_options_are_the_variants_keys():
 @pytest.mark.parametrize(
     "module, key, message",
     [
-        (rummikub_v0, "dealer", "unknown rummikub_v0 reset option(s) 'dealer': known options are deck, first_player"),
-        (rummy_v0, "first_player", "unknown rummy_v0 reset option(s) 'first_player': known options are deck, dealer"),
+        (
+            rummikub_v0,
+            "dealer",
+            "unknown rummikub_v0 reset option(s) 'dealer': known options are deck, first_player, next_hands",
+        ),
+        (
+            rummy_v0,
+            "first_player",
+            "unknown rummy_v0 reset option(s) 'first_player': known options are deck, dealer, next_hands",
+        ),
         (
             gin_rummy_v0,
             "first_player",
-            "unknown gin_rummy_v0 reset option(s) 'first_player': known options are deck, dealer",
+            "unknown gin_rummy_v0 reset option(s) 'first_player': known options are deck, dealer, next_hands",
         ),
         (
             crazy_rummy_v0,
             "first_player",
-            "unknown crazy_rummy_v0 reset option(s) 'first_player': known options are deck, dealer, wild_rank",
+            "unknown crazy_rummy_v0 reset option(s) 'first_player': known options are deck, dealer, wild_rank, next_hands",
         ),
     ],
 )
@@ -57,8 +65,12 @@ def test_keys_no_variant_knows_are_still_ignored(module):
 @pytest.mark.parametrize(
     "module, key, message",
     [
-        (rummy_v0, "decks", "unknown rummy_v0 reset option(s) 'decks': known options are deck, dealer"),
-        (gin_rummy_v0, "Dealer", "unknown gin_rummy_v0 reset option(s) 'Dealer': known options are deck, dealer"),
+        (rummy_v0, "decks", "unknown rummy_v0 reset option(s) 'decks': known options are deck, dealer, next_hands"),
+        (
+            gin_rummy_v0,
+            "Dealer",
+            "unknown gin_rummy_v0 reset option(s) 'Dealer': known options are deck, dealer, next_hands",
+        ),
         (rummikub_v0, "first-player", "unknown rummikub_v0 reset option(s) 'first-player': known options are"),
     ],
 )

@@ -244,7 +244,7 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
         (["--gamma", "1.5"], "gamma=1.5: allowed values are in (0.0, 1.0]"),
         (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
-        (["--env-option", "episode=game"], "option episode='game' is not supported by rummy_env.vector yet"),
+        (["--env-option", "episode=game", "--duplicate-baseline", "true"], "duplicate_baseline replays single hands"),
         (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
     ],
 )
@@ -298,3 +298,9 @@ def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, caps
     (tmp_path / "afile").write_text("")
     assert selfplay.main(["--out", str(tmp_path / "afile"), "--num-envs", "2", "--hidden", "8"]) == 2
     assert f"error: --out '{tmp_path}/afile' is a file, not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["gin_rummy", "rummy"])
+def test_whole_games_are_accepted_on_the_batched_engines(variant):
+    cfg = selfplay.parse_args(["--variant", variant, "--env-option", "episode=game"])[0]
+    assert cfg.env_options == {"episode": "game"} and cfg.variant == f"{variant}_v0"

@@ -90,8 +90,6 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
         cls(0, **options)
     with pytest.raises(ValueError, match="seed"):
         cls(2, seed=-1, **options)
-    with pytest.raises(ValueError, match="episode='game' is not supported"):
-        cls(2, episode="game", **options)
     with pytest.raises(ValueError, match="not_an_option"):
         cls(2, not_an_option=1, **options)
     with pytest.raises(ValueError, match=r"out.observation must be"):
@@ -154,6 +152,7 @@ def test_the_compiled_engines_name_the_missing_extra_without_numba():
         (RummyVec, {"num_players": 4}, "threads"),
         (CrazyRummyVec, {"num_players": 5, "reward": "score"}, "threads"),
         (GinRummyVec, {}, "prange"),
+        (GinRummyVec, {"episode": "game", "max_turns": 10, "knock_limit": 30}, "threads"),
     ],
 )  # the prange drivers compile slowly: one variant checks them
 def test_threads_play_the_same_games_as_one_thread(cls, options, backend):

@@ -68,7 +68,14 @@ def test_episode_statistics_wrapper_counts_the_learners_episodes():
     assert len(finished) >= 8 and set(finished) <= {-1.0, 0.0, 1.0}
 
 
-@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        *VARIANTS,
+        ("gin_rummy", {"episode": "game", "knock_limit": 40, "target_score": 60, "reward": "score"}),
+        ("rummy", {"num_players": 3, "episode": "game", "max_turns": 20, "max_hands": 3}),
+    ],
+)
 def test_the_kernel_view_plays_the_reference_views_games(variant, options):
     kernel = rollout(SeatVectorEnv(variant, 6, seed=9, **options), 150, 4)
     reference = rollout(SeatVectorEnv(variant, 6, seed=9, engine="reference", **options), 150, 4)

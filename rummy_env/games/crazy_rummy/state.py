@@ -469,7 +469,9 @@ class CrazyRummyState(CardPiles, EngineState):
                 self._give(q, mean - penalties[q])
         game_over = cfg.episode == "hand" or self.round == NUM_ROUNDS or self.truncated
         if not game_over:
-            self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], (self.dealer + 1) % n, self.round + 1)
+            stacked = self._pop_next_hand()
+            deck = list(stacked[0]) if stacked is not None else [int(c) for c in self.rng.permutation(NUM_CARDS)]
+            self._deal(deck, (self.dealer + 1) % n, self.round + 1)
             return
         self._terminal = True
         if cfg.reward == "win" and not self.truncated:

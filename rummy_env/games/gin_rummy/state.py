@@ -472,7 +472,9 @@ class GinRummyState(CardPiles, EngineState):
                     self._give(1 - episode_winner, -1.0)
             return
         # R-GIN-02: the winner deals the next hand; after a dead hand the same dealer
-        self._deal(self.rng.permutation(NUM_CARDS).tolist(), winner if winner >= 0 else self.dealer)
+        stacked = self._pop_next_hand()
+        deck = list(stacked[0]) if stacked is not None else self.rng.permutation(NUM_CARDS).tolist()
+        self._deal(deck, winner if winner >= 0 else self.dealer)
 
     # ------------------------------------------------------------- worlds
     # resample() (EngineState) deals again the opponent's unknown cards and the stock order

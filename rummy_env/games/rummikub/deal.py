@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from rummy_env.core.tiles import COPIES_PER_TYPE, NUM_TILE_TYPES, parse_tiles, tile_str
+import numpy as np
+
+from rummy_env.core.tiles import COPIES_PER_TYPE, NUM_TILE_TYPES, parse_pool, parse_tiles, tile_str
 from rummy_env.games.options import check_seat
 
 RACK_SIZE = 14  # R-RK-02
@@ -44,3 +47,18 @@ def stack_pool(
         left[t] -= 1
     rest = [t for t in range(NUM_TILE_TYPES) for _ in range(left[t])]
     return [tile_str(t) for t in order + rest]
+
+
+def parse_stacked_pool(deck: Any) -> list[int]:
+    """Tile types of a stacked pool given as a reset option: a list of the 106 tile
+    strings, first drawn first (``core.tiles.parse_pool``).
+
+    Raises:
+        ValueError: one string instead of a list, an unordered container, or not the
+            106 tiles (``parse_pool``'s message).
+    """
+    if isinstance(deck, str):
+        raise ValueError("deck must be a list of 106 tile strings, first drawn first, not one string")
+    if not isinstance(deck, (list, tuple, np.ndarray)):
+        raise ValueError(f"deck of type {type(deck).__name__} has no order: pass a list of 106 tile strings")
+    return parse_pool(list(deck))

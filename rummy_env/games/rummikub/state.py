@@ -18,11 +18,12 @@ import numpy as np
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
+from rummy_env.games.deal import NextHand, stack_first_player
 from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_rummikub
 from rummy_env.games.rummikub.actions import COMMIT, DRAW, NUM_ACTIONS, action_to_string
 from rummy_env.games.rummikub.config import RummikubConfig
-from rummy_env.games.rummikub.deal import RACK_SIZE
+from rummy_env.games.rummikub.deal import RACK_SIZE, parse_stacked_pool
 
 
 class RummikubView(NamedTuple):
@@ -66,6 +67,10 @@ class RummikubGame(EngineGame):
 
     config_class = RummikubConfig
     num_actions = NUM_ACTIONS
+    next_hand_keys = ("deck", "first_player")  # each hand draws its first player again
+
+    def _parse_next_hand(self, deal: dict) -> NextHand:
+        return stack_first_player(deal, parse_stacked_pool, self.config.num_players)
 
     def new_initial_state(self, rng=None, deck: list[int] | None = None, first_player: int | None = None):
         """The state after the deal (R-RK-02).
@@ -278,6 +283,10 @@ class RummikubState(EngineState):
                         self._give(
                             q, 1.0 / len(episode_winners) if q in episode_winners else -1.0 / (n - len(episode_winners))
                         )
+            return
+        stacked = self._pop_next_hand()
+        if stacked is not None:
+            self._deal(list(stacked[0]), stacked[1])
             return
         # each hand's first player is drawn again, as the rules' "highest tile starts" is
         first = int(self.rng.integers(n))

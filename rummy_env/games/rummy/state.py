@@ -369,7 +369,10 @@ class RummyState(CardPiles, EngineState):
             dealer = winner if winner >= 0 else self.dealer
         else:
             dealer = (self.dealer + 1) % n
-        self._deal([int(c) for c in self.rng.permutation(NUM_CARDS)], dealer)
+        stacked = self._pop_next_hand()
+        self._deal(
+            list(stacked[0]) if stacked is not None else [int(c) for c in self.rng.permutation(NUM_CARDS)], dealer
+        )
 
     # ------------------------------------------------------------- worlds
     # resample() (EngineState) deals again the other hands' unknown cards and the stock order;
