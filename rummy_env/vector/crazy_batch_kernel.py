@@ -258,11 +258,13 @@ def step_one(
 
 @njit(**PLAIN)
 def opponents_one(
-    i, seat, ints, masks, stock, pile, legal, decks, dealers, action_rng, cfg, obs, mask, current, rewards, term, trunc
-):
+    i, seat, ints, masks, stock, pile, legal, decks, dealers, deal_rng, action_rng, cfg, obs, mask, current, rewards,
+    term, trunc,
+):  # fmt: skip
     """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
     the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
-    rewards added (``VecBase.step_opponents``)."""
+    rewards added (``VecBase.step_opponents``).  ``deal_rng`` is the engines' common
+    signature: a one-round episode deals no hand on the way."""
     if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
         return
     while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:

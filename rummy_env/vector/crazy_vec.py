@@ -59,6 +59,12 @@ class CrazyRummyVec(KernelVec):
         """Penalty totals of every game's current (or just ended) round: int64 ``(num_envs, num_players)``."""
         return self._ints[:, k.TOTAL : k.TOTAL + self.num_players].astype(np.int64)
 
+    @property
+    def hands_played(self) -> np.ndarray:
+        """Rounds finished in every game's current (or just ended) episode: int64 ``(num_envs,)``
+        (one-round episodes: 1 once the round has ended, as the engine's ``hands_played``)."""
+        return (self._ints[:, k.ENDED] != k.LIVE).astype(np.int64)
+
     def _state_args(self) -> tuple:
         return self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers
 

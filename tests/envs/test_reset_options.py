@@ -35,7 +35,8 @@ def test_the_package_reset_options_are_the_variants_keys():
         (
             crazy_rummy_v0,
             "first_player",
-            "unknown crazy_rummy_v0 reset option(s) 'first_player': known options are deck, dealer, wild_rank, next_hands",
+            "unknown crazy_rummy_v0 reset option(s) 'first_player': known options are deck, dealer, "
+            "wild_rank, next_hands",
         ),
     ],
 )
