@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import agent_names
+from experiments.common import new_figure
 
 
 def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
@@ -86,13 +87,9 @@ def read_eval(out: Path) -> list[dict]:
 def write_curve(out: Path, title: str | None = None) -> Path:
     """``curve.png``: win rate (95% interval band) against each opponent by wall-clock
     minutes (left) and env steps (right), from ``eval.csv``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = read_eval(out)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    fig = new_figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2, sharey=True)
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         sel = [r for r in rows if r["opponent"] == opponent]
         for ax, key in zip(axes, ("minutes", "steps"), strict=True):
@@ -110,7 +107,6 @@ def write_curve(out: Path, title: str | None = None) -> Path:
     fig.tight_layout()
     path = out / "curve.png"
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
