@@ -33,6 +33,7 @@ class RummyVec(KernelVec):
     """
 
     variant = "rummy_v0"
+    compile_what = "the Rummy kernel"
     raw_env = rummy_raw_env
     kernel = k
 
