@@ -39,6 +39,7 @@ from typing import Any
 from agents import make_agent
 from experiments.common import (
     load_variant,
+    new_figure,
     output_folder,
     parse_env_options,
     program_name,
@@ -155,11 +156,9 @@ def format_rows(result: dict) -> str:
 def evaluation_figure(result: dict) -> Any:
     """The win rate against each member with its 95% interval, and the fair share (a
     :class:`matplotlib.figure.Figure`, drawn without pyplot)."""
-    from matplotlib.figure import Figure
-
     rows = result["rows"]
     short = display_names([r["opponent"] for r in rows])
-    fig = Figure(figsize=(max(5.0, 0.8 * len(rows) + 2.0), 4.0))
+    fig = new_figure(figsize=(max(5.0, 0.8 * len(rows) + 2.0), 4.0))
     ax = fig.subplots()
     x = range(len(rows))
     rates = [r["win_rate"] for r in rows]

@@ -5,16 +5,26 @@
     python -m experiments.play --variant rummikub --opponents policy:results/rk/model.zip --seat player_1
 
 Your seat is shown as the text render, then the legal moves as a numbered list.  Type
-the number of a move or its text (``discard KD``, ``meld 3S 4S 5S``, ``knock 4H``,
-``add R7``, ``commit``), ``hint`` to ask the variant's heuristic, ``moves`` to list the
-moves again, ``help``, or ``quit``.  A bad entry gets a message and a new prompt.  The
-game is written as a record (JSON lines, ``experiments/common/records.py``) that
-``python -m experiments.replay`` plays back and checks.
+the number of a move or its text (the intro gives the variant's own examples:
+``draw upcard`` and ``knock 4H`` in Gin Rummy, ``meld 3S 4S 5S`` and ``layoff 6S high`` in
+Rummy, ``swap 9S`` in Crazy Rummy, ``add R7`` and ``commit`` in Rummikub), ``hint`` to
+ask the variant's heuristic, ``moves`` to list the moves again, ``help``, or ``quit``.
+In Rummikub ``undo`` takes back the last tile added to the play being built: the game is
+replayed from its seed through every recorded move but that one (legal moves only), so
+the table and the record are as if it had never been added.  A bad entry gets a message
+and a new prompt; a move that is not legal now gets the engine's reason.  The game is
+written as a record (JSON lines, ``experiments/common/records.py``) that ``python -m
+experiments.replay`` plays back and checks.
+
+Exit codes: 0 a game played to its end or abandoned with ``quit`` (or end of input);
+2 a bad command line; 130 Ctrl-C (the game so far is recorded as abandoned, one line
+says so, no traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import sys
 import time
@@ -28,14 +38,28 @@ from agents import make_agent
 from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
 from experiments.common.records import GameRecorder
 
-HELP = (
-    "type the number of a move, or its text as listed (e.g. 'discard KD', 'draw stock'); "
-    "'hint' asks the heuristic, 'moves' lists the moves again, 'quit' ends the game"
-)
+#: moves of each variant, as the intro shows them
+EXAMPLES = {
+    "rummy_v0": "'draw stock', 'meld 3S 4S 5S', 'layoff 6S high', 'discard KD'",
+    "gin_rummy_v0": "'draw upcard', 'pass', 'discard KD', 'knock 4H'",
+    "crazy_rummy_v0": "'draw discard', 'meld 7C 7D 7H', 'swap 9S', 'discard KD'",
+    "rummikub_v0": "'add R7' (a play's tiles in non-decreasing order), 'commit', 'draw'",
+}
+UNDO = -1  #: :func:`human_move`'s answer to ``undo``
+EXIT_INTERRUPTED = 130  #: Ctrl-C (128 + SIGINT, the shell's convention)
+
+
+def help_text(variant: str) -> str:
+    """The intro and ``help`` line of a variant: its own example moves and its words."""
+    undo = ", 'undo' takes back the last tile added to your play" if variant == "rummikub_v0" else ""
+    return (
+        f"type the number of a move, or its text as listed (e.g. {EXAMPLES[variant]}); "
+        f"'hint' asks the heuristic, 'moves' lists the moves again{undo}, 'quit' ends the game"
+    )
 
 
 class Quit(Exception):
-    """The player asked to stop (``quit``, end of input or Ctrl-C)."""
+    """The player asked to stop (``quit`` or end of input)."""
 
 
 def parse_move(text: str, legal: Sequence[int], raw: Any) -> tuple[int | None, str]:
@@ -55,8 +79,21 @@ def parse_move(text: str, legal: Sequence[int], raw: Any) -> tuple[int | None, s
     except ValueError as err:
         return None, f"{text!r} is not a move: {err}. Type a number from 1 to {len(legal)}, a move as listed, or help"
     if action not in legal:
-        return None, f"{raw.action_to_string(action)!r} is not legal now: choose one of the moves listed"
+        return None, f"{raw.action_to_string(action)!r} is not legal now: {illegal_reason(raw, action)}"
     return action, ""
+
+
+def illegal_reason(raw: Any, action: int) -> str:
+    """Why the engine refuses ``action`` now (its ``IllegalActionError`` message, which
+    names the legal moves), or a pointer to the list before a game is dealt."""
+    state = raw.game_state
+    if state is None:
+        return "choose one of the moves listed"
+    try:
+        state.check_action(action)
+    except ValueError as err:
+        return str(err)
+    return "choose one of the moves listed"  # legal for the engine, not in this list
 
 
 def move_list(legal: Sequence[int], raw: Any) -> str:
@@ -70,31 +107,53 @@ def move_list(legal: Sequence[int], raw: Any) -> str:
 
 
 def ask(prompt: str) -> str:
+    """A line of input; Ctrl-C (``KeyboardInterrupt``) passes through to :func:`play`.
+
+    Raises:
+        Quit: end of input.
+    """
     try:
         return input(prompt)
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         raise Quit from None
 
 
+def can_undo(raw: Any) -> bool:
+    """Whether the acting player has added tiles to a Rummikub play it may take back."""
+    return raw.metadata["name"] == "rummikub_v0" and bool(raw.game_state.chosen.any())
+
+
 def human_move(env: Any, agent: str, hint_agent: Any) -> int:
-    """Show ``agent``'s seat and moves, and read a legal move (re-asking after bad input)."""
+    """Show ``agent``'s seat and moves, and read a legal move (re-asking after bad
+    input); :data:`UNDO` when the player takes back a Rummikub tile (:func:`undo_last`)."""
     raw = env.unwrapped
     seat = raw.agent_name_mapping[agent]
     obs, _, _, _, info = env.last()
     legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+    variant = raw.metadata["name"]
     print()
     print(raw.renderer(raw.game_state, seat))
     print(f"your moves ({agent}):")
     print(move_list(legal, raw))
+    words = "hint, moves, undo, help, quit" if variant == "rummikub_v0" else "hint, moves, help, quit"
     while True:
-        line = ask("your move (number or text; hint, moves, help, quit)> ").strip()
+        line = ask(f"your move (number or text; {words})> ").strip()
         word = line.lower()
         if not line:
             continue
         if word in ("quit", "q", "exit"):
             raise Quit
         if word in ("help", "?"):
-            print(HELP)
+            print(help_text(variant))
+            continue
+        if word == "undo":
+            if can_undo(raw):
+                return UNDO
+            print(
+                "nothing to undo: no tile has been added to your play this turn"
+                if variant == "rummikub_v0"
+                else f"undo takes back a tile of a Rummikub play; in {variant} every move is final"
+            )
             continue
         if word in ("moves", "m", "list"):
             print(move_list(legal, raw))
@@ -152,25 +211,45 @@ def setup(args: argparse.Namespace) -> tuple[Any, dict, dict, int, Any]:
     return env, agents, labels, seed, hint_agent
 
 
+def undo_last(env: Any, recorder: GameRecorder, seed: int) -> GameRecorder:
+    """Take back the last recorded move (a tile the human added to a Rummikub play): the
+    game is reset with its seed and every recorded move but the last is stepped again
+    (``env.step`` checks each; they are the moves that were legal then), into the same
+    env object (the agents hold it) and a new recorder.  Returns the new recorder."""
+    moves = [(x["agent"], x["action"]) for x in recorder.lines if x["type"] == "action"][:-1]
+    game = recorder.lines[0]
+    env.reset(seed=seed)
+    new = GameRecorder(env, game["options"], seed, None, game["agents"])
+    new.start()
+    for agent, action in moves:
+        if env.agent_selection != agent:
+            raise RuntimeError(f"undo: the replay has {env.agent_selection} to act, the record {agent}")
+        env.step(action)
+        new.step(agent, action)
+    return new
+
+
 def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: int, hint_agent: Any) -> int:
-    """Play one game (the human in ``args.seat``) and write its record; returns the exit code."""
+    """Play one game (the human in ``args.seat``) and write its record; returns the exit
+    code (0, or :data:`EXIT_INTERRUPTED` after Ctrl-C)."""
     raw = env.unwrapped
     players = raw.possible_agents
     print(
         f"{args.variant} {args.env_options or 'default options'}, seed {seed}: "
         + ", ".join(f"{a} {labels[a]}" for a in players)
     )
-    print(HELP)
+    print(help_text(args.variant))
     env.reset(seed=seed)
     recorder = GameRecorder(
         env, args.env_options, seed, None, [labels[a] if a != args.seat else "human" for a in players]
     )
     recorder.start()
     status = "complete"
+    interrupted = False
     hands = 0
     returns = dict.fromkeys(players, 0.0)
     try:
-        for agent in env.agent_iter():
+        for agent in env.agent_iter():  # an undo resets this env and steps it again: the loop goes on
             obs, reward, termination, truncation, info = env.last()
             returns[agent] += reward
             if termination or truncation:
@@ -178,6 +257,11 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                 continue
             if agent == args.seat:
                 action = human_move(env, agent, hint_agent)
+                if action == UNDO:
+                    taken_back = recorder.lines[-1]["text"]
+                    recorder = undo_last(env, recorder, seed)
+                    print(f"undo: {taken_back} taken back")
+                    continue
             else:
                 action = int(agents[agent].act(obs, info))
                 print(f"{agent} ({labels[agent]}): {raw.action_to_string(action)}")
@@ -189,7 +273,16 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                 print(hand_summary(state))
     except Quit:
         status = "quit"
-    recorder.finish(status)
+    except KeyboardInterrupt:
+        status, interrupted = "quit", True
+    path = None
+    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: the record is still written
+        recorder.finish(status)
+        path = write_play_record(args, recorder, seed)
+    if interrupted:
+        where = f"; record {path}" if path is not None else ""
+        print(f"\ninterrupted (Ctrl-C): game abandoned{where}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     state = raw.game_state
     if status == "quit":
         print("game abandoned (quit)")
@@ -200,16 +293,22 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
         print(
             "game over: returns " + ", ".join(f"{a} ({labels[a]}) {r:+g}" for a, r in zip(players, final, strict=True))
         )
-    if args.record is not None:
-        stem = f"{args.variant}-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
-        path = args.record / f"{stem}.jsonl"
-        k = 1
-        while path.exists():  # two games in the same second with the same seed
-            k += 1
-            path = args.record / f"{stem}-{k}.jsonl"
-        recorder.write(path)
+    if path is not None:
         print(f"record: {path} (python -m experiments.replay {path})")
     return 0
+
+
+def write_play_record(args: argparse.Namespace, recorder: GameRecorder, seed: int) -> Path | None:
+    """Write the game's record to ``args.record`` (None: ``--no-record``); returns its path."""
+    if args.record is None:
+        return None
+    stem = f"{args.variant}-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    path = args.record / f"{stem}.jsonl"
+    k = 1
+    while path.exists():  # two games in the same second with the same seed
+        k += 1
+        path = args.record / f"{stem}-{k}.jsonl"
+    return recorder.write(path)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -256,13 +355,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Play from the command line; returns the exit code."""
+    """Play from the command line; returns the exit code (module docstring)."""
     args = parse_args(argv)
     try:
-        game = setup(args)
-    except ValueError as err:
-        args.parser.error(str(err))
-    return play(args, *game)
+        try:
+            game = setup(args)
+        except ValueError as err:
+            args.parser.error(str(err))
+        return play(args, *game)
+    except KeyboardInterrupt:  # while the agents load, or at the very end
+        print("\ninterrupted (Ctrl-C)", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

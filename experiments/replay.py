@@ -10,6 +10,18 @@ stops with an error if a deck, an action or a reward differs from the record (se
 ``experiments/common/records.py``), and prints ``record checked`` when everything matched.
 Each step is shown from the acting player's seat (as ``render_mode="rgb_array"`` and
 ``"ansi"`` do), or always from ``--seat``.  Images need Pillow (the ``render`` extra).
+
+Exit codes:
+
+- 0: the record replayed and everything matched (``record checked``);
+- 1: the record is well formed, but the replay parts from it: another deck or dealer,
+  an illegal action, other rewards or returns (``record does not replay: ...``);
+- 2: a bad command line (argparse's code): an unknown flag, a file that cannot be read,
+  ``--seat`` not a player, images asked for without Pillow;
+- 3: the record is damaged: a line that is not JSON or not a JSON object, a missing key,
+  a value of the wrong type or size, or a game the env cannot set up
+  (``record is damaged: <file>, line <n> (<type>), field '<key>': ...``; see
+  ``experiments.common.record_schema``).
 """
 
 from __future__ import annotations
@@ -21,7 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common import program_name
-from experiments.common.records import RecordMismatch, read_record, replay
+from experiments.common.records import RecordError, RecordMismatch, read_record, replay
+
+EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
+EXIT_DAMAGED = 3  #: the record is damaged (argparse's usage errors are 2)
 
 
 def _viewer(env: Any, seat: str | None) -> int:
@@ -31,7 +46,11 @@ def _viewer(env: Any, seat: str | None) -> int:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog=program_name("experiments.replay", "rummy-replay"), description=__doc__.split("\n\n")[0]
+        prog=program_name("experiments.replay", "rummy-replay"),
+        description=__doc__.split("\n\n")[0],
+        epilog="exit codes: 0 the record replayed and matched; 1 the replay parts from the record (another deck, "
+        "an illegal action, other rewards or returns); 2 a bad command line or an unreadable file; 3 the record is "
+        "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field)",
     )
     p.add_argument("record", type=Path, help="a record file (JSON lines) written by experiments.play or the tournament")
     p.add_argument("--gif", type=Path, default=None, help="write the game as an animated GIF to this file")
@@ -48,12 +67,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Replay a record from the command line; returns the exit code (1 on a mismatch)."""
+    """Replay a record from the command line; returns the exit code (module docstring:
+    0 matched, 1 a mismatch, 3 a damaged record; argparse exits 2 on a bad command line)."""
     args = parse_args(argv)
     try:
         lines = read_record(args.record)
-    except (OSError, ValueError) as err:
-        args.parser.error(str(err))
+    except RecordError as err:
+        print(f"record is damaged: {err}", file=sys.stderr)
+        return EXIT_DAMAGED
+    except OSError as err:
+        args.parser.error(f"cannot read the record: {err}")
     game = lines[0]
     players = game["players"]
     if args.seat is not None and args.seat not in players:
@@ -95,9 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         env = replay(lines, on_step=on_step)
+    except RecordError as err:
+        print(f"record is damaged: {args.record}, {err}", file=sys.stderr)
+        return EXIT_DAMAGED
     except RecordMismatch as err:
         print(f"record does not replay: {err}", file=sys.stderr)
-        return 1
+        return EXIT_MISMATCH
     if args.gif is not None and frames:
         args.gif.parent.mkdir(parents=True, exist_ok=True)
         # the last frame (the result) stays up longer

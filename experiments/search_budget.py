@@ -29,6 +29,7 @@ import numpy as np
 from agents import Agent, make_agent
 from experiments.common import (
     load_variant,
+    new_figure,
     output_folder,
     parse_env_options,
     play_episode,
@@ -136,12 +137,8 @@ def measure(
 
 def plot(rows: list[dict], path: Path) -> None:
     """Win rate (95% interval) against budget, one line per variant/agent/opponent."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    fig = new_figure(figsize=(5.5, 3.8))
+    ax = fig.subplots()
     for key in dict.fromkeys((r["variant"], r["agent"], r["opponent"]) for r in rows):
         rs = [r for r in rows if (r["variant"], r["agent"], r["opponent"]) == key]
         x = [r["budget"] for r in rs]
@@ -158,7 +155,6 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

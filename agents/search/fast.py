@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.search.worlds import DISCOUNT
+from rummy_env.core.compile_notice import compile_notice
 
 FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0", "crazy_rummy_v0")
 
@@ -82,6 +83,13 @@ class CompiledRollouts:
         draws, passes and discards the heuristic would not have made
         (``gin_fast.fit_weight``; 0: only worlds that fit every decision, within
         ``tries * worlds`` deals; if none does, uniform worlds)."""
+        what = f"the compiled playouts of {self.variant} (rollout=fast)"
+        with compile_notice(what, call=f"{self._fast.__name__}.evaluate"):  # the first call compiles them
+            return self._action_values(state, seat, legal, worlds, depth, rng, model, tries)
+
+    def _action_values(
+        self, state: Any, seat: int, legal: list[int], worlds: int, depth: int, rng: Any, model: float, tries: int
+    ) -> np.ndarray:
         first = state.resample(seat, rng)
         self._world.load_state(first, 0, *self._arrays, self._cfg)
         kernel_rng = np.array([rng.integers(2**63)], np.uint64)
@@ -99,5 +107,5 @@ class CompiledRollouts:
             args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals)
         weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
         if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
-            return self.action_values(state, seat, legal, worlds, depth, rng)
+            return self._action_values(state, seat, legal, worlds, depth, rng, 1.0, MODEL_TRIES)
         return totals / weight

@@ -4,6 +4,7 @@ records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 
 from experiments.common.jobs import (
     load_variant,
+    new_figure,
     output_folder,
     parse_env_options,
     play_episode,
@@ -15,6 +16,7 @@ from experiments.common.jobs import (
 
 __all__ = [
     "load_variant",
+    "new_figure",
     "output_folder",
     "parse_env_options",
     "play_episode",

@@ -159,3 +159,20 @@ def wilson_interval(p: float, n: int, z: float = 1.959964) -> tuple[float, float
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / denom
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
+
+
+def new_figure(**kwargs: Any) -> Any:
+    """A ``matplotlib.figure.Figure`` (``kwargs``: ``figsize`` in inches, ...) with its own
+    Agg canvas, not registered with pyplot.
+
+    Library code builds its plots on these: nothing switches matplotlib's backend (a
+    ``matplotlib.use("Agg")`` in a library turns off Jupyter's inline plots for the rest
+    of the session), nothing needs ``plt.close``, and saving works headless.  A notebook
+    shows one as a cell's value or with ``display(fig)``.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig

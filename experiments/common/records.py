@@ -23,6 +23,14 @@ shuffled by the env's seeded generator, so the seed is what replays them; the de
 the record document them and check the replay.  A record without a seed can only be
 replayed for its first hand (reset with the first deck and dealer): :func:`replay` then
 stops with :class:`RecordMismatch` when a second hand is dealt.
+
+Before anything is replayed the record's shape is checked (:func:`check_record`, a
+JSON-schema-like check of every line against :data:`SCHEMA`): a line that is not a JSON
+object, a missing key, a value of the wrong type or size (a seed that is not a
+non-negative int, rewards or returns that do not have one number per player, a deck that
+is not a list of 52 cards or 106 tiles) raises :class:`RecordError` naming the line and
+the field.  So a damaged record (:class:`RecordError`) and a record the game does not
+follow (:class:`RecordMismatch`) are told apart.
 """
 
 from __future__ import annotations
@@ -35,8 +43,7 @@ from typing import Any
 import numpy as np
 
 from experiments.common.jobs import load_variant
-
-FORMAT = "rummy_env.record/1"
+from experiments.common.record_schema import FORMAT, SCHEMA, RecordError, check_record  # noqa: F401 - public here too
 
 
 class RecordMismatch(ValueError):
@@ -189,24 +196,32 @@ def write_record(lines: Sequence[dict], path: str | Path) -> Path:
 
 
 def read_record(path: str | Path) -> list[dict]:
-    """The lines of a record file.
+    """The lines of a record file, checked by :func:`check_record` (blank lines skipped).
 
     Raises:
-        ValueError: not a record (no game line first, an unknown format, bad JSON).
+        OSError: the file cannot be read.
+        RecordError: (a ``ValueError``) not a record, or a damaged one: a line that is not
+            UTF-8 JSON (or is nested too deeply to parse), an unknown format, a line
+            :func:`check_record` refuses.  The message names the file, line and field.
     """
-    lines = []
-    with open(path) as f:
-        for i, text in enumerate(f, 1):
-            if not text.strip():
-                continue
+    lines, numbers = [], []
+    with open(path, "rb") as f:
+        for i, raw in enumerate(f, 1):
             try:
+                text = raw.decode("utf-8")
+                if not text.strip():
+                    continue
                 lines.append(json.loads(text))
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}, line {i}: not JSON ({err})") from None
-    if not lines or lines[0].get("type") != "game":
-        raise ValueError(f"{path} is not a game record: its first line must be the game line")
+            except (UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise RecordError(f"{path}, line {i}: not JSON ({err})") from None
+            except RecursionError:
+                raise RecordError(f"{path}, line {i}: nested too deeply to be a record line") from None
+            numbers.append(i)
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("type") != "game":
+        raise RecordError(f"{path} is not a game record: its first line must be the game line")
     if lines[0].get("format") != FORMAT:
-        raise ValueError(f"{path}: record format {lines[0].get('format')!r}, this version reads {FORMAT!r}")
+        raise RecordError(f"{path}: record format {lines[0].get('format')!r}, this version reads {FORMAT!r}")
+    check_record(lines, numbers, str(path))
     return lines
 
 
@@ -261,28 +276,36 @@ def replay(
         the env at the end of the replay.
 
     Raises:
+        RecordError: the record is damaged (:func:`check_record`), or its game cannot be
+            set up (the env refuses its options, reset options or first deck, or has
+            other players).
         RecordMismatch: a deck or dealer, an action, or the rewards or returns differ
             from the record (the message says where).
     """
+    check_record(lines)
     game = lines[0]
     variant = game["variant"]
     hands = [x for x in lines if x["type"] == "hand"]
     actions = [x for x in lines if x["type"] == "action"]
     end = next((x for x in lines if x["type"] == "end"), None)
-    try:
+    key = _seat_key(variant)
+    numbers = {id(x): i for i, x in enumerate(lines, 1)}  # a line's place in the record
+    field = "line 1 (game), field 'options'"
+    try:  # an edited record: the env refuses its options, reset options or first deck
         env = load_variant(variant).env(render_mode=render_mode, **game["options"])
-        key = _seat_key(variant)
         if game["seed"] is not None:
-            env.reset(seed=game["seed"], options=game["reset_options"])
-        elif not hands:
-            raise RecordMismatch("a record without a seed needs the first hand's deck")
+            field = "line 1 (game), field 'reset_options'"
+            env.reset(seed=game["seed"], options=game.get("reset_options"))
         else:
+            field = f"line {numbers[id(hands[0])]} (hand), field 'deck' or '{key}'"
             env.reset(options={"deck": hands[0]["deck"], key: hands[0][key]})
-    except RecordMismatch:
-        raise
-    except (ValueError, TypeError) as err:  # an edited record: its variant, options or deck are refused
-        raise RecordMismatch(f"the record's game cannot be set up: {err}") from None
+    except (ValueError, TypeError) as err:
+        raise RecordError(f"{field}: the game cannot be set up: {err}") from None
     raw = env.unwrapped
+    if game["players"] != list(raw.possible_agents):
+        raise RecordError(
+            f"line 1 (game), field 'players': {game['players']}, but the game's players are {raw.possible_agents}"
+        )
     seen = 0
 
     def check_hands(where: str) -> None:
@@ -299,11 +322,6 @@ def replay(
                 raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
-            if len(got["deck"]) != len(want["deck"]):
-                raise RecordMismatch(
-                    f"{where}: the record's deck of hand {seen} has {len(want['deck'])} ids, a deck has "
-                    f"{len(got['deck'])}: the record is damaged"
-                )
             if got["deck"] != want["deck"] or got[key] != want[key]:
                 raise RecordMismatch(
                     f"{where}: hand {seen} was dealt another deck or {key} than recorded "
@@ -320,8 +338,11 @@ def replay(
             raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
         mask = env.observe(line["agent"])["action_mask"]
         action = line["action"]
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < len(mask):
-            raise RecordMismatch(f"{where}: action {action!r} is not an action id 0..{len(mask) - 1}")
+        if not action < len(mask):  # check_record made it an int >= 0
+            raise RecordError(
+                f"line {numbers[id(line)]} (action), field 'action': {action} is not an action id "
+                f"0..{len(mask) - 1} ({where})"
+            )
         if not mask[action]:
             raise RecordMismatch(f"{where}: the action is not legal in the replay")
         env.step(line["action"])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import agent_names
+from experiments.common import new_figure
 from experiments.selfplay.config import eval_opponents
 
 
@@ -104,10 +105,8 @@ def write_curve(out: Path, title: str | None = None) -> Path:
 
     Drawn on a :class:`matplotlib.figure.Figure` without pyplot, so a notebook's backend is
     left alone."""
-    from matplotlib.figure import Figure
-
     rows = read_eval(out)
-    fig = Figure(figsize=(10, 3.8))
+    fig = new_figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2, sharey=True)
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         sel = [r for r in rows if r["opponent"] == opponent]

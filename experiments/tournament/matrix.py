@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from experiments.common import wilson_interval
+from experiments.common import new_figure, wilson_interval
 from experiments.tournament.report import display_names
 
 FIELDS = ("variant", "agent", "opponent", "games", "deals", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
@@ -94,12 +94,11 @@ def matrix_figure(rows: list[dict]) -> Any:
     drawn without pyplot so a notebook's backend is left alone); each cell shows the win
     rate, pairs that never met are blank."""
     import numpy as np
-    from matplotlib.figure import Figure
 
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     short = display_names(list(dict.fromkeys([r["agent"] for r in rows] + [r["opponent"] for r in rows])))
     sizes = [len(_grid(rows, v)[0]) for v in variants] or [1]
-    fig = Figure(figsize=(sum(max(3.2, 0.9 * n + 1.6) for n in sizes), max(3.0, 0.6 * max(sizes) + 1.6)))
+    fig = new_figure(figsize=(sum(max(3.2, 0.9 * n + 1.6) for n in sizes), max(3.0, 0.6 * max(sizes) + 1.6)))
     axes = fig.subplots(1, max(1, len(variants)), squeeze=False)[0]
     for ax, variant in zip(axes, variants, strict=False):
         agents, cells = _grid(rows, variant)

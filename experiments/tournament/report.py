@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import wilson_interval
+from experiments.common import new_figure, wilson_interval
 
 
 def summarize(records: list[dict]) -> list[dict]:
@@ -196,16 +196,18 @@ def write_results(
 
 def win_rates_figure(rows: list[dict]) -> Any:
     """Bar chart of win rates with their 95% intervals, one panel per variant; the
-    bars are labelled with :func:`display_names`."""
-    import matplotlib
+    bars are labelled with :func:`display_names`.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    Returns:
+        a ``matplotlib.figure.Figure`` not registered with pyplot
+        (``experiments.common.new_figure``: no backend is switched, so Jupyter's inline
+        plots keep working); a notebook shows it as a cell's value.
+    """
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
     most = max(sum(1 for r in rows if r["variant"] == v) for v in variants)
-    fig, axes = plt.subplots(1, len(variants), figsize=(max(4, 1.5 * most) * len(variants), 4), squeeze=False)
+    fig = new_figure(figsize=(max(4, 1.5 * most) * len(variants), 4))
+    axes = fig.subplots(1, len(variants), squeeze=False)
     for ax, variant in zip(axes[0], variants, strict=False):
         vr = [r for r in rows if r["variant"] == variant]
         rates = [r["win_rate"] for r in vr]
@@ -228,11 +230,4 @@ def win_rates_figure(rows: list[dict]) -> Any:
 
 def plot_win_rates(rows: list[dict], path: Path) -> None:
     """``win_rates.png``: :func:`win_rates_figure` saved to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = win_rates_figure(rows)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    win_rates_figure(rows).savefig(path, dpi=100)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant
+from experiments.common import load_variant, new_figure
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -137,10 +137,10 @@ def curve_rows(episodes: list[tuple[int, float]], window: int = 100, points: int
 
 def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
     """The learning curve's matplotlib figure: win and draw rates by timestep, the legend
-    below the axes (inside, it covered the curve wherever the curve ran)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    below the axes (inside, it covered the curve wherever the curve ran).  A
+    ``matplotlib.figure.Figure`` not registered with pyplot (``experiments.common.new_figure``)."""
+    fig = new_figure(figsize=(6, 4))
+    ax = fig.subplots()
     steps = [r["timestep"] for r in rows]
     ax.plot(steps, [r["win_rate"] for r in rows], label="win rate")
     ax.plot(steps, [r.get("draw_rate", 0.0) for r in rows], label="draw rate", linestyle="--")
@@ -156,18 +156,11 @@ def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
 
 def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
     """``learning_curve.csv`` and ``learning_curve.png`` in ``out``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     with open(out / "learning_curve.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["timestep", "episodes", "win_rate", "draw_rate", "mean_return"])
         w.writeheader()
         w.writerows(rows)
-    fig = curve_figure(rows, title)
-    fig.savefig(out / "learning_curve.png", dpi=100)
-    plt.close(fig)
+    curve_figure(rows, title).savefig(out / "learning_curve.png", dpi=100)
 
 
 def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:

@@ -143,6 +143,34 @@ class EngineState:
         """Text of an action id in this state (variants may name an id by context)."""
         return type(self).action_to_string(action)
 
+    def check_action(self, action: Any) -> int:
+        """``action`` as an int id if the acting player may play it now; the state is not
+        touched (callers that must refuse a move before they record it, e.g. the OpenSpiel
+        games, ask first).
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) the id is out of range or not legal now;
+                the message names the action and the legal ones.
+            ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
+        """
+        if type(action) is not int or not 0 <= action < self.num_actions:
+            action = to_action_id(action, self.num_actions)
+        if self._terminal:
+            raise IllegalActionError(f"action {action} ({self._action_text(action)}): the episode is over")
+        if not self._is_legal(action):
+            legal = ", ".join(self._action_text(a) for a in self.legal_actions())
+            raise IllegalActionError(
+                f"action {action} ({self._action_text(action)}) is not legal for player {self.current} now; "
+                f"legal: {legal}"
+            )
+        return action
+
+    def _is_legal(self, action: int) -> bool:
+        """Whether the acting player may play the in-range id ``action`` (the episode is not over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return action in self._legal
+
     def apply_action(self, action: int) -> None:
         """Apply the acting player's action.
 
@@ -151,17 +179,7 @@ class EngineState:
                 the message names the action and the legal ones.  The state is unchanged.
             ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
         """
-        action = to_action_id(action, self.num_actions)
-        if self._terminal:
-            raise IllegalActionError(f"action {action} ({self._action_text(action)}): the episode is over")
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        if action not in self._legal:
-            legal = ", ".join(self._action_text(a) for a in self._legal)
-            raise IllegalActionError(
-                f"action {action} ({self._action_text(action)}) is not legal for player {self.current} now; "
-                f"legal: {legal}"
-            )
+        action = self.check_action(action)
         self._rewards = [0.0] * self._n
         self.history.append(action)
         self._apply(action)

@@ -218,8 +218,18 @@ def resample_rummikub(state: Any, player: Any, rng: Any) -> Any:
     tiles not on the viewer's rack or the table.
 
     The play another acting player is building stays on its rack (its ``add`` actions are
-    in the public history); its other tiles are dealt again.
+    in the public history); its other tiles are dealt again, and only deals from which
+    that play can still be finished count: each ``add`` was legal, i.e. left a play the
+    rack could complete (R-RK-08; the engine's ``ordered_extension_mask``), so every world
+    the viewer cannot rule out has a legal action.  Such deals are drawn by rejection (the
+    whole deal again until the builder's new rack can finish the play), which keeps them
+    uniform among those worlds; a play that can be committed as it is needs none.
+
+    Raises:
+        RuntimeError: no finishing deal among :data:`RUMMIKUB_DEAL_TRIES` (the true rack
+            is one; random play needed at most a few thousand, see the constant).
     """
+    from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
     from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES
 
     player = check_resample_args(state, player, rng)
@@ -234,12 +244,30 @@ def resample_rummikub(state: Any, player: Any, rng: Any) -> Any:
             size -= int(state.chosen.sum())
         sizes.append(size)
     pool = np.repeat(np.arange(NUM_TILE_TYPES), unknown).tolist()
-    parts = deal_unknown(pool, sizes + [len(state.pool)], rng)
-    new = state.clone()
-    for q, part in zip(others, parts, strict=False):
-        rack = np.bincount(np.asarray(part, dtype=np.int64), minlength=NUM_TILE_TYPES).astype(np.int64)
-        if q == acting:
-            rack += state.chosen
-        new.racks[q] = rack
-    new.pool = parts[-1]
-    return _finish(new, rng)
+    chosen, cfg = state.chosen, state.config
+    args = (state.initial_meld[acting], cfg.initial_meld_points, cfg.initial_meld_table_play)
+    # whether the play can be committed as it is does not depend on the rest of the rack
+    building = acting in others and chosen.any() and not is_legal_play(state.table, chosen, chosen, *args)
+    for _ in range(RUMMIKUB_DEAL_TRIES):
+        parts = deal_unknown(pool, sizes + [len(state.pool)], rng)
+        racks = {}
+        for q, part in zip(others, parts, strict=False):
+            racks[q] = np.bincount(np.asarray(part, dtype=np.int64), minlength=NUM_TILE_TYPES).astype(np.int64)
+            if q == acting:
+                racks[q] += chosen
+        if not building or ordered_extension_mask(state.table, racks[acting], chosen, *args).any():
+            new = state.clone()
+            for q, rack in racks.items():
+                new.racks[q] = rack
+            new.pool = parts[-1]
+            return _finish(new, rng)
+    raise RuntimeError(
+        f"no deal of the {len(pool)} unknown tiles in {RUMMIKUB_DEAL_TRIES} tries lets seat {acting} finish "
+        "the play it is building"
+    )
+
+
+#: Deals :func:`resample_rummikub` draws at most for a world in which the acting player can
+#: finish its play (each costs a solver sweep, about 0.3-1 ms).  Over 30,000 resamples of
+#: random play (2-4 players) the most any needed was 3,345; the median was 1.
+RUMMIKUB_DEAL_TRIES = 20_000

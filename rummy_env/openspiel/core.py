@@ -211,17 +211,21 @@ class Core:
     def apply(self, action: int) -> None:
         """Apply a chance outcome or a decision.
 
-        A decision is checked by the engine; a chance outcome here, against
-        :meth:`chance_outcomes`.
+        Checked before anything is recorded (a refused action changes nothing): a
+        decision by the engine's ``check_action`` (a draw too, before its chance node), a
+        chance outcome against :meth:`chance_outcomes`.
 
         Raises:
-            IllegalActionError: the game is over, or a chance outcome that this chance node
-                does not offer (the engine's error for a decision); the state is unchanged.
+            IllegalActionError: the game is over, a decision the engine refuses (its
+                message), or a chance outcome this node does not offer.
+            ActionTypeError: a decision that is not an integer id.
         """
         phase = self.phase
         if phase == OVER:
             raise IllegalActionError(f"action {action}: the game is over")
-        if phase != PLAY and not self._offered(action):
+        if phase == PLAY:
+            action = self.engine.check_action(action)
+        elif not self._offered(action):
             raise IllegalActionError(
                 f"chance outcome {action} is not offered at this chance node: {self._offer_text()}"
             )

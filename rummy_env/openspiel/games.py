@@ -156,13 +156,14 @@ class RummyEnvState(pyspiel.State):
         match (so that the history replays the new state's cards).
 
         The engines' ``resample`` keeps every card the player knows and deals the rest
-        again uniformly; two consequences of that reading (``rummy_env.games.resample``):
-        in Crazy Rummy a resampled opponent may hold a lower wild card than the one the
-        public history shows it used (the engine fills with the lowest), so a replay of
-        the rewritten history may fill differently; in Rummikub, resampled for a player
-        who is not acting while another builds a play, the builder's new rack may not
-        complete that play.  Searching from the acting player's information (what
-        IS-MCTS does) meets neither.
+        again uniformly (``rummy_env.games.resample``); in Rummikub, resampled for a
+        player who is not acting while another builds a play, only deals from which the
+        builder can finish that play count (R-RK-08), so the world always has a legal
+        action.  One consequence of that reading: in Crazy Rummy a resampled opponent may
+        hold a lower wild card than the one the public history shows it used (the engine
+        fills with the lowest), so a replay of the rewritten history may fill
+        differently.  Searching from the acting player's information (what IS-MCTS
+        does) does not meet it.
 
         Args:
             player_id: the seat whose information is kept.

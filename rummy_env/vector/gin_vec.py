@@ -8,6 +8,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from rummy_env.core.compile_notice import compile_notice
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector import gin_world
@@ -30,6 +31,7 @@ class KernelVec(VecBase):
     """
 
     kernel: Any = None  #: the variant's kernel module
+    compile_what = "a batched kernel"  #: how the compile notice names it (``core.compile_notice``)
     #: below this many games per thread, a call runs on the calling thread alone (a
     #: parallel call's start-up costs more than it saves)
     games_per_thread = 128
@@ -55,7 +57,12 @@ class KernelVec(VecBase):
         return max(1, min(threads, numba.config.NUMBA_NUM_THREADS, self.num_envs // self.games_per_thread))
 
     def _call(self, name: str, *args: Any) -> None:
-        """Run entry point ``name`` of the kernel module over every game."""
+        """Run entry point ``name`` of the kernel module over every game (its first call
+        in a process says so on stderr if numba compiles it: ``core.compile_notice``)."""
+        with compile_notice(self.compile_what, call=f"{self.kernel.__name__}.{name}"):
+            self._run(name, *args)
+
+    def _run(self, name: str, *args: Any) -> None:
         n, threads = self.num_envs, self.threads_used()
         ranged = getattr(self.kernel, f"{name}_range")
         if threads < 2:
@@ -148,6 +155,7 @@ class GinRummyVec(WholeGames, KernelVec):
     """
 
     variant = "gin_rummy_v0"
+    compile_what = "the Gin Rummy kernel"
     raw_env = gin_raw_env
     kernel = k
 

@@ -35,6 +35,7 @@ class RummyVec(WholeGames, KernelVec):
     """
 
     variant = "rummy_v0"
+    compile_what = "the Rummy kernel"
     raw_env = rummy_raw_env
     kernel = k
 

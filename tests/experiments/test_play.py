@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROMPT = r"your move \(number or text; hint, moves, help, quit\)> "
 
 
-def spawn(tmp_path, *args):
-    argv = ["-m", "experiments.play", "--variant", "gin_rummy", "--opponents", "heuristic", "--record", str(tmp_path)]
+def spawn(tmp_path, *args, variant="gin_rummy"):
+    argv = ["-m", "experiments.play", "--variant", variant, "--opponents", "heuristic", "--record", str(tmp_path)]
     return pexpect.spawn(
         sys.executable,
         argv + list(args),
@@ -27,6 +27,16 @@ def spawn(tmp_path, *args):
         env=dict(os.environ),
         dimensions=(50, 200),
     )
+
+
+def record_at_exit(child):
+    """The record a game names as the program ends (with exit code 0)."""
+    child.expect(r"record: (\S+\.jsonl) ")
+    path = child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    return read_record(path)
 
 
 def test_a_whole_game_with_bad_input_hints_and_a_record_that_replays(tmp_path):
@@ -39,7 +49,11 @@ def test_a_whole_game_with_bad_input_hints_and_a_record_that_replays(tmp_path):
         ("xyz", r"'xyz' is not a move: action text 'xyz' is not a Gin Rummy action"),
         ("99", r"there is no move 99: choose a number from 1 to 2"),
         ("0", r"there is no move 0: choose a number from 1 to 2"),
-        ("draw stock", r"'draw stock' is not legal now: choose one of the moves listed"),
+        (  # the engine's reason (its IllegalActionError message)
+            "draw stock",
+            r"'draw stock' is not legal now: action 104 \(draw stock\) is not legal for player 0 now; "
+            r"legal: draw upcard, pass",
+        ),
         ("discard 1S", r"'discard 1S' is not a move: .*card '1S' is not a card"),
         ("hint", r"hint: the heuristic would play (draw upcard \(1\)|pass \(2\))"),
         ("help", r"type the number of a move, or its text as listed"),
@@ -57,12 +71,7 @@ def test_a_whole_game_with_bad_input_hints_and_a_record_that_replays(tmp_path):
         child.sendline("1")
         moves += 1
     returns = child.match.group(1)
-    child.expect(r"record: (\S+\.jsonl) ")
-    path = child.match.group(1)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    lines = read_record(path)
+    lines = record_at_exit(child)
     assert lines[0]["agents"] == ["human", "heuristic"] and lines[0]["seed"] == 7
     assert lines[-1]["status"] == "complete"
     human = [x for x in lines if x["type"] == "action" and x["agent"] == "player_0"]
@@ -88,12 +97,7 @@ def test_quit_and_end_of_input_end_cleanly_and_keep_the_record(tmp_path, how):
     else:
         child.sendeof()
     child.expect(r"game abandoned \(quit\)")
-    child.expect(r"record: (\S+\.jsonl) ")
-    path = child.match.group(1)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    lines = read_record(path)
+    lines = record_at_exit(child)
     assert lines[-1]["status"] == "quit"
     assert not replay(lines).unwrapped.game_state.is_terminal()
 
@@ -123,5 +127,86 @@ def test_rummikub_moves_are_read_as_numbers_or_text():
     assert parse_move("4", legal, raw) == (54, "")
     assert parse_move("pass", legal, raw) == (54, "")  # 'pass' is read as the draw id
     assert parse_move("commit", legal, raw) == (None, "'commit' is not legal now: choose one of the moves listed")
+    raw.reset(seed=6)  # player_0 may add R3 or R13, or draw
+    assert parse_move("add R7", [2, 12, 54], raw) == (
+        None,
+        "'add R7' is not legal now: action 6 (add R7) is not legal for player 0 now; legal: add R3, add R13, draw",
+    )
     action, why = parse_move("add R14", legal, raw)
     assert action is None and why.startswith("'add R14' is not a move: ") and "Type a number from 1 to 4" in why
+
+
+@pytest.mark.parametrize(
+    "variant, examples",
+    [
+        ("gin_rummy", "'draw upcard', 'pass', 'discard KD', 'knock 4H'"),
+        ("rummy", "'draw stock', 'meld 3S 4S 5S', 'layoff 6S high', 'discard KD'"),
+        ("crazy_rummy", "'draw discard', 'meld 7C 7D 7H', 'swap 9S', 'discard KD'"),
+        ("rummikub", "'add R7' (a play's tiles in non-decreasing order), 'commit', 'draw'"),
+    ],
+)
+def test_each_variant_gives_its_own_examples(tmp_path, variant, examples):
+    child = spawn(tmp_path, "--seed", "1", "--no-record", variant=variant)
+    child.expect(r"seed 1: [^\r\n]*\r\n")
+    child.expect(r"type the number of a move, or its text as listed \(e\.g\. ([^;]*)\); ([^\r\n]*)\r\n")
+    assert child.match.group(1) == examples
+    undo = ", 'undo' takes back the last tile added to your play" if variant == "rummikub" else ""
+    assert (
+        child.match.group(2) == f"'hint' asks the heuristic, 'moves' lists the moves again{undo}, 'quit' ends the game"
+    )
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+RUMMIKUB_PROMPT = r"your move \(number or text; hint, moves, undo, help, quit\)> "
+
+
+def test_rummikub_undo_takes_back_the_last_tile_of_the_play(tmp_path):
+    child = spawn(tmp_path, "--seed", "6", variant="rummikub")  # player_0 opens: add R3 or R13, or draw
+    child.expect(r"1\. add R3 +2\. add R13 +3\. draw")
+    child.expect(RUMMIKUB_PROMPT)
+    child.sendline("undo")
+    child.expect(r"nothing to undo: no tile has been added to your play this turn")
+    child.expect(RUMMIKUB_PROMPT)
+    for move in ("add R3", "add R13"):
+        child.sendline(move)
+        child.expect(f"you play: {move}")
+        child.expect(RUMMIKUB_PROMPT)
+    child.sendline("undo")
+    child.expect(r"undo: add R13 taken back")
+    child.expect(r"play being built: R3\r\n")
+    child.expect(r"1\. add R13\r\n")  # the moves after R3 alone, as before
+    child.expect(RUMMIKUB_PROMPT)
+    child.sendline("undo")
+    child.expect(r"undo: add R3 taken back")
+    child.expect(r"1\. add R3 +2\. add R13 +3\. draw")  # the turn's start again
+    child.expect(RUMMIKUB_PROMPT)
+    child.sendline("add R13")
+    child.expect("you play: add R13")
+    child.expect(RUMMIKUB_PROMPT)
+    child.sendline("quit")
+    lines = record_at_exit(child)
+    assert [(x["step"], x["agent"], x["text"]) for x in lines if x["type"] == "action"] == [(0, "player_0", "add R13")]
+    state = replay(lines).unwrapped.game_state
+    assert state.chosen.nonzero()[0].tolist() == [12] and state.history == [12]
+
+
+def test_ctrl_c_exits_130_with_one_line_and_keeps_the_record(tmp_path):
+    child = spawn(tmp_path, "--seed", "2")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect("you play: ")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect(r"interrupted \(Ctrl-C\): game abandoned; record (\S+\.jsonl)\r\n")
+    path, before = child.match.group(1), child.before
+    child.expect(pexpect.EOF)
+    after = child.before
+    child.close()
+    assert child.exitstatus == 130 and child.signalstatus is None
+    assert before.strip() in ("", "^C") and after == ""  # one line, no traceback
+    lines = read_record(path)
+    assert lines[-1]["status"] == "quit" and lines[2]["agent"] == "player_0"
+    assert not replay(lines).unwrapped.game_state.is_terminal()

@@ -3,12 +3,7 @@ column labelled per variant (issue 10, items 2 and 9)."""
 
 import json
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from experiments import tournament  # noqa: E402
+from experiments import tournament
 
 LONG = "policy:/home/user/project/results/gin-ppo/model.zip"
 
@@ -91,7 +86,6 @@ def test_the_plot_labels_fit_without_overlapping():
         assert not left.overlaps(right)
     figure_box = fig.bbox
     assert all(figure_box.x0 <= b.x0 and b.x1 <= figure_box.x1 and b.y0 >= figure_box.y0 for b in boxes)
-    plt.close(fig)
 
 
 def test_the_files_keep_the_full_names(tmp_path):

@@ -158,11 +158,6 @@ def test_the_curve_has_draw_rates(trained):
 
 
 def test_the_legend_of_the_curve_is_below_the_axes():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = [{"timestep": 100 * i, "win_rate": 0.5, "draw_rate": 0.2} for i in range(1, 5)]
     fig = sb3.curve_figure(rows, "gin_rummy_v0 vs random")
     fig.canvas.draw()
@@ -170,4 +165,3 @@ def test_the_legend_of_the_curve_is_below_the_axes():
     legend = ax.get_legend().get_window_extent()
     assert legend.y1 < ax.get_window_extent().y0  # entirely below the plotting area
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["win rate", "draw rate"]
-    plt.close(fig)

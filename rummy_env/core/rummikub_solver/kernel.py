@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from rummy_env.core.compile_notice import noting_compile
 from rummy_env.core.rummikub_solver.kernel_skyline import _skyline
 from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exported for the callers
     _IDENTITY,
@@ -467,7 +468,7 @@ def _kernel():
             _grow = jit(_grow)
             _rehash = jit(_rehash)
             _kernel_sweep = jit(_kernel_sweep)
-            compiled = jit(_bounds_sweep)
+            compiled = noting_compile(jit(_bounds_sweep), "the Rummikub solver")  # says so if it compiles
 
             def run(
                 lo: np.ndarray,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.core.compile_notice import noting_compile
 from rummy_env.core.rummikub_solver import kernel as _kernel_mod
 from rummy_env.core.tiles import JOKER
 
@@ -283,7 +284,7 @@ def _best_kernel():
             global _grow, _rehash, _unindex, _best_kernel_sweep
             _grow, _rehash, _unindex = _kernel_mod._grow, _kernel_mod._rehash, _kernel_mod._unindex  # compiled now
             _best_kernel_sweep = jit(_best_kernel_sweep)  # before the entry compiles: it binds it
-            compiled = jit(_best_bounds_sweep)
+            compiled = noting_compile(jit(_best_bounds_sweep), "the Rummikub solver")  # says so if it compiles
 
             def run(table: np.ndarray, rack: np.ndarray, threshold: int, objective: str):
                 found, play = compiled(

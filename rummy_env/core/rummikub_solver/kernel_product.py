@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.core.compile_notice import noting_compile
 from rummy_env.core.rummikub_solver import kernel as _kernel_mod
 from rummy_env.core.tiles import JOKER
 
@@ -462,7 +463,7 @@ def _product_kernel():
             _insert = jit(_insert)
             _product_dominated = jit(_product_dominated)
             _product_kernel_sweep = jit(_product_kernel_sweep)
-            compiled = jit(_product_bounds_sweep)
+            compiled = noting_compile(jit(_product_bounds_sweep), "the Rummikub solver")  # says so if it compiles
 
             def run(
                 table: np.ndarray,

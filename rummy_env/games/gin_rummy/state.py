@@ -31,7 +31,6 @@ from rummy_env.core.deadwood import (
 from rummy_env.core.melds import MELDS
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
-from rummy_env.games.errors import IllegalActionError, to_action_id
 from rummy_env.games.gin_rummy.actions import (
     BIG_GIN,
     DRAW_STOCK,
@@ -335,28 +334,18 @@ class GinRummyState(CardPiles, EngineState):
         )
 
     # ------------------------------------------------------------------ moves
+    def _is_legal(self, action: int) -> bool:
+        return bool(self.legal_bits() >> action & 1)
+
     def apply_action(self, action: int) -> None:
-        """Apply the acting player's action.
+        """Apply the acting player's action (``EngineState.apply_action``; the rewards
+        list is kept while it holds zeros: search applies millions of moves).
 
         Raises:
-            IllegalActionError: (a ``ValueError``) the id is out of range or not legal
-                now; the message names the action and the legal ones.  The state is
-                unchanged.
-            ActionTypeError: the action is not an integer.
+            IllegalActionError, ActionTypeError: as ``EngineState.check_action``; the state
+                is unchanged.
         """
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = to_action_id(action, NUM_ACTIONS)
-        if self._terminal:
-            raise IllegalActionError(f"action {action} ({action_to_string(action)}): the episode is over")
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        if not legal >> action & 1:
-            names = ", ".join(action_to_string(a) for a in cards_of(legal))
-            raise IllegalActionError(
-                f"action {action} ({action_to_string(action)}) is not legal for player {self.current} now; "
-                f"legal: {names}"
-            )
+        action = self.check_action(action)
         if self._rewards[0] or self._rewards[1]:
             self._rewards = [0.0, 0.0]
         self.history.append(action)

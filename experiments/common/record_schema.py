@@ -1,0 +1,197 @@
+"""The shape of a game record (``experiments.common.records``): :data:`SCHEMA`, a JSON-schema-like
+description of each line type written in plain Python, and :func:`check_record`, which
+checks a record against it before it is replayed, so that a damaged record stops with
+one line naming its line and field (:class:`RecordError`) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import rummy_env
+
+FORMAT = "rummy_env.record/1"  #: the ``format`` of the game line
+
+
+class RecordError(ValueError):
+    """A damaged record: a line that is not JSON or not a JSON object, a missing key, a
+    value of the wrong type or size, lines out of order, or a game the env refuses to set
+    up.  The message (one line) names the line (1-based, as in the file) and the field."""
+
+
+# ------------------------------------------------------------------------- schema
+# A field's check takes (value, context) and returns what is wrong with it, or None; the
+# context holds what the game line fixes: the number of players, their names, the deck size.
+def _kind(value: Any) -> str:
+    """A JSON value's kind, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) < 40 else "a string"
+    return "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else type(value).__name__
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _int_at_least(low: int) -> Callable[[Any, dict], str | None]:
+    return lambda v, ctx: None if _is_int(v) and v >= low else f"{_kind(v)}, expected an int >= {low}"
+
+
+def _seat(v: Any, ctx: dict) -> str | None:
+    n = len(ctx["players"])
+    return None if _is_int(v) and 0 <= v < n else f"{_kind(v)}, expected a seat 0..{n - 1}"
+
+
+def _text(v: Any, ctx: dict) -> str | None:
+    return None if isinstance(v, str) else f"{_kind(v)}, expected a string"
+
+
+def _object(v: Any, ctx: dict) -> str | None:
+    return None if isinstance(v, dict) else f"{_kind(v)}, expected an object"
+
+
+def _null_or(check: Callable[[Any, dict], str | None]) -> Callable[[Any, dict], str | None]:
+    return lambda v, ctx: None if v is None else check(v, ctx)
+
+
+def _one_of(*allowed: Any) -> Callable[[Any, dict], str | None]:
+    return lambda v, ctx: None if v in allowed else f"{_kind(v)}, expected one of {', '.join(map(repr, allowed))}"
+
+
+def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None = None):
+    """An array of items passing ``item``; ``size`` names the context entry giving its length."""
+
+    def check(v: Any, ctx: dict) -> str | None:
+        if not isinstance(v, list):
+            return f"{_kind(v)}, expected an array of {what}"
+        if size is not None and len(v) != ctx[size]:
+            return f"{len(v)} item{'' if len(v) == 1 else 's'}, expected {ctx[size]} ({what})"
+        for i, x in enumerate(v):
+            wrong = item(x, ctx)
+            if wrong is not None:
+                return f"item {i} is {wrong}"
+        return None
+
+    return check
+
+
+def _number(v: Any, ctx: dict) -> str | None:
+    return None if _is_number(v) else f"{_kind(v)}, expected a finite number"
+
+
+def _players(v: Any, ctx: dict) -> str | None:
+    wrong = _array(_text, "player names")(v, ctx)
+    if wrong is None and (not v or len(set(v)) != len(v)):
+        return f"{v!r}, expected distinct player names"
+    return wrong
+
+
+_PER_SEAT = _array(_number, "one number per player", size="n")
+#: What each line type holds: field -> (required, check).  The hand line's seat field is
+#: ``dealer``, or ``first_player`` in Rummikub (added by :func:`_schema`).
+SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
+    "game": {
+        "format": (True, _one_of(FORMAT)),
+        "variant": (True, _one_of(*rummy_env.VARIANTS)),
+        "options": (True, _object),
+        "seed": (True, _null_or(_int_at_least(0))),
+        "reset_options": (False, _null_or(_object)),
+        "players": (True, _players),
+        "agents": (False, _null_or(_array(_text, "agent names", size="n"))),
+    },
+    "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _array(_text, "card or tile names", size="deck"))},
+    "action": {
+        "step": (True, _int_at_least(0)),
+        "agent": (True, lambda v, ctx: None if v in ctx["players"] else f"{_kind(v)}, expected a player's name"),
+        "action": (True, _int_at_least(0)),
+        "text": (True, _text),
+        "rewards": (False, _PER_SEAT),
+    },
+    "end": {
+        "status": (True, _one_of("complete", "quit")),
+        "returns": (True, _PER_SEAT),
+        "hand_scores": (False, _array(_PER_SEAT, "a hand's scores")),
+        "total_scores": (False, _PER_SEAT),
+    },
+}
+
+
+def _schema(kind: str, variant: str) -> dict:
+    if kind != "hand":
+        return SCHEMA[kind]
+    return {**SCHEMA["hand"], "first_player" if variant == "rummikub_v0" else "dealer": (True, _seat)}
+
+
+def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None, source: str = "") -> None:
+    """Check a record's shape against :data:`SCHEMA` before it is replayed: the game line
+    first (and only there), then hand, action and end lines; hands numbered 1, 2, ... and
+    steps 0, 1, ... in order; at most one end line, the last; a record without a seed has
+    its first hand's deck.
+
+    Args:
+        lines: the parsed lines (any JSON values).
+        line_numbers: each line's number in its file (default: position + 1).
+        source: what the lines came from (a path), put before the line in messages.
+
+    Raises:
+        RecordError: the first thing wrong, as ``"<source>, line <n> (<type>), field
+            '<key>': <what is wrong>"``.
+    """
+    numbers = list(line_numbers) if line_numbers is not None else list(range(1, len(lines) + 1))
+    prefix = f"{source}, " if source else ""
+
+    def fail(i: int, text: str) -> NoReturn:
+        raise RecordError(f"{prefix}line {numbers[i]}{text}")
+
+    if not lines:
+        raise RecordError(f"{prefix or 'the record '}has no lines: a record starts with its game line")
+    ctx: dict[str, Any] = {}
+    hands = steps = 0
+    for i, line in enumerate(lines):
+        if not isinstance(line, dict):
+            fail(i, f": {_kind(line)}, a record line must be a JSON object")
+        kind = line.get("type")
+        if not isinstance(kind, str) or kind not in SCHEMA:
+            found = "missing" if "type" not in line else _kind(kind)
+            fail(i, f", field 'type': {found}, expected one of {', '.join(map(repr, SCHEMA))}")
+        if (kind == "game") != (i == 0):
+            fail(i, f" ({kind}): the game line must be the first line, and only the first")
+        if ctx.get("ended"):
+            fail(i, f" ({kind}): a line after the end line")
+        schema = _schema(kind, ctx.get("variant", ""))
+        for key, (required, check) in schema.items():
+            if key not in line:
+                if required:
+                    fail(i, f" ({kind}), field '{key}': missing")
+                continue
+            wrong = check(line[key], ctx)
+            if wrong is not None:
+                fail(i, f" ({kind}), field '{key}': {wrong}")
+            if kind == "game" and key == "players":
+                ctx.update(players=line[key], n=len(line[key]))
+            if kind == "game" and key == "variant":
+                ctx.update(variant=line[key], deck=106 if line[key] == "rummikub_v0" else 52)
+        if kind == "hand":
+            hands += 1
+            if line["hand"] != hands:
+                fail(i, f" (hand), field 'hand': {line['hand']}, expected {hands} (hands are numbered in order)")
+        elif kind == "action":
+            if line["step"] != steps:
+                fail(i, f" (action), field 'step': {line['step']}, expected {steps} (steps are numbered in order)")
+            steps += 1
+        elif kind == "end":
+            ctx["ended"] = True
+    if lines[0]["seed"] is None and not hands:
+        fail(0, " (game), field 'seed': null, and no hand line: a record without a seed needs its first hand's deck")

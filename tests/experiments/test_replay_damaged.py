@@ -1,0 +1,178 @@
+"""``experiments.replay`` on damaged records (issue 27, part 3): each damaged record
+ends with exit code 3 and one line naming the line and field, no traceback; a record
+that the game does not follow ends with 1; good records replay with 0."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from experiments import replay as replay_job
+from experiments.common.records import RecordError, replay, write_record
+from tests.experiments.test_records import knock_record
+
+# The base record (tests/experiments/test_records.py::knock_record), one JSON object a line:
+# 1 game, 2 hand (the stacked Gin deck, dealer 1), 3-5 actions (pass, pass, knock KH;
+# step 2 has rewards [34, -34]), 6 end (returns [34, -34]).
+
+
+def delete(line, key):
+    return lambda lines: lines[line - 1].pop(key)
+
+
+def put(line, key, value):
+    return lambda lines: lines[line - 1].__setitem__(key, value)
+
+
+def replace_line(line, text):
+    """Replace a whole line by raw text (not a JSON object, not JSON at all)."""
+
+    def change(lines):
+        lines[line - 1] = RawLine(text)
+
+    return change
+
+
+class RawLine(str):
+    """A line written as it is."""
+
+
+NESTED = "[" * 100_000 + "]" * 100_000  # json.loads raises RecursionError
+
+DAMAGED = [
+    # a missing key
+    ("no options", delete(1, "options"), r"line 1 \(game\), field 'options': missing"),
+    ("no players", delete(1, "players"), r"line 1 \(game\), field 'players': missing"),
+    ("no seed", delete(1, "seed"), r"line 1 \(game\), field 'seed': missing"),
+    ("no variant", delete(1, "variant"), r"line 1 \(game\), field 'variant': missing"),
+    ("no type", delete(3, "type"), r"line 3, field 'type': missing, expected one of 'game', 'hand', 'action', 'end'"),
+    ("no action", delete(3, "action"), r"line 3 \(action\), field 'action': missing"),
+    ("no agent", delete(4, "agent"), r"line 4 \(action\), field 'agent': missing"),
+    ("no step", delete(5, "step"), r"line 5 \(action\), field 'step': missing"),
+    ("no text", delete(3, "text"), r"line 3 \(action\), field 'text': missing"),
+    ("no deck", delete(2, "deck"), r"line 2 \(hand\), field 'deck': missing"),
+    ("no dealer", delete(2, "dealer"), r"line 2 \(hand\), field 'dealer': missing"),
+    ("no returns", delete(6, "returns"), r"line 6 \(end\), field 'returns': missing"),
+    ("no status", delete(6, "status"), r"line 6 \(end\), field 'status': missing"),
+    # a line that is JSON but not an object, or not JSON
+    ("array line", replace_line(3, "[1, 2]"), r"line 3: an array, a record line must be a JSON object"),
+    ("number line", replace_line(4, "5"), r"line 4: the number 5, a record line must be a JSON object"),
+    ("null line", replace_line(6, "null"), r"line 6: null, a record line must be a JSON object"),
+    ("string line", replace_line(2, '"hand"'), r"line 2: the string 'hand', a record line must be a JSON object"),
+    ("not JSON", replace_line(3, "{nope"), r"line 3: not JSON \(Expecting property name"),
+    ("nested", replace_line(4, NESTED), r"line 4: nested too deeply to be a record line"),
+    # a seed that is not a non-negative int
+    ("seed string", put(1, "seed", "7"), r"line 1 \(game\), field 'seed': the string '7', expected an int >= 0"),
+    ("seed -1", put(1, "seed", -1), r"line 1 \(game\), field 'seed': the number -1, expected an int >= 0"),
+    ("seed 1.5", put(1, "seed", 1.5), r"line 1 \(game\), field 'seed': the number 1.5, expected an int >= 0"),
+    ("seed true", put(1, "seed", True), r"line 1 \(game\), field 'seed': a boolean, expected an int >= 0"),
+    # rewards and returns of the wrong type or length
+    ("rewards string", put(5, "rewards", "34"), r"line 5 \(action\), field 'rewards': the string '34', expected an"),
+    ("rewards one", put(5, "rewards", [34.0]), r"line 5 \(action\), field 'rewards': 1 item, expected 2"),
+    ("rewards three", put(5, "rewards", [34, -34, 0]), r"line 5 \(action\), field 'rewards': 3 items, expected 2"),
+    ("rewards null", put(5, "rewards", [None, 0]), r"field 'rewards': item 0 is null, expected a finite number"),
+    ("rewards nan", put(5, "rewards", [float("nan"), 0]), r"field 'rewards': item 0 is the number nan, expected a"),
+    ("returns one", put(6, "returns", [34.0]), r"line 6 \(end\), field 'returns': 1 item, expected 2"),
+    ("returns object", put(6, "returns", {"a": 1}), r"line 6 \(end\), field 'returns': an object, expected an array"),
+    ("returns text", put(6, "returns", ["34", "-34"]), r"field 'returns': item 0 is the string '34', expected a"),
+    ("hand scores", put(6, "hand_scores", [[34]]), r"line 6 \(end\), field 'hand_scores': item 0 is 1 item,"),
+    ("status", put(6, "status", "won"), r"line 6 \(end\), field 'status': the string 'won', expected one of"),
+    # a deck or player list given as a number, or of the wrong size
+    ("deck number", put(2, "deck", 52), r"line 2 \(hand\), field 'deck': the number 52, expected an array of card"),
+    ("deck short", lambda lines: lines[1]["deck"].pop(), r"line 2 \(hand\), field 'deck': 51 items, expected 52"),
+    ("deck ints", put(2, "deck", list(range(52))), r"field 'deck': item 0 is the number 0, expected a string"),
+    ("players number", put(1, "players", 2), r"line 1 \(game\), field 'players': the number 2, expected an array"),
+    ("players same", put(1, "players", ["a", "a"]), r"line 1 \(game\), field 'players': \['a', 'a'\], expected"),
+    ("players other", put(1, "players", ["a", "b"]), r"line 3 \(action\), field 'agent': the string 'player_0'"),
+    ("agents short", put(1, "agents", ["human"]), r"line 1 \(game\), field 'agents': 1 item, expected 2"),
+    ("dealer string", put(2, "dealer", "1"), r"line 2 \(hand\), field 'dealer': the string '1', expected a seat 0..1"),
+    ("dealer 2", put(2, "dealer", 2), r"line 2 \(hand\), field 'dealer': the number 2, expected a seat 0..1"),
+    # values of the right type the game refuses, and lines out of order
+    ("action string", put(3, "action", "pass"), r"line 3 \(action\), field 'action': the string 'pass', expected"),
+    ("action range", put(3, "action", 500), r"line 3 \(action\), field 'action': 500 is not an action id 0..107"),
+    ("variant", put(1, "variant", "poker_v0"), r"line 1 \(game\), field 'variant': the string 'poker_v0', expected"),
+    ("options", put(1, "options", {"knock_limit": "high"}), r"line 1 \(game\), field 'options': the game cannot"),
+    ("reset options", put(1, "reset_options", {"deck": ["AS"]}), r"line 1 \(game\), field 'reset_options': the game"),
+    ("options array", put(1, "options", []), r"line 1 \(game\), field 'options': an array, expected an object"),
+    ("format", put(1, "format", "x/2"), r": record format 'x/2', this version reads 'rummy_env.record/1'"),
+    ("step order", put(4, "step", 5), r"line 4 \(action\), field 'step': 5, expected 1 \(steps are numbered"),
+    ("hand number", put(2, "hand", 2), r"line 2 \(hand\), field 'hand': 2, expected 1 \(hands are numbered in order\)"),
+    ("type array", put(4, "type", ["action"]), r"line 4, field 'type': an array, expected one of 'game', 'hand'"),
+    ("unknown type", put(4, "type", "bet"), r"line 4, field 'type': the string 'bet', expected one of 'game', 'hand'"),
+    ("second game", put(3, "type", "game"), r"line 3 \(game\): the game line must be the first line, and only"),
+    ("after the end", lambda lines: lines.append(dict(lines[2])), r"line 7 \(action\): a line after the end line"),
+]  # fmt: skip
+
+
+def write_lines(lines, path):
+    path.write_text("".join((x if isinstance(x, RawLine) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def good_lines(tmp_path_factory):
+    _, lines, _ = knock_record(tmp_path_factory.mktemp("good"))
+    return lines
+
+
+@pytest.mark.parametrize("change, message", [c[1:] for c in DAMAGED], ids=[c[0] for c in DAMAGED])
+def test_a_damaged_record_exits_3_with_one_line_naming_line_and_field(change, message, good_lines, tmp_path, capsys):
+    lines = json.loads(json.dumps(good_lines))
+    change(lines)
+    path = write_lines(lines, tmp_path / "damaged.jsonl")
+    assert replay_job.main([str(path), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"record is damaged: {path}"), err
+    assert "Traceback" not in err
+    assert re.search(message, err), err
+
+
+def test_damaged_lines_in_memory_raise_record_error(good_lines):
+    lines = json.loads(json.dumps(good_lines))
+    lines[-1]["returns"] = [34.0]  # used to pass np.allclose by broadcasting
+    with pytest.raises(RecordError, match=r"^line 6 \(end\), field 'returns': 1 item, expected 2"):
+        replay(lines)
+    with pytest.raises(RecordError, match=r"^line 2: an array, a record line must be a JSON object"):
+        replay([good_lines[0], [1]])
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (put(5, "rewards", [0.0, 0.0]), r"step 2 \(player_0 knock KH\): rewards \[34.0, -34.0\] in the replay"),
+        (put(6, "returns", [9.0, -9.0]), r"returns \[34.0, -34.0\] in the replay, \[9.0, -9.0\] in the record"),
+        (put(3, "action", 0), r"step 0 \(player_0 pass\): the action is not legal in the replay"),
+        (put(1, "seed", 4), None),  # the stacked deck is in reset_options: the seed changes nothing
+        (put(2, "dealer", 0), r"hand 1 was dealt another deck or dealer than recorded \(dealer 1 against 0\)"),
+    ],
+)
+def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, good_lines, tmp_path, capsys):
+    lines = json.loads(json.dumps(good_lines))
+    change(lines)
+    path = write_record(lines, tmp_path / "r.jsonl")
+    code = replay_job.main([str(path), "--quiet"])
+    err = capsys.readouterr().err
+    if message is None:
+        assert code == 0 and err == ""
+    else:
+        assert code == 1 and err.count("\n") == 1 and re.search(message, err), err
+
+
+def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
+    good = write_record(good_lines, tmp_path / "good.jsonl")
+    damaged = json.loads(json.dumps(good_lines))
+    damaged[0]["seed"] = "7"
+    damaged = write_record(damaged, tmp_path / "damaged.jsonl")
+    differs = json.loads(json.dumps(good_lines))
+    differs[-1]["returns"] = [1.0, -1.0]
+    differs = write_record(differs, tmp_path / "differs.jsonl")
+    results = {}
+    for name, path in [("good", good), ("damaged", damaged), ("differs", differs), ("missing", tmp_path / "no")]:
+        run = subprocess.run(
+            [sys.executable, "-m", "experiments.replay", str(path), "--quiet"], capture_output=True, text=True
+        )
+        results[name] = run.returncode
+        assert "Traceback" not in run.stderr
+    assert results == {"good": 0, "damaged": 3, "differs": 1, "missing": 2}
