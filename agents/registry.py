@@ -68,6 +68,17 @@ def heuristic_styles(variant: str) -> tuple[str, ...]:
     return STYLES[variant]
 
 
+def style_id(variant: str, style: str) -> int:
+    """The style id of ``style`` (its index in :func:`heuristic_styles`): what the
+    compiled heuristics take (``agents.search.gin_fast`` / ``rummy_fast``,
+    ``experiments.selfplay_critic.compiled_heuristic``).
+
+    Raises:
+        ValueError: a variant without a heuristic, or not one of its styles.
+    """
+    return check_style(style, heuristic_styles(variant), variant)
+
+
 def heuristic_style(name: str, variant: str) -> str:
     """The style named by ``"heuristic"`` (``"default"``) or ``"heuristic:style=NAME"``.
 

@@ -111,13 +111,26 @@ def _deadwoods(hands: np.ndarray) -> np.ndarray:
     return out
 
 
-def compiled_heuristic(vec: Any):
+def compiled_heuristic(vec: Any, style: int = 0):
     """``actions(rows) -> int64 (num_envs,)``: the variant's heuristic action of each row
     of ``rows`` (int64 indices of games awaiting a decision; other entries -1), or None
     without a compiled heuristic for the batch's variant (numba missing, or another
-    variant)."""
+    variant).  ``style``: the heuristic's style of play, its index in the variant's
+    ``STYLES`` (``agents.gin_heuristic`` / ``agents.rummy_heuristic``; 0 = default;
+    ``agents.registry.style_id`` turns a name into it).
+
+    Raises:
+        ValueError: ``style`` is not a style id of the variant's heuristic.
+    """
     if not hasattr(vec, "kernel_arrays"):  # the pure-Python reference batch
         return None
+    from agents.registry import STYLES
+
+    styles = STYLES.get(vec.variant, ("default",))
+    if not (isinstance(style, int | np.integer) and 0 <= style < len(styles)):
+        raise ValueError(
+            f"style {style!r} is not a style id of {vec.variant}: 0..{len(styles) - 1} ({', '.join(styles)})"
+        )
     try:
         if vec.variant == "gin_rummy_v0":
             from agents.search.gin_fast import heuristic_actions
@@ -125,7 +138,7 @@ def compiled_heuristic(vec: Any):
             def actions(rows: np.ndarray) -> np.ndarray:
                 out = np.full(vec.num_envs, -1, np.int64)
                 ints, masks, pile, legal = vec.kernel_arrays()[:4]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, out)
+                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, out, int(style))
                 return out
 
             return actions
@@ -135,7 +148,9 @@ def compiled_heuristic(vec: Any):
             def actions(rows: np.ndarray) -> np.ndarray:
                 out = np.full(vec.num_envs, -1, np.int64)
                 ints, masks, _, pile, legal = vec.kernel_arrays()[:5]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, vec.kernel_config(), out)
+                heuristic_actions(
+                    np.asarray(rows, np.int64), ints, masks, pile, legal, vec.kernel_config(), out, int(style)
+                )
                 return out
 
             return actions
