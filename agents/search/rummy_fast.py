@@ -101,30 +101,59 @@ def useful(card, hand, table, ace_high):
 
 
 @njit(cache=True)
-def way_out(hand, layoffs, forbidden, spare, ace_high):
-    """``rummy_heuristic._way_out``: the first move of a way to go out with ``hand``
-    (melds of its cards, cards of ``layoffs``, one discard if ``spare``, not
-    ``forbidden``), ``NO_PLAN`` or ``DONE`` (see ``rummy_heuristic.go_out_move``)."""
-    if hand == U0:
-        return DONE
-    card = ctz(hand)
-    low = bit(card)
-    for j in range(HOLDERS.shape[1]):
-        m = HOLDERS[card, j]
-        if m < 0:
-            break
-        mask = MELD_MASK[m]
-        fits = (ace_high or not MELD_ACE_HIGH[m]) and mask & hand == mask
-        if fits and way_out(hand & ~mask, layoffs, forbidden, spare, ace_high) != NO_PLAN:
-            return k.MELD + m
-    if layoffs & low:
-        rest = way_out(hand & ~low, layoffs, forbidden, spare, ace_high)
-        if rest != NO_PLAN:
-            return rest if k.MELD <= rest < k.LAYOFF else k.LAYOFF + 3 * card
-    if spare and card != forbidden:
-        rest = way_out(hand & ~low, layoffs, forbidden, False, ace_high)
-        if rest != NO_PLAN:
-            return card if rest == DONE else rest
+def way_out(hand, layoffs, forbidden, ace_high):
+    """``rummy_heuristic.go_out_move``: the first move of a way to go out with ``hand``
+    (melds of its cards, cards of ``layoffs``, one discard not ``forbidden``), or
+    ``NO_PLAN`` / ``DONE``.  The same depth-first search as the Python one (lowest card
+    first; its melds by ascending id, laying it off, discarding it), with an explicit
+    stack: numba's cache cannot hold a recursive function (numba issue 6061)."""
+    hands = np.empty(53, np.uint64)  # the hand left at each depth
+    spares = np.empty(53, np.bool_)  # whether the discard is still free there
+    options = np.zeros(53, np.int64)  # the next option to try there
+    moves = np.empty(53, np.int64)  # the move taken there
+    width = HOLDERS.shape[1]  # options 0..width-1: melds; width: lay off; width+1: discard
+    hands[0], spares[0], options[0] = hand, True, 0
+    depth = 0
+    while depth >= 0:
+        h = hands[depth]
+        if h == U0:  # a way out: its first meld, else its first lay-off, else its discard
+            if depth == 0:
+                return DONE
+            for j in range(depth):
+                if k.MELD <= moves[j] < k.LAYOFF:
+                    return moves[j]
+            for j in range(depth):
+                if moves[j] >= k.LAYOFF:
+                    return moves[j]
+            for j in range(depth):
+                if moves[j] < 52:
+                    return moves[j]
+        card = ctz(h)
+        low = bit(card)
+        o = options[depth]
+        options[depth] += 1
+        rest, spare, move = U0, spares[depth], -1
+        if o < width:
+            m = HOLDERS[card, o]
+            if m < 0:
+                options[depth] = width
+                continue
+            mask = MELD_MASK[m]
+            if (ace_high or not MELD_ACE_HIGH[m]) and mask & h == mask:
+                rest, move = h & ~mask, k.MELD + m
+        elif o == width:
+            if layoffs & low:
+                rest, move = h & ~low, k.LAYOFF + 3 * card
+        elif o == width + 1:
+            if spare and card != forbidden:
+                rest, spare, move = h & ~low, False, card
+        else:
+            depth -= 1  # every option of this depth failed
+            continue
+        if move >= 0:
+            moves[depth] = move
+            depth += 1
+            hands[depth], spares[depth], options[depth] = rest, spare, 0
     return NO_PLAN
 
 
@@ -144,7 +173,7 @@ def go_rummy_move(i, ints, masks, legal, cfg, hand, ace_high):
             layoffs |= bit((a - k.LAYOFF) // 3)
     taken = ints[i, k.TAKEN]
     forbidden = taken if taken >= 0 and has(hand, taken) else -1
-    move = way_out(hand, layoffs, forbidden, True, ace_high)
+    move = way_out(hand, layoffs, forbidden, ace_high)
     if move >= k.LAYOFF:
         card = (move - k.LAYOFF) // 3
         for a in range(k.LAYOFF + 3 * card, k.LAYOFF + 3 * card + 3):

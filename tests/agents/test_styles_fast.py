@@ -1,0 +1,148 @@
+"""The heuristics' styles compiled (``gin_fast`` / ``rummy_fast`` with a style id) pick
+the Python style's action at every decision of scripted and random games and on every
+row of random batches."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.registry import STYLES, style_id
+from agents.search import gin_fast, rummy_fast
+from agents.styles import PARTNERS
+from experiments.selfplay_critic import compiled_heuristic
+from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env.games import gin_rummy, rummy
+from rummy_env.vector import GinRummyVec, RummyVec, gin_world, rummy_world
+from tests.helpers import play, scripted_env
+
+GIN_STYLES = STYLES["gin_rummy_v0"]
+RUMMY_STYLES = STYLES["rummy_v0"]
+RUMMY_OPTIONS = [{}, {"num_players": 3, "ace_high": True}, {"num_players": 4, "reshuffle": "keep_top"}]
+RUMMY_IDS = ["2p", "3p-ace-high", "4p-keep-top"]
+
+
+def test_the_compiled_tables_are_the_python_ones():
+    assert gin_fast.STYLES == GIN_STYLES and rummy_fast.STYLES == RUMMY_STYLES
+    assert [style_id("gin_rummy_v0", s) for s in GIN_STYLES] == [
+        gin_fast.DEFAULT,
+        gin_fast.GIN_HUNTER,
+        gin_fast.DEFENSIVE,
+        gin_fast.UPCARD_MELD_ONLY,
+    ]
+    assert [style_id("rummy_v0", s) for s in RUMMY_STYLES] == [
+        rummy_fast.DEFAULT,
+        rummy_fast.GO_RUMMY,
+        rummy_fast.DEFENSIVE,
+        rummy_fast.SHED_HIGH,
+    ]
+    assert [int(m) for m in gin_fast.PARTNERS] == list(PARTNERS[0])
+    assert [[int(m) for m in row] for row in rummy_fast.PARTNERS] == [list(PARTNERS[0]), list(PARTNERS[1])]
+
+
+def _gin_checked(env, agent, style, arrays, cfg):
+    """The compiled style's action at the current decision, checked against ``agent``'s."""
+    gin_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+    expected = int(agent.act(env.observe(env.agent_selection)))
+    assert gin_fast.heuristic_action(0, *arrays[:4], style_id("gin_rummy_v0", style)) == expected
+    return expected
+
+
+@pytest.mark.parametrize("style", GIN_STYLES)
+def test_a_compiled_gin_style_plays_as_the_python_style(style):
+    env = gin_rummy_v0.env()
+    agent, default = make_agent(f"heuristic:style={style}", env), make_agent("heuristic", env)
+    cfg = gin_world.config_vector(env.unwrapped.game.config)
+    arrays = gin_world.arrays(1)
+    rng = np.random.default_rng(3)
+    checked = differs = 0
+    for seed in range(14):
+        env.reset(seed=seed)
+        while not env.terminations[env.agent_selection]:
+            expected = _gin_checked(env, agent, style, arrays, cfg)
+            obs = env.observe(env.agent_selection)
+            differs += expected != default.act(obs)
+            checked += 1
+            env.step(expected if rng.random() < 0.7 else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 300 and (differs == 0) == (style == "default")
+    # the stacked deals of tests/agents/test_styles_scripted.py, move by move
+    p1 = "AC 3C 5D 6H 9S JD QS 4H 8C 7S"
+    deck = gin_rummy.stack_deck(["3S 4S 5S 7D 8D 9D 2C 2D KH 6C", p1], upcard="QH", stock=["TC", "AS"], dealer=1)
+    env = scripted_env(gin_rummy_v0, deck, 1)
+    for move in ["pass", "draw upcard", "discard 9S", "draw stock"]:
+        _gin_checked(env, agent, style, arrays, cfg)
+        play(env, move)
+    _gin_checked(env, agent, style, arrays, cfg)
+    deck = gin_rummy.stack_deck(["3S 4S 5S 7H 8H 9H 2C 2D 2H KD", "QC JC 9C 8D 7D 4C TD KS QS JD"], upcard="AC")
+    env = scripted_env(gin_rummy_v0, deck, 1)
+    _gin_checked(env, agent, style, arrays, cfg)
+    play(env, "draw upcard")
+    _gin_checked(env, agent, style, arrays, cfg)
+
+
+@pytest.mark.parametrize("options", RUMMY_OPTIONS, ids=RUMMY_IDS)
+@pytest.mark.parametrize("style", RUMMY_STYLES)
+def test_a_compiled_rummy_style_plays_as_the_python_style(style, options):
+    env = rummy_v0.env(**options)
+    raw = env.unwrapped
+    agent, default = make_agent(f"heuristic:style={style}", env), make_agent("heuristic", env)
+    cfg = rummy_world.config_vector(raw.game.config)
+    ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
+    sid = style_id("rummy_v0", style)
+    rng = np.random.default_rng(1)
+    checked = differs = 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            obs = env.observe(env.agent_selection)
+            rummy_world.load_state(raw.game_state, 0, *arrays, cfg)
+            expected = int(agent.act(obs))
+            assert rummy_fast.heuristic_action(0, ints, masks, pile, legal, cfg, sid) == expected
+            differs += expected != default.act(obs)
+            checked += 1
+            env.step(expected if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 300 and (differs == 0) == (style == "default")
+
+
+@pytest.mark.parametrize("style", RUMMY_STYLES)
+def test_compiled_rummy_styles_in_the_go_rummy_deal(style):
+    hands = ["6H 7H 8H 9H 9C 9D 2S 3S 4S 5S", "AC AD 5C 6C 9S JC QD KH 4D 8D"]
+    env = scripted_env(rummy_v0, rummy.stack_deck(hands, upcard="QS", stock=["KC"], dealer=1), 1)
+    raw = env.unwrapped
+    agent = make_agent(f"heuristic:style={style}", env)
+    cfg = rummy_world.config_vector(raw.game.config)
+    ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
+    played = []
+    while env.agent_selection == "player_0" and not env.terminations["player_0"]:
+        rummy_world.load_state(raw.game_state, 0, *arrays, cfg)
+        expected = int(agent.act(env.observe("player_0")))
+        assert rummy_fast.heuristic_action(0, ints, masks, pile, legal, cfg, style_id("rummy_v0", style)) == expected
+        played.append(raw.action_to_string(expected))
+        env.step(expected)
+    if style == "go_rummy":
+        assert played == ["draw stock", "meld 9C 9D 9H", "meld 6H 7H 8H", "meld 2S 3S 4S 5S", "discard KC"]
+
+
+@pytest.mark.parametrize(
+    ("cls", "module", "options", "styles"),
+    [(GinRummyVec, gin_rummy_v0, {}, GIN_STYLES), (RummyVec, rummy_v0, {"num_players": 3}, RUMMY_STYLES)],
+    ids=["gin", "rummy-3p"],
+)
+def test_compiled_styles_pick_the_python_styles_action_on_every_row(cls, module, options, styles):
+    env = module.env(**options)
+    for sid, style in enumerate(styles):
+        vec = cls(16, seed=5 + sid, num_threads=1, **options)
+        agent = make_agent(f"heuristic:style={style}", env)
+        actions = compiled_heuristic(vec, sid)
+        rng = np.random.default_rng(sid)
+        batch, checked = vec.reset(), 0
+        for _ in range(60):
+            rows = np.flatnonzero(batch.action_mask.any(1))
+            fast = actions(rows)
+            for i in rows:
+                assert fast[i] == agent.act({"observation": batch.observation[i], "action_mask": batch.action_mask[i]})
+            checked += len(rows)
+            # random legal moves (not the style's) reach positions it would avoid
+            batch = vec.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in batch.action_mask]))
+        assert checked > 800
+    with pytest.raises(ValueError, match=f"^style 9 is not a style id of {env.unwrapped.metadata['name']}: 0..3"):
+        compiled_heuristic(cls(2, seed=0, num_threads=1, **options), 9)
