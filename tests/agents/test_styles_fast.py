@@ -1,4 +1,4 @@
-"""The heuristics' styles compiled (``gin_fast`` / ``rummy_fast`` with a style id) pick
+"""The heuristics' styles compiled (``gin_fast`` / ``rummy_fast`` / ``crazy_fast`` with a style id) pick
 the Python style's action at every decision of scripted and random games and on every
 row of random batches."""
 
@@ -7,12 +7,12 @@ import pytest
 
 from agents import make_agent
 from agents.registry import STYLES, style_id
-from agents.search import gin_fast, rummy_fast
+from agents.search import crazy_fast, crazy_plan, gin_fast, rummy_fast
 from agents.styles import PARTNERS
 from experiments.selfplay_critic import compiled_heuristic
-from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.games import gin_rummy, rummy
-from rummy_env.vector import GinRummyVec, RummyVec, gin_world, rummy_world
+from rummy_env.vector import GinRummyVec, RummyVec, crazy_world, gin_world, rummy_world
 from tests.helpers import play, scripted_env
 
 GIN_STYLES = STYLES["gin_rummy_v0"]
@@ -35,7 +35,8 @@ def test_the_compiled_tables_are_the_python_ones():
         rummy_fast.DEFENSIVE,
         rummy_fast.SHED_HIGH,
     ]
-    assert [int(m) for m in gin_fast.PARTNERS] == list(PARTNERS[0])
+    assert STYLES["crazy_rummy_v0"] == crazy_fast.STYLES and style_id("crazy_rummy_v0", "defensive") == 3
+    assert [int(m) for m in gin_fast.PARTNERS] == list(PARTNERS[0]) == [int(m) for m in crazy_fast.PARTNERS]
     assert [[int(m) for m in row] for row in rummy_fast.PARTNERS] == [list(PARTNERS[0]), list(PARTNERS[1])]
 
 
@@ -146,3 +147,38 @@ def test_compiled_styles_pick_the_python_styles_action_on_every_row(cls, module,
         assert checked > 800
     with pytest.raises(ValueError, match=f"^style 9 is not a style id of {env.unwrapped.metadata['name']}: 0..3"):
         compiled_heuristic(cls(2, seed=0, num_threads=1, **options), 9)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("style", STYLES["crazy_rummy_v0"])
+def test_a_compiled_crazy_style_plays_as_the_python_style(style, players):
+    env = crazy_rummy_v0.env(num_players=players)
+    agent, default = make_agent(f"heuristic:style={style}", env), make_agent("heuristic", env)
+    cfg = crazy_world.config_vector(env.unwrapped.game.config)
+    ints, masks, _, pile, legal = arrays = crazy_world.arrays(1)
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
+    sid = style_id("crazy_rummy_v0", style)
+    rng = np.random.default_rng(players)
+    checked = differs = 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            obs = env.observe(env.agent_selection)
+            expected = int(agent.act(obs))
+            crazy_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+            assert crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, sid, players) == expected
+            differs += expected != default.act(obs)
+            checked += 1
+            env.step(expected if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 200 and (differs == 0) == (style == "default")
+
+
+def test_the_compiled_defensive_crazy_style_needs_the_number_of_players():
+    env = crazy_rummy_v0.env()
+    env.reset(seed=0)
+    cfg = crazy_world.config_vector(env.unwrapped.game.config)
+    ints, masks, _, pile, legal = arrays = crazy_world.arrays(1)
+    crazy_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
+    with pytest.raises(ValueError, match="the defensive style needs players"):
+        crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, crazy_fast.DEFENSIVE)
