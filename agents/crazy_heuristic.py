@@ -18,6 +18,8 @@ from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
 
 #: Styles of play, ``heuristic:style=NAME`` (the index is a style id, as the compiled heuristics number them).
 STYLES = ("default", "hold_wilds", "shed_high", "defensive")
+#: ``shed_high``: penalty (points) of the cards it discards even from a partial meld
+SHED_VALUE = 10
 
 
 class CrazyRummyHeuristicAgent(Agent):
@@ -44,8 +46,9 @@ class CrazyRummyHeuristicAgent(Agent):
       (the go-out plan still uses them all).
     - ``shed_high``: keeps its penalty low (R-CRAZY-12): puts down the meld that sheds
       the most penalty first (then the most natural cards), lays off any card, a wild
-      card too (the most penalty first), and discards its highest-penalty card even from
-      a partial meld (never a wild card while another may go).
+      card too (the most penalty first), and discards its cards of :data:`SHED_VALUE`
+      points (10, J, Q, K) first, even from a partial meld (never a wild card while
+      another card may go); otherwise as the default.
     - ``defensive``: discards, among the cards the default would choose from, the
       safest for the next player (:func:`agents.styles.danger` with the cards it picked
       and still holds, and the discard pile; once that player has melded, a card that
@@ -145,10 +148,10 @@ class CrazyRummyHeuristicAgent(Agent):
                 return max(layoffs, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
         discards = [a for a in legal if a < NUM_CARDS]
         plain = [c for c in discards if rank_of(c) != wild_rank] or discards
-        if self.style == "shed_high":
-            return max(plain, key=lambda c: (penalty(c), c))
         naturals = hand & ~wilds
         loose = [c for c in plain if not in_partial_meld(c, naturals)]
+        if self.style == "shed_high":
+            loose = [c for c in plain if penalty(c) >= SHED_VALUE or c in loose]
         if self.style == "defensive":
             known = plane_mask(obs[self._next])
             pile = plane_mask(obs[self._top]) | plane_mask(obs[self._rest])

@@ -15,6 +15,8 @@ from rummy_env.games.rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD
 
 #: Styles of play, ``heuristic:style=NAME``; the index is the style id of ``agents.search.rummy_fast``.
 STYLES = ("default", "go_rummy", "defensive", "shed_high")
+#: ``shed_high``: value (points) of the cards it discards even from a partial meld
+SHED_VALUE = 10
 #: ``go_rummy``: an opponent down to this many cards makes it lay down as the default does
 GO_RUMMY_ALARM = 3
 #: :func:`go_out_move`'s answers besides a move: no way out, and nothing left to play
@@ -101,9 +103,10 @@ class RummyHeuristicAgent(Agent):
       ones, else all), the safest for the next player (:func:`agents.styles.danger`:
       away from the cards that player picked and still holds, near the cards of the
       discard pile), then the highest, then the highest id.
-    - ``shed_high``: keeps its penalty low (R-RUMMY-15): puts down the meld with the
-      most points first (then the most cards), and discards its highest card even from
-      a partial meld (then the highest id).
+    - ``shed_high``: keeps its hand's points low (R-RUMMY-15): puts down the meld with
+      the most points first (then the most cards), and discards its cards of
+      :data:`SHED_VALUE` points (10, J, Q, K) first, even from a partial meld;
+      otherwise as the default.
 
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
@@ -156,9 +159,9 @@ class RummyHeuristicAgent(Agent):
         if layoffs:
             return max(layoffs, key=lambda a: (CARD_VALUE_LIST[(a - LAYOFF) // 3], -a))
         discards = [a for a in legal_set if a < NUM_CARDS]
-        if self.style == "shed_high":
-            return max(discards, key=lambda c: (CARD_VALUE_LIST[c], c))
         loose = [c for c in discards if not in_partial_meld(c, hand, self.ace_high)]
+        if self.style == "shed_high":
+            loose = [c for c in discards if CARD_VALUE_LIST[c] >= SHED_VALUE or c in loose]
         if self.style == "defensive":
             known = plane_mask(obs[self._next])
             pile = plane_mask(obs[self._top]) | plane_mask(obs[self._rest])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.crazy_heuristic import STYLES
+from agents.crazy_heuristic import SHED_VALUE, STYLES
 from agents.search import crazy_plan as plan
 from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.core.melds import MELDS
@@ -210,15 +210,13 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
     plain = discards & ~wilds
     if not plain:
         plain = discards
-    if style == SHED_HIGH:
-        return highest_penalty(plain, wild_rank)
     naturals = hand & ~wilds
     loose = U0
     m = plain
     while m:
         c = ctz(m)
         m &= m - U1
-        if not naturals & PARTNERS[c]:
+        if not naturals & PARTNERS[c] or (style == SHED_HIGH and card_penalty(c, wild_rank) >= SHED_VALUE):
             loose |= bit(c)
     pool = loose if loose else plain
     if style == DEFENSIVE:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.rummy_heuristic import DONE, GO_RUMMY_ALARM, NO_PLAN, STYLES
+from agents.rummy_heuristic import DONE, GO_RUMMY_ALARM, NO_PLAN, SHED_VALUE, STYLES
 from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELDS
 from rummy_env.vector import rummy_kernel as k
@@ -199,15 +199,15 @@ def go_rummy_move(i, ints, masks, legal, cfg, hand, ace_high):
 
 
 @njit(cache=True)
-def highest_loose(pool, hand, ace_high):
-    """The highest-value card of ``pool`` in no partial meld of ``hand``, else of all
-    ``pool``; then the highest id."""
+def highest_loose(pool, hand, ace_high, shed=99):
+    """The highest-value card of ``pool`` in no partial meld of ``hand`` or worth
+    ``shed`` points or more, else of all ``pool``; then the highest id."""
     loose = U0
     m = pool
     while m:
         c = ctz(m)
         m &= m - U1
-        if not hand & PARTNERS[1 if ace_high else 0, c]:
+        if CARD_VALUE[c] >= shed or not hand & PARTNERS[1 if ace_high else 0, c]:
             loose |= bit(c)
     return highest(loose if loose else pool)
 
@@ -263,8 +263,8 @@ def heuristic_action(i, ints, masks, pile, legal, cfg, style=0):
     if best >= 0:
         return best
     discards = legal[i, 0] & np.uint64((1 << 52) - 1)
-    if style == SHED_HIGH:
-        return highest(discards)
+    if style == SHED_HIGH:  # its ten-point cards even from a partial meld, then the loose ones
+        return highest_loose(discards, hand, ace_high, SHED_VALUE)
     if style == DEFENSIVE:
         n = cfg[k.C_PLAYERS]
         return defensive_discard(discards, hand, masks[i, k.KNOWN + (p + 1) % n], masks[i, k.PILE_MASK], ace_high)

@@ -139,7 +139,7 @@ WINS = {
     ("rummy_v0", "shed_high"): 20,
     ("crazy_rummy_v0", "default"): 17,
     ("crazy_rummy_v0", "hold_wilds"): 18,
-    ("crazy_rummy_v0", "shed_high"): 15,
+    ("crazy_rummy_v0", "shed_high"): 16,
     ("crazy_rummy_v0", "defensive"): 17,
     ("rummikub_v0", "default"): 5,
     ("rummikub_v0", "hold_jokers"): 6,
