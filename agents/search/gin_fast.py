@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from agents.gin_heuristic import DEFENSIVE_SLACK, GIN_HUNTER_STOCK, STYLES
-from agents.search.rummy_fast import completes_meld
+from agents.search.rummy_fast import completes_meld, highest
 from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector.bits import U0, U1, below, bit, ctz, has, popcount
@@ -126,14 +126,7 @@ def discard_choice(hand, legal0, legal1, style=0, stock=0, known=U0, rejected=U0
     pool = loose if loose else best_set
     if style == UPCARD_MELD_ONLY:
         pool = best_set
-    best = -1
-    m = pool
-    while m:  # the highest value, then the highest id
-        c = ctz(m)
-        m &= m - U1
-        if best < 0 or CARD_VALUE[c] >= CARD_VALUE[best]:
-            best = c
-    return best
+    return highest(pool)  # the highest value, then the highest id
 
 
 @njit(cache=True)
