@@ -11,7 +11,7 @@ from agents.search import crazy_fast, crazy_plan, gin_fast, rummy_fast
 from agents.styles import PARTNERS
 from experiments.selfplay_critic import compiled_heuristic
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
-from rummy_env.games import gin_rummy, rummy
+from rummy_env.games import crazy_rummy, gin_rummy, rummy
 from rummy_env.vector import GinRummyVec, RummyVec, crazy_world, gin_world, rummy_world
 from tests.helpers import play, scripted_env
 
@@ -105,22 +105,37 @@ def test_a_compiled_rummy_style_plays_as_the_python_style(style, options):
 
 
 @pytest.mark.parametrize("style", RUMMY_STYLES)
-def test_compiled_rummy_styles_in_the_go_rummy_deal(style):
-    hands = ["6H 7H 8H 9H 9C 9D 2S 3S 4S 5S", "AC AD 5C 6C 9S JC QD KH 4D 8D"]
-    env = scripted_env(rummy_v0, rummy.stack_deck(hands, upcard="QS", stock=["KC"], dealer=1), 1)
-    raw = env.unwrapped
-    agent = make_agent(f"heuristic:style={style}", env)
-    cfg = rummy_world.config_vector(raw.game.config)
-    ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
-    played = []
-    while env.agent_selection == "player_0" and not env.terminations["player_0"]:
-        rummy_world.load_state(raw.game_state, 0, *arrays, cfg)
-        expected = int(agent.act(env.observe("player_0")))
-        assert rummy_fast.heuristic_action(0, ints, masks, pile, legal, cfg, style_id("rummy_v0", style)) == expected
-        played.append(raw.action_to_string(expected))
-        env.step(expected)
-    if style == "go_rummy":
-        assert played == ["draw stock", "meld 9C 9D 9H", "meld 6H 7H 8H", "meld 2S 3S 4S 5S", "discard KC"]
+def test_compiled_rummy_styles_in_the_stacked_deals(style):
+    p1 = "AC 3D 5C 6C TS QC QD 7S 4D 8D"
+    deals = [  # tests/agents/test_styles_scripted.py: hands, upcard, stock, the moves played
+        (["6H 7H 8H 9H 9C 9D 2S 3S 4S 5S", "AC AD 5C 6C 9S JC QD KH 4D 8D"], "QS", ["KC"], ["draw stock"]),
+        (["6H 7H 8H 2C 5D 9S JC KD 4S AD", p1], "QS", ["3C", "7C"], ["draw stock"]),
+        (
+            ["KH JC 2S 3S 5D 6D 8C 4H 9S AD", p1],
+            "2C",
+            ["QH", "7H"],
+            ["draw stock", "discard QH", "draw discard", "discard 7S", "draw stock"],
+        ),
+        (["KC KD 2S 3S 5D 6D 8C 4H 9S AD", p1], "2C", ["7H"], ["draw stock"]),
+    ]
+    sid = style_id("rummy_v0", style)
+    for hands, upcard, stock_cards, moves in deals:
+        env = scripted_env(rummy_v0, rummy.stack_deck(hands, upcard=upcard, stock=stock_cards, dealer=1), 1)
+        raw = env.unwrapped
+        agent = make_agent(f"heuristic:style={style}", env)
+        cfg = rummy_world.config_vector(raw.game.config)
+        ints, masks, stock, pile, legal = arrays = rummy_world.arrays(1)
+        played = []
+        for move in [*moves, None, None, None, None]:  # the moves, then the style's own to the turn's end
+            if env.agent_selection != "player_0" and move is None or env.terminations["player_0"]:
+                break
+            rummy_world.load_state(raw.game_state, 0, *arrays, cfg)
+            expected = int(agent.act(env.observe(env.agent_selection)))
+            assert rummy_fast.heuristic_action(0, ints, masks, pile, legal, cfg, sid) == expected
+            played.append(raw.action_to_string(expected))
+            play(env, move or played[-1])
+        if style == "go_rummy" and hands[0].startswith("6H 7H 8H 9H"):
+            assert played[1:] == ["meld 9C 9D 9H", "meld 6H 7H 8H", "meld 2S 3S 4S 5S", "discard KC"]
 
 
 @pytest.mark.parametrize(
@@ -182,3 +197,36 @@ def test_the_compiled_defensive_crazy_style_needs_the_number_of_players():
     memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
     with pytest.raises(ValueError, match="the defensive style needs players"):
         crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, crazy_fast.DEFENSIVE)
+
+
+def _crazy_checked(env, style, arrays, cfg, memo):
+    agent = make_agent(f"heuristic:style={style}", env)
+    crazy_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
+    ints, masks, _, pile, legal = arrays
+    expected = int(agent.act(env.observe(env.agent_selection)))
+    sid = style_id("crazy_rummy_v0", style)
+    assert crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, sid, 3) == expected
+
+
+@pytest.mark.parametrize("style", STYLES["crazy_rummy_v0"])
+def test_compiled_crazy_styles_in_the_stacked_deals(style):
+    others = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
+    deals = [  # tests/agents/test_styles_scripted.py: the first hand, the stock, the moves played
+        ("6S 7S 8S 5C 2H 3H KD QC", [], []),
+        ("6S 7S 8S 2H 3H KD QD 8C", [], ["meld 6S 7S 8S"]),
+        (
+            "QH KH 9D 2S 7C 4H AD 3S",
+            ["8H", "6C"],
+            ["discard QH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock"],
+        ),
+    ]
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
+    for first, stock, moves in deals:
+        deck = crazy_rummy.stack_deck([first, *others], stock=stock, dealer=2)
+        env = scripted_env(crazy_rummy_v0, deck, 2, wild_rank=5)
+        cfg = crazy_world.config_vector(env.unwrapped.game.config)
+        arrays = crazy_world.arrays(1)
+        for move in moves:
+            _crazy_checked(env, style, arrays, cfg, memo)
+            play(env, move)
+        _crazy_checked(env, style, arrays, cfg, memo)
