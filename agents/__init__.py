@@ -1,5 +1,8 @@
 """Baseline agents for rummy_env: they read observations only, never the engine state.
 
+Each heuristic plays in several styles (``make_agent("heuristic:style=NAME", env)``,
+``agents.registry.STYLES``); ``agents.panel`` lists each variant's opponent panel.
+
 ``PolicyAgent`` (a trained model) needs the ``train`` extra (torch, sb3-contrib) when it
 loads a model; importing it does not.
 """

@@ -9,11 +9,17 @@ import numpy as np
 from agents.base import Agent, legal_ids, observation_vector, plane_mask
 from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from agents.rummy_heuristic import in_partial_meld
+from agents.styles import KNOWN_WEIGHT, check_style, danger
 from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, rank_of
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.crazy_rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, SWAP
 from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
+
+#: Styles of play, ``heuristic:style=NAME`` (the index is a style id, as the compiled heuristics number them).
+STYLES = ("default", "hold_wilds", "shed_high", "defensive")
+#: ``shed_high``: penalty (points) of the cards it discards even from a partial meld
+SHED_VALUE = 10
 
 
 class CrazyRummyHeuristicAgent(Agent):
@@ -33,15 +39,38 @@ class CrazyRummyHeuristicAgent(Agent):
     - Discard the highest-penalty card (R-CRAZY-12) that is in no partial meld, never
       a wild card while another card may go.
 
+    Other styles (:data:`STYLES`), each the default but for what it names:
+
+    - ``hold_wilds``: keeps its wild cards for the go-out: puts down only melds of
+      natural cards that are not of the wild rank, and lays off no card of the wild rank
+      (the go-out plan still uses them all).
+    - ``shed_high``: keeps its penalty low (R-CRAZY-12): puts down the meld that sheds
+      the most penalty first (then the most natural cards), lays off any card, a wild
+      card too (the most penalty first), and discards its cards of :data:`SHED_VALUE`
+      points (10, J, Q, K) first, even from a partial meld (never a wild card while
+      another card may go); otherwise as the default.
+    - ``defensive``: discards, among the cards the default would choose from, the
+      safest for the next player (:func:`agents.styles.danger` with the cards it picked
+      and still holds, and the discard pile; once that player has melded, a card that
+      looks like it extends a table meld, :func:`agents.crazy_planner.layoff_spots`,
+      counts ``KNOWN_WEIGHT`` more: it could lay it off, R-CRAZY-07), then the highest
+      penalty, then the highest id.
+
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
         seed: unused (the agent is deterministic); kept for the common interface.
+        style: one of :data:`STYLES`.
+
+    Raises:
+        ValueError: an unknown style.
     """
 
     name = "heuristic"
 
-    def __init__(self, layout: Layout, seed: int | None = None):
+    def __init__(self, layout: Layout, seed: int | None = None, style: str = "default"):
         super().__init__(seed)
+        self.style_id = check_style(style, STYLES, "crazy_rummy_v0")
+        self.style = style
         self._size = layout.size
         self._hand = layout.slice("hand")
         self._top = layout.slice("top_discard")
@@ -50,6 +79,8 @@ class CrazyRummyHeuristicAgent(Agent):
         self._forbidden = layout.slice("forbidden")
         self._wild_rank = layout.slice("wild_rank")
         self._melded = layout.offset("melded")
+        self._rest = layout.slice("discard_rest")
+        self._next = layout.slice("known_1")
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = [int(a) for a in legal_ids(observation)]
@@ -62,6 +93,11 @@ class CrazyRummyHeuristicAgent(Agent):
 
         def penalty(card: int) -> int:
             return WILD_PENALTY if rank_of(card) == wild_rank else CARD_VALUE_LIST[card]
+
+        def shed(layoff: int) -> int:
+            """Penalty a lay-off takes out of the hand: its card's, or a wild card's."""
+            card = (layoff - LAYOFF) // 3
+            return penalty(card) if hand >> card & 1 else WILD_PENALTY
 
         if DRAW_STOCK in legal:
             top = np.flatnonzero(obs[self._top])
@@ -87,6 +123,8 @@ class CrazyRummyHeuristicAgent(Agent):
         if swaps:
             return swaps[0]
         melds = [a for a in legal if MELD <= a < LAYOFF]
+        if self.style == "hold_wilds":
+            melds = [a for a in melds if not MELDS[a - MELD].mask & (wilds | ~hand)]
         if melds:
 
             def meld_value(a: int) -> tuple[int, int]:
@@ -95,14 +133,34 @@ class CrazyRummyHeuristicAgent(Agent):
                 wilds_used = len(cards) - len(natural)
                 return len(natural), sum(penalty(c) for c in natural) + WILD_PENALTY * wilds_used
 
+            if self.style == "shed_high":
+                return max(melds, key=lambda a: meld_value(a)[::-1])
             return max(melds, key=meld_value)
-        natural_layoffs = [a for a in legal if LAYOFF <= a < SWAP and hand >> ((a - LAYOFF) // 3) & 1]
-        if natural_layoffs:
-            return max(natural_layoffs, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
+        layoffs = [a for a in legal if LAYOFF <= a < SWAP]
+        if self.style == "shed_high":
+            if layoffs:  # a card not held is laid off by a wild card standing for it
+                return max(layoffs, key=lambda a: (shed(a), -a))
+        else:
+            layoffs = [a for a in layoffs if hand >> ((a - LAYOFF) // 3) & 1]
+            if self.style == "hold_wilds":
+                layoffs = [a for a in layoffs if not wilds >> ((a - LAYOFF) // 3) & 1]
+            if layoffs:
+                return max(layoffs, key=lambda a: (penalty((a - LAYOFF) // 3), -a))
         discards = [a for a in legal if a < NUM_CARDS]
         plain = [c for c in discards if rank_of(c) != wild_rank] or discards
         naturals = hand & ~wilds
         loose = [c for c in plain if not in_partial_meld(c, naturals)]
+        if self.style == "shed_high":
+            loose = [c for c in plain if penalty(c) >= SHED_VALUE or c in loose]
+        if self.style == "defensive":
+            known = plane_mask(obs[self._next])
+            pile = plane_mask(obs[self._top]) | plane_mask(obs[self._rest])
+            spots = layoff_spots(table) if obs[self._melded + 1] else 0
+
+            def risk(c: int) -> int:
+                return danger(c, known, pile) + KNOWN_WEIGHT * (spots >> c & 1)
+
+            return min(loose or plain, key=lambda c: (risk(c), -penalty(c), -c))
         return max(loose or plain, key=lambda c: (penalty(c), c))
 
     def _table_view(self, obs: np.ndarray, wild_rank: int) -> TableView:

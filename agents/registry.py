@@ -7,30 +7,102 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
+from agents.crazy_heuristic import STYLES as CRAZY_STYLES
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
+from agents.gin_heuristic import STYLES as GIN_STYLES
 from agents.gin_heuristic import GinHeuristicAgent
 from agents.random_agent import RandomAgent
+from agents.rummikub_heuristic import STYLES as RUMMIKUB_STYLES
 from agents.rummikub_heuristic import RummikubMaxPlayAgent
+from agents.rummy_heuristic import STYLES as RUMMY_STYLES
 from agents.rummy_heuristic import RummyHeuristicAgent
+from agents.styles import check_style
 
 
-def _rummy_heuristic(env: Any, seed: int | None) -> Agent:
+def _rummy_heuristic(env: Any, seed: int | None, style: str = "default") -> Agent:
     raw = env.unwrapped
-    return RummyHeuristicAgent(raw.layout, ace_high=raw.game.config.ace_high, seed=seed)
+    return RummyHeuristicAgent(raw.layout, ace_high=raw.game.config.ace_high, seed=seed, style=style)
 
 
-#: Heuristic factories per variant (env ``metadata["name"]``).
-HEURISTICS: dict[str, Callable[[Any, int | None], Agent]] = {
+def _rummikub_heuristic(env: Any, seed: int | None, style: str = "default") -> Agent:
+    if style == "patient":
+        from agents.search.rummikub_plan import PatientAgent
+
+        return PatientAgent(env, seed)
+    config = env.unwrapped.game.config
+    return RummikubMaxPlayAgent(
+        env.unwrapped.layout, config.initial_meld_points, config.initial_meld_table_play, seed=seed, style=style
+    )
+
+
+#: Heuristic factories per variant (env ``metadata["name"]``), called as
+#: ``factory(env, seed)`` for the default style or ``factory(env, seed, style)``.
+HEURISTICS: dict[str, Callable[..., Agent]] = {
     "rummy_v0": _rummy_heuristic,
-    "crazy_rummy_v0": lambda env, seed: CrazyRummyHeuristicAgent(env.unwrapped.layout, seed=seed),
-    "gin_rummy_v0": lambda env, seed: GinHeuristicAgent(env.unwrapped.layout, seed=seed),
-    "rummikub_v0": lambda env, seed: RummikubMaxPlayAgent(
-        env.unwrapped.layout,
-        env.unwrapped.game.config.initial_meld_points,
-        env.unwrapped.game.config.initial_meld_table_play,
-        seed=seed,
+    "crazy_rummy_v0": lambda env, seed, style="default": CrazyRummyHeuristicAgent(
+        env.unwrapped.layout, seed=seed, style=style
     ),
+    "gin_rummy_v0": lambda env, seed, style="default": GinHeuristicAgent(env.unwrapped.layout, seed=seed, style=style),
+    "rummikub_v0": _rummikub_heuristic,
 }
+
+#: Styles of play of each variant's heuristic, ``heuristic:style=NAME`` (``default``
+#: first: the plain ``heuristic``).  Each agent's docstring says how its styles play;
+#: Rummikub's ``patient`` is :class:`agents.search.rummikub_plan.PatientAgent`.
+STYLES: dict[str, tuple[str, ...]] = {
+    "rummy_v0": RUMMY_STYLES,
+    "crazy_rummy_v0": CRAZY_STYLES,
+    "gin_rummy_v0": GIN_STYLES,
+    "rummikub_v0": (*RUMMIKUB_STYLES, "patient"),
+}
+
+
+def heuristic_styles(variant: str) -> tuple[str, ...]:
+    """The styles of ``variant``'s heuristic (e.g. ``"gin_rummy_v0"``), ``"default"`` first.
+
+    Raises:
+        ValueError: a variant without a heuristic (the message lists the variants).
+    """
+    if variant not in STYLES:
+        raise ValueError(f"no heuristic for {variant!r}: variants with one are {', '.join(STYLES)}")
+    return STYLES[variant]
+
+
+def style_id(variant: str, style: str) -> int:
+    """The style id of ``style`` (its index in :func:`heuristic_styles`): what the
+    compiled heuristics take (``agents.search.gin_fast`` / ``rummy_fast``,
+    ``experiments.selfplay.opponents.compiled_heuristic``).
+
+    Raises:
+        ValueError: a variant without a heuristic, or not one of its styles.
+    """
+    return check_style(style, heuristic_styles(variant), variant)
+
+
+def heuristic_style(name: str, variant: str) -> str:
+    """The style named by ``"heuristic"`` (``"default"``) or ``"heuristic:style=NAME"``.
+
+    Raises:
+        ValueError: another option than ``style``, an option given twice, or a style the
+            variant's heuristic does not have (the messages list its styles).
+    """
+    styles = heuristic_styles(variant)
+    _, _, rest = name.partition(":")
+    style = "default"
+    items = rest.split(",") if rest else []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key != "style" or len(items) > 1:
+            raise ValueError(
+                f"agent {name!r}: heuristic takes one option, style; write heuristic:style=NAME "
+                f"with a style of {variant}: {', '.join(styles)}"
+            )
+        style = value
+    try:
+        check_style(style, styles, variant)
+    except ValueError as err:
+        raise ValueError(f"agent {name!r}: {err}") from None
+    return style
 
 
 def agent_names(variant: str) -> list[str]:
@@ -99,6 +171,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
 
     Args:
         name: ``"random"``, ``"heuristic"`` (the variant's heuristic),
+            ``"heuristic:style=NAME"`` (the heuristic in another style of play, one of
+            :func:`heuristic_styles`; ``style=default`` is ``"heuristic"``),
             ``"policy:PATH"`` (a model saved by ``experiments.train``, played by
             :class:`agents.policy.PolicyAgent`), a search agent ``"ismcts"`` or
             ``"pimc"`` with options after a colon, comma-separated
@@ -115,9 +189,10 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         seed: seed of the agent's own generator.
 
     Raises:
-        ValueError: an unknown name, options after ``random`` or ``heuristic``, no
-            heuristic for this variant, a bad search option, an import path that does
-            not give an agent, or ``openspiel_gin_bot`` without open_spiel or not on Gin.
+        ValueError: an unknown name, options after ``random``, an option of
+            ``heuristic`` other than a style of the variant, no heuristic for this
+            variant, a bad search option, an import path that does not give an agent, or
+            ``openspiel_gin_bot`` without open_spiel or not on Gin.
         TypeError: a name that is not a string.
     """
     from agents.search import is_search_spec, make_search_agent
@@ -125,8 +200,12 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if not isinstance(name, str):
         raise TypeError(f"agent name {name!r} has type {type(name).__name__}: names are strings such as 'heuristic'")
     base, colon, _ = name.partition(":")
-    if colon and base in ("random", "heuristic"):
+    if colon and base == "random":
         raise ValueError(f"agent {name!r}: {base} takes no options; write {base!r}")
+    if base == "heuristic":
+        variant = env.unwrapped.metadata["name"]
+        if variant in HEURISTICS:
+            return HEURISTICS[variant](env, seed, heuristic_style(name, variant))
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):
@@ -155,8 +234,6 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     variant = env.unwrapped.metadata["name"]
     if name == "random":
         return RandomAgent(seed)
-    if name == "heuristic" and variant in HEURISTICS:
-        return HEURISTICS[variant](env, seed)
     raise ValueError(
         f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
         "ismcts:... or pimc:... with search options, policy:PATH of a trained model, "

@@ -1,7 +1,8 @@
 """Compiled Crazy Rummy playouts: a rule-of-thumb player in numba, played in ``crazy_kernel`` rows.
 
 :func:`heuristic_action` is :class:`agents.crazy_heuristic.CrazyRummyHeuristicAgent`
-rule for rule (R-CRAZY-12 penalties), its go-out planner included
+rule for rule (R-CRAZY-12 penalties), in each of its styles (``style``: the index in
+``crazy_heuristic.STYLES``, 0 = default), its go-out planner included
 (``agents.search.crazy_plan``), reading the kernel row instead of the encoded
 observation: it sees the table as the observation shows it (represented cards and what
 each wild card stands for; lay-off spots guessed as the Python agent guesses them
@@ -19,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.crazy_heuristic import SHED_VALUE, STYLES
 from agents.search import crazy_plan as plan
+from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.core.melds import MELDS
 from rummy_env.vector import crazy_kernel as k
 from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
@@ -41,6 +44,9 @@ def _partners() -> np.ndarray:
 
 
 PARTNERS = _partners()
+#: style ids (``crazy_heuristic.STYLES``)
+DEFAULT, HOLD_WILDS, SHED_HIGH, DEFENSIVE = 0, 1, 2, 3
+assert STYLES == ("default", "hold_wilds", "shed_high", "defensive")
 #: per card, the melds (ids) that hold it and need no high ace (R-CRAZY-01)
 _HOLDERS = [[m for m, meld in enumerate(MELDS) if c in meld.cards and not meld.needs_ace_high] for c in range(52)]
 HOLDERS = np.full((52, max(len(h) for h in _HOLDERS)), -1, np.int16)
@@ -122,14 +128,19 @@ def _planned_action(move, i, legal):
 
 
 @njit(cache=True)
-def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen):
+def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, style=0, players=0):
     """``CrazyRummyHeuristicAgent.act`` for the acting seat of live row ``i`` (see its
     docstring and the module's): go out when the planner finds how (taking the top
     discard when it lets the hand go out); draw the top discard when useful; then swap,
     meld (most natural cards, then most penalty shed), lay off natural cards (highest
     penalty), and discard the highest-penalty card in no partial meld, never a wild card
-    while another may go.  ``memo_keys, memo_results``: a ``crazy_plan.memo()``;
-    ``gen``: int64 ``(1,)``, the memo's generation counter."""
+    while another may go; the styles change the melds, lay-offs and discards as the
+    Python agent's docstring says.  ``memo_keys, memo_results``: a
+    ``crazy_plan.memo()``; ``gen``: int64 ``(1,)``, the memo's generation counter;
+    ``players``: the number of players (``cfg[C_PLAYERS]``), which the ``defensive``
+    style needs (it raises ValueError without it)."""
+    if style == DEFENSIVE and players < 3:
+        raise ValueError("the defensive style needs players (cfg[C_PLAYERS], 3..6)")
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
     wilds = masks[i, k.WILDS]
@@ -161,6 +172,8 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen):
     best_nat, best_shed = -1, -1
     for m in range(k.NUM_MELDS):
         a = k.MELD + m
+        if style == HOLD_WILDS and MELD_MASK[m] & (wilds | ~hand):
+            continue  # natural cards only, none of the wild rank
         if _legal(legal, i, a):
             natural = MELD_MASK[m] & hand
             nat = popcount(natural)
@@ -171,15 +184,26 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen):
                 h &= h - U1
                 shed += card_penalty(c, wild_rank)
             shed += k.WILD_PENALTY * (MELD_SIZE[m] - nat)
-            if nat > best_nat or (nat == best_nat and shed > best_shed):
+            if style == SHED_HIGH:
+                if shed > best_shed or (shed == best_shed and nat > best_nat):
+                    best, best_nat, best_shed = a, nat, shed
+            elif nat > best_nat or (nat == best_nat and shed > best_shed):
                 best, best_nat, best_shed = a, nat, shed
     if best >= 0:
         return best
     best_pen = -1
     for a in range(k.LAYOFF, k.SWAP):
         c = (a - k.LAYOFF) // 3
-        if _legal(legal, i, a) and has(hand, c) and card_penalty(c, wild_rank) > best_pen:
-            best, best_pen = a, card_penalty(c, wild_rank)
+        if not _legal(legal, i, a):
+            continue
+        if style == SHED_HIGH:  # any card; one not held is laid off by a wild card
+            pen = card_penalty(c, wild_rank) if has(hand, c) else k.WILD_PENALTY
+        elif has(hand, c) and not (style == HOLD_WILDS and has(wilds, c)):
+            pen = card_penalty(c, wild_rank)
+        else:
+            continue
+        if pen > best_pen:
+            best, best_pen = a, pen
     if best >= 0:
         return best
     discards = legal[i, 0] & np.uint64((1 << 52) - 1)
@@ -192,16 +216,50 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen):
     while m:
         c = ctz(m)
         m &= m - U1
-        if not naturals & PARTNERS[c]:
+        if not naturals & PARTNERS[c] or (style == SHED_HIGH and card_penalty(c, wild_rank) >= SHED_VALUE):
             loose |= bit(c)
     pool = loose if loose else plain
+    if style == DEFENSIVE:
+        q = (p + 1) % players
+        spots = layoff_spots(i, ints, masks) if ints[i, k.MELDED + q] else U0
+        return defensive_discard(pool, masks[i, k.KNOWN + q], masks[i, k.PILE_MASK], spots, wild_rank)
+    return highest_penalty(pool, wild_rank)
+
+
+@njit(cache=True)
+def highest_penalty(pool, wild_rank):
+    """The card of ``pool`` with the highest penalty, then the highest id."""
     best = -1
     m = pool
-    while m:  # the highest penalty, then the highest id
+    while m:
         c = ctz(m)
         m &= m - U1
         if best < 0 or card_penalty(c, wild_rank) >= card_penalty(best, wild_rank):
             best = c
+    return best
+
+
+@njit(cache=True)
+def defensive_discard(pool, known, rejected, spots, wild_rank):
+    """The ``defensive`` style's discard of ``pool``: the least ``agents.styles.danger``
+    for the next player (``known``: the cards it took and holds, ``rejected``: the
+    discard pile) plus ``KNOWN_WEIGHT`` on its lay-off ``spots``, then the highest
+    penalty, then the highest id."""
+    best, best_risk = -1, 0
+    m = pool
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        near = PARTNERS[c]
+        risk = KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & rejected)
+        if has(spots, c):
+            risk += KNOWN_WEIGHT
+        if (
+            best < 0
+            or risk < best_risk
+            or (risk == best_risk and card_penalty(c, wild_rank) >= card_penalty(best, wild_rank))
+        ):
+            best, best_risk = c, risk
     return best
 
 

@@ -1,8 +1,10 @@
 """Compiled Gin Rummy playouts: the Gin heuristic in numba, played in ``gin_kernel`` rows.
 
 :func:`heuristic_action` is :class:`agents.gin_heuristic.GinHeuristicAgent` (its
-defaults, ``wait_for_gin=0``) rule for rule, reading the kernel row instead of the
-encoded observation; the differential test checks that both pick the same action.
+defaults, ``wait_for_gin=0``) rule for rule, in each of its styles (``style``: the index
+in ``gin_heuristic.STYLES``, 0 = default), reading the kernel row instead of the
+encoded observation (only what the acting seat's observation holds); the differential
+tests check that both pick the same action.
 :func:`evaluate` is the ``pimc`` agent's ``rollout=fast`` inner loop: for each of
 ``worlds`` worlds (the loaded one, then the cards hidden from the searching seat dealt
 again by ``gin_world.redeal_hidden``), every root action is played and the hand is
@@ -15,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.gin_heuristic import DEFENSIVE_SLACK, GIN_HUNTER_STOCK, STYLES
+from agents.search.rummy_fast import completes_meld, highest
+from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector.bits import U0, U1, below, bit, ctz, has, popcount
 from rummy_env.vector.deadwood_kernel import deadwood, knock_discards
@@ -31,6 +36,9 @@ for _c in range(52):
             _m |= 1 << _o
     PARTNERS[_c] = _m
 DISCARD_BITS = np.uint64((1 << 52) - 1)
+#: style ids (``gin_heuristic.STYLES``)
+DEFAULT, GIN_HUNTER, DEFENSIVE, UPCARD_MELD_ONLY = 0, 1, 2, 3
+assert STYLES == ("default", "gin_hunter", "defensive", "upcard_meld_only")
 
 
 @njit(cache=True)
@@ -49,30 +57,36 @@ def wants(card, hand):
 
 
 @njit(cache=True)
-def heuristic_action(i, ints, masks, pile, legal):
-    """The Gin heuristic's action for the acting seat of live row ``i``."""
+def heuristic_action(i, ints, masks, pile, legal, style=0):
+    """The Gin heuristic's action (in style ``style``) for the acting seat of live row ``i``."""
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
     phase = ints[i, k.PHASE]
     if phase != k.DISCARD:  # the upcard offer or a draw: the upcard is legal
         n = ints[i, k.PILE_LEN]
-        if n > 0 and wants(pile[i, n - 1], hand):
-            return k.DRAW_UPCARD
+        if n > 0:
+            up = pile[i, n - 1]
+            if (style != UPCARD_MELD_ONLY or completes_meld(up, hand, False)) and wants(up, hand):
+                return k.DRAW_UPCARD
         return k.DRAW_STOCK if phase == k.DRAW else k.PASS
-    return discard_choice(hand, legal[i, 0], legal[i, 1])
+    stock = 52 - ints[i, k.STOCK]
+    known, rejected = masks[i, k.KNOWN + 1 - p], masks[i, k.PILE_MASK]
+    return discard_choice(hand, legal[i, 0], legal[i, 1], style, stock, known, rejected)
 
 
 @njit(cache=True)
-def heuristic_actions(rows, ints, masks, pile, legal, out):
+def heuristic_actions(rows, ints, masks, pile, legal, out, style=0):
     """:func:`heuristic_action` of each live row of ``rows`` (int64) into ``out[row]``."""
     for i in rows:
-        out[i] = heuristic_action(i, ints, masks, pile, legal)
+        out[i] = heuristic_action(i, ints, masks, pile, legal, style)
 
 
 @njit(cache=True)
-def discard_choice(hand, legal0, legal1):
+def discard_choice(hand, legal0, legal1, style=0, stock=0, known=U0, rejected=U0):
     """The heuristic's big gin, knock or discard from an 11-card ``hand`` whose legal
-    ids are the bits of the words ``legal0``, ``legal1``."""
+    ids are the bits of the words ``legal0``, ``legal1``; for the styles, ``stock``: the
+    stock's size, ``known``, ``rejected``: the cards the opponent picked and holds, and
+    the discard pile (bitmasks)."""
     if has(legal1, k.BIG_GIN - 64):
         return k.BIG_GIN
     knocks = (legal0 >> np.uint64(k.KNOCK)) | (legal1 << np.uint64(64 - k.KNOCK))
@@ -86,8 +100,11 @@ def discard_choice(hand, legal0, legal1):
             left = deadwood(hand & ~bit(c))
             if left < best_left or (left == best_left and CARD_VALUE[c] > CARD_VALUE[best]):
                 best, best_left = c, left
-        return k.KNOCK + best
+        if style != GIN_HUNTER or best_left == 0 or stock <= GIN_HUNTER_STOCK:
+            return k.KNOCK + best
     discards = legal0 & DISCARD_BITS
+    if style == DEFENSIVE:
+        return defensive_discard(hand, discards, known, rejected)
     least = 1 << 30
     best_set = U0
     m = discards
@@ -107,13 +124,44 @@ def discard_choice(hand, legal0, legal1):
         if not hand & PARTNERS[c]:
             loose |= bit(c)
     pool = loose if loose else best_set
-    best = -1
-    m = pool
-    while m:  # the highest value, then the highest id
+    if style == UPCARD_MELD_ONLY:
+        pool = best_set
+    return highest(pool)  # the highest value, then the highest id
+
+
+@njit(cache=True)
+def danger(c, known, rejected):
+    """``agents.styles.danger`` of discarding card ``c`` (ace low)."""
+    near = PARTNERS[c]
+    return KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & rejected)
+
+
+@njit(cache=True)
+def defensive_discard(hand, discards, known, rejected):
+    """The ``defensive`` style's discard: among the ``discards`` leaving at most
+    ``DEFENSIVE_SLACK`` points over the least deadwood, the least :func:`danger`, then
+    the least deadwood, the highest value, the highest id."""
+    least = 1 << 30
+    m = discards
+    while m:
         c = ctz(m)
         m &= m - U1
-        if best < 0 or CARD_VALUE[c] >= CARD_VALUE[best]:
-            best = c
+        least = min(least, deadwood(hand & ~bit(c)))
+    best, best_danger, best_left = -1, 0, 0
+    m = discards
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        left = deadwood(hand & ~bit(c))
+        if left > least + DEFENSIVE_SLACK:
+            continue
+        d = danger(c, known, rejected)
+        if (
+            best < 0
+            or d < best_danger
+            or (d == best_danger and (left < best_left or (left == best_left and CARD_VALUE[c] >= CARD_VALUE[best])))
+        ):
+            best, best_danger, best_left = c, d, left
     return best
 
 

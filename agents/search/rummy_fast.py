@@ -1,8 +1,10 @@
 """Compiled basic Rummy playouts: the Rummy heuristic in numba, played in ``rummy_kernel`` rows.
 
 :func:`heuristic_action` is :class:`agents.rummy_heuristic.RummyHeuristicAgent` rule
-for rule, reading the kernel row instead of the encoded observation (the differential
-test checks that both pick the same action).  :func:`evaluate` is the ``pimc`` agent's
+for rule, in each of its styles (``style``: the index in ``rummy_heuristic.STYLES``, 0 =
+default), reading the kernel row instead of the encoded observation (only what the
+acting seat's observation holds; the differential tests check that both pick the same
+action).  :func:`evaluate` is the ``pimc`` agent's
 ``rollout=fast`` inner loop, as ``gin_fast.evaluate``: every root action in each of
 ``worlds`` worlds (the hidden cards dealt again by ``rummy_world.redeal_hidden``), the
 hand played out by the heuristic for every seat (Tesauro and Galperin 1996).
@@ -13,8 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.rummy_heuristic import DONE, GO_RUMMY_ALARM, NO_PLAN, SHED_VALUE, STYLES
+from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
+from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELDS
 from rummy_env.vector import rummy_kernel as k
-from rummy_env.vector.bits import U0, U1, ctz, has, suit_pattern
+from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount, suit_pattern
 from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, deadwood
 from rummy_env.vector.rummy_world import redeal_hidden
 
@@ -40,6 +45,15 @@ def _partners(ace_high: bool) -> np.ndarray:
 
 #: ``PARTNERS[ace_high, card]``
 PARTNERS = np.stack([_partners(False), _partners(True)])
+#: style ids (``rummy_heuristic.STYLES``)
+DEFAULT, GO_RUMMY, DEFENSIVE, SHED_HIGH = 0, 1, 2, 3
+assert STYLES == ("default", "go_rummy", "defensive", "shed_high")
+#: per card, the ids of the melds holding it, ascending (-1 pads); ``MELD_ACE_HIGH[m]``: meld ``m`` needs ``ace_high``
+_HOLDERS = [[m.id for m in MELDS if c in m.cards] for c in range(52)]
+HOLDERS = np.full((52, max(len(h) for h in _HOLDERS)), -1, np.int16)
+for _c, _ids in enumerate(_HOLDERS):
+    HOLDERS[_c, : len(_ids)] = _ids
+MELD_ACE_HIGH = np.array(MELD_ACE_HIGH_ARRAY)
 MELD_POINTS = np.array([sum(CARD_VALUE[c] for c in range(52) if int(m) >> c & 1) for m in MELD_MASK], np.int64)
 
 
@@ -87,8 +101,133 @@ def useful(card, hand, table, ace_high):
 
 
 @njit(cache=True)
-def heuristic_action(i, ints, masks, pile, legal, cfg):
-    """The Rummy heuristic's action for the acting seat of live row ``i``."""
+def way_out(hand, layoffs, forbidden, ace_high):
+    """``rummy_heuristic.go_out_move``: the first move of a way to go out with ``hand``
+    (melds of its cards, cards of ``layoffs``, one discard not ``forbidden``), or
+    ``NO_PLAN`` / ``DONE``.  The same depth-first search as the Python one (lowest card
+    first; its melds by ascending id, laying it off, discarding it), with an explicit
+    stack: numba's cache cannot hold a recursive function (numba issue 6061)."""
+    hands = np.empty(53, np.uint64)  # the hand left at each depth
+    spares = np.empty(53, np.bool_)  # whether the discard is still free there
+    options = np.zeros(53, np.int64)  # the next option to try there
+    moves = np.empty(53, np.int64)  # the move taken there
+    width = HOLDERS.shape[1]  # options 0..width-1: melds; width: lay off; width+1: discard
+    hands[0], spares[0], options[0] = hand, True, 0
+    depth = 0
+    while depth >= 0:
+        h = hands[depth]
+        if h == U0:  # a way out: its first meld, else its first lay-off, else its discard
+            if depth == 0:
+                return DONE
+            for j in range(depth):
+                if k.MELD <= moves[j] < k.LAYOFF:
+                    return moves[j]
+            for j in range(depth):
+                if moves[j] >= k.LAYOFF:
+                    return moves[j]
+            for j in range(depth):
+                if moves[j] < 52:
+                    return moves[j]
+        card = ctz(h)
+        low = bit(card)
+        o = options[depth]
+        options[depth] += 1
+        rest, spare, move = U0, spares[depth], -1
+        if o < width:
+            m = HOLDERS[card, o]
+            if m < 0:
+                options[depth] = width
+                continue
+            mask = MELD_MASK[m]
+            if (ace_high or not MELD_ACE_HIGH[m]) and mask & h == mask:
+                rest, move = h & ~mask, k.MELD + m
+        elif o == width:
+            if layoffs & low:
+                rest, move = h & ~low, k.LAYOFF + 3 * card
+        elif o == width + 1:
+            if spare and card != forbidden:
+                rest, spare, move = h & ~low, False, card
+        else:
+            depth -= 1  # every option of this depth failed
+            continue
+        if move >= 0:
+            moves[depth] = move
+            depth += 1
+            hands[depth], spares[depth], options[depth] = rest, spare, 0
+    return NO_PLAN
+
+
+@njit(cache=True)
+def _legal(legal, i, a):
+    return has(legal[i, a >> 6], a & 63)
+
+
+@njit(cache=True)
+def go_rummy_move(i, ints, masks, legal, cfg, hand, ace_high):
+    """``RummyHeuristicAgent._go_rummy``: the ``go_rummy`` style's play-phase move of
+    row ``i``, or -1 to play as the default."""
+    p = ints[i, k.CUR]
+    layoffs = U0
+    for a in range(k.LAYOFF, k.LAYOFF + 156):
+        if _legal(legal, i, a):
+            layoffs |= bit((a - k.LAYOFF) // 3)
+    taken = ints[i, k.TAKEN]
+    forbidden = taken if taken >= 0 and has(hand, taken) else -1
+    move = way_out(hand, layoffs, forbidden, ace_high)
+    if move >= k.LAYOFF:
+        card = (move - k.LAYOFF) // 3
+        for a in range(k.LAYOFF + 3 * card, k.LAYOFF + 3 * card + 3):
+            if _legal(legal, i, a):
+                return a
+    if move >= 0:
+        return move
+    if ints[i, k.MELDED + p] or ints[i, k.MELDED_TURN]:
+        return -1
+    n = cfg[k.C_PLAYERS]
+    for q in range(1, n):
+        if popcount(masks[i, k.HAND + (p + q) % n]) <= GO_RUMMY_ALARM:
+            return -1
+    in_melds = U0
+    for m in range(MELD_MASK.shape[0]):
+        if (ace_high or not MELD_ACE_HIGH[m]) and MELD_MASK[m] & hand == MELD_MASK[m]:
+            in_melds |= MELD_MASK[m]
+    discards = legal[i, 0] & np.uint64((1 << 52) - 1)
+    pool = discards & ~in_melds
+    if not pool:
+        pool = discards
+    return highest_loose(pool, hand, ace_high)
+
+
+@njit(cache=True)
+def highest_loose(pool, hand, ace_high, shed=99):
+    """The highest-value card of ``pool`` in no partial meld of ``hand`` or worth
+    ``shed`` points or more, else of all ``pool``; then the highest id."""
+    loose = U0
+    m = pool
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        if CARD_VALUE[c] >= shed or not hand & PARTNERS[1 if ace_high else 0, c]:
+            loose |= bit(c)
+    return highest(loose if loose else pool)
+
+
+@njit(cache=True)
+def highest(pool):
+    """The highest-value card of ``pool``, then the highest id (-1 for none)."""
+    best = -1
+    m = pool
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        if best < 0 or CARD_VALUE[c] >= CARD_VALUE[best]:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def heuristic_action(i, ints, masks, pile, legal, cfg, style=0):
+    """The Rummy heuristic's action (in style ``style``) for the acting seat of live row ``i``."""
     ace_high = cfg[k.C_ACE_HIGH] != 0
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
@@ -99,12 +238,19 @@ def heuristic_action(i, ints, masks, pile, legal, cfg):
         if can_pile and n > 0 and useful(pile[i, n - 1], hand, masks[i, k.TABLE], ace_high):
             return k.DRAW_DISCARD
         return k.DRAW_STOCK if can_stock else k.DRAW_DISCARD
+    if style == GO_RUMMY:
+        move = go_rummy_move(i, ints, masks, legal, cfg, hand, ace_high)
+        if move >= 0:
+            return move
     best, best_size, best_points = -1, -1, -1
     for a in range(k.MELD, k.LAYOFF):  # the biggest meld, then the most points, then the lowest id
         if has(legal[i, a >> 6], a & 63):
             m = a - k.MELD
             size, points = MELD_SIZE[m], MELD_POINTS[m]
-            if size > best_size or (size == best_size and points > best_points):
+            if style == SHED_HIGH:  # the most points, then the biggest
+                if points > best_points or (points == best_points and size > best_size):
+                    best, best_size, best_points = a, size, points
+            elif size > best_size or (size == best_size and points > best_points):
                 best, best_size, best_points = a, size, points
     if best >= 0:
         return best
@@ -117,28 +263,44 @@ def heuristic_action(i, ints, masks, pile, legal, cfg):
     if best >= 0:
         return best
     discards = legal[i, 0] & np.uint64((1 << 52) - 1)
+    if style == SHED_HIGH:  # its ten-point cards even from a partial meld, then the loose ones
+        return highest_loose(discards, hand, ace_high, SHED_VALUE)
+    if style == DEFENSIVE:
+        n = cfg[k.C_PLAYERS]
+        return defensive_discard(discards, hand, masks[i, k.KNOWN + (p + 1) % n], masks[i, k.PILE_MASK], ace_high)
+    return highest_loose(discards, hand, ace_high)
+
+
+@njit(cache=True)
+def defensive_discard(discards, hand, known, rejected, ace_high):
+    """The ``defensive`` style's discard: of the loose cards (else all), the least
+    ``agents.styles.danger`` for the next player (``known``: the cards it picked and
+    holds, ``rejected``: the discard pile), then the highest value, the highest id."""
+    partners = PARTNERS[1 if ace_high else 0]
     loose = U0
     m = discards
     while m:
         c = ctz(m)
         m &= m - U1
-        if not hand & PARTNERS[1 if ace_high else 0, c]:
-            loose |= U1 << np.uint64(c)
+        if not hand & partners[c]:
+            loose |= bit(c)
     pool = loose if loose else discards
+    best, best_danger = -1, 0
     m = pool
-    while m:  # the highest value, then the highest id
+    while m:
         c = ctz(m)
         m &= m - U1
-        if best < 0 or CARD_VALUE[c] >= CARD_VALUE[best]:
-            best = c
+        d = KNOWN_WEIGHT * popcount(partners[c] & known) - REJECTED_WEIGHT * popcount(partners[c] & rejected)
+        if best < 0 or d < best_danger or (d == best_danger and CARD_VALUE[c] >= CARD_VALUE[best]):
+            best, best_danger = c, d
     return best
 
 
 @njit(cache=True)
-def heuristic_actions(rows, ints, masks, pile, legal, cfg, out):
-    """:func:`heuristic_action` of each live row of ``rows`` (int64) into ``out[row]``."""
+def heuristic_actions(rows, ints, masks, pile, legal, cfg, out, style=0):
+    """:func:`heuristic_action` (in style ``style``) of each live row of ``rows`` (int64) into ``out[row]``."""
     for i in rows:
-        out[i] = heuristic_action(i, ints, masks, pile, legal, cfg)
+        out[i] = heuristic_action(i, ints, masks, pile, legal, cfg, style)
 
 
 @njit(cache=True)

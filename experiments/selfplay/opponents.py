@@ -61,12 +61,30 @@ def parse_league(text: str) -> list[tuple[str, float]]:
     return members
 
 
-def compiled_heuristic(vec: Any, style: str = "default"):
+def compiled_heuristic(vec: Any, style: int | str = 0):
     """``actions(rows) -> int64 (num_envs,)``: the variant's heuristic action of each row
     of ``rows`` (int64 indices of games awaiting a decision; other entries -1), or None
-    without a compiled heuristic for the batch's variant and style (numba missing, the
-    pure-Python reference engine, or another variant)."""
-    if not hasattr(vec, "kernel_arrays") or style != "default":  # the pure-Python reference batch
+    without a compiled heuristic for the batch's variant (numba missing, the pure-Python
+    reference engine, or another variant).
+
+    Args:
+        vec: a compiled batched engine.
+        style: the heuristic's style of play, a name of ``agents.registry.STYLES`` or its
+            index there (0: the default heuristic).
+
+    Raises:
+        ValueError: ``style`` is not a style of the variant's heuristic.
+    """
+    from agents.registry import STYLES, style_id
+
+    styles = STYLES.get(vec.variant, ("default",))
+    if isinstance(style, str):
+        style = style_id(vec.variant, style) if vec.variant in STYLES else styles.index(style)
+    if not (isinstance(style, int | np.integer) and 0 <= style < len(styles)):
+        raise ValueError(
+            f"style {style!r} is not a style id of {vec.variant}: 0..{len(styles) - 1} ({', '.join(styles)})"
+        )
+    if not hasattr(vec, "kernel_arrays"):  # the pure-Python reference batch
         return None
     try:
         if vec.variant == "gin_rummy_v0":
@@ -75,7 +93,7 @@ def compiled_heuristic(vec: Any, style: str = "default"):
             def actions(rows: np.ndarray) -> np.ndarray:
                 out = np.full(vec.num_envs, -1, np.int64)
                 ints, masks, pile, legal = vec.kernel_arrays()[:4]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, out)
+                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, out, int(style))
                 return out
 
             return actions
@@ -85,7 +103,8 @@ def compiled_heuristic(vec: Any, style: str = "default"):
             def actions(rows: np.ndarray) -> np.ndarray:
                 out = np.full(vec.num_envs, -1, np.int64)
                 ints, masks, _, pile, legal = vec.kernel_arrays()[:5]
-                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, vec.kernel_config(), out)
+                cfg = vec.kernel_config()
+                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, cfg, out, int(style))
                 return out
 
             return actions

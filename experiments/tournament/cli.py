@@ -53,7 +53,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         nargs="+",
         default=None,
         metavar="NAME",
-        help="agents to enter: random, heuristic, ismcts or pimc (search agents; options after a colon, "
+        help="agents to enter: random, heuristic (heuristic:style=NAME: another style of play, "
+        "agents.registry.STYLES), ismcts or pimc (search agents; options after a colon, "
         "e.g. ismcts:simulations=400), policy:PATH (a model saved by experiments.train), "
         "rllib:PATH (a checkpoint of experiments.train --backend rllib), "
         "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",

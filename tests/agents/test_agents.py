@@ -98,7 +98,11 @@ def test_registry():
         make_agent("numpy:ndarray", env)
     with pytest.raises(ValueError, match="'math:pi' is a float 'pi'"):
         make_agent("math:pi", env)
-    with pytest.raises(ValueError, match="^agent 'heuristic:foo=1': heuristic takes no options; write 'heuristic'$"):
+    with pytest.raises(
+        ValueError,
+        match="^agent 'heuristic:foo=1': heuristic takes one option, style; write heuristic:style=NAME with a "
+        "style of rummy_v0: default, go_rummy, defensive, shed_high$",
+    ):
         make_agent("heuristic:foo=1", env)
     with pytest.raises(ValueError, match="^agent 'random:seed=3': random takes no options; write 'random'$"):
         make_agent("random:seed=3", env)
