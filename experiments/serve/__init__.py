@@ -1,0 +1,4 @@
+"""Play, watch and compare in the browser: ``python -m experiments.serve``.
+
+(placeholder: the full documentation page is written below)
+"""
