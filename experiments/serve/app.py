@@ -14,7 +14,6 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -44,6 +43,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: a JSON request body larger than this is refused (bytes)
 MAX_JSON_BYTES = 64_000
 TOKEN_HEADER = "x-game-token"
+GAME_ACTIONS = ("move", "advance", "hint", "quit")
 #: the option fields of the Play form whose values are a fixed list
 CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": ["keep_top", "shuffle"]}
 
@@ -148,9 +148,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     async def api_config(request: Request) -> Response:
         def work() -> dict:
             return {
-                "variants": {
-                    v: {"options": option_fields(v), "agents": config.allowed[v]} for v in rummy_env.VARIANTS
-                },
+                "variants": {v: {"options": option_fields(v), "agents": config.allowed[v]} for v in rummy_env.VARIANTS},
                 "choices": CHOICES,
                 "max_upload": config.max_upload,
             }
@@ -268,7 +266,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         Route("/api/config", api_config),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", game_route("view"), methods=["GET"]),
-        *(Route(f"/api/games/{{game_id}}/{a}", game_route(a), methods=["POST"]) for a in ("move", "advance", "hint", "quit")),
+        *(Route(f"/api/games/{{game_id}}/{a}", game_route(a), methods=["POST"]) for a in GAME_ACTIONS),
         Route("/api/records", records),
         Route("/api/uploads", upload, methods=["POST"]),
         Route("/api/replays/meta", replay_meta),

@@ -165,11 +165,12 @@ class Replay:
             raise ApiError(400, f"seat {seat!r} is not a player ({', '.join(self.players)}) nor 'all'")
         state, last = self.state_at(step)
         seats = self.players if seat == "all" else [seat]
+        move = self.actions[step - 1] if step else None
         return {
             "step": step,
             "steps": n,
             "svgs": {a: str(render_svg(state, self.players.index(a), last)) for a in seats},
-            "move": None if step == 0 else {"agent": self.actions[step - 1]["agent"], "text": self.actions[step - 1]["text"]},
+            "move": None if move is None else {"agent": move["agent"], "text": move["text"]},
             "hand": hand_summary(state) if state.last_hand is not None else None,
             "over": bool(state.is_terminal()),
         }
