@@ -125,8 +125,9 @@ def hand_result(raw: Any) -> dict | None:
             f"{info['knocker']} knocked: melds {info['knocker_melds'] or '-'}, "
             f"deadwood {info['knocker_deadwood']} ({info['knocker_deadwood_cards'] or 'none'})"
         )
+        defender = next(a for a in players if a != info["knocker"])
         lines.append(
-            f"the other hand: melds {info['defender_melds'] or '-'}, lay-offs {info['layoffs'] or 'none'}, "
+            f"{defender} lays out: melds {info['defender_melds'] or '-'}, lay-offs {info['layoffs'] or 'none'}, "
             f"deadwood {info['defender_deadwood']} ({info['defender_deadwood_cards'] or 'none'})"
         )
     if last.get("rummy"):
