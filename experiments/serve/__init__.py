@@ -1,0 +1,99 @@
+"""Play, watch and compare in the browser: ``python -m experiments.serve``.
+
+    pip install -e ".[web]"
+    python -m experiments.serve                                   # http://127.0.0.1:8000/
+    python -m experiments.serve --records results --results results --agents pimc policy:docs/results/sb3-gin/model.zip
+    python -m experiments.serve --port 8080 --max-games 16 --no-save
+
+One Starlette app (served by uvicorn) with three pages of plain HTML, CSS and a little
+JavaScript shipped in this package (``static/``, no build step) over a JSON API.  The
+server owns every game; a page only shows what one seat may see.
+
+Flags: ``--host`` (default ``127.0.0.1``), ``--port`` (8000), ``--records DIR`` (records
+to replay; games played are saved to ``DIR/play/``; default ``results``), ``--results
+DIR`` (tournaments and evaluations; default ``results``), ``--agents NAME ...`` (agents the
+browser may choose besides the built-in ones), ``--max-games`` (64), ``--max-idle``
+(seconds, 7200), ``--max-upload-kb`` (1000), ``--no-save``.
+
+Pages
+-----
+- **Play** (``/play``): choose a variant (``gin_rummy``, ``rummy``, ``crazy_rummy``,
+  ``rummikub``), its ``env()`` options (the form lists the variant's options with their
+  defaults), your seat, an opponent per other seat and optionally a seed, then play.  The
+  table is the SVG the env draws for your seat (``env.unwrapped.render_svg(agent)``).  On
+  your turn the legal moves are buttons with their texts (``action_to_string``), and the
+  cards of your hand (Rummikub: the tiles of your rack) are clickable in the picture: a
+  click plays the move that names exactly that card when it is the only move naming it
+  (a discard in Gin, ``add R7`` in Rummikub), otherwise it selects the card and marks the
+  moves that use the selected cards (click more cards for a meld, then its button).
+  **Hint** asks the variant's heuristic and outlines its move.  The opponents' moves are
+  made one at a time (``opponents' moves every ... ms``), each shown in the picture and in
+  the move list.  When a hand ends the panel explains it: the winner and how (Gin's knock,
+  gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
+  other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
+  (or quit) game is saved as a record (``experiments.common.records``) to
+  ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read.
+- **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
+  page links here with ``?variant=...&agent=...`` to list the games of an agent or a
+  pair), or a record uploaded from your disk.  A record is checked by replaying it
+  (every deck, action and reward, as ``experiments.replay`` does), then shown step by
+  step: a slider, buttons, the arrow keys (Home/End: first and last step, PageUp/PageDown:
+  ten steps), from one seat's view or with all hands open (every seat's view side by
+  side), with the move list (click a move to jump to it) and the result of each hand.
+- **Results** (``/results``): every ``summary.json`` (``python -m experiments.tournament``)
+  and ``evaluation.json`` (``python -m experiments.evaluate``) under ``--results``.  A
+  tournament shows its win rates with 95% intervals, points per hand and ratings, the
+  head-to-head heat map of each variant (the row agent's win rate against the column
+  agent, an HTML table coloured from red 0 to green 1), its figures, and the games it
+  recorded (``--record DIR`` with ``DIR`` under the server's ``--records``); each summary
+  row and heat-map cell links to the recorded games of that agent or pair.  An evaluation
+  shows its row per opponent of the panel.
+
+API (JSON; errors are ``{"error": reason}`` with a 4xx status)
+--------------------------------------------------------------
+``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
+options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
+``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
+move), ``/hint``, ``/quit``, each with the header ``X-Game-Token``; ``GET /api/records``
+(``?variant=&agent=``); ``POST /api/uploads`` (the record file as the body);
+``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
+``&step=K&seat=player_0|all``); ``GET /api/results``, ``/api/results/run?name=``,
+``/api/results/image?name=``.
+
+Safety rules
+------------
+- It binds ``127.0.0.1`` unless ``--host`` says otherwise (then it warns): anyone who
+  reaches the port can play and read the records and results served.
+- Agents: a browser chooses only among the built-in names (``random``, ``heuristic`` and
+  the heuristic's styles ``heuristic:style=NAME`` where the registry has them) and the
+  server's ``--agents``, compared as exact strings; an import path (``package.module:Name``)
+  or a file (``policy:PATH``) from a request is refused (400) before any agent is built.
+- Records and results: a name is a relative path inside ``--records`` (``--results``):
+  ``..``, absolute paths, backslashes, NUL bytes and links whose real path leaves the
+  folder are refused (400), listings skip such links, and only ``.jsonl`` records and the
+  jobs' own files (``summary.json``, ``evaluation.json``, the figures) are served.
+- Uploads are refused above ``--max-upload-kb`` (413, also from the ``Content-Length``
+  before reading), then read by ``read_record``, checked line by line
+  (:func:`~experiments.serve.safety.check_record_lines`) and replayed; a damaged record or
+  one that does not replay is refused (422) with the reason.  JSON request bodies are
+  limited to 64 kB.
+- Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
+  after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
+  legal moves); the game is left as it was.
+- Hidden cards: a view carries the seat's own SVG, its own hand and legal moves, the
+  moves made (another seat's Rummikub tiles stay hidden until its commit), the public
+  results, never the seed or the deck; ``tests/web/test_views.py`` permutes the hidden
+  cards (``state.resample``) and checks that the view, JSON and SVG, does not change.
+- Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
+  one, finished games first), each dropped after ``--max-idle`` seconds untouched.
+  Agents' moves, hints, replays and pictures are computed in worker threads
+  (``run_in_threadpool``), so the event loop keeps serving other games meanwhile.
+
+Modules: :mod:`~experiments.serve.app` (the app and routes), :mod:`~experiments.serve.games`
+(game sessions and their store), :mod:`~experiments.serve.table` (a seat's view),
+:mod:`~experiments.serve.replays` (records), :mod:`~experiments.serve.results` (results),
+:mod:`~experiments.serve.safety` (the checks), :mod:`~experiments.serve.testing` (the
+server in a thread and headless Chromium, for the tests and screenshots).  The browser
+tests (``tests/web/test_browser.py``) use Debian's ``chromium`` through Playwright's
+``executable_path``; ``.ci/run`` installs it.
+"""

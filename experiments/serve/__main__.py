@@ -1,0 +1,88 @@
+"""``python -m experiments.serve``: parse the flags and run the app with uvicorn (see the
+package docstring for the pages and the safety rules)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from experiments.common import program_name
+
+INSTALL = 'the server needs the web extra: pip install -e ".[web]"'
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line (``--help`` lists it)."""
+    import experiments.serve as package
+
+    p = argparse.ArgumentParser(
+        prog=program_name("experiments.serve", "rummy-serve"),
+        description=package.__doc__.split("\n\n")[0],
+        epilog="Binds 127.0.0.1 unless --host says otherwise: anyone who reaches the port can play and read "
+        "the records and results served.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    p.add_argument(
+        "--records",
+        type=Path,
+        default=Path("results"),
+        help="folder of game records for the Replay page; games played are saved to its play/ (default: results)",
+    )
+    p.add_argument(
+        "--results", type=Path, default=Path("results"), help="folder of tournaments and evaluations (default: results)"
+    )
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="agents the browser may choose besides random and heuristic (and its styles), e.g. "
+        "'pimc' 'policy:docs/results/sb3-gin/model.zip': any name the tournament takes",
+    )
+    p.add_argument("--max-games", type=int, default=64, help="games kept in memory at once (default: 64)")
+    p.add_argument("--max-idle", type=float, default=7200.0, help="seconds an untouched game is kept (default: 7200)")
+    p.add_argument("--max-upload-kb", type=int, default=1000, help="largest record upload in kB (default: 1000)")
+    p.add_argument("--no-save", action="store_true", help="do not write the records of the games played")
+    args = p.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        p.error(f"--port must be in 0..65535, got {args.port}")
+    if args.max_games < 1 or args.max_idle <= 0 or args.max_upload_kb < 1:
+        p.error("--max-games and --max-upload-kb must be >= 1 and --max-idle > 0")
+    args.parser = p
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server until Ctrl-C; returns the exit code."""
+    args = parse_args(argv)
+    try:
+        import uvicorn
+
+        from experiments.serve.app import ServeConfig, create_app
+    except ImportError as err:
+        args.parser.error(f"{INSTALL} ({err})")
+    config = ServeConfig(
+        records=args.records,
+        results=args.results,
+        agents=tuple(args.agents),
+        max_games=args.max_games,
+        max_idle=args.max_idle,
+        max_upload=args.max_upload_kb * 1000,
+        save_games=not args.no_save,
+    )
+    try:
+        app = create_app(config)
+    except ValueError as err:
+        args.parser.error(str(err))
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"serve: binding {args.host}: other machines can reach this server", file=sys.stderr)
+    print(f"serve: http://{args.host}:{args.port}/  (records {args.records}, results {args.results}; Ctrl-C stops)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

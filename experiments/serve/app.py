@@ -1,0 +1,283 @@
+"""The Starlette app: the three pages (static HTML, CSS and JavaScript of the package) and
+the JSON API they call.  See the package docstring (``experiments/serve/__init__.py``)
+for the pages, the API and the safety rules.
+
+Each handler parses its request, then does the work in a worker thread
+(``run_in_threadpool``): building agents, an agent's move, replaying a record and drawing
+SVG never run on the event loop.  Refusals are :class:`~experiments.serve.safety.ApiError`
+and answer ``{"error": reason}`` with their 4xx status.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+import rummy_env
+from experiments.serve import results as results_data
+from experiments.serve.games import MAX_GAMES, MAX_IDLE_SECONDS, GameSession, GameStore
+from experiments.serve.replays import ReplayStore, list_records, record_index
+from experiments.serve.safety import (
+    MAX_UPLOAD_BYTES,
+    ApiError,
+    builtin_agents,
+    check_agent,
+    check_options,
+    check_token,
+    check_upload_size,
+    check_variant,
+    option_fields,
+)
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: a JSON request body larger than this is refused (bytes)
+MAX_JSON_BYTES = 64_000
+TOKEN_HEADER = "x-game-token"
+GAME_ACTIONS = ("move", "advance", "hint", "quit")
+#: the option fields of the Play form whose values are a fixed list
+CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": ["keep_top", "shuffle"]}
+
+
+@dataclass
+class ServeConfig:
+    """The server's settings (the command line's flags).
+
+    Args:
+        records: the folder of game records: listed on the Replay page; played games are
+            written to its ``play/`` subfolder.
+        results: the folder of tournaments and evaluations (the Results page).
+        agents: agent names the browser may choose besides the built-in ones (checked
+            against each variant when the app is made; a name no variant takes is an error).
+        max_games, max_idle: games kept in memory at once, and seconds an untouched game is kept.
+        max_upload: the largest record upload, in bytes.
+        save_games: write the record of each game played to ``records/play/``.
+    """
+
+    records: Path = Path("results")
+    results: Path = Path("results")
+    agents: tuple[str, ...] = ()
+    max_games: int = MAX_GAMES
+    max_idle: float = MAX_IDLE_SECONDS
+    max_upload: int = MAX_UPLOAD_BYTES
+    save_games: bool = True
+    allowed: dict[str, list[str]] = field(default_factory=dict)  #: filled by :func:`allowed_agents`
+
+
+def allowed_agents(extra: tuple[str, ...]) -> dict[str, list[str]]:
+    """The agent names offered per variant: the built-in ones, then each name of ``extra``
+    that ``agents.make_agent`` can build for that variant.
+
+    Raises:
+        ValueError: a name of ``extra`` that no variant can use (with each variant's reason).
+    """
+    from agents import make_agent
+    from experiments.common import load_variant
+
+    out = {v: builtin_agents(v) for v in rummy_env.VARIANTS}
+    for name in extra:
+        reasons = []
+        for variant in rummy_env.VARIANTS:
+            try:
+                make_agent(name, load_variant(variant).env(), seed=0)
+            except (ValueError, TypeError, OSError) as err:
+                reasons.append(f"{variant}: {err}")
+                continue
+            if name not in out[variant]:
+                out[variant].append(name)
+        if len(reasons) == len(rummy_env.VARIANTS):
+            raise ValueError(f"--agents {name!r} plays no variant: " + "; ".join(reasons))
+    return out
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit():
+        check_upload_size(int(declared), limit)
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        check_upload_size(len(data), limit)
+    return bytes(data)
+
+
+async def _json(request: Request) -> dict:
+    data = await _body(request, MAX_JSON_BYTES)
+    try:
+        body = json.loads(data or b"{}")
+    except (ValueError, RecursionError):
+        raise ApiError(400, "the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return body
+
+
+def create_app(config: ServeConfig | None = None) -> Starlette:
+    """The app serving the pages and the API with ``config`` (default: ``ServeConfig()``).
+
+    Raises:
+        ValueError: a ``config.agents`` name that no variant can use.
+    """
+    config = config or ServeConfig()
+    if not config.allowed:
+        config.allowed = allowed_agents(tuple(config.agents))
+    games = GameStore(config.max_games, config.max_idle)
+    replays = ReplayStore(config.records, config.max_upload)
+    play_dir = config.records / "play" if config.save_games else None
+
+    def page(name: str):
+        async def handler(request: Request) -> Response:
+            return FileResponse(STATIC / name, media_type="text/html")
+
+        return handler
+
+    async def api_config(request: Request) -> Response:
+        def work() -> dict:
+            return {
+                "variants": {v: {"options": option_fields(v), "agents": config.allowed[v]} for v in rummy_env.VARIANTS},
+                "choices": CHOICES,
+                "max_upload": config.max_upload,
+            }
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    # ----------------------------------------------------------- play
+    async def new_game(request: Request) -> Response:
+        body = await _json(request)
+        variant = check_variant(body.get("variant"))
+        options = check_options(body.get("options"), variant)
+        opponents = body.get("opponents")
+        if not isinstance(opponents, list) or not opponents:
+            raise ApiError(400, "opponents must be a list of agent names, one per other seat")
+        opponents = [check_agent(a, config.allowed[variant], variant) for a in opponents]
+        seat = body.get("seat", "player_0")
+        seed = body.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
+            raise ApiError(400, f"seed {seed!r} is not an int in 0..2**31-1 (or null for a random one)")
+
+        def work() -> dict:
+            session = GameSession(variant, options, seat, opponents, seed, play_dir)
+            games.add(session)
+            with session.lock:
+                return {"id": session.id, "token": session.token, "view": session.view()}
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    def game_route(action: str):
+        async def handler(request: Request) -> Response:
+            game_id = check_token(request.path_params["game_id"], "game")
+            body = await _json(request) if request.method == "POST" else {}
+            session = games.get(game_id, request.headers.get(TOKEN_HEADER))
+
+            def work() -> dict:
+                with session.lock:
+                    if action == "move":
+                        if "action" not in body:
+                            raise ApiError(400, "a move needs 'action': an action id or the move's text")
+                        session.move(body["action"])
+                    elif action == "advance":
+                        session.advance()
+                    elif action == "hint":
+                        return session.hint()
+                    elif action == "quit":
+                        session.quit()
+                    return session.view()
+
+            return JSONResponse(await run_in_threadpool(work))
+
+        return handler
+
+    # -------------------------------------------------------- replays
+    async def records(request: Request) -> Response:
+        variant = request.query_params.get("variant") or None
+        agents = request.query_params.getlist("agent")
+        return JSONResponse({"records": await run_in_threadpool(list_records, config.records, variant, agents)})
+
+    async def upload(request: Request) -> Response:
+        data = await _body(request, config.max_upload)
+        filename = request.headers.get("x-filename", "upload")
+        rep = await run_in_threadpool(replays.upload, data, filename)
+        return JSONResponse({"upload": rep.name.split("/", 1)[1], **rep.meta()})
+
+    def _replay(request: Request):
+        params = request.query_params
+        if "upload" in params:
+            upload_id = check_token(params["upload"], "upload")
+            return lambda: replays.uploaded(upload_id)
+        return lambda: replays.file(params.get("record"))
+
+    async def replay_meta(request: Request) -> Response:
+        find = _replay(request)
+        return JSONResponse(await run_in_threadpool(lambda: find().meta()))
+
+    async def replay_frame(request: Request) -> Response:
+        find = _replay(request)
+        raw_step = request.query_params.get("step", "0")
+        step = int(raw_step) if raw_step.isdigit() and len(raw_step) < 9 else raw_step
+        seat = request.query_params.get("seat", "all")
+        return JSONResponse(await run_in_threadpool(lambda: find().frame(step, seat)))
+
+    # -------------------------------------------------------- results
+    async def runs(request: Request) -> Response:
+        return JSONResponse({"runs": await run_in_threadpool(results_data.list_runs, config.results)})
+
+    async def run(request: Request) -> Response:
+        name = request.query_params.get("name")
+
+        def work() -> dict:
+            return results_data.load_run(config.results, name, record_index(config.records))
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    async def image(request: Request) -> Response:
+        path = await run_in_threadpool(results_data.image_path, config.results, request.query_params.get("name"))
+        return FileResponse(path, media_type="image/png")
+
+    # --------------------------------------------------------- errors
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return _error(exc.status, exc.message)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _error(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}")
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/play", page("play.html")),
+        Route("/replay", page("replay.html")),
+        Route("/results", page("results.html")),
+        Route("/api/config", api_config),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", game_route("view"), methods=["GET"]),
+        *(Route(f"/api/games/{{game_id}}/{a}", game_route(a), methods=["POST"]) for a in GAME_ACTIONS),
+        Route("/api/records", records),
+        Route("/api/uploads", upload, methods=["POST"]),
+        Route("/api/replays/meta", replay_meta),
+        Route("/api/replays/frame", replay_frame),
+        Route("/api/results", runs),
+        Route("/api/results/run", run),
+        Route("/api/results/image", image),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error})
+    app.state.config = config
+    app.state.games = games
+    app.state.replays = replays
+    return app

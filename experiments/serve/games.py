@@ -1,0 +1,277 @@
+"""Games in play: one :class:`GameSession` per game id, kept by a bounded :class:`GameStore`.
+
+A session owns its env, its opponents (agents built by ``agents.make_agent`` from names
+the server allowed), a hint agent (the variant's heuristic) and a
+:class:`~experiments.common.records.GameRecorder`.  The browser plays one seat; the other
+seats move one at a time when the browser asks (:meth:`GameSession.advance`), so the page
+can show each of their moves.  Every method that changes a session holds its lock, and
+the app calls them in a worker thread (``run_in_threadpool``), so an agent thinking never
+blocks the event loop and two requests for one game never interleave.
+
+A refused move (the game is over, another seat is to act, the action is not legal, the
+token is not the game's) raises :class:`~experiments.serve.safety.ApiError` before the env
+is touched: the game is as it was.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from agents import make_agent
+from experiments.common import load_variant
+from experiments.common.records import GameRecorder
+from experiments.serve.safety import ApiError
+from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_result, move_entries, seat_picture
+
+#: games kept at once, and how long an untouched game is kept (seconds)
+MAX_GAMES = 64
+MAX_IDLE_SECONDS = 2 * 3600
+
+
+class GameSession:
+    """One game: the human in ``seat``, agents in the other seats.
+
+    Args:
+        variant: env module name, e.g. ``"gin_rummy_v0"``.
+        options: ``env()`` options (already checked by ``safety.check_options``).
+        seat: the human's agent name (``"player_0"``).
+        opponents: an agent name per other seat, in seat order (already allowed).
+        seed: the reset seed (the agents' seeds derive from it, as in ``experiments.play``).
+        record_dir: where the record is written when the game ends (None: not written).
+
+    Raises:
+        ApiError: 400, the env refuses the options, the seat is not one of the game, the
+            number of opponents is wrong, or an agent cannot play this variant.
+    """
+
+    def __init__(
+        self, variant: str, options: dict, seat: str, opponents: list[str], seed: int, record_dir: Path | None
+    ):
+        self.id = secrets.token_urlsafe(12)
+        self.token = secrets.token_urlsafe(24)
+        self.variant = variant
+        self.options = dict(options)
+        try:
+            self.env = load_variant(variant).env(**options)
+        except (ValueError, TypeError) as err:
+            raise ApiError(400, f"options refused by {variant}: {err}") from None
+        raw = self.raw = self.env.unwrapped
+        players = list(raw.possible_agents)
+        if seat not in players:
+            raise ApiError(400, f"seat {seat!r} is not a seat of this game: seats are {', '.join(players)}")
+        others = [a for a in players if a != seat]
+        if len(opponents) != len(others):
+            raise ApiError(400, f"{len(opponents)} opponent(s) for {len(others)} other seat(s) ({', '.join(others)})")
+        self.seat = seat
+        self.human = raw.agent_name_mapping[seat]
+        try:
+            self.agents = {
+                a: make_agent(name, self.env, seed=seed + 7919 * (i + 1))
+                for i, (a, name) in enumerate(zip(others, opponents, strict=True))
+            }
+            self.hint_agent = make_agent("heuristic", self.env, seed=seed)
+        except ValueError as err:
+            raise ApiError(400, f"an agent cannot play {variant}: {err}") from None
+        self.labels = {seat: "you", **dict(zip(others, opponents, strict=True))}
+        self.env.reset(seed=seed)
+        self.recorder = GameRecorder(
+            self.env, options, seed, None, ["human" if a == seat else self.labels[a] for a in players]
+        )
+        self.recorder.start()
+        self.events: list[dict] = []  # the moves made, as the human's seat may see them
+        self._hidden_adds = 0
+        self.status = "playing"
+        self.record_name: str | None = None
+        self._record_dir = record_dir
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+
+    # ------------------------------------------------------------ state
+    def to_act(self) -> str | None:
+        """The agent to act, or None when the game is over."""
+        if self.status != "playing":
+            return None
+        return self.raw.possible_agents[self.raw.game_state.current_player()]
+
+    def check_token(self, token: Any) -> None:
+        """Raises ApiError 403 unless ``token`` is this game's (the creator's browser holds it)."""
+        if not isinstance(token, str) or not secrets.compare_digest(token, self.token):
+            raise ApiError(403, f"game {self.id} is not yours: the request lacks the game's token")
+
+    def view(self) -> dict:
+        """The human seat's view: what the page shows (no hidden card of another seat)."""
+        to_act = self.to_act()
+        yours = to_act == self.seat
+        svg, hand = seat_picture(self.raw, self.seat, clickable=yours)
+        end = self.recorder.lines[-1] if self.status != "playing" else None
+        return {
+            "id": self.id,
+            "variant": self.variant,
+            "options": self.options,
+            "players": list(self.raw.possible_agents),
+            "labels": self.labels,
+            "seat": self.seat,
+            "status": self.status,
+            "to_act": to_act,
+            "your_turn": yours,
+            "svg": svg,
+            "hand": hand,
+            "moves": move_entries(self.raw, self.seat, hand) if yours else [],
+            "events": self.events,
+            "hand_result": hand_result(self.raw),
+            "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
+            "record": self.record_name,
+        }
+
+    # ---------------------------------------------------------- changes
+    def _apply(self, agent: str, action: int) -> None:
+        raw = self.raw
+        actor = raw.agent_name_mapping[agent]
+        text = raw.action_to_string(action)
+        shown = event_text(self.variant, actor, self.human, action, text, self._hidden_adds)
+        hidden = self.variant == RUMMIKUB and actor != self.human and action < RUMMIKUB_COMMIT
+        self._hidden_adds = self._hidden_adds + 1 if hidden else 0
+        hands_before = raw.game_state.hands_played
+        self.env.step(action)
+        self.recorder.step(agent, action)
+        event = {"step": len(self.events), "agent": agent, "who": self.labels[agent], "text": shown}
+        if raw.game_state.hands_played != hands_before:
+            event["hand_over"] = raw.game_state.hands_played
+        self.events.append(event)
+        if raw.game_state.is_terminal():
+            self._finish("complete")
+
+    def _finish(self, status: str) -> None:
+        self.status = "over" if status == "complete" else status
+        self.recorder.finish(status)
+        if self._record_dir is not None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            name = f"{self.variant}-{stamp}-{self.id[:8]}.jsonl"
+            self.recorder.write(self._record_dir / name)
+            self.record_name = name
+
+    def _check_playing(self) -> None:
+        if self.status != "playing":
+            raise ApiError(409, f"game {self.id} is over ({self.status}): no more moves")
+
+    def move(self, action: Any) -> None:
+        """The human plays ``action`` (an action id or its text).
+
+        Raises:
+            ApiError: 409 the game is over or another seat is to act; 400 not an action
+                of the variant; 422 not legal now (the message lists some legal moves).
+        """
+        self._check_playing()
+        to_act = self.to_act()
+        if to_act != self.seat:
+            raise ApiError(409, f"not your turn: {to_act} ({self.labels[to_act]}) is to act; ask for its move first")
+        raw = self.raw
+        if isinstance(action, str):
+            try:
+                action = raw.string_to_action(action)
+            except ValueError as err:
+                raise ApiError(400, f"not a move of {self.variant}: {err}") from None
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < raw.num_actions:
+            raise ApiError(400, f"action {action!r} is not an action id 0..{raw.num_actions - 1} or a move's text")
+        legal = [int(a) for a in raw.game_state.legal_actions(self.human)]
+        if action not in legal:
+            some = ", ".join(raw.action_to_string(a) for a in legal[:6]) + (", ..." if len(legal) > 6 else "")
+            raise ApiError(422, f"{raw.action_to_string(action)!r} is not legal now: legal moves are {some}")
+        self._apply(self.seat, action)
+
+    def advance(self) -> None:
+        """The next opponent makes one move.
+
+        Raises:
+            ApiError: 409 the game is over or it is the human's turn.
+        """
+        self._check_playing()
+        agent = self.to_act()
+        if agent == self.seat:
+            raise ApiError(409, "it is your turn: no opponent is to move")
+        action = int(self.agents[agent].act(self.env.observe(agent), self.raw.infos.get(agent, {})))
+        self._apply(agent, action)
+
+    def hint(self) -> dict:
+        """The heuristic's move for the human seat: ``{"action", "text"}``.
+
+        Raises:
+            ApiError: 409 the game is over or it is not the human's turn.
+        """
+        self._check_playing()
+        if self.to_act() != self.seat:
+            raise ApiError(409, "a hint is for your turn: it is not your turn")
+        action = int(self.hint_agent.act(self.env.observe(self.seat), self.raw.infos.get(self.seat, {})))
+        return {"action": action, "text": self.raw.action_to_string(action)}
+
+    def quit(self) -> None:
+        """End the game now (the record says ``"quit"``).
+
+        Raises:
+            ApiError: 409 the game is already over.
+        """
+        self._check_playing()
+        self._finish("quit")
+
+
+class GameStore:
+    """The games in memory, by id: at most ``max_games``, each dropped after
+    ``max_idle`` seconds untouched; when full, the game touched least recently (a
+    finished one first) makes room for a new one.
+
+    Args:
+        max_games: games kept at once (>= 1).
+        max_idle: seconds a game is kept without a request (> 0).
+    """
+
+    def __init__(self, max_games: int = MAX_GAMES, max_idle: float = MAX_IDLE_SECONDS):
+        if max_games < 1 or max_idle <= 0:
+            raise ValueError(f"max_games must be >= 1 and max_idle > 0, got {max_games} and {max_idle}")
+        self.max_games = max_games
+        self.max_idle = max_idle
+        self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def _expire(self, now: float) -> None:
+        for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle]:
+            del self._games[gid]
+
+    def add(self, session: GameSession) -> None:
+        """Keep ``session``, dropping expired games and, when full, the least recently used."""
+        with self._lock:
+            now = time.monotonic()
+            self._expire(now)
+            while len(self._games) >= self.max_games:
+                done = [g for g, s in self._games.items() if s.status != "playing"]
+                del self._games[done[0] if done else next(iter(self._games))]
+            session.touched = now
+            self._games[session.id] = session
+
+    def get(self, game_id: str, token: Any) -> GameSession:
+        """The game ``game_id`` if ``token`` is its token.
+
+        Raises:
+            ApiError: 404 no such game (never made, dropped, or expired); 403 another token.
+        """
+        with self._lock:
+            now = time.monotonic()
+            self._expire(now)
+            session = self._games.get(game_id)
+            if session is None:
+                raise ApiError(
+                    404,
+                    f"no game {game_id!r}: it was never started here, or it was dropped "
+                    f"(idle over {self.max_idle:g} s, or {self.max_games} newer games)",
+                )
+            session.check_token(token)
+            session.touched = now
+            self._games.move_to_end(game_id)
+            return session

@@ -1,0 +1,257 @@
+"""Recorded games for the Replay page: listing the records under ``--records``, reading
+one (or an upload), and drawing any step from any seat.
+
+A record is read with ``experiments.common.records.read_record``, checked by
+:func:`~experiments.serve.safety.check_record_lines` and replayed once through
+``experiments.common.records.replay``, which checks every deck, action and reward; a
+record that fails any of these is refused (422) with the reason.  The replay keeps a copy
+of the engine state every :data:`CHECKPOINT_EVERY` steps; a step's picture is the env's
+SVG of the state rebuilt from the nearest copy (``rummy_env.render.svg.render_svg``, the
+function ``env.render_svg`` calls), from one seat or from every seat (all hands open).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from experiments.common.records import read_record, replay
+from experiments.serve.safety import (
+    MAX_RECORD_LINES,
+    RECORD_SUFFIX,
+    ApiError,
+    check_record_lines,
+    check_upload_size,
+    resolve_inside,
+    walk_inside,
+)
+
+#: a copy of the state is kept every this many steps (a frame replays at most that many actions)
+CHECKPOINT_EVERY = 16
+#: records listed at most (the newest first within a folder walk)
+MAX_LISTED = 2000
+#: replays kept in memory (files and uploads together, least recently used dropped)
+MAX_REPLAYS = 16
+
+
+def summary_line(path: Path, root: Path) -> dict | None:
+    """``{"name", "variant", "agents", "players", "mtime"}`` of a record file from its
+    first line only (cheap enough to list thousands), or None if it is not a record."""
+    try:
+        with open(path, "rb") as f:
+            first = json.loads(f.readline(65536))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(first, dict) or first.get("type") != "game":
+        return None
+    players = first.get("players") if isinstance(first.get("players"), list) else []
+    agents = first.get("agents") if isinstance(first.get("agents"), list) else players
+    return {
+        "name": path.relative_to(root.resolve()).as_posix(),
+        "variant": str(first.get("variant")),
+        "players": [str(p) for p in players],
+        "agents": [str(a) for a in agents],
+        "mtime": path.stat().st_mtime,
+    }
+
+
+def list_records(root: Path, variant: str | None = None, agents: list[str] | None = None) -> list[dict]:
+    """The records under ``root`` (newest first), optionally only those of ``variant``
+    whose agents include every name of ``agents`` (``results`` rows link here)."""
+    out = []
+    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED):
+        row = summary_line(path, root)
+        if row is None or variant and row["variant"] != variant:
+            continue
+        if agents and not all(a in row["agents"] for a in agents):
+            continue
+        out.append(row)
+    out.sort(key=lambda r: (-r["mtime"], r["name"]))
+    return out
+
+
+def record_index(root: Path) -> dict[str, str]:
+    """File name -> name under ``root`` of every record (the tournament's record names
+    are unique per variant, lineup, deal and rotation)."""
+    base = root.resolve() if root.is_dir() else root
+    return {p.name: p.relative_to(base).as_posix() for p in walk_inside(root, RECORD_SUFFIX, MAX_LISTED)}
+
+
+class Replay:
+    """A checked record, ready to draw any step.
+
+    Args:
+        lines: the record's lines (``read_record``).
+        name: how the page names it (the file name under ``--records``, or the upload).
+
+    Raises:
+        ApiError: 422, the record is damaged or does not replay (the reason given).
+    """
+
+    def __init__(self, lines: list[dict], name: str):
+        check_record_lines(lines, name)
+        self.name = name
+        self.lines = lines
+        game = lines[0]
+        self.variant = game["variant"]
+        self.players = list(game["players"])
+        self.agents = list(game.get("agents") or self.players)
+        self.actions = [x for x in lines if x["type"] == "action"]
+        self.end = next((x for x in lines if x["type"] == "end"), None)
+        self.upload_name: str | None = None  # the file name an upload came with
+        self._checkpoints: list[Any] = []
+        done = [0]
+
+        def keep(env: Any, line: dict | None) -> None:
+            done[0] += line is not None
+            if done[0] % CHECKPOINT_EVERY == 0:
+                self._checkpoints.append(env.unwrapped.game_state.clone())
+
+        try:
+            env = replay(lines, on_step=keep)
+        except ValueError as err:  # RecordMismatch, and the records module's schema errors
+            raise ApiError(422, f"{name} does not replay: {err}") from None
+        except (KeyError, TypeError, IndexError, AttributeError) as err:  # a damaged line the checks missed
+            raise ApiError(422, f"{name} is damaged: {type(err).__name__} {err}") from None
+        self.complete = bool(env.unwrapped.game_state.is_terminal())
+
+    def meta(self) -> dict:
+        """What the page lists: variant, options, players and agents, every move, the end."""
+        game = self.lines[0]
+        return {
+            "name": self.name,
+            "variant": self.variant,
+            "options": game["options"],
+            "players": self.players,
+            "agents": self.agents,
+            "steps": len(self.actions),
+            "moves": [{"step": i + 1, "agent": x["agent"], "text": x["text"]} for i, x in enumerate(self.actions)],
+            "end": None
+            if self.end is None
+            else {"status": self.end["status"], "returns": dict(zip(self.players, self.end["returns"], strict=True))},
+            "complete": self.complete,
+        }
+
+    def state_at(self, step: int) -> tuple[Any, tuple[int, int] | None]:
+        """The engine state after ``step`` actions and the last move ``(seat, action)``."""
+        base = step // CHECKPOINT_EVERY
+        state = self._checkpoints[base].clone()
+        for line in self.actions[base * CHECKPOINT_EVERY : step]:
+            state.apply_action(line["action"])
+        if step == 0:
+            return state, None
+        last = self.actions[step - 1]
+        return state, (self.players.index(last["agent"]), last["action"])
+
+    def frame(self, step: Any, seat: Any) -> dict:
+        """Step ``step`` (0 = the deal, ``steps`` = the end) from ``seat`` (an agent name)
+        or from every seat (``"all"``): ``{"step", "svgs": {agent: svg}, "move", "hand"}``.
+
+        Raises:
+            ApiError: 400, a step outside 0..steps or a seat that is not a player nor "all".
+        """
+        from experiments.play import hand_summary
+        from rummy_env.render.svg import render_svg
+
+        n = len(self.actions)
+        if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n:
+            raise ApiError(400, f"step {step!r} is outside this record's 0..{n}")
+        if seat != "all" and seat not in self.players:
+            raise ApiError(400, f"seat {seat!r} is not a player ({', '.join(self.players)}) nor 'all'")
+        state, last = self.state_at(step)
+        seats = self.players if seat == "all" else [seat]
+        move = self.actions[step - 1] if step else None
+        return {
+            "step": step,
+            "steps": n,
+            "svgs": {a: str(render_svg(state, self.players.index(a), last)) for a in seats},
+            "move": None if move is None else {"agent": move["agent"], "text": move["text"]},
+            "hand": hand_summary(state) if state.last_hand is not None else None,
+            "over": bool(state.is_terminal()),
+        }
+
+
+def _read(path: Path, name: str) -> list[dict]:
+    try:
+        return read_record(path)
+    except OSError as err:
+        raise ApiError(404, f"record {name} cannot be read: {err.strerror or err}") from None
+    except (ValueError, AttributeError, TypeError, RecursionError) as err:  # not JSON, not a record
+        raise ApiError(422, f"{name} is not a record this server reads: {err}") from None
+
+
+class ReplayStore:
+    """Replays by key, at most :data:`MAX_REPLAYS` (least recently used dropped): files
+    under ``root`` (keyed by name and modification time) and uploads (by id).
+
+    Args:
+        root: the ``--records`` folder.
+        max_upload: the largest upload accepted, in bytes.
+    """
+
+    def __init__(self, root: Path, max_upload: int):
+        self.root = root
+        self.max_upload = max_upload
+        self._cache: OrderedDict[tuple, Replay] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _keep(self, key: tuple, rep: Replay) -> Replay:
+        with self._lock:
+            self._cache[key] = rep
+            self._cache.move_to_end(key)
+            while len(self._cache) > MAX_REPLAYS:
+                self._cache.popitem(last=False)
+        return rep
+
+    def file(self, name: Any) -> Replay:
+        """The replay of the record ``name`` under ``root`` (read and checked once).
+
+        Raises:
+            ApiError: 400 a name leading out of the folder, 404 no such file, 422 not a
+                record or one that does not replay.
+        """
+        path = resolve_inside(self.root, name)
+        key = ("file", name, path.stat().st_mtime_ns)
+        with self._lock:
+            rep = self._cache.get(key)
+            if rep is not None:
+                self._cache.move_to_end(key)
+                return rep
+        return self._keep(key, Replay(_read(path, name), name))
+
+    def upload(self, data: bytes, filename: str = "upload") -> Replay:
+        """Check an uploaded record (size, format, shape, replay) and keep it under a new id
+        (``rep.name`` is ``upload/<id>``).
+
+        Raises:
+            ApiError: 413 too large, 422 not a record or one that does not replay.
+        """
+        check_upload_size(len(data), self.max_upload)
+        if data.count(b"\n") > MAX_RECORD_LINES:
+            raise ApiError(422, f"the upload has more than {MAX_RECORD_LINES:,} lines: not a record")
+        upload_id = secrets.token_urlsafe(12)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "upload.jsonl"
+            path.write_bytes(data)
+            lines = _read(path, "the upload")
+        rep = Replay(lines, f"upload/{upload_id}")
+        rep.upload_name = filename[:120]
+        return self._keep(("upload", upload_id), rep)
+
+    def uploaded(self, upload_id: str) -> Replay:
+        """A kept upload.
+
+        Raises:
+            ApiError: 404 no such upload (never made, or dropped).
+        """
+        with self._lock:
+            rep = self._cache.get(("upload", upload_id))
+            if rep is None:
+                raise ApiError(404, f"no upload {upload_id!r}: upload the record again (the server keeps a few)")
+            self._cache.move_to_end(("upload", upload_id))
+            return rep

@@ -1,0 +1,173 @@
+"""The Results page's data: tournaments and evaluations found under ``--results``.
+
+A tournament is a folder with ``summary.json`` (``python -m experiments.tournament``:
+its ``meta``, the pooled ``summary`` rows and the ``head_to_head`` cells), ``games.csv``
+and ``head_to_head.csv``; an evaluation is a folder with ``evaluation.json``
+(``python -m experiments.evaluate``).  The page draws the head-to-head table as a heat
+map itself (an HTML table coloured by win rate); a row links to the records of its games
+under ``--records``: the tournament names its records
+``<variant>-<lineup>-deal<d>-rot<r>.jsonl`` (``--record DIR``), and the Replay page lists
+the records whose agents include a row's agents.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from experiments.serve.safety import ApiError, resolve_inside, walk_inside
+
+RUN_FILES = ("summary.json", "evaluation.json")
+IMAGES = ("win_rates.png", "head_to_head.png", "evaluation.png")
+#: runs listed at most, and games.csv rows read at most per tournament
+MAX_RUNS = 500
+MAX_GAME_ROWS = 200_000
+
+
+def list_runs(root: Path) -> list[dict]:
+    """The tournaments and evaluations under ``root``, newest first: ``{"name": the JSON
+    file's path under root, "kind": "tournament" | "evaluation", "title", "mtime"}``."""
+    out = []
+    for path in walk_inside(root, ".json", MAX_RUNS * 20):
+        if path.name not in RUN_FILES:
+            continue
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        name = path.relative_to(root.resolve()).as_posix()
+        if path.name == "summary.json":
+            meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+            variants = meta.get("variants") if isinstance(meta.get("variants"), list) else []
+            title = f"tournament: {', '.join(map(str, variants))} ({meta.get('games', '?')} games)"
+            kind = "tournament"
+        else:
+            title = f"evaluation: {data.get('agent')} on {data.get('variant')} ({data.get('games', '?')} games)"
+            kind = "evaluation"
+        out.append({"name": name, "kind": kind, "title": title, "mtime": path.stat().st_mtime})
+        if len(out) >= MAX_RUNS:
+            break
+    out.sort(key=lambda r: (-r["mtime"], r["name"]))
+    return out
+
+
+def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any) -> str:
+    """The record file name the tournament writes for a game (``experiments.tournament.deals``)."""
+    joined = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(lineup.split(" vs ")))
+    return f"{variant}-{joined}-deal{deal}-rot{rotation}.jsonl"
+
+
+def heat_maps(cells: list[dict]) -> dict[str, dict]:
+    """The head-to-head cells by variant: ``{variant: {"agents": [...], "cells": {agent:
+    {opponent: cell}}}}``, agents sorted as the tournament's own heat map has them."""
+    out: dict[str, dict] = {}
+    for c in cells:
+        grid = out.setdefault(c["variant"], {"agents": set(), "cells": defaultdict(dict)})
+        grid["agents"] |= {c["agent"], c["opponent"]}
+        grid["cells"][c["agent"]][c["opponent"]] = {
+            k: c.get(k) for k in ("win_rate", "win_rate_ci_low", "win_rate_ci_high", "games", "deals")
+        }
+    return {v: {"agents": sorted(g["agents"]), "cells": dict(g["cells"])} for v, g in out.items()}
+
+
+def _head_to_head_csv(folder: Path) -> list[dict]:
+    path = folder / "head_to_head.csv"
+    if not path.is_file():
+        return []
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            for k in ("win_rate", "win_rate_ci_low", "win_rate_ci_high"):
+                r[k] = float(r[k])
+            for k in ("games", "deals"):
+                r[k] = int(r[k])
+            rows.append(r)
+    return rows
+
+
+def recorded_games(folder: Path, index: dict[str, str]) -> list[dict]:
+    """The games of ``folder/games.csv`` that have a record (``index``: file name -> name
+    under ``--records``): ``{"variant", "lineup", "deal", "rotation", "seats": [agent per
+    seat], "returns", "record"}``."""
+    path = folder / "games.csv"
+    if not path.is_file() or not index:
+        return []
+    games: dict[tuple, dict] = {}
+    with open(path, newline="") as f:
+        for i, r in enumerate(csv.DictReader(f)):
+            if i >= MAX_GAME_ROWS:
+                break
+            key = (r["variant"], r["lineup"], r["deal"], r["rotation"])
+            record = index.get(record_file_name(*key))
+            if record is None:
+                continue
+            g = games.setdefault(
+                key,
+                {
+                    "variant": key[0],
+                    "lineup": key[1],
+                    "deal": int(key[2]),
+                    "rotation": int(key[3]),
+                    "seats": [],
+                    "returns": [],
+                    "record": record,
+                },
+            )
+            g["seats"].append(r["agent"])
+            g["returns"].append(float(r["return"]))
+    return list(games.values())
+
+
+def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
+    """One tournament or evaluation for the page.
+
+    Args:
+        root: the ``--results`` folder.
+        name: the run's JSON file under ``root`` (as :func:`list_runs` names it).
+        index: the records under ``--records`` (:func:`experiments.serve.replays.record_index`).
+
+    Returns:
+        ``{"name", "kind", "meta" | "evaluation", "summary", "heat_maps", "games",
+        "images"}`` (tournament) or ``{"name", "kind", "evaluation", "images"}``.
+
+    Raises:
+        ApiError: 400 a name out of the folder or not a run file; 404 missing; 422 not
+            a tournament's or an evaluation's JSON.
+    """
+    path = resolve_inside(root, name, "results file", RUN_FILES)
+    folder = path.parent
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError, RecursionError) as err:
+        raise ApiError(422, f"{name} cannot be read as results: {err}") from None
+    base = root.resolve()
+    images = [(folder / i).relative_to(base).as_posix() for i in IMAGES if (folder / i).is_file()]
+    if path.name == "evaluation.json":
+        return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
+    cells = data.get("head_to_head") or _head_to_head_csv(folder)
+    return {
+        "name": name,
+        "kind": "tournament",
+        "meta": data.get("meta", {}),
+        "summary": data.get("summary", []),
+        "heat_maps": heat_maps(cells),
+        "games": recorded_games(folder, index),
+        "images": images,
+    }
+
+
+def image_path(root: Path, name: Any) -> Path:
+    """The PNG ``name`` under ``root``, one of the jobs' figures (:data:`IMAGES`).
+
+    Raises:
+        ApiError: 400 a name out of the folder or not one of those figures; 404 missing.
+    """
+    return resolve_inside(root, name, "image", IMAGES)

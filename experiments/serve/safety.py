@@ -1,0 +1,257 @@
+"""What the server refuses, in one place: agent names, env options, record names, uploads.
+
+Every check raises :class:`ApiError` with an HTTP status (4xx) and a message that says
+which value was refused, why, and what is allowed; the app turns it into a JSON error
+(``{"error": message}``) and nothing else happens.  Nothing here starts a game or
+reads a record's contents beyond what the check needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import rummy_env
+
+#: the record files the server lists and opens
+RECORD_SUFFIX = ".jsonl"
+#: an upload larger than this is refused before it is parsed (bytes)
+MAX_UPLOAD_BYTES = 1_000_000
+#: a record with more lines than this is refused (the upload limit bounds uploads anyway;
+#: this bounds files under ``--records`` too, whose replay would hold the worker)
+MAX_RECORD_LINES = 20_000
+#: option values of env() a request may set: JSON scalars, never objects
+_SCALARS = (bool, int, str, type(None))
+#: names of games, uploads and results folders as the server hands them out
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+class ApiError(Exception):
+    """A refused request: ``status`` (a 4xx or 503 HTTP code) and the reason.
+
+    Args:
+        status: the HTTP status code of the answer.
+        message: what was refused, why, and what is allowed (one line).
+    """
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ----------------------------------------------------------------- agents
+def builtin_agents(variant: str) -> list[str]:
+    """The built-in agent names of ``variant`` (e.g. ``"gin_rummy_v0"``): ``random``, the
+    variant's ``heuristic`` and, where the registry has styles of play
+    (``agents.registry.heuristic_styles``), ``heuristic:style=NAME`` for each other style."""
+    from agents import registry
+
+    names = list(registry.agent_names(variant))
+    styles_of = getattr(registry, "heuristic_styles", None)  # the registry's styles, once they are merged
+    if styles_of is not None and "heuristic" in names:
+        names += [f"heuristic:style={s}" for s in styles_of(variant) if s != "default"]
+    return names
+
+
+def check_agent(name: Any, allowed: Sequence[str], variant: str) -> str:
+    """``name`` if it is one of ``allowed`` (exact match), else a 400.
+
+    A request never names an import path or a file: only the server's list (its
+    ``--agents`` and the built-in names) is looked up, so ``package.module:Name`` or
+    ``policy:/etc/x`` from a browser is refused here, before ``make_agent`` sees it.
+
+    Raises:
+        ApiError: 400, the name is not a string or not on the list (the message lists it).
+    """
+    if not isinstance(name, str) or name not in allowed:
+        shown = repr(name) if isinstance(name, str) and len(name) <= 80 else f"a {type(name).__name__}"
+        raise ApiError(
+            400, f"agent {shown} is not offered for {variant}: choose one of {', '.join(allowed)} (the server's list)"
+        )
+    return name
+
+
+# ---------------------------------------------------------------- options
+def check_variant(name: Any) -> str:
+    """The env module name of a variant given as ``"gin_rummy"`` or ``"gin_rummy_v0"``.
+
+    Raises:
+        ApiError: 400, not one of ``rummy_env.VARIANTS``.
+    """
+    if isinstance(name, str):
+        full = name if name in rummy_env.VARIANTS else f"{name}_v0"
+        if full in rummy_env.VARIANTS:
+            return full
+    raise ApiError(400, f"variant {name!r} is unknown: variants are {', '.join(rummy_env.VARIANTS)}")
+
+
+def option_fields(variant: str) -> list[dict]:
+    """The ``env()`` options of ``variant`` as ``{"name", "default", "type"}`` dicts (the
+    config dataclass's fields, in declaration order), for the Play form."""
+    from experiments.common import load_variant
+
+    config = load_variant(variant).raw_env.game_class.config_class
+    return [{"name": f.name, "default": f.default, "type": str(f.type)} for f in dataclasses.fields(config)]
+
+
+def check_options(options: Any, variant: str) -> dict:
+    """The options dict of a new-game request, with only the variant's option names and
+    JSON scalar values (the env checks the values themselves when it is made).
+
+    Raises:
+        ApiError: 400, not an object, an unknown name (``render_mode`` included), or a
+            value that is an object, an array or a non-finite number.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ApiError(400, f"options must be an object of option: value, got {type(options).__name__}")
+    names = [f["name"] for f in option_fields(variant)]
+    for key, value in options.items():
+        if key not in names:
+            raise ApiError(400, f"option {key!r} is not an option of {variant}: options are {', '.join(names)}")
+        if not isinstance(value, _SCALARS) or isinstance(value, float) and not math.isfinite(value):
+            raise ApiError(400, f"option {key}={value!r}: values are numbers, true/false, strings or null")
+    return dict(options)
+
+
+def check_token(value: Any, what: str) -> str:
+    """A game or upload id as the server makes them (8-64 of ``A-Za-z0-9_-``).
+
+    Raises:
+        ApiError: 404, anything else (a path, a long string): no such game or upload.
+    """
+    if not isinstance(value, str) or not _TOKEN.fullmatch(value):
+        shown = repr(value[:40]) if isinstance(value, str) else type(value).__name__
+        raise ApiError(404, f"no {what} {shown}: ids are the ones this server handed out")
+    return value
+
+
+# ---------------------------------------------------------------- records
+def resolve_inside(root: Path, name: Any, what: str = "record", suffixes: Sequence[str] = (RECORD_SUFFIX,)) -> Path:
+    """The file ``name`` (a relative path with ``/``) inside the folder ``root``.
+
+    Refused: not a string, empty, absolute, with a backslash, a NUL or a ``..`` part, a
+    file name that does not end with one of ``suffixes`` (``".jsonl"``) or is not one of
+    them (``"summary.json"``), a file that does not exist or is not a regular file, and
+    any name whose real path (symbolic links followed) is outside ``root``'s real path.
+
+    Raises:
+        ApiError: 400 for a name outside the folder, 404 for a file that is not there.
+    """
+    if not isinstance(name, str) or not name or len(name) > 1024:
+        raise ApiError(400, f"{what} name must be a non-empty relative path of at most 1024 characters")
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or "\x00" in name or any(p in ("", ".", "..") for p in parts):
+        raise ApiError(400, f"{what} name {name[:80]!r} is refused: names are relative paths inside the folder, no ..")
+    # an entry with a leading dot is a suffix (".jsonl"), any other a whole file name ("summary.json")
+    if not any(parts[-1].endswith(s) if s.startswith(".") else parts[-1] == s for s in suffixes):
+        raise ApiError(400, f"{what} name {name[:80]!r} is refused: the file must be {' or '.join(suffixes)}")
+    base = root.resolve()
+    try:
+        real = (base / name).resolve(strict=True)
+    except (OSError, RuntimeError):  # missing, or a loop of links
+        raise ApiError(404, f"no {what} {name[:80]!r} in the folder") from None
+    if not real.is_relative_to(base):
+        raise ApiError(400, f"{what} name {name[:80]!r} is refused: it leads out of the folder (a link)")
+    if not real.is_file():
+        raise ApiError(404, f"no {what} {name[:80]!r} in the folder (not a file)")
+    return real
+
+
+def walk_inside(root: Path, suffix: str, limit: int) -> Iterator[Path]:
+    """Files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
+    through a link out of ``root`` (links to folders are not followed; a linked file
+    counts only if its real path is inside ``root``)."""
+    if not root.is_dir():
+        return
+    base = root.resolve()
+    found = 0
+    for folder, dirs, files in os.walk(base, followlinks=False):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(suffix):
+                continue
+            path = Path(folder) / f
+            if path.is_symlink() and not path.resolve().is_relative_to(base):
+                continue
+            yield path
+            found += 1
+            if found >= limit:
+                return
+
+
+def check_upload_size(size: int, limit: int = MAX_UPLOAD_BYTES) -> None:
+    """Refuse an upload of ``size`` bytes above ``limit``.
+
+    Raises:
+        ApiError: 413, too large (the message gives both sizes).
+    """
+    if size > limit:
+        raise ApiError(413, f"the upload is larger than {limit:,} bytes (got at least {size:,}): records are smaller")
+
+
+def check_record_lines(lines: Sequence[Any], source: str) -> None:
+    """The shape checks a record gets before it is replayed (:func:`replay` assumes them).
+
+    ``experiments.common.records.read_record`` checks the game line and the format; this
+    checks each line's type and the fields the replay reads, so that a damaged record is
+    refused with a message instead of failing inside the replay.  (Once the records module
+    has its own schema check, this calls it.)
+
+    Raises:
+        ApiError: 422, the record is damaged (the message names the line and field).
+    """
+
+    def fail(i: int, text: str) -> None:
+        raise ApiError(422, f"{source}: line {i + 1}: {text}")
+
+    if len(lines) > MAX_RECORD_LINES:
+        fail(MAX_RECORD_LINES, f"more than {MAX_RECORD_LINES:,} lines: not a record this server replays")
+    game = lines[0]
+    if game.get("variant") not in rummy_env.VARIANTS:
+        fail(0, f"variant {game.get('variant')!r} is not one of {', '.join(rummy_env.VARIANTS)}")
+    if not isinstance(game.get("options"), dict) or not isinstance(game.get("reset_options", None), (dict, type(None))):
+        fail(0, "options must be an object and reset_options an object or null")
+    seed = game.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        fail(0, f"seed {seed!r} is not null or an int >= 0")
+    players = game.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        fail(0, "players must be a list of agent names")
+    agents = game.get("agents")
+    if agents is not None and (not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)):
+        fail(0, "agents must be null or a list of names")
+    n = len(players)
+    for i, line in enumerate(lines[1:], 1):
+        kind = line.get("type") if isinstance(line, dict) else None
+        if kind == "hand":
+            if not isinstance(line.get("deck"), list) or not all(isinstance(c, str) for c in line["deck"]):
+                fail(i, "a hand line's deck must be a list of card or tile strings")
+        elif kind == "action":
+            action = line.get("action")
+            if not isinstance(action, int) or isinstance(action, bool) or line.get("agent") not in players:
+                fail(i, "an action line needs an int action and an agent of the players")
+            if not isinstance(line.get("text"), str) or not isinstance(line.get("step"), int):
+                fail(i, "an action line needs its text (a string) and step (an int)")
+            rewards = line.get("rewards", [0.0] * n)
+            if not isinstance(rewards, list) or len(rewards) != n or not all(_number(r) for r in rewards):
+                fail(i, f"rewards must be a list of {n} numbers")
+        elif kind == "end":
+            returns = line.get("returns")
+            if not isinstance(returns, list) or len(returns) != n or not all(_number(r) for r in returns):
+                fail(i, f"the end line's returns must be a list of {n} numbers")
+            if not isinstance(line.get("status"), str):
+                fail(i, "the end line's status must be a string")
+        else:
+            fail(i, f"type {kind!r} is not one of hand, action, end")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

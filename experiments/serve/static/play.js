@@ -1,0 +1,251 @@
+// experiments.serve, the Play page: the setup form, then one seat of a game.
+// The server owns the game; this page shows the seat's view it sends and posts moves.
+"use strict";
+
+let config = null;      // /api/config
+let game = null;        // {id, token}
+let view = null;        // the last view of the seat
+let selected = [];      // cards or tiles clicked in the picture
+let busy = false;       // a request or the opponents' moves are under way
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+// ------------------------------------------------------------ the setup form
+function optionInput(field) {
+  const id = `opt-${field.name}`;
+  const choices = config.choices[field.name];
+  let input;
+  if (choices) {
+    input = el("select", { id, name: field.name }, ...choices.map((c) => el("option", { value: c, text: c })));
+    input.value = field.default;
+  } else if (field.type === "bool") {
+    input = el("input", { id, name: field.name, type: "checkbox" });
+    input.checked = !!field.default;
+  } else if (field.type.startsWith("int")) {
+    input = el("input", { id, name: field.name, type: "number", value: field.default ?? "", placeholder: field.default === null ? "none" : "" });
+  } else {
+    input = el("input", { id, name: field.name, type: "text", value: field.default ?? "" });
+  }
+  input.dataset.type = field.type;
+  input.dataset.default = JSON.stringify(field.default);
+  return [el("label", { for: id, text: field.name }), input];
+}
+
+function readOptions() {
+  const out = {};
+  for (const input of $("options").querySelectorAll("input, select")) {
+    const type = input.dataset.type;
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (type.startsWith("int")) value = input.value === "" ? null : Number(input.value);
+    else value = input.value;
+    if (JSON.stringify(value) !== input.dataset.default) out[input.name] = value;
+  }
+  return out;
+}
+
+function seatCount() {
+  const v = config.variants[$("variant").value];
+  const n = $("opt-num_players");
+  if (n && n.value !== "") return Number(n.value);
+  const field = v.options.find((f) => f.name === "num_players");
+  return field ? field.default : 2;
+}
+
+function fillSeats() {
+  const n = seatCount();
+  const seat = $("seat");
+  const keep = seat.value;
+  seat.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: `player_${i}`, text: `player_${i}` })));
+  if (keep && Number(keep.split("_")[1]) < n) seat.value = keep;
+  const agents = config.variants[$("variant").value].agents;
+  const box = $("opponents");
+  const previous = Array.from(box.querySelectorAll("select")).map((s) => s.value);
+  box.replaceChildren(el("legend", { text: "opponents" }));
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    if (`player_${i}` === seat.value) continue;
+    const s = el("select", { id: `opp-${k}`, name: `player_${i}` }, ...agents.map((a) => el("option", { value: a, text: a })));
+    s.value = previous[k] && agents.includes(previous[k]) ? previous[k] : (agents.includes("heuristic") ? "heuristic" : agents[0]);
+    box.append(el("label", { for: `opp-${k}`, text: `player_${i}` }), s);
+    k++;
+  }
+}
+
+function fillVariant() {
+  const v = config.variants[$("variant").value];
+  const box = $("options");
+  box.replaceChildren(el("legend", { text: "options of env()" }));
+  for (const f of v.options) box.append(...optionInput(f));
+  const n = $("opt-num_players");
+  if (n) n.addEventListener("change", fillSeats);
+  fillSeats();
+}
+
+async function start(event) {
+  event.preventDefault();
+  showError("");
+  const opponents = Array.from($("opponents").querySelectorAll("select")).map((s) => s.value);
+  const body = { variant: $("variant").value, options: readOptions(), seat: $("seat").value, opponents };
+  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  $("start").disabled = true;
+  try {
+    const made = await api("POST", "/api/games", body);
+    game = { id: made.id, token: made.token };
+    sessionStorage.setItem(`game:${made.id}`, made.token);
+    history.replaceState(null, "", `/play?game=${made.id}`);
+    show(made.view);
+    await opponentsMove();
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    $("start").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ the game
+function status(v) {
+  if (v.status !== "playing") {
+    const returns = Object.entries(v.returns || {}).map(([a, r]) => `${a} (${v.labels[a]}) ${r > 0 ? "+" : ""}${r}`);
+    return `game ${v.status === "quit" ? "abandoned" : "over"}: returns ${returns.join(", ")}`;
+  }
+  return v.your_turn ? `your turn (${v.seat})` : `${v.to_act} (${v.labels[v.to_act]}) is to move…`;
+}
+
+function show(v) {
+  view = v;
+  selected = [];
+  $("setup").hidden = true;
+  $("game").hidden = false;
+  $("status").textContent = status(v);
+  $("status").className = "status" + (v.your_turn ? " yours" : "");
+  $("table").innerHTML = v.svg;
+  for (const hit of $("table").querySelectorAll("rect.hit")) hit.addEventListener("click", () => clickCard(hit));
+  $("moves").replaceChildren(
+    ...v.moves.map((m) => el("button", { type: "button", class: "move", "data-action": m.action, onclick: () => play(m.action) }, m.text)),
+  );
+  $("hint").disabled = !v.your_turn;
+  $("quit").disabled = v.status !== "playing";
+  $("hint-text").textContent = "";
+  $("selection").textContent = "";
+  const events = $("events");
+  events.replaceChildren(
+    ...v.events.map((e) =>
+      el("li", { class: e.hand_over ? "hand-over" : null, value: e.step + 1 }, `${e.agent} (${e.who}): ${e.text}` + (e.hand_over ? ` — hand ${e.hand_over} over` : "")),
+    ),
+  );
+  events.scrollTop = events.scrollHeight;
+  showResult(v);
+}
+
+function showResult(v) {
+  const box = $("result");
+  const r = v.hand_result;
+  if (!r && v.status === "playing") { box.hidden = true; return; }
+  box.hidden = false;
+  box.replaceChildren();
+  if (r) {
+    box.append(el("h3", { text: r.title }));
+    for (const line of r.lines) box.append(el("p", { text: line }));
+    const rows = v.players.map((a) => el("tr", {}, el("td", { text: `${a} (${v.labels[a]})` }), el("td", { class: "num", text: r.scores[a] }), el("td", { class: "num", text: r.totals[a] })));
+    box.append(el("table", { class: "data" }, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "hand" }), el("th", { text: "total" })), ...rows));
+  }
+  if (v.status !== "playing") {
+    box.append(el("p", { class: "status", id: "game-over", text: status(v) }));
+    if (v.record) {
+      const name = `play/${v.record}`;
+      box.append(el("p", {}, "record saved: ", el("a", { href: `/replay?record=${encodeURIComponent(name)}`, id: "record-link", text: name })));
+    }
+  }
+}
+
+function clickCard(hit) {
+  if (busy || !view.your_turn) return;
+  const card = hit.dataset.card;
+  const i = selected.indexOf(card);
+  if (i >= 0) selected.splice(i, 1); else selected.push(card);
+  // a move that names exactly the cards clicked and is the only one naming them all is played at once
+  const matches = view.moves.filter((m) => selected.length && selected.every((c) => m.cards.includes(c)));
+  const exact = matches.filter((m) => m.cards.length === selected.length);
+  if (matches.length === 1 && exact.length === 1) { play(exact[0].action); return; }
+  for (const h of $("table").querySelectorAll("rect.hit")) h.classList.toggle("selected", selected.includes(h.dataset.card));
+  for (const b of $("moves").querySelectorAll("button.move")) {
+    b.classList.toggle("match", matches.some((m) => String(m.action) === b.dataset.action));
+  }
+  $("selection").textContent = selected.length ? `selected ${selected.join(" ")}: ${matches.length} move(s) use them` : "";
+}
+
+async function play(action) {
+  if (busy) return;
+  busy = true;
+  showError("");
+  try {
+    show(await api("POST", `/api/games/${game.id}/move`, { action }, game.token));
+  } catch (err) {
+    showError(err.message);
+  }
+  busy = false;
+  await opponentsMove();
+}
+
+async function opponentsMove() {
+  if (busy) return;
+  busy = true;
+  try {
+    while (view.status === "playing" && !view.your_turn) {
+      await sleep(Number($("speed").value));
+      show(await api("POST", `/api/games/${game.id}/advance`, undefined, game.token));
+    }
+  } catch (err) {
+    showError(err.message);
+  }
+  busy = false;
+}
+
+async function hint() {
+  try {
+    const h = await api("POST", `/api/games/${game.id}/hint`, undefined, game.token);
+    $("hint-text").textContent = `the heuristic would play: ${h.text}`;
+    for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+async function quit() {
+  try {
+    show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+async function init() {
+  config = await api("GET", "/api/config");
+  const variant = $("variant");
+  for (const name of Object.keys(config.variants)) variant.append(el("option", { value: name, text: name }));
+  const wanted = params.get("variant") || "gin_rummy_v0";
+  if (config.variants[wanted]) variant.value = wanted;
+  variant.addEventListener("change", fillVariant);
+  $("seat").addEventListener("change", fillSeats);
+  fillVariant();
+  $("setup-form").addEventListener("submit", start);
+  $("hint").addEventListener("click", hint);
+  $("quit").addEventListener("click", quit);
+  $("new").addEventListener("click", () => { location.href = "/play"; });
+  if (params.get("speed") !== null) $("speed").value = params.get("speed");
+  const id = params.get("game");
+  const token = id && sessionStorage.getItem(`game:${id}`);
+  if (id && token) {
+    game = { id, token };
+    try {
+      show(await api("GET", `/api/games/${id}`, undefined, token));
+      await opponentsMove();
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+}
+
+init().catch((err) => showError(err.message));

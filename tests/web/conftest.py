@@ -1,0 +1,58 @@
+"""What the server tests share: a folder of records and results made by the project's own
+jobs (a played Gin game, a small recorded tournament), and apps serving them."""
+
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from experiments.common import load_variant
+from experiments.common.records import play_recorded, write_record
+
+GIN_RECORD = "games/gin-heuristic-random.jsonl"
+
+
+def write_gin_record(path: Path, seed: int = 3) -> Path:
+    """A Gin Rummy game, heuristic against random, recorded by ``play_recorded``."""
+    env = load_variant("gin_rummy_v0").env()
+    agents = [make_agent("heuristic", env, seed=seed), make_agent("random", env, seed=seed + 1)]
+    _, lines = play_recorded(env, agents, seed, {}, ["heuristic", "random"])
+    return write_record(lines, path)
+
+
+@pytest.fixture(scope="session")
+def served_folders(tmp_path_factory):
+    """``(records, results)``: records holds a Gin game and the records of a tournament
+    (``tour/``), results that tournament's files (``tour/summary.json``, ...)."""
+    from experiments.tournament.cli import main as tournament
+
+    base = tmp_path_factory.mktemp("served")
+    records, results = base / "records", base / "results"
+    write_gin_record(records / GIN_RECORD)
+    argv = ["--variants", "gin_rummy", "--agents", "random", "heuristic", "--deals", "2", "--workers", "1"]
+    argv += ["--out", str(results / "tour"), "--record", str(records / "tour"), "--record-games", "2", "--no-progress"]
+    assert tournament(argv) == 0
+    return records, results
+
+
+@pytest.fixture
+def make_app(served_folders):
+    """``make_app(**config)``: an app over the served folders (``ServeConfig`` fields)."""
+    from experiments.serve.app import ServeConfig, create_app
+
+    records, results = served_folders
+
+    def make(**config):
+        config.setdefault("records", records)
+        config.setdefault("results", results)
+        return create_app(ServeConfig(**config))
+
+    return make
+
+
+@pytest.fixture
+def client(make_app):
+    from starlette.testclient import TestClient
+
+    with TestClient(make_app(save_games=False)) as c:
+        yield c

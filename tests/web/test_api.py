@@ -1,0 +1,293 @@
+"""experiments.serve's JSON API: every refusal (bad ids, tokens, path tricks, uploads,
+records, moves, agents, options) answers a 4xx JSON error and changes nothing; games are
+bounded, independent and replayable."""
+
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from starlette.testclient import TestClient
+
+from experiments.common.records import read_record, replay
+from experiments.serve.safety import builtin_agents
+from tests.web.conftest import GIN_RECORD
+
+
+def new_game(client, seed=5, **body):
+    body = {"variant": "gin_rummy", "opponents": ["heuristic"], "seed": seed, **body}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    return data["id"], {"X-Game-Token": data["token"]}, data["view"]
+
+
+def refused(response, status, *words):
+    assert response.status_code == status, response.text[:400]
+    message = response.json()["error"]
+    for w in words:
+        assert w in message, message
+    return message
+
+
+def play_out(client, gid, headers, view):
+    """Play the game to its end: the human takes the heuristic's hint, the opponent moves."""
+    while view["status"] == "playing":
+        if view["your_turn"]:
+            hint = client.post(f"/api/games/{gid}/hint", headers=headers).json()
+            view = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": hint["action"]}).json()
+        else:
+            view = client.post(f"/api/games/{gid}/advance", headers=headers).json()
+    return view
+
+
+# ------------------------------------------------------------------- games
+def test_unknown_and_malformed_game_ids_are_404(client):
+    _, headers, _ = new_game(client)
+    for gid in ["AAAAAAAAAAAAAAAA", "x" * 200, "a b", "abc.defgh"]:
+        refused(client.get(f"/api/games/{gid}", headers=headers), 404, "no game")
+        refused(client.post(f"/api/games/{gid}/advance", headers=headers), 404, "no game")
+    # an encoded path leaves the game routes: the router's own 404, as JSON
+    refused(client.get("/api/games/..%2F..%2Fetc", headers=headers), 404, "Not Found")
+
+
+def test_a_game_is_only_its_token_holders(client):
+    gid, headers, view = new_game(client)
+    refused(client.get(f"/api/games/{gid}"), 403, "not yours")
+    refused(client.post(f"/api/games/{gid}/move", json={"action": 106}, headers={"X-Game-Token": "x" * 32}), 403)
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == view
+
+
+def test_illegal_moves_are_refused_and_change_nothing(client):
+    gid, headers, view = new_game(client)
+    assert [m["text"] for m in view["moves"]] == ["draw upcard", "pass"]
+    cases = [
+        ({"action": 0}, 422, "'discard AC' is not legal now: legal moves are draw upcard, pass"),
+        ({"action": "knock AC"}, 422, "not legal now"),
+        ({"action": "fly away"}, 400, "not a move of gin_rummy_v0"),
+        ({"action": 108}, 400, "not an action id 0..107"),
+        ({"action": -1}, 400, "not an action id"),
+        ({"action": True}, 400, "not an action id"),
+        ({"action": [106]}, 400, "not an action id"),
+        ({}, 400, "a move needs 'action'"),
+    ]
+    for body, status, words in cases:
+        refused(client.post(f"/api/games/{gid}/move", json=body, headers=headers), status, words)
+    refused(client.post(f"/api/games/{gid}/move", content=b"{not json", headers=headers), 400, "not JSON")
+    refused(client.post(f"/api/games/{gid}/move", content=b"[106]", headers=headers), 400, "JSON object")
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == view
+
+
+def test_moves_out_of_turn_and_after_the_end_are_409(client):
+    gid, headers, view = new_game(client)
+    refused(client.post(f"/api/games/{gid}/advance", headers=headers), 409, "it is your turn")
+    view = client.post(f"/api/games/{gid}/move", json={"action": "pass"}, headers=headers).json()
+    assert view["to_act"] == "player_1" and view["moves"] == []
+    refused(client.post(f"/api/games/{gid}/move", json={"action": "pass"}, headers=headers), 409, "not your turn")
+    refused(client.post(f"/api/games/{gid}/hint", headers=headers), 409, "not your turn")
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == view
+    over = play_out(client, gid, headers, view)
+    assert over["status"] == "over" and over["to_act"] is None
+    for path, body in [("move", {"action": "pass"}), ("advance", None), ("hint", None), ("quit", None)]:
+        refused(client.post(f"/api/games/{gid}/{path}", json=body, headers=headers), 409, "is over")
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == over
+
+
+def test_agents_are_the_servers_list_never_an_import_or_a_file(client, make_app):
+    assert client.get("/api/config").json()["variants"]["gin_rummy_v0"]["agents"] == builtin_agents("gin_rummy_v0")
+    for name in [
+        "agents.random_agent:RandomAgent",
+        "experiments.serve.app:create_app",
+        "policy:/etc/passwd",
+        "policy:docs/results/sb3-gin/model.zip",
+        "rllib:/tmp",
+        "pimc",
+        "../heuristic",
+        "",
+        7,
+        None,
+    ]:
+        refused(client.post("/api/games", json={"variant": "gin_rummy", "opponents": [name]}), 400, "is not offered")
+    # the server's own --agents are offered, exactly as given
+    with TestClient(make_app(agents=("agents.random_agent:RandomAgent",), save_games=False)) as c:
+        assert "agents.random_agent:RandomAgent" in c.get("/api/config").json()["variants"]["rummy_v0"]["agents"]
+        r = c.post("/api/games", json={"variant": "rummy", "opponents": ["agents.random_agent:RandomAgent"]})
+        assert r.status_code == 200 and r.json()["view"]["labels"]["player_1"] == "agents.random_agent:RandomAgent"
+        refused(c.post("/api/games", json={"variant": "rummy", "opponents": ["agents.random_agent:Other"]}), 400)
+    with pytest.raises(ValueError, match="plays no variant"):
+        make_app(agents=("nowhere.module:Agent",))
+
+
+def test_bad_variants_options_seats_and_seeds_are_400(client):
+    cases = [
+        ({"variant": "poker"}, "variant 'poker' is unknown"),
+        ({"options": {"render_mode": "human"}}, "'render_mode' is not an option of gin_rummy_v0"),
+        ({"options": {"knock_limit": {"x": 1}}}, "values are numbers"),
+        ({"options": {"knock_limit": -1}}, "options refused by gin_rummy_v0"),
+        ({"options": [1]}, "options must be an object"),
+        ({"seat": "player_7"}, "seat 'player_7' is not a seat"),
+        ({"opponents": ["heuristic", "random"]}, "2 opponent(s) for 1 other seat(s)"),
+        ({"opponents": "heuristic"}, "opponents must be a list"),
+        ({"seed": -1}, "seed -1 is not an int"),
+        ({"seed": "7"}, "is not an int"),
+    ]
+    base = {"variant": "gin_rummy", "opponents": ["heuristic"]}
+    for body, words in cases:
+        refused(client.post("/api/games", json={**base, **body}), 400, words)
+    refused(client.post("/api/games", content=b"x" * 70_000), 413, "larger than 64,000 bytes")
+
+
+def test_options_and_seats_are_used(client):
+    body = {"variant": "rummy", "options": {"num_players": 3}, "opponents": ["random", "heuristic"], "seat": "player_2"}
+    view = client.post("/api/games", json={**body, "seed": 1}).json()["view"]
+    assert view["players"] == ["player_0", "player_1", "player_2"]
+    assert view["labels"] == {"player_2": "you", "player_0": "random", "player_1": "heuristic"}
+    assert view["options"] == {"num_players": 3}
+
+
+# ---------------------------------------------------------------- records
+def test_record_names_cannot_leave_the_records_folder(client, served_folders, tmp_path):
+    records, _ = served_folders
+    outside = tmp_path / "secret.jsonl"
+    outside.write_text((records / GIN_RECORD).read_text())
+    link = records / "games" / "link.jsonl"
+    if not link.is_symlink():
+        os.symlink(outside, link)
+    dir_link = records / "outside_dir"
+    if not dir_link.is_symlink():
+        os.symlink(tmp_path, dir_link)
+    cases = [
+        ("../results/tour/summary.json", 400, "refused"),
+        ("../x.jsonl", 400, "no .."),
+        ("games/../../x.jsonl", 400, "no .."),
+        (str(outside), 400, "relative paths"),
+        ("/etc/passwd", 400, "relative paths"),
+        ("games\\gin.jsonl", 400, "refused"),
+        ("games/link.jsonl", 400, "leads out of the folder"),
+        ("outside_dir/secret.jsonl", 400, "leads out of the folder"),
+        ("games/gin.jsonl\x00.txt", 400, "refused"),
+        ("games/none.jsonl", 404, "no record"),
+        ("games", 400, "must be .jsonl"),
+        ("", 400, "non-empty"),
+    ]
+    for name, status, words in cases:
+        refused(client.get("/api/replays/meta", params={"record": name}), status, words)
+        refused(client.get("/api/replays/frame", params={"record": name, "step": 0}), status, words)
+    names = [r["name"] for r in client.get("/api/records").json()["records"]]
+    assert "games/link.jsonl" not in names and not any(n.startswith("outside_dir") for n in names)
+    assert GIN_RECORD in names
+
+
+def test_results_names_cannot_leave_the_results_folder(client, served_folders):
+    _, results = served_folders
+    cases = [
+        ("../records/games/gin-heuristic-random.jsonl", 400),
+        ("/etc/passwd", 400),
+        ("tour/games.csv", 400),
+        ("tour/evilsummary.json", 400),
+        ("nothing/summary.json", 404),
+    ]
+    for name, status in cases:
+        refused(client.get("/api/results/run", params={"name": name}), status)
+    refused(client.get("/api/results/image", params={"name": "tour/../tour/win_rates.png"}), 400)
+    refused(client.get("/api/results/image", params={"name": "tour/summary.json"}), 400)
+    r = client.get("/api/results/image", params={"name": "tour/head_to_head.png"})
+    assert r.status_code == 200 and r.content == (results / "tour" / "head_to_head.png").read_bytes()
+
+
+def test_a_recorded_game_replays_step_by_step(client, served_folders):
+    records, _ = served_folders
+    lines = read_record(records / GIN_RECORD)
+    meta = client.get("/api/replays/meta", params={"record": GIN_RECORD}).json()
+    actions = [x for x in lines if x["type"] == "action"]
+    assert meta["steps"] == len(actions) and meta["agents"] == ["heuristic", "random"]
+    assert [m["text"] for m in meta["moves"]] == [x["text"] for x in actions]
+    env = replay(lines)
+    last = client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": len(actions), "seat": "player_1"})
+    assert last.json()["svgs"] == {"player_1": str(env.unwrapped.render_svg("player_1"))}
+    assert last.json()["over"] is True
+    for step, seat, words in [(len(actions) + 1, "all", "outside"), ("x", "all", "outside"), (0, "player_9", "seat")]:
+        refused(client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": step, "seat": seat}), 400, words)
+
+
+# ---------------------------------------------------------------- uploads
+def test_uploads_are_size_limited(make_app, served_folders):
+    records, _ = served_folders
+    data = (records / GIN_RECORD).read_bytes()
+    with TestClient(make_app(max_upload=len(data))) as c:
+        assert c.post("/api/uploads", content=data).status_code == 200
+        refused(c.post("/api/uploads", content=data + b"\n"), 413, f"larger than {len(data):,} bytes")
+        refused(c.post("/api/uploads", content=b"x" * 5_000_000), 413)
+
+
+def test_bad_records_are_refused(client, served_folders):
+    records, _ = served_folders
+    good = [json.loads(x) for x in (records / GIN_RECORD).read_text().splitlines()]
+    first_action = next(i for i, x in enumerate(good) if x["type"] == "action")
+
+    def edited(i, **change):
+        lines = [dict(x) for x in good]
+        lines[i].update(change)
+        return "\n".join(json.dumps(x) for x in lines).encode()
+
+    # the reasons name the field (words shared with the records module's own schema check)
+    cases = [
+        (b"", "first line must be the game line"),
+        (b"not json\n", "not JSON"),
+        (b"[1, 2]\n", "upload"),
+        (edited(0, format="other/9"), "record format"),
+        (edited(0, variant="poker_v0"), "poker_v0"),
+        (edited(0, players="p0"), "players"),
+        (edited(first_action, action="x"), "action"),
+        (edited(first_action, type="teleport"), "teleport"),
+        (edited(first_action, action=0), "does not replay"),
+        (edited(first_action, rewards=[5.0, 0.0]), "does not replay"),
+        (edited(len(good) - 1, returns=[9.0, 9.0]), "does not replay"),
+        (edited(0, options={"knock_limit": -1}), "does not replay"),
+    ]
+    for data, words in cases:
+        refused(client.post("/api/uploads", content=data), 422, words)
+    ok = client.post("/api/uploads", content=(records / GIN_RECORD).read_bytes()).json()
+    frame = client.get("/api/replays/frame", params={"upload": ok["upload"], "step": ok["steps"], "seat": "all"})
+    assert frame.status_code == 200 and sorted(frame.json()["svgs"]) == ["player_0", "player_1"]
+    refused(client.get("/api/replays/meta", params={"upload": "AAAAAAAAAAAAAAAA"}), 404, "no upload")
+    refused(client.get("/api/replays/meta", params={"upload": "../etc"}), 404, "no upload")
+
+
+# ------------------------------------------------------- several games
+def test_the_store_is_bounded_in_count_and_age(make_app):
+    app = make_app(max_games=2, save_games=False)
+    with TestClient(app) as c:
+        first = new_game(c, seed=1)
+        second = new_game(c, seed=2)
+        third = new_game(c, seed=3)
+        refused(c.get(f"/api/games/{first[0]}", headers=first[1]), 404, "dropped")
+        for gid, headers, view in (second, third):
+            assert c.get(f"/api/games/{gid}", headers=headers).json() == view
+        assert len(app.state.games) == 2
+        app.state.games.max_idle = 60.0
+        app.state.games._games[second[0]].touched = time.monotonic() - 61.0
+        refused(c.get(f"/api/games/{second[0]}", headers=second[1]), 404, "idle over 60 s")
+        assert c.get(f"/api/games/{third[0]}", headers=third[1]).status_code == 200
+
+
+def test_concurrent_games_are_independent_and_replayable(make_app, served_folders):
+    records, _ = served_folders
+    app = make_app()
+    seeds = [11, 12, 13, 14]
+
+    def one(seed):
+        with TestClient(app) as c:
+            gid, headers, view = new_game(c, seed=seed)
+            return play_out(c, gid, headers, view)
+
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(one, seeds))
+    alone = [one(seed) for seed in seeds]
+    assert [v["events"] for v in together] == [v["events"] for v in alone]
+    for view in together:
+        lines = read_record(records / "play" / view["record"])
+        assert lines[0]["agents"] == ["human", "heuristic"]
+        replay(lines)  # raises RecordMismatch if the record does not replay
+        assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in view["events"]]

@@ -1,0 +1,182 @@
+"""The pages in a real browser: headless Debian chromium driven by Playwright
+(``experiments.serve.testing``), against the server run by uvicorn in a thread.
+
+A whole Gin game is played by clicking (cards in the picture for discards and knocks,
+the move buttons otherwise, the heuristic's hint choosing), a Rummikub turn of several
+tiles is built by clicking tiles, a replay is stepped to its end with the keys, and the
+results page shows the head-to-head heat map of a tournament."""
+
+import csv
+
+import pytest
+
+from experiments.common.records import read_record, replay
+from experiments.serve.testing import chromium, serve_in_thread
+from tests.web.conftest import GIN_RECORD
+
+#: how long a page may take to answer one click (generous: the machine is shared)
+WAIT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def site(served_folders):
+    """``(base URL, browser context, records folder)`` of a server over the test folders."""
+    from experiments.serve.app import ServeConfig, create_app
+
+    records, results = served_folders
+    app = create_app(ServeConfig(records=records, results=results))
+    with serve_in_thread(app) as url, chromium() as context:
+        context.set_default_timeout(WAIT_MS)
+        yield url, context, records
+
+
+@pytest.fixture
+def page(site):
+    url, context, _ = site
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    yield page
+    page.close()
+    assert errors == []
+
+
+def start_game(page, url, variant, seed):
+    page.goto(f"{url}/play?speed=0&variant={variant}")
+    page.wait_for_selector("#variant option", state="attached")
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+
+
+def wait_for_turn_or_end(page):
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.startsWith('your turn')"
+        " || document.querySelector('#game-over') !== null"
+    )
+    return page.query_selector("#game-over") is None
+
+
+def events(page):
+    return page.eval_on_selector_all("#events li", "items => items.map(li => li.textContent)")
+
+
+def click_and_wait(page, selector, count):
+    """Click ``selector`` and wait until the move list has more than ``count`` moves."""
+    page.click(selector)
+    page.wait_for_function(f"() => document.querySelectorAll('#events li').length > {count}")
+
+
+def test_a_whole_gin_game_played_by_clicking(page, site):
+    url, _, records = site
+    start_game(page, url, "gin_rummy_v0", seed=5)
+    mine, clicked_cards = [], 0
+    while wait_for_turn_or_end(page):
+        page.click("#hint")
+        hinted = page.wait_for_selector("#moves button.hinted").text_content()
+        count = len(events(page))
+        verb, _, card = hinted.partition(" ")
+        if verb in ("discard", "knock"):
+            buttons = page.eval_on_selector_all("#moves button.move", "b => b.map(x => x.textContent)")
+            naming = [b for b in buttons if b.split()[1:] == [card]]
+            page.click(f'#table rect.hit[data-card="{card}"]')
+            clicked_cards += 1
+            if len(naming) > 1:  # "discard X" and "knock X": the click selects X, the button plays
+                assert page.get_attribute(f'#table rect.hit[data-card="{card}"]', "class") == "hit selected"
+                assert page.locator("#moves button.match").count() == 2
+                page.click("#moves button.hinted")
+        else:
+            page.click("#moves button.hinted")
+        page.wait_for_function(f"() => document.querySelectorAll('#events li').length > {count}")
+        mine.append(hinted)
+    assert clicked_cards >= 3
+    over = page.text_content("#game-over")
+    assert over.startswith("game over: returns player_0 (you)")
+    assert page.text_content("#result h3") == "hand 1 over"
+    name = page.text_content("#record-link")
+    lines = read_record(records / name)
+    moves = [(x["agent"], x["text"]) for x in lines if x["type"] == "action"]
+    assert [t for a, t in moves if a == "player_0"] == mine
+    assert [f"{a} ({'you' if a == 'player_0' else 'heuristic'}): {t}" for a, t in moves] == [
+        e.split(" — ")[0] for e in events(page)
+    ]
+    replay(lines)  # the saved game replays (raises RecordMismatch otherwise)
+    r0, r1 = lines[-1]["returns"]
+    assert over == f"game over: returns player_0 (you) {r0:+g}, player_1 (heuristic) {r1:+g}"
+
+
+def test_a_rummikub_turn_of_several_tiles_played_by_clicking(page, site):
+    url, _, _ = site
+    start_game(page, url, "rummikub_v0", seed=2)
+    assert wait_for_turn_or_end(page)
+    start = len(events(page))
+    played = []
+    while True:
+        page.click("#hint")
+        hinted = page.wait_for_selector("#moves button.hinted").text_content()
+        count = len(events(page))
+        if not hinted.startswith("add "):
+            break
+        tile = hinted.split()[1]
+        click_and_wait(page, f'#table rect.hit[data-card="{tile}"]', count)
+        played.append(tile)
+        assert page.locator("#table rect.hit").count() == 14  # the tiles of the play stay on the rack, framed
+    assert hinted == "commit" and len(played) >= 3
+    click_and_wait(page, "#moves button.hinted", count)
+    assert events(page)[start : start + len(played) + 1] == [f"player_0 (you): add {t}" for t in played] + [
+        "player_0 (you): commit"
+    ]
+    assert wait_for_turn_or_end(page)  # the opponent has moved: the rack is the 14 tiles less those played
+    assert f"player_0's rack (this view) · {14 - len(played)} tiles" in page.text_content("#table svg")
+
+
+def test_a_replay_stepped_to_its_end_with_the_keys(page, site):
+    url, _, records = site
+    lines = read_record(records / GIN_RECORD)
+    actions = [x for x in lines if x["type"] == "action"]
+    page.goto(f"{url}/replay")
+    page.click(f'a.record:text-is("{GIN_RECORD}")')
+    page.wait_for_selector("#frames svg")
+    assert page.text_content("#step-label") == f"step 0 / {len(actions)}"
+    assert page.locator("#frames svg").count() == 2  # all hands open: every seat's view
+    page.select_option("#seat", "player_1")
+    page.wait_for_function("() => document.querySelectorAll('#frames svg').length === 1")
+    for k in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => document.querySelector('#step-label').dataset.step === '{k}'")
+        assert page.text_content("#move-now") == f"move {k}: {actions[k - 1]['agent']} {actions[k - 1]['text']}"
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => document.querySelector('#step-label').dataset.step === '{len(actions)}'")
+    assert page.text_content("#step-label") == f"step {len(actions)} / {len(actions)} · game over"
+    assert page.input_value("#slider") == str(len(actions))
+    assert page.text_content("#movelist li.current") == f"{actions[-1]['agent']}: {actions[-1]['text']}"
+    env = replay(lines)
+    assert page.inner_html("#frames figure svg").count("<rect") == str(env.unwrapped.render_svg("player_1")).count(
+        "<rect"
+    )
+
+
+def test_the_results_page_shows_the_head_to_head_heat_map(page, site, served_folders):
+    url, _, _ = site
+    _, results = served_folders
+    page.goto(f"{url}/results")
+    page.click('a.run:has-text("tournament: gin_rummy_v0")')
+    page.wait_for_selector('table.heat[data-variant="gin_rummy_v0"]')
+    with open(results / "tour" / "head_to_head.csv", newline="") as f:
+        cells = list(csv.DictReader(f))
+    assert len(cells) == 2
+    for c in cells:
+        cell = page.locator(f'td.cell[data-agent="{c["agent"]}"][data-opponent="{c["opponent"]}"]')
+        assert cell.text_content() == f"{float(c['win_rate']):.3f}"
+        assert cell.get_attribute("style").startswith("background: rgb(")
+    assert page.locator("table.heat td.empty").count() == 2  # an agent against itself
+    link = page.locator('td.cell[data-agent="heuristic"][data-opponent="random"] a')
+    assert link.get_attribute("href") == "/replay?variant=gin_rummy_v0&agent=heuristic&agent=random"
+    assert page.locator("table.games a.record").count() == 2  # the two recorded games of the tournament
+    link.click()
+    page.wait_for_selector("a.record")
+    assert sorted(page.eval_on_selector_all("a.record", "a => a.map(x => x.textContent)")) == [
+        "games/gin-heuristic-random.jsonl",
+        "tour/gin_rummy_v0-random-heuristic-deal0-rot0.jsonl",
+        "tour/gin_rummy_v0-random-heuristic-deal0-rot1.jsonl",
+    ]
