@@ -198,59 +198,21 @@ def check_upload_size(size: int, limit: int = MAX_UPLOAD_BYTES) -> None:
 
 
 def check_record_lines(lines: Sequence[Any], source: str) -> None:
-    """The shape checks a record gets before it is replayed (:func:`replay` assumes them).
-
-    ``experiments.common.records.read_record`` checks the game line and the format; this
-    checks each line's type and the fields the replay reads, so that a damaged record is
-    refused with a message instead of failing inside the replay.  (Once the records module
-    has its own schema check, this calls it.)
+    """The shape checks a record gets before it is replayed: its length, then the records
+    module's schema (:func:`experiments.common.records.check_record`: every line's type and
+    the fields the replay reads).
 
     Raises:
         ApiError: 422, the record is damaged (the message names the line and field).
     """
-
-    def fail(i: int, text: str) -> None:
-        raise ApiError(422, f"{source}: line {i + 1}: {text}")
+    from experiments.common.records import RecordError, check_record
 
     if len(lines) > MAX_RECORD_LINES:
-        fail(MAX_RECORD_LINES, f"more than {MAX_RECORD_LINES:,} lines: not a record this server replays")
-    game = lines[0]
-    if game.get("variant") not in rummy_env.VARIANTS:
-        fail(0, f"variant {game.get('variant')!r} is not one of {', '.join(rummy_env.VARIANTS)}")
-    if not isinstance(game.get("options"), dict) or not isinstance(game.get("reset_options", None), (dict, type(None))):
-        fail(0, "options must be an object and reset_options an object or null")
-    seed = game.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        fail(0, f"seed {seed!r} is not null or an int >= 0")
-    players = game.get("players")
-    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
-        fail(0, "players must be a list of agent names")
-    agents = game.get("agents")
-    if agents is not None and (not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)):
-        fail(0, "agents must be null or a list of names")
-    n = len(players)
-    for i, line in enumerate(lines[1:], 1):
-        kind = line.get("type") if isinstance(line, dict) else None
-        if kind == "hand":
-            if not isinstance(line.get("deck"), list) or not all(isinstance(c, str) for c in line["deck"]):
-                fail(i, "a hand line's deck must be a list of card or tile strings")
-        elif kind == "action":
-            action = line.get("action")
-            if not isinstance(action, int) or isinstance(action, bool) or line.get("agent") not in players:
-                fail(i, "an action line needs an int action and an agent of the players")
-            if not isinstance(line.get("text"), str) or not isinstance(line.get("step"), int):
-                fail(i, "an action line needs its text (a string) and step (an int)")
-            rewards = line.get("rewards", [0.0] * n)
-            if not isinstance(rewards, list) or len(rewards) != n or not all(_number(r) for r in rewards):
-                fail(i, f"rewards must be a list of {n} numbers")
-        elif kind == "end":
-            returns = line.get("returns")
-            if not isinstance(returns, list) or len(returns) != n or not all(_number(r) for r in returns):
-                fail(i, f"the end line's returns must be a list of {n} numbers")
-            if not isinstance(line.get("status"), str):
-                fail(i, "the end line's status must be a string")
-        else:
-            fail(i, f"type {kind!r} is not one of hand, action, end")
+        raise ApiError(422, f"{source}: more than {MAX_RECORD_LINES:,} lines: not a record this server replays")
+    try:
+        check_record(lines, source=source)
+    except RecordError as err:
+        raise ApiError(422, str(err)) from None
 
 
 def _number(value: Any) -> bool:
