@@ -103,8 +103,15 @@ class ActorCritic(nn.Module):
         n = obs.shape[0]
         if n == 0:
             return
-        mean = obs.mean(0)
-        var = obs.var(0, unbiased=False)
+        if obs.is_cuda:
+            mean, var = obs.mean(0), obs.var(0, unbiased=False)
+        else:  # numpy's sums are ~10x faster than torch's single-threaded var on the CPU
+            x = obs.detach().numpy()
+            s1 = x.sum(0, dtype=np.float64)
+            s2 = np.einsum("ij,ij->j", x, x, dtype=np.float64)
+            mean64 = s1 / n
+            mean = torch.from_numpy(mean64.astype(np.float32))
+            var = torch.from_numpy(np.maximum(s2 / n - mean64 * mean64, 0.0).astype(np.float32))
         total = self.obs_count + n
         delta = mean - self.obs_mean
         w = float(n / total)
