@@ -1,4 +1,4 @@
-"""The notebooks are stored without outputs (they are run by nbmake in the test suite)."""
+"""The notebooks are stored without outputs (``tests/test_notebooks.py`` runs them in the test suite)."""
 
 import json
 import pathlib
