@@ -42,7 +42,7 @@ class RolloutPolicy:
     """
 
     def __init__(self, env: Any, kind: str = "heuristic", seed: int | None = None):
-        from agents.registry import HEURISTICS
+        from agents.heuristics import HEURISTICS
 
         raw = env.unwrapped
         self.variant = raw.metadata["name"]

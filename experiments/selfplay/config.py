@@ -175,15 +175,36 @@ def check_config(config: Config, num_players: int) -> None:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
 
 
+def parse_league(text: str) -> list[tuple[str, float]]:
+    """``"heuristic:style=knock_early@0.2;policy:m.pt@0.1"`` -> ``[(name, share), ...]``.
+
+    Raises:
+        ValueError: an entry without ``@SHARE``, a share that is not a number in (0, 1], or a
+            name given twice.
+    """
+    members: list[tuple[str, float]] = []
+    for entry in (e.strip() for e in text.split(";")):
+        if not entry:
+            continue
+        name, at, share = entry.rpartition("@")
+        try:
+            value = float(share)
+        except ValueError:
+            value = float("nan")
+        if not at or not name or not 0 < value <= 1:
+            raise ValueError(f"league entry {entry!r}: write NAME@SHARE with a share in (0, 1], e.g. heuristic@0.2")
+        if name in (m for m, _ in members):
+            raise ValueError(f"league member {name!r} is given twice")
+        members.append((name, value))
+    return members
+
+
 def league_members(config: Config) -> list[tuple[str, float]]:
-    """The ``(name, share)`` of each member of ``config.league``
-    (:func:`experiments.selfplay.opponents.parse_league`).
+    """The ``(name, share)`` of each member of ``config.league`` (:func:`parse_league`).
 
     Raises:
         ValueError: a malformed league.
     """
-    from experiments.selfplay.opponents import parse_league
-
     return parse_league(config.league)
 
 

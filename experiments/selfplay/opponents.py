@@ -32,33 +32,10 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
+from experiments.selfplay.config import league_members
 
 SELF, POOL, HEURISTIC, RANDOM = 0, 1, 2, 3  #: the kinds of game; league member j is kind LEAGUE + j
 LEAGUE = 4
-
-
-def parse_league(text: str) -> list[tuple[str, float]]:
-    """``"heuristic:style=knock_early@0.2;policy:m.pt@0.1"`` -> ``[(name, share), ...]``.
-
-    Raises:
-        ValueError: an entry without ``@SHARE``, a share that is not a number in (0, 1], or a
-            name given twice.
-    """
-    members: list[tuple[str, float]] = []
-    for entry in (e.strip() for e in text.split(";")):
-        if not entry:
-            continue
-        name, at, share = entry.rpartition("@")
-        try:
-            value = float(share)
-        except ValueError:
-            value = float("nan")
-        if not at or not name or not 0 < value <= 1:
-            raise ValueError(f"league entry {entry!r}: write NAME@SHARE with a share in (0, 1], e.g. heuristic@0.2")
-        if name in (m for m, _ in members):
-            raise ValueError(f"league member {name!r} is given twice")
-        members.append((name, value))
-    return members
 
 
 def compiled_heuristic(vec: Any, style: int | str = 0):
@@ -212,8 +189,6 @@ class Opponents:
     """
 
     def __init__(self, learner: Any, env: Any):
-        from experiments.selfplay.config import league_members
-
         cfg = learner.cfg
         n = cfg.num_envs
         self.learner = learner

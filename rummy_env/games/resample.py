@@ -100,8 +100,7 @@ def rummy_public_holdings(state: Any) -> tuple[list[int], bool, int]:
         (known: per seat, card bitmask of the cards every player knows it holds;
         stock_public: whether the stock's order is public; upcard: the hand's first upcard).
     """
-    from rummy_env.games.rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD
-    from rummy_env.games.rummy.state import PLAY
+    from rummy_env.games.rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, PLAY
 
     n, k = state.num_players, state.config.hand_size
     upcard = state.hand_decks[-1][n * k] if state.hand_decks else state._resampled_upcard

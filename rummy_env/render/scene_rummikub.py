@@ -14,7 +14,7 @@ from rummy_env.core.rummikub_solver import partition
 from rummy_env.core.tiles import counts_str, counts_to_tiles
 from rummy_env.games.rummikub.actions import COMMIT
 from rummy_env.render import shapes as sh
-from rummy_env.render.scene import (
+from rummy_env.render.frame import (
     HAND_Y,
     HEIGHT,
     MARGIN,

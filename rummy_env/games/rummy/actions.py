@@ -103,3 +103,8 @@ def string_to_action(text: str) -> int:
     except ValueError as err:
         raise ValueError(f"action text {text!r}: {err}") from None
     raise ValueError(f"action text {text!r} is not a Rummy action: use one of {GRAMMAR}")
+
+
+#: The phases of a turn (``RummyState.phase``): the acting player must draw (R-RUMMY-06),
+#: then melds, lays off, and finally discards.
+DRAW, PLAY = 0, 1

@@ -28,18 +28,17 @@ from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
 from rummy_env.games.resample import resample_rummy
-from rummy_env.games.rummy.actions import (
+from rummy_env.games.rummy.actions import (  # noqa: F401 - the turn's phases, re-exported
+    DRAW,
     DRAW_DISCARD,
     DRAW_STOCK,
     LAYOFF,
     MELD,
     NUM_ACTIONS,
+    PLAY,
     action_to_string,
 )
 from rummy_env.games.rummy.config import RummyConfig
-
-DRAW = 0  #: phase: the acting player must draw (R-RUMMY-06)
-PLAY = 1  #: phase: the acting player melds, lays off, and finally discards
 
 
 class RummyView(NamedTuple):
