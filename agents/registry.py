@@ -75,7 +75,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     """A new agent called ``name`` for the env ``env`` (wrapped or raw).
 
     Args:
-        name: ``"random"``, ``"heuristic"`` (the variant's heuristic),
+        name: ``"random"``, ``"heuristic"`` (the variant's heuristic), ``"champion"`` (the
+            strongest agent of the variant, :data:`agents.champion.CHAMPIONS`),
             ``"heuristic:style=NAME"`` (the heuristic in another style of play, one of
             :func:`heuristic_styles`; ``style=default`` is ``"heuristic"``),
             ``"policy:PATH"`` (a model saved by ``experiments.train``, played by
@@ -111,6 +112,10 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         variant = env.unwrapped.metadata["name"]
         if variant in HEURISTICS:
             return HEURISTICS[variant](env, seed, heuristic_style(name, variant))
+    if name == "champion":
+        from agents.champion import champion_name
+
+        return make_agent(champion_name(env.unwrapped.metadata["name"]), env, seed)
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):

@@ -1,0 +1,47 @@
+"""``champion``: the strongest agent the project has for each variant, by name.
+
+``make_agent("champion", env)`` builds the agent :data:`CHAMPIONS` names for the env's
+variant, at its default settings (every job takes the name: ``--agents champion``).  What
+"strongest" means here is issue 25's bar: measured against the whole opponent panel
+(:mod:`agents.panel`, ``python -m experiments.evaluate --agent champion``), not against one
+opponent, at about 100 ms per decision at most on one core.  The figures behind each
+choice are on the docs' results page with their commands.
+
+The champion of a variant is a name the registry already knows (a search agent with its
+options, a committed ``policy:`` model), so a champion is never a second copy of an agent.
+A change of champion is recorded in the CHANGELOG.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: The repository (the committed models' paths are relative to it).
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The champion of each variant (env name) as an agent name; ``policy:`` paths are relative
+#: to :data:`ROOT`.
+CHAMPIONS: dict[str, str] = {
+    # pimc with compiled heuristic playouts and the heuristic-fitted opponent model
+    "gin_rummy_v0": "pimc",
+    # pimc with compiled heuristic playouts (200 worlds)
+    "rummy_v0": "pimc",
+    # pimc with compiled one-round playouts (500 worlds)
+    "crazy_rummy_v0": "pimc",
+    # pimc over whole plays from the exact solver, patient rollouts
+    "rummikub_v0": "pimc",
+}
+
+
+def champion_name(variant: str) -> str:
+    """The agent name of ``variant``'s champion (``policy:`` paths made absolute).
+
+    Raises:
+        ValueError: a variant without a champion (the message lists the variants).
+    """
+    if variant not in CHAMPIONS:
+        raise ValueError(f"no champion for {variant!r}: variants with one are {', '.join(CHAMPIONS)}")
+    name = CHAMPIONS[variant]
+    if name.startswith("policy:"):
+        return "policy:" + str(ROOT / name[len("policy:") :])
+    return name

@@ -1,0 +1,31 @@
+"""``champion``: a registry name for each variant's strongest agent, built as the agent its
+table names."""
+
+import pytest
+
+from agents import make_agent
+from agents.champion import CHAMPIONS, ROOT, champion_name
+from agents.search import PIMCAgent
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+
+
+@pytest.mark.parametrize("module", [rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0])
+def test_every_variant_has_a_champion_built_from_its_table_entry(module):
+    env = module.env()
+    variant = env.unwrapped.metadata["name"]
+    agent = make_agent("champion", env, seed=3)
+    twin = make_agent(champion_name(variant), env, seed=3)
+    assert type(agent) is type(twin)
+    assert set(CHAMPIONS) == {"rummy_v0", "gin_rummy_v0", "crazy_rummy_v0", "rummikub_v0"}
+
+
+def test_policy_champions_are_found_from_any_folder(monkeypatch, tmp_path):
+    monkeypatch.setitem(CHAMPIONS, "gin_rummy_v0", "policy:docs/results/selfplay-gin/model.pt")
+    monkeypatch.chdir(tmp_path)
+    assert champion_name("gin_rummy_v0") == f"policy:{ROOT}/docs/results/selfplay-gin/model.pt"
+    assert not isinstance(make_agent("champion", gin_rummy_v0.env()), PIMCAgent)
+
+
+def test_a_variant_without_a_champion_is_named_in_the_error():
+    with pytest.raises(ValueError, match="no champion for .chess_v0.: variants with one are gin_rummy_v0, rummy_v0"):
+        champion_name("chess_v0")
