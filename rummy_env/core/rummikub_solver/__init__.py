@@ -69,6 +69,7 @@ K1 cannot start runs (no B2, K2), so a path using them sends them and R1 to a gr
 the red run then starts at R2 and is open with length 3+ after R4, where R5 or the joker
 may extend it.  Y9 fits nowhere, so it is in no label:
 
+```pycon
 >>> import numpy as np
 >>> from rummy_env.core.tiles import parse_counts, counts_str, tile_str
 >>> from rummy_env.core.rummikub_solver import (
@@ -87,6 +88,8 @@ may extend it.  Y9 fits nowhere, so it is in no label:
 >>> play = best_play(table, rack, True)  # the joker after R5 stands for R6: 1 + 1 + 5 + 6
 >>> counts_str(play), play_points(table, play)
 ('R5 B1 K1 JK', 13)
+
+```
 
 Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``extension_mask``, ``ordered_extension_mask``, ``is_legal_play``, ``best_play``,
