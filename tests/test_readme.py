@@ -1,18 +1,17 @@
 """The README's Python examples run as written (in order, in one namespace), and its first
 code block holds the two commands CI runs."""
 
-import pathlib
 import re
 
-README = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+from tests.markdown_code import ROOT, code_blocks, run_python_blocks
+
+README = (ROOT / "README.md").read_text()
 
 
-def test_python_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-    assert len(blocks) >= 3
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
+def test_python_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert len(code_blocks(README)) >= 1
+    namespace = run_python_blocks(README, "README.md")
     assert namespace["env"].infos["player_0"]["layoffs"] == "7D on 4D 5D 6D | 8D on 4D 5D 6D"
 
 
