@@ -1,5 +1,5 @@
-"""The committed training results the README cites exist, match its table and play
-(issue 10, item 3)."""
+"""The committed training results the README and the documentation site cite exist, match
+the results page's table and play (issue 10, item 3)."""
 
 import json
 import pathlib
@@ -10,11 +10,16 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+#: the README, the changelog and every page of the documentation site
+DOCUMENTS = "\n".join(
+    [README, (ROOT / "CHANGELOG.md").read_text(), *(p.read_text() for p in (ROOT / "docs").rglob("*.md"))]
+)
+RESULTS_PAGE = (ROOT / "docs" / "results.md").read_text()
 RUNS = {"sb3-gin": "gin_rummy_v0", "sb3-rummy": "rummy_v0"}
 
 
-def test_every_docs_path_the_readme_names_exists_and_is_tracked():
-    paths = set(re.findall(r"docs/results/[\w\-./]*[\w\-]", README))
+def test_every_docs_path_the_documents_name_exists_and_is_tracked():
+    paths = set(re.findall(r"docs/results/[\w\-./]*[\w\-]", DOCUMENTS))
     assert "docs/results/sb3-gin/model.zip" in paths and {f"docs/results/{run}" for run in RUNS} <= paths
     tracked = subprocess.run(["git", "ls-files", "docs/results"], cwd=ROOT, capture_output=True, text=True).stdout
     for path in paths:
@@ -24,10 +29,10 @@ def test_every_docs_path_the_readme_names_exists_and_is_tracked():
 
 
 @pytest.mark.parametrize("run", list(RUNS))
-def test_the_readme_table_shows_the_committed_evaluation(run):
+def test_the_results_page_shows_the_committed_evaluation(run):
     summary = json.loads((ROOT / "docs" / "results" / run / "evaluation.json").read_text())
     assert summary["variant"] == RUNS[run]
-    line = next(row for row in README.splitlines() if f"--out docs/results/{run}`" in row)
+    line = next(row for row in RESULTS_PAGE.splitlines() if f"--out docs/results/{run}`" in row)
     assert f"| {summary['timesteps'] / 1000:.1f}k |" in line
     for evaluation in summary["evaluation"]:
         low, high = evaluation["win_rate_ci_low"], evaluation["win_rate_ci_high"]

@@ -1,6 +1,7 @@
 """The README's Python examples run as written (in order, in one namespace), and its first
 code block holds the two commands CI runs."""
 
+import importlib.util
 import re
 
 from tests.markdown_code import ROOT, code_blocks, run_python_blocks
@@ -19,3 +20,19 @@ def test_first_block_is_the_main_job_then_the_tests():
     first = re.search(r"```bash\n(.*?)```", README, flags=re.S).group(1).strip().splitlines()
     assert first[0].endswith("python -m experiments.tournament")
     assert first[1].endswith("pytest") and "pip install" in first[1]
+
+
+def test_every_file_and_job_it_names_exists():
+    files = re.findall(
+        r"`((?:\.ci|docs|experiments|rummy_env|agents|tests|notebooks)/[^`\s]*|[A-Z]+\.md|mkdocs\.yml|pyproject\.toml)`",
+        README,
+    )
+    files += re.findall(r"!\[[^]]*\]\(([^)]+)\)", README)  # pictures
+    assert "experiments/recipes/gin.toml" in files and "docs/images/serve_play.png" in files
+    for name in files:
+        pattern = re.sub(r"<[^>]+>", "*", name)  # rummy_env/envs/<variant>.py
+        assert list(ROOT.glob(pattern.rstrip("/"))), f"the README names {name}, which does not exist"
+    jobs = set(re.findall(r"python -m (experiments(?:\.\w+)+)", README))
+    assert {f"experiments.{job}" for job in ("tournament", "evaluate", "selfplay", "serve")} <= jobs
+    for job in jobs:
+        assert importlib.util.find_spec(job) is not None, job
