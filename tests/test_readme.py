@@ -9,11 +9,13 @@ from tests.markdown_code import ROOT, code_blocks, run_python_blocks
 README = (ROOT / "README.md").read_text()
 
 
-def test_python_examples_run(monkeypatch):
+def test_python_examples_run(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     assert len(code_blocks(README)) >= 1
     namespace = run_python_blocks(README, "README.md")
     assert namespace["env"].infos["player_0"]["layoffs"] == "7D on 4D 5D 6D | 8D on 4D 5D 6D"
+    # the example's comments show what it prints: the seeded hand, then the stacked knock
+    assert capsys.readouterr().out.splitlines() == ["knock player_0 4 33", "7D on 4D 5D 6D | 8D on 4D 5D 6D"]
 
 
 def test_first_block_is_the_main_job_then_the_tests():
