@@ -15,7 +15,7 @@ def assert_every_card_in_one_place(variant, state):
     assert sorted(everything) == variant.deck_ids()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     variant=st.sampled_from(VARIANTS),
     seed=st.integers(0, 2**31 - 1),
