@@ -223,7 +223,7 @@ def vector_class(variant: str):
     """
     from rummy_env import vector
 
-    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec"}
+    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec", "crazy_rummy_v0": "CrazyRummyVec"}
     if variant not in classes:
         raise ValueError(f"no batched simulator for {variant}: self-play trains on {', '.join(classes)}")
     name = classes[variant]
