@@ -33,7 +33,7 @@ class Config:
     timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
     minutes: float | None = None  # wall-clock limit of the training (evaluations included)
     hidden: tuple = (256, 256)
-    features: str = "auto"  # network input features (agents.policy_features); auto: gin_opp for Gin, meld_opp for Rummy and Crazy Rummy
+    features: str = "auto"  # input features (agents.policy_features); auto: learner.AUTO_FEATURES
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995  # per decision of a seat
