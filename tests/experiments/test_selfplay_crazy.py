@@ -164,6 +164,7 @@ def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, opti
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= 600 and [r["opponent"] for r in summary["evaluation"]] == ["heuristic"]
     assert summary["evaluation"][0]["games"] == players  # one deal, the policy in every seat
-    rows = list(csv.DictReader(open(out / "scalars.csv")))
+    with open(out / "scalars.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     assert rows and float(rows[-1]["steps"]) >= 600
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
