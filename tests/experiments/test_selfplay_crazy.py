@@ -168,3 +168,28 @@ def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, opti
         rows = list(csv.DictReader(f))
     assert rows and float(rows[-1]["steps"]) >= 600
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
+
+
+def test_the_committed_crazy_model_plays_legal_rounds_whose_rewards_sum_to_zero():
+    from pathlib import Path
+
+    from agents.policy import PolicyAgent
+
+    path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-crazy" / "model.pt"
+    agent = PolicyAgent(path)
+    env = crazy_rummy_v0.env(num_players=3)
+    assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
+    for seed in range(3):
+        env.reset(seed=seed)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            returns[name] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+        # +1 shared by the lowest penalties, -1 shared by the others (or 0 to all)
+        assert abs(sum(returns.values())) < 1e-9 and max(returns.values()) in (0.0, 1.0, 0.5)
