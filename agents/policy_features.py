@@ -203,6 +203,12 @@ FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read"
 _FIELDS = {
     "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
     "rummy_v0": ("hand", "top_discard", ("known_",), ("discard_rest", "table")),
+    "crazy_rummy_v0": (
+        "hand",
+        "top_discard",
+        ("known_",),
+        ("discard_rest", "table_natural", "wild_C", "wild_D", "wild_H", "wild_S"),
+    ),
 }
 _GIN_ONLY = ("gin", "gin_opp", "gin_read")
 

@@ -227,6 +227,16 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
 
 
 @njit(cache=True)
+def heuristic_actions(rows, ints, masks, pile, legal, memo_keys, memo_results, gen, out, style=0, players=0):
+    """:func:`heuristic_action` (in style ``style``; ``players``: ``cfg[C_PLAYERS]``) of each
+    live row of ``rows`` (int64) into ``out[row]`` (int64 ``(num_rows,)``), with one memo for
+    all of them (``crazy_plan.memo_arrays()`` and its int64 ``(1,)`` generation counter)."""
+    for i in rows:
+        if ints[i, k.ENDED] == k.LIVE:
+            out[i] = heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, style, players)
+
+
+@njit(cache=True)
 def highest_penalty(pool, wild_rank):
     """The card of ``pool`` with the highest penalty, then the highest id."""
     best = -1

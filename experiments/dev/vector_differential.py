@@ -6,7 +6,7 @@
 For each configuration (Gin Rummy with several rule options; basic Rummy with 2 to 6
 players and its options; Crazy Rummy rounds with 3 to 6 players, fixed or drawn wild
 ranks, both rewards and ``max_turns``; with ``--episode game`` whole games: targets, Gin's
-game bonuses, ``max_hands``, the dealer rules) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
+game bonuses, ``max_hands``, the dealer rules, Crazy Rummy's 13 rounds) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
 ``CrazyRummyVec``) and the pure-Python batch of ``raw_env`` games
 (``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` / ``ReferenceCrazyRummyVec``: the same
 deals, ``env.reset(options=deal)``, and the same random actions) are stepped
@@ -74,11 +74,18 @@ RUMMY_GAMES = [
     {"episode": "game", "num_players": 5, "max_turns": 60, "max_hands": 5},
     {"episode": "game", "num_players": 6, "target_score": 300, "reward": "score"},
 ]
+CRAZY_GAMES = [
+    {"episode": "game", "num_players": 3},
+    {"episode": "game", "num_players": 3, "reward": "score", "max_turns": 30},
+    {"episode": "game", "num_players": 4, "max_hands": 5},
+    {"episode": "game", "num_players": 5, "reward": "score", "max_turns": 14, "max_hands": 9},
+    {"episode": "game", "num_players": 6, "max_turns": 40},
+]
 #: variant -> (kernel, reference, {episode: option sets})
 ENGINES = {
     "gin_rummy": (GinRummyVec, ReferenceGinRummyVec, {"hand": GIN, "game": GIN_GAMES}),
     "rummy": (RummyVec, ReferenceRummyVec, {"hand": RUMMY, "game": RUMMY_GAMES}),
-    "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, {"hand": CRAZY, "game": []}),
+    "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, {"hand": CRAZY, "game": CRAZY_GAMES}),
 }
 
 

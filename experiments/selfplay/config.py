@@ -33,7 +33,7 @@ class Config:
     timesteps: int = 50_000_000  # env steps (decisions of every seat) to train for
     minutes: float | None = None  # wall-clock limit of the training (evaluations included)
     hidden: tuple = (256, 256)
-    features: str = "auto"  # network input features (agents.policy_features); auto: gin_opp for Gin, meld_opp for Rummy
+    features: str = "auto"  # input features (agents.policy_features); auto: learner.AUTO_FEATURES
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 0.995  # per decision of a seat
@@ -223,7 +223,7 @@ def vector_class(variant: str):
     """
     from rummy_env import vector
 
-    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec"}
+    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec", "crazy_rummy_v0": "CrazyRummyVec"}
     if variant not in classes:
         raise ValueError(f"no batched simulator for {variant}: self-play trains on {', '.join(classes)}")
     name = classes[variant]

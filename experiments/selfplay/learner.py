@@ -41,6 +41,10 @@ def resolve_device(name: str) -> str:
     return name
 
 
+#: the network input features of ``features="auto"`` per variant (``agents.policy_features``)
+AUTO_FEATURES = {"gin_rummy_v0": "gin_opp", "rummy_v0": "meld_opp", "crazy_rummy_v0": "meld_opp"}
+
+
 class Learner:
     """The learning side of a run.
 
@@ -97,7 +101,7 @@ class Learner:
             # the network takes the model's shape: its hidden sizes and input features
             config.hidden, config.features = tuple(init.hidden), init.features
         if config.features == "auto":
-            config.features = {"gin_rummy_v0": "gin_opp", "rummy_v0": "meld_opp"}.get(config.variant, "none")
+            config.features = AUTO_FEATURES.get(config.variant, "none")
         self.featurize = Featurizer(config.features, config.variant, self.layout)
         self.input_size = self.obs_size + self.featurize.extra
         self.net = ActorCritic(self.obs_size, self.num_actions, config.hidden, config.features)

@@ -99,12 +99,33 @@ def read_eval(out: Path) -> list[dict]:
     return rows
 
 
+def fair_share(out: Path) -> float:
+    """An equal share of the wins, ``1 / seats``, of the run in ``out`` (its ``recipe.toml``:
+    variant and ``num_players``); 0.5 without a readable recipe."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(out / "recipe.toml", "rb") as f:
+            recipe = tomllib.load(f)
+        from experiments.common import load_variant
+
+        env = load_variant(recipe["variant"]).env(**recipe.get("env_options", {}))
+        return 1.0 / len(env.possible_agents)
+    except (OSError, KeyError, ValueError, tomllib.TOMLDecodeError):
+        return 0.5
+
+
 def write_curve(out: Path, title: str | None = None) -> Path:
     """``curve.png``: win rate (95% interval band) against each opponent by training minutes
-    (left; the evaluations' own time is not counted) and env steps (right), from ``eval.csv``.
+    (left; the evaluations' own time is not counted) and env steps (right), from ``eval.csv``,
+    with a dashed line at an equal share of the wins (:func:`fair_share`: 1/2, or 1/3 for
+    three seats, ...).
 
     Drawn on a :class:`matplotlib.figure.Figure` without pyplot, so a notebook's backend is
     left alone."""
+    fair = fair_share(out)
     rows = read_eval(out)
     fig = new_figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2, sharey=True)
@@ -115,7 +136,7 @@ def write_curve(out: Path, title: str | None = None) -> Path:
             ax.plot(x, [r["win_rate"] for r in sel], marker=".", label=f"vs {opponent}")
             ax.fill_between(x, [r["ci_low"] for r in sel], [r["ci_high"] for r in sel], alpha=0.2)
     for ax, label in zip(axes, ("training minutes", "env steps (decisions of every seat)"), strict=True):
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.axhline(fair, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label)
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)

@@ -85,6 +85,20 @@ def compiled_heuristic(vec: Any, style: int | str = 0):
                 return out
 
             return actions
+        if vec.variant == "crazy_rummy_v0":
+            from agents.search.crazy_fast import heuristic_actions
+            from agents.search.crazy_plan import memo_arrays
+
+            memo = (*memo_arrays(), np.zeros(1, np.int64))  # the go-out planner's memo, one per engine
+            players = vec.num_players
+
+            def actions(rows: np.ndarray) -> np.ndarray:
+                out = np.full(vec.num_envs, -1, np.int64)
+                ints, masks, _, pile, legal = vec.kernel_arrays()[:5]
+                heuristic_actions(np.asarray(rows, np.int64), ints, masks, pile, legal, *memo, out, int(style), players)
+                return out
+
+            return actions
     except ImportError:
         return None
     return None

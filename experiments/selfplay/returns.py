@@ -13,13 +13,26 @@ from experiments.common import load_variant
 
 def potential_fn(variant: str, env_options: dict):
     """``phi(obs) -> float32 (n,)`` for the deadwood shaping: minus the acting seat's deadwood
-    (Gin) or hand points (Rummy, aces 1, faces 10; R-RUMMY-13) over 100."""
+    (Gin) or hand points (Rummy, aces 1, faces 10; R-RUMMY-13; Crazy Rummy, a wild card 25,
+    R-CRAZY-12) over 100."""
     layout = load_variant(variant).env(**env_options).unwrapped.layout
     if variant == "gin_rummy_v0":
         col = layout.slice("deadwood").start
         return lambda obs: -obs[:, col] / 100.0
     hand = layout.slice("hand")
     points = np.minimum(np.arange(52) % 13 + 1, 10).astype(np.float32) / 100.0
+    if variant == "crazy_rummy_v0":
+        # R-CRAZY-12: a wild card (of the round's rank, the observation's one-hot) is 25 points
+        wild = layout.slice("wild_rank")
+        extra = np.zeros((13, 52), np.float32)
+        for c in range(52):
+            extra[c % 13, c] = 0.25 - points[c]
+
+        def crazy_phi(obs: np.ndarray) -> np.ndarray:
+            per_card = points[None, :] + obs[:, wild] @ extra
+            return -(obs[:, hand] * per_card).sum(1)
+
+        return crazy_phi
     return lambda obs: -(obs[:, hand] @ points)
 
 

@@ -1,5 +1,5 @@
-"""The Crazy Rummy batch kernel: one-round episodes of ``crazy_kernel`` rows, dealt,
-observed and rewarded as ``crazy_rummy_v0.env(episode="hand")`` does.
+"""The Crazy Rummy batch kernel: one-round episodes or whole games of ``crazy_kernel``
+rows, dealt, observed and rewarded as ``crazy_rummy_v0.env`` does.
 
 The rules of a round are ``crazy_kernel``'s (``compute_legal`` with the R-CRAZY-08a
 look-ahead, ``apply``), the very functions the search playouts run; this module adds
@@ -14,8 +14,16 @@ State (``n`` games): ``crazy_kernel``'s ``ints``, ``masks``, ``stock``, ``pile``
 rank (``ints[:, WILD_RANK]``, the round being ``WILD_RANK + 1``), the dealer and the
 penalty totals are state columns, so a game of 13 rounds is a loop of :func:`deal`
 calls with the next rank and dealer.  Random draws of a deal, from the game's deal
-stream (``vector.batch``): the shuffle, the dealer, then, unless the ``wild_rank``
-option fixes it, the wild rank (``next() % 13`` is the rank index).
+stream (``vector.batch``): the shuffle, the dealer, then, in a one-round episode unless
+the ``wild_rank`` option fixes it, the wild rank (``next() % 13`` is the rank index).
+
+Whole games (``episode="game"``, ``cfg[C_GAME]``; ``vector.whole_games``): a game's first
+round is round 1 (aces wild, R-CRAZY-02), no wild rank is drawn; when a round ends,
+:func:`end_round` scores it into the game as ``CrazyRummyState._end_round`` does and,
+unless it was round 13 or the ``max_hands``-th, deals the next round within the same
+step (a deck shuffled from the deal stream, the next dealer to the left, the next wild
+rank), so the rounds finished are ``WILD_RANK`` (``+ 1`` once the game is over).  A
+round cut by ``max_turns`` scores no penalties and the game goes on.
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ from rummy_env.vector.bits import (
     write_mask_at,
 )
 from rummy_env.vector.crazy_kernel import (
+    C_GAME,
+    C_MAX_HANDS,
     C_PLAYERS,
     C_SCORE_REWARD,
     C_WILD_RANK,
@@ -71,6 +81,7 @@ from rummy_env.vector.crazy_kernel import (
 )
 
 HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, an 8th to the dealer's left
+NUM_ROUNDS = 13  # R-CRAZY-02
 WILD_SUITS = np.uint64(0x0008004002001)  # bits 0, 13, 26, 39: the four cards of rank index 0
 
 
@@ -162,6 +173,37 @@ def write_observation(i, viewer, ints, masks, pile, cfg, obs):
 
 
 @njit(**PLAIN)
+def win_rewards(i, ints, col, rewards, cfg):
+    """Add ``reward="win"``'s rewards of the points in columns ``col .. col + n - 1`` of
+    row ``i``: +1 shared by the lowest, -1 shared by the others, 0 to all when all tie
+    (R-CRAZY-12, 13)."""
+    n = cfg[C_PLAYERS]
+    best = ints[i, col]
+    for q in range(1, n):
+        best = min(best, ints[i, col + q])
+    winners = 0
+    for q in range(n):
+        winners += ints[i, col + q] == best
+    if winners == n:
+        return
+    for q in range(n):
+        rewards[i, q] += 1.0 / winners if ints[i, col + q] == best else -1.0 / (n - winners)
+
+
+@njit(**PLAIN)
+def score_rewards(i, ints, rewards, cfg):
+    """Add ``reward="score"``'s rewards of the round that just ended: the mean penalty
+    minus one's own (R-CRAZY-12)."""
+    n = cfg[C_PLAYERS]
+    total = 0
+    for q in range(n):
+        total += ints[i, PENALTY + q]
+    mean = total / n
+    for q in range(n):
+        rewards[i, q] += mean - ints[i, PENALTY + q]
+
+
+@njit(**PLAIN)
 def round_rewards(i, ints, rewards, cfg):
     """Add every seat's reward for a round that just ended (``CrazyRummyState._end_round``,
     ``episode="hand"``): none for a round cut by ``max_turns``; ``reward="score"``: the
@@ -169,25 +211,40 @@ def round_rewards(i, ints, rewards, cfg):
     -1 shared by the others, 0 to all when all tie (R-CRAZY-12, 13)."""
     if ints[i, ENDED] != TERMINATED:
         return
-    n = cfg[C_PLAYERS]
     if cfg[C_SCORE_REWARD]:
-        total = 0
-        for q in range(n):
-            total += ints[i, PENALTY + q]
-        mean = total / n
-        for q in range(n):
-            rewards[i, q] += mean - ints[i, PENALTY + q]
+        score_rewards(i, ints, rewards, cfg)
+    else:
+        win_rewards(i, ints, PENALTY, rewards, cfg)
+
+
+@njit(**PLAIN)
+def end_round(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, rewards, cfg):
+    """After the move that ended game ``i``'s round: add the rewards and, in a whole game,
+    deal the next round or end the game (``CrazyRummyState._end_round``).
+
+    ``episode="hand"``: :func:`round_rewards`.  ``episode="game"``: ``reward="score"``
+    pays each round (not one cut by ``max_turns``); after round 13 the game is
+    terminated and ``reward="win"`` pays the lowest totals (R-CRAZY-13); after the
+    ``max_hands``-th round before it the game is truncated (no win reward); otherwise
+    the next round is dealt (``ENDED`` is ``LIVE`` again)."""
+    if not cfg[C_GAME]:
+        round_rewards(i, ints, rewards, cfg)
         return
-    best = ints[i, PENALTY]
-    for q in range(1, n):
-        best = min(best, ints[i, PENALTY + q])
-    winners = 0
-    for q in range(n):
-        winners += ints[i, PENALTY + q] == best
-    if winners == n:
+    n = cfg[C_PLAYERS]
+    if cfg[C_SCORE_REWARD] and ints[i, ENDED] == TERMINATED:
+        score_rewards(i, ints, rewards, cfg)
+    finished = ints[i, WILD_RANK] + 1  # rounds finished in this game (round r has rank index r - 1)
+    if finished < NUM_ROUNDS and finished >= cfg[C_MAX_HANDS]:
+        ints[i, ENDED] = TRUNCATED  # the game cut short by max_hands
         return
-    for q in range(n):
-        rewards[i, q] += 1.0 / winners if ints[i, PENALTY + q] == best else -1.0 / (n - winners)
+    if finished < NUM_ROUNDS:
+        shuffle_into(deal_rng, i, decks[i])
+        dealers[i] = (ints[i, DEALER] + 1) % n
+        deal(i, ints, masks, stock, pile, legal, decks, dealers, finished, cfg)
+        return
+    ints[i, ENDED] = TERMINATED  # also after a last round cut by max_turns
+    if not cfg[C_SCORE_REWARD]:
+        win_rewards(i, ints, TOTAL, rewards, cfg)
 
 
 @njit(**PLAIN)
@@ -201,9 +258,15 @@ def _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, te
 
 @njit(**PLAIN)
 def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
-    """A one-round episode of game ``i`` from ``decks[i]`` and ``dealers[i]``: the wild
-    rank drawn from ``deal_rng`` unless the option fixes it, the totals 0."""
-    wild_rank = cfg[C_WILD_RANK] if cfg[C_WILD_RANK] >= 0 else below(deal_rng, i, 13)
+    """A new episode of game ``i`` from ``decks[i]`` and ``dealers[i]``, the totals 0: a
+    whole game's round 1, or a one-round episode's round of the wild rank the option
+    fixes or drawn from ``deal_rng``."""
+    if cfg[C_GAME]:
+        wild_rank = 0
+    elif cfg[C_WILD_RANK] >= 0:
+        wild_rank = cfg[C_WILD_RANK]
+    else:
+        wild_rank = below(deal_rng, i, 13)
     for q in range(6):
         ints[i, TOTAL + q] = 0
     deal(i, ints, masks, stock, pile, legal, decks, dealers, wild_rank, cfg)
@@ -233,7 +296,7 @@ def step_one(
 ):  # fmt: skip
     """One step of game ``i``: if its episode ended at the last step it deals the next
     one; otherwise it applies ``actions[i]``, or with ``random`` a legal id drawn from
-    ``action_rng``."""
+    ``action_rng`` (and, in a whole game, deals the next round if that ended one)."""
     for q in range(rewards.shape[1]):
         rewards[i, q] = 0.0
     if ints[i, ENDED] != LIVE:
@@ -248,11 +311,9 @@ def step_one(
     actor = ints[i, CUR]
     apply(i, action, ints, masks, stock, pile, cfg)
     compute_legal(i, ints, masks, legal, cfg)
-    viewer = actor
-    if ints[i, ENDED] == LIVE:
-        viewer = ints[i, CUR]
-    else:
-        round_rewards(i, ints, rewards, cfg)
+    if ints[i, ENDED] != LIVE:
+        end_round(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, rewards, cfg)
+    viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
     _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
@@ -263,16 +324,16 @@ def opponents_one(
 ):  # fmt: skip
     """Random legal moves (``action_rng``) in live game ``i`` until ``seat`` is to act or
     the episode ends; then the step is rewritten from ``seat``'s view, the opponents'
-    rewards added (``VecBase.step_opponents``).  ``deal_rng`` is the engines' common
-    signature: a one-round episode deals no hand on the way."""
+    rewards added (``VecBase.step_opponents``); a whole game's next rounds are dealt
+    from ``deal_rng`` on the way."""
     if ints[i, ENDED] != LIVE or ints[i, CUR] == seat:
         return
     while ints[i, ENDED] == LIVE and ints[i, CUR] != seat:
         action = kth_set_bit_at(legal, i, below(action_rng, i, count_bits_at(legal, i)))
         apply(i, action, ints, masks, stock, pile, cfg)
         compute_legal(i, ints, masks, legal, cfg)
-    if ints[i, ENDED] != LIVE:
-        round_rewards(i, ints, rewards, cfg)
+        if ints[i, ENDED] != LIVE:
+            end_round(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, rewards, cfg)
     _write_step(i, seat, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 

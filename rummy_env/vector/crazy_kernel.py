@@ -35,8 +35,9 @@ CUR, PHASE, TAKEN, MUST, TURN, STOCK_LEN, PILE_LEN, ENDED, LAST_TURN, WILD_RANK,
 MELDED, PENALTY, TOTAL, STAND, NUM_INTS = 12, 18, 24, 30, 34
 # masks columns (HAND, KNOWN: six seats each)
 HAND, KNOWN, PILE_MASK, TABLE, SET3, LOW_ENDS, HIGH_ENDS, WILDS, NUM_MASKS = 0, 6, 12, 13, 14, 15, 16, 17, 18
-# cfg columns: players, max_turns, reward="score", the wild rank index the option fixes (-1: drawn)
-C_PLAYERS, C_MAX_TURNS, C_SCORE_REWARD, C_WILD_RANK, NUM_CFG = 0, 1, 2, 3, 4
+# cfg columns: players, max_turns, reward="score", the wild rank index the option fixes (-1: drawn),
+# episode="game" (1) or "hand" (0), max_hands (whole games: crazy_batch_kernel)
+C_PLAYERS, C_MAX_TURNS, C_SCORE_REWARD, C_WILD_RANK, C_GAME, C_MAX_HANDS, NUM_CFG = 0, 1, 2, 3, 4, 5, 6
 
 DRAW, PLAY = 0, 1  # phases (games.crazy_rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]

@@ -24,15 +24,18 @@ from rummy_env.vector.rummy_world import table_indexes
 
 def config_vector(config: Any) -> np.ndarray:
     """The kernel's config vector (int64 ``(crazy_kernel.NUM_CFG,)``) of a
-    ``CrazyRummyConfig``: the player count, ``max_turns``, the reward kind and the wild
-    rank index the ``wild_rank`` option fixes (-1: none).  ``crazy_kernel`` plays the
-    current round of either ``episode``; ``crazy_batch_kernel`` deals only one-round
-    episodes."""
+    ``CrazyRummyConfig``: the player count, ``max_turns``, the reward kind, the wild
+    rank index the ``wild_rank`` option fixes (-1: none), whether an episode is a whole
+    game and ``max_hands``.  ``crazy_kernel`` plays the current round of either
+    ``episode``; ``crazy_batch_kernel`` deals the rounds of one-round episodes or of
+    whole games."""
     cfg = np.zeros(k.NUM_CFG, np.int64)
     cfg[k.C_PLAYERS] = config.num_players
     cfg[k.C_MAX_TURNS] = config.max_turns
     cfg[k.C_SCORE_REWARD] = config.reward == "score"
     cfg[k.C_WILD_RANK] = -1 if config.wild_rank is None else config.wild_rank - 1
+    cfg[k.C_GAME] = config.episode == "game"
+    cfg[k.C_MAX_HANDS] = config.max_hands
     return cfg
 
 

@@ -190,20 +190,25 @@ class ReferenceGinRummyVec(WholeGames, ReferenceVec):
         return np.array([env.game_state.hands_won for env in self._envs], dtype=np.int64)
 
 
-class ReferenceCrazyRummyVec(ReferenceVec):
-    """Crazy Rummy one-round episodes (3-6 players) through ``crazy_rummy_v0.raw_env``;
-    the API of ``CrazyRummyVec``.  A hand's wild rank comes from the ``wild_rank``
-    option or the game's deal stream (``batch.draw_wild_rank``) and is part of
-    ``deal_of``."""
+class ReferenceCrazyRummyVec(WholeGames, ReferenceVec):
+    """Crazy Rummy one-round episodes or whole games (3-6 players) through
+    ``crazy_rummy_v0.raw_env``; the API of ``CrazyRummyVec``.  A one-round episode's wild
+    rank comes from the ``wild_rank`` option or the game's deal stream
+    (``batch.draw_wild_rank``) and is part of ``deal_of``; a game's rounds play the wild
+    ranks in order."""
 
     variant = "crazy_rummy_v0"
     raw_env = crazy_raw_env
 
     def _draw_extras(self, i: int) -> dict:
+        if self.config.episode == "game":
+            return {}
         rank = self.config.wild_rank
         return {"wild_rank": rank if rank is not None else draw_wild_rank(self._deal_rng, i)}
 
     def _deal_extras(self, i: int) -> dict:
+        if self.config.episode == "game":
+            return {}
         return {"wild_rank": self._envs[i].game_state.round}
 
 

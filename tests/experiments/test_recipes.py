@@ -10,7 +10,7 @@ from experiments.selfplay.config import RECIPES, load_recipe, parse_args, write_
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert sorted(p.stem for p in RECIPES.glob("*.toml")) >= ["gin", "rummy"]
+    assert {"crazy", "gin", "rummy"} <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
@@ -20,6 +20,9 @@ def test_the_named_recipes_are_the_committed_models_settings():
     gin = load_recipe("gin")
     assert gin["features"] == "gin_read" and gin["teacher_labels"] == "results/labels/gin.npz"
     assert (gin["teacher_margin"], gin["heuristic_share"], gin["random_share"]) == (0.03, 0.85, 0.05)
+    crazy = load_recipe("crazy")
+    assert crazy["variant"] == "crazy_rummy" and crazy["env_options"] == {"num_players": 3}
+    assert crazy["teacher_labels"] == "results/labels/crazy.npz" and crazy["minutes"] == 45
 
 
 def test_flags_override_single_settings_of_a_recipe():

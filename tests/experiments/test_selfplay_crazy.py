@@ -1,0 +1,195 @@
+"""``experiments.selfplay`` on Crazy Rummy and 3-6 seats (issue 26): per-seat returns of a
+scripted round (R-CRAZY-12), the seating of the learner among heuristic seats, the compiled
+heuristic on the batch's rows, the penalty potential, and a smoke run end to end."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from experiments import selfplay
+from experiments.common import load_variant
+from experiments.selfplay.opponents import HEURISTIC, POOL, SELF, Opponents, compiled_heuristic
+from experiments.selfplay.returns import per_seat_gae, potential_fn
+from rummy_env import crazy_rummy_v0
+from rummy_env.games.crazy_rummy import stack_deck, string_to_action
+from rummy_env.vector import CrazyRummyVec
+
+# round 1 (aces wild), dealer player_2: player_0 (8 cards) plays first, melds twice and
+# discards 9C, which player_1 takes to go out (meld TD JD QD KD, meld 9C 9D 9S, discard 4S);
+# penalties (R-CRAZY-12): player_0 keeps 8H (8), player_1 0, player_2 3D..8D TC (43)
+ROUND = stack_deck(["2C 3C 4C 5H 6H 7H 8H 9C", "9D 9S TD JD QD KD 4S", "3D 4D 5D 6D 7D 8D TC"], dealer=2)
+MOVES = [
+    (0, "meld 2C 3C 4C"),
+    (0, "meld 5H 6H 7H"),
+    (0, "discard 9C"),
+    (1, "draw discard"),
+    (1, "meld TD JD QD KD"),
+    (1, "meld 9C 9D 9S"),
+    (1, "discard 4S"),
+]
+
+
+def _scripted(reward):
+    """The scripted round in a ``CrazyRummyVec`` of one game: per step the acting seat, the
+    rewards of every seat and the end; then the batch after it."""
+    vec = CrazyRummyVec(1, seed=0, reward=reward)
+    vec.reset(decks=[ROUND], dealers=np.array([2]))
+    players, rewards, dones = [], [], []
+    for seat, move in MOVES:
+        players.append(seat)
+        batch = vec.step(np.array([string_to_action(move)]))
+        rewards.append(batch.rewards[0].copy())
+        dones.append(bool(batch.terminated[0]))
+    return vec, np.array(players), np.array(rewards), np.array(dones)
+
+
+def test_the_scripted_round_ends_with_player_1_out_and_the_penalties_of_r_crazy_12():
+    vec, _, rewards, dones = _scripted("score")
+    assert dones.tolist() == [False] * 6 + [True]
+    assert vec.scores.tolist() == [[8, 0, 43]]
+    np.testing.assert_allclose(rewards[-1], [17 - 8, 17, 17 - 43], atol=1e-5)  # the mean penalty 17 minus one's own
+    assert abs(rewards.sum()) < 1e-5  # score rewards sum to 0 over the seats
+
+
+def test_per_seat_returns_of_the_scripted_round_give_every_seat_its_share_of_the_win():
+    _, players, rewards, dones = _scripted("win")
+    # +1 to the lowest penalty (player_1), -1 shared by the two others (R-CRAZY-12, 13)
+    assert rewards[-1].tolist() == [-0.5, 1.0, -0.5] and rewards[:-1].sum() == 0
+    T = len(players)
+    values = np.full((T, 1), 0.25)
+    adv, valid = per_seat_gae(
+        values, rewards[:, None, :], dones[:, None], players[:, None], np.ones((T, 1), bool), np.zeros((T, 1)),
+        np.zeros(1), np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1), 1.0, 1.0, 0.0,
+    )  # fmt: skip
+    # gamma = lambda = 1: each decision's advantage is its seat's return minus the value;
+    # player_2 never moved (its -0.5 is in no decision of this rollout)
+    np.testing.assert_allclose(adv[:, 0], [-0.75] * 3 + [0.75] * 4, atol=1e-6)
+    assert valid.all()
+
+
+def test_per_seat_gae_with_three_seats_follows_each_seats_chain():
+    # seats 0, 1, 2, 0, 1, 2 then the game ends: +1 seat 2, -0.5 the others; gamma 0.5, lambda 1
+    players = np.array([[0], [1], [2], [0], [1], [2]])
+    rewards = np.zeros((6, 1, 3))
+    rewards[5, 0] = [-0.5, -0.5, 1.0]
+    dones = np.zeros((6, 1), bool)
+    dones[5, 0] = True
+    values = np.zeros((6, 1))
+    adv, valid = per_seat_gae(
+        values, rewards, dones, players, np.ones((6, 1), bool), np.zeros((6, 1)),
+        np.zeros(1), np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1), 0.5, 1.0, 0.0,
+    )  # fmt: skip
+    # each seat's last decision gets the final reward, its earlier one half of it (one decision of its own back)
+    np.testing.assert_allclose(adv[:, 0], [-0.25, -0.25, 0.5, -0.5, -0.5, 1.0], atol=1e-6)
+    assert valid.all()
+
+
+def test_the_penalty_potential_counts_a_wild_card_25():
+    phi = potential_fn("crazy_rummy_v0", {"num_players": 3})
+    env = crazy_rummy_v0.env(num_players=3)
+    layout = env.unwrapped.layout
+    obs = np.zeros((2, layout.size), np.float32)
+    hand, wild = layout.slice("hand"), layout.slice("wild_rank")
+    for row, rank in ((0, 0), (1, 4)):  # aces wild, fives wild
+        obs[row, wild.start + rank] = 1
+    # AS (card 39), 5H (card 30), KC (card 12)
+    obs[:, hand.start + 39] = obs[:, hand.start + 30] = obs[:, hand.start + 12] = 1
+    np.testing.assert_allclose(phi(obs), [-(25 + 5 + 10) / 100, -(1 + 25 + 10) / 100], atol=1e-6)
+
+
+def _learner(**kw):
+    cfg = selfplay.Config(
+        variant="crazy_rummy_v0", env_options={"num_players": 3}, num_envs=8, num_steps=8, hidden=(16,),
+        heuristic_share=0.5, pool_share=0.25, **kw,
+    )  # fmt: skip
+    return selfplay.Learner(cfg)
+
+
+def test_the_learner_sits_among_heuristic_seats_and_moves_one_seat_on_each_round():
+    learner = _learner()
+    opponents = Opponents(learner, load_variant("crazy_rummy_v0").env(num_players=3))
+    assert opponents.kind.tolist() == [SELF, SELF, POOL, POOL, HEURISTIC, HEURISTIC, HEURISTIC, HEURISTIC]
+    assert opponents.learner_seat.tolist() == [1, 2, 0, 1, 2, 0, 1, 2]
+    player = np.array([0, 1, 2, 0, 1, 2, 0, 2])
+    who = opponents.seats(player, np.ones(8, bool))
+    # self-play games: the learner plays every seat; else only its own, the opponent the two others
+    # (a pool game with an empty pool: the learner plays the seat)
+    assert who["learner"].tolist() == [True, True, True, True, False, False, False, True]
+    assert who["heuristic"].tolist() == [False] * 4 + [True, True, True, False]
+    assert not who["pool"].any()  # no snapshot in the pool yet: the learner plays those seats
+    opponents.hand_over(np.array([True, False] * 4))
+    assert opponents.learner_seat.tolist() == [2, 2, 1, 1, 0, 0, 2, 2]
+
+
+def test_the_compiled_crazy_heuristic_picks_the_python_agents_action_on_every_row():
+    options = {"num_players": 4}
+    vec = CrazyRummyVec(12, seed=5, num_threads=1, **options)
+    agent = make_agent("heuristic", crazy_rummy_v0.env(**options), seed=0)
+    actions = compiled_heuristic(vec)
+    rng = np.random.default_rng(0)
+    batch, checked = vec.reset(), 0
+    for _ in range(120):
+        rows = np.flatnonzero(batch.action_mask.any(1))
+        fast = actions(rows)
+        for i in rows:
+            assert fast[i] == agent.act({"observation": batch.observation[i], "action_mask": batch.action_mask[i]})
+        checked += len(rows)
+        heuristic_moves = rng.random(12) < 0.7  # mostly its own moves (melds, swaps), some random
+        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in batch.action_mask])
+        batch = vec.step(np.where(heuristic_moves & (fast >= 0), fast, step))
+    assert checked > 1000
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("crazy_rummy", ["num_players=3"]),
+        ("crazy_rummy", ["num_players=5", "episode=game"]),
+        ("rummy", ["num_players=4"]),
+    ],
+    ids=["crazy3", "crazy5-game", "rummy4"],
+)
+def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, options, tmp_path):
+    out = tmp_path / "run"
+    args = [
+        "--variant", variant, "--num-envs", "12", "--num-steps", "16", "--timesteps", "600", "--hidden", "16",
+        "--eval-deals", "1", "--final-eval-deals", "1", "--initial-eval", "false", "--minibatch-size", "64",
+        "--heuristic-share", "0.5", "--eval-opponents", "heuristic", "--no-progress", "--out", str(out),
+    ] + [a for o in options for a in ("--env-option", o)]  # fmt: skip
+    assert selfplay.main(args) == 0
+    players = int(options[0].split("=")[1])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] >= 600 and [r["opponent"] for r in summary["evaluation"]] == ["heuristic"]
+    assert summary["evaluation"][0]["games"] == players  # one deal, the policy in every seat
+    with open(out / "scalars.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and float(rows[-1]["steps"]) >= 600
+    assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
+
+
+def test_the_committed_crazy_model_plays_legal_rounds_whose_rewards_sum_to_zero():
+    from pathlib import Path
+
+    from agents.policy import PolicyAgent
+
+    path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-crazy" / "model.pt"
+    agent = PolicyAgent(path)
+    env = crazy_rummy_v0.env(num_players=3)
+    assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
+    for seed in range(3):
+        env.reset(seed=seed)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            returns[name] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+        # +1 shared by the lowest penalties, -1 shared by the others (or 0 to all)
+        assert abs(sum(returns.values())) < 1e-9 and max(returns.values()) in (0.0, 1.0, 0.5)
