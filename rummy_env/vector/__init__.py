@@ -32,6 +32,7 @@ calls them from ``step_one`` the same way the Gin kernel calls
 
 from rummy_env.vector.batch import Batch, empty_batch
 from rummy_env.vector.reference import ReferenceCrazyRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
+from rummy_env.vector.rummikub_reference import ReferenceRummikubVec
 
 __all__ = [
     "Batch",
@@ -39,8 +40,10 @@ __all__ = [
     "GinRummyVec",
     "ReferenceCrazyRummyVec",
     "ReferenceGinRummyVec",
+    "ReferenceRummikubVec",
     "ReferenceRummyVec",
     "ReferenceVec",
+    "RummikubVec",
     "RummyVec",
     "empty_batch",
 ]
@@ -48,6 +51,7 @@ __all__ = [
 _KERNELS = {
     "CrazyRummyVec": "rummy_env.vector.crazy_vec",
     "GinRummyVec": "rummy_env.vector.gin_vec",
+    "RummikubVec": "rummy_env.vector.rummikub_vec",
     "RummyVec": "rummy_env.vector.rummy_vec",
 }
 
