@@ -54,8 +54,18 @@ class RummikubEngine(VecBase):
     #: below this many live games per thread, the masks run on the calling thread alone
     games_per_thread = 8
 
-    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        if backend != "threads":
+            raise ValueError(f"backend={backend!r}: RummikubVec runs its masks on 'threads' (nogil worker threads)")
         super().__init__(num_envs, seed, num_threads, **env_options)
+        self.backend = backend
         n, p = self.num_envs, self.num_players
         self._racks = np.zeros((n, p, NUM_TILE_TYPES), np.int64)
         self._table = np.zeros((n, NUM_TILE_TYPES), np.int64)
@@ -434,6 +444,8 @@ class RummikubVec(RummikubDeals, WholeGames, RummikubEngine):
         seed: int >= 0.
         num_threads: threads for the masks (at most ``NUMBA_NUM_THREADS``, one per 8
             live games); None: numba's default (all cores).
+        backend: ``"threads"`` (the only one: the masks' compiled slices run on
+            ``nogil`` worker threads).
         **env_options: ``rummikub_v0.env`` options (``num_players`` 2..4,
             ``initial_meld_points``, ``initial_meld_table_play``, ``target_score``,
             ``max_turns``, ``max_hands``, ``episode``, ``reward``); with
