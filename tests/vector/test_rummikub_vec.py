@@ -201,3 +201,19 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls):
     replay = cls(3, seed=0, num_players=3)
     replay.reset()
     same(after, replay.step_random(), 1)
+
+
+@pytest.mark.parametrize("cls", [ReferenceRummikubVec, RummikubVec])
+def test_caller_owned_outputs_are_written_in_place_and_seeds_replay(cls):
+    vec = cls(3, seed=5, num_players=4)
+    out = empty_batch(3, vec.observation_size, vec.num_actions, vec.num_players)
+    assert vec.observation_size == 4 * 53 + 4 * 4 + 3 and vec.num_actions == 55
+    assert vec.reset(out=out) is out and out.action_mask.any(axis=1).all()
+    assert out.action_mask.dtype == np.int8 and out.observation.dtype == np.float32
+    twin, other = cls(3, seed=5, num_players=4), cls(3, seed=6, num_players=4)
+    same(out, twin.reset(), 0)
+    assert (out.observation != other.reset().observation).any()
+    for step in range(20):
+        got = vec.step_random(out=out)
+        assert got is out
+        same(out, twin.step_random(), step)
