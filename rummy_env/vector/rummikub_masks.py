@@ -14,8 +14,10 @@ the games (``nogil``: worker threads run slices of the games at once):
   stages (``sweeps._ordered_sweep``) whose union is the one full sweep's answer (its
   docstring); on 3,105 positions of random play the full sweep gave the same bits and
   took 190 us against 370 us for the staged Python path.
-* ``commit`` (53) when tiles are chosen: an existence sweep on ``table + chosen``
-  (after the initial meld), or on ``chosen`` with the points threshold (before it).
+* ``commit`` (53) when tiles are chosen: after the initial meld with no joker left to
+  add, read from the same label sweep (``_one_mask``); otherwise an existence sweep on
+  ``table + chosen`` (after the initial meld), or on ``chosen`` with the points threshold
+  (before it).
 * ``draw`` (54) when no tile is chosen (R-RK-06).
 
 The initial meld with table play (``initial_meld_table_play=True``, before the
@@ -76,122 +78,60 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
     return count > 0 and total / count + 1 <= _MIRROR_MEAN
 
 
+def _sweep(lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m):  # pragma: no cover - compiled
+    """One solver sweep (``kernel._bounds_sweep``) on ``lo..hi``: ``(found, bits)``; with
+    ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
+    mapped back."""
+    gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables
+    if not mirrored:
+        return _bounds(
+            lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, identity, long_only,
+            _ALL_COLOURED, block_types,
+        )  # fmt: skip
+    _mirror(lo, lo_m)
+    _mirror(hi, hi_m)
+    found, bits = _bounds(
+        lo_m, hi_m, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, identity, long_only,
+        _ALL_COLOURED, block_colours,
+    )  # fmt: skip
+    return found, _mirror_bits(bits)
+
+
 def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_m, row):  # pragma: no cover - compiled
     """The legal ids of one player into ``row`` (int8 (55,)), initial meld without table
-    play; ``lo, hi, lo_m, hi_m`` are int64 (53,) work rows."""
-    gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables
+    play; ``lo, hi, lo_m, hi_m`` are int64 (53,) work rows.
+
+    After the initial meld with tiles chosen and no joker left to add, one sweep answers
+    ``commit`` too: with ``below=52`` its labels are those of ``below=0`` (they differ only
+    in how an added joker folds into a label, and no joker can be added) and its answer
+    keeps bit 53, "some accepting path adds nothing": table + chosen splits into melds."""
     for t in range(55):
         row[t] = 0
+    commit = -1  # not known yet
     if done:
         for t in range(53):
             lo[t] = table[t] + chosen[t]
             hi[t] = table[t] + (chosen[t] if t < last else rack[t])
-        if _mirror_pays(lo, hi):
-            _mirror(lo, lo_m)
-            _mirror(hi, hi_m)
-            bits = _bounds(
-                lo_m,
-                hi_m,
-                lohi_table,
-                gstart,
-                moves,
-                gj,
-                ups,
-                True,
-                0,
-                True,
-                0,
-                identity,
-                long_only,
-                _ALL_COLOURED,
-                block_colours,
-            )[1]
-            bits = _mirror_bits(bits)
-        else:
-            bits = _bounds(
-                lo,
-                hi,
-                lohi_table,
-                gstart,
-                moves,
-                gj,
-                ups,
-                True,
-                0,
-                True,
-                0,
-                identity,
-                long_only,
-                _ALL_COLOURED,
-                block_types,
-            )[1]
+        both = last >= 0 and hi[52] == lo[52]
+        bits = _sweep(lo, hi, True, 0, True, 52 if both else 0, _mirror_pays(lo, hi), tables, lo_m, hi_m)[1]
+        if both:
+            commit = 1 if (bits >> 53) & 1 else 0
     else:
         for t in range(53):
             lo[t] = chosen[t]
             hi[t] = chosen[t] if t < last else rack[t]
-        bits = _bounds(
-            lo,
-            hi,
-            lohi_table,
-            gstart,
-            moves,
-            gj,
-            ups,
-            True,
-            max(points, 0),
-            True,
-            0,
-            identity,
-            long_only,
-            _ALL_COLOURED,
-            block_types,
-        )[1]
+        bits = _sweep(lo, hi, True, max(points, 0), True, 0, False, tables, lo_m, hi_m)[1]
     for t in range(53):
         row[t] = (bits >> t) & 1
     if last < 0:
         row[DRAW] = 1
         return
-    if done:
+    if commit < 0:
         for t in range(53):
-            lo[t] = table[t] + chosen[t]
-        found = _bounds(
-            lo,
-            lo,
-            lohi_table,
-            gstart,
-            moves,
-            gj,
-            ups,
-            False,
-            0,
-            False,
-            0,
-            identity,
-            long_only,
-            _ALL_COLOURED,
-            block_types,
-        )[0]
-    else:
-        for t in range(53):
-            lo[t] = chosen[t]
-        found = _bounds(
-            lo,
-            lo,
-            lohi_table,
-            gstart,
-            moves,
-            gj,
-            ups,
-            False,
-            max(points, 0),
-            False,
-            0,
-            identity,
-            long_only,
-            _ALL_COLOURED,
-            block_types,
-        )[0]
-    row[COMMIT] = 1 if found else 0
+            lo[t] = table[t] + chosen[t] if done else chosen[t]
+        threshold = 0 if done else max(points, 0)
+        commit = 1 if _sweep(lo, lo, False, threshold, False, 0, False, tables, lo_m, hi_m)[0] else 0
+    row[COMMIT] = commit
 
 
 def masks_range(  # pragma: no cover - compiled
@@ -221,7 +161,7 @@ _COMPILED = None
 def masks_kernel():
     """``masks_range`` compiled (``nogil``, cached), with the solver's tables as its
     ``tables`` argument: ``(masks_range, tables)``."""
-    global _COMPILED, _bounds, _one_mask, _mirror, _mirror_bits, _mirror_pays, masks_range
+    global _COMPILED, _bounds, _sweep, _one_mask, _mirror, _mirror_bits, _mirror_pays, masks_range
     if _COMPILED is None:
         if not solver_kernel._kernel():  # binds the solver's compiled helpers
             raise ImportError("RummikubVec needs the solver's numba kernel (numba installed, RUMMY_ENV_NO_NUMBA unset)")
@@ -230,6 +170,7 @@ def masks_kernel():
         _mirror = jit(_mirror)
         _mirror_bits = jit(_mirror_bits)
         _mirror_pays = jit(_mirror_pays)
+        _sweep = jit(_sweep)
         _one_mask = jit(_one_mask)
         masks_range = jit(masks_range)
         gstart, moves, gj, ups = _shared_tables()
