@@ -32,8 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--vector",
         action="store_true",
-        help="the batched engines (rummy_env.vector: gin_rummy, rummy, crazy_rummy) over num_envs and threads, "
-        "side by side with env(): see experiments.benchmark.vector",
+        help="the batched engines (rummy_env.vector: gin_rummy, rummy, crazy_rummy, rummikub) over num_envs and "
+        "threads, side by side with env(): see experiments.benchmark.vector",
     )
     p.add_argument(
         "--selfplay",

@@ -12,6 +12,14 @@ ratio to ``env()`` measured in the same run, the reset cost per game (``vec.rese
 of the whole batch, divided) and the memory per game (simulator state plus the output
 batch).  On a shared machine the wall-clock figures are lower bounds; the CPU-second
 figure says what one quiet core does.
+
+Rummikub (``RummikubVec``) is measured the same way, with two differences: its rows also
+split the time per decision into mask, step and observation (``RummikubVec.timings``),
+and the batch first plays ``--warmup-hands`` env() hands' worth of steps (the mean hand
+length env() just measured) before the timed window, so that its games are spread over
+every phase of a hand as env()'s whole hands are (a mask costs more as the table fills:
+a window over fresh deals alone would flatter the batch).  Its default batch sizes are
+smaller (``RUMMIKUB_NUM_ENVS``): a decision costs hundreds of microseconds.
 """
 
 from __future__ import annotations
@@ -28,11 +36,18 @@ import numpy as np
 from experiments.benchmark.envs import measure_env
 from experiments.common import parse_env_options
 
-VARIANTS = {"gin_rummy": "GinRummyVec", "rummy": "RummyVec", "crazy_rummy": "CrazyRummyVec"}
+VARIANTS = {
+    "gin_rummy": "GinRummyVec",
+    "rummy": "RummyVec",
+    "crazy_rummy": "CrazyRummyVec",
+    "rummikub": "RummikubVec",
+}
+NUM_ENVS = [1, 64, 1024, 8192]
+RUMMIKUB_NUM_ENVS = [1, 16, 64, 256]
 
 
 def vec_class(variant: str) -> Any:
-    """The batched engine of ``"gin_rummy"``, ``"rummy"`` or ``"crazy_rummy"``.
+    """The batched engine of ``"gin_rummy"``, ``"rummy"``, ``"crazy_rummy"`` or ``"rummikub"``.
 
     Raises:
         ValueError: another variant.
@@ -46,19 +61,31 @@ def vec_class(variant: str) -> Any:
 
 
 def measure_vector(
-    variant: str, num_envs: int, threads: int, seconds: float, seed: int = 0, options: dict | None = None
+    variant: str,
+    num_envs: int,
+    threads: int,
+    seconds: float,
+    seed: int = 0,
+    options: dict | None = None,
+    warmup_steps: int = 3,
 ) -> dict[str, float]:
-    """Random legal play in a batch of ``num_envs`` games for about ``seconds``.
+    """Random legal play in a batch of ``num_envs`` games for about ``seconds``, after
+    ``warmup_steps`` untimed steps.
 
     Returns:
         dict with ``decisions_per_s`` (wall), ``decisions_per_cpu_s``, ``episodes``,
         ``threads`` (used: a batch below 128 games per thread runs serially),
-        ``reset_us_per_game`` and ``bytes_per_game``.
+        ``reset_us_per_game`` and ``bytes_per_game``; for an engine with ``timings``
+        (Rummikub) also ``mask_us``, ``step_us`` and ``observation_us`` per decision.
     """
     vec = vec_class(variant)(num_envs, seed=seed, num_threads=threads, **(options or {}))
     batch = vec.reset()
-    for _ in range(3):  # compiled already (cache); touch the buffers
+    for _ in range(max(3, warmup_steps)):  # compiled already (cache); touch the buffers
         batch = vec.step_random()
+    timings = getattr(vec, "timings", None)
+    if timings is not None:
+        for key in timings:
+            timings[key] = 0.0
     pending = batch.terminated | batch.truncated
     decisions = episodes = 0
     calls = 0
@@ -72,7 +99,8 @@ def measure_vector(
         if calls % 8 == 0 and time.perf_counter() - wall >= seconds:
             break
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    resets = max(3, 20000 // num_envs)
+    split = {f"{key}_us": value / max(decisions, 1) * 1e6 for key, value in (timings or {}).items()}
+    resets = max(3, (20000 if timings is None else 2000) // num_envs)
     t0 = time.perf_counter()
     for _ in range(resets):
         vec.reset()
@@ -85,6 +113,7 @@ def measure_vector(
         "threads": vec.threads_used(),
         "reset_us_per_game": reset_us,
         "bytes_per_game": vec.state_bytes_per_game() + out_bytes,
+        **split,
     }
 
 
@@ -95,12 +124,15 @@ def run(
     seconds: float,
     seed: int = 0,
     env_seconds: float | None = None,
+    warmup_hands: float = 1.0,
 ) -> list[dict[str, Any]]:
-    """The table rows: per variant, ``env()`` then every (num_envs, threads) batch."""
+    """The table rows: per variant, ``env()`` then every (num_envs, threads) batch
+    (``num_envs`` empty: the variant's default sizes)."""
     rows = []
     for variant in variants:
         module = __import__(f"rummy_env.{variant}_v0", fromlist=["env"])
         ref = measure_env(lambda module=module: module.env(), env_seconds or seconds, seed)
+        warmup = int(warmup_hands * ref["steps_per_episode"]) if variant == "rummikub" else 3
         rows.append(
             {
                 "variant": variant,
@@ -114,9 +146,10 @@ def run(
                 "bytes_per_game": float("nan"),
             }
         )
-        for n in num_envs:
+        sizes = num_envs or (RUMMIKUB_NUM_ENVS if variant == "rummikub" else NUM_ENVS)
+        for n in sizes:
             for t in threads:
-                r = measure_vector(variant, n, t, seconds, seed)
+                r = measure_vector(variant, n, t, seconds, seed, warmup_steps=warmup)
                 rows.append(
                     {
                         "variant": variant,
@@ -131,39 +164,57 @@ def run(
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows as a Markdown table."""
+    split = any("mask_us" in r for r in rows)
     out = [
         "| variant | engine | num_envs | threads | decisions/s (wall) | decisions/CPU-s | x env() "
-        "| reset us/game | bytes/game |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| reset us/game | bytes/game |" + (" mask us | step us | observation us |" if split else ""),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if split else ""),
     ]
     for r in rows:
         cpu = "" if np.isnan(r["decisions_per_cpu_s"]) else f"{r['decisions_per_cpu_s']:,.0f}"
         mem = "" if np.isnan(r["bytes_per_game"]) else f"{r['bytes_per_game']:,.0f}"
-        out.append(
+        line = (
             f"| {r['variant']} | {r['engine']} | {r['num_envs']} | {r['threads']} | {r['decisions_per_s']:,.0f} "
             f"| {cpu} | {r['vs_env']:.1f} | {r['reset_us_per_game']:.2f} | {mem} |"
         )
+        if split:
+            parts = [r.get(f"{key}_us") for key in ("mask", "step", "observation")]
+            line += "".join(" |" if v is None else f" {v:.1f} |" for v in parts)
+        out.append(line)
     return "\n".join(out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.benchmark.vector", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    p.add_argument("--num-envs", nargs="+", type=int, default=[1, 64, 1024, 8192])
+    p.add_argument(
+        "--num-envs",
+        nargs="+",
+        type=int,
+        default=None,
+        help=f"batch sizes (default: {NUM_ENVS}; Rummikub {RUMMIKUB_NUM_ENVS})",
+    )
+    p.add_argument(
+        "--warmup-hands",
+        type=float,
+        default=1.0,
+        help="Rummikub: untimed batch steps before the window, in env() hand lengths (default: 1)",
+    )
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--seconds", type=float, default=3.0, help="seconds of play per row (default: 3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.seconds <= 0 or min(args.num_envs) < 1 or min(args.threads) < 1:
-        p.error("--seconds, --num-envs and --threads must be positive")
+    if args.seconds <= 0 or min(args.num_envs or [1]) < 1 or min(args.threads) < 1 or args.warmup_hands < 0:
+        p.error("--seconds, --num-envs and --threads must be positive, --warmup-hands not negative")
     if parse_env_options(args.env_option):
         p.error("--vector measures the default options (num_players=2 for rummy, 3 for crazy_rummy)")
     print(
         f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads available; "
         f"{args.seconds:g} s of random legal play per row, observation and mask written every step"
     )
-    print(format_table(run(args.variant, args.num_envs, args.threads, args.seconds, args.seed)))
+    rows = run(args.variant, args.num_envs or [], args.threads, args.seconds, args.seed, None, args.warmup_hands)
+    print(format_table(rows))
     return 0
 
 

@@ -2,13 +2,18 @@
 
     python -m experiments.vector_differential --decisions 1000000
     python -m experiments.vector_differential --episode game --decisions 1000000
+    python -m experiments.vector_differential --variant rummikub --episode both --decisions 1000000
 
 For each configuration (Gin Rummy with several rule options; basic Rummy with 2 to 6
 players and its options; Crazy Rummy rounds with 3 to 6 players, fixed or drawn wild
-ranks, both rewards and ``max_turns``; with ``--episode game`` whole games: targets, Gin's
-game bonuses, ``max_hands``, the dealer rules, Crazy Rummy's 13 rounds) a kernel batch (``GinRummyVec`` / ``RummyVec`` /
-``CrazyRummyVec``) and the pure-Python batch of ``raw_env`` games
-(``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` / ``ReferenceCrazyRummyVec``: the same
+ranks, both rewards and ``max_turns``; Rummikub with 2 to 4 players, initial meld
+thresholds with and without table play, both rewards and ``max_turns``; with ``--episode
+game`` whole games: targets, Gin's game bonuses, ``max_hands``, the dealer rules, Crazy
+Rummy's 13 rounds; ``--episode both`` runs the two, splitting ``--decisions`` between them
+by their numbers of configurations) a batched engine (``GinRummyVec`` / ``RummyVec`` /
+``CrazyRummyVec`` / ``RummikubVec``) and the pure-Python batch of ``raw_env`` games
+(``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` / ``ReferenceCrazyRummyVec`` /
+``ReferenceRummikubVec``: the same
 deals, ``env.reset(options=deal)``, and the same random actions) are stepped
 together with ``step_random()`` until the configuration's share of ``--decisions`` is
 reached; at every step every field of the two batches (observation, action mask,
@@ -18,6 +23,9 @@ every later hand's deal).  The
 tests (``tests/vector``) run the same comparison for a few thousand decisions, and also
 replay games in the wrapped ``env()`` from ``deal_of``.  Prints one row per
 configuration: decisions, episodes and hands compared, mismatches (must be 0).
+A configuration's share of ``--decisions`` is proportional to its weight (``WEIGHTS``; 1
+unless named: Rummikub's table-play initial meld costs the solver's product sweep, tens
+of milliseconds a decision with more players, so those sets get smaller shares).
 """
 
 from __future__ import annotations
@@ -35,7 +43,9 @@ from rummy_env.vector import (
     GinRummyVec,
     ReferenceCrazyRummyVec,
     ReferenceGinRummyVec,
+    ReferenceRummikubVec,
     ReferenceRummyVec,
+    RummikubVec,
     RummyVec,
 )
 
@@ -81,12 +91,48 @@ CRAZY_GAMES = [
     {"episode": "game", "num_players": 5, "reward": "score", "max_turns": 14, "max_hands": 9},
     {"episode": "game", "num_players": 6, "max_turns": 40},
 ]
+RUMMIKUB = [
+    {"num_players": 2},
+    {"num_players": 2, "reward": "score", "max_turns": 60, "initial_meld_points": 0},
+    {"num_players": 3, "initial_meld_points": 20},
+    {"num_players": 3, "reward": "score", "max_turns": 120},
+    {"num_players": 4},
+    {"num_players": 4, "reward": "score", "initial_meld_points": 50, "max_turns": 200},
+    {"num_players": 2, "initial_meld_table_play": True},
+    {"num_players": 2, "initial_meld_table_play": True, "initial_meld_points": 10, "reward": "score"},
+    {"num_players": 3, "initial_meld_table_play": True, "initial_meld_points": 15, "max_turns": 80},
+]
+RUMMIKUB_GAMES = [
+    {"episode": "game", "num_players": 2, "target_score": 100, "max_turns": 100},
+    {"episode": "game", "num_players": 3, "reward": "score", "max_turns": 60, "target_score": 60},
+    {"episode": "game", "num_players": 4, "max_turns": 40, "max_hands": 3, "initial_meld_points": 10},
+    {"episode": "game", "num_players": 2, "initial_meld_table_play": True, "max_turns": 50, "target_score": 80},
+]
+#: a configuration's weight in the split of ``--decisions`` (1 when not named): indexes into the lists above
+WEIGHTS = {
+    ("rummikub", "hand"): {6: 0.25, 7: 0.5, 8: 0.25},
+    ("rummikub", "game"): {3: 0.25},
+}
 #: variant -> (kernel, reference, {episode: option sets})
 ENGINES = {
     "gin_rummy": (GinRummyVec, ReferenceGinRummyVec, {"hand": GIN, "game": GIN_GAMES}),
     "rummy": (RummyVec, ReferenceRummyVec, {"hand": RUMMY, "game": RUMMY_GAMES}),
     "crazy_rummy": (CrazyRummyVec, ReferenceCrazyRummyVec, {"hand": CRAZY, "game": CRAZY_GAMES}),
+    "rummikub": (RummikubVec, ReferenceRummikubVec, {"hand": RUMMIKUB, "game": RUMMIKUB_GAMES}),
 }
+
+
+def shares(variant: str, episodes: Sequence[str], decisions: int) -> list[tuple[dict, int]]:
+    """The (options, decisions) of every configuration of ``variant`` over ``episodes``:
+    ``decisions`` split by the weights (``WEIGHTS``)."""
+    _, _, sets = ENGINES[variant]
+    weighted = [
+        (options, WEIGHTS.get((variant, episode), {}).get(k, 1.0))
+        for episode in episodes
+        for k, options in enumerate(sets[episode])
+    ]
+    total = sum(w for _, w in weighted)
+    return [(options, max(1, round(decisions * w / total))) for options, w in weighted]
 
 
 def compare(kernel_class, reference_class, options: dict, decisions: int, num_envs: int, seed: int) -> dict:
@@ -139,21 +185,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", nargs="+", default=list(ENGINES), choices=list(ENGINES))
-    p.add_argument("--episode", default="hand", choices=["hand", "game"], help="one hand per episode, or whole games")
+    p.add_argument(
+        "--episode",
+        default="hand",
+        choices=["hand", "game", "both"],
+        help="one hand per episode, whole games, or both (--decisions split between them)",
+    )
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
     total_bad = 0
     print("| variant | options | decisions | episodes | mismatches | hands | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|")
+    episodes = ["hand", "game"] if args.episode == "both" else [args.episode]
     for variant in args.variant:
-        kernel, reference, sets = ENGINES[variant]
-        configs = sets[args.episode]
+        kernel, reference, _ = ENGINES[variant]
+        configs = shares(variant, episodes, args.decisions)
         if not configs:
             print(f"| {variant} | no batched whole games yet | | | | | |")
             continue
-        share = -(-args.decisions // len(configs))
-        for k, options in enumerate(configs):
+        for k, (options, share) in enumerate(configs):
             t = time.perf_counter()
             r = compare(kernel, reference, options, share, args.num_envs, args.seed + k)
             total_bad += r["mismatches"]

@@ -20,7 +20,7 @@ hand's rewards and the game goes on with the next hand, the opponents moving unt
 learner is to act in it.  Returned arrays are copies.
 
 For self-play, where one policy plays every seat, use the raw API
-(``rummy_env.vector.GinRummyVec`` / ``RummyVec`` / ``CrazyRummyVec``: ``step`` returns the acting seat's
+(``rummy_env.vector.GinRummyVec`` / ``RummyVec`` / ``CrazyRummyVec`` / ``RummikubVec``: ``step`` returns the acting seat's
 observation, and ``Batch.rewards`` holds every seat's reward).
 """
 
@@ -40,6 +40,8 @@ ENGINES = {
     ("gin_rummy", "reference"): ("rummy_env.vector", "ReferenceGinRummyVec"),
     ("rummy", "kernel"): ("rummy_env.vector", "RummyVec"),
     ("rummy", "reference"): ("rummy_env.vector", "ReferenceRummyVec"),
+    ("rummikub", "kernel"): ("rummy_env.vector", "RummikubVec"),
+    ("rummikub", "reference"): ("rummy_env.vector", "ReferenceRummikubVec"),
 }
 
 
@@ -47,7 +49,7 @@ class SeatVectorEnv(VectorEnv):
     """One learning seat per game against random opponents (see the module docstring).
 
     Args:
-        variant: ``"gin_rummy"``, ``"rummy"`` or ``"crazy_rummy"``.
+        variant: ``"gin_rummy"``, ``"rummy"``, ``"crazy_rummy"`` or ``"rummikub"``.
         num_envs: games, >= 1.
         seed: int >= 0, the engine's seed (``reset(seed=...)`` reseeds).
         seat: the learner's seat in every game; None: ``i % num_players`` in game ``i``.
@@ -75,7 +77,7 @@ class SeatVectorEnv(VectorEnv):
         if key not in ENGINES:
             raise ValueError(
                 f"variant={variant!r}, engine={engine!r}: batched engines exist for "
-                "'gin_rummy', 'rummy' and 'crazy_rummy', engine 'kernel' or 'reference'"
+                "'gin_rummy', 'rummy', 'crazy_rummy' and 'rummikub', engine 'kernel' or 'reference'"
             )
         import importlib
 

@@ -1,9 +1,9 @@
 """Batched simulators: thousands of games per call, arrays in and out.
 
-``GinRummyVec``, ``RummyVec`` and ``CrazyRummyVec`` are numba kernels (the ``fast``
-extra); the pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` /
-``ReferenceCrazyRummyVec`` (one ``raw_env`` per game) share their API, their seeding
-and their random streams (``rummy_env.vector.batch``)::
+``GinRummyVec``, ``RummyVec``, ``CrazyRummyVec`` and ``RummikubVec`` are numba engines
+(the ``fast`` extra); the pure-Python ``ReferenceGinRummyVec`` / ``ReferenceRummyVec`` /
+``ReferenceCrazyRummyVec`` / ``ReferenceRummikubVec`` (one ``raw_env`` per game) share
+their API, their seeding and their random streams (``rummy_env.vector.batch``)::
 
     from rummy_env.vector import GinRummyVec
     vec = GinRummyVec(4096, seed=0, num_threads=2)     # options as gin_rummy_v0.env(...)
@@ -12,7 +12,7 @@ and their random streams (``rummy_env.vector.batch``)::
     batch = vec.step_random()                          # random legal ids, drawn inside
     env.reset(options=vec.deal_of(7))                  # replays game 7 in env()
 
-Design (one architecture for every variant).  A variant is a kernel module of plain
+Design (one architecture for every card variant).  A variant is a kernel module of plain
 numba functions over struct-of-arrays state -- an ``int32`` matrix of named scalar
 columns, a ``uint64`` matrix of named bitmask columns, a few ``int8`` card stacks,
 the legal-action bits as ``uint64`` words -- with per-game ``reset_one`` /
@@ -24,14 +24,17 @@ layout, seeding, recorded deals, output buffers, argument checks, autoreset) is
 of the search playouts (``crazy_kernel``): its wild rank, dealer and totals and the
 card each wild card on the table stands for are more columns, so its 13 rounds (not
 yet supported) are a loop of deals inside ``step_one``.
-Rummikub's 106 tiles are two ``uint64`` words per rack (or a 53-entry count row) and
-its exact legality checks already are numba (``core.rummikub_solver``): its kernel
-calls them from ``step_one`` the same way the Gin kernel calls
-``vector.deadwood_kernel``.
+Rummikub (``rummikub_vec``) is the exception: a decision's cost is its exact mask, the
+solver's sweep over table and rack (hundreds of microseconds in random play), so its
+rules and observations are vectorised numpy over the batch (microseconds a decision)
+and only the masks are compiled: one ``nogil`` call per thread runs the solver's own
+numba sweep for every game (``rummikub_masks``).  Its pools of 106 tiles and first
+players come from the same deal streams (``rummikub_world``).
 """
 
 from rummy_env.vector.batch import Batch, empty_batch
 from rummy_env.vector.reference import ReferenceCrazyRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
+from rummy_env.vector.rummikub_reference import ReferenceRummikubVec
 
 __all__ = [
     "Batch",
@@ -39,8 +42,10 @@ __all__ = [
     "GinRummyVec",
     "ReferenceCrazyRummyVec",
     "ReferenceGinRummyVec",
+    "ReferenceRummikubVec",
     "ReferenceRummyVec",
     "ReferenceVec",
+    "RummikubVec",
     "RummyVec",
     "empty_batch",
 ]
@@ -48,6 +53,7 @@ __all__ = [
 _KERNELS = {
     "CrazyRummyVec": "rummy_env.vector.crazy_vec",
     "GinRummyVec": "rummy_env.vector.gin_vec",
+    "RummikubVec": "rummy_env.vector.rummikub_vec",
     "RummyVec": "rummy_env.vector.rummy_vec",
 }
 

@@ -136,6 +136,7 @@ class VecBase:
     variant = ""  #: the env module, e.g. ``"gin_rummy_v0"``
     raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
     whole_games = False  #: plays ``episode="game"`` (``vector.whole_games.WholeGames``)
+    deck_size = NUM_CARDS  #: entries of a recorded deal's deck (Rummikub: its 106 tiles)
 
     def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
         self.num_envs = check_int_arg("num_envs", num_envs, 1)
@@ -160,7 +161,7 @@ class VecBase:
         self.action_to_string = env.action_to_string
         n = self.num_envs
         self._deal_rng, self._action_rng = seed_streams(self.seed, n)
-        self._decks = np.zeros((n, NUM_CARDS), np.int8)  # each game's current deck, top first
+        self._decks = np.zeros((n, self.deck_size), np.int8)  # each game's current deck, top first
         self._dealers = np.zeros(n, np.int8)
         self._done = np.zeros(n, np.bool_)  # the episode ended at the last step: reset at the next
         self._buffer = empty_batch(n, self.observation_size, self.num_actions, self.num_players)
@@ -203,7 +204,7 @@ class VecBase:
             self.seed = check_int_arg("seed", seed, 0)
             self._deal_rng, self._action_rng = seed_streams(self.seed, n)
         given = np.zeros(n, np.bool_) if deck_ids is None else np.ones(n, np.bool_)
-        use_deck = deck_ids if deck_ids is not None else np.zeros((n, NUM_CARDS), np.int8)
+        use_deck = deck_ids if deck_ids is not None else np.zeros((n, self.deck_size), np.int8)
         use_dealer = seats if seats is not None else np.full(n, -1, np.int8)
         self._reset_games(use_deck, given, use_dealer, out)
         self._done[:] = False

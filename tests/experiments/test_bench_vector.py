@@ -20,8 +20,10 @@ def test_benchmark_vector_prints_the_table_with_env_side_by_side(capsys):
 def test_bench_vector_refuses_bad_arguments():
     with pytest.raises(SystemExit):
         bench_vector.main(["--seconds", "0"])
-    with pytest.raises(ValueError, match="no batched engine for 'rummikub'"):
-        bench_vector.vec_class("rummikub")
+    with pytest.raises(ValueError, match="no batched engine for 'hearts'"):
+        bench_vector.vec_class("hearts")
+    with pytest.raises(SystemExit):
+        bench_vector.main(["--warmup-hands", "-1"])
 
 
 @pytest.mark.parametrize("episode", ["hand", "game"])
@@ -43,3 +45,14 @@ def test_benchmark_vector_measures_crazy_rummy_beside_env(capsys):
     assert bench_vector.main(args) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| crazy_rummy")]
     assert [r.split("|")[2].strip() for r in rows] == ["env()", "CrazyRummyVec"]
+
+
+def test_benchmark_vector_splits_rummikub_time_into_mask_step_and_observation(capsys):
+    args = ["--variant", "rummikub", "--seconds", "0.05", "--num-envs", "4", "--threads", "1", "--warmup-hands", "0"]
+    assert bench_vector.main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("| variant"))
+    assert header.split("|")[-4:-1] == [" mask us ", " step us ", " observation us "]
+    rows = [line for line in lines if line.startswith("| rummikub")]
+    assert [r.split("|")[2].strip() for r in rows] == ["env()", "RummikubVec"]
+    assert rows[0].split("|")[-2].strip() == "" and float(rows[1].split("|")[-4]) > 0

@@ -10,7 +10,12 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from rummy_env.envs.vector_view import SeatVectorEnv
 
-VARIANTS = [("gin_rummy", {}), ("rummy", {"num_players": 3}), ("crazy_rummy", {"num_players": 4})]
+VARIANTS = [
+    ("gin_rummy", {}),
+    ("rummy", {"num_players": 3}),
+    ("crazy_rummy", {"num_players": 4}),
+    ("rummikub", {"num_players": 3, "max_turns": 20, "reward": "score"}),
+]
 
 
 def random_actions(mask, rng):
@@ -74,6 +79,7 @@ def test_episode_statistics_wrapper_counts_the_learners_episodes():
         *VARIANTS,
         ("gin_rummy", {"episode": "game", "knock_limit": 40, "target_score": 60, "reward": "score"}),
         ("rummy", {"num_players": 3, "episode": "game", "max_turns": 20, "max_hands": 3}),
+        ("rummikub", {"num_players": 2, "episode": "game", "max_turns": 15, "max_hands": 3}),
     ],
 )
 def test_the_kernel_view_plays_the_reference_views_games(variant, options):
@@ -84,7 +90,7 @@ def test_the_kernel_view_plays_the_reference_views_games(variant, options):
 
 def test_bad_view_arguments_are_refused():
     with pytest.raises(ValueError, match="batched engines exist for"):
-        SeatVectorEnv("rummikub", 2)
+        SeatVectorEnv("hearts", 2)
     with pytest.raises(ValueError, match="seat=2 is not a seat"):
         SeatVectorEnv("gin_rummy", 2, seat=2)
     with pytest.raises(RuntimeError, match="reset"):
