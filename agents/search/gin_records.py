@@ -67,6 +67,12 @@ def _walk(state: Any, seat: int) -> list[tuple[int, int, int, int, int, int, int
             phase = DISCARD
     if pending is not None and phase == OFFER:  # it passed the upcard and the seat is offered it now
         records.append((pending[0], 0, -1, pending[2], drawn, known, pile))
+    if history[:1] == [k.DRAW_UPCARD] and dealer == other or history[:2] == [k.PASS, k.DRAW_UPCARD] and dealer == seat:
+        # `seat` took the first upcard: if it still holds it, it is the one card it is known to hold
+        # that the replay did not see it take, and it held it all along
+        held = state.known[seat] & ~known
+        if held.bit_count() == 1:
+            records = [(*r[:5], r[5] | held, r[6]) for r in records]
     return records
 
 
