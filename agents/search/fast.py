@@ -27,6 +27,9 @@ MODEL_TRIES = 40
 #: ``model=mix`` (Gin Rummy): the weight of each decision a style would not have made
 #: (no style is exactly the opponent: a miss makes a world less likely, not impossible)
 MIX_EPS = 0.2
+#: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
+#: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
+MIX_TRIES = 8
 
 
 class CompiledRollouts:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.search.fast import MIX_EPS, MIX_TRIES, MODEL_TRIES
 from agents.search.worlds import Budget, SearchAgent, rollout
 
 #: ``model=mix``: a mixture over the Gin heuristic's styles as the opponent model
@@ -51,7 +52,8 @@ class PIMCAgent(SearchAgent):
             the opponent plays one of the heuristic's styles (``gin_heuristic.STYLES``,
             the panel's), equally likely before the hand; each world is weighted by the
             styles' mixture of fits to the opponent's decisions so far (each decision a
-            style would not have made weighs ``fast.MIX_EPS``), and in each world the
+            style would not have made weighs :data:`MIX_EPS`; at most :data:`MIX_TRIES`
+            deals per world), and in each world the
             opponent's playouts play a style drawn from its posterior there.
             :attr:`posterior` is then the posterior over the styles at the last
             decision searched (updated at each decision from the whole hand so far).
@@ -77,12 +79,12 @@ class PIMCAgent(SearchAgent):
         self.style_prior = None
         self.posterior: np.ndarray | None = None
         spec = model
+        self.tries = MODEL_TRIES
         if model == MIX:
             from agents.gin_heuristic import STYLES
-            from agents.search.fast import MIX_EPS
 
             self.style_prior = np.full(len(STYLES), 1.0 / len(STYLES))
-            model = MIX_EPS
+            model, self.tries = MIX_EPS, MIX_TRIES
             if not fast:
                 raise ValueError(f"model=mix weighs the worlds of rollout=fast only (rollout={rollout!r})")
         if model < 1.0 and not fast:
@@ -125,20 +127,18 @@ class PIMCAgent(SearchAgent):
         return totals / (budget.used * self.rollouts)
 
     def _compiled_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
-        compiled, prior = self.compiled, self.style_prior
+        compiled, prior, tries = self.compiled, self.style_prior, self.tries
         if self.time is None:
             values = compiled.action_values(
-                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, prior=prior
+                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, tries, prior
             )
             self._note_posterior(compiled.evidence)
             return values
         budget = Budget(1, self.time)
         totals = np.zeros(len(legal))
-        evidence = 0.0
+        evidence, depth, rng = 0.0, self.depth, self.rng
         while budget.more():
-            values = compiled.action_values(
-                state, seat, legal, FAST_CHUNK, self.depth, self.rng, self.model, prior=prior
-            )
+            values = compiled.action_values(state, seat, legal, FAST_CHUNK, depth, rng, self.model, tries, prior)
             totals += values
             evidence = evidence + compiled.evidence
             budget.used += 1
