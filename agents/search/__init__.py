@@ -10,7 +10,9 @@ Options: ``ismcts``: ``simulations`` (int), ``c`` (float), ``fpu`` (float), ``ro
 ``pimc``: ``worlds`` (int), ``rollouts`` (int), ``rollout`` (also ``fast``: compiled
 heuristic playouts, Gin Rummy, basic Rummy and Crazy Rummy), ``depth``, ``prior``, ``playouts`` (int),
 ``time``, ``model`` (0..1, ``rollout=fast`` on Gin Rummy: worlds weighted by the
-opponent's revealed decisions, 1 = uniform worlds).  Defaults depend on the variant
+opponent's revealed decisions, 1 = uniform worlds; ``mix``: weighted by a mixture over
+the Gin heuristic's styles, the opponent's playout style drawn from the posterior:
+:class:`PIMCAgent`).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -31,6 +33,12 @@ from agents.search.pimc import PIMCAgent
 
 SEARCH_AGENTS = {"ismcts": ISMCTSAgent, "pimc": PIMCAgent}
 
+
+def _model(value: str) -> float | str:
+    """``pimc``'s ``model``: a number (0..1) or ``mix`` (a mixture over the Gin styles)."""
+    return value if value == "mix" else float(value)
+
+
 #: Option types of each search agent (name -> converter).
 OPTIONS = {
     "ismcts": {
@@ -50,7 +58,7 @@ OPTIONS = {
         "prior": float,
         "playouts": int,
         "time": float,
-        "model": float,
+        "model": _model,
         "plan": str,
         "candidates": int,
         "late": int,
@@ -122,12 +130,13 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         try:
             options[key] = allowed[key](value)
         except ValueError:
-            kind_name = {int: "an integer", float: "a number"}.get(allowed[key], f"a {allowed[key].__name__}")
+            names = {int: "an integer", float: "a number", _model: "a number or mix"}
+            kind_name = names.get(allowed[key], f"a {allowed[key].__name__}")
             raise ValueError(f"agent {name!r}: {key}={value!r} is not {kind_name}") from None
         bad = (
             (allowed[key] is int and options[key] < 1)
             or (key in ("c", "prior") and options[key] < 0)
-            or (key == "model" and not 0 <= options[key] <= 1)
+            or (key == "model" and options[key] != "mix" and not 0 <= options[key] <= 1)
             or (key == "time" and options[key] <= 0)
         )
         if bad:

@@ -24,6 +24,12 @@ FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0", "crazy_rummy_v0")
 FAST_TEMPERATURE = 10.0
 #: with ``model`` < 1, deals per world at most (most deals fit the opponent's decisions badly)
 MODEL_TRIES = 40
+#: ``model=mix`` (Gin Rummy): the weight of each decision a style would not have made
+#: (no style is exactly the opponent: a miss makes a world less likely, not impossible)
+MIX_EPS = 0.2
+#: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
+#: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
+MIX_TRIES = 8
 
 
 class CompiledRollouts:
@@ -60,6 +66,7 @@ class CompiledRollouts:
             from rummy_env.vector import rummy_world as world
         self._fast, self._world = fast, world
         self._cfg = world.config_vector(raw.game.config)
+        self.evidence: np.ndarray | None = None
         self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, raw.game.config)
 
     def action_values(
@@ -72,6 +79,7 @@ class CompiledRollouts:
         rng: np.random.Generator,
         model: float = 1.0,
         tries: int = MODEL_TRIES,
+        prior: np.ndarray | None = None,
     ) -> np.ndarray:
         """Mean value (0..1) for ``seat`` of each action of ``legal`` over ``worlds``
         worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
@@ -82,13 +90,28 @@ class CompiledRollouts:
         opponent's revealed decisions if it plays the heuristic: ``model`` for each of its
         draws, passes and discards the heuristic would not have made
         (``gin_fast.fit_weight``; 0: only worlds that fit every decision, within
-        ``tries * worlds`` deals; if none does, uniform worlds)."""
+        ``tries * worlds`` deals; if none does, uniform worlds).
+
+        ``prior`` (Gin Rummy, with ``model`` < 1): float64 weights of the heuristic's
+        styles (``gin_heuristic.STYLES``): worlds are weighted by the mixture of the
+        styles' fits, each world's playouts give the opponent a style drawn from its
+        posterior there (``gin_fast.evaluate``); None: the default style alone.  After
+        the call :attr:`evidence` holds the styles' summed weights (None elsewhere)."""
         what = f"the compiled playouts of {self.variant} (rollout=fast)"
         with compile_notice(what, call=f"{self._fast.__name__}.evaluate"):  # the first call compiles them
-            return self._action_values(state, seat, legal, worlds, depth, rng, model, tries)
+            return self._action_values(state, seat, legal, worlds, depth, rng, model, tries, prior)
 
     def _action_values(
-        self, state: Any, seat: int, legal: list[int], worlds: int, depth: int, rng: Any, model: float, tries: int
+        self,
+        state: Any,
+        seat: int,
+        legal: list[int],
+        worlds: int,
+        depth: int,
+        rng: Any,
+        model: float,
+        tries: int,
+        prior: np.ndarray | None = None,
     ) -> np.ndarray:
         first = state.resample(seat, rng)
         self._world.load_state(first, 0, *self._arrays, self._cfg)
@@ -97,7 +120,10 @@ class CompiledRollouts:
         actions = np.asarray(legal, np.int64)
         if self.variant == "gin_rummy_v0":
             records = self._fast.opponent_records(first, seat)
-            args = (records, model, tries, self._cfg, kernel_rng, totals)
+            context = self._fast.opponent_context(first, seat)
+            styles = np.array([1.0, 0.0, 0.0, 0.0]) if prior is None else np.asarray(prior, np.float64)
+            self.evidence = np.zeros(styles.shape[0])
+            args = (records, context, styles, model, tries, self._cfg, kernel_rng, totals, self.evidence)
         elif self.variant == "crazy_rummy_v0":
             args = (self._cfg, kernel_rng, totals)
         else:
@@ -107,5 +133,8 @@ class CompiledRollouts:
             args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals)
         weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
         if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
-            return self._action_values(state, seat, legal, worlds, depth, rng, 1.0, MODEL_TRIES)
+            evidence = self.evidence
+            values = self._action_values(state, seat, legal, worlds, depth, rng, 1.0, MODEL_TRIES, prior)
+            self.evidence = evidence
+            return values
         return totals / weight

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from agents.gin_heuristic import DEFENSIVE_SLACK, GIN_HUNTER_STOCK, STYLES
+from agents.search.gin_records import bit_of, opponent_context, opponent_records  # noqa: F401 - re-exported
 from agents.search.rummy_fast import completes_meld, highest
 from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.vector import gin_kernel as k
@@ -166,9 +167,10 @@ def defensive_discard(hand, discards, known, rejected):
 
 
 @njit(cache=True)
-def discard_phase_choice(hand, forbidden, limit, big_gin):
-    """The heuristic's choice with the 11 cards ``hand`` after a draw (``forbidden``: the
-    card taken from the pile this turn, or -1), the legal ids as
+def discard_phase_choice(hand, forbidden, limit, big_gin, style=0, stock=0, known=U0, rejected=U0):
+    """The heuristic's choice (in style ``style``; ``stock``, ``known``, ``rejected`` as
+    :func:`discard_choice` reads them) with the 11 cards ``hand`` after a draw
+    (``forbidden``: the card taken from the pile this turn, or -1), the legal ids as
     ``gin_kernel.compute_legal`` makes them (R-GIN-04, 06, 07)."""
     keep = hand
     if forbidden >= 0:
@@ -182,16 +184,25 @@ def discard_phase_choice(hand, forbidden, limit, big_gin):
         legal1 |= knocks >> np.uint64(64 - k.KNOCK)
     if full == 0 and big_gin:
         legal1 |= U1 << np.uint64(k.BIG_GIN - 64)
-    return discard_choice(hand, legal0, legal1)
+    return discard_choice(hand, legal0, legal1, style, stock, known, rejected)
 
 
 @njit(cache=True)
-def play_out(i, ints, masks, pile, legal, decks, rewards, cfg, max_steps):
-    """Play live row ``i`` with the heuristic for both seats until the hand ends or
-    ``max_steps`` actions; returns the actions played."""
+def takes(up, hand, style=0):
+    """Whether the heuristic in style ``style`` takes the upcard ``up`` into ``hand``
+    (:func:`heuristic_action`'s draw rule)."""
+    return (style != UPCARD_MELD_ONLY or completes_meld(up, hand, False)) and wants(up, hand)
+
+
+@njit(cache=True)
+def play_out(i, ints, masks, pile, legal, decks, rewards, cfg, max_steps, opp=-1, opp_style=0):
+    """Play live row ``i`` with the heuristic for both seats (seat ``opp`` in style
+    ``opp_style``, the other in the default style) until the hand ends or ``max_steps``
+    actions; returns the actions played."""
     steps = 0
     while ints[i, k.ENDED] == k.LIVE and steps < max_steps:
-        k.apply(i, heuristic_action(i, ints, masks, pile, legal), ints, masks, pile, decks, rewards, cfg)
+        style = opp_style if ints[i, k.CUR] == opp else 0
+        k.apply(i, heuristic_action(i, ints, masks, pile, legal, style), ints, masks, pile, decks, rewards, cfg)
         k.compute_legal(i, ints, masks, legal, cfg)
         steps += 1
     return steps
@@ -210,79 +221,34 @@ def seat_value(i, seat, ints, masks, rewards, temperature):
     return 1.0 / (1.0 + np.exp((mine - theirs) / temperature))
 
 
-def opponent_records(state, seat):
-    """What ``seat`` saw the opponent decide in this hand, for :func:`mismatches`: int64
-    arrays ``(ups, tooks, discards)`` and uint64 ``seen``, one entry per opponent turn
-    or upcard offer, oldest first.  ``ups[j]``: the upcard it was offered or left (-1
-    when not known: the first upcard once someone took it); ``tooks[j]``: 1 if it took
-    it; ``discards[j]``: the card it discarded after (-1: a pass with no draw of its
-    own); ``seen[j]``: the cards seen face up before that draw (they cannot come from
-    the stock).  Read from the public history only (R-GIN-03, 04)."""
-    from rummy_env.games.gin_rummy.state import DISCARD, DRAW, OFFER
-
-    other, dealer = 1 - seat, state.dealer
-    history = state.history
-    # the first upcard is known to this replay unless someone took it in the offer (R-GIN-03)
-    offer_taken = history[:1] == [k.DRAW_UPCARD] or history[:2] == [k.PASS, k.DRAW_UPCARD]
-    first = -1 if offer_taken or not state.discard else state.discard[0]
-    records: list[tuple[int, int, int, int]] = []
-    shown = bit_of(first)
-    phase, cur, passes, top, pending = OFFER, 1 - dealer, 0, first, None
-    for a in history:
-        if phase == DISCARD:  # a discard (a knock ends the hand)
-            if cur == other and pending is not None:
-                records.append((pending[0], pending[1], a, pending[2]))
-                pending = None
-            shown |= bit_of(a)
-            top, cur, phase = a, 1 - cur, DRAW
-        elif a == k.PASS:
-            if cur == other:
-                pending = (first, 0, shown)
-            passes += 1
-            if passes == 1:
-                cur = dealer
-            else:  # both passed: the non-dealer draws from the stock
-                cur, phase = 1 - dealer, DISCARD
-                if cur != other and pending is not None:  # the opponent dealt: no draw of its own
-                    records.append((first, 0, -1, shown))
-                    pending = None
-        else:  # a draw, in the offer or after a discard
-            if cur == other:
-                pending = (top if phase == DRAW else first, int(a == k.DRAW_UPCARD), shown)
-            phase = DISCARD
-    if pending is not None and phase == OFFER:  # it passed the upcard and the seat is offered it now
-        records.append((pending[0], 0, -1, pending[2]))
-    columns = list(zip(*records, strict=True)) if records else [(), (), (), ()]
-    return (
-        np.asarray(columns[0], np.int64),
-        np.asarray(columns[1], np.int64),
-        np.asarray(columns[2], np.int64),
-        np.asarray(columns[3], np.uint64),
-    )
-
-
-def bit_of(card: int) -> int:
-    """The bitmask of ``card``, 0 for -1 (no card)."""
-    return 0 if card < 0 else 1 << card
-
-
 @njit(cache=True)
-def _discard_fits(after, records, j, limit, big_gin):
-    """Whether the heuristic would have discarded record ``j``'s card from the hand
-    ``after`` that discard plus the card (True for a record without a discard, or with
-    the unknown first upcard)."""
+def _discard_fits(after, records, context, style, j, limit, big_gin):
+    """Whether the heuristic in style ``style`` would have discarded record ``j``'s card
+    from the hand ``after`` that discard plus the card (True for a record without a
+    discard, or with the unknown first upcard); ``context``: :func:`opponent_context`."""
     ups, tooks, discards, _ = records
     disc = discards[j]
     if disc < 0 or (tooks[j] and ups[j] < 0):
         return True
     forbidden = ups[j] if tooks[j] else -1
-    return discard_phase_choice(after | bit(disc), forbidden, limit, big_gin) == disc
+    stocks, knowns, piles = context
+    choice = discard_phase_choice(after | bit(disc), forbidden, limit, big_gin, style, stocks[j], knowns[j], piles[j])
+    return choice == disc
 
 
 @njit(cache=True)
 def fit_weight(hand, records, limit, big_gin, eps, rng, r, share=True):
+    """:func:`style_fit` of the default style (no context needed)."""
+    n = records[0].shape[0]
+    context = (np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64))
+    return style_fit(hand, records, context, 0, limit, big_gin, eps, rng, r, share)
+
+
+@njit(cache=True)
+def style_fit(hand, records, context, style, limit, big_gin, eps, rng, r, share=True):
     """How well ``hand`` (the opponent's cards now) fits its recorded decisions
-    (:func:`opponent_records`) if it plays the heuristic: a product over its decisions,
+    (:func:`opponent_records`; ``context``: :func:`opponent_context`) if it plays the
+    heuristic in style ``style`` (an index of ``gin_heuristic.STYLES``): a product over its decisions,
     latest first, of ``eps`` for each the heuristic would not have made, times, for each
     stock draw, the share of the cards it may have drawn (the hand's cards not seen
     before) with which its draw decision and the discard before it fit; the card drawn
@@ -297,7 +263,7 @@ def fit_weight(hand, records, limit, big_gin, eps, rng, r, share=True):
     for j in range(n - 1, -1, -1):
         up, took, disc = ups[j], tooks[j], discards[j]
         if disc < 0:  # a pass without a draw of its own: the hand is the same before
-            if up >= 0 and wants(up, h):
+            if up >= 0 and takes(up, h, style):
                 weight *= eps
             checked = False
             continue
@@ -305,14 +271,14 @@ def fit_weight(hand, records, limit, big_gin, eps, rng, r, share=True):
         if took:
             if up < 0 or not has(h11, up):
                 break
-            if not checked and not _discard_fits(h, records, j, limit, big_gin):
+            if not checked and not _discard_fits(h, records, context, style, j, limit, big_gin):
                 weight *= eps
             h = h11 & ~bit(up)
-            if not wants(up, h):
+            if not takes(up, h, style):
                 weight *= eps
             checked = False
             continue
-        if not checked and not _discard_fits(h, records, j, limit, big_gin):
+        if not checked and not _discard_fits(h, records, context, style, j, limit, big_gin):
             weight *= eps
         cand = h11 & ~seen[j]
         total = popcount(cand)
@@ -324,9 +290,9 @@ def fit_weight(hand, records, limit, big_gin, eps, rng, r, share=True):
             c = ctz(m)
             m &= m - U1
             before = h11 & ~bit(c)
-            if up >= 0 and wants(up, before):
+            if up >= 0 and takes(up, before, style):
                 continue
-            if j > 0 and not _discard_fits(before, records, j - 1, limit, big_gin):
+            if j > 0 and not _discard_fits(before, records, context, style, j - 1, limit, big_gin):
                 continue
             ok |= bit(c)
         fits = popcount(ok)
@@ -347,18 +313,41 @@ def fit_weight(hand, records, limit, big_gin, eps, rng, r, share=True):
 
 
 @njit(cache=True)
-def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, records, eps, tries, cfg, rng, totals):
+def evaluate(
+    base,
+    seat,
+    actions,
+    worlds,
+    max_steps,
+    temperature,
+    discount,
+    records,
+    context,
+    prior,
+    eps,
+    tries,
+    cfg,
+    rng,
+    totals,
+    evidence,
+):
     """Add to ``totals[a]`` the weighted value for ``seat`` of root action ``actions[a]``
     in ``worlds`` worlds, and return the sum of the weights.
 
     Row 0 of ``base`` (the kernel arrays ``ints, masks, pile, legal, decks``) holds a
     world of ``seat``'s information; each world deals its hidden cards again
-    (``gin_world.redeal_hidden``, generator ``rng[0]``) and weighs it by how well the
-    opponent's recorded decisions fit it (:func:`fit_weight`; weight 1 with ``eps >= 1``:
-    uniform worlds).  A world of weight 0, or under 1% of the best weight so far, is not
-    played, and dealing stops after ``tries * worlds`` deals.  Every action is played in
-    the same worlds.  Values move towards 0.5 by ``discount`` per action played
-    (``worlds.DISCOUNT``: the sooner of two wins is worth more)."""
+    (``gin_world.redeal_hidden``, generator ``rng[0]``) and, with ``eps < 1``, weighs it
+    by how well the opponent's recorded decisions fit it under a mixture of styles:
+    ``sum_s prior[s] * style_fit(style s)`` (:func:`style_fit`; ``prior``: float64, one
+    weight per style of ``gin_heuristic.STYLES``, 0 for a style left out; with ``eps >= 1``
+    weight 1: uniform worlds).  ``evidence[s]`` gains ``prior[s] * style_fit`` of every
+    world dealt (normalized, the posterior over the styles).  Each world played draws
+    the opponent's playout style from its posterior in that world (the only style with
+    a nonzero prior without a draw); the default style plays without a model.  A world
+    of weight 0, or under 1% of the best weight so far, is not played, and dealing stops
+    after ``tries * worlds`` deals.  Every action is played in the same worlds.  Values
+    move towards 0.5 by ``discount`` per action played (``worlds.DISCOUNT``: the sooner of
+    two wins is worth more)."""
     b_ints, b_masks, b_pile, b_legal, b_decks = base
     w_ints, w_masks, w_pile = b_ints.copy(), b_masks.copy(), b_pile.copy()
     w_legal, w_decks = b_legal.copy(), b_decks.copy()
@@ -366,17 +355,42 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, reco
     other = 1 - seat
     limit = b_ints[0, k.LIMIT]
     big_gin = cfg[k.C_BIG_GIN]
+    n_styles = prior.shape[0]
+    likes = np.zeros(n_styles)
+    mixed = 0
+    for s in range(n_styles):
+        if prior[s] > 0.0:
+            mixed += 1
     played, dealt = 0, 0
     total_weight, best = 0.0, 0.0
     while played < worlds and dealt < tries * worlds:
         redeal_hidden(0, seat, b_ints, b_masks, b_decks, rng, 0)
         dealt += 1
         weight = 1.0
+        style = 0
         if eps < 1.0:
-            weight = fit_weight(b_masks[0, k.HAND + other], records, limit, big_gin, eps, rng, 0)
+            weight = 0.0
+            hand = b_masks[0, k.HAND + other]
+            for s in range(n_styles):
+                likes[s] = 0.0
+                if prior[s] > 0.0:
+                    likes[s] = prior[s] * style_fit(hand, records, context, s, limit, big_gin, eps, rng, 0)
+                    evidence[s] += likes[s]
+                    weight += likes[s]
+                    if mixed == 1:
+                        style = s
             if weight <= 0.0 or weight < 0.01 * best:
                 continue
             best = max(best, weight)
+            if mixed > 1:  # the playout style, drawn from this world's posterior
+                u = below(rng, 0, 1 << 30) / float(1 << 30) * weight
+                style = -1
+                for s in range(n_styles):
+                    if likes[s] > 0.0:
+                        style = s
+                        u -= likes[s]
+                        if u < 0.0:
+                            break
         played += 1
         total_weight += weight
         for a in range(actions.shape[0]):
@@ -388,7 +402,7 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, reco
             rewards[0, 1] = 0.0
             k.apply(0, actions[a], w_ints, w_masks, w_pile, w_decks, rewards, cfg)
             k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
-            steps = play_out(0, w_ints, w_masks, w_pile, w_legal, w_decks, rewards, cfg, max_steps)
+            steps = play_out(0, w_ints, w_masks, w_pile, w_legal, w_decks, rewards, cfg, max_steps, other, style)
             value = seat_value(0, seat, w_ints, w_masks, rewards, temperature)
             totals[a] += weight * (0.5 + (value - 0.5) * discount ** (steps + 1))
     return total_weight

@@ -6,7 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.search.fast import MIX_EPS, MIX_TRIES, MODEL_TRIES
 from agents.search.worlds import Budget, SearchAgent, rollout
+
+#: ``model=mix``: a mixture over the Gin heuristic's styles as the opponent model
+MIX = "mix"
 
 #: worlds per kernel call of a ``rollout=fast`` search with a ``time`` budget
 FAST_CHUNK = 32
@@ -44,7 +48,15 @@ class PIMCAgent(SearchAgent):
         model: with ``rollout="fast"`` on Gin Rummy, how much a world may depart from
             the opponent's revealed decisions if it played the heuristic (0..1: the
             weight of each decision it would not have made; 1: uniform worlds; see
-            :meth:`agents.search.fast.CompiledRollouts.action_values`).
+            :meth:`agents.search.fast.CompiledRollouts.action_values`); or ``"mix"``:
+            the opponent plays one of the heuristic's styles (``gin_heuristic.STYLES``,
+            the panel's), equally likely before the hand; each world is weighted by the
+            styles' mixture of fits to the opponent's decisions so far (each decision a
+            style would not have made weighs :data:`MIX_EPS`; at most :data:`MIX_TRIES`
+            deals per world), and in each world the
+            opponent's playouts play a style drawn from its posterior there.
+            :attr:`posterior` is then the posterior over the styles at the last
+            decision searched (updated at each decision from the whole hand so far).
         seed: seed of the agent's generator (worlds and random playouts).
     """
 
@@ -60,10 +72,21 @@ class PIMCAgent(SearchAgent):
         prior: float = 0.0,
         playouts: int | None = None,
         time: float | None = None,
-        model: float = 1.0,
+        model: float | str = 1.0,
         seed: int | None = None,
     ):
         fast = rollout == "fast"
+        self.style_prior = None
+        self.posterior: np.ndarray | None = None
+        spec = model
+        self.tries = MODEL_TRIES
+        if model == MIX:
+            from agents.gin_heuristic import STYLES
+
+            self.style_prior = np.full(len(STYLES), 1.0 / len(STYLES))
+            model, self.tries = MIX_EPS, MIX_TRIES
+            if not fast:
+                raise ValueError(f"model=mix weighs the worlds of rollout=fast only (rollout={rollout!r})")
         if model < 1.0 and not fast:
             raise ValueError(f"model={model} weighs the worlds of rollout=fast only (rollout={rollout!r})")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)
@@ -74,7 +97,7 @@ class PIMCAgent(SearchAgent):
 
             self.compiled = CompiledRollouts(env)
             if model < 1.0 and self.compiled.variant != "gin_rummy_v0":
-                raise ValueError(f"model={model}: worlds are weighted by the opponent's decisions in Gin Rummy only")
+                raise ValueError(f"model={spec}: worlds are weighted by the opponent's decisions in Gin Rummy only")
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         values = self.action_values(state, seat, legal)
@@ -104,13 +127,27 @@ class PIMCAgent(SearchAgent):
         return totals / (budget.used * self.rollouts)
 
     def _compiled_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
+        compiled, prior, tries = self.compiled, self.style_prior, self.tries
         if self.time is None:
-            return self.compiled.action_values(
-                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model
+            values = compiled.action_values(
+                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, tries, prior
             )
+            self._note_posterior(compiled.evidence)
+            return values
         budget = Budget(1, self.time)
         totals = np.zeros(len(legal))
+        evidence, depth, rng = 0.0, self.depth, self.rng
         while budget.more():
-            totals += self.compiled.action_values(state, seat, legal, FAST_CHUNK, self.depth, self.rng, self.model)
+            values = compiled.action_values(state, seat, legal, FAST_CHUNK, depth, rng, self.model, tries, prior)
+            totals += values
+            evidence = evidence + compiled.evidence
             budget.used += 1
+        self._note_posterior(evidence)
         return totals / budget.used
+
+    def _note_posterior(self, evidence: Any) -> None:
+        """Keep the posterior over the styles (``model=mix``) from the styles' summed weights."""
+        if self.style_prior is None:
+            return
+        total = float(np.sum(evidence))
+        self.posterior = np.asarray(evidence) / total if total > 0 else self.style_prior.copy()

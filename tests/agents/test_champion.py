@@ -19,6 +19,12 @@ def test_every_variant_has_a_champion_built_from_its_table_entry(module):
     assert set(CHAMPIONS) == {"rummy_v0", "gin_rummy_v0", "crazy_rummy_v0", "rummikub_v0"}
 
 
+def test_the_gin_champion_models_the_opponent_as_a_mixture_of_styles():
+    agent = make_agent("champion", gin_rummy_v0.env(), seed=0)
+    assert CHAMPIONS["gin_rummy_v0"] == "pimc:model=mix"
+    assert isinstance(agent, PIMCAgent) and agent.style_prior.tolist() == [0.25] * 4
+
+
 def test_policy_champions_are_found_from_any_folder(monkeypatch, tmp_path):
     monkeypatch.setitem(CHAMPIONS, "gin_rummy_v0", "policy:docs/results/selfplay-gin/model.pt")
     monkeypatch.chdir(tmp_path)
