@@ -208,10 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 w = csv.DictWriter(f, fieldnames=list(rows[0]))
                 w.writeheader()
                 w.writerows(rows)
-    for r in rows:
-        r["agent"] = args.agent
-    if rows:
-        plot(rows, out / "search_budget.png")
+        # inside the stop request: a second Ctrl-C while the plot is written still quits at once
+        for r in rows:
+            r["agent"] = args.agent
+        if rows:
+            plot(rows, out / "search_budget.png")
     if stop.requested:
         print(stop.kept(f"{len(rows)} budget(s) in {out}/search_budget.csv (the last one over the deals it finished)"))
         return stop.exit_code

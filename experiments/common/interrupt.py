@@ -40,7 +40,9 @@ class StopRequest:
         signum: the first signal received (``signal.SIGINT`` or ``signal.SIGTERM``), or None.
 
     Outside the main thread (where Python cannot install signal handlers) it does nothing
-    and :attr:`requested` stays False.
+    and :attr:`requested` stays False.  After a stop was requested the block's exit leaves a
+    handler that quits at once on the next signal (the job is writing what it kept and then
+    ends); without a stop the previous handlers come back.
     """
 
     def __init__(self, job: str, then: str):
@@ -66,9 +68,20 @@ class StopRequest:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for s, handler in self._previous.items():
-            signal.signal(s, handler)
+        if self.requested:
+            # a stopped job writes what it kept after the block: a second signal while it
+            # writes must still quit at once, not raise KeyboardInterrupt in the middle of it
+            for s in self._previous:
+                signal.signal(s, self._quit_now)
+        else:
+            for s, handler in self._previous.items():
+                signal.signal(s, handler)
         self._previous.clear()
+
+    def _quit_now(self, signum: int, frame: Any) -> None:
+        sys.stderr.write(f"\n{self.job}: stopped at once ({signal.Signals(signum).name} again)\n")
+        sys.stderr.flush()
+        os._exit(130)
 
     @property
     def exit_code(self) -> int:
