@@ -9,8 +9,7 @@ choice are on the docs' results page with their commands.
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.
-A change of champion is recorded in the README ("The champion of each variant") with its
-figures.
+A change of champion is recorded in the CHANGELOG, its figures on the results page.
 
 - Gin Rummy: ``pimc:model=mix``: determinized search with compiled heuristic playouts
   whose worlds are weighted by a mixture over the heuristic's styles of play (the panel's),
