@@ -76,8 +76,13 @@ class ReferenceVec(VecBase):
             return
         self._later_deal(self._deal_rng[i : i + 1])  # the deal the engine just used
         self._decks[i] = state.hand_decks[-1]
-        self._dealers[i] = state.dealer
+        self._dealers[i] = self._hand_starter(state)
         state.stack_next_hands(self._peek_next_hand(i, state.hands_played + 1))
+
+    @staticmethod
+    def _hand_starter(state: Any) -> int:
+        """The seat the engine's new hand is dealt by (Rummikub: the first player)."""
+        return state.dealer
 
     def _write(self, i: int, out: Batch, seat: int, rewards: list[float], terminated: bool, truncated: bool) -> None:
         env = self._envs[i]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rummy_env.envs.rummikub import raw_env as rummikub_raw_env
@@ -34,17 +36,9 @@ class ReferenceRummikubVec(RummikubDeals, WholeGames, ReferenceVec):
             self._hands_seen[i] = 0
         self._envs[i].reset(seed=0, options=options)
 
-    def _follow_hands(self, i: int) -> None:
-        state = self._envs[i].unwrapped.game_state
-        if state.hands_played == self._hands_seen[i]:
-            return
-        self._hands_seen[i] = state.hands_played
-        if state.is_terminal():
-            return
-        self._later_deal(self._deal_rng[i : i + 1])  # the deal the engine just used
-        self._decks[i] = state.hand_decks[-1]
-        self._dealers[i] = state.first_player
-        state.stack_next_hands(self._peek_next_hand(i, state.hands_played + 1))
+    @staticmethod
+    def _hand_starter(state: Any) -> int:
+        return state.first_player
 
     @property
     def scores(self) -> np.ndarray:
