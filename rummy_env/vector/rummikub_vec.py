@@ -25,6 +25,7 @@ microseconds for the rest.
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,7 +35,7 @@ import numpy as np
 
 from rummy_env.core.compile_notice import compile_notice
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
-from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES
+from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES
 from rummy_env.envs.rummikub import raw_env as rummikub_raw_env
 from rummy_env.games.rummikub.deal import RACK_SIZE
 from rummy_env.vector.batch import Batch, VecBase
@@ -264,14 +265,7 @@ class RummikubEngine(VecBase):
             if threads < 2:
                 masks_range(0, m, *args)
             else:
-                if self._workers is None:
-                    self._workers = ThreadPoolExecutor(threads, thread_name_prefix="rummikub-vec")
-                jobs = [
-                    self._workers.submit(masks_range, m * t // threads, m * (t + 1) // threads, *args)
-                    for t in range(threads)
-                ]
-                for job in jobs:
-                    job.result()
+                self._masks_threaded(masks_range, args, threads)
         for g in games[self._fallback[games]].tolist():  # the table-play initial meld (R-RK-07 option)
             p = int(self._current[g])
             flags = (False, cfg.initial_meld_points, True)
@@ -282,6 +276,37 @@ class RummikubEngine(VecBase):
                 row[DRAW] = 1
             elif is_legal_play(self._table[g], self._racks[g, p], self._chosen[g], *flags):
                 row[COMMIT] = 1
+
+    def _masks_threaded(self, masks_range: Any, args: tuple, threads: int) -> None:
+        """``masks_range`` over ``args[0]`` (the games) on ``threads`` workers that take small
+        chunks as they finish, the games with the costliest tables first.
+
+        A mask's cost spans three orders of magnitude (10 us to 10 ms: tables holding
+        jokers cost 3-12x more, ``docs/results/rummikub-speed``), so equal fixed slices
+        left one thread idle while the other finished a few costly games; the longest
+        first with small chunks (a greedy schedule) keeps both busy to the end."""
+        games = args[0]
+        m = games.size
+        table = self._table[games]
+        cost = table[:, JOKER] * 128 + table.sum(axis=1)  # jokers on the table dominate the sweep
+        ordered = games[np.argsort(-cost, kind="stable")]
+        args = (ordered, *args[1:])
+        size = max(1, m // (threads * 32))
+        bounds = list(range(0, m, size)) + [m]
+        chunks = itertools.count()
+
+        def work() -> None:
+            while True:
+                c = next(chunks)  # atomic under the GIL
+                if c >= len(bounds) - 1:
+                    return
+                masks_range(bounds[c], bounds[c + 1], *args)
+
+        if self._workers is None:
+            self._workers = ThreadPoolExecutor(threads, thread_name_prefix="rummikub-vec")
+        jobs = [self._workers.submit(work) for _ in range(threads)]
+        for job in jobs:
+            job.result()
 
     def close(self) -> None:
         """Stop the worker threads (they also stop with the interpreter)."""

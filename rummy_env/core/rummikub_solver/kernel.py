@@ -256,11 +256,29 @@ def _kernel_sweep(  # pragma: no cover - compiled
 
 
 def _bounds_sweep(  # pragma: no cover - compiled
-    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block
+    lo,
+    hi,
+    lohi_table,
+    gstart,
+    moves,
+    gj,
+    ups,
+    ordered,
+    threshold,
+    labels,
+    below,
+    remap,
+    long_only,
+    vmask,
+    block,
+    prune_min=32,
+    prune_two=64,
 ):
     """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
     bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
-    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``."""
+    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``.
+    ``prune_min``/``prune_two``: ``_kernel_sweep``'s (pruning drops dominated codes only, so
+    they change the cost, never the answer; ``vector.rummikub_masks`` passes its own)."""
     early = not labels and threshold > 0
     for t in range(53):
         if lo[t] != 0:
@@ -286,8 +304,8 @@ def _bounds_sweep(  # pragma: no cover - compiled
         ordered,
         threshold,
         labels,
-        32,
-        64,
+        prune_min,
+        prune_two,
         below,
         remap,
         long_only if early else None,
