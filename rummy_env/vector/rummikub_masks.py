@@ -8,7 +8,7 @@ the games (``nogil``: worker threads run slices of the games at once):
 * tile ids 0..52 (the ordered mask): the types below the last one added are closed
   (``rack[:last] = chosen[:last]``); after the player's initial meld the one full
   ordered label sweep on ``table + chosen .. table + rack`` (R-RK-08; over the numbers
-  13 down to 1 when ``sweeps._mirror_pays`` says so: the same answer), before it the
+  1 to 13 or 13 down to 1, the same answer: see "direction" below), before it the
   ordered points sweep on ``chosen .. rack`` with the ``initial_meld_points`` threshold
   (R-RK-07).  The solver's own ``ordered_extension_mask`` runs the label sweep in
   stages (``sweeps._ordered_sweep``) whose union is the one full sweep's answer (its
@@ -19,6 +19,18 @@ the games (``nogil``: worker threads run slices of the games at once):
   ``table + chosen`` (after the initial meld), or on ``chosen`` with the points threshold
   (before it).
 * ``draw`` (54) when no tile is chosen (R-RK-06).
+
+Direction: a sweep over the numbers 13 down to 1 gives the same bits at a cost that
+differs from the upward one (by 1.6x at the median, 5.8x at the 90th percentile of
+random-play positions, either way), and no feature of the position predicted which is
+cheaper (the solver's ``sweeps._mirror_pays`` came within 10% of always upward), but
+consecutive positions of a game agree: the direction that was cheaper on the game's
+previous position cost 33% less than ``_mirror_pays``'s.  So each game keeps the work
+(``kernel._kernel_sweep``'s move pairs) of its last sweep in each direction (``dir_cost``,
+-1 unknown; reset when a hand is dealt) and runs the direction with the smaller figure,
+an unknown one counting 0 so that it gets tried (``_mirror_pays`` when both are unknown):
+replayed on 10,743 positions of 96 games this took 24% less time than ``_mirror_pays``
+(always the cheaper direction: 42% less).
 
 The initial meld with table play (``initial_meld_table_play=True``, before the
 player's initial meld) is the solver's product sweep, driven from Python
@@ -84,28 +96,39 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
     return count > 0 and total / count + 1 <= _MIRROR_MEAN
 
 
-def _sweep(lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m):  # pragma: no cover - compiled
+def _sweep(lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None):  # pragma: no cover - compiled
     """One solver sweep (``kernel._bounds_sweep``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
-    mapped back."""
+    mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs."""
     gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables
     if not mirrored:
         return _bounds(
             lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, identity, long_only,
-            _ALL_COLOURED, block_types, _PRUNE_MIN, _PRUNE_TWO,
+            _ALL_COLOURED, block_types, _PRUNE_MIN, _PRUNE_TWO, work,
         )  # fmt: skip
     _mirror(lo, lo_m)
     _mirror(hi, hi_m)
     found, bits = _bounds(
         lo_m, hi_m, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, identity, long_only,
-        _ALL_COLOURED, block_colours, _PRUNE_MIN, _PRUNE_TWO,
+        _ALL_COLOURED, block_colours, _PRUNE_MIN, _PRUNE_TWO, work,
     )  # fmt: skip
     return found, _mirror_bits(bits)
 
 
-def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_m, row):  # pragma: no cover - compiled
+def _direction(lo, hi, cost):  # pragma: no cover - compiled
+    """Whether to run the label sweep on ``lo..hi`` over the numbers 13 down to 1: the
+    direction whose last work in ``cost`` (int64 (2,): upward, downward; -1 unknown) is
+    smaller, an unknown one counting 0 (module docstring); ``_mirror_pays`` when both are
+    unknown."""
+    if cost[0] < 0 and cost[1] < 0:
+        return _mirror_pays(lo, hi)
+    return max(cost[1], 0) < max(cost[0], 0)
+
+
+def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_m, row, cost, work):  # pragma: no cover - compiled
     """The legal ids of one player into ``row`` (int8 (55,)), initial meld without table
-    play; ``lo, hi, lo_m, hi_m`` are int64 (53,) work rows.
+    play; ``lo, hi, lo_m, hi_m`` are int64 (53,) work rows, ``cost`` the game's int64 (2,)
+    ``dir_cost`` row (read and updated: ``_direction``), ``work`` an int64 (1,) scratch.
 
     After the initial meld with tiles chosen and no joker left to add, one sweep answers
     ``commit`` too: with ``below=52`` its labels are those of ``below=0`` (they differ only
@@ -119,7 +142,10 @@ def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_
             lo[t] = table[t] + chosen[t]
             hi[t] = table[t] + (chosen[t] if t < last else rack[t])
         both = last >= 0 and hi[52] == lo[52]
-        bits = _sweep(lo, hi, True, 0, True, 52 if both else 0, _mirror_pays(lo, hi), tables, lo_m, hi_m)[1]
+        mirrored = _direction(lo, hi, cost)
+        work[0] = 0
+        bits = _sweep(lo, hi, True, 0, True, 52 if both else 0, mirrored, tables, lo_m, hi_m, work)[1]
+        cost[1 if mirrored else 0] = work[0]
         if both:
             commit = 1 if (bits >> 53) & 1 else 0
     else:
@@ -141,15 +167,18 @@ def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_
 
 
 def masks_range(  # pragma: no cover - compiled
-    start, stop, games, racks, table, chosen, last, current, meld, points, table_play, tables, legal, fallback
+    start, stop, games, racks, table, chosen, last, current, meld, points, table_play, tables, legal, fallback, dir_cost
 ):
     """The masks of games ``games[start:stop]`` (their acting player's) into ``legal``
     (int8 (num_envs, 55)); a game whose player has not made the initial meld with
-    ``table_play`` is skipped and flagged in ``fallback`` (bool (num_envs,))."""
+    ``table_play`` is skipped and flagged in ``fallback`` (bool (num_envs,)).
+    ``dir_cost``: int64 (num_envs, 2), each game's last sweep work per direction (module
+    docstring), read and updated."""
     lo = np.empty(53, np.int64)
     hi = np.empty(53, np.int64)
     lo_m = np.empty(53, np.int64)
     hi_m = np.empty(53, np.int64)
+    work = np.zeros(1, np.int64)
     for k in range(start, stop):
         g = games[k]
         p = current[g]
@@ -158,7 +187,9 @@ def masks_range(  # pragma: no cover - compiled
             fallback[g] = True
             continue
         fallback[g] = False
-        _one_mask(table[g], racks[g, p], chosen[g], last[g], done, points, tables, lo, hi, lo_m, hi_m, legal[g])
+        _one_mask(
+            table[g], racks[g, p], chosen[g], last[g], done, points, tables, lo, hi, lo_m, hi_m, legal[g], dir_cost[g], work
+        )  # fmt: skip
 
 
 _COMPILED = None
@@ -167,7 +198,7 @@ _COMPILED = None
 def masks_kernel():
     """``masks_range`` compiled (``nogil``, cached), with the solver's tables as its
     ``tables`` argument: ``(masks_range, tables)``."""
-    global _COMPILED, _bounds, _sweep, _one_mask, _mirror, _mirror_bits, _mirror_pays, masks_range
+    global _COMPILED, _bounds, _sweep, _one_mask, _mirror, _mirror_bits, _mirror_pays, _direction, masks_range
     if _COMPILED is None:
         if not solver_kernel._kernel():  # binds the solver's compiled helpers
             raise ImportError("RummikubVec needs the solver's numba kernel (numba installed, RUMMY_ENV_NO_NUMBA unset)")
@@ -176,6 +207,7 @@ def masks_kernel():
         _mirror = jit(_mirror)
         _mirror_bits = jit(_mirror_bits)
         _mirror_pays = jit(_mirror_pays)
+        _direction = jit(_direction)
         _sweep = jit(_sweep)
         _one_mask = jit(_one_mask)
         masks_range = jit(masks_range)

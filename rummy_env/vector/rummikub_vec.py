@@ -82,6 +82,7 @@ class RummikubEngine(VecBase):
         self._ended = np.full(n, TERMINATED, np.int8)  # no hand dealt yet
         self._legal = np.zeros((n, NUM_TILE_TYPES + 2), np.int8)
         self._fallback = np.zeros(n, np.bool_)
+        self._dir_cost = np.full((n, 2), -1, np.int64)  # rummikub_masks: last sweep work per direction
         self._rewards = np.zeros((n, p), np.float64)  # rewards of the current move
         self._workers: ThreadPoolExecutor | None = None
         self.timings = {"step": 0.0, "mask": 0.0, "observation": 0.0}
@@ -124,6 +125,7 @@ class RummikubEngine(VecBase):
         self._passes[games] = 0
         self._turn[games] = 0
         self._ended[games] = LIVE
+        self._dir_cost[games] = -1  # a new table: the directions' costs are unknown again
 
     def _next_hand(self, g: int) -> None:
         """A whole game's next hand: its pool and first player from the deal stream."""
@@ -259,6 +261,7 @@ class RummikubEngine(VecBase):
             tables,
             self._legal,
             self._fallback,
+            self._dir_cost,
         )
         threads = self.threads_used(m)
         with compile_notice("the Rummikub masks", call="rummikub_masks.masks_range"):
@@ -449,7 +452,7 @@ class RummikubEngine(VecBase):
 
     def state_bytes_per_game(self) -> int:
         """Bytes of simulator state per game (the output buffers not included)."""
-        arrays = (self._racks, self._table, self._chosen, self._decks, self._legal, self._totals, self._meld)
+        arrays = (self._racks, self._table, self._chosen, self._decks, self._legal, self._totals, self._meld, self._dir_cost)
         return sum(a.nbytes for a in arrays) // self.num_envs + 8 * 10
 
 

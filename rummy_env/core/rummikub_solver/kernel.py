@@ -55,6 +55,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
     long_only=None,
     vmask=(1 << 52) - 1,
     block=None,
+    work=None,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -96,6 +97,10 @@ def _kernel_sweep(  # pragma: no cover - compiled
     (``tables._LONG_ONLY``); then a code with the points and only such runs can close them and
     use nothing more, so the sweep answers True at once (``sweeps._label_sweep_points``'s stop).
 
+    ``work`` (optional int64 (1,)): the move pairs tried are added to ``work[0]`` (a
+    measure of the sweep's cost that is the same on every run, for callers that choose
+    between equivalent sweeps, ``vector.rummikub_masks``).
+
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
     (measured faster here than rows [code, label] in the hash table itself).
@@ -124,6 +129,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
         # codes sharing colours 0+1 and their jokers share half A: visit them together
         order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
         last_a = -1
+        tot_a = 0
         for r in range(ncur):
             q = order[r]
             code = cur_c[q]
@@ -137,9 +143,18 @@ def _kernel_sweep(  # pragma: no cover - compiled
                 k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
                 k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
                 _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
+                if work is not None:
+                    tot_a = 0
+                    for ca in range(9):
+                        tot_a += cnt_a[ca]
             k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
             k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
             _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used, ordered)
+            if work is not None:
+                tot_b = 0
+                for cb in range(9):
+                    tot_b += cnt_b[cb]
+                work[0] += tot_a * tot_b + 1
             for ca in range(9):
                 if cnt_a[ca] == 0:
                     continue
@@ -273,12 +288,14 @@ def _bounds_sweep(  # pragma: no cover - compiled
     block,
     prune_min=32,
     prune_two=64,
+    work=None,
 ):
     """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
     bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
     ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``.
     ``prune_min``/``prune_two``: ``_kernel_sweep``'s (pruning drops dominated codes only, so
-    they change the cost, never the answer; ``vector.rummikub_masks`` passes its own)."""
+    they change the cost, never the answer; ``vector.rummikub_masks`` passes its own);
+    ``work``: ``_kernel_sweep``'s."""
     early = not labels and threshold > 0
     for t in range(53):
         if lo[t] != 0:
@@ -311,6 +328,7 @@ def _bounds_sweep(  # pragma: no cover - compiled
         long_only if early else None,
         vmask,
         block,
+        work,
     )
 
 
