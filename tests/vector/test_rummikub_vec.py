@@ -12,6 +12,7 @@ from rummy_env import rummikub_v0
 from rummy_env.core.tiles import parse_tile
 from rummy_env.games.rummikub import COMMIT, DRAW, stack_pool
 from rummy_env.vector import Batch, ReferenceRummikubVec, RummikubVec, empty_batch
+from rummy_env.vector.rummikub_masks import masks_kernel
 from tests.vector.differential import IGNORED, play_against_env
 
 OPTIONS = [
@@ -217,3 +218,26 @@ def test_caller_owned_outputs_are_written_in_place_and_seeds_replay(cls):
         got = vec.step_random(out=out)
         assert got is out
         same(out, twin.step_random(), step)
+
+
+def test_both_sweep_directions_give_the_exact_masks_and_each_game_keeps_their_costs():
+    # table R1 R2 R3 + JK B5 K5 (the joker as Y5 or R4), rack R4 R5 B1 Y13, initial meld made:
+    # R4 extends the run, R5 joins B5 K5 (the joker moves to Y5), B1 and Y13 fit nowhere
+    # (R1 is needed in its run: R4 is below B1, so no play led by B1 may use it)
+    masks_range, tables = masks_kernel()
+
+    def counts(text):
+        return np.bincount([parse_tile(t) for t in text.split()], minlength=53).astype(np.int64)[None]
+
+    table, racks = counts("R1 R2 R3 JK B5 K5"), np.stack([counts("R4 R5 B1 Y13")[0]] * 2)[None]
+    # (upward cost, downward cost) before -> direction run: the smaller known work, else _mirror_pays
+    # (the numbers 4, 5, 1, 13 that can be added average 5.75 <= 8: downward)
+    for before, down in (([5, 10], False), ([10, 5], True), ([-1, -1], True), ([-1, 7], False)):
+        legal, fallback = np.zeros((1, 55), np.int8), np.zeros(1, np.bool_)
+        dir_cost = np.array([before], np.int64)
+        masks_range(
+            0, 1, np.array([0]), racks, table, np.zeros((1, 53), np.int64), np.array([-1]), np.array([0]),
+            np.ones((1, 2), np.bool_), 30, False, tables, legal, fallback, dir_cost,
+        )  # fmt: skip
+        assert np.flatnonzero(legal[0]).tolist() == [parse_tile("R4"), parse_tile("R5"), DRAW], before
+        assert dir_cost[0, int(down)] > 0 and dir_cost[0, 1 - int(down)] == before[1 - int(down)], before
