@@ -2,7 +2,7 @@
 
 The same answers as ``RummikubState._compute_legal`` (``core.rummikub_solver``'s
 ``ordered_extension_mask`` and ``is_legal_play``), from the solver's own numba sweep
-(``kernel._bounds_sweep``) called in nopython mode per game, with no Python between
+(``kernel._bounds_sweep_tuned``) called in nopython mode per game, with no Python between
 the games (``nogil``: worker threads run slices of the games at once):
 
 * tile ids 0..52 (the ordered mask): the types below the last one added are closed
@@ -63,7 +63,7 @@ _MIRROR_MEAN = 8.0  # sweeps._MIRROR_MEAN
 #: 76 for the existence sweeps (same answers: pruning only drops dominated codes).
 _PRUNE_MIN, _PRUNE_TWO = 32, 1 << 62
 
-_bounds = None  # the solver's compiled _bounds_sweep, bound by masks_kernel()
+_bounds = None  # the solver's compiled _bounds_sweep_tuned, bound by masks_kernel()
 
 
 def _mirror(x, out):  # pragma: no cover - compiled
@@ -97,7 +97,7 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
 
 
 def _sweep(lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None):  # pragma: no cover - compiled
-    """One solver sweep (``kernel._bounds_sweep``) on ``lo..hi``: ``(found, bits)``; with
+    """One solver sweep (``kernel._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
     mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs."""
     gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables
@@ -203,7 +203,7 @@ def masks_kernel():
         if not solver_kernel._kernel():  # binds the solver's compiled helpers
             raise ImportError("RummikubVec needs the solver's numba kernel (numba installed, RUMMY_ENV_NO_NUMBA unset)")
         jit = numba.njit(cache=True, nogil=True)
-        _bounds = jit(solver_kernel._bounds_sweep)
+        _bounds = solver_kernel._bounds_sweep_tuned  # compiled (nogil, cached) by _kernel() above
         _mirror = jit(_mirror)
         _mirror_bits = jit(_mirror_bits)
         _mirror_pays = jit(_mirror_pays)

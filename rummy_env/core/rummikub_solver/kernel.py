@@ -271,6 +271,23 @@ def _kernel_sweep(  # pragma: no cover - compiled
 
 
 def _bounds_sweep(  # pragma: no cover - compiled
+    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block
+):
+    """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
+    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
+    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``.
+
+    Every argument is explicit: a call from Python that leaves optional arguments out
+    resolves its signature on numba's slow path, about 200 us a call (measured: the env's
+    sweeps ran 2x slower with two defaulted arguments added here); ``_bounds_sweep_tuned``
+    takes the pruning thresholds and a work counter, for compiled callers."""
+    return _bounds_sweep_tuned(
+        lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block,
+        32, 64, None,
+    )  # fmt: skip
+
+
+def _bounds_sweep_tuned(  # pragma: no cover - compiled
     lo,
     hi,
     lohi_table,
@@ -286,16 +303,13 @@ def _bounds_sweep(  # pragma: no cover - compiled
     long_only,
     vmask,
     block,
-    prune_min=32,
-    prune_two=64,
-    work=None,
+    prune_min,
+    prune_two,
+    work,
 ):
-    """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
-    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
-    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``.
-    ``prune_min``/``prune_two``: ``_kernel_sweep``'s (pruning drops dominated codes only, so
-    they change the cost, never the answer; ``vector.rummikub_masks`` passes its own);
-    ``work``: ``_kernel_sweep``'s."""
+    """``_bounds_sweep`` with ``_kernel_sweep``'s ``prune_min``/``prune_two`` (pruning drops
+    dominated codes only, so they change the cost, never the answer) and ``work`` (int64
+    (1,) or None); ``vector.rummikub_masks`` calls it from compiled code with its own."""
     early = not labels and threshold > 0
     for t in range(53):
         if lo[t] != 0:
@@ -495,7 +509,7 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep, _skyline
+            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep, _skyline, _bounds_sweep_tuned
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
             _skyline = jit(_skyline)
             _unindex = jit(_unindex)
@@ -504,6 +518,7 @@ def _kernel():
             _grow = jit(_grow)
             _rehash = jit(_rehash)
             _kernel_sweep = jit(_kernel_sweep)
+            _bounds_sweep_tuned = jit(_bounds_sweep_tuned)
             compiled = noting_compile(jit(_bounds_sweep), "the Rummikub solver")  # says so if it compiles
 
             def run(
