@@ -96,7 +96,9 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
     return count > 0 and total / count + 1 <= _MIRROR_MEAN
 
 
-def _sweep(lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None):  # pragma: no cover - compiled
+def _sweep(  # pragma: no cover - compiled
+    lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None
+):
     """One solver sweep (``kernel._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
     mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs."""
@@ -125,7 +127,9 @@ def _direction(lo, hi, cost):  # pragma: no cover - compiled
     return max(cost[1], 0) < max(cost[0], 0)
 
 
-def _one_mask(table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_m, row, cost, work):  # pragma: no cover - compiled
+def _one_mask(  # pragma: no cover - compiled
+    table, rack, chosen, last, done, points, tables, lo, hi, lo_m, hi_m, row, cost, work
+):
     """The legal ids of one player into ``row`` (int8 (55,)), initial meld without table
     play; ``lo, hi, lo_m, hi_m`` are int64 (53,) work rows, ``cost`` the game's int64 (2,)
     ``dir_cost`` row (read and updated: ``_direction``), ``work`` an int64 (1,) scratch.
@@ -188,7 +192,8 @@ def masks_range(  # pragma: no cover - compiled
             continue
         fallback[g] = False
         _one_mask(
-            table[g], racks[g, p], chosen[g], last[g], done, points, tables, lo, hi, lo_m, hi_m, legal[g], dir_cost[g], work
+            table[g], racks[g, p], chosen[g], last[g], done, points, tables, lo, hi, lo_m, hi_m, legal[g], dir_cost[g],
+            work,
         )  # fmt: skip
 
 

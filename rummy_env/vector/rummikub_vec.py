@@ -454,7 +454,16 @@ class RummikubEngine(VecBase):
 
     def state_bytes_per_game(self) -> int:
         """Bytes of simulator state per game (the output buffers not included)."""
-        arrays = (self._racks, self._table, self._chosen, self._decks, self._legal, self._totals, self._meld, self._dir_cost)
+        arrays = (
+            self._racks,
+            self._table,
+            self._chosen,
+            self._decks,
+            self._legal,
+            self._totals,
+            self._meld,
+            self._dir_cost,
+        )
         return sum(a.nbytes for a in arrays) // self.num_envs + 8 * 10
 
 
