@@ -256,13 +256,11 @@ class Featurizer:
     def __init__(self, name: str, variant: str, layout) -> None:
         if name != "none" and name not in FEATURES:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
-        rummikub = variant == "rummikub_v0"
-        if (
-            name != "none"
-            and (variant not in _FIELDS and not rummikub)
-            or name in _GIN_ONLY and variant != "gin_rummy_v0"
-            or (name == "rk_out") != rummikub and name != "none"
-        ):
+        if name == "rk_out":
+            applies = variant == "rummikub_v0"
+        else:
+            applies = name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
+        if not applies:
             raise ValueError(f"features {name!r} do not apply to {variant}")
         self.name = name
         self.extra = 0 if name == "none" else FEATURES[name]
