@@ -130,3 +130,28 @@ def test_a_smoke_run_kickstarted_by_the_patient_policy_trains_and_evaluates(play
 
     model = load_model(out / "model.pt")
     assert model.features == "rk_out" and model.obs_size == rummikub_v0.env(num_players=players).unwrapped.layout.size
+
+
+def test_the_committed_rummikub_model_plays_legal_hands_whose_rewards_sum_to_zero():
+    from pathlib import Path
+
+    from agents.policy import PolicyAgent
+
+    path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-rummikub" / "model.pt"
+    agent = PolicyAgent(path)
+    env = rummikub_v0.env()
+    assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
+    for seed in range(2):
+        env.reset(seed=seed)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            returns[name] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+        # reward="win", 2 seats: +1 to the winner and -1 to the other, or 0 to both
+        assert sorted(returns.values()) in ([-1.0, 1.0], [0.0, 0.0])
