@@ -179,8 +179,12 @@ def check_config(config: Config, num_players: int) -> None:
             f"critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not {config.variant}: "
             "use critic='shared'"
         )
-    if not config.teacher_agent.strip():
-        raise ValueError("teacher_agent='': name the agent that kickstarts the learner (e.g. heuristic)")
+    teacher = config.teacher_agent
+    if teacher not in ("heuristic", "random") and not teacher.startswith(("heuristic:style=", "policy:")):
+        raise ValueError(
+            f"teacher_agent={teacher!r}: use heuristic, heuristic:style=NAME, policy:PATH or random "
+            "(the agents that play the batched engine's rows)"
+        )
     if config.teacher_margin and not config.teacher_labels:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
 
