@@ -30,6 +30,11 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   R-GIN-03/04 play, cards that did not lower its deadwood; the one exception is a first
   upcard not yet offered to it).  These are what ``pimc``'s opponent model (``model=0``)
   conditions its worlds on.  941 entries.
+- ``rk_out`` (Rummikub): two flags that need the solver, which an MLP over tile counts
+  cannot compute: whether the player, past its initial meld, can go out this turn
+  (rack + table split into melds, R-RK-08/10: ``agents.search.rummikub_plays.can_go_out``),
+  and whether the play being built holds the whole rack (its COMMIT goes out).  What
+  the patient policy (``heuristic:style=patient``) decides on.  2 entries.
 
 The deadwood planes use the compiled ``rummy_env.vector.deadwood_kernel`` when numba is
 installed (the same values; a Python loop over ``core.deadwood`` otherwise).
@@ -198,7 +203,7 @@ def revealed_features(hand: np.ndarray, discarded: np.ndarray, passed: np.ndarra
 
 
 #: name -> extra entries
-FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941}
+FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941, "rk_out": 2}
 #: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
 _FIELDS = {
     "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
@@ -213,12 +218,34 @@ _FIELDS = {
 _GIN_ONLY = ("gin", "gin_opp", "gin_read")
 
 
+def rummikub_out_features(rack: np.ndarray, table: np.ndarray, play: np.ndarray, melded: np.ndarray) -> np.ndarray:
+    """The ``rk_out`` features of a batch of Rummikub observations.
+
+    Args:
+        rack, table, play: float ``(n, 53)`` tile counts (the observation's ``rack``,
+            ``table`` and ``play``; the rack still holds the play's tiles).
+        melded: float ``(n,)``: 1 where the player has made its initial meld (R-RK-07).
+
+    Returns:
+        float32 ``(n, 2)``: going out possible (past the initial meld, rack + table split
+        into melds, R-RK-08/10), and the play holds the whole (non-empty) rack.
+    """
+    from agents.search.rummikub_plays import can_go_out
+
+    rack, table, play = (np.asarray(a).astype(np.int64) for a in (rack, table, play))
+    out = np.zeros((len(rack), 2), np.float32)
+    for i in np.flatnonzero(np.asarray(melded) > 0):
+        out[i, 0] = can_go_out(table[i], rack[i])
+    out[:, 1] = (rack.sum(1) > 0) & (rack == play).all(1)
+    return out
+
+
 class Featurizer:
     """Appends the named features to a batch of observations.
 
     Args:
         name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"``, ``"gin_read"``
-            (Gin Rummy only).
+            (Gin Rummy only), or ``"rk_out"`` (Rummikub only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
 
@@ -229,11 +256,18 @@ class Featurizer:
     def __init__(self, name: str, variant: str, layout) -> None:
         if name != "none" and name not in FEATURES:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
-        if name != "none" and variant not in _FIELDS or name in _GIN_ONLY and variant != "gin_rummy_v0":
+        if name == "rk_out":
+            applies = variant == "rummikub_v0"
+        else:
+            applies = name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
+        if not applies:
             raise ValueError(f"features {name!r} do not apply to {variant}")
         self.name = name
         self.extra = 0 if name == "none" else FEATURES[name]
-        if name != "none":
+        if name == "rk_out":
+            self._rk = [layout.slice(f) for f in ("rack", "table", "play")]
+            self._melded = layout.offset("initial_meld")  # the acting seat's own flag comes first
+        elif name != "none":
             hand, up, known, seen = _FIELDS[variant]
             self._hand, self._up = layout.slice(hand), layout.slice(up)
             self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith(known)]
@@ -247,6 +281,10 @@ class Featurizer:
         """float32 (n, obs_size) -> float32 (n, obs_size + extra)."""
         if self.name == "none":
             return obs
+        if self.name == "rk_out":
+            rack, table, play = (obs[:, s] for s in self._rk)
+            flags = rummikub_out_features(rack, table, play, obs[:, self._melded])
+            return np.concatenate([obs, flags], 1).astype(np.float32, copy=False)
         hand, up = obs[:, self._hand], obs[:, self._up]
         parts = [obs, meld_features(hand, up)]
         if self.name in _GIN_ONLY:

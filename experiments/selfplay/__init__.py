@@ -4,6 +4,7 @@
     python -m experiments.selfplay --variant rummy --env-option num_players=2 --minutes 50
     python -m experiments.selfplay --out results/selfplay-gin --resume      # continue a run
     python -m experiments.selfplay --recipe gin                                # a recipe of settings
+    python -m experiments.selfplay --recipe rummikub --out results/selfplay-rummikub  # Rummikub, 2 players
     python -m experiments.train --algo selfplay --variant gin_rummy ...      # the same job
 
 One policy plays every seat of ``num_envs`` games stepped together by the variant's batched
@@ -14,7 +15,9 @@ the learner meets older versions of itself and does not chase its own tail.
 In another share (``--heuristic-share``) that seat is the variant's heuristic, run on the
 batch's observation rows like any agent.  Kickstarting (``--kickstart``, Schmitt et al.
 2018): for the learner's decisions in ``--kickstart-share`` of the games the loss adds a
-cross-entropy to the heuristic's action, its weight decaying to ``--kickstart-floor``.  With
+cross-entropy to the heuristic's action (or another agent's, ``--teacher-agent``, e.g.
+Rummikub's patient policy ``heuristic:style=patient``), its weight decaying to
+``--kickstart-floor``.  With
 ``--teacher-labels`` the teacher is a search instead (:mod:`~experiments.selfplay.teacher`:
 positions labelled by ``pimc``, expert iteration), and the heuristic teaches only the games
 of ``--random-share``, where one seat plays uniformly random legal actions.  The
@@ -34,7 +37,8 @@ decisions per game and rollout).
 **Shaping** (``--shaping``, annealed linearly to 0 over ``--shaping-anneal`` of the
 run): the potential-based term ``c * (gamma * phi(s') - phi(s))`` along each seat's
 chain, with ``phi`` minus the seat's deadwood (Gin, the observation's ``deadwood`` field)
-or minus its hand's card points (Rummy) over 100, and ``phi = 0`` at the end of a game.
+or minus its hand's card points (Rummy; Rummikub: its rack's tiles, a joker 30, R-RK-10)
+over 100, and ``phi = 0`` at the end of a game.
 Potential-based shaping leaves the optimal policy unchanged (Ng, Harada, Russell 1999).
 
 The job writes to ``--out``: ``scalars.csv`` (losses, KL, entropy, steps/s, time shares

@@ -64,6 +64,9 @@ class Config:
     # pimc_labels files, comma-separated; "": the heuristic teaches
     teacher_labels: str = ""
     teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
+    # the agent whose actions kickstart the learner (a name the opponents' seats can play:
+    # heuristic, heuristic:style=NAME, policy:PATH); Rummikub's strongest is heuristic:style=patient
+    teacher_agent: str = "heuristic"
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
     # share of the games with one seat playing uniformly random legal actions; with --teacher-labels the
@@ -171,6 +174,17 @@ def check_config(config: Config, num_players: int) -> None:
         )
     if config.init_model and not Path(config.init_model).is_file():
         raise ValueError(f"init_model={config.init_model!r}: no such file")
+    if config.critic == "privileged" and config.variant not in ("gin_rummy_v0", "rummy_v0"):
+        raise ValueError(
+            f"critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not {config.variant}: "
+            "use critic='shared'"
+        )
+    teacher = config.teacher_agent
+    if teacher not in ("heuristic", "random") and not teacher.startswith(("heuristic:style=", "policy:")):
+        raise ValueError(
+            f"teacher_agent={teacher!r}: use heuristic, heuristic:style=NAME, policy:PATH or random "
+            "(the agents that play the batched engine's rows)"
+        )
     if config.teacher_margin and not config.teacher_labels:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
 
@@ -223,7 +237,12 @@ def vector_class(variant: str):
     """
     from rummy_env import vector
 
-    classes = {"gin_rummy_v0": "GinRummyVec", "rummy_v0": "RummyVec", "crazy_rummy_v0": "CrazyRummyVec"}
+    classes = {
+        "gin_rummy_v0": "GinRummyVec",
+        "rummy_v0": "RummyVec",
+        "crazy_rummy_v0": "CrazyRummyVec",
+        "rummikub_v0": "RummikubVec",
+    }
     if variant not in classes:
         raise ValueError(f"no batched simulator for {variant}: self-play trains on {', '.join(classes)}")
     name = classes[variant]
@@ -369,6 +388,14 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 default=value,
                 metavar="NAME;...",
                 help="the evaluations' opponents (default: heuristic and random)",
+            )
+        elif name == "teacher_agent":
+            p.add_argument(
+                flag,
+                default=value,
+                metavar="NAME",
+                help="the agent whose actions kickstart the learner: heuristic, heuristic:style=NAME or policy:PATH "
+                f"(default: {value})",
             )
         elif name == "teacher_labels":
             p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")

@@ -42,7 +42,12 @@ def resolve_device(name: str) -> str:
 
 
 #: the network input features of ``features="auto"`` per variant (``agents.policy_features``)
-AUTO_FEATURES = {"gin_rummy_v0": "gin_opp", "rummy_v0": "meld_opp", "crazy_rummy_v0": "meld_opp"}
+AUTO_FEATURES = {
+    "gin_rummy_v0": "gin_opp",
+    "rummy_v0": "meld_opp",
+    "crazy_rummy_v0": "meld_opp",
+    "rummikub_v0": "rk_out",
+}
 
 
 class Learner:

@@ -132,10 +132,13 @@ class FrozenAgent:
     """
 
     def __init__(self, name: str, env: Any, rng: np.random.Generator, seed: int, device: str = "cpu"):
-        self.name, self.rng, self.device = name, rng, device
+        self.name, self.rng, self.device, self.env, self.seed = name, rng, device, env, seed
         self.style = heuristic_style(name)
         self.fast = None
         self.net = self.featurize = self.agent = None
+        # a Python agent per game row: agents that keep a plan over the steps of a turn
+        # (Rummikub's max-play and patient policies) must not carry one game's plan into another
+        self._agents: dict[int, Any] = {}
         if name == "random":
             return
         if name.startswith("policy:"):
@@ -156,7 +159,7 @@ class FrozenAgent:
                 f"{name!r} cannot play on the batched engine's rows: use random, heuristic, heuristic:style=NAME "
                 "or policy:PATH (search agents read an env() through resample; a batch row is not one)"
             )
-        self.agent = make_agent(name, env, seed=seed)
+        self.agent = make_agent(name, env, seed=seed)  # refuses a bad name now, not at the first move
 
     def bind(self, vec: Any) -> None:
         """Use ``vec``'s compiled heuristic of this style when there is one."""
@@ -179,9 +182,13 @@ class FrozenAgent:
                 return masked_logits(self.net(x)[0], m).argmax(1).cpu().numpy()
         if self.fast is not None:
             return self.fast(rows)[rows]
-        return np.array(
-            [self.agent.act({"observation": raw[i], "action_mask": mask[i].astype(np.int8)}) for i in rows], np.int64
-        )
+        out = np.zeros(len(rows), np.int64)
+        for k, i in enumerate(np.asarray(rows).tolist()):
+            agent = self._agents.get(i)
+            if agent is None:
+                agent = self._agents[i] = make_agent(self.name, self.env, seed=self.seed + i)
+            out[k] = agent.act({"observation": raw[i], "action_mask": mask[i].astype(np.int8)})
+        return out
 
 
 class Opponents:
@@ -227,6 +234,10 @@ class Opponents:
             if cfg.heuristic_share or kick
             else None
         )
+        # the kickstarting teacher: the heuristic itself, or another agent (--teacher-agent)
+        self.teacher = self.heuristic
+        if kick and cfg.teacher_agent != "heuristic":
+            self.teacher = FrozenAgent(cfg.teacher_agent, env, learner.rng, cfg.seed, learner.device)
         self.random = FrozenAgent("random", env, learner.rng, cfg.seed)
         self.league = [
             FrozenAgent(name, env, learner.rng, cfg.seed + 1 + j, learner.device) for j, (name, _) in enumerate(members)
@@ -235,7 +246,7 @@ class Opponents:
 
     def bind(self, vec: Any) -> None:
         """Use ``vec``'s compiled heuristics where there are (a new batch: a resumed run)."""
-        for agent in [self.heuristic, *self.league]:
+        for agent in [self.heuristic, self.teacher, *self.league]:
             if agent is not None:
                 agent.bind(vec)
 
@@ -267,6 +278,11 @@ class Opponents:
     def heuristic_actions(self, rows: np.ndarray, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The heuristic's action in each game of ``rows`` (int64 ``(len(rows),)``)."""
         return self.heuristic.act(rows, raw, mask)
+
+    def teacher_actions(self, rows: np.ndarray, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The kickstarting teacher's action (``--teacher-agent``) in each game of ``rows``
+        (int64 ``(len(rows),)``)."""
+        return self.teacher.act(rows, raw, mask)
 
     def random_actions(self, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Uniformly random legal actions of the games ``rows``."""

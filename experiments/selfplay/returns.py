@@ -14,8 +14,14 @@ from experiments.common import load_variant
 def potential_fn(variant: str, env_options: dict):
     """``phi(obs) -> float32 (n,)`` for the deadwood shaping: minus the acting seat's deadwood
     (Gin) or hand points (Rummy, aces 1, faces 10; R-RUMMY-13; Crazy Rummy, a wild card 25,
-    R-CRAZY-12) over 100."""
+    R-CRAZY-12; Rummikub, the rack's tiles at face value and a joker 30, R-RK-10) over 100."""
     layout = load_variant(variant).env(**env_options).unwrapped.layout
+    if variant == "rummikub_v0":
+        from rummy_env.core.tiles import TILE_VALUES
+
+        rack = layout.slice("rack")
+        values = TILE_VALUES.astype(np.float32) / 100.0
+        return lambda obs: -(obs[:, rack] @ values)
     if variant == "gin_rummy_v0":
         col = layout.slice("deadwood").start
         return lambda obs: -obs[:, col] / 100.0

@@ -146,7 +146,7 @@ def collect(learner: Any, opponents: Opponents, vec: Any, batch: Any, recent: di
             action[rows] = opponents.league_actions(rows, raw, mask)
         rows = np.flatnonzero(kick & who["learner"])
         if len(rows):
-            buf["teacher"][t, rows] = opponents.heuristic_actions(rows, raw, mask)
+            buf["teacher"][t, rows] = opponents.teacher_actions(rows, raw, mask)
         heur_s = time.perf_counter() - th
         timers["heuristic"] += heur_s
         # the engine writes the next batch into this one's arrays: store what is needed first

@@ -10,7 +10,7 @@ from experiments.selfplay.config import RECIPES, load_recipe, parse_args, write_
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert {"crazy", "gin", "rummy"} <= {p.stem for p in RECIPES.glob("*.toml")}
+    assert {"crazy", "gin", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
@@ -23,6 +23,9 @@ def test_the_named_recipes_are_the_committed_models_settings():
     crazy = load_recipe("crazy")
     assert crazy["variant"] == "crazy_rummy" and crazy["env_options"] == {"num_players": 3}
     assert crazy["teacher_labels"] == "results/labels/crazy.npz" and crazy["minutes"] == 45
+    rummikub = load_recipe("rummikub")
+    assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
+    assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)
 
 
 def test_flags_override_single_settings_of_a_recipe():

@@ -236,7 +236,11 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
         (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
         (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
-        (["--variant", "rummikub"], "no batched simulator for rummikub_v0"),
+        (["--teacher-agent", "pimc"], "teacher_agent='pimc': use heuristic, heuristic:style=NAME, policy:PATH"),
+        (
+            ["--variant", "rummikub", "--critic", "privileged"],
+            "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not rummikub_v0",
+        ),
         (["--hidden", "64,x"], "--hidden must be positive integers"),
         (["--num-envs", "0"], "--num-envs must be a positive integer"),
         (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
