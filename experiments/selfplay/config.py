@@ -190,7 +190,7 @@ def check_config(config: Config, num_players: int) -> None:
 
 
 def parse_league(text: str) -> list[tuple[str, float]]:
-    """``"heuristic:style=knock_early@0.2;policy:m.pt@0.1"`` -> ``[(name, share), ...]``.
+    """``"heuristic:style=upcard_meld_only@0.2;policy:m.pt@0.1"`` -> ``[(name, share), ...]``.
 
     Raises:
         ValueError: an entry without ``@SHARE``, a share that is not a number in (0, 1], or a
@@ -378,7 +378,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 default=value,
                 metavar="NAME@SHARE;...",
                 help="agents frozen in the other seats of a share of the games each, e.g. "
-                "'heuristic:style=knock_early@0.1;policy:docs/results/selfplay-gin/model.pt@0.1'",
+                "'heuristic:style=upcard_meld_only@0.1;policy:docs/results/selfplay-gin/model.pt@0.1'",
             )
         elif name == "init_model":
             p.add_argument(flag, default=value, metavar="PATH", help="start from the weights of this model.pt")

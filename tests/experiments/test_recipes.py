@@ -3,14 +3,19 @@ writes into its folder."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments import selfplay
 from experiments.selfplay.config import RECIPES, load_recipe, parse_args, write_recipe
+from experiments.selfplay.opponents import HEURISTIC, LEAGUE, POOL, SELF, Opponents
+from rummy_env import gin_rummy_v0
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert {"crazy", "gin", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
+    assert {"crazy", "gin", "gin_league", "rummy", "rummikub"} <= {
+        p.stem for p in RECIPES.glob("*.toml")
+    }
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
@@ -63,3 +68,26 @@ def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, caps
 
 def test_recipes_live_in_the_experiments_package():
     assert Path(selfplay.__file__).resolve().parent.parent / "recipes" == RECIPES
+
+
+def test_the_gin_league_recipe_seats_its_population(monkeypatch):
+    # the recipe's paths are relative to the repository root, where its command runs
+    monkeypatch.chdir(RECIPES.parent.parent)
+    cfg, _, _, _, _ = parse_args(["--recipe", "gin_league"])
+    assert (cfg.init_model, cfg.lr, cfg.shaping, cfg.kickstart, cfg.final_eval_deals) == (
+        "docs/results/selfplay-gin/model.pt", 1e-4, 0.0, 0.0, 0
+    )  # fmt: skip
+    learner = selfplay.Learner(cfg)
+    assert (learner.cfg.hidden, learner.cfg.features) == ((256, 256), "gin_read")  # the starting model's shape
+    opponents = Opponents(learner, gin_rummy_v0.env())
+    assert [(agent.name, agent.style) for agent in opponents.league] == [
+        ("heuristic:style=upcard_meld_only", "upcard_meld_only"),
+        ("heuristic:style=defensive", "defensive"),
+        ("heuristic:style=gin_hunter", "gin_hunter"),
+        ("policy:docs/results/selfplay-gin/model.pt", None),
+    ]
+    # 512 games: each share rounded to whole games, self-play gets the rest
+    kinds, counts = np.unique(opponents.kind, return_counts=True)
+    assert dict(zip(kinds.tolist(), counts.tolist(), strict=True)) == {
+        SELF: 26, POOL: 77, HEURISTIC: 51, LEAGUE: 230, LEAGUE + 1: 41, LEAGUE + 2: 36, LEAGUE + 3: 51
+    }  # fmt: skip
