@@ -20,6 +20,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from agents.rummikub_patient import PatientAgent, _observed_view, _PlanSteps, _view_world, patient_agent  # noqa: F401 - importable here
+from agents.search.rummikub_mix import style_posterior
 from agents.search.rummikub_plays import (
     ROLLOUTS,
     Rules,
@@ -31,7 +32,6 @@ from agents.search.rummikub_plays import (
     patient_play,
     playout,
 )
-from agents.search.rummikub_mix import style_posterior
 from agents.search.worlds import Budget, acting_state
 from rummy_env.core.tiles import counts_to_tiles
 from rummy_env.games.rummikub.actions import COMMIT

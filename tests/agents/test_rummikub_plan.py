@@ -215,7 +215,6 @@ def test_tiny_whole_play_search_and_the_patient_agent_play_whole_hands(players):
     assert result["steps"] > 0 and len(result["returns"]) == players
 
 
-
 def test_model_mix_reads_the_others_style_from_their_public_turns():
     env = _exhausted_position()
     state = env.unwrapped.game_state
