@@ -16,7 +16,15 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   each style's fit to the opponent's decisions so far, and whose playouts give the opponent
   a style drawn from the posterior (:class:`agents.search.PIMCAgent`); no opponent model
   fixed to one policy.
-- basic Rummy, Crazy Rummy, Rummikub: ``pimc`` at its defaults (uniform worlds).
+- basic Rummy: ``pimc:worlds=600,playouts=12000``: the compiled heuristic playouts of
+  ``pimc`` with three times its default worlds (uniform worlds), about 75 ms a decision on
+  average, so that it differs from the panel's ``pimc:model=1`` (200 worlds).
+- Crazy Rummy: ``pimc`` at its defaults (uniform worlds: the panel's ``pimc:model=1``).
+- Rummikub: ``pimc:model=mix``: whole-play search whose playouts play each opponent as
+  max-play or patient, drawn from a posterior over the two fitted on its public turns
+  (:mod:`agents.search.rummikub_mix`), where plain ``pimc`` rolls every opponent out as
+  max-play; it also keeps a decision within the budget (plain ``pimc``'s max-play playouts
+  of a patient opponent's 30-tile rack take seconds at times).
 """
 
 from __future__ import annotations
@@ -33,12 +41,15 @@ CHAMPIONS: dict[str, str] = {
     # opponent model (docs/results/champion-gin/README.md: against OpenSpiel's simple bot
     # 0.550 over 700 hands, where plain pimc, whose worlds fit the default heuristic, wins 0.465)
     "gin_rummy_v0": "pimc:model=mix",
-    # pimc with compiled heuristic playouts (200 worlds)
-    "rummy_v0": "pimc",
+    # pimc with compiled heuristic playouts, 600 worlds (docs/results/champion-rummy/README.md:
+    # against pimc:model=1, 200 worlds, 0.545 [0.448, 0.639] over 200 games; 75 ms a decision)
+    "rummy_v0": "pimc:worlds=600,playouts=12000",
     # pimc with compiled one-round playouts (500 worlds)
     "crazy_rummy_v0": "pimc",
-    # pimc over whole plays from the exact solver, patient rollouts
-    "rummikub_v0": "pimc",
+    # pimc over whole plays from the exact solver, patient rollouts, opponents' playout style
+    # from their turns (docs/results/champion-rummikub/README.md: against pimc:model=1
+    # 0.510 [0.413, 0.606] over 100 games, mean 11 ms a decision where pimc takes 151 ms)
+    "rummikub_v0": "pimc:model=mix",
 }
 
 

@@ -19,7 +19,8 @@ another ``rollout`` is named) to keep a decision near 100 ms or less.
 On Rummikub ``pimc`` searches whole plays by default (``plan=plays``,
 :mod:`agents.search.rummikub_plan`: ``worlds``, ``candidates`` (int, plays per turn),
 ``depth`` (turns), ``rollout`` (``patient``/``heuristic``), ``prior``, ``time``,
-``late`` (int: search only when a rack or the pool is that small), ``model`` (0 or 1);
+``late`` (int: search only when a rack or the pool is that small), ``model`` (0, 1 or ``mix``: the
+opponents' playout style from their turns, :mod:`agents.search.rummikub_mix`);
 defaults :data:`agents.search.rummikub_plan.PLAN_DEFAULTS`); ``pimc:plan=steps`` is the
 search over single env steps.
 """

@@ -20,6 +20,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from agents.rummikub_patient import PatientAgent, _observed_view, _PlanSteps, _view_world, patient_agent  # noqa: F401 - importable here
+from agents.search.rummikub_mix import style_posterior
 from agents.search.rummikub_plays import (
     ROLLOUTS,
     Rules,
@@ -36,6 +37,8 @@ from rummy_env.core.tiles import counts_to_tiles
 from rummy_env.games.rummikub.actions import COMMIT
 
 MODEL_TRIES = 20
+#: ``model=mix``: the others' playout style drawn from :func:`style_posterior`
+MIX = "mix"
 
 
 class RummikubPlanAgent(Agent):
@@ -62,7 +65,10 @@ class RummikubPlanAgent(Agent):
         time: seconds per turn instead of ``worlds`` (as many worlds as fit, at least one).
         model: 0: only worlds that fit the others' last plays if they play max-play
             (:meth:`fits`; up to :data:`MODEL_TRIES` deals per world, then the last one);
-            1: uniform worlds.
+            1: uniform worlds; ``"mix"``: uniform worlds, and in each the other seats'
+            playouts play max-play or patient, drawn from a posterior fitted on their
+            public turns of the hand (:func:`agents.search.rummikub_mix.style_posterior`)
+            instead of always max-play.
         late: the search runs only late in the hand (:meth:`late_in_hand`: another rack
             at most ``late`` tiles, or the pool at most ``late`` per player); ``late=106``
             searches every turn.
@@ -84,7 +90,7 @@ class RummikubPlanAgent(Agent):
         prior: float = 0.1,
         time: float | None = None,
         late: int = 4,
-        model: float = 1.0,
+        model: float | str = 1.0,
         seed: int | None = None,
     ):
         super().__init__(seed)
@@ -97,9 +103,10 @@ class RummikubPlanAgent(Agent):
         self.rules = Rules(raw.game.config)
         self.worlds, self.candidates, self.depth = worlds, candidates, depth
         self.rollout, self.prior, self.time, self.late = rollout, prior, time, late
-        if model not in (0.0, 1.0):
+        if model != MIX and model not in (0.0, 1.0):
             raise ValueError(
-                f"model={model}: plan=plays takes model=0 (worlds fit the opponents' plays) or 1 (uniform)"
+                f"model={model}: plan=plays takes model=0 (worlds fit the opponents' plays), 1 (uniform) "
+                "or mix (the opponents' playout style from their turns)"
             )
         self.model = model
         self._steps = _PlanSteps()
@@ -185,7 +192,12 @@ class RummikubPlanAgent(Agent):
         totals = np.zeros(len(plays))
         budget = Budget(self.worlds, self.time)
         committed = self.committed_seats(state, seat) if self.model == 0.0 else []
+        posterior = style_posterior(state, seat)[:, 1] if self.model == MIX else None
         while budget.more():
+            patient: tuple[int, ...] = ()
+            if posterior is not None:  # each world draws the others' styles from the posterior
+                draws = self.rng.random(len(posterior))
+                patient = tuple(q for q in range(len(posterior)) if q != seat and draws[q] < posterior[q])
             sampled = state.resample(seat, self.rng)
             for _ in range(MODEL_TRIES - 1 if committed else 0):
                 if self.fits(sampled, committed):
@@ -195,7 +207,7 @@ class RummikubPlanAgent(Agent):
             for i, play in enumerate(plays):
                 trial = world.copy()
                 trial.apply(play, self.rules.max_turns)
-                totals[i] += playout(trial, self.rules, seat, self.depth, self.rollout)
+                totals[i] += playout(trial, self.rules, seat, self.depth, self.rollout, patient)
             budget.used += 1
         values = totals / budget.used
         values[0] += self.prior

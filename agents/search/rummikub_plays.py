@@ -247,14 +247,19 @@ def patient_play(rules: Rules, world: World, p: int) -> np.ndarray:
 ROLLOUTS = ("heuristic", "patient")
 
 
-def playout(world: World, rules: Rules, seat: int, depth: int, rollout: str = "patient") -> float:
+def playout(
+    world: World, rules: Rules, seat: int, depth: int, rollout: str = "patient", patient: tuple[int, ...] = ()
+) -> float:
     """Play ``world`` on (in place) for at most ``depth`` turns or to the end of the hand,
     every seat with :func:`max_play` except ``seat`` with ``rollout="patient"``
-    (:func:`patient_play`); ``seat``'s :func:`position_value` there."""
+    (:func:`patient_play`) and the other seats in ``patient`` (:func:`patient_play`:
+    ``pimc:model=mix``'s opponents drawn patient); ``seat``'s :func:`position_value` there."""
     mine = patient_play if rollout == "patient" else max_play
+    policies = [patient_play if q in patient else max_play for q in range(world.n)]
+    policies[seat] = mine
     for _ in range(depth):
         if world.over:
             break
         p = world.current
-        world.apply((mine if p == seat else max_play)(rules, world, p), rules.max_turns)
+        world.apply(policies[p](rules, world, p), rules.max_turns)
     return position_value(world, seat)

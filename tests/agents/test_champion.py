@@ -6,6 +6,7 @@ import pytest
 from agents import make_agent
 from agents.champion import CHAMPIONS, ROOT, champion_name
 from agents.search import PIMCAgent
+from agents.search.rummikub_plan import RummikubPlanAgent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 
 
@@ -23,6 +24,15 @@ def test_the_gin_champion_models_the_opponent_as_a_mixture_of_styles():
     agent = make_agent("champion", gin_rummy_v0.env(), seed=0)
     assert CHAMPIONS["gin_rummy_v0"] == "pimc:model=mix"
     assert isinstance(agent, PIMCAgent) and agent.style_prior.tolist() == [0.25] * 4
+
+
+def test_the_rummy_and_rummikub_champions_differ_from_the_panels_pimc():
+    rummy = make_agent("champion", rummy_v0.env(), seed=0)
+    assert CHAMPIONS["rummy_v0"] == "pimc:worlds=600,playouts=12000"
+    assert isinstance(rummy, PIMCAgent) and (rummy.worlds, rummy.playouts, rummy.model) == (600, 12000, 1.0)
+    rummikub = make_agent("champion", rummikub_v0.env(), seed=0)
+    assert CHAMPIONS["rummikub_v0"] == "pimc:model=mix"
+    assert isinstance(rummikub, RummikubPlanAgent) and rummikub.model == "mix"
 
 
 def test_policy_champions_are_found_from_any_folder(monkeypatch, tmp_path):

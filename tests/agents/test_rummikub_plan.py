@@ -6,6 +6,7 @@ import pytest
 
 from agents import make_agent
 from agents.search import PIMCAgent
+from agents.search.rummikub_mix import MAX_PLAY_DRAW, MIX_EPS, STYLES, hand_turns, style_posterior
 from agents.search.rummikub_plan import PLAN_DEFAULTS, PatientAgent, RummikubPlanAgent
 from agents.search.rummikub_plays import Rules, World, _has_stray_tile, can_go_out, candidate_plays
 from experiments.common import play_episode
@@ -212,3 +213,35 @@ def test_tiny_whole_play_search_and_the_patient_agent_play_whole_hands(players):
     agents += [make_agent("heuristic", env) for _ in range(players - 2)]
     result = play_episode(env, agents, seed=7)  # the env raises on an illegal action
     assert result["steps"] > 0 and len(result["returns"]) == players
+
+
+def test_model_mix_reads_the_others_style_from_their_public_turns():
+    env = _exhausted_position()
+    state = env.unwrapped.game_state
+    add, commit, draw = 4, COMMIT, DRAW
+    # 7 turns, player_0 to act, so player_1 took the first: player_1 melds, player_0
+    # melds, player_1 draws, player_0 draws, player_1 draws, player_0 plays, player_1
+    # draws; the pool starts at 106 - 2 * 14 = 78 tiles (R-RK-02)
+    state.history = [add, add, add, commit, add, commit, draw, draw, draw, add, add, commit, draw]
+    state.turn = 7
+    assert hand_turns(state) == [
+        (1, True, 78),
+        (0, True, 78),
+        (1, False, 78),
+        (0, False, 77),
+        (1, False, 76),
+        (0, True, 75),
+        (1, False, 75),
+    ]
+    # player_1: three draws after its meld (max-play 0.5 each, patient 1): 1 / (1 + 0.125)
+    post = style_posterior(state, 0)
+    assert STYLES == ("heuristic", "patient") and (MAX_PLAY_DRAW, MIX_EPS) == (0.5, 0.2)
+    assert post[0].tolist() == [0.5, 0.5]  # the acting seat's own row: the prior
+    assert post[1] == pytest.approx([0.125 / 1.125, 1 / 1.125], abs=1e-12)
+    # player_0 seen from player_1: a draw (0.5 for max-play) and a later play (0.2 for patient)
+    assert style_posterior(state, 1)[0] == pytest.approx([0.5 / 0.7, 0.2 / 0.7], abs=1e-12)
+    agent = make_agent("pimc:model=mix", env, seed=3)
+    assert agent.model == "mix"
+    # player_1 goes out after R1 R2 R3 whichever style it plays (pool empty: both max-play)
+    values = agent.play_values(state, 0, [parse_counts("R1 R2 R3"), parse_counts("")])
+    assert values.tolist() == [0.1, 1.0]
