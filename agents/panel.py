@@ -20,9 +20,9 @@ Members, in this order:
 - ``openspiel_gin_bot`` (Gin Rummy only): OpenSpiel's simple Gin Rummy bot as an agent
   of ours (it needs the ``reference`` extra, open_spiel).
 
-Crazy Rummy and Rummikub have no committed learned model yet: their panels say where
-it goes.  A change of any list is a new :data:`PANEL_VERSION` (figures measured against
-different panels do not compare).
+A change of any list is a new :data:`PANEL_VERSION` (figures measured against different
+panels do not compare): version 2 added Crazy Rummy's learned model
+(``docs/results/selfplay-crazy/model.pt``).
 
     from agents.panel import panel
     panel("gin_rummy")                       # every member, model paths made absolute
@@ -36,7 +36,7 @@ import warnings
 from pathlib import Path
 
 #: Version of :data:`PANELS`: bump it whenever a list changes.
-PANEL_VERSION = 1
+PANEL_VERSION = 2
 
 #: The repository (``docs/results/...`` model paths of the panels are relative to it).
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,8 +70,7 @@ PANELS: dict[str, tuple[str, ...]] = {
         "heuristic:style=shed_high",
         "heuristic:style=defensive",
         "pimc:model=1",
-        # the learned model goes here once one is committed (a new PANEL_VERSION):
-        # "policy:docs/results/selfplay-crazy/model.pt",
+        "policy:docs/results/selfplay-crazy/model.pt",
     ),
     "rummikub_v0": (
         "random",

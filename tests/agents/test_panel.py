@@ -1,4 +1,4 @@
-"""The opponent panels (``agents.panel``): their exact composition at version 1, model
+"""The opponent panels (``agents.panel``): their exact composition at version 2, model
 paths that work from any directory, members this install cannot build dropped on
 request with a reason, and every member an agent ``make_agent`` builds."""
 
@@ -16,10 +16,11 @@ from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 
 GIN = ROOT / "docs/results/selfplay-gin/model.pt"
 RUMMY = ROOT / "docs/results/selfplay-rummy/model.pt"
+CRAZY = ROOT / "docs/results/selfplay-crazy/model.pt"
 
 
-def test_the_panels_of_version_1():
-    assert PANEL_VERSION == 1
+def test_the_panels_of_version_2():
+    assert PANEL_VERSION == 2
     assert Path(__file__).resolve().parents[2] == ROOT
     assert panel("gin_rummy") == [
         "random",
@@ -47,6 +48,7 @@ def test_the_panels_of_version_1():
         "heuristic:style=shed_high",
         "heuristic:style=defensive",
         "pimc:model=1",
+        f"policy:{CRAZY}",
     ]
     assert panel("rummikub") == [
         "random",
@@ -57,7 +59,7 @@ def test_the_panels_of_version_1():
         "pimc:model=1",
     ]
     assert PANELS["gin_rummy_v0"][6] == "policy:docs/results/selfplay-gin/model.pt"  # as written: relative
-    assert GIN.is_file() and RUMMY.is_file()
+    assert GIN.is_file() and RUMMY.is_file() and CRAZY.is_file()
 
 
 def test_an_unknown_variant_is_refused_with_the_variants_that_have_a_panel():
@@ -87,7 +89,7 @@ def test_members_without_their_extra_are_dropped_with_the_reason(monkeypatch):
         kept = panel("gin_rummy", available_only=True)
     assert kept == panel("gin_rummy")[:-1]
     assert [str(w.message) for w in caught] == [
-        "opponent panel v1 of gin_rummy_v0 without 'openspiel_gin_bot': it needs the reference extra "
+        "opponent panel v2 of gin_rummy_v0 without 'openspiel_gin_bot': it needs the reference extra "
         '(pyspiel is not installed: pip install -e ".[reference]")'
     ]
     assert panel("gin_rummy") == [*kept, "openspiel_gin_bot"]  # without available_only every member is listed
