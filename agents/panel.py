@@ -16,13 +16,14 @@ Members, in this order:
   opponent model fitted to the heuristic (on basic Rummy, Crazy Rummy and Rummikub that
   is ``pimc``'s default; on Gin Rummy plain ``pimc`` weighs its worlds by the heuristic,
   ``model=0``);
-- ``policy:PATH``: the variant's committed learned model (``docs/results/``);
+- ``policy:PATH``: the variant's committed learned models (``docs/results/``; Gin Rummy
+  has two: the self-play model and its league fine-tuning);
 - ``openspiel_gin_bot`` (Gin Rummy only): OpenSpiel's simple Gin Rummy bot as an agent
   of ours (it needs the ``reference`` extra, open_spiel).
 
 A change of any list is a new :data:`PANEL_VERSION` (figures measured against different
-panels do not compare): version 2 added Crazy Rummy's learned model
-(``docs/results/selfplay-crazy/model.pt``).
+panels do not compare): version 2 added the learned models committed after version 1
+(``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``).
 
     from agents.panel import panel
     panel("gin_rummy")                       # every member, model paths made absolute
@@ -52,6 +53,7 @@ PANELS: dict[str, tuple[str, ...]] = {
         "heuristic:style=upcard_meld_only",
         "pimc:model=1",
         "policy:docs/results/selfplay-gin/model.pt",
+        "policy:docs/results/selfplay-gin-league/model.pt",
         "openspiel_gin_bot",
     ),
     "rummy_v0": (
@@ -79,8 +81,7 @@ PANELS: dict[str, tuple[str, ...]] = {
         "heuristic:style=hold_jokers",
         "heuristic:style=most_tiles",
         "pimc:model=1",
-        # the learned model goes here once one is committed (a new PANEL_VERSION):
-        # "policy:docs/results/selfplay-rummikub/model.pt",
+        "policy:docs/results/selfplay-rummikub/model.pt",
     ),
 }
 

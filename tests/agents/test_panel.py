@@ -17,6 +17,8 @@ from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 GIN = ROOT / "docs/results/selfplay-gin/model.pt"
 RUMMY = ROOT / "docs/results/selfplay-rummy/model.pt"
 CRAZY = ROOT / "docs/results/selfplay-crazy/model.pt"
+LEAGUE = ROOT / "docs/results/selfplay-gin-league/model.pt"
+RUMMIKUB = ROOT / "docs/results/selfplay-rummikub/model.pt"
 
 
 def test_the_panels_of_version_2():
@@ -30,6 +32,7 @@ def test_the_panels_of_version_2():
         "heuristic:style=upcard_meld_only",
         "pimc:model=1",
         f"policy:{GIN}",
+        f"policy:{LEAGUE}",
         "openspiel_gin_bot",
     ]
     assert panel("rummy_v0") == [
@@ -57,9 +60,10 @@ def test_the_panels_of_version_2():
         "heuristic:style=hold_jokers",
         "heuristic:style=most_tiles",
         "pimc:model=1",
+        f"policy:{RUMMIKUB}",
     ]
     assert PANELS["gin_rummy_v0"][6] == "policy:docs/results/selfplay-gin/model.pt"  # as written: relative
-    assert GIN.is_file() and RUMMY.is_file() and CRAZY.is_file()
+    assert all(path.is_file() for path in (GIN, LEAGUE, RUMMY, CRAZY, RUMMIKUB))
 
 
 def test_an_unknown_variant_is_refused_with_the_variants_that_have_a_panel():
