@@ -11,7 +11,7 @@ Members, in this order:
 - ``heuristic:style=NAME``: three or more other styles of play of that heuristic (their
   docstrings: ``agents.gin_heuristic``, ``rummy_heuristic``, ``crazy_heuristic``,
   ``rummikub_heuristic``; Rummikub's ``patient`` is
-  ``agents.search.rummikub_plan.PatientAgent``);
+  ``agents.rummikub_patient.PatientAgent``);
 - ``pimc:model=1``: determinized search (``agents.search``) with uniform worlds, no
   opponent model fitted to the heuristic (on basic Rummy, Crazy Rummy and Rummikub that
   is ``pimc``'s default; on Gin Rummy plain ``pimc`` weighs its worlds by the heuristic,

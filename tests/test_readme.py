@@ -30,7 +30,10 @@ def test_every_file_and_job_it_names_exists():
         README,
     )
     files += re.findall(r"!\[[^]]*\]\(([^)]+)\)", README)  # pictures
-    assert "experiments/recipes/gin.toml" in files and "docs/images/serve_play.png" in files
+    assert "experiments/recipes/" in files and "docs/images/serve_play.png" in files
+    recipes = set(re.findall(r"`(\w+)\.toml`", README)) - {"recipe"}  # a run's own recipe.toml
+    assert recipes == {"gin", "gin_league", "rummy", "crazy", "rummikub"}
+    files += [f"experiments/recipes/{name}.toml" for name in recipes]
     for name in files:
         pattern = re.sub(r"<[^>]+>", "*", name)  # rummy_env/envs/<variant>.py
         assert list(ROOT.glob(pattern.rstrip("/"))), f"the README names {name}, which does not exist"
