@@ -20,10 +20,11 @@ def test_every_variant_has_a_champion_built_from_its_table_entry(module):
     assert set(CHAMPIONS) == {"rummy_v0", "gin_rummy_v0", "crazy_rummy_v0", "rummikub_v0"}
 
 
-def test_the_gin_champion_models_the_opponent_as_a_mixture_of_styles():
+def test_the_gin_champion_is_the_league_model():
     agent = make_agent("champion", gin_rummy_v0.env(), seed=0)
-    assert CHAMPIONS["gin_rummy_v0"] == "pimc:model=mix"
-    assert isinstance(agent, PIMCAgent) and agent.style_prior.tolist() == [0.25] * 4
+    assert CHAMPIONS["gin_rummy_v0"] == "policy:docs/results/selfplay-gin-league/model.pt"
+    assert champion_name("gin_rummy_v0") == f"policy:{ROOT}/docs/results/selfplay-gin-league/model.pt"
+    assert type(agent).__name__ == "PolicyAgent" and not isinstance(agent, PIMCAgent)
 
 
 def test_the_rummy_and_rummikub_champions_differ_from_the_panels_pimc():
@@ -36,10 +37,10 @@ def test_the_rummy_and_rummikub_champions_differ_from_the_panels_pimc():
 
 
 def test_policy_champions_are_found_from_any_folder(monkeypatch, tmp_path):
-    monkeypatch.setitem(CHAMPIONS, "gin_rummy_v0", "policy:docs/results/selfplay-gin/model.pt")
+    monkeypatch.setitem(CHAMPIONS, "rummy_v0", "policy:docs/results/selfplay-rummy/model.pt")
     monkeypatch.chdir(tmp_path)
-    assert champion_name("gin_rummy_v0") == f"policy:{ROOT}/docs/results/selfplay-gin/model.pt"
-    assert not isinstance(make_agent("champion", gin_rummy_v0.env()), PIMCAgent)
+    assert champion_name("rummy_v0") == f"policy:{ROOT}/docs/results/selfplay-rummy/model.pt"
+    assert not isinstance(make_agent("champion", rummy_v0.env()), PIMCAgent)
 
 
 def test_a_variant_without_a_champion_is_named_in_the_error():
