@@ -13,9 +13,7 @@ from rummy_env import gin_rummy_v0
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert {"crazy", "gin", "gin_league", "rummy", "rummikub"} <= {
-        p.stem for p in RECIPES.glob("*.toml")
-    }
+    assert {"crazy", "gin", "gin_league", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
