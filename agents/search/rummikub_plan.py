@@ -20,7 +20,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from agents.rummikub_patient import PatientAgent, _observed_view, _PlanSteps, _view_world, patient_agent  # noqa: F401 - importable here
-from agents.search.rummikub_mix import style_posterior
+from agents.search.rummikub_mix import hand_turns, style_posterior
 from agents.search.rummikub_plays import (
     ROLLOUTS,
     Rules,
@@ -34,7 +34,6 @@ from agents.search.rummikub_plays import (
 )
 from agents.search.worlds import Budget, acting_state
 from rummy_env.core.tiles import counts_to_tiles
-from rummy_env.games.rummikub.actions import COMMIT
 
 MODEL_TRIES = 20
 #: ``model=mix``: the others' playout style drawn from :func:`style_posterior`
@@ -137,21 +136,10 @@ class RummikubPlanAgent(Agent):
     def committed_seats(state: Any, seat: int) -> list[int]:
         """The other seat whose last turn of this hand was a play after its initial meld
         (R-RK-08) that did not empty its rack, with only draws or passes since (public
-        history; none or one seat): the table is the one it left, so a max-play player
-        could not have gone out (R-RK-10) with its rack then, nor can it now."""
-        turns: list[bool] = []  # this hand's turns, most recent first: True for a play
-        history = list(state.history)
-        while history and history[-1] < COMMIT:  # the acting seat's own play being built
-            history.pop()
-        i = len(history)
-        while i > 0 and len(turns) < state.turn:
-            i -= 1
-            if history[i] == COMMIT:
-                while i > 0 and history[i - 1] < COMMIT:
-                    i -= 1
-                turns.append(True)
-            else:
-                turns.append(False)
+        history, read by :func:`agents.search.rummikub_mix.hand_turns`; none or one seat):
+        the table is the one it left, so a max-play player could not have gone out
+        (R-RK-10) with its rack then, nor can it now."""
+        turns = [played for _, played, _ in reversed(hand_turns(state))]  # most recent first
         n = state.num_players
         for k, played in enumerate(turns[: n - 1], start=1):
             if played:
