@@ -5,7 +5,9 @@ importable from here too: ``agents.search.rummikub_plan:patient_agent``).
 At the start of its turn the agent lists a few whole plays from the solver
 (:func:`agents.search.rummikub_plays.candidate_plays`, with the patient policy's own play
 first), plays each in the same ``worlds`` worlds from ``state.resample(seat, rng)``, rolls
-every world out to the end of the hand (its own seat patient, the others max-play), and
+every world out to the end of the hand (its own seat patient, the others max-play, or
+with ``model=mix`` each other seat max-play or patient, drawn per world from its public
+turns, :mod:`agents.search.rummikub_mix`), and
 keeps the play with the best mean value (the patient policy's play gets ``prior`` more,
 so the search departs from it only when the worlds agree it should).  It then answers one
 env step at a time from that plan: the play's tiles in type order, then COMMIT (or DRAW
@@ -54,12 +56,14 @@ class RummikubPlanAgent(Agent):
 
     Args:
         env: the env it plays (its engine state is read only through ``resample`` of the
-            acting seat and that seat's own observation).
+            acting seat, that seat's own observation and, with ``model=0`` or ``mix``, the
+            public ``history`` of the hand: who played and who drew).
         worlds: sampled worlds per turn (>= 1).
         candidates: most candidate plays per turn (>= 1; 1 plays the rollout policy).
         depth: most turns per rollout.
         rollout: ``"patient"`` (own seat patient, others max-play) or ``"heuristic"``
-            (every seat max-play; then the max-play play is the first candidate).
+            (every seat max-play; then the max-play play is the first candidate); with
+            ``model=mix`` the other seats play as drawn from the posterior instead.
         prior: value bonus (0..1) of the rollout policy's own play.
         time: seconds per turn instead of ``worlds`` (as many worlds as fit, at least one).
         model: 0: only worlds that fit the others' last plays if they play max-play
@@ -74,7 +78,8 @@ class RummikubPlanAgent(Agent):
         seed: seed of the agent's generator (worlds).
 
     Raises:
-        ValueError: an unknown ``rollout``, or the env is not Rummikub.
+        ValueError: an unknown ``rollout``, a ``model`` other than 0, 1 or ``"mix"``, or
+            the env is not Rummikub.
     """
 
     name = "pimc"
@@ -242,7 +247,7 @@ def make_plan_agent(env: Any, options: dict[str, Any], seed: int | None = None) 
 
     Raises:
         ValueError: an option ``plan=plays`` does not take (``rollouts``, ``playouts``),
-            a bad ``rollout``, or ``model`` other than 0 or 1.
+            a bad ``rollout``, or a ``model`` other than 0, 1 or ``mix``.
     """
     options = {k: v for k, v in options.items() if k != "plan"}
     bad = sorted(set(options) - set(PLAN_OPTIONS))
