@@ -171,12 +171,12 @@ def _searched_position(seed, turns):
     return env
 
 
-@pytest.mark.parametrize("rollout", ["heuristic", "patient"])
-def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollout):
-    # max-play rollouts give values that differ from world to world: a search that read
-    # the true racks fails here (checked by replacing resample with clone)
-    spec = f"pimc:worlds=2,candidates=3,late=106,rollout={rollout}"
-    checked = 0
+def _check_blind_to_hidden_tiles(spec, posterior_moved=False):
+    """On 3 searched positions, ``spec``'s plan, values and action under seed 11, and the
+    public turns and style posterior, are the same in 3 other true deals with the same
+    information (hidden tiles swapped between the other rack and the pool); with
+    ``posterior_moved`` some position's opponent posterior must differ from the prior."""
+    checked, moved = 0, False
     for seed in range(30):
         env = _searched_position(seed, 20 + 3 * seed)
         if env is None:
@@ -191,19 +191,46 @@ def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollo
         plays = agent.candidate_plays(view)
         before = make_agent(spec, env, seed=11).plan(raw.game_state, seat, view)
         values = make_agent(spec, env, seed=11).play_values(raw.game_state, seat, plays)
-        for k in range(3):
-            swapped = swap_hidden(raw.game_state, seat, np.random.default_rng(k))
-            assert swapped is not None
+        action = make_agent(spec, env, seed=11).act(obs)
+        turns, posterior = hand_turns(raw.game_state), style_posterior(raw.game_state, seat)
+        truth = raw.game_state
+        other = 1 - seat  # 2 seats
+        moved = moved or posterior[other].tolist() != [0.5, 0.5]
+        # swaps of a tile of the other rack with one of the pool (pool-pool swaps skipped)
+        deals = (swap_hidden(truth, seat, np.random.default_rng(k)) for k in range(100))
+        deals = [d for d in deals if not np.array_equal(d.racks[other], truth.racks[other])][:3]
+        assert len(deals) == 3
+        for swapped in deals:
+            assert sorted(swapped.pool) != sorted(truth.pool)
             raw.game_state = swapped  # another true deal, the same information
-            again = make_agent(spec, env, seed=11)
-            assert counts_str(again.plan(swapped, seat, swapped.observation(seat))) == counts_str(before)
+            assert hand_turns(swapped) == turns
+            assert style_posterior(swapped, seat).tolist() == posterior.tolist()
+            again = make_agent(spec, env, seed=11).plan(swapped, seat, swapped.observation(seat))
+            assert counts_str(again) == counts_str(before)
             # the worlds, hence every value, depend only on the player's information
             assert make_agent(spec, env, seed=11).play_values(swapped, seat, plays).tolist() == values.tolist()
-            assert again.act(obs) == make_agent(spec, env, seed=11).act(obs)
+            assert make_agent(spec, env, seed=11).act(obs) == action
         checked += 1
         if checked == 3:
             break
     assert checked == 3
+    assert moved or not posterior_moved
+
+
+@pytest.mark.parametrize("rollout", ["heuristic", "patient"])
+def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollout):
+    # max-play rollouts give values that differ from world to world: a search that read
+    # the true racks fails here (checked by replacing resample with clone)
+    _check_blind_to_hidden_tiles(f"pimc:worlds=2,candidates=3,late=106,rollout={rollout}")
+
+
+def test_model_mix_decisions_and_posterior_do_not_change_when_hidden_tiles_are_permuted():
+    # the styles are drawn from public turns only: swapping the other rack's tiles with
+    # the pool's changes neither the posterior nor, under one seed, any value or action
+    # (rollout=heuristic: its values differ from world to world, so a search that read
+    # the true racks fails here, checked by replacing resample with clone)
+    spec = "pimc:worlds=2,candidates=3,late=106,rollout=heuristic,model=mix"
+    _check_blind_to_hidden_tiles(spec, posterior_moved=True)
 
 
 @pytest.mark.parametrize("players", [2, 3])
