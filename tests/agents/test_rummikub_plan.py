@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.search import PIMCAgent
+from agents.search import PIMCAgent, rummikub_plan
 from agents.search.rummikub_mix import MAX_PLAY_DRAW, MIX_EPS, STYLES, hand_turns, style_posterior
 from agents.search.rummikub_plan import PLAN_DEFAULTS, PatientAgent, RummikubPlanAgent
-from agents.search.rummikub_plays import Rules, World, _has_stray_tile, can_go_out, candidate_plays
+from agents.search.rummikub_plays import Rules, World, _has_stray_tile, can_go_out, candidate_plays, playout
 from experiments.common import play_episode
 from rummy_env import gin_rummy_v0, rummikub_v0
 from rummy_env.core.rummikub_solver import best_play, can_partition
@@ -267,8 +267,55 @@ def test_model_mix_reads_the_others_style_from_their_public_turns():
     assert post[1] == pytest.approx([0.125 / 1.125, 1 / 1.125], abs=1e-12)
     # player_0 seen from player_1: a draw (0.5 for max-play) and a later play (0.2 for patient)
     assert style_posterior(state, 1)[0] == pytest.approx([0.5 / 0.7, 0.2 / 0.7], abs=1e-12)
+    assert make_agent("pimc:model=mix", env, seed=3).model == "mix"
+
+
+def _joker_meld_position():
+    """Pool empty, player_0 (melded) to act with R1 R2 R3 K13; player_1 has not made its
+    initial meld (R-RK-07) and holds R10 R11 R12 JK, the table all the rest (the worlds are
+    this deal: no tile is hidden from player_0).  Max-play melds its whole rack with the
+    joker and goes out (R-RK-10); patient melds R10 R11 R12 (33 points) without the joker,
+    and player_0 then goes out on the rearranged table."""
+    env = rummikub_v0.env()
+    env.reset(seed=0, options={"first_player": 0})
+    state = env.unwrapped.game_state
+    mine, theirs = parse_counts("R1 R2 R3 K13"), parse_counts("R10 R11 R12 JK")
+    state.racks, state.table, state.pool = [mine, theirs], FULL_POOL_COUNTS - mine - theirs, []
+    state.initial_meld, state.passes, state.current, state._legal = [True, False], 0, 0, None
+    assert can_partition(state.table)
+    return env
+
+
+def test_playout_rolls_the_patient_seats_out_patient():
+    env = _joker_meld_position()
+    rules = Rules(env.unwrapped.game.config)
+    for rollout, patient, value, racks in [
+        ("patient", (), 0.0, ["R1 R2 R3 K13", ""]),  # player_1 max-play: out with the joker
+        ("patient", (1,), 1.0, ["", "JK"]),  # player_1 patient keeps JK, player_0 goes out
+        ("heuristic", (1,), 1.0, ["", "JK"]),
+        ("heuristic", (0,), 0.0, ["R1 R2 R3 K13", ""]),  # the searching seat keeps its rollout
+    ]:
+        world = World(env.unwrapped.game_state)
+        world.apply(parse_counts(""), rules.max_turns)  # player_0 passes (pool empty)
+        assert playout(world, rules, 0, 200, rollout, patient) == value, (rollout, patient)
+        assert [counts_str(r) for r in world.racks] == racks and world.over
+
+
+@pytest.mark.parametrize("p_patient, values", [(0.0, [0.1, 0.0]), (1.0, [1.1, 1.0])])
+def test_model_mix_rolls_the_opponent_out_in_the_style_drawn_from_its_posterior(monkeypatch, p_patient, values):
+    # with player_1 max-play the search loses both plays, with player_1 patient it wins
+    # both (the first play's value with the prior 0.1): the drawn style reaches the rollouts
+    env = _joker_meld_position()
+    state = env.unwrapped.game_state
+    asked = []
+
+    def posterior(state, seat):
+        asked.append(seat)
+        return np.array([[0.5, 0.5], [1 - p_patient, p_patient]])
+
+    monkeypatch.setattr(rummikub_plan, "style_posterior", posterior)
     agent = make_agent("pimc:model=mix", env, seed=3)
-    assert agent.model == "mix"
-    # player_1 goes out after R1 R2 R3 whichever style it plays (pool empty: both max-play)
-    values = agent.play_values(state, 0, [parse_counts("R1 R2 R3"), parse_counts("")])
-    assert values.tolist() == [0.1, 1.0]
+    assert agent.play_values(state, 0, [parse_counts("R1 R2 R3"), parse_counts("")]).tolist() == values
+    assert asked == [0]
+    # model=1 rolls player_1 out max-play whatever its turns say
+    assert make_agent("pimc:model=1", env, seed=3).play_values(state, 0, [parse_counts("")]).tolist() == [0.1]
