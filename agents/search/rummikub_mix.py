@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.tiles import FULL_POOL_COUNTS
+from rummy_env.core.tiles import POOL_SIZE
 from rummy_env.games.rummikub.actions import COMMIT
+from rummy_env.games.rummikub.deal import RACK_SIZE
 
 #: the styles of the mixture, in the order of :func:`style_posterior`'s columns
 STYLES = ("heuristic", "patient")
@@ -38,17 +39,26 @@ MIX_EPS = 0.2
 #: (it draws only with no play on its rack; after the meld a rack of 10+ tiles and a
 #: table usually have one)
 MAX_PLAY_DRAW = 0.5
-#: tiles dealt to each rack (R-RK-02)
-DEAL = 14
 
 
 def hand_turns(state: Any) -> list[tuple[int, bool, int]]:
-    """The finished turns of the current hand, oldest first, from public information:
-    ``(seat, played, pool)``: who took the turn, whether it was a play (COMMIT) rather
-    than a draw or pass, and the tiles in the pool before it.
+    """The finished turns of the current hand, oldest first, from public information only
+    (the public ``history`` of actions, ``turn``, ``current`` and ``num_players``).
+
+    Args:
+        state: a Rummikub engine state (``RummikubState``): ``history`` (the action ids
+            played so far, int; tile types 0..52 add a tile to the play being built,
+            :data:`COMMIT` ends a play, ``DRAW`` a draw or pass), ``turn`` (turns finished
+            in this hand), ``current`` (the acting seat) and ``num_players``.
+
+    Returns:
+        ``list[tuple[int, bool, int]]``, one ``(seat, played, pool)`` per finished turn:
+        the seat that took it (0..num_players-1), whether it was a play (ended by COMMIT)
+        rather than a draw or pass, and the tiles in the pool before it.
 
     The seat of each turn is counted back from the acting seat (turns alternate, R-RK-05);
-    the pool from the full set less the deal (R-RK-02), one tile fewer per draw.
+    the pool from the full set less the deal (R-RK-02), one tile fewer per draw.  The play
+    the acting seat is building (tile ids after the last turn) is not a finished turn.
     """
     history = list(state.history)
     while history and history[-1] < COMMIT:  # the acting seat's own play being built
@@ -64,7 +74,7 @@ def hand_turns(state: Any) -> list[tuple[int, bool, int]]:
         else:
             flags.append(False)
     n = state.num_players
-    pool = int(FULL_POOL_COUNTS.sum()) - DEAL * n
+    pool = POOL_SIZE - RACK_SIZE * n
     turns = []
     for k, played in reversed(list(enumerate(flags, start=1))):
         turns.append(((state.current - k) % n, played, pool))
@@ -75,8 +85,17 @@ def hand_turns(state: Any) -> list[tuple[int, bool, int]]:
 
 def style_posterior(state: Any, seat: int) -> np.ndarray:
     """Per seat, the posterior probability of each of :data:`STYLES` given its public
-    turns of this hand (equal prior): float64 ``(num_players, 2)``; ``seat``'s own row is
-    the prior (never read)."""
+    turns of this hand (:func:`hand_turns`; equal prior).
+
+    Args:
+        state: a Rummikub engine state (read only through :func:`hand_turns`: public).
+        seat: the seat asking (0..num_players-1); its own row is left at the prior.
+
+    Returns:
+        float64 ``(num_players, 2)``: row ``q`` is ``[P(max-play), P(patient)]`` for seat
+        ``q`` (columns in :data:`STYLES` order, each row sums to 1); ``seat``'s own row is
+        ``[0.5, 0.5]`` (never read).
+    """
     n = state.num_players
     log_like = np.zeros((n, len(STYLES)))
     melded = [False] * n

@@ -5,7 +5,9 @@ importable from here too: ``agents.search.rummikub_plan:patient_agent``).
 At the start of its turn the agent lists a few whole plays from the solver
 (:func:`agents.search.rummikub_plays.candidate_plays`, with the patient policy's own play
 first), plays each in the same ``worlds`` worlds from ``state.resample(seat, rng)``, rolls
-every world out to the end of the hand (its own seat patient, the others max-play), and
+every world out to the end of the hand (its own seat patient, the others max-play, or
+with ``model=mix`` each other seat max-play or patient, drawn per world from its public
+turns, :mod:`agents.search.rummikub_mix`), and
 keeps the play with the best mean value (the patient policy's play gets ``prior`` more,
 so the search departs from it only when the worlds agree it should).  It then answers one
 env step at a time from that plan: the play's tiles in type order, then COMMIT (or DRAW
@@ -20,7 +22,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from agents.rummikub_patient import PatientAgent, _observed_view, _PlanSteps, _view_world, patient_agent  # noqa: F401 - importable here
-from agents.search.rummikub_mix import style_posterior
+from agents.search.rummikub_mix import hand_turns, style_posterior
 from agents.search.rummikub_plays import (
     ROLLOUTS,
     Rules,
@@ -34,7 +36,6 @@ from agents.search.rummikub_plays import (
 )
 from agents.search.worlds import Budget, acting_state
 from rummy_env.core.tiles import counts_to_tiles
-from rummy_env.games.rummikub.actions import COMMIT
 
 MODEL_TRIES = 20
 #: ``model=mix``: the others' playout style drawn from :func:`style_posterior`
@@ -55,12 +56,14 @@ class RummikubPlanAgent(Agent):
 
     Args:
         env: the env it plays (its engine state is read only through ``resample`` of the
-            acting seat and that seat's own observation).
+            acting seat, that seat's own observation and, with ``model=0`` or ``mix``, the
+            public ``history`` of the hand: who played and who drew).
         worlds: sampled worlds per turn (>= 1).
         candidates: most candidate plays per turn (>= 1; 1 plays the rollout policy).
         depth: most turns per rollout.
         rollout: ``"patient"`` (own seat patient, others max-play) or ``"heuristic"``
-            (every seat max-play; then the max-play play is the first candidate).
+            (every seat max-play; then the max-play play is the first candidate); with
+            ``model=mix`` the other seats play as drawn from the posterior instead.
         prior: value bonus (0..1) of the rollout policy's own play.
         time: seconds per turn instead of ``worlds`` (as many worlds as fit, at least one).
         model: 0: only worlds that fit the others' last plays if they play max-play
@@ -75,7 +78,8 @@ class RummikubPlanAgent(Agent):
         seed: seed of the agent's generator (worlds).
 
     Raises:
-        ValueError: an unknown ``rollout``, or the env is not Rummikub.
+        ValueError: an unknown ``rollout``, a ``model`` other than 0, 1 or ``"mix"``, or
+            the env is not Rummikub.
     """
 
     name = "pimc"
@@ -137,21 +141,10 @@ class RummikubPlanAgent(Agent):
     def committed_seats(state: Any, seat: int) -> list[int]:
         """The other seat whose last turn of this hand was a play after its initial meld
         (R-RK-08) that did not empty its rack, with only draws or passes since (public
-        history; none or one seat): the table is the one it left, so a max-play player
-        could not have gone out (R-RK-10) with its rack then, nor can it now."""
-        turns: list[bool] = []  # this hand's turns, most recent first: True for a play
-        history = list(state.history)
-        while history and history[-1] < COMMIT:  # the acting seat's own play being built
-            history.pop()
-        i = len(history)
-        while i > 0 and len(turns) < state.turn:
-            i -= 1
-            if history[i] == COMMIT:
-                while i > 0 and history[i - 1] < COMMIT:
-                    i -= 1
-                turns.append(True)
-            else:
-                turns.append(False)
+        history, read by :func:`agents.search.rummikub_mix.hand_turns`; none or one seat):
+        the table is the one it left, so a max-play player could not have gone out
+        (R-RK-10) with its rack then, nor can it now."""
+        turns = [played for _, played, _ in reversed(hand_turns(state))]  # most recent first
         n = state.num_players
         for k, played in enumerate(turns[: n - 1], start=1):
             if played:
@@ -254,7 +247,7 @@ def make_plan_agent(env: Any, options: dict[str, Any], seed: int | None = None) 
 
     Raises:
         ValueError: an option ``plan=plays`` does not take (``rollouts``, ``playouts``),
-            a bad ``rollout``, or ``model`` other than 0 or 1.
+            a bad ``rollout``, or a ``model`` other than 0, 1 or ``mix``.
     """
     options = {k: v for k, v in options.items() if k != "plan"}
     bad = sorted(set(options) - set(PLAN_OPTIONS))

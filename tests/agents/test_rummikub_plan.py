@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.search import PIMCAgent
+from agents.search import PIMCAgent, rummikub_plan
 from agents.search.rummikub_mix import MAX_PLAY_DRAW, MIX_EPS, STYLES, hand_turns, style_posterior
 from agents.search.rummikub_plan import PLAN_DEFAULTS, PatientAgent, RummikubPlanAgent
-from agents.search.rummikub_plays import Rules, World, _has_stray_tile, can_go_out, candidate_plays
+from agents.search.rummikub_plays import Rules, World, _has_stray_tile, can_go_out, candidate_plays, playout
 from experiments.common import play_episode
 from rummy_env import gin_rummy_v0, rummikub_v0
 from rummy_env.core.rummikub_solver import best_play, can_partition
@@ -171,12 +171,12 @@ def _searched_position(seed, turns):
     return env
 
 
-@pytest.mark.parametrize("rollout", ["heuristic", "patient"])
-def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollout):
-    # max-play rollouts give values that differ from world to world: a search that read
-    # the true racks fails here (checked by replacing resample with clone)
-    spec = f"pimc:worlds=2,candidates=3,late=106,rollout={rollout}"
-    checked = 0
+def _check_blind_to_hidden_tiles(spec, posterior_moved=False):
+    """On 3 searched positions, ``spec``'s plan, values and action under seed 11, and the
+    public turns and style posterior, are the same in 3 other true deals with the same
+    information (hidden tiles swapped between the other rack and the pool); with
+    ``posterior_moved`` some position's opponent posterior must differ from the prior."""
+    checked, moved = 0, False
     for seed in range(30):
         env = _searched_position(seed, 20 + 3 * seed)
         if env is None:
@@ -191,19 +191,46 @@ def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollo
         plays = agent.candidate_plays(view)
         before = make_agent(spec, env, seed=11).plan(raw.game_state, seat, view)
         values = make_agent(spec, env, seed=11).play_values(raw.game_state, seat, plays)
-        for k in range(3):
-            swapped = swap_hidden(raw.game_state, seat, np.random.default_rng(k))
-            assert swapped is not None
+        action = make_agent(spec, env, seed=11).act(obs)
+        turns, posterior = hand_turns(raw.game_state), style_posterior(raw.game_state, seat)
+        truth = raw.game_state
+        other = 1 - seat  # 2 seats
+        moved = moved or posterior[other].tolist() != [0.5, 0.5]
+        # swaps of a tile of the other rack with one of the pool (pool-pool swaps skipped)
+        deals = (swap_hidden(truth, seat, np.random.default_rng(k)) for k in range(100))
+        deals = [d for d in deals if not np.array_equal(d.racks[other], truth.racks[other])][:3]
+        assert len(deals) == 3
+        for swapped in deals:
+            assert sorted(swapped.pool) != sorted(truth.pool)
             raw.game_state = swapped  # another true deal, the same information
-            again = make_agent(spec, env, seed=11)
-            assert counts_str(again.plan(swapped, seat, swapped.observation(seat))) == counts_str(before)
+            assert hand_turns(swapped) == turns
+            assert style_posterior(swapped, seat).tolist() == posterior.tolist()
+            again = make_agent(spec, env, seed=11).plan(swapped, seat, swapped.observation(seat))
+            assert counts_str(again) == counts_str(before)
             # the worlds, hence every value, depend only on the player's information
             assert make_agent(spec, env, seed=11).play_values(swapped, seat, plays).tolist() == values.tolist()
-            assert again.act(obs) == make_agent(spec, env, seed=11).act(obs)
+            assert make_agent(spec, env, seed=11).act(obs) == action
         checked += 1
         if checked == 3:
             break
     assert checked == 3
+    assert moved or not posterior_moved
+
+
+@pytest.mark.parametrize("rollout", ["heuristic", "patient"])
+def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollout):
+    # max-play rollouts give values that differ from world to world: a search that read
+    # the true racks fails here (checked by replacing resample with clone)
+    _check_blind_to_hidden_tiles(f"pimc:worlds=2,candidates=3,late=106,rollout={rollout}")
+
+
+def test_model_mix_decisions_and_posterior_do_not_change_when_hidden_tiles_are_permuted():
+    # the styles are drawn from public turns only: swapping the other rack's tiles with
+    # the pool's changes neither the posterior nor, under one seed, any value or action
+    # (rollout=heuristic: its values differ from world to world, so a search that read
+    # the true racks fails here, checked by replacing resample with clone)
+    spec = "pimc:worlds=2,candidates=3,late=106,rollout=heuristic,model=mix"
+    _check_blind_to_hidden_tiles(spec, posterior_moved=True)
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -240,8 +267,55 @@ def test_model_mix_reads_the_others_style_from_their_public_turns():
     assert post[1] == pytest.approx([0.125 / 1.125, 1 / 1.125], abs=1e-12)
     # player_0 seen from player_1: a draw (0.5 for max-play) and a later play (0.2 for patient)
     assert style_posterior(state, 1)[0] == pytest.approx([0.5 / 0.7, 0.2 / 0.7], abs=1e-12)
+    assert make_agent("pimc:model=mix", env, seed=3).model == "mix"
+
+
+def _joker_meld_position():
+    """Pool empty, player_0 (melded) to act with R1 R2 R3 K13; player_1 has not made its
+    initial meld (R-RK-07) and holds R10 R11 R12 JK, the table all the rest (the worlds are
+    this deal: no tile is hidden from player_0).  Max-play melds its whole rack with the
+    joker and goes out (R-RK-10); patient melds R10 R11 R12 (33 points) without the joker,
+    and player_0 then goes out on the rearranged table."""
+    env = rummikub_v0.env()
+    env.reset(seed=0, options={"first_player": 0})
+    state = env.unwrapped.game_state
+    mine, theirs = parse_counts("R1 R2 R3 K13"), parse_counts("R10 R11 R12 JK")
+    state.racks, state.table, state.pool = [mine, theirs], FULL_POOL_COUNTS - mine - theirs, []
+    state.initial_meld, state.passes, state.current, state._legal = [True, False], 0, 0, None
+    assert can_partition(state.table)
+    return env
+
+
+def test_playout_rolls_the_patient_seats_out_patient():
+    env = _joker_meld_position()
+    rules = Rules(env.unwrapped.game.config)
+    for rollout, patient, value, racks in [
+        ("patient", (), 0.0, ["R1 R2 R3 K13", ""]),  # player_1 max-play: out with the joker
+        ("patient", (1,), 1.0, ["", "JK"]),  # player_1 patient keeps JK, player_0 goes out
+        ("heuristic", (1,), 1.0, ["", "JK"]),
+        ("heuristic", (0,), 0.0, ["R1 R2 R3 K13", ""]),  # the searching seat keeps its rollout
+    ]:
+        world = World(env.unwrapped.game_state)
+        world.apply(parse_counts(""), rules.max_turns)  # player_0 passes (pool empty)
+        assert playout(world, rules, 0, 200, rollout, patient) == value, (rollout, patient)
+        assert [counts_str(r) for r in world.racks] == racks and world.over
+
+
+@pytest.mark.parametrize("p_patient, values", [(0.0, [0.1, 0.0]), (1.0, [1.1, 1.0])])
+def test_model_mix_rolls_the_opponent_out_in_the_style_drawn_from_its_posterior(monkeypatch, p_patient, values):
+    # with player_1 max-play the search loses both plays, with player_1 patient it wins
+    # both (the first play's value with the prior 0.1): the drawn style reaches the rollouts
+    env = _joker_meld_position()
+    state = env.unwrapped.game_state
+    asked = []
+
+    def posterior(state, seat):
+        asked.append(seat)
+        return np.array([[0.5, 0.5], [1 - p_patient, p_patient]])
+
+    monkeypatch.setattr(rummikub_plan, "style_posterior", posterior)
     agent = make_agent("pimc:model=mix", env, seed=3)
-    assert agent.model == "mix"
-    # player_1 goes out after R1 R2 R3 whichever style it plays (pool empty: both max-play)
-    values = agent.play_values(state, 0, [parse_counts("R1 R2 R3"), parse_counts("")])
-    assert values.tolist() == [0.1, 1.0]
+    assert agent.play_values(state, 0, [parse_counts("R1 R2 R3"), parse_counts("")]).tolist() == values
+    assert asked == [0]
+    # model=1 rolls player_1 out max-play whatever its turns say
+    assert make_agent("pimc:model=1", env, seed=3).play_values(state, 0, [parse_counts("")]).tolist() == [0.1]

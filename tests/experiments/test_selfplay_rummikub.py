@@ -93,7 +93,7 @@ def test_a_python_agent_keeps_its_turn_plan_per_game_row():
     vec = RummikubVec(6, seed=3, num_threads=1)
     frozen = FrozenAgent("heuristic", env, np.random.default_rng(0), seed=0)
     frozen.bind(vec)
-    alone = [make_agent("heuristic", env, seed=0) for _ in range(6)]
+    alone = [make_agent("heuristic", env, seed=i) for i in range(6)]  # FrozenAgent seeds row i with seed + i
     batch, built = vec.reset(), 0
     for _ in range(150):
         rows = np.flatnonzero(batch.action_mask.any(1))
@@ -104,7 +104,7 @@ def test_a_python_agent_keeps_its_turn_plan_per_game_row():
             assert actions[i] == alone[i].act(obs)
         built += int(((actions[rows] < COMMIT) & (batch.observation[rows, 53 * 2 : 53 * 3].sum(1) > 0)).sum())
         batch = vec.step(actions)
-    assert built > 20  # tiles added to plays already started: the plans mattered
+    assert built == 290  # tiles added to plays already started (the same on every run): the plans mattered
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -124,7 +124,11 @@ def test_a_smoke_run_kickstarted_by_the_patient_policy_trains_and_evaluates(play
     assert [r["games"] for r in summary["evaluation"]] == [players, players]  # one deal, the policy in every seat
     with open(out / "scalars.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert float(rows[-1]["steps"]) >= 300 and float(rows[0]["kick_ce"]) > 0  # the teacher's actions were learned
+    # the kickstart term ran on the teacher's labelled decisions: kick_ce is the policy's
+    # cross-entropy on them per update (seeded, one torch thread: the same on every run;
+    # 384 steps are too few to say the teacher's actions were learned)
+    kick_ce = {2: [0.17409, 0.30064, 0.61299], 4: [0.24909, 0.40568, 0.50515]}[players]
+    assert [(int(r["steps"]), float(r["kick_ce"])) for r in rows] == list(zip([128, 256, 384], kick_ce, strict=True))
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
     from agents.torch_policy import load_model
 
@@ -153,5 +157,6 @@ def test_the_committed_rummikub_model_plays_legal_hands_whose_rewards_sum_to_zer
             action = agent.act(obs)
             assert obs["action_mask"][action] == 1
             env.step(action)
-        # reward="win", 2 seats: +1 to the winner and -1 to the other, or 0 to both
-        assert sorted(returns.values()) in ([-1.0, 1.0], [0.0, 0.0])
+        # reward="win", 2 seats: +1 to the winner and -1 to the other (player_0 wins both
+        # deals, the same on every run)
+        assert [returns[a] for a in env.possible_agents] == [1.0, -1.0]
