@@ -128,7 +128,9 @@ def test_a_smoke_run_kickstarted_by_the_patient_policy_trains_and_evaluates(play
     # cross-entropy on them per update (seeded, one torch thread: the same on every run;
     # 384 steps are too few to say the teacher's actions were learned)
     kick_ce = {2: [0.17409, 0.30064, 0.61299], 4: [0.24909, 0.40568, 0.50515]}[players]
-    assert [(int(r["steps"]), float(r["kick_ce"])) for r in rows] == list(zip([128, 256, 384], kick_ce, strict=True))
+    assert [int(r["steps"]) for r in rows] == [128, 256, 384]
+    # to 1e-4: torch's float sums may differ in the last bits on another CPU's vector unit
+    assert [float(r["kick_ce"]) for r in rows] == pytest.approx(kick_ce, abs=1e-4)
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
     from agents.torch_policy import load_model
 
