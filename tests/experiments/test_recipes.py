@@ -25,7 +25,9 @@ def test_the_named_recipes_are_the_committed_models_settings():
     assert (gin["teacher_margin"], gin["heuristic_share"], gin["random_share"]) == (0.03, 0.85, 0.05)
     crazy = load_recipe("crazy")
     assert crazy["variant"] == "crazy_rummy" and crazy["env_options"] == {"num_players": 3}
-    assert crazy["teacher_labels"] == "results/labels/crazy.npz" and crazy["minutes"] == 45
+    assert (crazy["teacher_agent"], crazy["kickstart_share"]) == ("heuristic:style=hold_wilds", 1.0)
+    assert (crazy["minutes"], crazy["lr"], crazy["kickstart_floor"]) == (50, 0.001, 1.0)
+    assert "teacher_labels" not in crazy and crazy["shaping"] == 0.0
     rummikub = load_recipe("rummikub")
     assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
     assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)
