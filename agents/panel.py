@@ -23,7 +23,9 @@ Members, in this order:
 
 A change of any list is a new :data:`PANEL_VERSION` (figures measured against different
 panels do not compare): version 2 added the learned models committed after version 1
-(``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``).
+(``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``;
+Crazy Rummy's is the model of 2026-12-03).  A member's model file is part of the panel: a
+new model under a member's path is a new version too.
 
     from agents.panel import panel
     panel("gin_rummy")                       # every member, model paths made absolute
