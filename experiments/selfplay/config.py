@@ -58,7 +58,8 @@ class Config:
     # Gin: weight of a penalty for playing a decision differently under a random relabelling of the
     # suits (agents.suit_symmetry; DrAC, Raileanu et al. 2021); 0: off
     suit_augment: float = 0.0
-    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
+    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate);
+    # Gin Rummy and Rummy only (DUPLICATE_VARIANTS)
     duplicate_baseline: bool = False
     # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay.teacher):
     # pimc_labels files, comma-separated; "": the heuristic teaches
@@ -117,6 +118,10 @@ RANGES = (
 )
 
 
+#: the variants whose hands ``duplicate_baseline`` can replay (:mod:`~experiments.selfplay.duplicate`)
+DUPLICATE_VARIANTS = ("gin_rummy_v0", "rummy_v0")
+
+
 def parse_bool(text: str) -> bool:
     """A command-line boolean: true/false, yes/no, 1/0 (any case).
 
@@ -148,6 +153,13 @@ def check_config(config: Config, num_players: int) -> None:
             raise ValueError(f"{name}={value}: allowed values are in {'[' if closed else '('}{low}, {high}]")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+    if config.duplicate_baseline and config.variant not in DUPLICATE_VARIANTS:
+        # refused here, not by the replay (duplicate.heuristic_rewards) in the middle of the run:
+        # Rummikub has no compiled heuristic and 106-tile decks, Crazy Rummy 3 to 6 seats
+        raise ValueError(
+            f"duplicate_baseline replays hands with the compiled heuristic of {' and '.join(DUPLICATE_VARIANTS)} "
+            f"only, not {config.variant}: use duplicate_baseline=false"
+        )
     if config.duplicate_baseline and (num_players != 2 or not config.heuristic_share):
         raise ValueError(
             f"duplicate_baseline replays the games against the heuristic of 2-player runs "

@@ -250,6 +250,16 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
         (["--env-option", "episode=game", "--duplicate-baseline", "true"], "duplicate_baseline replays single hands"),
         (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
+        (
+            ["--variant", "rummikub", "--duplicate-baseline", "true"],
+            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
+            "not rummikub_v0: use duplicate_baseline=false",
+        ),
+        (
+            ["--variant", "crazy_rummy", "--duplicate-baseline", "true"],
+            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
+            "not crazy_rummy_v0: use duplicate_baseline=false",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
