@@ -58,14 +58,17 @@ class Config:
     # Gin: weight of a penalty for playing a decision differently under a random relabelling of the
     # suits (agents.suit_symmetry; DrAC, Raileanu et al. 2021); 0: off
     suit_augment: float = 0.0
-    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate)
+    # offset the learner's result against the heuristic by the heuristic's own on the deck (selfplay_duplicate);
+    # Gin Rummy and Rummy only (DUPLICATE_VARIANTS)
     duplicate_baseline: bool = False
     # kickstart towards a search's decisions instead of the heuristic's (experiments.selfplay.teacher):
     # pimc_labels files, comma-separated; "": the heuristic teaches
     teacher_labels: str = ""
     teacher_margin: float = 0.0  # the search's value lead a label needs over the heuristic's choice
-    # the agent whose actions kickstart the learner (a name the opponents' seats can play:
-    # heuristic, heuristic:style=NAME, policy:PATH); Rummikub's strongest is heuristic:style=patient
+    # the agent whose actions kickstart the learner (a name the opponents' seats can play except
+    # random: heuristic, heuristic:style=NAME, policy:PATH); Rummikub's strongest is
+    # heuristic:style=patient.  Another than heuristic needs kickstart, kickstart_anneal and
+    # kickstart_share (random_share with teacher_labels) > 0
     teacher_agent: str = "heuristic"
     pool_share: float = 0.25  # share of the games with one seat played by a pool snapshot
     heuristic_share: float = 0.5  # share of the games with one seat played by the variant's heuristic
@@ -117,6 +120,10 @@ RANGES = (
 )
 
 
+#: the variants whose hands ``duplicate_baseline`` can replay (:mod:`~experiments.selfplay.duplicate`)
+DUPLICATE_VARIANTS = ("gin_rummy_v0", "rummy_v0")
+
+
 def parse_bool(text: str) -> bool:
     """A command-line boolean: true/false, yes/no, 1/0 (any case).
 
@@ -148,6 +155,13 @@ def check_config(config: Config, num_players: int) -> None:
             raise ValueError(f"{name}={value}: allowed values are in {'[' if closed else '('}{low}, {high}]")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
+    if config.duplicate_baseline and config.variant not in DUPLICATE_VARIANTS:
+        # refused here, not by the replay (duplicate.heuristic_rewards) in the middle of the run:
+        # Rummikub has no compiled heuristic and 106-tile decks, Crazy Rummy 3 to 6 seats
+        raise ValueError(
+            f"duplicate_baseline replays hands with the compiled heuristic of {' and '.join(DUPLICATE_VARIANTS)} "
+            f"only, not {config.variant}: use duplicate_baseline=false"
+        )
     if config.duplicate_baseline and (num_players != 2 or not config.heuristic_share):
         raise ValueError(
             f"duplicate_baseline replays the games against the heuristic of 2-player runs "
@@ -180,10 +194,27 @@ def check_config(config: Config, num_players: int) -> None:
             "use critic='shared'"
         )
     teacher = config.teacher_agent
-    if teacher not in ("heuristic", "random") and not teacher.startswith(("heuristic:style=", "policy:")):
+    if teacher == "random":
         raise ValueError(
-            f"teacher_agent={teacher!r}: use heuristic, heuristic:style=NAME, policy:PATH or random "
+            "teacher_agent='random': kickstarting towards uniformly random play teaches nothing; "
+            "use heuristic, heuristic:style=NAME or policy:PATH"
+        )
+    if teacher != "heuristic" and not teacher.startswith(("heuristic:style=", "policy:")):
+        raise ValueError(
+            f"teacher_agent={teacher!r}: use heuristic, heuristic:style=NAME or policy:PATH "
             "(the agents that play the batched engine's rows)"
+        )
+    if teacher.startswith("policy:") and not Path(teacher[len("policy:") :]).is_file():
+        raise ValueError(f"teacher_agent={teacher!r}: no such file {teacher[len('policy:') :]!r}")
+    # another teacher than the default with kickstarting off would be silently ignored (as a
+    # teacher_margin without labels would): refused, like that one.  With teacher_labels the
+    # teacher only teaches the games against random play (experiments.selfplay.rollout).
+    share = "random_share" if config.teacher_labels else "kickstart_share"
+    if teacher != "heuristic" and not (config.kickstart and config.kickstart_anneal and getattr(config, share)):
+        raise ValueError(
+            f"teacher_agent={teacher!r} would teach no decision (kickstart={config.kickstart}, "
+            f"kickstart_anneal={config.kickstart_anneal}, {share}={getattr(config, share)}): "
+            f"set all three > 0, or leave teacher_agent='heuristic'"
         )
     if config.teacher_margin and not config.teacher_labels:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")
@@ -394,8 +425,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 flag,
                 default=value,
                 metavar="NAME",
-                help="the agent whose actions kickstart the learner: heuristic, heuristic:style=NAME or policy:PATH "
-                f"(default: {value})",
+                help="the agent whose actions kickstart the learner: heuristic, heuristic:style=NAME or policy:PATH; "
+                "another than heuristic needs --kickstart, --kickstart-anneal and --kickstart-share > 0 "
+                f"(--random-share with --teacher-labels) (default: {value})",
             )
         elif name == "teacher_labels":
             p.add_argument(flag, default=value, metavar="PATHS", help="pimc_labels .npz files, comma-separated")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
+from agents.heuristics import heuristic_style as check_heuristic_name
 from experiments.selfplay.config import league_members
 
 SELF, POOL, HEURISTIC, RANDOM = 0, 1, 2, 3  #: the kinds of game; league member j is kind LEAGUE + j
@@ -119,11 +120,15 @@ class FrozenAgent:
     """One agent that plays batch rows: the compiled or Python heuristic, random play, or a
     saved policy's most likely legal action.
 
+    Without a compiled heuristic (:meth:`bind`) a heuristic plays each batch row ``i`` with
+    its own Python agent, ``make_agent(name, env, seed=seed + i)``, built at the row's first
+    move and kept for the run: a plan over the steps of a turn stays with its game.
+
     Args:
         name: ``random``, ``heuristic``, ``heuristic:style=...`` or ``policy:PATH``.
         env: an env of the run's variant and options.
         rng: draws random play's actions.
-        seed: the agent's seed (a Python heuristic's tie breaks).
+        seed: the seed of row 0's Python agent, ``seed + i`` row ``i``'s (their tie breaks).
         device: the torch device of a policy.
 
     Raises:
@@ -135,7 +140,7 @@ class FrozenAgent:
         self.name, self.rng, self.device, self.env, self.seed = name, rng, device, env, seed
         self.style = heuristic_style(name)
         self.fast = None
-        self.net = self.featurize = self.agent = None
+        self.net = self.featurize = None
         # a Python agent per game row: agents that keep a plan over the steps of a turn
         # (Rummikub's max-play and patient policies) must not carry one game's plan into another
         self._agents: dict[int, Any] = {}
@@ -159,7 +164,8 @@ class FrozenAgent:
                 f"{name!r} cannot play on the batched engine's rows: use random, heuristic, heuristic:style=NAME "
                 "or policy:PATH (search agents read an env() through resample; a batch row is not one)"
             )
-        self.agent = make_agent(name, env, seed=seed)  # refuses a bad name now, not at the first move
+        # a bad style is refused now, not at the first move (make_agent checks it the same way)
+        check_heuristic_name(name, env.unwrapped.metadata["name"])
 
     def bind(self, vec: Any) -> None:
         """Use ``vec``'s compiled heuristic of this style when there is one."""

@@ -2,7 +2,7 @@
 
 The same answers as ``RummikubState._compute_legal`` (``core.rummikub_solver``'s
 ``ordered_extension_mask`` and ``is_legal_play``), from the solver's own numba sweep
-(``kernel._bounds_sweep_tuned``) called in nopython mode per game, with no Python between
+(``kernel_bounds._bounds_sweep_tuned``) called in nopython mode per game, with no Python between
 the games (``nogil``: worker threads run slices of the games at once):
 
 * tile ids 0..52 (the ordered mask): the types below the last one added are closed
@@ -44,6 +44,7 @@ import numba
 import numpy as np
 
 from rummy_env.core.rummikub_solver import kernel as solver_kernel
+from rummy_env.core.rummikub_solver import kernel_bounds
 from rummy_env.core.rummikub_solver.kernel_tables import (
     _BLOCK_COLOURS,
     _BLOCK_TYPES,
@@ -99,7 +100,7 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
 def _sweep(  # pragma: no cover - compiled
     lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None
 ):
-    """One solver sweep (``kernel._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
+    """One solver sweep (``kernel_bounds._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
     mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs."""
     gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables
@@ -208,7 +209,7 @@ def masks_kernel():
         if not solver_kernel._kernel():  # binds the solver's compiled helpers
             raise ImportError("RummikubVec needs the solver's numba kernel (numba installed, RUMMY_ENV_NO_NUMBA unset)")
         jit = numba.njit(cache=True, nogil=True)
-        _bounds = solver_kernel._bounds_sweep_tuned  # compiled (nogil, cached) by _kernel() above
+        _bounds = kernel_bounds._bounds_sweep_tuned  # compiled (nogil, cached) by _kernel() above
         _mirror = jit(_mirror)
         _mirror_bits = jit(_mirror_bits)
         _mirror_pays = jit(_mirror_pays)

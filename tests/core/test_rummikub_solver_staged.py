@@ -258,7 +258,7 @@ def test_table_play_ordered_mask_with_either_witness_sweep_matches_bruteforce(mo
 
 
 def test_kernel_bounds_built_compiled_equal_the_python_bounds():
-    """The kernel entry that builds the per-number bounds compiled (``kernel._bounds_sweep``)
+    """The kernel entry that builds the per-number bounds compiled (``kernel_bounds._bounds_sweep``)
     gives the answers of the sweep fed with the bounds built in Python (``_lohi_capc``), in every
     mode (labels or not, ordered, capped, points threshold, stand-ins)."""
     kernel = solver_kernel._kernel()

@@ -236,7 +236,32 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
         (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
         (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
-        (["--teacher-agent", "pimc"], "teacher_agent='pimc': use heuristic, heuristic:style=NAME, policy:PATH"),
+        (
+            ["--teacher-agent", "pimc"],
+            "teacher_agent='pimc': use heuristic, heuristic:style=NAME or policy:PATH "
+            "(the agents that play the batched engine's rows)",
+        ),
+        (
+            ["--teacher-agent", "random"],
+            "teacher_agent='random': kickstarting towards uniformly random play teaches nothing; "
+            "use heuristic, heuristic:style=NAME or policy:PATH",
+        ),
+        (["--teacher-agent", "policy:no/such.pt"], "teacher_agent='policy:no/such.pt': no such file 'no/such.pt'"),
+        (
+            ["--teacher-agent", "heuristic:style=defensive", "--kickstart", "0"],
+            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=0.0, "
+            "kickstart_anneal=0.4, kickstart_share=0.5): set all three > 0, or leave teacher_agent='heuristic'",
+        ),
+        (
+            ["--teacher-agent", "heuristic:style=defensive", "--kickstart-share", "0"],
+            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
+            "kickstart_anneal=0.4, kickstart_share=0.0): set all three > 0, or leave teacher_agent='heuristic'",
+        ),
+        (
+            ["--teacher-agent", "heuristic:style=defensive", "--kickstart-anneal", "0"],
+            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
+            "kickstart_anneal=0.0, kickstart_share=0.5): set all three > 0, or leave teacher_agent='heuristic'",
+        ),
         (
             ["--variant", "rummikub", "--critic", "privileged"],
             "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not rummikub_v0",
@@ -250,12 +275,38 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
         (["--env-option", "episode=game", "--duplicate-baseline", "true"], "duplicate_baseline replays single hands"),
         (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
+        (
+            ["--variant", "rummikub", "--duplicate-baseline", "true"],
+            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
+            "not rummikub_v0: use duplicate_baseline=false",
+        ),
+        (
+            ["--variant", "crazy_rummy", "--duplicate-baseline", "true"],
+            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
+            "not crazy_rummy_v0: use duplicate_baseline=false",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit):
         selfplay.parse_args(args)
     assert message in capsys.readouterr().err
+
+
+def test_a_teacher_agent_with_teacher_labels_needs_games_against_random_play():
+    # with labels the search teaches the learner's decisions; the teacher agent only those of the
+    # games against random play
+    cfg = selfplay.Config(teacher_agent="heuristic:style=defensive", teacher_labels="labels.npz")
+    with pytest.raises(ValueError) as err:
+        selfplay.check_config(cfg, 2)
+    assert str(err.value) == (
+        "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
+        "kickstart_anneal=0.4, random_share=0.0): set all three > 0, or leave teacher_agent='heuristic'"
+    )
+    cfg.random_share = 0.2
+    selfplay.check_config(cfg, 2)  # accepted
+    cfg.teacher_agent, cfg.random_share, cfg.kickstart = "heuristic", 0.0, 0.0
+    selfplay.check_config(cfg, 2)  # the default teacher, unused: accepted as before
 
 
 def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():

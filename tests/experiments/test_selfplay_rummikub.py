@@ -107,6 +107,29 @@ def test_a_python_agent_keeps_its_turn_plan_per_game_row():
     assert built == 290  # tiles added to plays already started (the same on every run): the plans mattered
 
 
+def test_a_frozen_heuristic_builds_row_i_agent_with_seed_plus_i_at_its_first_move():
+    env = rummikub_v0.env()
+    with pytest.raises(ValueError) as err:
+        FrozenAgent("heuristic:style=nope", env, np.random.default_rng(0), seed=7)
+    assert str(err.value) == (
+        "agent 'heuristic:style=nope': style 'nope' is not a style of the rummikub_v0 heuristic: "
+        "styles are default, hold_jokers, most_tiles, patient"
+    )
+    frozen = FrozenAgent("heuristic", env, np.random.default_rng(0), seed=7)
+    vec = RummikubVec(4, seed=3, num_threads=1)
+    frozen.bind(vec)
+    assert frozen.fast is None and frozen._agents == {}  # no agent before a row's first move
+    batch = vec.reset()
+    rows = np.array([1, 3])
+    got = frozen.act(rows, batch.observation, batch.action_mask.astype(bool))
+    assert sorted(frozen._agents) == [1, 3]
+    for k, i in enumerate(rows):
+        alone = make_agent("heuristic", env, seed=7 + i)
+        assert got[k] == alone.act({"observation": batch.observation[i], "action_mask": batch.action_mask[i]})
+        # the same seed: the same generator state after the same decision
+        assert frozen._agents[i].rng.bit_generator.state == alone.rng.bit_generator.state
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_smoke_run_kickstarted_by_the_patient_policy_trains_and_evaluates(players, tmp_path):
     out = tmp_path / "run"

@@ -98,7 +98,8 @@ Public functions: ``partition``, ``can_partition``, ``partition_points``,
 ``tables`` (colour states, group table, colour moves), ``transitions`` (joint moves of one
 number), ``merged_moves`` (those moves reduced to what the Python label sweeps and best
 play read), ``sweeps`` (the Python sweeps and the staged ordered sweep), ``dominance`` (their
-pruning), ``kernel`` (the numba label sweep), ``kernel_skyline`` (its pruning against every
+pruning), ``kernel`` (the numba label sweep), ``kernel_bounds`` (its entries on tile counts,
+the per-number bounds built compiled), ``kernel_skyline`` (its pruning against every
 stronger state), ``kernel_best`` (the numba best-play sweep), ``kernel_product`` (the numba
 product sweep of table play), ``kernel_tables`` (the flat tables the kernels read),
 ``table_play`` (the initial meld with table play), ``best`` (best play), ``certificate`` (one

@@ -1,4 +1,5 @@
-"""The optional numba kernel: the labelled sweep of ``sweeps`` compiled, same moves and answers."""
+"""The optional numba kernel: the labelled sweep of ``sweeps`` compiled, same moves and answers
+(its entries on tile counts: ``kernel_bounds``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import numpy as np
 
 from rummy_env.core.compile_notice import noting_compile
+from rummy_env.core.rummikub_solver import kernel_bounds
 from rummy_env.core.rummikub_solver.kernel_skyline import _skyline
 from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exported for the callers
     _IDENTITY,
@@ -20,7 +22,6 @@ from rummy_env.core.rummikub_solver.kernel_tables import (  # the tables, re-exp
     ordered_masks,
     remap_table,  # noqa: F401
 )
-from rummy_env.core.tiles import JOKER
 
 # ---------------------------------------------------------------------------------------
 # Optional compiled kernel.  ``_label_sweep`` and ``_reachable`` dominate the env's cost;
@@ -270,80 +271,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
     return found, bits
 
 
-def _bounds_sweep(  # pragma: no cover - compiled
-    lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block
-):
-    """``_kernel_sweep`` on the count vectors ``lo``/``hi`` (int64 (53,)): the per-number
-    bounds of ``_lohi_capc`` built compiled (one call from Python, no array work there);
-    ``long_only`` passed on only for an existence sweep with a threshold and an empty ``lo``.
-
-    Every argument is explicit: a call from Python that leaves optional arguments out
-    resolves its signature on numba's slow path, about 200 us a call (measured: the env's
-    sweeps ran 2x slower with two defaulted arguments added here); ``_bounds_sweep_tuned``
-    takes the pruning thresholds and a work counter, for compiled callers."""
-    return _bounds_sweep_tuned(
-        lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block,
-        32, 64, None,
-    )  # fmt: skip
-
-
-def _bounds_sweep_tuned(  # pragma: no cover - compiled
-    lo,
-    hi,
-    lohi_table,
-    gstart,
-    moves,
-    gj,
-    ups,
-    ordered,
-    threshold,
-    labels,
-    below,
-    remap,
-    long_only,
-    vmask,
-    block,
-    prune_min,
-    prune_two,
-    work,
-):
-    """``_bounds_sweep`` with ``_kernel_sweep``'s ``prune_min``/``prune_two`` (pruning drops
-    dominated codes only, so they change the cost, never the answer) and ``work`` (int64
-    (1,) or None); ``vector.rummikub_masks`` calls it from compiled code with its own."""
-    early = not labels and threshold > 0
-    for t in range(53):
-        if lo[t] != 0:
-            early = False
-    lohi = np.empty((13, 4), dtype=np.int64)
-    capc = np.empty((13, 4), dtype=np.int64)
-    for c in range(4):
-        for i in range(13):
-            t = c * 13 + i
-            lohi[i, c] = lohi_table[lo[t] * 3 + hi[t]]
-            cap1 = hi[t + 1] + 1 if i + 1 < 13 else 0
-            cap2 = hi[t + 2] + 1 if i + 2 < 13 else 0
-            capc[i, c] = cap1 * 4 + cap2
-    return _kernel_sweep(
-        lohi,
-        capc,
-        lo[JOKER],
-        hi[JOKER],
-        gstart,
-        moves,
-        gj,
-        ups,
-        ordered,
-        threshold,
-        labels,
-        prune_min,
-        prune_two,
-        below,
-        remap,
-        long_only if early else None,
-        vmask,
-        block,
-        work,
-    )
+# the entries of kernel_bounds run this sweep (the compiled one once _kernel() ran)
+kernel_bounds._kernel_sweep = _kernel_sweep
 
 
 def _half(ka, kb, gstart, moves, budget, out, cnt, seen, seen_used, ordered):  # pragma: no cover - compiled
@@ -509,7 +438,7 @@ def _kernel():
                 return False
             gstart, moves, gj, ups = _shared_tables()
             jit = numba.njit(cache=True, nogil=True)
-            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep, _skyline, _bounds_sweep_tuned
+            global _find, _dominated, _half, _grow, _rehash, _unindex, _kernel_sweep, _skyline
             _find = jit(_find)  # before the sweep compiles: it binds the globals it calls
             _skyline = jit(_skyline)
             _unindex = jit(_unindex)
@@ -518,8 +447,10 @@ def _kernel():
             _grow = jit(_grow)
             _rehash = jit(_rehash)
             _kernel_sweep = jit(_kernel_sweep)
-            _bounds_sweep_tuned = jit(_bounds_sweep_tuned)
-            compiled = noting_compile(jit(_bounds_sweep), "the Rummikub solver")  # says so if it compiles
+            # the entries bind the globals of their own module: the compiled sweep and tuned entry there
+            kernel_bounds._kernel_sweep = _kernel_sweep
+            kernel_bounds._bounds_sweep_tuned = jit(kernel_bounds._bounds_sweep_tuned)
+            compiled = noting_compile(jit(kernel_bounds._bounds_sweep), "the Rummikub solver")  # says so if it compiles
 
             def run(
                 lo: np.ndarray,
