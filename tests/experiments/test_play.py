@@ -23,7 +23,7 @@ def spawn(tmp_path, *args, variant="gin_rummy"):
         argv + list(args),
         cwd=ROOT,
         encoding="utf-8",
-        timeout=20,
+        timeout=60,  # generous: on a loaded CI machine a fresh venv's first imports are slow
         env=dict(os.environ),
         dimensions=(50, 200),
     )
