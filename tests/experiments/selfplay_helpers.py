@@ -1,4 +1,7 @@
-"""One rollout of a self-play run built from its settings, as ``experiments.selfplay.run`` starts one."""
+"""One rollout of a self-play run built from its settings, as ``experiments.selfplay.run`` starts one;
+a committed model's episodes in ``env()``."""
+
+from pathlib import Path
 
 from experiments import selfplay
 from experiments.common import load_variant
@@ -16,3 +19,27 @@ def first_rollout(cfg: selfplay.Config, learner: selfplay.Learner | None = None)
     opponents.bind(vec)
     buf, last = collect(learner, opponents, vec, vec.reset(), dict.fromkeys(RECENT, 0))
     return learner, opponents, vec, buf, last
+
+
+def committed_model_returns(folder: str, env, seeds) -> list[list[float]]:
+    """Each seat's summed reward in one episode per seed of ``env`` with the committed model
+    ``docs/results/<folder>/model.pt`` in every seat; every action it takes is asserted legal."""
+    from agents.policy import PolicyAgent
+
+    agent = PolicyAgent(Path(__file__).parents[2] / "docs" / "results" / folder / "model.pt")
+    assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
+    episodes = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            returns[name] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+        episodes.append([returns[a] for a in env.possible_agents])
+    return episodes

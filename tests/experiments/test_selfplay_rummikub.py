@@ -18,6 +18,7 @@ from rummy_env import rummikub_v0
 from rummy_env.core.tiles import parse_counts, parse_tile
 from rummy_env.games.rummikub import COMMIT, DRAW, stack_pool
 from rummy_env.vector import RummikubVec
+from tests.experiments.selfplay_helpers import committed_model_returns
 
 RUN = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 JK"  # a 14-tile run: the first play goes out
 OTHER = "B1 B2 B5 K7 K9 Y3 Y4 Y8 Y11 B13 K2 K4 K13 Y13"  # no meld
@@ -162,26 +163,6 @@ def test_a_smoke_run_kickstarted_by_the_patient_policy_trains_and_evaluates(play
 
 
 def test_the_committed_rummikub_model_plays_legal_hands_whose_rewards_sum_to_zero():
-    from pathlib import Path
-
-    from agents.policy import PolicyAgent
-
-    path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-rummikub" / "model.pt"
-    agent = PolicyAgent(path)
-    env = rummikub_v0.env()
-    assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
-    for seed in range(2):
-        env.reset(seed=seed)
-        returns = dict.fromkeys(env.possible_agents, 0.0)
-        for name in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            returns[name] += reward
-            if term or trunc:
-                env.step(None)
-                continue
-            action = agent.act(obs)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
-        # reward="win", 2 seats: +1 to the winner and -1 to the other (player_0 wins both
-        # deals, the same on every run)
-        assert [returns[a] for a in env.possible_agents] == [1.0, -1.0]
+    # reward="win", 2 seats: +1 to the winner and -1 to the other (player_0 wins both deals,
+    # the same on every run)
+    assert committed_model_returns("selfplay-rummikub", rummikub_v0.env(), range(2)) == [[1.0, -1.0]] * 2
