@@ -1,6 +1,7 @@
 """experiments.play driven through a pseudo-terminal (pexpect), and its input parsing."""
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -26,7 +27,15 @@ def spawn(tmp_path, *args, variant="gin_rummy"):
         timeout=60,  # generous: on a loaded CI machine a fresh venv's first imports are slow
         env=dict(os.environ),
         dimensions=(50, 200),
+        preexec_fn=default_sigint,
     )
+
+
+def default_sigint():
+    # a terminal's program starts with Ctrl-C at its default; a pytest-xdist worker that ran
+    # other jobs may pass on another disposition or a blocked SIGINT to the child
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
 
 
 def record_at_exit(child):
@@ -199,7 +208,7 @@ def test_ctrl_c_exits_130_with_one_line_and_keeps_the_record(tmp_path):
     child.sendline("1")
     child.expect("you play: ")
     child.expect(PROMPT)
-    child.sendintr()
+    child.kill(signal.SIGINT)  # what Ctrl-C sends, without the pty's line discipline in between
     child.expect(r"interrupted \(Ctrl-C\): game abandoned; record (\S+\.jsonl)\r\n")
     path, before = child.match.group(1), child.before
     child.expect(pexpect.EOF)
