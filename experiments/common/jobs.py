@@ -166,8 +166,8 @@ def new_figure(**kwargs: Any) -> Any:
     Agg canvas, not registered with pyplot.
 
     Library code builds its plots on these: nothing switches matplotlib's backend (a
-    ``matplotlib.use("Agg")`` in a library turns off Jupyter's inline plots for the rest
-    of the session), nothing needs ``plt.close``, and saving works headless.  A notebook
+    library that sets the global backend to Agg turns off Jupyter's inline plots for the
+    rest of the session), nothing needs ``plt.close``, and saving works headless.  A notebook
     shows one as a cell's value or with ``display(fig)``.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
