@@ -21,17 +21,17 @@ def first_rollout(cfg: selfplay.Config, learner: selfplay.Learner | None = None)
     return learner, opponents, vec, buf, last
 
 
-def committed_model_returns(folder: str, env, seeds) -> list[list[float]]:
-    """Each seat's summed reward in one episode per seed of ``env`` with the committed model
-    ``docs/results/<folder>/model.pt`` in every seat; every action it takes is asserted legal."""
+def policy_episodes(path, env, seeds) -> list[tuple[list[float], int]]:
+    """``(each seat's summed reward, the policy's decisions)`` of one episode per seed of
+    ``env`` with the model at ``path`` in every seat; every action it takes is asserted legal."""
     from agents.policy import PolicyAgent
 
-    agent = PolicyAgent(Path(__file__).parents[2] / "docs" / "results" / folder / "model.pt")
+    agent = PolicyAgent(path)
     assert agent.model.observation_space.shape == (env.unwrapped.layout.size,)
     episodes = []
     for seed in seeds:
         env.reset(seed=seed)
-        returns = dict.fromkeys(env.possible_agents, 0.0)
+        returns, steps = dict.fromkeys(env.possible_agents, 0.0), 0
         for name in env.agent_iter():
             obs, reward, term, trunc, _ = env.last()
             returns[name] += reward
@@ -41,5 +41,12 @@ def committed_model_returns(folder: str, env, seeds) -> list[list[float]]:
             action = agent.act(obs)
             assert obs["action_mask"][action] == 1
             env.step(action)
-        episodes.append([returns[a] for a in env.possible_agents])
+            steps += 1
+        episodes.append(([returns[a] for a in env.possible_agents], steps))
     return episodes
+
+
+def committed_model_returns(folder: str, env, seeds) -> list[list[float]]:
+    """:func:`policy_episodes`' returns with the committed model ``docs/results/<folder>/model.pt``."""
+    path = Path(__file__).parents[2] / "docs" / "results" / folder / "model.pt"
+    return [returns for returns, _ in policy_episodes(path, env, seeds)]

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.policy import PolicyAgent
 from agents.torch_policy import ILLEGAL_LOGIT, ActorCritic, load_model, masked_logits, sample_masked, save_model
 from experiments import selfplay, train
 from experiments.selfplay import returns as selfplay_returns
 from rummy_env import gin_rummy_v0, rummy_v0
+from tests.experiments.selfplay_helpers import policy_episodes
 
 
 def scripted_rollout():
@@ -147,31 +147,16 @@ def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run)
 
 def play_legal_game(path, seed, module=gin_rummy_v0):
     """One hand of ``env()`` with the policy in both seats; asserts every action is legal."""
-    env = module.env()
-    agent = PolicyAgent(path)
-    env.reset(seed=seed)
-    steps, returns = 0, {}
-    for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        returns[name] = returns.get(name, 0) + reward
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs)
-        assert obs["action_mask"][action] == 1
-        env.step(action)
-        steps += 1
-    assert steps > 0 and sorted(returns.values()) in ([-1, 1], [0, 0])
+    [(returns, steps)] = policy_episodes(path, module.env(), [seed])
+    assert steps > 0 and sorted(returns) in ([-1, 1], [0, 0])
     return steps
 
 
 @pytest.mark.parametrize("run, module", [("selfplay-gin", gin_rummy_v0), ("selfplay-rummy", rummy_v0)])
 def test_the_committed_models_load_and_play_legal_games(run, module):
     path = Path(__file__).parents[2] / "docs" / "results" / run / "model.pt"
-    agent = PolicyAgent(path)
-    assert agent.model.observation_space.shape == (module.env().unwrapped.layout.size,)
     for seed in range(3):
-        play_legal_game(path, seed, module)
+        play_legal_game(path, seed, module)  # policy_episodes checks the observation size too
 
 
 def test_the_trained_model_plays_through_policy_agent_and_the_tournament(smoke_run):
