@@ -3,9 +3,12 @@ a committed model's episodes in ``env()``."""
 
 from pathlib import Path
 
+import numpy as np
+
 from experiments import selfplay
 from experiments.common import load_variant
 from experiments.selfplay.opponents import Opponents
+from experiments.selfplay.returns import per_seat_gae
 from experiments.selfplay.rollout import RECENT, collect
 from experiments.selfplay.run import make_vec
 
@@ -50,3 +53,14 @@ def committed_model_returns(folder: str, env, seeds) -> list[list[float]]:
     """:func:`policy_episodes`' returns with the committed model ``docs/results/<folder>/model.pt``."""
     path = Path(__file__).parents[2] / "docs" / "results" / folder / "model.pt"
     return [returns for returns, _ in policy_episodes(path, env, seeds)]
+
+
+def one_game_gae(players: np.ndarray, rewards: np.ndarray, dones: np.ndarray, value: float = 0.25):
+    """``per_seat_gae`` of one game's steps (``players`` (T,), ``rewards`` (T, seats),
+    ``dones`` (T,)) with every value ``value``, gamma = lambda = 1, no shaping and nothing
+    before or after: ``(advantages (T, 1), valid (T, 1))``."""
+    T = len(players)
+    return per_seat_gae(
+        np.full((T, 1), value), rewards[:, None, :], dones[:, None], players[:, None], np.ones((T, 1), bool),
+        np.zeros((T, 1)), np.zeros(1), np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1), 1.0, 1.0, 0.0,
+    )  # fmt: skip

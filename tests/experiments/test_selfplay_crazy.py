@@ -16,7 +16,7 @@ from experiments.selfplay.returns import per_seat_gae, potential_fn
 from rummy_env import crazy_rummy_v0
 from rummy_env.games.crazy_rummy import stack_deck, string_to_action
 from rummy_env.vector import CrazyRummyVec
-from tests.experiments.selfplay_helpers import committed_model_returns
+from tests.experiments.selfplay_helpers import committed_model_returns, one_game_gae
 
 # round 1 (aces wild), dealer player_2: player_0 (8 cards) plays first, melds twice and
 # discards 9C, which player_1 takes to go out (meld TD JD QD KD, meld 9C 9D 9S, discard 4S);
@@ -52,19 +52,14 @@ def test_the_scripted_round_ends_with_player_1_out_and_the_penalties_of_r_crazy_
     assert dones.tolist() == [False] * 6 + [True]
     assert vec.scores.tolist() == [[8, 0, 43]]
     np.testing.assert_allclose(rewards[-1], [17 - 8, 17, 17 - 43], atol=1e-5)  # the mean penalty 17 minus one's own
-    assert abs(rewards.sum()) < 1e-5  # score rewards sum to 0 over the seats
+    assert abs(rewards.sum()) < 1e-5  # +1 and -1: the rewards sum to 0 over the seats (R-RK-13)
 
 
 def test_per_seat_returns_of_the_scripted_round_give_every_seat_its_share_of_the_win():
     _, players, rewards, dones = _scripted("win")
     # +1 to the lowest penalty (player_1), -1 shared by the two others (R-CRAZY-12, 13)
     assert rewards[-1].tolist() == [-0.5, 1.0, -0.5] and rewards[:-1].sum() == 0
-    T = len(players)
-    values = np.full((T, 1), 0.25)
-    adv, valid = per_seat_gae(
-        values, rewards[:, None, :], dones[:, None], players[:, None], np.ones((T, 1), bool), np.zeros((T, 1)),
-        np.zeros(1), np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1), 1.0, 1.0, 0.0,
-    )  # fmt: skip
+    adv, valid = one_game_gae(players, rewards, dones)
     # gamma = lambda = 1: each decision's advantage is its seat's return minus the value;
     # player_2 never moved (its -0.5 is in no decision of this rollout)
     np.testing.assert_allclose(adv[:, 0], [-0.75] * 3 + [0.75] * 4, atol=1e-6)

@@ -13,12 +13,12 @@ from agents.policy_features import Featurizer
 from experiments import selfplay
 from experiments.selfplay.config import vector_class
 from experiments.selfplay.opponents import FrozenAgent
-from experiments.selfplay.returns import per_seat_gae, potential_fn
+from experiments.selfplay.returns import potential_fn
 from rummy_env import rummikub_v0
 from rummy_env.core.tiles import parse_counts, parse_tile
 from rummy_env.games.rummikub import COMMIT, DRAW, stack_pool
 from rummy_env.vector import RummikubVec
-from tests.experiments.selfplay_helpers import committed_model_returns
+from tests.experiments.selfplay_helpers import committed_model_returns, one_game_gae
 
 RUN = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 JK"  # a 14-tile run: the first play goes out
 OTHER = "B1 B2 B5 K7 K9 Y3 Y4 Y8 Y11 B13 K2 K4 K13 Y13"  # no meld
@@ -49,12 +49,7 @@ def test_per_seat_returns_of_a_scripted_hand_give_the_win_to_the_player_who_went
     assert players.tolist() == [0] + [1] * 15
     assert dones.tolist() == [False] * 15 + [True]
     assert rewards[-1].tolist() == [-1.0, 1.0] and not rewards[:-1].any()  # reward="win": +1 / -1 (2 seats)
-    T = len(players)
-    values = np.full((T, 1), 0.25)
-    adv, valid = per_seat_gae(
-        values, rewards[:, None, :], dones[:, None], players[:, None], np.ones((T, 1), bool), np.zeros((T, 1)),
-        np.zeros(1), np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1), 1.0, 1.0, 0.0,
-    )  # fmt: skip
+    adv, valid = one_game_gae(players, rewards, dones)
     # gamma = lambda = 1: each decision's advantage is its seat's return minus the value
     np.testing.assert_allclose(adv[:, 0], [-1.25] + [0.75] * 15, atol=1e-6)
     assert valid.all()
