@@ -12,7 +12,8 @@ heuristic playouts, Gin Rummy, basic Rummy and Crazy Rummy), ``depth``, ``prior`
 ``time``, ``model`` (0..1, ``rollout=fast`` on Gin Rummy: worlds weighted by the
 opponent's revealed decisions, 1 = uniform worlds; ``mix``: weighted by a mixture over
 the Gin heuristic's styles, the opponent's playout style drawn from the posterior:
-:class:`PIMCAgent`).  Defaults depend on the variant
+:class:`PIMCAgent`), ``guide`` (a learned policy's file: its choice gets the ``prior``
+bonus instead of the heuristic's).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -63,6 +64,7 @@ OPTIONS = {
         "plan": str,
         "candidates": int,
         "late": int,
+        "guide": str,
     },
 }
 

@@ -40,7 +40,7 @@ class PIMCAgent(SearchAgent):
         rollouts: playouts per action and world (>= 1; more only helps a random policy).
         rollout: ``"heuristic"``, ``"random"`` or ``"fast"`` (compiled heuristic playouts).
         depth: most actions per playout before the position is judged.
-        prior: value bonus (0..1) of the heuristic's choice (heuristic rollouts only).
+        prior: value bonus (0..1) of the heuristic's choice, or of ``guide``'s.
         playouts: most playouts per decision: with many legal actions fewer worlds are
             sampled (at least one), which bounds a decision's time.
         time: seconds per decision instead of ``worlds`` (then as many worlds as fit;
@@ -57,7 +57,19 @@ class PIMCAgent(SearchAgent):
             opponent's playouts play a style drawn from its posterior there.
             :attr:`posterior` is then the posterior over the styles at the last
             decision searched (updated at each decision from the whole hand so far).
+        guide: a learned policy's file (``.pt`` of ``experiments.selfplay`` or ``.zip``
+            of ``experiments.train``, trained on this env's observations) whose choice
+            from the agent's observation gets the ``prior`` bonus instead of the
+            heuristic's: the search departs from the policy only where the worlds agree
+            by more than ``prior`` that another action is better (the policy as the
+            search's prior, as in expert iteration, Anthony et al. 2017).  Needs
+            ``prior`` > 0.
         seed: seed of the agent's generator (worlds and random playouts).
+
+    Raises:
+        ValueError: ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
+            ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
+            is not a model or that was trained on other observations.
     """
 
     name = "pimc"
@@ -73,6 +85,7 @@ class PIMCAgent(SearchAgent):
         playouts: int | None = None,
         time: float | None = None,
         model: float | str = 1.0,
+        guide: str | None = None,
         seed: int | None = None,
     ):
         fast = rollout == "fast"
@@ -91,6 +104,19 @@ class PIMCAgent(SearchAgent):
             raise ValueError(f"model={model} weighs the worlds of rollout=fast only (rollout={rollout!r})")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)
         self.worlds, self.rollouts, self.playouts, self.model = worlds, rollouts, playouts, model
+        self.guide = None
+        if guide is not None:
+            if prior <= 0:
+                raise ValueError(f"guide={guide}: the policy's choice gets the prior bonus; give prior > 0")
+            from agents.policy import PolicyAgent
+
+            self.guide = PolicyAgent(guide)
+            expected = (env.unwrapped.layout.size,)
+            if self.guide.model.observation_space.shape != expected:
+                raise ValueError(
+                    f"guide={guide} was trained on observations of shape "
+                    f"{self.guide.model.observation_space.shape}, this env's are {expected}"
+                )
         self.compiled = None
         if fast:
             from agents.search.fast import CompiledRollouts
@@ -101,7 +127,10 @@ class PIMCAgent(SearchAgent):
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         values = self.action_values(state, seat, legal)
-        prior = self.policy.observed_action(observation, seat)
+        if self.guide is not None:
+            prior = self.guide.act(observation)
+        else:
+            prior = self.policy.observed_action(observation, seat)
         if prior is not None:
             values[legal.index(prior)] += self.prior
         return legal[int(np.argmax(values))]

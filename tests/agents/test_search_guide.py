@@ -1,0 +1,63 @@
+"""``pimc:...,guide=PATH,prior=X``: a learned policy as the search's prior (its choice gets
+``prior`` more value, so the search departs from it only where the worlds agree by more)."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.policy import PolicyAgent
+from rummy_env import gin_rummy_v0
+from tests.games.resample_helpers import swap_hidden
+
+LEAGUE = "docs/results/selfplay-gin-league/model.pt"
+
+
+def _fourth_decision():
+    """Gin hand of seed 0, player_0 played by the league model, player_1 by the heuristic,
+    stopped at player_0's fourth decision of two or more moves: a discard where the
+    search's 40 worlds (seed 1) value action 38 at 0.956 and the model's choice, 44, at
+    0.888."""
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    guide, heuristic = PolicyAgent(LEAGUE), make_agent("heuristic", env)
+    seen = 0
+    while True:
+        obs = env.observe(env.agent_selection)
+        seat = env.possible_agents.index(env.agent_selection)
+        if seat == 0 and obs["action_mask"].sum() > 1:
+            if seen == 3:
+                return env, obs
+            seen += 1
+        env.step(int(guide.act(obs) if seat == 0 else heuristic.act(obs)))
+
+
+def test_the_search_leaves_the_guides_choice_only_by_more_than_the_prior():
+    env, obs = _fourth_decision()
+    legal = np.flatnonzero(obs["action_mask"]).tolist()
+    assert legal == [1, 18, 20, 21, 22, 23, 34, 35, 38, 44]
+    values = make_agent("pimc:model=mix,worlds=40", env, seed=1).action_values(env.unwrapped.game_state, 0, legal)
+    assert round(values[legal.index(38)], 3) == 0.956 and round(values[legal.index(44)], 3) == 0.888
+    assert PolicyAgent(LEAGUE).act(obs) == 44
+    assert make_agent("pimc:model=mix,worlds=40", env, seed=1).act(obs) == 38
+    assert make_agent(f"pimc:model=mix,worlds=40,guide={LEAGUE},prior=0.05", env, seed=1).act(obs) == 38
+    assert make_agent(f"pimc:model=mix,worlds=40,guide={LEAGUE},prior=0.1", env, seed=1).act(obs) == 44
+
+
+def test_the_guided_search_does_not_peek():
+    env, obs = _fourth_decision()
+    raw = env.unwrapped
+    name = f"pimc:model=mix,worlds=40,guide={LEAGUE},prior=0.05"
+    for k in range(3):
+        raw.game_state = swap_hidden(raw.game_state, 0, np.random.default_rng(k))
+        assert make_agent(name, env, seed=1).act(obs) == 38
+
+
+def test_a_guide_needs_a_prior_and_this_envs_observations():
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="give prior > 0"):
+        make_agent(f"pimc:guide={LEAGUE}", env)
+    with pytest.raises(ValueError, match=r"trained on observations of shape \(\d+,\), this env's are"):
+        make_agent("pimc:guide=docs/results/selfplay-rummy/model.pt,prior=0.1", env)
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent("pimc:guide=no/such/model.pt,prior=0.1", env)
