@@ -59,7 +59,7 @@ CHAMPIONS: dict[str, str] = {
 
 
 def champion_name(variant: str) -> str:
-    """The agent name of ``variant``'s champion (``policy:`` paths made absolute).
+    """The agent name of ``variant``'s champion (``policy:`` and ``guide=`` paths made absolute).
 
     Raises:
         ValueError: a variant without a champion (the message lists the variants).
@@ -69,4 +69,6 @@ def champion_name(variant: str) -> str:
     name = CHAMPIONS[variant]
     if name.startswith("policy:"):
         return "policy:" + str(ROOT / name[len("policy:") :])
-    return name
+    kind, colon, options = name.partition(":")
+    resolved = [f"guide={ROOT / o[len('guide=') :]}" if o.startswith("guide=") else o for o in options.split(",")]
+    return kind + colon + ",".join(resolved)
