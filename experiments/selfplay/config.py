@@ -186,6 +186,9 @@ def check_config(config: Config, num_players: int) -> None:
             f"pool_share, heuristic_share and random_share {shares} and the league's shares "
             f"{tuple(s for _, s in members)} must be >= 0 and sum to at most 1"
         )
+    for name, _ in members:
+        if name.startswith("policy:") and not Path(name[len("policy:") :]).is_file():
+            raise ValueError(f"league member {name!r}: no such file {name[len('policy:') :]!r}")
     if config.init_model and not Path(config.init_model).is_file():
         raise ValueError(f"init_model={config.init_model!r}: no such file")
     if config.critic == "privileged" and config.variant not in ("gin_rummy_v0", "rummy_v0"):

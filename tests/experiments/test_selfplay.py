@@ -221,6 +221,7 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
         (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
         (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
+        (["--league", "policy:no/such.pt@0.2"], "league member 'policy:no/such.pt': no such file 'no/such.pt'"),
         (
             ["--teacher-agent", "pimc"],
             "teacher_agent='pimc': use heuristic, heuristic:style=NAME or policy:PATH "
