@@ -20,11 +20,14 @@ def test_every_variant_has_a_champion_built_from_its_table_entry(module):
     assert set(CHAMPIONS) == {"rummy_v0", "gin_rummy_v0", "crazy_rummy_v0", "rummikub_v0"}
 
 
-def test_the_gin_champion_is_the_league_model():
+def test_the_gin_champion_is_the_mixture_search_guided_by_the_league_model(monkeypatch, tmp_path):
+    league = ROOT / "docs/results/selfplay-gin-league/model.pt"
+    assert CHAMPIONS["gin_rummy_v0"] == "pimc:model=mix,guide=docs/results/selfplay-gin-league/model.pt,prior=0.05"
+    assert champion_name("gin_rummy_v0") == f"pimc:model=mix,guide={league},prior=0.05"
+    monkeypatch.chdir(tmp_path)  # the guide is found from any folder
     agent = make_agent("champion", gin_rummy_v0.env(), seed=0)
-    assert CHAMPIONS["gin_rummy_v0"] == "policy:docs/results/selfplay-gin-league/model.pt"
-    assert champion_name("gin_rummy_v0") == f"policy:{ROOT}/docs/results/selfplay-gin-league/model.pt"
-    assert type(agent).__name__ == "PolicyAgent" and not isinstance(agent, PIMCAgent)
+    assert isinstance(agent, PIMCAgent) and (agent.model, agent.prior, agent.worlds) == (0.2, 0.05, 500)
+    assert agent.style_prior is not None and type(agent.guide).__name__ == "PolicyAgent"
 
 
 def test_the_rummy_and_rummikub_champions_differ_from_the_panels_pimc():
