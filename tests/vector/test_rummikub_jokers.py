@@ -1,0 +1,96 @@
+"""The relaxed sweep for table jokers (``vector.rummikub_jokers``): its forced-run test, its
+restricted joker moves, and the exact masks of scripted positions that take it, in both
+sweep directions, against hand-derived answers and the solver's public functions."""
+
+import numpy as np
+import pytest
+
+from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
+from rummy_env.core.rummikub_solver.tables import _CINDEX, _CSTATES, _colour_moves
+from rummy_env.core.tiles import parse_tile
+from rummy_env.games.rummikub import COMMIT, DRAW
+from rummy_env.vector.rummikub_jokers import joker_tables, run_forced
+from rummy_env.vector.rummikub_masks import masks_kernel
+
+
+def counts(text):
+    return np.bincount([parse_tile(t) for t in text.split()], minlength=53).astype(np.int64)
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "forced"),
+    [
+        ("R1 R2 R3 JK B5 K5", "R1 R2 R3 JK B5 K5 R4 R5 B1 Y13", True),  # R2 alone at 2
+        ("R5 B5 K5 R7 B7 K7", "R5 B5 K5 R7 B7 K7", False),  # both numbers are groups
+        ("R5 B5 JK", "R5 B5 JK", False),  # R5 B5 + the joker: a group
+        ("R5 B5", "R5 B5", True),  # two colours, no joker: not a group
+        ("R1", "R1 B1 K1", False),  # the play may add B1 and K1: a group
+        ("R1", "R1 B1", True),  # at most R1 B1 at 1
+        ("JK R12 R13", "JK R12 R13 K2 K3 K4 B7", True),  # R12 alone at 12
+    ],
+)
+def test_a_run_is_forced_when_some_number_cannot_be_all_groups(lo, hi, forced):
+    gj_min = joker_tables()[2]
+    assert run_forced(counts(lo), counts(hi), gj_min) is forced
+
+
+def test_the_restricted_moves_start_no_run_with_a_joker():
+    # no open run, one joker, 0..1 real tiles: the joker may start a run (1 run of 1) only
+    # in the full table; continuing an open 3+ run with a joker stays in both
+    empty, long = _CINDEX[(0, 0, 0)], _CINDEX[(0, 0, 1)]
+    full = _colour_moves(empty, 0, 1, 1, 2, 2)
+    restricted = _colour_moves(empty, 0, 1, 1, 2, 2, False)
+    assert [(g, k, _CSTATES[n], x) for g, k, n, x in full] == [
+        (0, 0, (0, 0, 0), 0),
+        (0, 0, (1, 0, 0), 1),
+        (0, 1, (1, 0, 0), 0),
+        (0, 1, (2, 0, 0), 1),
+        (1, 0, (0, 0, 0), 1),
+        (1, 1, (1, 0, 0), 1),
+    ]
+    assert [(g, k, _CSTATES[n], x) for g, k, n, x in restricted] == [
+        (0, 0, (0, 0, 0), 0),
+        (0, 0, (1, 0, 0), 1),
+        (1, 0, (0, 0, 0), 1),
+    ]
+    assert _colour_moves(long, 0, 0, 1, 2, 2, False) == _colour_moves(long, 0, 0, 1, 2, 2)
+    gstart, moves, gj_min, roff, split = joker_tables()
+    assert split == 10  # numbers 1..10: a run starting with a joker there can move up
+    # the solver's 20,898 moves, then the 20,606 restricted ones at keys roff further on
+    assert gstart.size == 2 * roff and gstart[roff] == 20898 and moves.size == 20898 + 20606
+    assert gj_min.tolist() == [1, 0, 4, 1, 1, 4, 0, 2, 1, 0, 2, 4, 1, 0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("down", [False, True])
+@pytest.mark.parametrize(
+    ("table", "rack", "chosen", "want"),
+    [
+        # the joker can only be R11 (a run starting with a joker at 11: kept by the upward
+        # sweep's restricted layers 1..10); K2 K3 K4 is the only play, led by K2
+        ("JK R12 R13", "K2 K3 K4 B7", "", ["K2", DRAW]),
+        # the mirror image: the joker is R3, a run starting at 11 on the downward sweep
+        ("R1 R2 JK", "K2 K3 K4 B7", "", ["K2", DRAW]),
+        # R4 chosen (R1..R4, the joker with B5 K5): R5 follows (run or group), B1 and Y13
+        # fit nowhere, commit is legal
+        ("R1 R2 R3 JK B5 K5", "R4 R5 B1 Y13", "R4", ["R5", COMMIT]),
+    ],
+)
+def test_scripted_table_joker_positions_get_their_exact_masks_in_both_directions(table, rack, chosen, want, down):
+    masks_range, tables = masks_kernel()
+    t, r = counts(table), counts(rack)
+    c = counts(chosen) if chosen else np.zeros(53, np.int64)
+    last = int(np.flatnonzero(c)[-1]) if chosen else -1
+    hi = t + np.where(np.arange(53) < last, c, r)
+    assert run_forced(t + c, hi, tables[11])  # the relaxed sweep's condition holds
+    legal, fallback = np.zeros((1, 55), np.int8), np.zeros(1, np.bool_)
+    dir_cost = np.array([[10, 5] if down else [5, 10]], np.int64)
+    masks_range(
+        0, 1, np.array([0]), np.stack([r, r])[None], t[None], c[None], np.array([last]), np.array([0]),
+        np.ones((1, 2), np.bool_), 30, False, tables, legal, fallback, dir_cost,
+    )  # fmt: skip
+    ids = [parse_tile(x) if isinstance(x, str) else x for x in want]
+    assert np.flatnonzero(legal[0]).tolist() == ids
+    assert dir_cost[0, 0 if down else 1] == 10  # the other direction kept its cost: the one asked for ran
+    assert np.array_equal(legal[0, :53], ordered_extension_mask(t, r, c, True).astype(np.int8))
+    if chosen:
+        assert bool(legal[0, COMMIT]) == is_legal_play(t, r, c, True)
