@@ -23,13 +23,15 @@ def counts(text):
         ("R1 R2 R3 JK B5 K5", "R1 R2 R3 JK B5 K5 R4 R5 B1 Y13", True),  # R2 alone at 2
         ("R5 B5 K5 R7 B7 K7", "R5 B5 K5 R7 B7 K7", False),  # both numbers are groups
         ("R5 B5 JK", "R5 B5 JK", False),  # R5 B5 + the joker: a group
+        ("R5 B5 R8 B8 JK", "R5 B5 R8 B8 JK", True),  # two groups would need two jokers
+        ("R5 B5 R8 B8 K8 JK", "R5 B5 R8 B8 K8 JK", False),  # R5 B5 JK and R8 B8 K8
         ("R5 B5", "R5 B5", True),  # two colours, no joker: not a group
         ("R1", "R1 B1 K1", False),  # the play may add B1 and K1: a group
         ("R1", "R1 B1", True),  # at most R1 B1 at 1
         ("JK R12 R13", "JK R12 R13 K2 K3 K4 B7", True),  # R12 alone at 12
     ],
 )
-def test_a_run_is_forced_when_some_number_cannot_be_all_groups(lo, hi, forced):
+def test_a_run_is_forced_when_the_numbers_cannot_all_be_groups_with_the_jokers(lo, hi, forced):
     gj_min = joker_tables()[2]
     assert run_forced(counts(lo), counts(hi), gj_min) is forced
 
