@@ -96,3 +96,55 @@ def test_scripted_table_joker_positions_get_their_exact_masks_in_both_directions
     assert np.array_equal(legal[0, :53], ordered_extension_mask(t, r, c, True).astype(np.int8))
     if chosen:
         assert bool(legal[0, COMMIT]) == is_legal_play(t, r, c, True)
+
+
+def random_joker_table(rng):
+    """A union of random valid melds (runs and groups, a joker standing in for a tile of
+    some), tile counts at most 2, at least one joker."""
+    table, jokers = np.zeros(53, np.int64), int(rng.integers(1, 3))
+    for _ in range(int(rng.integers(1, 12))):
+        if rng.random() < 0.5:
+            c, a = rng.integers(4), rng.integers(0, 11)
+            tiles = [c * 13 + a + i for i in range(int(rng.integers(3, 14 - a)))]
+        else:
+            v = rng.integers(13)
+            tiles = [c * 13 + v for c in rng.choice(4, int(rng.integers(3, 5)), replace=False)]
+        if jokers and rng.random() < 0.5:
+            tiles[rng.integers(len(tiles))] = 52
+            jokers -= 1
+        more = table + np.bincount(tiles, minlength=53)
+        if more[:52].max() <= 2 and more[52] <= 2:
+            table = more
+    return table
+
+
+def test_random_table_joker_positions_get_the_solvers_masks_in_both_directions():
+    # 60 random positions (tables of valid melds with jokers, racks of 1-8 tiles, half of
+    # them with 1-3 tiles chosen): the masks equal ordered_extension_mask / is_legal_play
+    masks_range, tables = masks_kernel()
+    rng = np.random.default_rng(7)
+    checked = relaxed = 0
+    while checked < 60:
+        table = random_joker_table(rng)
+        if table[52] == 0:
+            continue
+        pool = np.repeat(np.arange(52), 2 - table[:52])
+        rack = np.bincount(rng.choice(pool, int(rng.integers(1, 9)), replace=False), minlength=53).astype(np.int64)
+        chosen, last = np.zeros(53, np.int64), -1
+        if rng.random() < 0.5:
+            types = np.flatnonzero(rack[:52])
+            chosen[np.sort(rng.choice(types, int(rng.integers(1, min(3, types.size) + 1)), replace=False))] = 1
+            last = int(np.flatnonzero(chosen)[-1])
+        hi = table + np.where(np.arange(53) < last, chosen, rack)
+        relaxed += bool(run_forced(table + chosen, hi, tables[11]))
+        for cost in ([5, 10], [10, 5]):  # upward, downward
+            legal, fallback = np.zeros((1, 55), np.int8), np.zeros(1, np.bool_)
+            masks_range(
+                0, 1, np.array([0]), np.stack([rack, rack])[None], table[None], chosen[None], np.array([last]),
+                np.array([0]), np.ones((1, 2), np.bool_), 30, False, tables, legal, fallback, np.array([cost]),
+            )  # fmt: skip
+            assert np.array_equal(legal[0, :53], ordered_extension_mask(table, rack, chosen, True).astype(np.int8))
+            assert legal[0, COMMIT] == (int(is_legal_play(table, rack, chosen, True)) if last >= 0 else 0)
+            assert legal[0, DRAW] == int(last < 0)
+        checked += 1
+    assert relaxed == 57  # most of them take the relaxed sweep (a run is forced)
