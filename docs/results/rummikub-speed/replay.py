@@ -29,7 +29,8 @@ def record(path: str, warmup: int, steps: int) -> None:
     vec.reset()
     for _ in range(warmup):
         vec.step_random()
-    rows: dict[str, list[np.ndarray]] = {k: [] for k in ("table", "rack", "chosen", "last", "meld", "dir_cost", "legal")}
+    names = ("table", "rack", "chosen", "last", "meld", "dir_cost", "legal")
+    rows: dict[str, list[np.ndarray]] = {k: [] for k in names}
     compute = vec._compute_masks
 
     def recorded(games: np.ndarray) -> None:
@@ -64,7 +65,8 @@ def replay(path: str, reps: int) -> int:
         )  # fmt: skip
         best = min(best, time.perf_counter() - start)
         bad = int((legal != d["legal"]).any(axis=1).sum())
-    print(f"{n} positions, best of {reps}: {best * 1e3:.1f} ms = {best / n * 1e6:.2f} us a mask; masks differing: {bad}")
+    us = best / n * 1e6
+    print(f"{n} positions, best of {reps}: {best * 1e3:.1f} ms = {us:.2f} us a mask; masks differing: {bad}")
     return 1 if bad else 0
 
 
