@@ -57,6 +57,8 @@ def _kernel_sweep(  # pragma: no cover - compiled
     vmask=(1 << 52) - 1,
     block=None,
     work=None,
+    split=0,
+    roff=0,
 ):
     """Compiled twin of ``_label_sweep_py``: same moves and answers.  Returns (found, bits).
 
@@ -102,6 +104,9 @@ def _kernel_sweep(  # pragma: no cover - compiled
     measure of the sweep's cost that is the same on every run, for callers that choose
     between equivalent sweeps, ``vector.rummikub_masks``).
 
+    ``split``/``roff``: the layers ``i < split`` read the moves at keys ``roff`` further on
+    (a second move table appended to ``gstart``/``moves``: ``vector.rummikub_jokers``).
+
     ``lohi``/``capc``: int64 (13, 4) per-number per-colour bound index and cap code.
     Each layer is kept in insertion-ordered arrays plus an open-addressing hash index
     (measured faster here than rows [code, label] in the hash table itself).
@@ -127,6 +132,7 @@ def _kernel_sweep(  # pragma: no cover - compiled
         nxt_c = np.empty(size, dtype=np.int64)
         nxt_l = np.empty(size, dtype=np.int64)
         nn = 0
+        off = roff if i < split else 0
         # codes sharing colours 0+1 and their jokers share half A: visit them together
         order = np.argsort(cur_c[:ncur] & (4095 | (7 << 24)), kind="mergesort")
         last_a = -1
@@ -141,15 +147,15 @@ def _kernel_sweep(  # pragma: no cover - compiled
             key_a = code & (4095 | (7 << 24))
             if key_a != last_a:
                 last_a = key_a
-                k0 = 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
-                k1 = 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
+                k0 = off + 4 * ((((code & 63) * 6 + lohi[i, 0]) * 3 + budget) * 16 + capc[i, 0])
+                k1 = off + 4 * (((((code >> 6) & 63) * 6 + lohi[i, 1]) * 3 + budget) * 16 + capc[i, 1])
                 _half(k0, k1, gstart, moves, budget, half_a, cnt_a, seen, seen_used, ordered)
                 if work is not None:
                     tot_a = 0
                     for ca in range(9):
                         tot_a += cnt_a[ca]
-            k2 = 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
-            k3 = 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
+            k2 = off + 4 * (((((code >> 12) & 63) * 6 + lohi[i, 2]) * 3 + budget) * 16 + capc[i, 2])
+            k3 = off + 4 * (((((code >> 18) & 63) * 6 + lohi[i, 3]) * 3 + budget) * 16 + capc[i, 3])
             _half(k2, k3, gstart, moves, budget, half_b, cnt_b, seen, seen_used, ordered)
             if work is not None:
                 tot_b = 0

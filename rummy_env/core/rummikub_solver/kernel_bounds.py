@@ -29,7 +29,7 @@ def _bounds_sweep(  # pragma: no cover - compiled
     takes the pruning thresholds and a work counter, for compiled callers."""
     return _bounds_sweep_tuned(
         lo, hi, lohi_table, gstart, moves, gj, ups, ordered, threshold, labels, below, remap, long_only, vmask, block,
-        32, 64, None,
+        32, 64, None, 0, 0,
     )  # fmt: skip
 
 
@@ -52,10 +52,14 @@ def _bounds_sweep_tuned(  # pragma: no cover - compiled
     prune_min,
     prune_two,
     work,
+    split,
+    roff,
 ):
     """``_bounds_sweep`` with ``_kernel_sweep``'s ``prune_min``/``prune_two`` (pruning drops
     dominated codes only, so they change the cost, never the answer) and ``work`` (int64
-    (1,) or None); ``vector.rummikub_masks`` calls it from compiled code with its own."""
+    (1,) or None) and ``split``/``roff`` (restricted moves on the first layers, 0/0 for
+    none: ``vector.rummikub_jokers``); ``vector.rummikub_masks`` calls it from compiled
+    code with its own."""
     early = not labels and threshold > 0
     for t in range(53):
         if lo[t] != 0:
@@ -89,4 +93,6 @@ def _bounds_sweep_tuned(  # pragma: no cover - compiled
         vmask,
         block,
         work,
+        split,
+        roff,
     )

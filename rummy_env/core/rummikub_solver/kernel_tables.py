@@ -21,8 +21,8 @@ from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
 _LOHI_INDEX = {(lo, hi): k for k, (lo, hi) in enumerate((lo, hi) for lo in range(3) for hi in range(lo, 3))}
 
 
-def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flat tables for the kernel.
+def _kernel_tables(joker_starts: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flat tables for the kernel (``joker_starts``: passed to ``_colour_moves``).
 
     Colour moves: key ``((s * 6 + lohi) * 3 + budget) * 16 + (cap1 + 1) * 4 + (cap2 + 1)``;
     the moves sending ``g`` tiles to groups are ``moves[gstart[4 * key + g]:gstart[4 * key
@@ -39,7 +39,7 @@ def _kernel_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
                 for cap1 in range(-1, 3):
                     for cap2 in range(-1, 3):
                         by_g: list[list[int]] = [[], [], []]
-                        for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2):
+                        for g, k, nxt, x in _colour_moves(s, lo, hi, budget, cap1, cap2, joker_starts):
                             by_g[g].append(k | nxt << 2 | int(x > lo) << 8 | x << 9)
                         for g in range(3):
                             moves.extend(by_g[g])

@@ -76,14 +76,16 @@ _GROUP_JOKERS = _build_group_jokers()
 
 
 @cache
-def _colour_moves(s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int) -> tuple:
+def _colour_moves(s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int, joker_starts: bool = True) -> tuple:
     """Moves of one colour at one number.
 
     ``s``: colour state index; ``lo..hi``: real tiles of this colour and number to use;
     ``kmax``: jokers still available; ``cap1``/``cap2``: most real tiles of this colour at
     the next two numbers (-1 past 13), used to drop states whose open runs cannot be
     completed.  Returns ``((g, k, next_state, x), ...)``: ``x`` real tiles used, ``g`` of
-    them go to groups, ``k`` jokers extend or start runs of this colour.
+    them go to groups, ``k`` jokers extend or start runs of this colour.  With
+    ``joker_starts=False`` only the moves whose jokers can all continue open runs (no run
+    has to start with a joker: ``vector.rummikub_jokers``).
     """
     n1, n2, n3 = _CSTATES[s]
     moves = set()
@@ -97,6 +99,8 @@ def _colour_moves(s: int, lo: int, hi: int, kmax: int, cap1: int, cap2: int) -> 
                     new = free - e3
                     if new > 0 and e3 < n3:
                         continue  # closing a 3+ run while starting one = merging them
+                    if not joker_starts and k > n1 + n2 + e3:
+                        continue  # more jokers than runs going on: one starts a run
                     m1, m2, m3 = new, n1, n2 + e3
                     left = kmax - k
                     if m1 + m2 and (cap1 < 0 or m1 + m2 > cap1 + left):
