@@ -42,7 +42,7 @@ from pathlib import Path
 #: The repository (the committed models' paths are relative to it).
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The champion of each variant (env name) as an agent name; ``policy:`` paths are relative
+#: The champion of each variant (env name) as an agent name; ``policy:`` and ``guide=`` paths are relative
 #: to :data:`ROOT`.
 CHAMPIONS: dict[str, str] = {
     # the mixture-model search guided by the league model (docs/results/champion-gin/README.md,
