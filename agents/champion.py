@@ -16,11 +16,12 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   heuristic's styles fitted to the opponent's decisions) guided by the league model (the
   self-play model fine-tuned against a population of the heuristic's styles and its own
   snapshots, ``experiments/recipes/gin_league.toml``): the model's choice gets 0.05 more
-  value, so the search overrules it only where its worlds agree by more than that.  On 300
-  hands against each member of panel version 2 every point estimate is above 0.5 (lowest
-  0.523 against the league model, 0.527 against ``pimc:model=1``); against OpenSpiel's bot
-  it wins 0.037 more of its hands than the league model alone on the same deals (paired,
-  [0.010, 0.063]); about 55 ms of CPU a decision.  It replaced the league model itself on
+  value, so the search overrules it only where its worlds agree by more than that.  Against
+  every member of panel version 2 its point estimate is above 0.5 (lowest 0.509 [0.476,
+  0.541] against ``pimc:model=1`` and 0.521 against the league model, 900 hands each; 0.615
+  against the heuristic over 2,300); against OpenSpiel's bot 0.593 [0.572, 0.613] over
+  2,300 hands, 0.037 more than the league model alone on the same deals (paired, [0.011,
+  0.063]); about 55 ms of CPU a decision.  It replaced the league model itself on
   2026-12-03, which had replaced ``pimc:model=mix`` the same day
   (``docs/results/champion-gin/README.md``).  ``experiments.exploit --agent champion``
   trains against its guide and evaluates against the search.
