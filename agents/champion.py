@@ -20,8 +20,9 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   every member of panel version 2 its point estimate is above 0.5 (lowest 0.509 [0.476,
   0.541] against ``pimc:model=1`` and 0.521 against the league model, 900 hands each; 0.615
   against the heuristic over 2,300); against OpenSpiel's bot 0.593 [0.572, 0.613] over
-  2,300 hands, 0.037 more than the league model alone on the same deals (paired, [0.011,
-  0.063]); about 55 ms of CPU a decision.  It replaced the league model itself on
+  2,300 hands, where the league model alone wins 0.581 on 2,000 of them (paired gain on
+  held-out deals +0.012 [-0.008, +0.031]: a little better, not beyond doubt); about 55 ms
+  of CPU a decision.  It replaced the league model itself on
   2026-12-03, which had replaced ``pimc:model=mix`` the same day
   (``docs/results/champion-gin/README.md``).  ``experiments.exploit --agent champion``
   trains against its guide and evaluates against the search.
@@ -50,7 +51,7 @@ CHAMPIONS: dict[str, str] = {
     # "guided/": above 0.5 against every panel member on the point estimates)
     "gin_rummy_v0": "pimc:model=mix,guide=docs/results/selfplay-gin-league/model.pt,prior=0.05",
     # pimc with compiled heuristic playouts, 600 worlds (docs/results/champion-rummy/README.md:
-    # against pimc:model=1, 200 worlds, 0.545 [0.448, 0.639] over 200 games; 75 ms a decision)
+    # against pimc:model=1, 200 worlds, 0.576 [0.545, 0.606] over 1,000 games; 75 ms a decision)
     "rummy_v0": "pimc:worlds=600,playouts=12000",
     # pimc with compiled one-round playouts (500 worlds)
     "crazy_rummy_v0": "pimc",

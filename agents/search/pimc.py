@@ -24,8 +24,9 @@ class PIMCAgent(SearchAgent):
     game continues with the rollout policy for ``rollouts`` playouts (to the end of the
     hand, or ``depth`` actions and then a guess of who is ahead); the action with the
     best mean value over all worlds is chosen (ties: the lowest action id); with
-    ``prior``, the heuristic's own choice (from the agent's observation) gets that much
-    more, so that the search departs from it only when the worlds agree it should.
+    ``prior``, the heuristic's own choice (from the agent's observation), or with ``guide``
+    a learned policy's, gets that much more, so that the search departs from it only when
+    the worlds agree it should.
     Every action is compared on the same worlds.  One legal action: played at once.
 
     ``rollout="fast"`` (Gin Rummy, basic Rummy, Crazy Rummy: :mod:`agents.search.fast`) plays the
@@ -63,13 +64,16 @@ class PIMCAgent(SearchAgent):
             heuristic's: the search departs from the policy only where the worlds agree
             by more than ``prior`` that another action is better (the policy as the
             search's prior, as in expert iteration, Anthony et al. 2017).  Needs
-            ``prior`` > 0.
+            ``prior`` > 0, given with it: the compiled playouts' default prior is 0
+            (``pimc:guide=PATH,prior=0.05``).
         seed: seed of the agent's generator (worlds and random playouts).
 
     Raises:
         ValueError: ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
             ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
-            is not a model or that was trained on other observations.
+            does not exist, is not a model, or was trained on another variant or other
+            observations.
+        ImportError: a ``guide`` without torch (``.pt``) or sb3-contrib (``.zip``).
     """
 
     name = "pimc"
@@ -117,6 +121,10 @@ class PIMCAgent(SearchAgent):
                     f"guide={guide} was trained on observations of shape "
                     f"{self.guide.model.observation_space.shape}, this env's are {expected}"
                 )
+            trained_on = getattr(getattr(self.guide.model, "net", None), "extra", {}).get("variant")
+            variant = env.unwrapped.metadata["name"]
+            if trained_on is not None and trained_on != variant:  # a .pt records its variant
+                raise ValueError(f"guide={guide} is a policy of {trained_on}, this env is {variant}")
         self.compiled = None
         if fast:
             from agents.search.fast import CompiledRollouts

@@ -34,7 +34,7 @@ replayed on 10,743 positions of 96 games this took 24% less time than ``_mirror_
 
 Table jokers: when the jokers of a position must all be used (none can be added) and
 ``rummikub_jokers.run_forced`` holds, the label sweep treats them as optional and skips the
-joker moves that cannot matter (``vector.rummikub_jokers``: same bits, 15-27% less mask
+joker moves that cannot matter (``vector.rummikub_jokers``: same bits, 15-21% less mask
 time in replays of random play).
 
 The initial meld with table play (``initial_meld_table_play=True``, before the
