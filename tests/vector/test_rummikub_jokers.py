@@ -1,6 +1,12 @@
 """The relaxed sweep for table jokers (``vector.rummikub_jokers``): its forced-run test, its
 restricted joker moves, and the exact masks of scripted positions that take it, in both
-sweep directions, against hand-derived answers and the solver's public functions."""
+sweep directions, against hand-derived answers and the solver's public functions.
+
+The rules behind the answers: a group is 3 or 4 tiles of one number in different colours
+(R-RK-03), a run 3 to 13 consecutive tiles of one colour with 1 always low (R-RK-04), a
+joker stands for any tile that makes its meld valid (R-RK-05), and after the initial meld
+the table may be rearranged freely as long as every meld is valid at the end of the turn
+(R-RK-08): the masks are the tiles that can still extend a legal play."""
 
 import numpy as np
 import pytest
@@ -32,6 +38,7 @@ def counts(text):
     ],
 )
 def test_a_run_is_forced_when_the_numbers_cannot_all_be_groups_with_the_jokers(lo, hi, forced):
+    # R-RK-03/05: each number's tiles go to groups of 3-4 colours, jokers filling the gaps
     gj_min = joker_tables()[2]
     assert run_forced(counts(lo), counts(hi), gj_min) is forced
 
