@@ -13,7 +13,8 @@ heuristic playouts, Gin Rummy, basic Rummy and Crazy Rummy), ``depth``, ``prior`
 opponent's revealed decisions, 1 = uniform worlds; ``mix``: weighted by a mixture over
 the Gin heuristic's styles, the opponent's playout style drawn from the posterior:
 :class:`PIMCAgent`), ``guide`` (a learned policy's file: its choice gets the ``prior``
-bonus instead of the heuristic's).  Defaults depend on the variant
+bonus instead of the heuristic's), ``halving`` (int: rounds of sequential halving over
+the legal actions, ``rollout=fast``; 1, the default, is none).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -65,6 +66,7 @@ OPTIONS = {
         "candidates": int,
         "late": int,
         "guide": str,
+        "halving": int,
     },
 }
 

@@ -66,10 +66,19 @@ class PIMCAgent(SearchAgent):
             search's prior, as in expert iteration, Anthony et al. 2017).  Needs
             ``prior`` > 0, given with it: the compiled playouts' default prior is 0
             (``pimc:guide=PATH,prior=0.05``).
+        halving: with ``rollout="fast"``, at most this many rounds of sequential halving
+            (Karnin et al. 2013, "Almost optimal exploration in multi-armed bandits"):
+            the decision's playouts (``worlds`` per legal action) are split equally over
+            ``min(halving, ceil(log2(n)))`` rounds for ``n`` legal actions, and each
+            round drops the worse half of the actions still in, so the closest actions
+            get the most worlds.  An action dropped ``k`` rounds before the last is
+            valued its mean minus ``k`` (the last round's actions rank first, whatever
+            ``prior``).  1 (the default): every action on every world.
         seed: seed of the agent's generator (worlds and random playouts).
 
     Raises:
-        ValueError: ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
+        ValueError: ``halving`` > 1 without ``rollout="fast"`` or with ``time``;
+            ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
             ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
             does not exist, is not a model, or was trained on another variant or other
             observations.
@@ -90,9 +99,15 @@ class PIMCAgent(SearchAgent):
         time: float | None = None,
         model: float | str = 1.0,
         guide: str | None = None,
+        halving: int = 1,
         seed: int | None = None,
     ):
         fast = rollout == "fast"
+        if halving > 1 and (not fast or time is not None):
+            raise ValueError(
+                f"halving={halving} splits the playouts of rollout=fast with worlds, not time; give halving=1"
+            )
+        self.halving = halving
         self.style_prior = None
         self.posterior: np.ndarray | None = None
         spec = model
@@ -165,6 +180,8 @@ class PIMCAgent(SearchAgent):
 
     def _compiled_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
         compiled, prior, tries = self.compiled, self.style_prior, self.tries
+        if self.time is None and self.halving > 1 and len(legal) > 2:
+            return self._halving_values(state, seat, legal, worlds * self.rollouts)
         if self.time is None:
             values = compiled.action_values(
                 state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, tries, prior
@@ -181,6 +198,40 @@ class PIMCAgent(SearchAgent):
             budget.used += 1
         self._note_posterior(evidence)
         return totals / budget.used
+
+    def _halving_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
+        """Sequential halving over ``legal`` with ``worlds * len(legal)`` playouts (see
+        ``halving`` in the class docstring): each round's actions share its worlds."""
+        n = len(legal)
+        rounds = min(self.halving, int(np.ceil(np.log2(n))))
+        per_round = worlds * n // rounds
+        sums, counts = np.zeros(n), np.zeros(n)
+        dropped = np.zeros(n)  # rounds before the last in which the action was no longer played
+        alive = np.arange(n)
+        evidence = 0.0
+        for r in range(rounds):
+            each = max(1, per_round // len(alive))
+            values = self.compiled.action_values(
+                state,
+                seat,
+                [legal[i] for i in alive],
+                each,
+                self.depth,
+                self.rng,
+                self.model,
+                self.tries,
+                self.style_prior,
+            )
+            evidence = evidence + (self.compiled.evidence if self.compiled.evidence is not None else 0.0)
+            sums[alive] += values * each
+            counts[alive] += each
+            if r < rounds - 1:
+                order = np.argsort(-(sums[alive] / counts[alive]), kind="stable")  # ties: the lower action first
+                out = alive[order[(len(alive) + 1) // 2 :]]
+                dropped[out] = rounds - 1 - r
+                alive = np.sort(alive[order[: (len(alive) + 1) // 2]])
+        self._note_posterior(evidence if self.style_prior is not None else None)
+        return sums / counts - dropped
 
     def _note_posterior(self, evidence: Any) -> None:
         """Keep the posterior over the styles (``model=mix``) from the styles' summed weights."""
