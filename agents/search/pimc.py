@@ -27,7 +27,8 @@ class PIMCAgent(SearchAgent):
     ``prior``, the heuristic's own choice (from the agent's observation), or with ``guide``
     a learned policy's, gets that much more, so that the search departs from it only when
     the worlds agree it should.
-    Every action is compared on the same worlds.  One legal action: played at once.
+    Every action is compared on the same worlds (with ``halving``, those of each round).
+    One legal action: played at once.
 
     ``rollout="fast"`` (Gin Rummy, basic Rummy, Crazy Rummy: :mod:`agents.search.fast`) plays the
     heuristic playouts in a numba kernel, hundreds of times faster: one world from
@@ -70,14 +71,15 @@ class PIMCAgent(SearchAgent):
             (Karnin et al. 2013, "Almost optimal exploration in multi-armed bandits"):
             the decision's playouts (``worlds`` per legal action) are split equally over
             ``min(halving, ceil(log2(n)))`` rounds for ``n`` legal actions, and each
-            round drops the worse half of the actions still in, so the closest actions
-            get the most worlds.  An action dropped ``k`` rounds before the last is
-            valued its mean minus ``k`` (the last round's actions rank first, whatever
-            ``prior``).  1 (the default): every action on every world.
+            round drops the worse half of the actions still in (ranked by mean plus the
+            ``prior`` bonus, so the prior's action is dropped only if worse by more than
+            ``prior``), so the closest actions get the most worlds; fewer rounds when
+            there are fewer worlds than rounds.  The best of the last round is played.
+            1 (the default): every action on every world.
         seed: seed of the agent's generator (worlds and random playouts).
 
     Raises:
-        ValueError: ``halving`` > 1 without ``rollout="fast"`` or with ``time``;
+        ValueError: ``halving`` below 1, or above 1 without ``rollout="fast"`` or with ``time``;
             ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
             ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
             does not exist, is not a model, or was trained on another variant or other
@@ -103,11 +105,14 @@ class PIMCAgent(SearchAgent):
         seed: int | None = None,
     ):
         fast = rollout == "fast"
-        if halving > 1 and (not fast or time is not None):
-            raise ValueError(
-                f"halving={halving} splits the playouts of rollout=fast with worlds, not time; give halving=1"
-            )
+        if halving < 1:
+            raise ValueError(f"halving={halving}: rounds of sequential halving, at least 1 (1: none)")
+        if halving > 1 and not fast:
+            raise ValueError(f"halving={halving} splits the playouts of rollout=fast, not rollout={rollout}")
+        if halving > 1 and time is not None:
+            raise ValueError(f"halving={halving} splits a count of worlds, not a time: drop time or halving")
         self.halving = halving
+        self.dropped = np.zeros(0, np.int64)
         self.style_prior = None
         self.posterior: np.ndarray | None = None
         spec = model
@@ -149,21 +154,46 @@ class PIMCAgent(SearchAgent):
                 raise ValueError(f"model={spec}: worlds are weighted by the opponent's decisions in Gin Rummy only")
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
+        if self._halves(legal):  # the prior's bonus counts in every round's ranking
+            bonus = self._bonus(observation, seat, legal)
+            values = self.action_values(state, seat, legal, bonus) + bonus
+            last = np.flatnonzero(self.dropped == 0)
+            return legal[int(last[np.argmax(values[last])])]
         values = self.action_values(state, seat, legal)
+        values += self._bonus(observation, seat, legal)
+        return legal[int(np.argmax(values))]
+
+    def _bonus(self, observation: dict[str, np.ndarray], seat: int, legal: list[int]) -> np.ndarray:
+        """``prior`` on the guide's choice (or the heuristic's), 0 on the other actions."""
+        bonus = np.zeros(len(legal))
         if self.guide is not None:
             prior = self.guide.act(observation)
         else:
             prior = self.policy.observed_action(observation, seat)
         if prior is not None:
-            values[legal.index(prior)] += self.prior
-        return legal[int(np.argmax(values))]
+            bonus[legal.index(prior)] = self.prior
+        return bonus
 
-    def action_values(self, state: Any, seat: int, legal: list[int]) -> np.ndarray:
-        """Mean value (0..1) of each of ``legal`` for ``seat`` over the sampled worlds."""
+    def _halves(self, legal: list[int]) -> bool:
+        return self.compiled is not None and self.time is None and self.halving > 1 and len(legal) > 2
+
+    def action_values(self, state: Any, seat: int, legal: list[int], bonus: np.ndarray | None = None) -> np.ndarray:
+        """Mean value (0..1) of each of ``legal`` for ``seat`` over the sampled worlds,
+        float64 ``(len(legal),)``.
+
+        With ``halving`` (more than two legal actions), the actions dropped before the
+        last round are valued over fewer worlds, and :attr:`dropped` (int64
+        ``(len(legal),)``) says how many rounds before the last each was dropped (0: in
+        the last round; all 0 without halving).  ``bonus`` (float64 ``(len(legal),)``,
+        default 0) is added to the means when a round ranks the actions (``choose`` passes
+        the prior's), not to the values returned."""
+        self.dropped = np.zeros(len(legal), np.int64)
         totals = np.zeros(len(legal))
         worlds = self.worlds
         if self.playouts is not None:
             worlds = max(1, min(worlds, self.playouts // (len(legal) * self.rollouts)))
+        if self._halves(legal):
+            return self._halving_values(state, seat, legal, worlds * self.rollouts, bonus)
         if self.compiled is not None:
             return self._compiled_values(state, seat, legal, worlds)
         budget = Budget(worlds, self.time)
@@ -180,8 +210,6 @@ class PIMCAgent(SearchAgent):
 
     def _compiled_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
         compiled, prior, tries = self.compiled, self.style_prior, self.tries
-        if self.time is None and self.halving > 1 and len(legal) > 2:
-            return self._halving_values(state, seat, legal, worlds * self.rollouts)
         if self.time is None:
             values = compiled.action_values(
                 state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, tries, prior
@@ -199,18 +227,23 @@ class PIMCAgent(SearchAgent):
         self._note_posterior(evidence)
         return totals / budget.used
 
-    def _halving_values(self, state: Any, seat: int, legal: list[int], worlds: int) -> np.ndarray:
-        """Sequential halving over ``legal`` with ``worlds * len(legal)`` playouts (see
-        ``halving`` in the class docstring): each round's actions share its worlds."""
+    def _halving_values(
+        self, state: Any, seat: int, legal: list[int], worlds: int, bonus: np.ndarray | None
+    ) -> np.ndarray:
+        """Sequential halving over ``legal`` with at most ``worlds * len(legal)`` playouts
+        (``halving`` in the class docstring); sets :attr:`dropped`.  Each round's actions
+        share its worlds; rounds add up by their worlds (with weighted worlds, ``model``
+        < 1, each round's weighted mean counts as its number of worlds)."""
         n = len(legal)
-        rounds = min(self.halving, int(np.ceil(np.log2(n))))
+        # no more rounds than worlds: every action of the first round gets a world
+        rounds = min(self.halving, int(np.ceil(np.log2(n))), worlds)
         per_round = worlds * n // rounds
+        bonus = np.zeros(n) if bonus is None else bonus
         sums, counts = np.zeros(n), np.zeros(n)
-        dropped = np.zeros(n)  # rounds before the last in which the action was no longer played
         alive = np.arange(n)
         evidence = 0.0
         for r in range(rounds):
-            each = max(1, per_round // len(alive))
+            each = per_round // len(alive)
             values = self.compiled.action_values(
                 state,
                 seat,
@@ -226,12 +259,12 @@ class PIMCAgent(SearchAgent):
             sums[alive] += values * each
             counts[alive] += each
             if r < rounds - 1:
-                order = np.argsort(-(sums[alive] / counts[alive]), kind="stable")  # ties: the lower action first
-                out = alive[order[(len(alive) + 1) // 2 :]]
-                dropped[out] = rounds - 1 - r
+                ranked = sums[alive] / counts[alive] + bonus[alive]
+                order = np.argsort(-ranked, kind="stable")  # ties: the lower action first
+                self.dropped[alive[order[(len(alive) + 1) // 2 :]]] = rounds - 1 - r
                 alive = np.sort(alive[order[: (len(alive) + 1) // 2]])
         self._note_posterior(evidence if self.style_prior is not None else None)
-        return sums / counts - dropped
+        return sums / counts
 
     def _note_posterior(self, evidence: Any) -> None:
         """Keep the posterior over the styles (``model=mix``) from the styles' summed weights."""
