@@ -222,7 +222,7 @@ class PIMCAgent(SearchAgent):
         while budget.more():
             values = compiled.action_values(state, seat, legal, FAST_CHUNK, depth, rng, self.model, tries, prior)
             totals += values
-            evidence = evidence + compiled.evidence
+            evidence = self._add_evidence(evidence)
             budget.used += 1
         self._note_posterior(evidence)
         return totals / budget.used
@@ -255,7 +255,7 @@ class PIMCAgent(SearchAgent):
                 self.tries,
                 self.style_prior,
             )
-            evidence = evidence + (self.compiled.evidence if self.compiled.evidence is not None else 0.0)
+            evidence = self._add_evidence(evidence)
             sums[alive] += values * each
             counts[alive] += each
             if r < rounds - 1:
@@ -263,8 +263,13 @@ class PIMCAgent(SearchAgent):
                 order = np.argsort(-ranked, kind="stable")  # ties: the lower action first
                 self.dropped[alive[order[(len(alive) + 1) // 2 :]]] = rounds - 1 - r
                 alive = np.sort(alive[order[: (len(alive) + 1) // 2]])
-        self._note_posterior(evidence if self.style_prior is not None else None)
+        self._note_posterior(evidence)
         return sums / counts
+
+    def _add_evidence(self, total: Any) -> Any:
+        """``total`` plus the styles' weights of the last compiled call (Gin Rummy; the
+        other variants' kernels weigh no styles: ``total`` unchanged)."""
+        return total if self.compiled.evidence is None else total + self.compiled.evidence
 
     def _note_posterior(self, evidence: Any) -> None:
         """Keep the posterior over the styles (``model=mix``) from the styles' summed weights."""

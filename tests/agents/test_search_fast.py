@@ -7,7 +7,7 @@ import pytest
 
 from agents import make_agent
 from agents.search import PIMCAgent, gin_fast
-from rummy_env import gin_rummy_v0
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.vector import gin_kernel as gk
 from rummy_env.vector import gin_world
 
@@ -276,4 +276,18 @@ def test_a_time_budget_plays_whole_chunks_of_compiled_worlds():
     agent = make_agent("pimc:time=0.001", env, seed=0)
     values = agent.action_values(env.unwrapped.game_state, 0, [104, 105])
     assert values.shape == (2,) and ((values >= 0) & (values <= 1)).all()
+    assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
+
+
+@pytest.mark.parametrize("module", [rummy_v0, crazy_rummy_v0], ids=["rummy", "crazy_rummy"])
+def test_a_time_budget_plays_compiled_worlds_where_no_styles_are_weighed(module):
+    # these kernels report no styles' weights (evidence None): the time loop must not add them
+    env = module.env()
+    env.reset(seed=1)
+    heuristic = make_agent("heuristic", env)
+    while env.observe(env.agent_selection)["action_mask"].sum() < 2:
+        env.step(heuristic.act(env.observe(env.agent_selection)))
+    obs = env.observe(env.agent_selection)
+    agent = make_agent("pimc:time=0.001", env, seed=0)
+    assert agent.compiled is not None and agent.posterior is None
     assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
