@@ -48,7 +48,7 @@ class Config:
     shaping: float = 1.0  # weight of the deadwood potential at the start
     shaping_anneal: float = 0.5  # share of the run over which it decays to 0
     kickstart: float = 1.0  # weight of the cross-entropy to the heuristic's action at the start
-    kickstart_anneal: float = 0.4  # share of the run over which it decays to ...
+    kickstart_anneal: float = 0.4  # share of the run over which it decays to ... (0: kickstarting off)
     kickstart_floor: float = 0.0  # ... this weight, kept for the rest of the run
     kickstart_share: float = 0.5  # share of the games whose learner decisions get the heuristic's action
     critic: str = "shared"  # the value head on the policy's trunk, or "privileged" (experiments.selfplay.critic)
@@ -218,6 +218,14 @@ def check_config(config: Config, num_players: int) -> None:
             f"teacher_agent={teacher!r} would teach no decision (kickstart={config.kickstart}, "
             f"kickstart_anneal={config.kickstart_anneal}, {share}={getattr(config, share)}): "
             f"set all three > 0, or leave teacher_agent='heuristic'"
+        )
+    if config.kickstart_floor and not (config.kickstart and config.kickstart_anneal):
+        # kickstart_anneal=0 or kickstart=0 turns kickstarting off (Learner.kickstart_weight):
+        # a floor would be silently ignored, so it is refused like a teacher that teaches nothing
+        raise ValueError(
+            f"kickstart_floor={config.kickstart_floor} has no effect: kickstarting is off "
+            f"(kickstart={config.kickstart}, kickstart_anneal={config.kickstart_anneal}); "
+            "set both > 0 to keep the floor after the decay, or kickstart_floor=0"
         )
     if config.teacher_margin and not config.teacher_labels:
         raise ValueError(f"teacher_margin={config.teacher_margin} picks labels, but no teacher_labels are given")

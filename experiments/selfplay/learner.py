@@ -171,7 +171,9 @@ class Learner:
 
     def kickstart_weight(self) -> float:
         """The kickstarting weight now: ``kickstart`` decaying linearly to ``kickstart_floor``
-        over the first ``kickstart_anneal`` of the run (Schmitt et al. 2018); 0 without a teacher."""
+        over the first ``kickstart_anneal`` of the run (Schmitt et al. 2018); 0 without a teacher
+        and when ``kickstart`` or ``kickstart_anneal`` is 0 (kickstarting off: ``check_config``
+        refuses a ``kickstart_floor`` then)."""
         cfg = self.cfg
         has_teacher = self.teacher is not None or cfg.heuristic_share or cfg.kickstart_share
         if not cfg.kickstart or not cfg.kickstart_anneal or not has_teacher:

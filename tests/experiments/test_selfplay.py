@@ -249,6 +249,15 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
             "kickstart_anneal=0.0, kickstart_share=0.5): set all three > 0, or leave teacher_agent='heuristic'",
         ),
         (
+            ["--kickstart-anneal", "0", "--kickstart-floor", "0.2"],
+            "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=1.0, kickstart_anneal=0.0); "
+            "set both > 0 to keep the floor after the decay, or kickstart_floor=0",
+        ),
+        (
+            ["--kickstart", "0", "--kickstart-floor", "0.2"],
+            "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=0.0, kickstart_anneal=0.4)",
+        ),
+        (
             ["--variant", "rummikub", "--critic", "privileged"],
             "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not rummikub_v0",
         ),
@@ -345,3 +354,16 @@ def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, caps
 def test_whole_games_are_accepted_on_the_batched_engines(variant):
     cfg = selfplay.parse_args(["--variant", variant, "--env-option", "episode=game"])[0]
     assert cfg.env_options == {"episode": "game"} and cfg.variant == f"{variant}_v0"
+
+
+def test_kickstart_weight_decays_linearly_to_the_floor_and_is_off_without_anneal():
+    # Schmitt et al. 2018: weight 1 at the start, 0.1 from 40% of the run on (steps 0..1000)
+    cfg = selfplay.Config(num_envs=4, hidden=(8,), timesteps=1000, kickstart_anneal=0.4, kickstart_floor=0.1)
+    learner = selfplay.Learner(cfg)
+    weights = []
+    for steps in (0, 100, 200, 400, 900):
+        learner.steps = steps
+        weights.append(learner.kickstart_weight())
+    assert weights == pytest.approx([1.0, 0.75, 0.5, 0.1, 0.1])
+    learner.cfg.kickstart_anneal, learner.steps = 0.0, 0
+    assert learner.kickstart_weight() == 0.0  # off: the reason check_config refuses a floor then
