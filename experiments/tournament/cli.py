@@ -55,7 +55,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="agents to enter: random, heuristic (heuristic:style=NAME: another style of play, "
         "agents.registry.STYLES), ismcts or pimc (search agents; options after a colon, "
-        "e.g. ismcts:simulations=400), policy:PATH (a model saved by experiments.train), "
+        "e.g. ismcts:simulations=400), champion (the variant's strongest agent), openspiel_gin_bot "
+        "(Gin Rummy, the reference extra), policy:PATH (a model.zip of experiments.train or a model.pt of "
+        "experiments.selfplay), "
         "rllib:PATH (a checkpoint of experiments.train --backend rllib), "
         "or package.module:Name of your own Agent class (default: every baseline agent of the variant)",
     )
