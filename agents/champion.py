@@ -19,10 +19,10 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   value, so the search overrules it only where its worlds agree by more than that.  Against
   every member of panel version 2 its point estimate is above 0.5, but against
   ``pimc:model=1`` it is level (0.501 [0.480, 0.522] over 2,100 hands; the league model
-  0.528 [0.506, 0.549] over 2,100; the heuristic 0.615 over 2,300); against OpenSpiel's bot 0.593 [0.572, 0.613] over
-  2,300 hands, where the league model alone wins 0.581 on 2,000 of them (paired gain on
-  held-out deals +0.012 [-0.008, +0.031]: a little better, not beyond doubt); about 55 ms
-  of CPU a decision.  It replaced the league model itself on
+  0.528 [0.506, 0.549] over 2,100; the heuristic 0.615 over 2,300); against OpenSpiel's bot 0.594 [0.577, 0.611] over
+  3,300 hands, where the league model alone wins 0.580 on 3,000 of them (paired gain on
+  held-out deals +0.013 [-0.003, +0.030]: a little better, not beyond doubt); about 47 ms
+  a decision on a quiet core.  It replaced the league model itself on
   2026-12-03, which had replaced ``pimc:model=mix`` the same day
   (``docs/results/champion-gin/README.md``).  ``experiments.exploit --agent champion``
   trains against its guide and evaluates against the search.
