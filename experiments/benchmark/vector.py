@@ -19,7 +19,8 @@ and the batch first plays ``--warmup-hands`` env() hands' worth of steps (the me
 length env() just measured) before the timed window, so that its games are spread over
 every phase of a hand as env()'s whole hands are (a mask costs more as the table fills:
 a window over fresh deals alone would flatter the batch).  Its default batch sizes are
-smaller (``RUMMIKUB_NUM_ENVS``): a decision costs hundreds of microseconds.
+smaller (``RUMMIKUB_NUM_ENVS``): a decision costs tens of microseconds, its mask from
+10 us to 10 ms, so threads need a large batch to share the costly games evenly.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ VARIANTS = {
     "rummikub": "RummikubVec",
 }
 NUM_ENVS = [1, 64, 1024, 8192]
-RUMMIKUB_NUM_ENVS = [1, 16, 64, 256]
+# 2048: with 256 games a step waits on its costliest mask and pays its Python overhead for
+# few decisions; 2048 spreads both (2 threads: 1.4x the decisions/s of 256, docs/results.md)
+RUMMIKUB_NUM_ENVS = [1, 16, 64, 256, 2048]
 
 
 def vec_class(variant: str) -> Any:
