@@ -18,9 +18,10 @@ split the time per decision into mask, step and observation (``RummikubVec.timin
 and the batch first plays ``--warmup-hands`` env() hands' worth of steps (the mean hand
 length env() just measured) before the timed window, so that its games are spread over
 every phase of a hand as env()'s whole hands are (a mask costs more as the table fills:
-a window over fresh deals alone would flatter the batch).  Its default batch sizes are
-smaller (``RUMMIKUB_NUM_ENVS``): a decision costs tens of microseconds, its mask from
-10 us to 10 ms, so threads need a large batch to share the costly games evenly.
+a window over fresh deals alone would flatter the batch).  Its default batch sizes
+(``RUMMIKUB_NUM_ENVS``) stop at 2048: a decision costs tens of microseconds, not tens of
+nanoseconds, and its mask 10 us to 10 ms, so two threads need about 2,000 games to share
+the costly ones evenly.
 """
 
 from __future__ import annotations
