@@ -19,9 +19,10 @@ and the batch first plays ``--warmup-hands`` env() hands' worth of steps (the me
 length env() just measured) before the timed window, so that its games are spread over
 every phase of a hand as env()'s whole hands are (a mask costs more as the table fills:
 a window over fresh deals alone would flatter the batch).  Its default batch sizes
-(``RUMMIKUB_NUM_ENVS``) stop at 2048: a decision costs tens of microseconds, not tens of
-nanoseconds, and its mask 10 us to 10 ms, so two threads need about 2,000 games to share
-the costly ones evenly.
+(``RUMMIKUB_NUM_ENVS``) are smaller than the card games' and stop at 2048: a decision
+costs tens of microseconds, its mask anything from 10 us to 10 ms, and with 256 games a
+step waits on its costliest mask and pays its Python overhead for few decisions (two
+threads: 1.4x the decisions/s at 2048 games, docs/results.md "Batch size").
 """
 
 from __future__ import annotations
@@ -45,8 +46,6 @@ VARIANTS = {
     "rummikub": "RummikubVec",
 }
 NUM_ENVS = [1, 64, 1024, 8192]
-# 2048: with 256 games a step waits on its costliest mask and pays its Python overhead for
-# few decisions; 2048 spreads both (2 threads: 1.4x the decisions/s of 256, docs/results.md)
 RUMMIKUB_NUM_ENVS = [1, 16, 64, 256, 2048]
 
 
