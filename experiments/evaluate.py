@@ -49,6 +49,7 @@ from experiments.common import (
 )
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
+from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, absolute_policy, run_chunk
 from experiments.tournament.report import display_names
 
@@ -239,8 +240,6 @@ def evaluate(
     Raises:
         ValueError: an unknown variant or agent, bad options, or no opponent left.
     """
-    from tqdm import tqdm
-
     env_options = dict(env_options or {})
     env = load_variant(variant).env(**env_options)
     agent = absolute_policy(agent)
@@ -260,9 +259,7 @@ def evaluate(
     chunks = panel_chunks(agent, members, variant, env_options, deals, seed)
     seats = len(env.possible_agents)
     start = time.perf_counter()
-    with tqdm(
-        total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
-    ) as bar:
+    with progress_counter(sum(c.count for c in chunks), "deal", "evaluate", progress) as bar:
         parts = run_tasks(
             run_chunk,
             chunks,

@@ -42,6 +42,7 @@ import numpy as np
 from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
+from experiments.common.progress import progress_counter
 
 #: games per task: a multiple of 2, 3 and 4, so that the search's seat, which moves on by one
 #: with every game, takes every seat equally often in each chunk
@@ -258,8 +259,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(str(err))
     except ImportError:
         p.error('--backend ray needs Ray: pip install -e ".[distributed]"')
-    from tqdm import tqdm
-
     start = time.perf_counter()
     deadline = None if args.minutes is None else time.time() + 60 * args.minutes
     tasks = chunks(variant, env_options, args.agent, args.seed, args.games, deadline)
@@ -267,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         StopRequest(
             "pimc_labels", "ending the games in progress, then writing the labels of the chunks finished"
         ) as stop,
-        tqdm(total=args.games, unit="game", disable=True if args.no_progress else None, file=sys.stderr) as bar,
+        progress_counter(args.games, "game", "pimc_labels", not args.no_progress) as bar,
     ):
         parts = run_tasks(
             label_chunk,

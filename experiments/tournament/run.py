@@ -3,12 +3,12 @@ evaluation against the baselines."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from agents import agent_names
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
+from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, make_chunks, run_chunk
 from experiments.tournament.report import summarize
 
@@ -54,12 +54,8 @@ def run_ray(
 
 
 def _run(chunks: Sequence[Chunk], progress: bool, **how) -> list[dict]:
-    from tqdm import tqdm
-
-    # disable=None: tqdm hides itself when stderr is not a terminal (CI logs)
-    with tqdm(
-        total=sum(c.count for c in chunks), unit="deal", disable=None if progress else True, file=sys.stderr
-    ) as bar:
+    # a bar on a terminal, a line a minute in a log file (CI logs, nohup)
+    with progress_counter(sum(c.count for c in chunks), "deal", "tournament", progress) as bar:
         parts = run_tasks(run_chunk, chunks, on_result=lambda chunk, _: bar.update(chunk.count), **how)
     return [r for part in parts for r in part]
 

@@ -190,3 +190,21 @@ def test_ctrl_c_in_search_budget_keeps_the_budgets_measured(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 1 and 0 < int(rows[0]["deals"]) < 100000 and int(rows[0]["games"]) == 2 * int(rows[0]["deals"])
     assert "kept 1 budget(s)" in stdout
+
+
+def test_ctrl_c_in_evaluate_writes_the_games_finished_as_partial(tmp_path):
+    out = tmp_path / "e"
+    proc = start(
+        "experiments.evaluate", "--variant", "gin_rummy", "--agent", "heuristic", "--opponents", "random",
+        "--deals", "100000", "--workers", "1", "--out", str(out),
+    )  # fmt: skip
+    time.sleep(12)  # one worker in this process: deals of 25 finish as it goes
+    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    assert rc == 130 and "Traceback" not in stderr, stderr
+    result = json.loads((out / "evaluation.json").read_text())
+    assert result["partial"] is True and 0 < result["games"] < 200000
+    assert result["rows"][0]["games"] == result["games"]
+    with open(out / "games.csv") as f:
+        assert sum(1 for _ in csv.DictReader(f)) == result["games"]
+    assert f"the {result['games']} games finished in {out}/ (evaluation.json: partial)" in stdout
+    assert stderr.strip().splitlines()[-1].startswith("evaluate: ")  # the last progress line, not a bar

@@ -1,0 +1,102 @@
+"""Progress of a long job: a bar on a terminal, a plain line now and then in a log file.
+
+tqdm hides itself when stderr is not a terminal (``disable=None``), so a job whose output
+goes to a file (``nohup ... > run.log``) used to show nothing until it ended, and a
+carriage-return bar written to a file is one unreadable line.  :func:`progress_counter` gives
+the bar on a terminal and, elsewhere, a line like ``evaluate: 120/400 deals (30%), 5m 12s,
+about 12m 8s left`` at most every ``every`` seconds and when the work is done.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+#: seconds between two lines of a job's progress in a log file
+EVERY = 60.0
+
+
+def _clock(seconds: float) -> str:
+    """``3725.2`` -> ``"1h 2m 5s"`` (whole seconds, leading zero units left out)."""
+    s = int(round(seconds))
+    h, m = s // 3600, s // 60 % 60
+    if h:
+        return f"{h}h {m}m {s % 60}s"
+    return f"{m}m {s % 60}s" if m else f"{s}s"
+
+
+class ProgressLines:
+    """A progress counter that prints plain lines (the non-terminal side of :func:`progress_counter`).
+
+    Args:
+        total: units of work (> 0; 0 prints only the final line).
+        unit: what a unit is called (``"deal"``, ``"game"``).
+        label: the line's prefix (the job's name).
+        file: where the lines go.
+        every: least seconds between two lines (the last line is always printed).
+        clock: the time source in seconds (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        total: int,
+        unit: str,
+        label: str,
+        file: TextIO,
+        every: float = EVERY,
+        clock: Any = time.monotonic,
+    ):
+        self.total, self.unit, self.label, self.file, self.every = total, unit, label, file, every
+        self.clock = clock
+        self.n = 0
+        self.start = self.last = clock()
+        self.closed = False
+
+    def line(self) -> str:
+        """The current line, e.g. ``evaluate: 120/400 deals (30%), 5m 12s, about 12m 8s left``."""
+        elapsed = self.clock() - self.start
+        text = f"{self.label}: {self.n}/{self.total} {self.unit}s"
+        if self.total > 0:
+            text += f" ({100 * self.n // self.total}%)"
+        text += f", {_clock(elapsed)}"
+        if 0 < self.n < self.total:
+            text += f", about {_clock(elapsed * (self.total - self.n) / self.n)} left"
+        return text
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more units; print a line if ``every`` seconds passed since the last."""
+        self.n += n
+        now = self.clock()
+        if now - self.last >= self.every and self.n < self.total:
+            self.last = now
+            print(self.line(), file=self.file, flush=True)
+
+    def close(self) -> None:
+        """Print the last line (once)."""
+        if not self.closed:
+            self.closed = True
+            print(self.line(), file=self.file, flush=True)
+
+    def __enter__(self) -> ProgressLines:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def progress_counter(
+    total: int, unit: str, label: str, enabled: bool = True, file: TextIO | None = None, every: float = EVERY
+) -> Any:
+    """A context manager counting ``total`` units of work with ``update(n)``: a tqdm bar
+    when ``file`` (default stderr) is a terminal, :class:`ProgressLines` otherwise, a
+    disabled tqdm bar when ``enabled`` is false (``--no-progress``)."""
+    from tqdm import tqdm
+
+    file = sys.stderr if file is None else file
+    if not enabled:
+        return tqdm(total=total, unit=unit, disable=True, file=file)
+    isatty = getattr(file, "isatty", None)
+    if isatty is not None and isatty():
+        return tqdm(total=total, unit=unit, file=file)
+    return ProgressLines(total, unit, label, file, every)

@@ -1,0 +1,140 @@
+"""``experiments.evaluate``: an agent against the opponent panel on duplicate deals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import warnings
+from collections import Counter
+
+import pytest
+
+from agents.panel import PANEL_VERSION, panel
+from experiments import evaluate
+
+
+def _record(deal, seats, win_share, points):
+    return {"deal": deal, "seats": seats, "win_share": win_share, "points_per_hand": points}
+
+
+def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
+    records = [
+        _record(0, ("A", "B"), [1.0, 0.0], [20.0, 0.0]),
+        _record(0, ("B", "A"), [1.0, 0.0], [15.0, 0.0]),
+        _record(1, ("A", "B"), [0.0, 0.0], [0.0, 0.0]),  # a hand without a winner
+        _record(1, ("B", "A"), [0.0, 1.0], [0.0, 30.0]),
+        _record(0, ("A", "C", "C"), [0.0, 0.5, 0.5], [0.0, 6.0, 3.0]),
+        _record(0, ("C", "A", "C"), [0.0, 1.0, 0.0], [0.0, 9.0, 0.0]),
+        _record(0, ("C", "C", "A"), [1.0, 0.0, 0.0], [12.0, 0.0, 0.0]),
+    ]
+    rows = evaluate.panel_rows("A", ["B", "C", "D"], records)  # D played no game: no row
+    assert rows == [
+        {
+            "opponent": "B",
+            "games": 4,
+            "deals": 2,
+            "wins": 2.0,
+            "draws": 1,
+            "win_rate": 0.5,
+            "win_rate_ci_low": pytest.approx(0.09453120463920084),  # Wilson over the 2 deals
+            "win_rate_ci_high": pytest.approx(0.9054687953607992),
+            "points_per_hand": 12.5,
+            "opponent_points_per_hand": 3.75,
+        },
+        {
+            "opponent": "C",
+            "games": 3,
+            "deals": 1,
+            "wins": 1.0,
+            "draws": 0,
+            "win_rate": pytest.approx(1 / 3),
+            "win_rate_ci_low": pytest.approx(0.025336243295435323),  # one deal
+            "win_rate_ci_high": pytest.approx(0.9058139861072971),
+            "points_per_hand": 3.0,
+            "opponent_points_per_hand": 3.5,  # the mean over the other seats: (4.5 + 0 + 6) / 3
+        },
+    ]
+
+
+def test_every_deal_is_played_once_with_the_agent_in_each_seat(tmp_path, capsys):
+    out = tmp_path / "eval"
+    args = ["--variant", "gin_rummy", "--agent", "heuristic", "--opponents", "random", "heuristic:style=gin_hunter"]
+    assert evaluate.main([*args, "--deals", "3", "--seed", "4", "--workers", "1", "--out", str(out)]) == 0
+    result = json.loads((out / "evaluation.json").read_text())
+    assert result["opponents"] == ["random", "heuristic:style=gin_hunter"]
+    assert (result["seats"], result["fair_share"], result["deals"], result["games"]) == (2, 0.5, 3, 12)
+    assert result["partial"] is False and result["panel_version"] is None
+    assert [(r["opponent"], r["games"], r["deals"]) for r in result["rows"]] == [
+        ("random", 6, 3),
+        ("heuristic:style=gin_hunter", 6, 3),
+    ]
+    low = min(result["rows"], key=lambda r: r["win_rate"])
+    assert (result["panel_min"], result["panel_min_opponent"]) == (low["win_rate"], low["opponent"])
+    assert result["panel_mean"] == pytest.approx(sum(r["win_rate"] for r in result["rows"]) / 2)
+    with open(out / "games.csv") as f:
+        games = list(csv.DictReader(f))
+    seats = Counter((g["opponent"], g["deal"], g["agent_seat"]) for g in games)
+    assert sorted(seats) == sorted((o, str(d), str(s)) for o in result["opponents"] for d in range(3) for s in (0, 1))
+    assert set(seats.values()) == {1}
+    # the same deals for every member: each deal's seed is shared across opponents
+    by_deal = {(g["deal"], g["rotation"]): set() for g in games}
+    for g in games:
+        by_deal[(g["deal"], g["rotation"])].add(g["seed"])
+    assert all(len(s) == 1 for s in by_deal.values())
+    with open(out / "evaluation.csv") as f:
+        assert [r["opponent"] for r in csv.DictReader(f)] == result["opponents"]
+    assert (out / "evaluation.png").stat().st_size > 0
+    printed, progress = capsys.readouterr()
+    assert "panel mean" in printed and "12 games" in printed
+    # stderr is not a terminal here: the progress is a plain line, not a bar
+    assert progress.strip().splitlines()[-1].startswith("evaluate: 6/6 deals (100%), ")
+
+
+def test_results_do_not_depend_on_the_workers(tmp_path):
+    rows = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        args = ["--variant", "rummy", "--agent", "heuristic", "--opponents", "random", "--deals", "4"]
+        assert evaluate.main([*args, "--workers", str(workers), "--out", str(out), "--no-progress"]) == 0
+        rows.append(json.loads((out / "evaluation.json").read_text())["rows"])
+    assert rows[0] == rows[1]
+
+
+def test_three_seats_put_the_opponent_in_every_other_seat(tmp_path):
+    out = tmp_path / "crazy"
+    args = ["--variant", "crazy_rummy", "--agent", "heuristic", "--opponents", "random", "--deals", "2"]
+    assert evaluate.main([*args, "--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    result = json.loads((out / "evaluation.json").read_text())
+    assert (result["seats"], result["fair_share"], result["games"]) == (3, pytest.approx(1 / 3), 6)
+    with open(out / "games.csv") as f:
+        assert Counter(g["agent_seat"] for g in csv.DictReader(f)) == {"0": 2, "1": 2, "2": 2}
+
+
+def test_the_default_opponents_are_the_panel_without_the_agent(monkeypatch):
+    monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: [])  # no games: only who would play
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # members without their extra are dropped with a warning
+        members = panel("rummy_v0", available_only=True)
+        result, records = evaluate.evaluate("heuristic", "rummy_v0", deals=1)
+    assert result["panel_version"] == PANEL_VERSION
+    assert result["opponents"] == [m for m in members if m != "heuristic"] and "heuristic" in members
+    assert records == [] and result["rows"] == [] and result["panel_min"] is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--agent", "nobody"], "unknown agent 'nobody'"),
+        (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
+        (["--agent", "heuristic", "--deals", "0"], "--deals and --workers must be positive"),
+        (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
+        (["--agent", "heuristic", "--opponents", "heuristic"], "no opponent to evaluate 'heuristic' against"),
+    ],
+)
+def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message, tmp_path, capsys):
+    out = tmp_path / "never"
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--variant", "gin_rummy", *extra, "--out", str(out)])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (out / "evaluation.json").exists()

@@ -1,0 +1,65 @@
+"""A long job's progress in a log file: plain lines at most once a minute, and the last one."""
+
+from __future__ import annotations
+
+import io
+
+from experiments.common.progress import ProgressLines, progress_counter
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_lines_every_interval_and_at_the_end():
+    out, clock = io.StringIO(), FakeClock()
+    with ProgressLines(400, "deal", "evaluate", out, every=60.0, clock=clock) as bar:
+        clock.now += 30.0
+        bar.update(40)  # 30 s after the start: too soon for a line
+        clock.now += 282.0
+        bar.update(80)  # 312 s: 120 of 400 done
+        clock.now += 10.0
+        bar.update(10)  # 10 s after the last line
+        clock.now += 3600.0
+        bar.update(270)  # all done: the closing line says so, once
+    assert out.getvalue().splitlines() == [
+        "evaluate: 120/400 deals (30%), 5m 12s, about 12m 8s left",
+        "evaluate: 400/400 deals (100%), 1h 5m 22s",
+    ]
+
+
+def test_a_stopped_job_ends_with_what_it_finished():
+    out, clock = io.StringIO(), FakeClock()
+    bar = ProgressLines(10, "game", "pimc_labels", out, every=60.0, clock=clock)
+    clock.now += 7.4
+    bar.update(3)
+    bar.close()
+    bar.close()
+    assert out.getvalue() == "pimc_labels: 3/10 games (30%), 7s, about 17s left\n"
+
+
+def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():
+    log = io.StringIO()
+    with progress_counter(5, "deal", "tournament", file=log, every=0.0) as bar:
+        bar.update(2)
+        bar.update(3)
+    lines = log.getvalue().splitlines()
+    assert [line.split(",")[0] for line in lines] == ["tournament: 2/5 deals (40%)", "tournament: 5/5 deals (100%)"]
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Terminal()
+    with progress_counter(5, "deal", "tournament", file=term) as bar:
+        bar.update(5)
+    assert "5/5" in term.getvalue() and "\r" in term.getvalue()  # tqdm's bar, redrawn in place
+
+    quiet = io.StringIO()
+    with progress_counter(5, "deal", "tournament", enabled=False, file=quiet) as bar:
+        bar.update(5)
+    assert quiet.getvalue() == ""
