@@ -154,3 +154,51 @@ def test_the_search_lays_off_its_wild_card_on_the_rounds_last_turn_where_the_heu
     env.step(action)
     shed = _finish_turn(env, make_agent("pimc", env, seed=1))
     assert shed["hand_scores"] == [18, 31, 31]  # KC 6D 2S, or 6D 2S JD: the lowest penalty
+
+
+def _play_round(state, cfg, seat, style, by_hand=False):
+    """The round from ``state`` to its end in a kernel row: by ``play_out`` (``seat`` in
+    ``style``), or step by step with ``heuristic_action`` (the same rule spelled out)."""
+    ints, masks, stock, pile, legal = arrays = crazy_world.arrays(1)
+    crazy_world.load_state(state, 0, *arrays, cfg)
+    memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
+    if not by_hand:
+        crazy_fast.play_out(0, ints, masks, stock, pile, legal, cfg, 400, *memo, seat, style)
+        return ints[0].copy(), masks[0].copy()
+    for _ in range(400):
+        if ints[0, ck.ENDED] != ck.LIVE:
+            break
+        own = style if ints[0, ck.CUR] == seat else 0
+        action = crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, own, int(cfg[ck.C_PLAYERS]))
+        ck.apply(0, action, ints, masks, stock, pile, cfg)
+        ck.compute_legal(0, ints, masks, legal, cfg)
+    return ints[0].copy(), masks[0].copy()
+
+
+def test_playouts_play_the_searching_seats_style_and_the_default_for_the_others():
+    game = CrazyRummyGame(num_players=3)
+    cfg = crazy_world.config_vector(game.config)
+    changed = 0
+    for seed in range(12):
+        state = game.new_initial_state(rng=seed)
+        default = _play_round(state, cfg, 1, 0)
+        held = _play_round(state, cfg, 1, crazy_fast.HOLD_WILDS)
+        by_hand = _play_round(state, cfg, 1, crazy_fast.HOLD_WILDS, by_hand=True)
+        assert all(np.array_equal(a, b) for a, b in zip(held, by_hand, strict=True))
+        assert held[0][ck.ENDED] != ck.LIVE
+        changed += not all(np.array_equal(a, b) for a, b in zip(default, held, strict=True))
+    assert changed >= 3  # the style changes how seat 1 plays its rounds
+
+
+def test_playout_style_is_a_crazy_rummy_style_of_the_compiled_playouts():
+    env = crazy_rummy_v0.env(num_players=3)
+    assert make_agent("pimc:playout_style=hold_wilds", env).style_id == crazy_fast.HOLD_WILDS
+    assert make_agent("pimc", env).style_id == 0
+    with pytest.raises(ValueError, match="playout_style=wild: style 'wild' is not a style of the crazy_rummy_v0"):
+        make_agent("pimc:playout_style=wild", env)
+    with pytest.raises(ValueError, match="rollout=fast"):
+        make_agent("pimc:playout_style=hold_wilds,rollout=heuristic", env)
+    from rummy_env import gin_rummy_v0
+
+    with pytest.raises(ValueError, match="not of gin_rummy_v0"):
+        make_agent("pimc:playout_style=hold_wilds", gin_rummy_v0.env())

@@ -29,14 +29,11 @@ def test_bench_vector_refuses_bad_arguments():
 @pytest.mark.parametrize("episode", ["hand", "game"])
 def test_the_differential_job_compares_every_configuration(episode, capsys):
     assert vector_differential.main(["--episode", episode, "--decisions", "300", "--num-envs", "4"]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "rummy |" in line]
     d = vector_differential
-    if episode == "hand":
-        expected = ["gin_rummy"] * len(d.GIN) + ["rummy"] * len(d.RUMMY) + ["crazy_rummy"] * len(d.CRAZY)
-    else:
-        expected = (
-            ["gin_rummy"] * len(d.GIN_GAMES) + ["rummy"] * len(d.RUMMY_GAMES) + ["crazy_rummy"] * len(d.CRAZY_GAMES)
-        )
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.startswith("| ") and line.split("|")[1].strip() in d.ENGINES]
+    expected = [variant for variant, (_, _, sets) in d.ENGINES.items() for _ in sets[episode]]
+    assert "rummikub" in expected
     assert [r.split("|")[1].strip() for r in rows] == expected
     assert all(r.split("|")[5].strip() == "0" for r in rows)
 
@@ -57,3 +54,28 @@ def test_benchmark_vector_splits_rummikub_time_into_mask_step_and_observation(ca
     rows = [line for line in lines if line.startswith("| rummikub")]
     assert [r.split("|")[2].strip() for r in rows] == ["env()", "RummikubVec"]
     assert rows[0].split("|")[-2].strip() == "" and float(rows[1].split("|")[-4]) > 0
+
+
+class _OffByOneReward(vector_differential.ReferenceGinRummyVec):
+    """The reference engine with one wrong number: game 2's seat-1 reward at the third random step."""
+
+    calls = 0
+
+    def step_random(self):
+        batch = super().step_random()
+        type(self).calls += 1
+        if type(self).calls == 3:
+            batch.rewards[2, 1] += 1.0
+        return batch
+
+
+def test_the_differential_reports_the_first_field_that_differs(monkeypatch, capsys):
+    d = vector_differential
+    _OffByOneReward.calls = 0
+    r = d.compare(d.GinRummyVec, _OffByOneReward, {}, 500, 4, seed=0)
+    assert (r["mismatches"], r["first_mismatch"]) == (1, (3, "rewards", 2))
+    _OffByOneReward.calls = 0
+    monkeypatch.setitem(d.ENGINES, "gin_rummy", (d.GinRummyVec, _OffByOneReward, {"hand": [{}], "game": []}))
+    assert d.main(["--variant", "gin_rummy", "--decisions", "200", "--num-envs", "4"]) == 1
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| gin_rummy"))
+    assert "| 1 first: (3, 'rewards', 2) |" in row

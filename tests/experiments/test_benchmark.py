@@ -27,3 +27,39 @@ def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
     assert "legal-tile mask (ms)" in text and "partition check vs integer program" in text
     with pytest.raises(SystemExit):
         benchmark.main(["--variant", "rummikub", "--hands", "0"])
+
+
+def test_the_trainer_benchmark_times_every_phase_of_one_update():
+    from experiments.benchmark.selfplay import format_selfplay, measure_selfplay
+
+    small = {"num_envs": 16, "num_steps": 8, "minibatch_size": 64, "hidden": (16,), "torch_threads": 1}
+    r = measure_selfplay("gin", 1, small)
+    assert list(r["phases_s"]) == ["sim", "features", "inference", "heuristic", "update"]
+    assert r["phases_s"]["update"] > 0 and 0 < r["steps"] <= 16 * 8  # learner decisions of one rollout
+    assert r["steps_per_s"] == pytest.approx(r["steps"] / r["wall_s"])
+    assert r["settings"] == {
+        "variant": "gin_rummy_v0",
+        "features": "gin_read",
+        "hidden": [16],
+        "input_size": 1426,
+        "num_envs": 16,
+        "num_steps": 8,
+        "minibatch_size": 64,
+        "update_epochs": 4,
+        "torch_threads": 1,
+    }
+    lines = format_selfplay(r).splitlines()
+    assert lines[0] == (
+        "gin_rummy_v0: MLP 1426-16, 16 games x 8 steps per update, minibatch 64, 4 epochs, 1 torch thread(s)"
+    )
+    assert [line.split()[0] for line in lines[2:]] == ["sim", "features", "inference", "heuristic", "update"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--selfplay", "gin", "--updates", "0"], "--updates must be positive"), (["--selfplay", "nope"], "nope")],
+)
+def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):
+    with pytest.raises(SystemExit):
+        benchmark.main(args)
+    assert message in capsys.readouterr().err

@@ -3,6 +3,7 @@ end to end, resuming from a checkpoint, the trained model through ``PolicyAgent`
 
 import copy
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -367,3 +368,26 @@ def test_kickstart_weight_decays_linearly_to_the_floor_and_is_off_without_anneal
     assert weights == pytest.approx([1.0, 0.75, 0.5, 0.1, 0.1])
     learner.cfg.kickstart_anneal, learner.steps = 0.0, 0
     assert learner.kickstart_weight() == 0.0  # off: the reason check_config refuses a floor then
+
+
+def test_device_auto_is_the_cpu_without_a_gpu_and_cuda_without_one_is_refused(monkeypatch):
+    from experiments.selfplay.learner import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto") == "cpu" and resolve_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match="device='cuda', but torch sees no GPU"):
+        resolve_device("cuda")
+    with pytest.raises(ValueError, match="device='tpu': use auto, cpu or cuda"):
+        resolve_device("tpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto") == "cuda"
+    learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), device="cpu"))
+    assert learner.device == "cpu" and {p.device.type for p in learner.net.parameters()} == {"cpu"}
+
+
+def test_a_resumed_run_takes_the_device_given_now():
+    from experiments.selfplay.checkpoint import resumed_config
+
+    saved = dataclasses.asdict(selfplay.Config(num_envs=4, hidden=(8,), device="cuda", seed=3))
+    now = resumed_config(saved, selfplay.Config(device="cpu", num_envs=64, seed=9), set())
+    assert (now.device, now.num_envs, now.seed, now.hidden) == ("cpu", 4, 3, (8,))
