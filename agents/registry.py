@@ -150,3 +150,26 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         "rllib:PATH of an RLlib checkpoint, "
         "or package.module:Name of your own Agent class"
     )
+
+
+def same_agent(a: str, b: str, env: Any) -> bool:
+    """Whether the names ``a`` and ``b`` build the same agent for ``env``: the same name
+    once ``champion`` is replaced by what it names, or two search agents with the same
+    class and settings (:func:`agents.search.search_settings`: ``pimc`` and ``pimc:model=1``
+    on Crazy Rummy, where the fast playouts' uniform worlds are the default).
+
+    Raises:
+        ValueError: a bad search option in either name.
+    """
+    from agents.search import is_search_spec, search_settings
+
+    def identity(name: str) -> Any:
+        if name == "champion":
+            from agents.champion import champion_name
+
+            name = champion_name(env.unwrapped.metadata["name"])
+        if name == "heuristic:style=default":
+            return "heuristic"
+        return search_settings(name, env) if is_search_spec(name) else name
+
+    return identity(a) == identity(b)

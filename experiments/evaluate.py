@@ -17,7 +17,10 @@ penalty, R-CRAZY-12; the fair share is ``1 / seats``).
 
 Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, ``games``,
 ``deals``, ``wins``, ``draws``, ``win_rate`` with ``win_rate_ci_low`` / ``win_rate_ci_high``
-(95% Wilson over deals), ``points_per_hand`` and ``opponent_points_per_hand``; plus
+(95% Wilson over deals), ``points_per_hand``, ``opponent_points_per_hand`` and
+``same_as_agent`` (the member builds the very agent evaluated under another name,
+:func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
+row is a self-match, at the fair share by construction); plus
 ``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
 ``panel_min_opponent``, ``fair_share``, the panel version and the settings), the same rows
 as ``evaluation.csv``, the bar chart ``evaluation.png``, and ``games.csv`` (every game).
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import make_agent
+from agents.registry import same_agent
 from experiments.common import (
     load_variant,
     new_figure,
@@ -66,6 +70,7 @@ ROW_FIELDS = (
     "win_rate_ci_high",
     "points_per_hand",
     "opponent_points_per_hand",
+    "same_as_agent",
 )
 
 
@@ -145,7 +150,10 @@ def format_rows(result: dict) -> str:
         lines.append(
             f"  {short[r['opponent']]:<{width}} {r['games']:>6} {r['win_rate']:>9.3f} {ci:>17} "
             f"{r['points_per_hand']:>9.2f} {r['opponent_points_per_hand']:>8.2f}"
+            + (" *" if r.get("same_as_agent") else "")
         )
+    if any(r.get("same_as_agent") for r in result["rows"]):
+        lines.append("  * the same agent as the one evaluated (another name, the same settings): a self-match")
     if result["rows"]:
         lines.append(
             f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
@@ -272,6 +280,8 @@ def evaluate(
         )
     records = [r for part in parts for r in part]
     rows = panel_rows(agent, members, records)
+    for row in rows:  # a member that is the agent under another name: its row is a self-match
+        row["same_as_agent"] = same_agent(agent, row["opponent"], env)
     rates = [r["win_rate"] for r in rows]
     low = min(rows, key=lambda r: r["win_rate"]) if rows else None
     result = {

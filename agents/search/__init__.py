@@ -14,7 +14,9 @@ opponent's revealed decisions, 1 = uniform worlds; ``mix``: weighted by a mixtur
 the Gin heuristic's styles, the opponent's playout style drawn from the posterior:
 :class:`PIMCAgent`), ``guide`` (a learned policy's file: its choice gets the ``prior``
 bonus instead of the heuristic's), ``halving`` (int: rounds of sequential halving over
-the legal actions, ``rollout=fast``; 1, the default, is none).  Defaults depend on the variant
+the legal actions, ``rollout=fast``; 1, the default, is none), ``playout_style`` (Crazy
+Rummy, ``rollout=fast``: the heuristic style the searching seat plays in its own
+playouts, ``crazy_heuristic.STYLES``; the default style if not named).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -29,6 +31,7 @@ search over single env steps.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from agents.search.ismcts import ISMCTSAgent
@@ -67,6 +70,7 @@ OPTIONS = {
         "late": int,
         "guide": str,
         "halving": int,
+        "playout_style": str,
     },
 }
 
@@ -168,14 +172,50 @@ def make_search_agent(name: str, env: Any, seed: int | None = None) -> Any:
 
         if plan_kind(variant, options) == "plays":
             return make_plan_agent(env, options, seed)
-        options.pop("plan", None)
+    return SEARCH_AGENTS[kind](env, seed=seed, **_with_defaults(kind, options, env))
+
+
+def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, Any]:
+    """``options`` of a step-by-step search over the variant's defaults (``plan`` dropped)."""
+    variant = env.unwrapped.metadata["name"]
+    options = {k: v for k, v in options.items() if k != "plan"}
     defaults = DEFAULTS[kind].get(variant, {})
     fast = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
     one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
     if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
         defaults = fast
-    merged = {**defaults, **options}
-    return SEARCH_AGENTS[kind](env, seed=seed, **merged)
+    return {**defaults, **options}
 
 
-__all__ = ["ISMCTSAgent", "PIMCAgent", "is_search_spec", "make_search_agent", "parse_search_spec"]
+def search_settings(name: str, env: Any) -> tuple[type, dict[str, Any]]:
+    """The class :func:`make_search_agent` builds for ``name`` in ``env`` and every setting
+    it gets (the options named, the variant's defaults, then the class's own defaults):
+    two names with equal settings build the same agent (``pimc`` and ``pimc:model=1`` on
+    Crazy Rummy).
+
+    Raises:
+        ValueError: as :func:`parse_search_spec`, or an unknown ``plan``.
+    """
+    kind, options = parse_search_spec(name)
+    cls, named = SEARCH_AGENTS[kind], None
+    if kind == "pimc":
+        from agents.search.rummikub_plan import PLAN_DEFAULTS, RummikubPlanAgent, plan_kind
+
+        if plan_kind(env.unwrapped.metadata["name"], options) == "plays":
+            cls, named = RummikubPlanAgent, {**PLAN_DEFAULTS, **{k: v for k, v in options.items() if k != "plan"}}
+    if named is None:
+        named = _with_defaults(kind, options, env)
+    empty = inspect.Parameter.empty
+    params = inspect.signature(cls.__init__).parameters
+    settings = {k: p.default for k, p in params.items() if k not in ("self", "env", "seed") and p.default is not empty}
+    return cls, {**settings, **named}
+
+
+__all__ = [
+    "ISMCTSAgent",
+    "PIMCAgent",
+    "is_search_spec",
+    "make_search_agent",
+    "parse_search_spec",
+    "search_settings",
+]

@@ -274,12 +274,15 @@ def defensive_discard(pool, known, rejected, spots, wild_rank):
 
 
 @njit(cache=True)
-def play_out(i, ints, masks, stock, pile, legal, cfg, max_steps, memo_keys, memo_results, gen):
-    """Play live row ``i`` with the policy for every seat until the round ends or
-    ``max_steps`` actions; returns the actions played."""
+def play_out(i, ints, masks, stock, pile, legal, cfg, max_steps, memo_keys, memo_results, gen, seat, style):
+    """Play live row ``i`` with the policy until the round ends or ``max_steps``
+    actions: ``seat`` in style ``style`` (``crazy_heuristic.STYLES`` index), every other
+    seat in the default style; returns the actions played."""
     steps = 0
+    players = cfg[k.C_PLAYERS]
     while ints[i, k.ENDED] == k.LIVE and steps < max_steps:
-        action = heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen)
+        own = style if ints[i, k.CUR] == seat else 0
+        action = heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, own, players)
         k.apply(i, action, ints, masks, stock, pile, cfg)
         k.compute_legal(i, ints, masks, legal, cfg)
         steps += 1
@@ -316,9 +319,11 @@ def seat_value(i, seat, ints, masks, temperature, cfg):
 
 
 @njit(cache=True)
-def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg, rng, totals):
+def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg, rng, totals, style):
     """Add to ``totals[a]`` the value for ``seat`` of root action ``actions[a]`` in each
-    of ``worlds`` worlds and return ``worlds`` (the sum of the weights, all 1).  Row 0 of
+    of ``worlds`` worlds and return ``worlds`` (the sum of the weights, all 1); ``seat``
+    plays its playouts in style ``style`` (``crazy_heuristic.STYLES`` index, 0 = default),
+    the other seats in the default style.  Row 0 of
     ``base`` (the kernel arrays ``ints, masks, stock, pile, legal``) holds a world of
     ``seat``'s information, its hidden cards dealt again for each world
     (``crazy_world.redeal_hidden``, generator ``rng[0]``).  Every action is played in
@@ -340,7 +345,9 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
             w_pile[0] = b_pile[0]
             k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, cfg)
             k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
-            steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps, memo_keys, memo_results, gen)
+            steps = play_out(
+                0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps, memo_keys, memo_results, gen, seat, style
+            )
             value = seat_value(0, seat, w_ints, w_masks, temperature, cfg)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

@@ -80,6 +80,7 @@ class CompiledRollouts:
         model: float = 1.0,
         tries: int = MODEL_TRIES,
         prior: np.ndarray | None = None,
+        style: int = 0,
     ) -> np.ndarray:
         """Mean value (0..1) for ``seat`` of each action of ``legal`` over ``worlds``
         worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
@@ -96,10 +97,13 @@ class CompiledRollouts:
         styles (``gin_heuristic.STYLES``): worlds are weighted by the mixture of the
         styles' fits, each world's playouts give the opponent a style drawn from its
         posterior there (``gin_fast.evaluate``); None: the default style alone.  After
-        the call :attr:`evidence` holds the styles' summed weights (None elsewhere)."""
+        the call :attr:`evidence` holds the styles' summed weights (None elsewhere).
+
+        ``style`` (Crazy Rummy): the style id (``crazy_heuristic.STYLES`` index) ``seat``
+        plays in its own playouts, the other seats playing the default style."""
         what = f"the compiled playouts of {self.variant} (rollout=fast)"
         with compile_notice(what, call=f"{self._fast.__name__}.evaluate"):  # the first call compiles them
-            return self._action_values(state, seat, legal, worlds, depth, rng, model, tries, prior)
+            return self._action_values(state, seat, legal, worlds, depth, rng, model, tries, prior, style)
 
     def _action_values(
         self,
@@ -112,6 +116,7 @@ class CompiledRollouts:
         model: float,
         tries: int,
         prior: np.ndarray | None = None,
+        style: int = 0,
     ) -> np.ndarray:
         first = state.resample(seat, rng)
         self._world.load_state(first, 0, *self._arrays, self._cfg)
@@ -125,7 +130,7 @@ class CompiledRollouts:
             self.evidence = np.zeros(styles.shape[0])
             args = (records, context, styles, model, tries, self._cfg, kernel_rng, totals, self.evidence)
         elif self.variant == "crazy_rummy_v0":
-            args = (self._cfg, kernel_rng, totals)
+            args = (self._cfg, kernel_rng, totals, style)
         else:
             from rummy_env.games.resample import rummy_public_holdings
 
@@ -134,7 +139,7 @@ class CompiledRollouts:
         weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
         if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
             evidence = self.evidence
-            values = self._action_values(state, seat, legal, worlds, depth, rng, 1.0, MODEL_TRIES, prior)
+            values = self._action_values(state, seat, legal, worlds, depth, rng, 1.0, MODEL_TRIES, prior, style)
             self.evidence = evidence
             return values
         return totals / weight

@@ -76,11 +76,18 @@ class PIMCAgent(SearchAgent):
             ``prior``), so the closest actions get the most worlds; fewer rounds when
             there are fewer worlds than rounds.  The best of the last round is played.
             1 (the default): every action on every world.
+        playout_style: with ``rollout="fast"`` on Crazy Rummy, the heuristic style
+            (``crazy_heuristic.STYLES``) the searching seat plays in its own playouts,
+            the other seats playing the default style: the playouts' own-seat policy is
+            the base policy the search improves on (Tesauro and Galperin 1996), so a
+            stronger style there values the root actions by a stronger continuation.
+            None: the default style.
         seed: seed of the agent's generator (worlds and random playouts).
 
     Raises:
         ValueError: ``halving`` below 1, or above 1 without ``rollout="fast"`` or with ``time``;
             ``model`` other than 1 without ``rollout="fast"``, or off Gin Rummy;
+            ``playout_style`` off Crazy Rummy's ``rollout="fast"``, or not one of its styles;
             ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
             does not exist, is not a model, or was trained on another variant or other
             observations.
@@ -102,6 +109,7 @@ class PIMCAgent(SearchAgent):
         model: float | str = 1.0,
         guide: str | None = None,
         halving: int = 1,
+        playout_style: str | None = None,
         seed: int | None = None,
     ):
         fast = rollout == "fast"
@@ -152,6 +160,22 @@ class PIMCAgent(SearchAgent):
             self.compiled = CompiledRollouts(env)
             if model < 1.0 and self.compiled.variant != "gin_rummy_v0":
                 raise ValueError(f"model={spec}: worlds are weighted by the opponent's decisions in Gin Rummy only")
+        self.playout_style = playout_style
+        self.style_id = 0
+        if playout_style is not None:
+            variant = env.unwrapped.metadata["name"]
+            if variant != "crazy_rummy_v0" or not fast:
+                raise ValueError(
+                    f"playout_style={playout_style}: a style of Crazy Rummy's compiled playouts "
+                    f"(rollout=fast), not of {variant} with rollout={rollout}"
+                )
+            from agents.crazy_heuristic import STYLES
+            from agents.styles import check_style
+
+            try:
+                self.style_id = check_style(playout_style, STYLES, variant)
+            except ValueError as err:
+                raise ValueError(f"playout_style={playout_style}: {err}") from None
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
         if self._halves(legal):  # the prior's bonus counts in every round's ranking
@@ -212,7 +236,16 @@ class PIMCAgent(SearchAgent):
         compiled, prior, tries = self.compiled, self.style_prior, self.tries
         if self.time is None:
             values = compiled.action_values(
-                state, seat, legal, worlds * self.rollouts, self.depth, self.rng, self.model, tries, prior
+                state,
+                seat,
+                legal,
+                worlds * self.rollouts,
+                self.depth,
+                self.rng,
+                self.model,
+                tries,
+                prior,
+                self.style_id,
             )
             self._note_posterior(compiled.evidence)
             return values
@@ -220,7 +253,9 @@ class PIMCAgent(SearchAgent):
         totals = np.zeros(len(legal))
         evidence, depth, rng = 0.0, self.depth, self.rng
         while budget.more():
-            values = compiled.action_values(state, seat, legal, FAST_CHUNK, depth, rng, self.model, tries, prior)
+            values = compiled.action_values(
+                state, seat, legal, FAST_CHUNK, depth, rng, self.model, tries, prior, self.style_id
+            )
             totals += values
             evidence = self._add_evidence(evidence)
             budget.used += 1
@@ -254,6 +289,7 @@ class PIMCAgent(SearchAgent):
                 self.model,
                 self.tries,
                 self.style_prior,
+                self.style_id,
             )
             evidence = self._add_evidence(evidence)
             sums[alive] += values * each

@@ -167,3 +167,17 @@ def test_a_large_prior_plays_the_heuristic_and_playouts_cap_the_worlds():
     capped = make_agent(f"pimc:worlds=50,playouts={len(legal)}", env, seed=9).action_values(state, seat, legal)
     one = make_agent("pimc:worlds=1", env, seed=9).action_values(state, seat, legal)
     assert capped.tolist() == one.tolist()
+
+
+def test_names_that_build_the_same_agent_are_told_apart_from_those_that_do_not():
+    from agents.registry import same_agent
+    from agents.search import search_settings
+
+    crazy, gin = crazy_rummy_v0.env(num_players=3), gin_rummy_v0.env()
+    cls, settings = search_settings("pimc:worlds=7", crazy)
+    assert cls is PIMCAgent and (settings["worlds"], settings["model"], settings["halving"]) == (7, 1.0, 1)
+    assert same_agent("pimc", "pimc:model=1", crazy) and same_agent("pimc:worlds=500", "pimc", crazy)
+    assert same_agent("heuristic:style=default", "heuristic", crazy)
+    assert not same_agent("pimc:halving=4", "pimc", crazy) and not same_agent("heuristic", "random", crazy)
+    assert not same_agent("pimc", "pimc:model=1", gin)  # Gin's fast search weighs its worlds (model=0)
+    assert same_agent("champion", "pimc:worlds=600,playouts=12000", rummy_v0.env())

@@ -64,9 +64,9 @@ def test_every_deal_is_played_once_with_the_agent_in_each_seat(tmp_path, capsys)
     assert result["opponents"] == ["random", "heuristic:style=gin_hunter"]
     assert (result["seats"], result["fair_share"], result["deals"], result["games"]) == (2, 0.5, 3, 12)
     assert result["partial"] is False and result["panel_version"] is None
-    assert [(r["opponent"], r["games"], r["deals"]) for r in result["rows"]] == [
-        ("random", 6, 3),
-        ("heuristic:style=gin_hunter", 6, 3),
+    assert [(r["opponent"], r["games"], r["deals"], r["same_as_agent"]) for r in result["rows"]] == [
+        ("random", 6, 3, False),
+        ("heuristic:style=gin_hunter", 6, 3, False),
     ]
     low = min(result["rows"], key=lambda r: r["win_rate"])
     assert (result["panel_min"], result["panel_min_opponent"]) == (low["win_rate"], low["opponent"])
@@ -138,3 +138,14 @@ def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message,
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
     assert not (out / "evaluation.json").exists()
+
+
+def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match(monkeypatch):
+    seats = [("pimc", "pimc:model=1", "pimc:model=1"), ("random", "pimc", "random")]
+    fake = [[_record(0, s, [1 / 3, 1 / 3, 1 / 3], [5.0, 5.0, 5.0]) for s in seats]]
+    monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: fake)
+    result, _ = evaluate.evaluate("pimc", "crazy_rummy_v0", deals=1, opponents=["pimc:model=1", "random"])
+    assert [(r["opponent"], r["same_as_agent"]) for r in result["rows"]] == [("pimc:model=1", True), ("random", False)]
+    text = evaluate.format_rows(result)
+    assert text.splitlines()[2].endswith(" *") and not text.splitlines()[3].endswith(" *")
+    assert "* the same agent as the one evaluated (another name, the same settings): a self-match" in text
