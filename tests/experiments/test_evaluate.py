@@ -129,6 +129,8 @@ def test_the_default_opponents_are_the_panel_without_the_agent(monkeypatch):
         (["--agent", "heuristic", "--deals", "0"], "--deals and --workers must be positive"),
         (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
         (["--agent", "heuristic", "--opponents", "heuristic"], "no opponent to evaluate 'heuristic' against"),
+        (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
+        (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message, tmp_path, capsys):

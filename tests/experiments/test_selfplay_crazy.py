@@ -164,6 +164,15 @@ def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, opti
         rows = list(csv.DictReader(f))
     assert rows and float(rows[-1]["steps"]) >= 600
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
+    # resumed: the step count and the logs go on from the checkpoint, with the seats it had
+    before, updates = summary["steps"], summary["updates"]
+    resume = ["--variant", variant, "--out", str(out), "--resume", "--timesteps", str(before + 400), "--no-progress"]
+    assert selfplay.main(resume) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] >= before + 400 and summary["updates"] > updates
+    assert summary["config"]["env_options"]["num_players"] == players
+    with open(out / "scalars.csv", newline="") as f:
+        assert [int(r["updates"]) for r in csv.DictReader(f)] == list(range(1, summary["updates"] + 1))
 
 
 def test_the_committed_crazy_model_plays_legal_rounds_whose_rewards_sum_to_zero():
