@@ -29,7 +29,12 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
 - basic Rummy: ``pimc:worlds=600,playouts=12000``: the compiled heuristic playouts of
   ``pimc`` with three times its default worlds (uniform worlds), about 75 ms a decision on
   average, so that it differs from the panel's ``pimc:model=1`` (200 worlds).
-- Crazy Rummy: ``pimc`` at its defaults (uniform worlds: the panel's ``pimc:model=1``).
+- Crazy Rummy: ``pimc:playout_style=hold_wilds``: ``pimc`` at its defaults (500 worlds,
+  uniform worlds, compiled one-round playouts) whose own seat plays the heuristic's
+  ``hold_wilds`` style in its playouts, the other seats the default style.  Against two
+  copies of ``pimc:model=1`` (the search with default playouts, the previous champion)
+  it has the lowest penalty in 0.379 [0.341, 0.418] of 1,800 rounds (1/3 is an equal
+  share; ``docs/results/champion-crazy/README.md``).
 - Rummikub: ``pimc:model=mix``: whole-play search whose playouts play each opponent as
   max-play or patient, drawn from a posterior over the two fitted on its public turns
   (:mod:`agents.search.rummikub_mix`), where plain ``pimc`` rolls every opponent out as
@@ -53,8 +58,9 @@ CHAMPIONS: dict[str, str] = {
     # pimc with compiled heuristic playouts, 600 worlds (docs/results/champion-rummy/README.md:
     # against pimc:model=1, 200 worlds, 0.576 [0.545, 0.606] over 1,000 games; 75 ms a decision)
     "rummy_v0": "pimc:worlds=600,playouts=12000",
-    # pimc with compiled one-round playouts (500 worlds)
-    "crazy_rummy_v0": "pimc",
+    # pimc with compiled one-round playouts (500 worlds), its own seat playing hold_wilds there
+    # (docs/results/champion-crazy/README.md: against two pimc:model=1, 0.379 [0.341, 0.418] of 1,800 rounds)
+    "crazy_rummy_v0": "pimc:playout_style=hold_wilds",
     # pimc over whole plays from the exact solver, patient rollouts, opponents' playout style
     # from their turns (docs/results/champion-rummikub/README.md: against pimc:model=1
     # level, 0.497 [0.440, 0.553] over 300 games; mean 11 ms a decision where pimc takes 151 ms)

@@ -5,6 +5,7 @@ import pytest
 
 from agents import make_agent
 from agents.champion import CHAMPIONS, ROOT, champion_name
+from agents.registry import same_agent
 from agents.search import PIMCAgent
 from agents.search.rummikub_plan import RummikubPlanAgent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
@@ -30,10 +31,15 @@ def test_the_gin_champion_is_the_mixture_search_guided_by_the_league_model(monke
     assert agent.style_prior is not None and type(agent.guide).__name__ == "PolicyAgent"
 
 
-def test_the_rummy_and_rummikub_champions_differ_from_the_panels_pimc():
+def test_the_rummy_crazy_and_rummikub_champions_differ_from_the_panels_pimc():
     rummy = make_agent("champion", rummy_v0.env(), seed=0)
     assert CHAMPIONS["rummy_v0"] == "pimc:worlds=600,playouts=12000"
     assert isinstance(rummy, PIMCAgent) and (rummy.worlds, rummy.playouts, rummy.model) == (600, 12000, 1.0)
+    crazy_env = crazy_rummy_v0.env(num_players=3)
+    crazy = make_agent("champion", crazy_env, seed=0)
+    assert CHAMPIONS["crazy_rummy_v0"] == "pimc:playout_style=hold_wilds"
+    assert isinstance(crazy, PIMCAgent) and (crazy.worlds, crazy.model, crazy.style_id) == (500, 1.0, 1)
+    assert not same_agent("champion", "pimc:model=1", crazy_env)
     rummikub = make_agent("champion", rummikub_v0.env(), seed=0)
     assert CHAMPIONS["rummikub_v0"] == "pimc:model=mix"
     assert isinstance(rummikub, RummikubPlanAgent) and rummikub.model == "mix"
