@@ -85,7 +85,8 @@ def test_fast_rollouts_are_the_crazy_rummy_default():
     assert make_agent("pimc:rollout=heuristic", env).compiled is None
 
 
-def test_fast_crazy_decisions_do_not_change_when_hidden_cards_are_permuted():
+@pytest.mark.parametrize("name", ["pimc:worlds=60", "pimc:worlds=60,playout_style=hold_wilds"])
+def test_fast_crazy_decisions_do_not_change_when_hidden_cards_are_permuted(name):
     env = crazy_rummy_v0.env(num_players=3)
     heuristic = make_agent("heuristic", env)
     checked = 0
@@ -102,12 +103,12 @@ def test_fast_crazy_decisions_do_not_change_when_hidden_cards_are_permuted():
             continue
         raw = env.unwrapped
         seat = raw.game_state.current_player()
-        before = make_agent("pimc:worlds=60", env, seed=4).act(obs)
+        before = make_agent(name, env, seed=4).act(obs)
         for k in range(3):
             swapped = swap_hidden(raw.game_state, seat, np.random.default_rng(k))
             assert swapped is not None
             raw.game_state = swapped  # another true deal, the same information
-            assert make_agent("pimc:worlds=60", env, seed=4).act(obs) == before
+            assert make_agent(name, env, seed=4).act(obs) == before
         checked += 1
         if checked == 4:
             break
