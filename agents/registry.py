@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
@@ -170,6 +171,13 @@ def same_agent(a: str, b: str, env: Any) -> bool:
             name = champion_name(env.unwrapped.metadata["name"])
         if name == "heuristic:style=default":
             return "heuristic"
-        return search_settings(name, env) if is_search_spec(name) else name
+        if not is_search_spec(name):
+            return name
+        cls, settings = search_settings(name, env)
+        if settings.get("guide") is not None:  # a guide named from the working folder or absolute
+            settings["guide"] = str(Path(settings["guide"]).resolve())
+        if settings.get("playout_style") == "default":
+            settings["playout_style"] = None
+        return cls, settings
 
     return identity(a) == identity(b)

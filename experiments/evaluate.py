@@ -96,8 +96,9 @@ def panel_chunks(
 
 
 def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
-    """One row per opponent (:data:`ROW_FIELDS`) from the games' records: the agent's win share,
-    its 95% Wilson interval over deals, and both sides' points per hand."""
+    """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
+    adds) from the games' records: the agent's win share, its 95% Wilson interval over deals,
+    and both sides' points per hand."""
     stats: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"games": 0, "wins": 0.0, "draws": 0, "points": 0.0, "their_points": 0.0, "deals": set()}
     )

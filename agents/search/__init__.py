@@ -16,7 +16,8 @@ the Gin heuristic's styles, the opponent's playout style drawn from the posterio
 bonus instead of the heuristic's), ``halving`` (int: rounds of sequential halving over
 the legal actions, ``rollout=fast``; 1, the default, is none), ``playout_style`` (Crazy
 Rummy, ``rollout=fast``: the heuristic style the searching seat plays in its own
-playouts, ``crazy_heuristic.STYLES``; the default style if not named).  Defaults depend on the variant
+playouts, ``crazy_heuristic.STYLES``; the default style if not named; where the defaults
+give Python rollouts, whole games or no numba, it is dropped with a warning).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -32,6 +33,7 @@ search over single env steps.
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any
 
 from agents.search.ismcts import ISMCTSAgent
@@ -184,6 +186,17 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
     one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
     if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
         defaults = fast
+    elif "playout_style" in options and "rollout" not in options:
+        # the style is one of the compiled one-round playouts; where the variant's defaults
+        # give Python rollouts instead (whole games, no numba), the search plays without it
+        warnings.warn(
+            f"playout_style={options['playout_style']} plays in the compiled one-round playouts; "
+            f"{variant} with episode={env.unwrapped.game.config.episode!r} searches with "
+            f"rollout={defaults.get('rollout', 'heuristic')} for every seat instead",
+            UserWarning,
+            stacklevel=3,
+        )
+        options = {k: v for k, v in options.items() if k != "playout_style"}
     return {**defaults, **options}
 
 

@@ -30,7 +30,8 @@ class ProgressLines:
     """A progress counter that prints plain lines (the non-terminal side of :func:`progress_counter`).
 
     Args:
-        total: units of work (> 0; 0 prints only the final line).
+        total: units of work, or None when unknown (a job that runs to a deadline):
+            then the lines give the count and the time only.
         unit: what a unit is called (``"deal"``, ``"game"``).
         label: the line's prefix (the job's name).
         file: where the lines go.
@@ -40,7 +41,7 @@ class ProgressLines:
 
     def __init__(
         self,
-        total: int,
+        total: int | None,
         unit: str,
         label: str,
         file: TextIO,
@@ -53,14 +54,17 @@ class ProgressLines:
         self.start = self.last = clock()
         self.closed = False
 
-    def line(self) -> str:
-        """The current line, e.g. ``evaluate: 120/400 deals (30%), 5m 12s, about 12m 8s left``."""
+    def line(self, final: bool = False) -> str:
+        """The current line, e.g. ``evaluate: 120/400 deals (30%), 5m 12s, about 12m 8s left``
+        (``final``: without the time left, which a job stopped early will not spend)."""
         elapsed = self.clock() - self.start
+        if self.total is None:
+            return f"{self.label}: {self.n} {self.unit}s, {_clock(elapsed)}"
         text = f"{self.label}: {self.n}/{self.total} {self.unit}s"
         if self.total > 0:
             text += f" ({100 * self.n // self.total}%)"
         text += f", {_clock(elapsed)}"
-        if 0 < self.n < self.total:
+        if 0 < self.n < self.total and not final:
             text += f", about {_clock(elapsed * (self.total - self.n) / self.n)} left"
         return text
 
@@ -68,7 +72,7 @@ class ProgressLines:
         """Count ``n`` more units; print a line if ``every`` seconds passed since the last."""
         self.n += n
         now = self.clock()
-        if now - self.last >= self.every and self.n < self.total:
+        if now - self.last >= self.every and (self.total is None or self.n < self.total):
             self.last = now
             print(self.line(), file=self.file, flush=True)
 
@@ -76,7 +80,7 @@ class ProgressLines:
         """Print the last line (once)."""
         if not self.closed:
             self.closed = True
-            print(self.line(), file=self.file, flush=True)
+            print(self.line(final=True), file=self.file, flush=True)
 
     def __enter__(self) -> ProgressLines:
         return self
@@ -86,7 +90,12 @@ class ProgressLines:
 
 
 def progress_counter(
-    total: int, unit: str, label: str, enabled: bool = True, file: TextIO | None = None, every: float = EVERY
+    total: int | None,
+    unit: str,
+    label: str,
+    enabled: bool = True,
+    file: TextIO | None = None,
+    every: float = EVERY,
 ) -> Any:
     """A context manager counting ``total`` units of work with ``update(n)``: a tqdm bar
     when ``file`` (default stderr) is a terminal, :class:`ProgressLines` otherwise, a

@@ -181,3 +181,6 @@ def test_names_that_build_the_same_agent_are_told_apart_from_those_that_do_not()
     assert not same_agent("pimc:halving=4", "pimc", crazy) and not same_agent("heuristic", "random", crazy)
     assert not same_agent("pimc", "pimc:model=1", gin)  # Gin's fast search weighs its worlds (model=0)
     assert same_agent("champion", "pimc:worlds=600,playouts=12000", rummy_v0.env())
+    assert same_agent("pimc:playout_style=default", "pimc", crazy)
+    guided = "pimc:model=mix,guide=docs/results/selfplay-gin-league/model.pt,prior=0.05"
+    assert same_agent("champion", guided, gin)  # the guide's path from the repository's root (the tests' folder)

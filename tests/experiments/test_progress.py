@@ -39,7 +39,17 @@ def test_a_stopped_job_ends_with_what_it_finished():
     bar.update(3)
     bar.close()
     bar.close()
-    assert out.getvalue() == "pimc_labels: 3/10 games (30%), 7s, about 17s left\n"
+    assert out.getvalue() == "pimc_labels: 3/10 games (30%), 7s\n"  # no time left that it will not spend
+
+
+def test_a_job_to_a_deadline_counts_without_a_total():
+    out, clock = io.StringIO(), FakeClock()
+    with ProgressLines(None, "game", "pimc_labels", out, every=60.0, clock=clock) as bar:
+        clock.now += 61.0
+        bar.update(4)
+        clock.now += 2.0
+        bar.update(1)
+    assert out.getvalue().splitlines() == ["pimc_labels: 4 games, 1m 1s", "pimc_labels: 5 games, 1m 3s"]
 
 
 def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():
