@@ -1,0 +1,44 @@
+"""``experiments.evaluate`` and ``experiments.pimc_labels`` on the tournament's Ray backend
+(``--backend ray``, issue 26): the same rows and the same labels as local processes.  One
+local cluster serves both jobs (a job that finds Ray running leaves it running)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments import evaluate, pimc_labels
+
+ray = pytest.importorskip("ray", reason="the distributed extra")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_evaluate_on_ray_gives_the_local_rows(cluster, tmp_path):
+    args = ["--variant", "rummy", "--agent", "heuristic", "--opponents", "random", "heuristic:style=defensive"]
+    args += ["--deals", "4", "--seed", "2", "--no-progress"]
+    assert evaluate.main([*args, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
+    assert evaluate.main([*args, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
+    assert ray.is_initialized()  # the job used the running cluster and left it running
+    local, on_ray = (json.loads((tmp_path / d / "evaluation.json").read_text()) for d in ("local", "ray"))
+    assert [r["opponent"] for r in on_ray["rows"]] == ["random", "heuristic:style=defensive"]
+    assert [r["games"] for r in on_ray["rows"]] == [8, 8]
+    assert on_ray["rows"] == local["rows"]
+
+
+def test_pimc_labels_on_ray_gives_the_local_labels(cluster, tmp_path, monkeypatch):
+    monkeypatch.setattr(pimc_labels, "CHUNK_GAMES", 1)  # two chunks, two Ray tasks
+    args = ["--variant", "rummy", "--agent", "pimc:worlds=2", "--games", "2", "--seed", "7", "--no-progress"]
+    assert pimc_labels.main([*args, "--out", str(tmp_path / "local.npz")]) == 0
+    assert pimc_labels.main([*args, "--backend", "ray", "--out", str(tmp_path / "ray.npz")]) == 0
+    local, on_ray = np.load(tmp_path / "local.npz"), np.load(tmp_path / "ray.npz")
+    assert sorted(on_ray.files) == sorted(local.files)
+    assert len(on_ray["result"]) == 2 and len(on_ray["search"]) == 51 and set(on_ray["game"]) == {0, 1}
+    for key in local.files:
+        if key != "meta":
+            np.testing.assert_array_equal(on_ray[key], local[key], err_msg=key)
