@@ -1,6 +1,7 @@
 """``experiments.evaluate`` and ``experiments.pimc_labels`` on the tournament's Ray backend
-(``--backend ray``, issue 26): the same rows and the same labels as local processes.  One
-local cluster serves both jobs (a job that finds Ray running leaves it running)."""
+(``--backend ray``, issue 26): the same rows and the same labels as local processes.  Each
+test starts its own local cluster (a job that finds Ray running leaves it running) and stops
+it, so that no other test, run in the same worker, finds Ray running."""
 
 import json
 
@@ -12,7 +13,7 @@ from experiments import evaluate, pimc_labels
 ray = pytest.importorskip("ray", reason="the distributed extra")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cluster():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
