@@ -7,10 +7,9 @@ import json
 
 import numpy as np
 import pytest
+import ray  # the distributed extra, part of the test extra: never skipped
 
 from experiments import evaluate, pimc_labels
-
-ray = pytest.importorskip("ray", reason="the distributed extra")
 
 
 @pytest.fixture
