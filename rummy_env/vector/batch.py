@@ -113,6 +113,11 @@ def empty_batch(num_envs: int, observation_size: int, num_actions: int, num_play
     )
 
 
+#: the largest seed of a batched engine: the streams mix the seed in 64-bit arithmetic
+#: (``seed_streams``), which would fold larger ones onto smaller
+MAX_SEED = 2**64 - 1
+
+
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` otherwise."""
     return int(check_int(name, value, low, high))
@@ -123,7 +128,8 @@ class VecBase:
 
     Args:
         num_envs: games in the batch, >= 1.
-        seed: int >= 0; game ``i``'s deals and random actions come from ``(seed, i)``.
+        seed: int 0..2**64-1 (``MAX_SEED``; larger seeds would repeat smaller ones);
+            game ``i``'s deals and random actions come from ``(seed, i)``.
         num_threads: threads of the kernels (None: numba's default); the reference
             accepts and ignores it.
         **env_options: the variant's ``env()`` options (``render_mode`` excluded).
@@ -140,7 +146,7 @@ class VecBase:
 
     def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
         self.num_envs = check_int_arg("num_envs", num_envs, 1)
-        self.seed = check_int_arg("seed", seed, 0)
+        self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
         if num_threads is not None:
             num_threads = check_int_arg("num_threads", num_threads, 1)
         self.num_threads = num_threads
@@ -178,7 +184,7 @@ class VecBase:
         """Deal a new episode (its first hand) in every game.
 
         Args:
-            seed: int >= 0: reseed every game's streams (as the constructor does);
+            seed: int 0..2**64-1: reseed every game's streams (as the constructor does);
                 None: continue them.
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
@@ -201,7 +207,7 @@ class VecBase:
         deck_ids = None if decks is None else self._check_decks(decks)
         seats = None if dealers is None else self._check_dealers(dealers)
         if seed is not None:
-            self.seed = check_int_arg("seed", seed, 0)
+            self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
             self._deal_rng, self._action_rng = seed_streams(self.seed, n)
         given = np.zeros(n, np.bool_) if deck_ids is None else np.ones(n, np.bool_)
         use_deck = deck_ids if deck_ids is not None else np.zeros((n, self.deck_size), np.int8)
@@ -240,7 +246,7 @@ class VecBase:
             a = int(actions[bad])
             text = self.action_to_string(a) if 0 <= a < self.num_actions else "out of range"
             raise ValueError(
-                f"action {a} ({text}) is not legal in game {bad} for player {int(self._buffer.current_player[bad])}: "
+                f"action {a} ({text}) is not legal in game {bad} for player {self._acting_seat(bad)}: "
                 f"actions must be legal ids of that game's action_mask; no game was changed"
             )
         self._step_games(actions, out)
@@ -331,9 +337,12 @@ class VecBase:
                 or not have.flags.c_contiguous
                 or not have.flags.writeable
             ):
+                if isinstance(have, np.ndarray) and have.shape == like.shape and have.dtype == like.dtype:
+                    why = "it is read-only" if not have.flags.writeable else "it is not C-contiguous"
+                else:
+                    why = f"got {getattr(have, 'dtype', type(have).__name__)} {getattr(have, 'shape', '')}"
                 raise ValueError(
-                    f"out.{name} must be a writeable C-contiguous {like.dtype} array of shape {like.shape}, "
-                    f"got {getattr(have, 'dtype', type(have).__name__)} {getattr(have, 'shape', '')}"
+                    f"out.{name} must be a writeable C-contiguous {like.dtype} array of shape {like.shape}: {why}"
                 )
         return out
 
@@ -343,6 +352,9 @@ class VecBase:
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"actions of dtype {arr.dtype}: action ids are integers 0..{self.num_actions - 1}")
+        if arr.dtype == np.uint64 and (arr > np.iinfo(np.int64).max).any():  # would wrap to negative ids
+            big = int(arr[arr > np.iinfo(np.int64).max][0])
+            raise ValueError(f"action {big} is out of range: action ids are integers 0..{self.num_actions - 1}")
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _check_decks(self, decks: Any) -> np.ndarray:
@@ -393,6 +405,11 @@ class VecBase:
 
     def _illegal_game(self, actions: np.ndarray) -> int:
         """Index of the first live game whose action is not legal, or -1."""
+        raise NotImplementedError
+
+    def _acting_seat(self, i: int) -> int:
+        """The seat to act in game ``i``, from the engine's state (not from a ``Batch``: the
+        caller's ``out=`` arrays may be another buffer)."""
         raise NotImplementedError
 
     def _deal_extras(self, i: int) -> dict:

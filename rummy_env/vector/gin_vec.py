@@ -106,6 +106,9 @@ class KernelVec(VecBase):
     def _episode_over(self) -> np.ndarray:
         return self._ints[:, self.kernel.ENDED] != self.kernel.LIVE
 
+    def _acting_seat(self, i: int) -> int:
+        return int(self._ints[i, self.kernel.CUR])
+
     @property
     def hands_played(self) -> np.ndarray:
         """Hands finished in every game's current (or just ended) episode: int64 ``(num_envs,)``

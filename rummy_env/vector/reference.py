@@ -134,6 +134,10 @@ class ReferenceVec(VecBase):
                 return i
         return -1
 
+    def _acting_seat(self, i: int) -> int:
+        env = self._envs[i]
+        return int(env.agent_name_mapping[env.agent_selection])
+
     def _step_games(self, actions: np.ndarray, out: Batch) -> None:
         for i in range(self.num_envs):
             self._move(i, int(actions[i]), out)

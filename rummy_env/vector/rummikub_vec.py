@@ -441,6 +441,9 @@ class RummikubEngine(VecBase):
     def _episode_over(self) -> np.ndarray:
         return self._ended != LIVE
 
+    def _acting_seat(self, i: int) -> int:
+        return int(self._current[i])
+
     @property
     def hands_played(self) -> np.ndarray:
         """Hands finished in every game's current (or just ended) episode: int64 ``(num_envs,)``."""

@@ -16,7 +16,9 @@ from rummy_env.vector import (
     GinRummyVec,
     ReferenceCrazyRummyVec,
     ReferenceGinRummyVec,
+    ReferenceRummikubVec,
     ReferenceRummyVec,
+    RummikubVec,
     RummyVec,
     empty_batch,
 )
@@ -112,6 +114,37 @@ def test_caller_owned_outputs_are_written_in_place(cls, module, options):
     assert got is out and out.action_mask.any(axis=1).all()
     twin = cls(2, seed=5, **options)
     np.testing.assert_array_equal(out.observation, twin.reset().observation)
+
+
+@pytest.mark.parametrize(
+    ("cls", "options"),
+    [
+        *((p.values[0], p.values[2]) for p in IMPLEMENTATIONS),
+        (ReferenceRummikubVec, {"num_players": 3}),
+        (RummikubVec, {"num_players": 3}),
+    ],
+)
+def test_refusals_with_caller_owned_outputs_name_the_acting_player_and_the_reason(cls, options):
+    vec = cls(3, seed=1, **options)
+    out = empty_batch(3, vec.observation_size, vec.num_actions, vec.num_players)
+    vec.reset(out=out)
+    # play on until game 0's seat is one the engine's own (unwritten) buffer does not hold
+    while len(set(out.current_player.tolist())) == 1 or out.current_player[0] == 0:
+        vec.step(np.array([np.flatnonzero(m)[0] for m in out.action_mask]), out=out)
+    seat, illegal = int(out.current_player[0]), int(np.flatnonzero(out.action_mask[0] == 0)[0])
+    actions = np.array([np.flatnonzero(m)[0] for m in out.action_mask])
+    actions[0] = illegal
+    with pytest.raises(ValueError, match=rf"action {illegal} \(.*\) is not legal in game 0 for player {seat}: "):
+        vec.step(actions, out=out)
+    with pytest.raises(ValueError, match=rf"^action {2**63 + 5} is out of range: action ids are integers 0\.\."):
+        vec.step(np.full(3, 2**63 + 5, np.uint64), out=out)
+    frozen = empty_batch(3, vec.observation_size, vec.num_actions, vec.num_players)
+    frozen.observation.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out.observation must be a writeable C-contiguous .*: it is read-only$"):
+        vec.step_random(out=frozen)
+    with pytest.raises(ValueError, match="seed"):
+        cls(2, seed=2**64, **options)
+    assert cls(2, seed=2**64 - 1, **options).seed == 2**64 - 1
 
 
 @pytest.mark.parametrize("cls", [ReferenceGinRummyVec, GinRummyVec])
