@@ -44,8 +44,10 @@ from agents.registry import same_agent
 from experiments.common import (
     load_variant,
     new_figure,
+    nonnegative_int,
     output_folder,
     parse_env_options,
+    positive_int,
     program_name,
     resolve_variant,
     usable_cpus,
@@ -314,18 +316,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--variant", required=True, help="gin_rummy, rummy, crazy_rummy or rummikub")
     p.add_argument("--agent", required=True, help="the agent to evaluate (any name the tournament takes)")
-    p.add_argument("--deals", type=int, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument(
+        "--deals", type=positive_int, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})"
+    )
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default: 0)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/evaluate-<time>)")
     p.add_argument("--opponents", nargs="+", default=None, metavar="NAME", help="these opponents instead of the panel")
-    p.add_argument("--workers", type=int, default=usable_cpus(), help="local worker processes (default: the CPUs)")
+    p.add_argument(
+        "--workers", type=positive_int, default=usable_cpus(), help="local worker processes (default: the CPUs)"
+    )
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes or Ray tasks")
     p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
-    if args.deals <= 0 or args.workers <= 0 or args.seed < 0:
-        p.error("--deals and --workers must be positive and --seed >= 0")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
     try:

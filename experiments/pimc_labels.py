@@ -39,7 +39,16 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
+from experiments.common import (
+    load_variant,
+    nonnegative_int,
+    output_folder,
+    parse_env_options,
+    positive_float,
+    positive_int,
+    program_name,
+    resolve_variant,
+)
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
 from experiments.common.progress import progress_counter
@@ -218,9 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help=f"the search that labels (default: {DEFAULT_AGENT} in Gin, {default_agent('rummy_v0')} elsewhere)",
     )
-    p.add_argument("--games", type=int, default=None, help="games to play at most, in all")
-    p.add_argument("--minutes", type=float, default=None, help="wall-clock minutes: no game starts after them")
-    p.add_argument("--workers", type=int, default=1, help="local processes (default: 1)")
+    p.add_argument("--games", type=positive_int, default=None, help="games to play at most, in all")
+    p.add_argument("--minutes", type=positive_float, default=None, help="wall-clock minutes: no game starts after them")
+    p.add_argument("--workers", type=positive_int, default=1, help="local processes (default: 1)")
     p.add_argument(
         "--backend",
         choices=("local", "ray"),
@@ -228,18 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster",
     )
     p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
-    p.add_argument("--seed", type=int, default=0, help="game g is dealt from seed + g (default: 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="game g is dealt from seed + g (default: 0)")
     p.add_argument("--out", type=Path, required=True, help="the .npz file to write")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     if args.games is None and args.minutes is None:
         p.error("give --games or --minutes (or both)")
-    if (
-        args.workers < 1
-        or (args.games is not None and args.games < 1)
-        or (args.minutes is not None and args.minutes <= 0)
-    ):
-        p.error("--workers and --games must be positive integers and --minutes positive")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
     try:

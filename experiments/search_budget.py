@@ -30,9 +30,11 @@ from agents import Agent, make_agent
 from experiments.common import (
     load_variant,
     new_figure,
+    nonnegative_int,
     output_folder,
     parse_env_options,
     play_episode,
+    positive_int,
     resolve_variant,
     wilson_interval,
 )
@@ -161,16 +163,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.search_budget", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", required=True, help="e.g. gin_rummy or gin_rummy_v0")
     p.add_argument("--agent", choices=sorted(BUDGET_OPTION), required=True)
-    p.add_argument("--budgets", type=int, nargs="+", required=True, help="worlds (pimc) or simulations (ismcts)")
+    p.add_argument(
+        "--budgets", type=positive_int, nargs="+", required=True, help="worlds (pimc) or simulations (ismcts)"
+    )
     p.add_argument("--options", default="", help="more search options, e.g. rollout=random,depth=40")
     p.add_argument("--opponent", default="heuristic", help="the other seats' agent (default: heuristic)")
-    p.add_argument("--deals", type=int, default=20, help="deals per budget, each played from every seat")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deals", type=positive_int, default=20, help="deals per budget, each played from every seat")
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/search-budget-<time>)")
     args = p.parse_args(argv)
-    if args.deals <= 0 or any(b <= 0 for b in args.budgets):
-        p.error("--deals and --budgets must be positive")
     specs = [
         f"{args.agent}:{BUDGET_OPTION[args.agent]}={b}" + (f",{args.options}" if args.options else "")
         for b in args.budgets

@@ -3,6 +3,7 @@ episode, intervals."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import math
 import os
@@ -70,6 +71,49 @@ def parse_env_options(items: Sequence[str]) -> dict[str, Any]:
             except ValueError:
                 out[key] = value
     return out
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer >= 1 (argparse names the flag in its error).
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, or below 1.
+    """
+    return _int_at_least(text, 1)
+
+
+def nonnegative_int(text: str) -> int:
+    """An argparse ``type``: an integer >= 0 (a seed, a count that may be 0).
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, or negative.
+    """
+    return _int_at_least(text, 0)
+
+
+def _int_at_least(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {'positive' if low == 1 else '>= 0'}, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse ``type``: a finite number > 0 (minutes, intervals).
+
+    Raises:
+        argparse.ArgumentTypeError: not a number, not finite, or <= 0.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
 
 
 def usable_cpus() -> int:

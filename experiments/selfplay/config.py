@@ -153,6 +153,11 @@ def check_config(config: Config, num_players: int) -> None:
         value = getattr(config, name)
         if value is not None and not (low <= value <= high if closed else low < value <= high):
             raise ValueError(f"{name}={value}: allowed values are in {'[' if closed else '('}{low}, {high}]")
+    for name in ("sim_threads", "torch_threads", "eval_workers"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name}={getattr(config, name)}: a positive integer")
+    if config.seed < 0:
+        raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
     if config.duplicate_baseline and config.variant not in DUPLICATE_VARIANTS:

@@ -18,6 +18,7 @@ import numpy as np
 
 from experiments.common import load_variant
 from experiments.selfplay.config import Config, check_config
+from experiments.selfplay.opponents import check_agent_names
 from experiments.selfplay.returns import potential_fn
 
 #: the parts of the training time, in seconds (``scalars.csv``'s shares, ``summary.json``)
@@ -93,6 +94,7 @@ class Learner:
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
         check_config(config, self.num_players)
+        check_agent_names(config, env)
         init = None
         if config.init_model:
             from agents.torch_policy import load_model

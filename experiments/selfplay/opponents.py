@@ -33,7 +33,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.heuristics import heuristic_style as check_heuristic_name
-from experiments.selfplay.config import league_members
+from experiments.selfplay.config import eval_opponents, league_members
 
 SELF, POOL, HEURISTIC, RANDOM = 0, 1, 2, 3  #: the kinds of game; league member j is kind LEAGUE + j
 LEAGUE = 4
@@ -307,3 +307,22 @@ class Opponents:
     def hand_over(self, done: np.ndarray) -> None:
         """Move the learner to the next seat in the games that just ended."""
         self.learner_seat = np.where(done, (self.learner_seat + 1) % self.num_players, self.learner_seat)
+
+
+def check_agent_names(config: Any, env: Any) -> None:
+    """Build each league member (:class:`FrozenAgent`) and evaluation opponent once, so that
+    a bad name stops the run before it starts, not at its first rollout (the league) or
+    after the training (the evaluations' opponents).
+
+    Args:
+        config: the run's :class:`~experiments.selfplay.config.Config`.
+        env: an env of the run's variant and options.
+
+    Raises:
+        ValueError: a name no agent has, or a league member the batched engine cannot drive.
+    """
+    rng = np.random.default_rng(0)
+    for name, _ in league_members(config):
+        FrozenAgent(name, env, rng, config.seed)
+    for name in eval_opponents(config) or ():
+        make_agent(name, env)

@@ -126,7 +126,7 @@ def test_the_default_opponents_are_the_panel_without_the_agent(monkeypatch):
     [
         (["--agent", "nobody"], "unknown agent 'nobody'"),
         (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
-        (["--agent", "heuristic", "--deals", "0"], "--deals and --workers must be positive"),
+        (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
         (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
         (["--agent", "heuristic", "--opponents", "heuristic"], "no opponent to evaluate 'heuristic' against"),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),

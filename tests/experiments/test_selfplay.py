@@ -264,6 +264,10 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
         ),
         (["--hidden", "64,x"], "--hidden must be positive integers"),
         (["--num-envs", "0"], "--num-envs must be a positive integer"),
+        (["--sim-threads", "0"], "sim_threads=0: a positive integer"),
+        (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
+        (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
+        (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
         (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
         (["--duplicate-baseline", "ture"], "'ture' is not a boolean"),
         (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
@@ -349,6 +353,21 @@ def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, caps
     (tmp_path / "afile").write_text("")
     assert selfplay.main(["--out", str(tmp_path / "afile"), "--num-envs", "2", "--hidden", "8"]) == 2
     assert f"error: --out '{tmp_path}/afile' is a file, not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--eval-opponents", "nosuch"], "unknown agent 'nosuch'"),
+        (["--league", "nosuch@0.1"], "'nosuch' cannot play on the batched engine's rows"),
+        (["--league", "heuristic:style=nosuch@0.1"], "nosuch"),
+    ],
+)
+def test_names_used_after_the_first_update_stop_the_run_before_it_and_its_folder(args, message, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert selfplay.main(["--out", str(out), "--num-envs", "2", "--hidden", "8", *args]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("variant", ["gin_rummy", "rummy"])
