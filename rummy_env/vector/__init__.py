@@ -22,8 +22,10 @@ the legal-action bits as ``uint64`` words -- with per-game ``reset_one`` /
 layout, seeding, recorded deals, output buffers, argument checks, autoreset) is
 ``batch.VecBase``.  Crazy Rummy (``crazy_batch_kernel``) reuses the one-round rules
 of the search playouts (``crazy_kernel``): its wild rank, dealer and totals and the
-card each wild card on the table stands for are more columns, so its 13 rounds (not
-yet supported) are a loop of deals inside ``step_one``.
+card each wild card on the table stands for are more columns.  Whole games
+(``episode="game"``: dealer rotation, scores, Crazy Rummy's 13 rounds and their wild
+ranks) are the ``whole_games.WholeGames`` mixin of every engine: the step that ends a
+hand deals the game's next one from the same deal stream.
 Rummikub (``rummikub_vec``) is the exception: a decision's cost is its exact mask, the
 solver's sweep over table and rack (hundreds of microseconds in random play), so its
 rules and observations are vectorised numpy over the batch (microseconds a decision)
