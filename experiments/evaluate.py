@@ -218,6 +218,41 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
         evaluation_figure(result).savefig(out / "evaluation.png", dpi=100)
 
 
+def panel_members(
+    agent: str, variant: str, env_options: dict | None = None, opponents: Sequence[str] | None = None
+) -> tuple[str, list[str], int | None]:
+    """The agent and its opponents as :func:`evaluate` plays them, each built once so that a
+    bad name or option fails before any game (and before the job's folder exists).
+
+    Args:
+        agent, variant, env_options, opponents: as :func:`evaluate` takes them.
+
+    Returns:
+        ``(agent, members, panel_version)``: the agent's name (a ``policy:`` path made
+        absolute), its opponents without the agent itself, and ``PANEL_VERSION`` (None when
+        ``opponents`` were given).
+
+    Raises:
+        ValueError: an unknown agent or option, or no opponent left.
+    """
+    env = load_variant(variant).env(**dict(env_options or {}))
+    agent = absolute_policy(agent)
+    make_agent(agent, env, seed=0)
+    version = None
+    if opponents is None:
+        from agents.panel import PANEL_VERSION, panel
+
+        version, members = PANEL_VERSION, list(panel(variant, available_only=True))
+    else:
+        members = list(opponents)
+    members = [absolute_policy(m) for m in members if absolute_policy(m) != agent]
+    if not members:
+        raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
+    for m in members:
+        make_agent(m, env, seed=0)
+    return agent, members, version
+
+
 def evaluate(
     agent: str,
     variant: str,
@@ -253,20 +288,7 @@ def evaluate(
     """
     env_options = dict(env_options or {})
     env = load_variant(variant).env(**env_options)
-    agent = absolute_policy(agent)
-    make_agent(agent, env, seed=0)  # an unknown name or a bad option fails before any game
-    version = None
-    if opponents is None:
-        from agents.panel import PANEL_VERSION, panel
-
-        version, members = PANEL_VERSION, list(panel(variant, available_only=True))
-    else:
-        members = list(opponents)
-    members = [absolute_policy(m) for m in members if absolute_policy(m) != agent]
-    if not members:
-        raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
-    for m in members:
-        make_agent(m, env, seed=0)
+    agent, members, version = panel_members(agent, variant, env_options, opponents)
     chunks = panel_chunks(agent, members, variant, env_options, deals, seed)
     seats = len(env.possible_agents)
     start = time.perf_counter()
@@ -337,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         env_options = parse_env_options(args.env_option)
         if "reward" in env_options or "render_mode" in env_options:
             raise ValueError("the evaluation reads winners from reward='win' and plays without rendering")
+        panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists
         out = output_folder(args.out, "evaluate")
         with StopRequest("evaluate", "no new deal starts; writing the games finished") as stop:
             result, records = evaluate(

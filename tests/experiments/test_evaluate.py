@@ -139,7 +139,7 @@ def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message,
         evaluate.main(["--variant", "gin_rummy", *extra, "--out", str(out)])
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
-    assert not (out / "evaluation.json").exists()
+    assert not out.exists()  # refused before the folder is made
 
 
 def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match(monkeypatch):
