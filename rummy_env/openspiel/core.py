@@ -168,7 +168,15 @@ class Core:
         return -4 if self.phase == OVER else -1
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """(outcome, probability) pairs in ascending outcome order."""
+        """(outcome, probability) pairs in ascending outcome order.
+
+        Raises:
+            ValueError: not at a chance node (at a decision the stock's cards are hidden
+                information: listing them would show the opponents' hands by elimination).
+        """
+        if self.phase in (PLAY, OVER):
+            where = "a decision node" if self.phase == PLAY else "a terminal state"
+            raise ValueError(f"chance_outcomes() at {where}: only chance nodes (current_player() == -1) have outcomes")
         if self.phase == SETUP:
             k = self.steps[len(self.setup)][1]
             return [(i, 1.0 / k) for i in range(k)]
@@ -199,11 +207,20 @@ class Core:
         return self.engine.returns() if self.engine is not None else [0.0] * self.data.n
 
     def action_text(self, player: int, action: int) -> str:
-        """Text of a decision (the env's text) or of a chance outcome."""
+        """Text of a decision (the env's text) or of a chance outcome.
+
+        Raises:
+            ValueError: an action id outside the game's actions (``player >= 0``) or a setup
+                outcome outside that chance node's outcomes.
+        """
         if player >= 0:
+            if not 0 <= action < len(self.data.action_texts):
+                raise ValueError(f"action {action} is not an action id: ids are 0..{len(self.data.action_texts) - 1}")
             return self.data.action_texts[action]
         if self.phase == SETUP:
-            name = self.steps[len(self.setup)][0]
+            name, k = self.steps[len(self.setup)]
+            if not 0 <= action < k:
+                raise ValueError(f"{name} outcome {action} is not one of this chance node's 0..{k - 1}")
             return f"{name} {action + 1 if name == WILD_RANK else action}"
         return self.data.variant.outcome_text(action)
 

@@ -18,7 +18,7 @@ import numpy as np
 import pyspiel
 
 from rummy_env.openspiel.core import OVER, Core, game_data
-from rummy_env.openspiel.variants import VARIANTS, Variant
+from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 
 PREFIX = "python_rummy_env_"
 
@@ -80,7 +80,7 @@ class RummyEnvGame(pyspiel.Game):
             min_utility=float(low),
             max_utility=float(high),
             utility_sum=0.0,
-            max_game_length=variant.max_game_length(cfg),
+            max_game_length=min(variant.max_game_length(cfg), UNBOUNDED_LENGTH),  # pyspiel's int32
         )
         super().__init__(game_type(variant, cfg), info, params)
 

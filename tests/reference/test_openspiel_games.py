@@ -149,6 +149,31 @@ def test_a_chance_outcome_not_offered_is_refused_and_changes_nothing(variant):
     assert state.history()[-2:] == [0, outcomes[0]]
 
 
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_decision_nodes_list_no_chance_outcomes_and_texts_refuse_unknown_ids(variant):
+    # at a decision the stock is hidden: listing it would show the other hands by elimination
+    state = load(variant).new_initial_state()
+    seats = state.get_game().num_players()
+    with pytest.raises(ValueError, match=rf"outcome 999 is not one of this chance node's 0\.\.{seats - 1}$"):
+        state.action_to_string(-1, 999)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    n = state.get_game().num_distinct_actions()
+    for bad in (n, -2):
+        with pytest.raises(ValueError, match=rf"^action {bad} is not an action id: ids are 0\.\.{n - 1}$"):
+            state.action_to_string(state.current_player(), bad)
+    with pytest.raises(ValueError, match=r"^chance_outcomes\(\) at a decision node: only chance nodes"):
+        state.chance_outcomes()
+    over = random_play(load(variant).new_initial_state(), np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"^chance_outcomes\(\) at a terminal state"):
+        over.chance_outcomes()
+
+
+def test_a_length_bound_beyond_int32_is_capped_as_openspiel_stores_it():
+    assert load("rummy", max_turns=200_000_000).max_game_length() == 2**31 - 1
+    assert load("rummy", max_turns=100).max_game_length() == 100 * (10 + 3)
+
+
 def test_a_stock_draw_refuses_a_card_that_is_not_in_the_stock():
     game = load("gin_rummy")
     state = game.new_initial_state()
