@@ -229,7 +229,8 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     async def replay_frame(request: Request) -> Response:
         find = _replay(request)
         raw_step = request.query_params.get("step", "0")
-        step = int(raw_step) if raw_step.isdigit() and len(raw_step) < 9 else raw_step
+        # isascii: str.isdigit() also holds for characters int() refuses (superscripts, circled digits)
+        step = int(raw_step) if raw_step.isascii() and raw_step.isdigit() and len(raw_step) < 9 else raw_step
         seat = request.query_params.get("seat", "all")
         return JSONResponse(await run_in_threadpool(lambda: find().frame(step, seat)))
 

@@ -39,22 +39,35 @@ def list_runs(root: Path) -> list[dict]:
             data = json.loads(path.read_text())
         except (OSError, ValueError, RecursionError):
             continue
-        if not isinstance(data, dict):
+        kind = run_kind(path.name, data)
+        if kind is None:  # another job's summary.json or evaluation.json (selfplay, exploit, train)
             continue
         name = path.relative_to(root.resolve()).as_posix()
-        if path.name == "summary.json":
-            meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        if kind == "tournament":
+            meta = data["meta"]
             variants = meta.get("variants") if isinstance(meta.get("variants"), list) else []
             title = f"tournament: {', '.join(map(str, variants))} ({meta.get('games', '?')} games)"
-            kind = "tournament"
         else:
             title = f"evaluation: {data.get('agent')} on {data.get('variant')} ({data.get('games', '?')} games)"
-            kind = "evaluation"
         out.append({"name": name, "kind": kind, "title": title, "mtime": path.stat().st_mtime})
         if len(out) >= MAX_RUNS:
             break
     out.sort(key=lambda r: (-r["mtime"], r["name"]))
     return out
+
+
+def run_kind(file_name: str, data: Any) -> str | None:
+    """``"tournament"`` or ``"evaluation"`` when ``data`` (a ``summary.json`` or
+    ``evaluation.json``) is the output of ``experiments.tournament`` or
+    ``experiments.evaluate``, else None (the self-play, exploit and train jobs write files
+    of the same names)."""
+    if not isinstance(data, dict):
+        return None
+    if file_name == "summary.json" and isinstance(data.get("meta"), dict) and isinstance(data.get("summary"), list):
+        return "tournament"
+    if file_name == "evaluation.json" and isinstance(data.get("agent"), str) and isinstance(data.get("rows"), list):
+        return "evaluation"
+    return None
 
 
 def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any) -> str:
@@ -144,22 +157,32 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     folder = path.parent
     try:
         data = json.loads(path.read_text())
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
+        kind = run_kind(path.name, data)
+        if kind is None:
+            raise ValueError(
+                "not the summary.json of experiments.tournament or the evaluation.json of experiments.evaluate"
+            )
     except (OSError, ValueError, RecursionError) as err:
         raise ApiError(422, f"{name} cannot be read as results: {err}") from None
     base = root.resolve()
     images = [(folder / i).relative_to(base).as_posix() for i in IMAGES if (folder / i).is_file()]
-    if path.name == "evaluation.json":
+    if kind == "evaluation":
         return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
-    cells = data.get("head_to_head") or _head_to_head_csv(folder)
+    try:  # files edited by hand or cut short: a 422 naming the run, not a 500
+        cells = data.get("head_to_head") or _head_to_head_csv(folder)
+        maps = heat_maps(cells)
+        games = recorded_games(folder, index)
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise ApiError(
+            422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
+        ) from None
     return {
         "name": name,
         "kind": "tournament",
-        "meta": data.get("meta", {}),
-        "summary": data.get("summary", []),
-        "heat_maps": heat_maps(cells),
-        "games": recorded_games(folder, index),
+        "meta": data["meta"],
+        "summary": data["summary"],
+        "heat_maps": maps,
+        "games": games,
         "images": images,
     }
 

@@ -25,6 +25,9 @@ class OptionNames:
 
 
 REWARDS = ("win", "score")
+#: the largest ``max_turns`` and ``target_score``: the observations scale by them in float32,
+#: and a larger limit would never be reached in play anyway
+MAX_LIMIT = 10**9
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -142,6 +142,12 @@ def test_bad_env_options_are_value_errors(variant):
         variant.module.env(num_player=3)
     with pytest.raises(ValueError, match="max_turns=0 is out of range"):
         variant.module.env(max_turns=0)
+    # a huge limit is refused by name (it overflowed the float32 observation bounds)
+    with pytest.raises(
+        ValueError, match=r"max_turns=10{400} is out of range: max_turns must be an int from 1 to 1000000000"
+    ):
+        variant.module.env(max_turns=10**400)
+    assert variant.module.env(max_turns=10**9).unwrapped.game.config.max_turns == 10**9
     with pytest.raises(ValueError, match="episode='match' is not allowed"):
         variant.module.env(episode="match")
     with pytest.raises(ValueError, match="render_mode='rgb' is not supported"):

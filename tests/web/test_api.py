@@ -125,6 +125,7 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
         ({"options": {"render_mode": "human"}}, "'render_mode' is not an option of gin_rummy_v0"),
         ({"options": {"knock_limit": {"x": 1}}}, "values are numbers"),
         ({"options": {"knock_limit": -1}}, "options refused by gin_rummy_v0"),
+        ({"options": {"max_turns": 10**400}}, "max_turns must be an int from 1 to 1000000000"),
         ({"options": [1]}, "options must be an object"),
         ({"seat": "player_7"}, "seat 'player_7' is not a seat"),
         ({"opponents": ["heuristic", "random"]}, "2 opponent(s) for 1 other seat(s)"),
@@ -196,6 +197,32 @@ def test_results_names_cannot_leave_the_results_folder(client, served_folders):
     assert r.status_code == 200 and r.content == (results / "tour" / "head_to_head.png").read_bytes()
 
 
+def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make_app, tmp_path):
+    files = {
+        "selfplay/summary.json": {"steps": 5, "evaluation": []},  # other jobs' files of the same names
+        "train/evaluation.json": {"variant": "gin_rummy_v0", "rows": []},
+        "cut/summary.json": {"meta": {"variants": ["gin_rummy_v0"]}, "summary": [], "head_to_head": [{"x": 1}]},
+        "eval/evaluation.json": {"agent": "heuristic", "variant": "gin_rummy_v0", "rows": [], "games": 4},
+    }
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True)
+        (tmp_path / name).write_text(json.dumps(data))
+    with TestClient(make_app(results=tmp_path, save_games=False)) as c:
+        runs = c.get("/api/results").json()["runs"]
+        assert sorted((r["name"], r["kind"]) for r in runs) == [
+            ("cut/summary.json", "tournament"),
+            ("eval/evaluation.json", "evaluation"),
+        ]
+        for name in ("selfplay/summary.json", "train/evaluation.json"):
+            refused(
+                c.get("/api/results/run", params={"name": name}), 422, "not the summary.json of experiments.tournament"
+            )
+        refused(
+            c.get("/api/results/run", params={"name": "cut/summary.json"}), 422, "not as the tournament writes them"
+        )
+        assert c.get("/api/results/run", params={"name": "eval/evaluation.json"}).json()["kind"] == "evaluation"
+
+
 def test_a_recorded_game_replays_step_by_step(client, served_folders):
     records, _ = served_folders
     lines = read_record(records / GIN_RECORD)
@@ -207,7 +234,8 @@ def test_a_recorded_game_replays_step_by_step(client, served_folders):
     last = client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": len(actions), "seat": "player_1"})
     assert last.json()["svgs"] == {"player_1": str(env.unwrapped.render_svg("player_1"))}
     assert last.json()["over"] is True
-    for step, seat, words in [(len(actions) + 1, "all", "outside"), ("x", "all", "outside"), (0, "player_9", "seat")]:
+    cases = [(len(actions) + 1, "all", "outside"), ("x", "all", "outside"), ("\u00b2", "all", "outside")]
+    for step, seat, words in [*cases, (0, "player_9", "seat")]:
         refused(client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": step, "seat": seat}), 400, words)
 
 

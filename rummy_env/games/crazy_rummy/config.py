@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
+    MAX_LIMIT,
     REWARDS,
     OptionNames,
     check_choice,
@@ -28,7 +29,7 @@ class CrazyRummyConfig(OptionNames):
         episode: ``"hand"`` (one round) or ``"game"`` (13 rounds).
         reward: ``"win"`` (+1 shared by the lowest penalty, -1 shared by the others)
             or ``"score"`` (mean penalty minus own penalty, each round).
-        max_turns: turns after which a round ends with no penalties, >= 1 (the rules
+        max_turns: turns after which a round ends with no penalties, 1..10**9 (``MAX_LIMIT``) (the rules
             set no limit, but taking the discard and discarding can go on forever): with
             ``episode="hand"`` the episode is truncated; with ``episode="game"`` the
             next round is dealt (the deal passing left, R-CRAZY-03), so a game still
@@ -51,7 +52,7 @@ class CrazyRummyConfig(OptionNames):
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 3, 6))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
-        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, NUM_ROUNDS))
         if self.wild_rank is not None:
             object.__setattr__(self, "wild_rank", check_int("wild_rank", self.wild_rank, 1, NUM_ROUNDS))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
+    MAX_LIMIT,
     REWARDS,
     OptionNames,
     check_bool,
@@ -27,10 +28,10 @@ class GinRummyConfig(OptionNames):
         big_gin_bonus: points added for big gin (R-GIN-12), >= 0.
         oklahoma: the first upcard's value sets each hand's knock limit, an ace
             meaning gin only (R-GIN-14).
-        target_score: points that end the game (R-GIN-13), >= 1.
+        target_score: points that end the game (R-GIN-13), 1..10**9 (``MAX_LIMIT``).
         game_bonuses: add the end-of-game bonuses of R-GIN-13 (100 for the game, 25
             per hand won, doubled on a shutout).
-        max_turns: turns after which a hand ends with no score, >= 1: with
+        max_turns: turns after which a hand ends with no score, 1..10**9 (``MAX_LIMIT``): with
             ``episode="hand"`` the episode is truncated; with ``episode="game"`` the
             hand counts as a dead hand (R-GIN-02: the same dealer deals again).  The
             rules set no limit, but taking the upcard and discarding another card can
@@ -66,8 +67,8 @@ class GinRummyConfig(OptionNames):
             object.__setattr__(self, name, check_int(name, getattr(self, name), 0))
         for name in ("big_gin", "oklahoma", "game_bonuses"):
             check_bool(name, getattr(self, name))
-        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
-        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)

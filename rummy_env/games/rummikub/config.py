@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
+    MAX_LIMIT,
     REWARDS,
     OptionNames,
     check_bool,
@@ -28,7 +29,7 @@ class RummikubConfig(OptionNames):
             tiles are worth 754 at most: 728 for the numbers, two jokers as 13s); default 30.
         initial_meld_table_play: after the initial melds, the same turn may also play on
             the table as in R-RK-08 (R-RK-07 option).
-        target_score: total that ends the game (R-RK-12), >= 1; default 200.
+        target_score: total that ends the game (R-RK-12), 1..10**9 (``MAX_LIMIT``); default 200.
         max_turns: turns after which a hand ends with no winner, all scoring 0 (R-RK-13),
             >= 1: with ``episode="hand"`` the episode is truncated; with
             ``episode="game"`` the next hand is dealt.
@@ -62,8 +63,8 @@ class RummikubConfig(OptionNames):
         object.__setattr__(
             self, "initial_meld_table_play", check_bool("initial_meld_table_play", self.initial_meld_table_play)
         )
-        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
-        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)

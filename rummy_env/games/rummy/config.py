@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
+    MAX_LIMIT,
     REWARDS,
     OptionNames,
     check_bool,
@@ -32,8 +33,8 @@ class RummyConfig(OptionNames):
         two_player_winner_deals: with 2 players the hand's winner deals next
             (R-RUMMY-04, the second source); otherwise the deal passes to the left.
             Only with ``num_players=2``.
-        target_score: points that end the game (R-RUMMY-17), >= 1.
-        max_turns: turns after which a hand ends with no winner (R-RUMMY-13), >= 1:
+        target_score: points that end the game (R-RUMMY-17), 1..10**9 (``MAX_LIMIT``).
+        max_turns: turns after which a hand ends with no winner (R-RUMMY-13), 1..10**9 (``MAX_LIMIT``):
             with ``episode="hand"`` the episode is truncated; with ``episode="game"``
             the next hand is dealt.
         max_hands: with ``episode="game"``, hands after which a game no one has won
@@ -69,8 +70,8 @@ class RummyConfig(OptionNames):
                 f"option two_player_winner_deals=True needs num_players=2 (R-RUMMY-04), got "
                 f"num_players={self.num_players}: with more players the deal passes to the left"
             )
-        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1))
-        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1))
+        object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
+        object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
