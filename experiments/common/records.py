@@ -214,6 +214,8 @@ def read_record(path: str | Path) -> list[dict]:
                 lines.append(json.loads(text))
             except (UnicodeDecodeError, json.JSONDecodeError) as err:
                 raise RecordError(f"{path}, line {i}: not JSON ({err})") from None
+            except ValueError as err:  # e.g. an integer of more digits than Python converts
+                raise RecordError(f"{path}, line {i}: a value no record holds ({err})") from None
             except RecursionError:
                 raise RecordError(f"{path}, line {i}: nested too deeply to be a record line") from None
             numbers.append(i)

@@ -63,6 +63,7 @@ DAMAGED = [
     ("string line", replace_line(2, '"hand"'), r"line 2: the string 'hand', a record line must be a JSON object"),
     ("not JSON", replace_line(3, "{nope"), r"line 3: not JSON \(Expecting property name"),
     ("nested", replace_line(4, NESTED), r"line 4: nested too deeply to be a record line"),
+    ("huge int", replace_line(1, '{"seed": ' + "9" * 5000 + "}"), r"line 1: a value no record holds \(Exceeds"),
     # a seed that is not a non-negative int
     ("seed string", put(1, "seed", "7"), r"line 1 \(game\), field 'seed': the string '7', expected an int >= 0"),
     ("seed -1", put(1, "seed", -1), r"line 1 \(game\), field 'seed': the number -1, expected an int >= 0"),
