@@ -15,7 +15,7 @@ def test_python_examples_run(monkeypatch, capsys):
     namespace = run_python_blocks(README, "README.md")
     assert namespace["env"].infos["player_0"]["layoffs"] == "7D on 4D 5D 6D | 8D on 4D 5D 6D"
     # the example's comments show what it prints: the seeded hand, then the stacked knock
-    assert capsys.readouterr().out.splitlines() == ["knock player_0 4 33", "7D on 4D 5D 6D | 8D on 4D 5D 6D"]
+    assert capsys.readouterr().out.splitlines() == ["knock player_0 4 33", "7D on 4D 5D 6D | 8D on 4D 5D 6D 34"]
 
 
 def test_first_block_is_the_main_job_then_the_tests():

@@ -184,7 +184,10 @@ def evaluate_now(
     append_eval(out, rows, learner.training_minutes(), learner.steps, learner.updates, final)
     tqdm.write(
         f"[{learner.training_minutes():.1f} training min, {learner.steps} steps] "
-        + ", ".join(f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}]" for r in rows)
+        + ", ".join(
+            f"vs {r['opponent']} {r['win_rate']:.3f} [{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
+            for r in rows
+        )
         + f" ({seconds:.0f} s)"
     )
     return rows

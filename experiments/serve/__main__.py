@@ -79,7 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error(str(err))
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"serve: binding {args.host}: other machines can reach this server", file=sys.stderr)
-    print(f"serve: http://{args.host}:{args.port}/  (records {args.records}, results {args.results}; Ctrl-C stops)")
+    print(
+        f"serve: http://{args.host}:{args.port}/  "
+        f"(records from {args.records}/, results from {args.results}/; Ctrl-C stops)"
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
