@@ -170,9 +170,17 @@ class RummyEnvState(pyspiel.State):
             probability_sampler: OpenSpiel's sampler (a callable giving a float in [0, 1)).
 
         Raises:
-            ValueError: ``player_id`` is not a seat.
+            ValueError: ``player_id`` is not a seat, or the sampler gave no number in [0, 1).
+            TypeError: ``probability_sampler`` is not callable.
         """
-        rng = np.random.default_rng(int(probability_sampler() * 2**53))
+        if not callable(probability_sampler):
+            raise TypeError(
+                f"probability_sampler must be a callable giving a float in [0, 1), got {probability_sampler!r}"
+            )
+        u = probability_sampler()
+        if isinstance(u, bool) or not isinstance(u, (float, int, np.floating)) or not 0 <= u < 1:
+            raise ValueError(f"probability_sampler() gave {u!r}: a sampler gives a float in [0, 1)")
+        rng = np.random.default_rng(int(u * 2**53))
         core, changes = self._core.resampled(player_id, rng)
         history = [[item.player, item.action] for item in self.full_history()]
         for index, outcome in changes.items():

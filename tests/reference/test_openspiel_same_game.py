@@ -204,6 +204,13 @@ def test_resample_refuses_a_bad_seat():
     state = random_play(load("gin_rummy").new_initial_state(), np.random.default_rng(1), until=lambda s: s.engine)
     with pytest.raises(ValueError, match="player 2 is not a seat"):
         state.resample_from_infostate(2, pyspiel.UniformProbabilitySampler(32, 0.0, 1.0))
+    for value in (-1.0, 2.5, 1.0, "0.5", True):
+        with pytest.raises(
+            ValueError, match=rf"^probability_sampler\(\) gave {value!r}: a sampler gives a float in \[0, 1\)$"
+        ):
+            state.resample_from_infostate(0, lambda v=value: v)
+    with pytest.raises(TypeError, match="probability_sampler must be a callable"):
+        state.resample_from_infostate(0, None)
 
 
 # -------------------------------------------------------- OpenSpiel's gin_rummy
