@@ -281,7 +281,8 @@ def replay(
         RecordError: the record is damaged (:func:`check_record`), or its game cannot be
             set up (the env refuses its options, reset options or first deck, or has
             other players).
-        RecordMismatch: a deck or dealer, an action, or the rewards or returns differ
+        RecordMismatch: a deck or dealer, an action (its id or its text), a hand the game
+            never dealt, or the rewards or returns differ
             from the record (the message says where).
     """
     check_record(lines)
@@ -347,6 +348,8 @@ def replay(
             )
         if not mask[action]:
             raise RecordMismatch(f"{where}: the action is not legal in the replay")
+        if line["text"] != raw.action_to_string(action):
+            raise RecordMismatch(f"{where}: action {action} is {raw.action_to_string(action)!r} in the replay")
         env.step(line["action"])
         rewards = [float(raw.rewards.get(a, 0.0)) for a in raw.possible_agents]
         want = line.get("rewards", [0.0] * len(rewards))
@@ -357,6 +360,8 @@ def replay(
         if on_step:
             on_step(env, line)
     if end is not None:
+        if len(hands) > seen:  # a hand line the game never dealt
+            raise RecordMismatch(f"the record has {len(hands)} hands, the replay dealt {seen}")
         if not np.allclose(returns, end["returns"], atol=1e-9):
             raise RecordMismatch(f"returns {returns} in the replay, {end['returns']} in the record")
         if end["status"] == "complete" and not raw.game_state.is_terminal():

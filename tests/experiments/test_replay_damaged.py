@@ -145,6 +145,8 @@ def test_damaged_lines_in_memory_raise_record_error(good_lines):
         (put(5, "rewards", [0.0, 0.0]), r"step 2 \(player_0 knock KH\): rewards \[34.0, -34.0\] in the replay"),
         (put(6, "returns", [9.0, -9.0]), r"returns \[34.0, -34.0\] in the replay, \[9.0, -9.0\] in the record"),
         (put(3, "action", 0), r"step 0 \(player_0 pass\): the action is not legal in the replay"),
+        (put(5, "text", "big gin"), r"step 2 \(player_0 big gin\): action \d+ is 'knock KH' in the replay"),
+        (lambda lines: lines.insert(5, {**lines[1], "hand": 2}), r"the record has 2 hands, the replay dealt 1"),
         (put(1, "seed", 4), None),  # the stacked deck is in reset_options: the seed changes nothing
         (put(2, "dealer", 0), r"hand 1 was dealt another deck or dealer than recorded \(dealer 1 against 0\)"),
     ],
