@@ -326,9 +326,12 @@ def replay(
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
             if got["deck"] != want["deck"] or got[key] != want[key]:
+                what = [f"{key} {got[key]} against {want[key]}"] if got[key] != want[key] else []
+                if got["deck"] != want["deck"]:
+                    what.insert(0, "another deck")
                 raise RecordMismatch(
-                    f"{where}: hand {seen} was dealt another deck or {key} than recorded "
-                    f"({key} {got[key]} against {want[key]}): the seed or options differ from the game's"
+                    f"{where}: hand {seen} was not dealt as recorded ({', '.join(what)}): "
+                    "the seed or options differ from the game's"
                 )
 
     check_hands("after the reset")

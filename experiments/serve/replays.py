@@ -182,7 +182,9 @@ def _read(path: Path, name: str) -> list[dict]:
     except OSError as err:
         raise ApiError(404, f"record {name} cannot be read: {err.strerror or err}") from None
     except (ValueError, AttributeError, TypeError, RecursionError) as err:  # not JSON, not a record
-        raise ApiError(422, f"{name} is not a record this server reads: {err}") from None
+        # the reader's message names the file it read: for an upload, the server's temporary copy
+        reason = str(err).replace(str(path), name)
+        raise ApiError(422, f"{name} is not a record this server reads: {reason}") from None
 
 
 class ReplayStore:

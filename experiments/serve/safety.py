@@ -70,7 +70,7 @@ def check_agent(name: Any, allowed: Sequence[str], variant: str) -> str:
         ApiError: 400, the name is not a string or not on the list (the message lists it).
     """
     if not isinstance(name, str) or name not in allowed:
-        shown = repr(name) if isinstance(name, str) and len(name) <= 80 else f"a {type(name).__name__}"
+        shown = repr(name) if isinstance(name, str) and len(name) <= 80 else f"of type {type(name).__name__}"
         raise ApiError(
             400, f"agent {shown} is not offered for {variant}: choose one of {', '.join(allowed)} (the server's list)"
         )
@@ -106,7 +106,7 @@ def check_options(options: Any, variant: str) -> dict:
 
     Raises:
         ApiError: 400, not an object, an unknown name (``render_mode`` included), or a
-            value that is an object, an array or a non-finite number.
+            value that is an object, an array or a number with a fraction.
     """
     if options is None:
         return {}
@@ -116,8 +116,11 @@ def check_options(options: Any, variant: str) -> dict:
     for key, value in options.items():
         if key not in names:
             raise ApiError(400, f"option {key!r} is not an option of {variant}: options are {', '.join(names)}")
-        if not isinstance(value, _SCALARS) or isinstance(value, float) and not math.isfinite(value):
-            raise ApiError(400, f"option {key}={value!r}: values are numbers, true/false, strings or null")
+        if not isinstance(value, _SCALARS):
+            raise ApiError(
+                400,
+                f"option {key}={value!r}: values are integers, true/false, strings or null (no option has fractions)",
+            )
     return dict(options)
 
 

@@ -148,7 +148,7 @@ def test_damaged_lines_in_memory_raise_record_error(good_lines):
         (put(5, "text", "big gin"), r"step 2 \(player_0 big gin\): action \d+ is 'knock KH' in the replay"),
         (lambda lines: lines.insert(5, {**lines[1], "hand": 2}), r"the record has 2 hands, the replay dealt 1"),
         (put(1, "seed", 4), None),  # the stacked deck is in reset_options: the seed changes nothing
-        (put(2, "dealer", 0), r"hand 1 was dealt another deck or dealer than recorded \(dealer 1 against 0\)"),
+        (put(2, "dealer", 0), r"hand 1 was not dealt as recorded \(dealer 1 against 0\): the seed"),
     ],
 )
 def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, good_lines, tmp_path, capsys):

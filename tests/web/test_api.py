@@ -123,7 +123,9 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     cases = [
         ({"variant": "poker"}, "variant 'poker' is unknown"),
         ({"options": {"render_mode": "human"}}, "'render_mode' is not an option of gin_rummy_v0"),
-        ({"options": {"knock_limit": {"x": 1}}}, "values are numbers"),
+        ({"options": {"knock_limit": {"x": 1}}}, "values are integers, true/false, strings or null"),
+        ({"options": {"max_turns": 5.0}}, "option max_turns=5.0: values are integers"),
+        ({"opponents": [7]}, "agent of type int is not offered"),
         ({"options": {"knock_limit": -1}}, "options refused by gin_rummy_v0"),
         ({"options": {"max_turns": 10**400}}, "max_turns must be an int from 1 to 1000000000"),
         ({"options": [1]}, "options must be an object"),
@@ -275,7 +277,11 @@ def test_bad_records_are_refused(client, served_folders):
         (edited(0, options={"knock_limit": -1}), "does not replay"),
     ]
     for data, words in cases:
-        refused(client.post("/api/uploads", content=data), 422, words)
+        message = refused(client.post("/api/uploads", content=data), 422, words)
+        assert "/tmp" not in message and "upload.jsonl" not in message, message  # the server's own file stays private
+    assert refused(client.post("/api/uploads", content=b""), 422).startswith(
+        "the upload is not a record this server reads"
+    )
     ok = client.post("/api/uploads", content=(records / GIN_RECORD).read_bytes()).json()
     frame = client.get("/api/replays/frame", params={"upload": ok["upload"], "step": ok["steps"], "seat": "all"})
     assert frame.status_code == 200 and sorted(frame.json()["svgs"]) == ["player_0", "player_1"]
