@@ -267,6 +267,12 @@ def test_serialize_and_clone_continue_the_same_game(variant):
         assert str(other) == str(state) and other.history() == state.history()
     ends = [random_play(s, np.random.default_rng(9)) for s in [state, *copies]]
     assert len({(str(s), tuple(s.history()), tuple(s.returns())) for s in ends}) == 1
+    # another game (variant, or the same variant with other options) refuses the text
+    others = [load(v, max_turns=40) for v in sorted(NAMES) if v != variant] + [load(variant, max_turns=41)]
+    for other in others:
+        with pytest.raises(ValueError, match=rf"^the state was serialized by {NAMES[variant]} with parameters"):
+            other.deserialize_state(state.serialize())
+    assert str(game.deserialize_state(state.serialize())) == str(state)
 
 
 @pytest.mark.parametrize("variant", sorted(NAMES))
