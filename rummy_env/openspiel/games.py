@@ -115,22 +115,20 @@ class RummyEnvState(pyspiel.State):
         super().__init__(game)
         self._core = Core(game._data)
 
-    @property
-    def _core(self) -> Core:
-        return self.__dict__["_core"]
-
-    @_core.setter
-    def _core(self, core: Core) -> None:
-        # OpenSpiel's deserialize_state sets the unpickled contents here: a state that another
-        # game (variant or options) serialized is refused now, not at its first observation
-        mine = self.get_game()._data
-        if core.data is not mine and core.data.__reduce__() != mine.__reduce__():
-            theirs = core.data.__reduce__()[1]
-            raise ValueError(
-                f"the state was serialized by {PREFIX}{theirs[0]} with parameters {dict(theirs[1])}, not by this game "
-                f"({PREFIX}{mine.variant.key}, {mine.params}): deserialize it with the game that serialized it"
-            )
-        self.__dict__["_core"] = core
+    def __setattr__(self, name: str, value: Any) -> None:
+        # OpenSpiel's deserialize_state sets the unpickled contents through setattr: a state
+        # that another game (variant or options) serialized is refused now, not at its first
+        # observation.  Reads of _core stay plain attribute lookups (every step reads it).
+        if name == "_core":
+            mine = self.get_game()._data
+            if value.data is not mine and value.data.__reduce__() != mine.__reduce__():
+                theirs = value.data.__reduce__()[1]
+                raise ValueError(
+                    f"the state was serialized by {PREFIX}{theirs[0]} with parameters {dict(theirs[1])}, not by "
+                    f"this game ({PREFIX}{mine.variant.key}, {mine.params}): deserialize it with the game that "
+                    "serialized it"
+                )
+        super().__setattr__(name, value)
 
     def current_player(self) -> int:
         return self._core.current_player()
