@@ -35,6 +35,10 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   (rack + table split into melds, R-RK-08/10: ``agents.search.rummikub_plays.can_go_out``),
   and whether the play being built holds the whole rack (its COMMIT goes out).  What
   the patient policy (``heuristic:style=patient``) decides on.  2 entries.
+- ``crazy_out`` (Crazy Rummy): ``meld_opp`` plus the go-out look-ahead of the Crazy Rummy
+  heuristic (``agents.crazy_features``: whether the player can go out this turn, whether
+  the top discard is worth taking, and the kind and cards of the planner's first move).
+  635 entries.
 
 The deadwood planes use the compiled ``rummy_env.vector.deadwood_kernel`` when numba is
 installed (the same values; a Python loop over ``core.deadwood`` otherwise).
@@ -203,7 +207,9 @@ def revealed_features(hand: np.ndarray, discarded: np.ndarray, passed: np.ndarra
 
 
 #: name -> extra entries
-FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941, "rk_out": 2}
+FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941, "rk_out": 2, "crazy_out": 635}
+#: feature sets that are another one plus more entries (``--init-model`` may widen a model to them)
+EXTENDS = {"gin": "meld", "gin_opp": "gin", "gin_read": "gin_opp", "crazy_out": "meld_opp"}
 #: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
 _FIELDS = {
     "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
@@ -245,7 +251,7 @@ class Featurizer:
 
     Args:
         name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"``, ``"gin_read"``
-            (Gin Rummy only), or ``"rk_out"`` (Rummikub only).
+            (Gin Rummy only), ``"rk_out"`` (Rummikub only) or ``"crazy_out"`` (Crazy Rummy only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
 
@@ -258,6 +264,8 @@ class Featurizer:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
         if name == "rk_out":
             applies = variant == "rummikub_v0"
+        elif name == "crazy_out":
+            applies = variant == "crazy_rummy_v0"
         else:
             applies = name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
         if not applies:
@@ -273,6 +281,7 @@ class Featurizer:
             self._known = [layout.slice(f.name) for f in layout.fields if f.name.startswith(known)]
             self._seen = [layout.slice(f) for f in seen]
             self._table = layout.slice("table") if variant == "rummy_v0" else None
+        self._layout = layout
         if name == "gin_read":
             self._discarded = layout.slice("opponent_discarded")
             self._pile = [layout.slice("upcard"), layout.slice("discard_rest")]
@@ -289,7 +298,7 @@ class Featurizer:
         parts = [obs, meld_features(hand, up)]
         if self.name in _GIN_ONLY:
             parts.append(gin_deadwood_features(hand, up))
-        if self.name.endswith("_opp") or self.name == "gin_read":
+        if self.name.endswith("_opp") or self.name in ("gin_read", "crazy_out"):
             known = np.maximum.reduce([obs[:, s] for s in self._known])
             seen = np.maximum.reduce([hand, up, known, *(obs[:, s] for s in self._seen)])
             table = obs[:, self._table] if self._table is not None else None
@@ -298,4 +307,8 @@ class Featurizer:
             discarded = obs[:, self._discarded]
             pile = np.maximum(obs[:, self._pile[0]], obs[:, self._pile[1]])
             parts.append(revealed_features(hand, discarded, pile * (discarded <= 0)))
+        if self.name == "crazy_out":
+            from agents.crazy_features import crazy_out_features
+
+            parts.append(crazy_out_features(obs, self._layout))
         return np.concatenate(parts, 1).astype(np.float32, copy=False)

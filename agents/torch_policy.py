@@ -189,6 +189,44 @@ def load_model(path: str | Path) -> ActorCritic:
     return model
 
 
+def widen_inputs(model: ActorCritic, features: str) -> ActorCritic:
+    """``model`` with the input features ``features``, a feature set that extends its own
+    (``agents.policy_features.EXTENDS``: the same entries first, more after them).
+
+    The new inputs get zero weights in the first layer (and a normalizer of mean 0,
+    variance 1), so the widened network computes exactly what ``model`` does until
+    training moves those weights (Net2Net-style function-preserving growth: Chen,
+    Goodfellow and Shlens 2016).
+
+    Raises:
+        ValueError: ``features`` does not extend ``model.features``.
+    """
+    from agents.policy_features import EXTENDS
+
+    base, chain = features, []
+    while base in EXTENDS and base != model.features:
+        chain.append(base)
+        base = EXTENDS[base]
+    if base != model.features or not chain:
+        raise ValueError(
+            f"features {features!r} do not extend the model's {model.features!r} "
+            f"(extensions: {', '.join(f'{k} of {v}' for k, v in EXTENDS.items())})"
+        )
+    wide = ActorCritic(model.obs_size, model.num_actions, model.hidden, features)
+    state = model.state_dict()
+    old = state["obs_mean"].numel()
+    for key, value in wide.state_dict().items():
+        if key == "trunk.0.weight":
+            value.zero_()
+            value[:, :old] = state[key]
+        elif key in ("obs_mean", "obs_var", "obs_scale"):
+            value[:old] = state[key]
+        else:
+            value.copy_(state[key])
+    wide.extra = dict(getattr(model, "extra", {}))
+    return wide
+
+
 class TorchPolicy:
     """A loaded :class:`ActorCritic` with the few attributes ``agents.PolicyAgent`` and the
     registry read from SB3 models (``observation_space``, ``predict``)."""

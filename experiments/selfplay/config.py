@@ -78,7 +78,8 @@ class Config:
     # named agents frozen in the other seats of a share of the games each, "NAME@SHARE;NAME@SHARE"
     # (experiments.selfplay.opponents: heuristic styles, policy:PATH models, random)
     league: str = ""
-    # start from this model's weights (a model.pt of experiments.selfplay; its hidden sizes and features)
+    # start from this model's weights (a model.pt of experiments.selfplay; its hidden sizes and
+    # features, or with `features` set to a set that extends the model's, the model widened)
     init_model: str = ""
     # the opponents of the evaluations, "NAME;NAME" (default: the variant's heuristic and random)
     eval_opponents: str = ""
@@ -428,7 +429,13 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 "'heuristic:style=upcard_meld_only@0.1;policy:docs/results/selfplay-gin/model.pt@0.1'",
             )
         elif name == "init_model":
-            p.add_argument(flag, default=value, metavar="PATH", help="start from the weights of this model.pt")
+            p.add_argument(
+                flag,
+                default=value,
+                metavar="PATH",
+                help="start from the weights of this model.pt (with --features extending its features: "
+                "the new inputs start at zero weight)",
+            )
         elif name == "eval_opponents":
             p.add_argument(
                 flag,

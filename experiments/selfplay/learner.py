@@ -105,8 +105,14 @@ class Learner:
                     f"init_model={config.init_model!r} is a model of {init.extra.get('variant')} "
                     f"(observations of size {init.obs_size}), the run trains {config.variant} ({self.obs_size})"
                 )
-            # the network takes the model's shape: its hidden sizes and input features
-            config.hidden, config.features = tuple(init.hidden), init.features
+            # the network takes the model's shape: its hidden sizes and input features, or
+            # features that extend the model's (new inputs with zero weights: widen_inputs)
+            config.hidden = tuple(init.hidden)
+            if config.features not in ("auto", init.features):
+                from agents.torch_policy import widen_inputs
+
+                init = widen_inputs(init, config.features)
+            config.features = init.features
         if config.features == "auto":
             config.features = AUTO_FEATURES.get(config.variant, "none")
         self.featurize = Featurizer(config.features, config.variant, self.layout)

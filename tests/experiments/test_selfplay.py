@@ -410,3 +410,29 @@ def test_a_resumed_run_takes_the_device_given_now():
     saved = dataclasses.asdict(selfplay.Config(num_envs=4, hidden=(8,), device="cuda", seed=3))
     now = resumed_config(saved, selfplay.Config(device="cpu", num_envs=64, seed=9), set())
     assert (now.device, now.num_envs, now.seed, now.hidden) == ("cpu", 4, 3, (8,))
+
+
+def test_init_model_with_extending_features_starts_from_the_widened_model():
+    from agents.policy_features import Featurizer
+    from rummy_env import crazy_rummy_v0
+
+    path = "docs/results/selfplay-crazy/model.pt"
+    cfg = selfplay.Config(
+        variant="crazy_rummy_v0", env_options={"num_players": 3}, num_envs=4, init_model=path, features="crazy_out"
+    )
+    learner = selfplay.Learner(cfg)
+    assert cfg.features == "crazy_out" and learner.net.features == "crazy_out"
+    env = crazy_rummy_v0.env(num_players=3)
+    env.reset(seed=4)
+    layout = env.unwrapped.layout
+    obs = env.observe(env.agent_selection)["observation"][None].astype(np.float32)
+    old = load_model(path)
+    with torch.no_grad():
+        before = old(torch.from_numpy(Featurizer("meld_opp", "crazy_rummy_v0", layout)(obs)))[0]
+        after = learner.net(torch.from_numpy(Featurizer("crazy_out", "crazy_rummy_v0", layout)(obs)))[0]
+    torch.testing.assert_close(after, before, rtol=0, atol=1e-5)
+    cfg = selfplay.Config(
+        variant="crazy_rummy_v0", env_options={"num_players": 3}, num_envs=4, init_model=path, features="meld"
+    )
+    with pytest.raises(ValueError, match="features 'meld' do not extend the model's 'meld_opp'"):
+        selfplay.Learner(cfg)

@@ -1,0 +1,152 @@
+"""``crazy_out``: the Crazy Rummy heuristic's go-out look-ahead as network inputs.
+
+Why: a policy distilled from ``heuristic:style=hold_wilds`` agreed with it on 93% of its
+decisions, and most of the rest were melds and lay-offs that come from the heuristic's
+go-out planner (a depth-first search over melds, lay-offs and swaps,
+``agents.crazy_planner``), which an MLP over card planes has to infer
+(``docs/results/selfplay-crazy``).  These inputs hand it the planner's answer, computed
+from the acting player's own observation only (the compiled planner,
+``agents.search.crazy_plan.first_move``, with the lay-off spots guessed from the table
+planes as ``crazy_planner.layoff_spots`` guesses them: the observation holds no mask).
+
+Per observation, 59 entries (float32), all 0 when the phase planes are 0 (episode over):
+
+* 0 ``go_out``: the player can go out this turn.  Play phase (R-CRAZY-07..09): some
+  sequence of melds, lay-offs and swaps leaves one card that may be discarded (not the
+  ``forbidden`` card).  Draw phase: taking the top discard would allow that (the top
+  discard is then the card that may not be discarded).
+* 1 ``top_useful``: draw phase only, the heuristic's reason to take the top discard: a
+  wild card, a card making a meld with at least two natural cards and the hand's wild
+  cards, or, once melded, one that looks like it extends a table meld
+  (``CrazyRummyHeuristicAgent._useful``).
+* 2..6 the kind of the plan's first move (play phase, a plan found): put down a meld, lay
+  off a held card, lay off a wild card for a card, swap a card for a table wild card,
+  discard the last card.
+* 7..58 the cards that move names (a meld's cards, the card laid off, stood for or
+  swapped, the card discarded).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: entries of :func:`crazy_out_features`
+CRAZY_OUT_SIZE = 59
+_KIND_MELD, _KIND_LAYOFF, _KIND_WILD, _KIND_SWAP, _KIND_OUT = 2, 3, 4, 5, 6
+_CARDS = 7
+
+_KERNEL: list = []
+
+
+def _kernel():
+    """The compiled loop (built once; needs numba, as the compiled planner does)."""
+    if not _KERNEL:
+        from numba import njit
+
+        from agents.search import crazy_fast
+        from agents.search import crazy_plan as plan
+        from rummy_env.vector.bits import U0, bit, ctz
+        from rummy_env.vector.deadwood_kernel import MELD_MASK
+
+        @njit(cache=True)
+        def plane(row, start):
+            m = U0
+            for c in range(52):
+                if row[start + c] > 0:
+                    m |= bit(c)
+            return m
+
+        @njit(cache=True)
+        def kernel(obs, at, out):
+            keys, results = plan.memo_arrays()
+            gen = np.uint64(0)
+            stands = np.empty(4, np.int64)
+            hand_at, top_at, natural_at, wild_at, forbidden_at, rank_at, phase_at, melded_at = at
+            for i in range(obs.shape[0]):
+                row = obs[i]
+                draw, play = row[phase_at] > 0, row[phase_at + 1] > 0
+                if not (draw or play):
+                    continue
+                hand = plane(row, hand_at)
+                wild_rank = 0
+                for r in range(13):
+                    if row[rank_at + r] > 0:
+                        wild_rank = r
+                wilds = U0
+                for s in range(4):
+                    wilds |= bit(13 * s + wild_rank)
+                rep = plane(row, natural_at)
+                occupied = rep
+                for s in range(4):
+                    stands[s] = -1
+                    for c in range(52):
+                        if row[wild_at + 52 * s + c] > 0:
+                            stands[s] = c
+                            rep |= bit(c)
+                            occupied |= bit(c) | bit(13 * s + wild_rank)
+                            break
+                melded = row[melded_at] > 0
+                gen += np.uint64(1)
+                if draw:
+                    top = plane(row, top_at)
+                    if top == U0:
+                        continue
+                    move = plan.first_move(
+                        hand | top, melded, top, wilds, rep, occupied, stands, U0, False, keys, results, gen
+                    )
+                    out[i, 0] = 1.0 if move != plan.NO_PLAN else 0.0
+                    spots = plan.guess_spots(rep, occupied)
+                    out[i, 1] = 1.0 if crazy_fast.useful(ctz(top), hand, wilds, melded, spots) else 0.0
+                    continue
+                keep_out = plane(row, forbidden_at)
+                move = plan.first_move(
+                    hand, melded, keep_out, wilds, rep, occupied, stands, U0, False, keys, results, gen
+                )
+                if move == plan.NO_PLAN:
+                    continue
+                out[i, 0] = 1
+                if move == plan.EMPTY_PLAN:
+                    out[i, _KIND_OUT] = 1
+                    cards = hand
+                elif move >= plan.MELD_MOVE:
+                    out[i, _KIND_MELD] = 1
+                    cards = MELD_MASK[move - plan.MELD_MOVE]
+                elif move >= plan.SWAP_MOVE:
+                    out[i, _KIND_SWAP] = 1
+                    cards = bit(move - plan.SWAP_MOVE)
+                elif move >= plan.WILD_MOVE:
+                    out[i, _KIND_WILD] = 1
+                    cards = bit(move - plan.WILD_MOVE)
+                else:
+                    out[i, _KIND_LAYOFF] = 1
+                    cards = bit(move - plan.LAYOFF_MOVE)
+                while cards:
+                    c = ctz(cards)
+                    out[i, _CARDS + c] = 1
+                    cards &= cards - np.uint64(1)
+
+        _KERNEL.append(kernel)
+    return _KERNEL[0]
+
+
+def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
+    """The ``crazy_out`` entries (module docstring) of a batch of ``crazy_rummy_v0``
+    observations.
+
+    Args:
+        obs: float ``(n, layout.size)``, observations of ``crazy_rummy_v0`` (any player count).
+        layout: that env's observation layout (``env.unwrapped.layout``).
+
+    Returns:
+        float32 ``(n, 59)``.
+    """
+    at = np.array(
+        [layout.offset(f) for f in ("hand", "top_discard", "table_natural", "wild_C", "forbidden", "wild_rank")]
+        + [layout.offset("phase"), layout.offset("melded")],
+        np.int64,
+    )
+    if layout.offset("wild_S") != at[3] + 3 * 52:
+        raise ValueError("the layout's wild_C..wild_S planes must follow each other")
+    out = np.zeros((obs.shape[0], CRAZY_OUT_SIZE), np.float32)
+    _kernel()(np.ascontiguousarray(obs, np.float32), (*at.tolist(),), out)
+    return out
