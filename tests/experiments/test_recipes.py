@@ -13,7 +13,7 @@ from rummy_env import gin_rummy_v0
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert {"crazy", "gin", "gin_league", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
+    assert {"crazy", "crazy_out", "gin", "gin_league", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
@@ -28,6 +28,12 @@ def test_the_named_recipes_are_the_committed_models_settings():
     assert (crazy["teacher_agent"], crazy["kickstart_share"]) == ("heuristic:style=hold_wilds", 1.0)
     assert (crazy["minutes"], crazy["lr"], crazy["kickstart_floor"]) == (50, 0.001, 1.0)
     assert "teacher_labels" not in crazy and crazy["shaping"] == 0.0
+    # the same recipe with the go-out look-ahead as inputs, within the hour issue 26 allows
+    crazy_out = load_recipe("crazy_out")
+    assert {k: v for k, v in crazy_out.items() if k not in ("features", "minutes")} == {
+        k: v for k, v in crazy.items() if k != "minutes"
+    }
+    assert (crazy_out["features"], crazy_out["minutes"]) == ("crazy_out", 55)
     rummikub = load_recipe("rummikub")
     assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
     assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)

@@ -180,3 +180,12 @@ def test_the_committed_crazy_model_plays_legal_rounds_whose_rewards_sum_to_zero(
     # the same rounds on every run
     episodes = committed_model_returns("selfplay-crazy", crazy_rummy_v0.env(num_players=3), range(3))
     assert episodes == [[-0.5, -0.5, 1.0], [-0.5, -0.5, 1.0], [1.0, -0.5, -0.5]]
+
+
+def test_the_committed_crazy_out_model_plays_legal_rounds_from_its_look_ahead_features():
+    # the model of docs/results/selfplay-crazy-out reads the crazy_out features; same rounds as above
+    from agents.torch_policy import load_model
+
+    assert load_model("docs/results/selfplay-crazy-out/model.pt").features == "crazy_out"
+    episodes = committed_model_returns("selfplay-crazy-out", crazy_rummy_v0.env(num_players=3), range(3))
+    assert episodes == [[1.0, -0.5, -0.5], [-0.5, -0.5, 1.0], [1.0, -0.5, -0.5]]
