@@ -139,6 +139,9 @@ def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
 
     Returns:
         float32 ``(n, 59)``.
+
+    Raises:
+        ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
     """
     at = np.array(
         [layout.offset(f) for f in ("hand", "top_discard", "table_natural", "wild_C", "forbidden", "wild_rank")]
