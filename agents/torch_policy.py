@@ -203,11 +203,10 @@ def widen_inputs(model: ActorCritic, features: str) -> ActorCritic:
     """
     from agents.policy_features import EXTENDS
 
-    base, chain = features, []
+    base = features
     while base in EXTENDS and base != model.features:
-        chain.append(base)
         base = EXTENDS[base]
-    if base != model.features or not chain:
+    if base != model.features or features == model.features:
         raise ValueError(
             f"features {features!r} do not extend the model's {model.features!r} "
             f"(extensions: {', '.join(f'{k} of {v}' for k, v in EXTENDS.items())})"

@@ -41,13 +41,15 @@ def test_the_first_move_of_a_go_out_plan_is_named_with_its_card():
     play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")  # 5C stands for 9S
     play(env, "draw stock", "meld AC 2C 3C")  # player_1: 4C TD JD 6H 9S
     # the heuristic goes out by "layoff 4C high", "swap 9S", "meld 9D TD JD", "discard 6H"
-    # (tests/agents/test_crazy_heuristic.py): go out (0), lay off (3) the card 4C
+    # (tests/agents/test_crazy_heuristic.py; R-CRAZY-07 lay-offs, R-CRAZY-09 swaps): go out (0),
+    # lay off (3) the card 4C
     assert features(env).tolist() == expected(0, LAYOFF, CARDS + card_id("4C"))
 
 
 def test_the_draw_phase_flags_a_top_discard_worth_taking():
     env = deal("6S 7S 8S 2H 3H 4H KD 5D")  # fives wild
     play(env, "meld 6S 7S 8S", "meld 2H 3H 4H", "discard 5D")
+    # R-CRAZY-02 fives wild, R-CRAZY-07 a lay-off once melded in the same turn:
     # player_1 (AC 2C 3C 9S TD JD 6H, not melded) takes the wild 5D and goes out: meld AC 2C 3C,
     # lay off 9S on 6S 7S 8S, meld TD JD with 5D, discard 6H; the wild card is worth taking (1)
     assert features(env).tolist() == expected(0, 1)

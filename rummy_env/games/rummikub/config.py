@@ -31,7 +31,7 @@ class RummikubConfig(OptionNames):
             the table as in R-RK-08 (R-RK-07 option).
         target_score: total that ends the game (R-RK-12), 1..10**9 (``MAX_LIMIT``); default 200.
         max_turns: turns after which a hand ends with no winner, all scoring 0 (R-RK-13),
-            >= 1: with ``episode="hand"`` the episode is truncated; with
+            1..10**9 (``MAX_LIMIT``): with ``episode="hand"`` the episode is truncated; with
             ``episode="game"`` the next hand is dealt.
         max_hands: with ``episode="game"``, hands after which a game no one has won
             yet is truncated (R-RK-13's game-level limit), >= 1; default 1000 (random
