@@ -45,8 +45,8 @@ def _partners() -> np.ndarray:
 
 PARTNERS = _partners()
 #: style ids (``crazy_heuristic.STYLES``)
-DEFAULT, HOLD_WILDS, SHED_HIGH, DEFENSIVE = 0, 1, 2, 3
-assert STYLES == ("default", "hold_wilds", "shed_high", "defensive")
+DEFAULT, HOLD_WILDS, SHED_HIGH, DEFENSIVE, HOLD_WILDS_SAFE = 0, 1, 2, 3, 4
+assert STYLES == ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe")
 #: per card, the melds (ids) that hold it and need no high ace (R-CRAZY-01)
 _HOLDERS = [[m for m, meld in enumerate(MELDS) if c in meld.cards and not meld.needs_ace_high] for c in range(52)]
 HOLDERS = np.full((52, max(len(h) for h in _HOLDERS)), -1, np.int16)
@@ -139,8 +139,9 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
     ``crazy_plan.memo()``; ``gen``: int64 ``(1,)``, the memo's generation counter;
     ``players``: the number of players (``cfg[C_PLAYERS]``), which the ``defensive``
     style needs (it raises ValueError without it)."""
-    if style == DEFENSIVE and players < 3:
-        raise ValueError("the defensive style needs players (cfg[C_PLAYERS], 3..6)")
+    if style in (DEFENSIVE, HOLD_WILDS_SAFE) and players < 3:
+        raise ValueError("the defensive and hold_wilds_safe styles need players (cfg[C_PLAYERS], 3..6)")
+    holds_wilds = style in (HOLD_WILDS, HOLD_WILDS_SAFE)
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
     wilds = masks[i, k.WILDS]
@@ -172,7 +173,7 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
     best_nat, best_shed = -1, -1
     for m in range(k.NUM_MELDS):
         a = k.MELD + m
-        if style == HOLD_WILDS and MELD_MASK[m] & (wilds | ~hand):
+        if holds_wilds and MELD_MASK[m] & (wilds | ~hand):
             continue  # natural cards only, none of the wild rank
         if _legal(legal, i, a):
             natural = MELD_MASK[m] & hand
@@ -198,7 +199,7 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
             continue
         if style == SHED_HIGH:  # any card; one not held is laid off by a wild card
             pen = card_penalty(c, wild_rank) if has(hand, c) else k.WILD_PENALTY
-        elif has(hand, c) and not (style == HOLD_WILDS and has(wilds, c)):
+        elif has(hand, c) and not (holds_wilds and has(wilds, c)):
             pen = card_penalty(c, wild_rank)
         else:
             continue
@@ -219,10 +220,11 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
         if not naturals & PARTNERS[c] or (style == SHED_HIGH and card_penalty(c, wild_rank) >= SHED_VALUE):
             loose |= bit(c)
     pool = loose if loose else plain
-    if style == DEFENSIVE:
+    if style in (DEFENSIVE, HOLD_WILDS_SAFE):
         q = (p + 1) % players
         spots = layoff_spots(i, ints, masks) if ints[i, k.MELDED + q] else U0
-        return defensive_discard(pool, masks[i, k.KNOWN + q], masks[i, k.PILE_MASK], spots, wild_rank)
+        linked = naturals if style == HOLD_WILDS_SAFE else U0
+        return defensive_discard(pool, masks[i, k.KNOWN + q], masks[i, k.PILE_MASK], spots, wild_rank, linked)
     return highest_penalty(pool, wild_rank)
 
 
@@ -250,26 +252,33 @@ def highest_penalty(pool, wild_rank):
 
 
 @njit(cache=True)
-def defensive_discard(pool, known, rejected, spots, wild_rank):
+def defensive_discard(pool, known, rejected, spots, wild_rank, linked):
     """The ``defensive`` style's discard of ``pool``: the least ``agents.styles.danger``
     for the next player (``known``: the cards it took and holds, ``rejected``: the
     discard pile) plus ``KNOWN_WEIGHT`` on its lay-off ``spots``, then the highest
-    penalty, then the highest id."""
-    best, best_risk = -1, 0
+    penalty, then the highest id; first of all (``hold_wilds_safe``) the fewest partial-meld
+    partners among ``linked`` (the hand's natural cards; ``U0`` for ``defensive``)."""
+    best, best_links, best_risk = -1, 0, 0
     m = pool
     while m:
         c = ctz(m)
         m &= m - U1
         near = PARTNERS[c]
+        links = popcount(near & linked)
         risk = KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & rejected)
         if has(spots, c):
             risk += KNOWN_WEIGHT
         if (
             best < 0
-            or risk < best_risk
-            or (risk == best_risk and card_penalty(c, wild_rank) >= card_penalty(best, wild_rank))
+            or links < best_links
+            or (links == best_links and risk < best_risk)
+            or (
+                links == best_links
+                and risk == best_risk
+                and card_penalty(c, wild_rank) >= card_penalty(best, wild_rank)
+            )
         ):
-            best, best_risk = c, risk
+            best, best_links, best_risk = c, links, risk
     return best
 
 

@@ -21,7 +21,7 @@ IDS = [f"{variant}-{style}" for variant, style in CASES]
 def test_each_variant_has_the_default_and_at_least_three_other_styles():
     assert STYLES == {
         "rummy_v0": ("default", "go_rummy", "defensive", "shed_high"),
-        "crazy_rummy_v0": ("default", "hold_wilds", "shed_high", "defensive"),
+        "crazy_rummy_v0": ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe"),
         "gin_rummy_v0": ("default", "gin_hunter", "defensive", "upcard_meld_only"),
         "rummikub_v0": ("default", "hold_jokers", "most_tiles", "patient"),
     }
@@ -141,6 +141,7 @@ WINS = {
     ("crazy_rummy_v0", "hold_wilds"): 18,
     ("crazy_rummy_v0", "shed_high"): 16,
     ("crazy_rummy_v0", "defensive"): 17,
+    ("crazy_rummy_v0", "hold_wilds_safe"): 18,
     ("rummikub_v0", "default"): 5,
     ("rummikub_v0", "hold_jokers"): 6,
     ("rummikub_v0", "most_tiles"): 4,

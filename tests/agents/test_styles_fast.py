@@ -36,6 +36,7 @@ def test_the_compiled_tables_are_the_python_ones():
         rummy_fast.SHED_HIGH,
     ]
     assert STYLES["crazy_rummy_v0"] == crazy_fast.STYLES and style_id("crazy_rummy_v0", "defensive") == 3
+    assert style_id("crazy_rummy_v0", "hold_wilds_safe") == crazy_fast.HOLD_WILDS_SAFE == 4
     assert [int(m) for m in gin_fast.PARTNERS] == list(PARTNERS[0]) == [int(m) for m in crazy_fast.PARTNERS]
     assert [[int(m) for m in row] for row in rummy_fast.PARTNERS] == [list(PARTNERS[0]), list(PARTNERS[1])]
 
@@ -195,8 +196,9 @@ def test_the_compiled_defensive_crazy_style_needs_the_number_of_players():
     ints, masks, _, pile, legal = arrays = crazy_world.arrays(1)
     crazy_world.load_state(env.unwrapped.game_state, 0, *arrays, cfg)
     memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
-    with pytest.raises(ValueError, match="the defensive style needs players"):
-        crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, crazy_fast.DEFENSIVE)
+    for style in (crazy_fast.DEFENSIVE, crazy_fast.HOLD_WILDS_SAFE):
+        with pytest.raises(ValueError, match="the defensive and hold_wilds_safe styles need players"):
+            crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, style)
 
 
 def _crazy_checked(env, style, arrays, cfg, memo):
@@ -219,6 +221,7 @@ def test_compiled_crazy_styles_in_the_stacked_deals(style):
             ["8H", "6C"],
             ["discard QH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock"],
         ),
+        ("KD QD KH QH 2H 3H 8S 7S", [], []),
     ]
     memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
     for first, stock, moves in deals:

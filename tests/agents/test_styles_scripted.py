@@ -139,6 +139,16 @@ def test_the_defensive_crazy_player_discards_away_from_the_next_players_pick():
     assert moves(env, "default", "defensive") == ["discard KH", "discard 9D"]
 
 
+def test_hold_wilds_safe_discards_the_card_with_the_fewest_partners():
+    env = crazy("KD QD KH QH 2H 3H 8S 7S")
+    # every card is in a partial meld: each king and queen with two of the hand, 2H 3H 8S 7S
+    # with one; the others shed a 10-point card, hold_wilds_safe the highest of the four (8S),
+    # the next player having shown nothing (no risk to break the tie, R-CRAZY-12 penalties)
+    assert moves(env, "default", "hold_wilds", "defensive", "hold_wilds_safe") == [
+        *("discard KH", "discard KH", "discard KH", "discard 8S")
+    ]
+
+
 # ---------------------------------------------------------------- Rummikub
 def rummikub_turn(style, rack0, forced=()):
     """The moves of ``style`` in player_0's turn after ``forced`` moves."""
