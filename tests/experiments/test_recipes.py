@@ -13,7 +13,8 @@ from rummy_env import gin_rummy_v0
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    assert {"crazy", "crazy_out", "gin", "gin_league", "rummy", "rummikub"} <= {p.stem for p in RECIPES.glob("*.toml")}
+    named = {"crazy", "crazy_out", "crazy_safe", "gin", "gin_league", "rummy", "rummikub"}
+    assert named <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
         "variant": "rummy", "minutes": 58, "num_envs": 512, "minibatch_size": 1024, "ent_coef": 0.003,
@@ -34,6 +35,12 @@ def test_the_named_recipes_are_the_committed_models_settings():
         k: v for k, v in crazy.items() if k != "minutes"
     }
     assert (crazy_out["features"], crazy_out["minutes"]) == ("crazy_out", 55)
+    # and with the stronger teacher hold_wilds_safe
+    crazy_safe = load_recipe("crazy_safe")
+    assert {k: v for k, v in crazy_safe.items() if k != "teacher_agent"} == {
+        k: v for k, v in crazy_out.items() if k != "teacher_agent"
+    }
+    assert crazy_safe["teacher_agent"] == "heuristic:style=hold_wilds_safe"
     rummikub = load_recipe("rummikub")
     assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
     assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)

@@ -189,3 +189,12 @@ def test_the_committed_crazy_out_model_plays_legal_rounds_from_its_look_ahead_fe
     assert load_model("docs/results/selfplay-crazy-out/model.pt").features == "crazy_out"
     episodes = committed_model_returns("selfplay-crazy-out", crazy_rummy_v0.env(num_players=3), range(3))
     assert episodes == [[1.0, -0.5, -0.5], [-0.5, -0.5, 1.0], [1.0, -0.5, -0.5]]
+
+
+def test_the_committed_crazy_safe_model_plays_legal_rounds():
+    # the model of docs/results/selfplay-crazy-safe (taught by hold_wilds_safe); same rounds as above
+    from agents.torch_policy import load_model
+
+    assert load_model("docs/results/selfplay-crazy-safe/model.pt").features == "crazy_out"
+    episodes = committed_model_returns("selfplay-crazy-safe", crazy_rummy_v0.env(num_players=3), range(3))
+    assert episodes == [[-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0], [-0.5, 1.0, -0.5]]
