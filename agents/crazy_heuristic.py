@@ -20,6 +20,8 @@ from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
 STYLES = ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe")
 #: the styles that keep their wild cards for the go-out (``hold_wilds``' melds and lay-offs)
 HOLDS_WILDS = ("hold_wilds", "hold_wilds_safe")
+#: the styles whose discard reads the next player (its picks, its lay-off spots)
+READS_NEXT = ("defensive", "hold_wilds_safe")
 #: ``shed_high``: penalty (points) of the cards it discards even from a partial meld
 SHED_VALUE = 10
 
@@ -61,11 +63,10 @@ class CrazyRummyHeuristicAgent(Agent):
       cards the default would choose from, the one that makes a partial meld with the
       fewest natural cards of the hand (it matters when every card is in one), then the
       ``defensive`` style's safest for the next player, then the highest penalty, then the
-      highest id.  Under the round's metric only going out first counts
-      (R-CRAZY-11/12: the player who goes out has the lowest penalty), so it keeps the
-      cards closest to melds rather than shedding points; against two default heuristics
-      it has the lowest penalty in about 0.42 of rounds where ``hold_wilds`` has 0.40
-      (``docs/results/selfplay-crazy-safe/README.md``).
+      highest id.  Going out first is the usual way to have the round's lowest penalty
+      (R-CRAZY-11/12: penalties decide only when the stock runs out), so it keeps the cards
+      closest to melds rather than shedding points
+      (``docs/results/selfplay-crazy-safe/README.md`` has its figures).
 
     Args:
         layout: ``env.unwrapped.layout``, to read the observation by field name.
@@ -163,7 +164,7 @@ class CrazyRummyHeuristicAgent(Agent):
         loose = [c for c in plain if not in_partial_meld(c, naturals)]
         if self.style == "shed_high":
             loose = [c for c in plain if penalty(c) >= SHED_VALUE or c in loose]
-        if self.style in ("defensive", "hold_wilds_safe"):
+        if self.style in READS_NEXT:
             known = plane_mask(obs[self._next])
             pile = plane_mask(obs[self._top]) | plane_mask(obs[self._rest])
             spots = layoff_spots(table) if obs[self._melded + 1] else 0
@@ -171,7 +172,7 @@ class CrazyRummyHeuristicAgent(Agent):
             def risk(c: int) -> int:
                 return danger(c, known, pile) + KNOWN_WEIGHT * (spots >> c & 1)
 
-            if self.style == "hold_wilds_safe":  # the card closest to no meld first
+            if self.style == "hold_wilds_safe":  # a card with more partners is nearer a meld, and going out wins
 
                 def links(c: int) -> int:
                     return (PARTNERS[0][c] & naturals).bit_count()

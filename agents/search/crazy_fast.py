@@ -47,6 +47,10 @@ PARTNERS = _partners()
 #: style ids (``crazy_heuristic.STYLES``)
 DEFAULT, HOLD_WILDS, SHED_HIGH, DEFENSIVE, HOLD_WILDS_SAFE = 0, 1, 2, 3, 4
 assert STYLES == ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe")
+#: ``crazy_heuristic.HOLDS_WILDS`` / ``READS_NEXT``: the styles that keep their wild cards for
+#: the go-out, and those whose discard reads the next player
+HOLDS_WILDS = (HOLD_WILDS, HOLD_WILDS_SAFE)
+READS_NEXT = (DEFENSIVE, HOLD_WILDS_SAFE)
 #: per card, the melds (ids) that hold it and need no high ace (R-CRAZY-01)
 _HOLDERS = [[m for m, meld in enumerate(MELDS) if c in meld.cards and not meld.needs_ace_high] for c in range(52)]
 HOLDERS = np.full((52, max(len(h) for h in _HOLDERS)), -1, np.int16)
@@ -137,11 +141,11 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
     while another may go; the styles change the melds, lay-offs and discards as the
     Python agent's docstring says.  ``memo_keys, memo_results``: a
     ``crazy_plan.memo()``; ``gen``: int64 ``(1,)``, the memo's generation counter;
-    ``players``: the number of players (``cfg[C_PLAYERS]``), which the ``defensive``
-    style needs (it raises ValueError without it)."""
-    if style in (DEFENSIVE, HOLD_WILDS_SAFE) and players < 3:
+    ``players``: the number of players (``cfg[C_PLAYERS]``), which the ``defensive`` and
+    ``hold_wilds_safe`` styles need to find the next player (ValueError without it)."""
+    if style in READS_NEXT and players < 3:
         raise ValueError("the defensive and hold_wilds_safe styles need players (cfg[C_PLAYERS], 3..6)")
-    holds_wilds = style in (HOLD_WILDS, HOLD_WILDS_SAFE)
+    holds_wilds = style in HOLDS_WILDS
     p = ints[i, k.CUR]
     hand = masks[i, k.HAND + p]
     wilds = masks[i, k.WILDS]
@@ -220,7 +224,7 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
         if not naturals & PARTNERS[c] or (style == SHED_HIGH and card_penalty(c, wild_rank) >= SHED_VALUE):
             loose |= bit(c)
     pool = loose if loose else plain
-    if style in (DEFENSIVE, HOLD_WILDS_SAFE):
+    if style in READS_NEXT:
         q = (p + 1) % players
         spots = layoff_spots(i, ints, masks) if ints[i, k.MELDED + q] else U0
         linked = naturals if style == HOLD_WILDS_SAFE else U0
@@ -252,12 +256,13 @@ def highest_penalty(pool, wild_rank):
 
 
 @njit(cache=True)
-def defensive_discard(pool, known, rejected, spots, wild_rank, linked):
-    """The ``defensive`` style's discard of ``pool``: the least ``agents.styles.danger``
-    for the next player (``known``: the cards it took and holds, ``rejected``: the
-    discard pile) plus ``KNOWN_WEIGHT`` on its lay-off ``spots``, then the highest
-    penalty, then the highest id; first of all (``hold_wilds_safe``) the fewest partial-meld
-    partners among ``linked`` (the hand's natural cards; ``U0`` for ``defensive``)."""
+def defensive_discard(pool, known, rejected, spots, wild_rank, linked=U0):
+    """The ``defensive`` and ``hold_wilds_safe`` styles' discard of ``pool``, by this key in
+    order: the fewest partial-meld partners among ``linked`` (the hand's natural cards for
+    ``hold_wilds_safe``; ``U0``, the default, for ``defensive``: every card 0); the least
+    ``agents.styles.danger`` for the next player (``known``: the cards it took and holds,
+    ``rejected``: the discard pile) plus ``KNOWN_WEIGHT`` on its lay-off ``spots``; the
+    highest penalty (R-CRAZY-12); the highest id."""
     best, best_links, best_risk = -1, 0, 0
     m = pool
     while m:

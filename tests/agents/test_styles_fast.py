@@ -5,7 +5,7 @@ row of random batches."""
 import numpy as np
 import pytest
 
-from agents import make_agent
+from agents import crazy_heuristic, make_agent
 from agents.registry import STYLES, style_id
 from agents.search import crazy_fast, crazy_plan, gin_fast, rummy_fast
 from agents.styles import PARTNERS
@@ -37,6 +37,11 @@ def test_the_compiled_tables_are_the_python_ones():
     ]
     assert STYLES["crazy_rummy_v0"] == crazy_fast.STYLES and style_id("crazy_rummy_v0", "defensive") == 3
     assert style_id("crazy_rummy_v0", "hold_wilds_safe") == crazy_fast.HOLD_WILDS_SAFE == 4
+    for names, ids in [
+        (crazy_heuristic.HOLDS_WILDS, crazy_fast.HOLDS_WILDS),
+        (crazy_heuristic.READS_NEXT, crazy_fast.READS_NEXT),
+    ]:
+        assert tuple(style_id("crazy_rummy_v0", s) for s in names) == ids
     assert [int(m) for m in gin_fast.PARTNERS] == list(PARTNERS[0]) == [int(m) for m in crazy_fast.PARTNERS]
     assert [[int(m) for m in row] for row in rummy_fast.PARTNERS] == [list(PARTNERS[0]), list(PARTNERS[1])]
 
@@ -189,7 +194,7 @@ def test_a_compiled_crazy_style_plays_as_the_python_style(style, players):
     assert checked > 200 and (differs == 0) == (style == "default")
 
 
-def test_the_compiled_defensive_crazy_style_needs_the_number_of_players():
+def test_the_compiled_crazy_styles_that_read_the_next_player_need_the_number_of_players():
     env = crazy_rummy_v0.env()
     env.reset(seed=0)
     cfg = crazy_world.config_vector(env.unwrapped.game.config)
@@ -222,6 +227,11 @@ def test_compiled_crazy_styles_in_the_stacked_deals(style):
             ["discard QH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock"],
         ),
         ("KD QD KH QH 2H 3H 8S 7S", [], []),
+        (
+            "KH 9H 8D QH 4H 8H 4S JH",
+            ["QS", "QD"],
+            ["discard KH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock"],
+        ),
     ]
     memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
     for first, stock, moves in deals:

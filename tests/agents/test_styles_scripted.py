@@ -147,6 +147,14 @@ def test_hold_wilds_safe_discards_the_card_with_the_fewest_partners():
     assert moves(env, "default", "hold_wilds", "defensive", "hold_wilds_safe") == [
         *("discard KH", "discard KH", "discard KH", "discard 8S")
     ]
+    # partners before safety: player_1 took KH; player_0 holds 9H 8D QH 4H 8H 4S JH and draws QD.
+    # The safest card, 9H (near 9S on the pile), has two partners (8H, JH), which defensive does
+    # not count; of the four cards with one partner (8D, QD, 4H, 4S, none near KH) it sheds QD
+    env = crazy("KH 9H 8D QH 4H 8H 4S JH", stock=["QS", "QD"])
+    play(env, "discard KH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock")
+    assert moves(env, "default", "defensive", "hold_wilds", "hold_wilds_safe") == [
+        *("discard QH", "discard 9H", "discard QH", "discard QD")
+    ]
 
 
 # ---------------------------------------------------------------- Rummikub
