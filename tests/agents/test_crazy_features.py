@@ -41,7 +41,7 @@ def test_the_first_move_of_a_go_out_plan_is_named_with_its_card():
     play(env, "meld 7S 8S 9S", "meld 2H 3H 4H", "discard KD")  # 5C stands for 9S
     play(env, "draw stock", "meld AC 2C 3C")  # player_1: 4C TD JD 6H 9S
     # the heuristic goes out by "layoff 4C high", "swap 9S", "meld 9D TD JD", "discard 6H"
-    # (tests/agents/test_crazy_heuristic.py; R-CRAZY-07 lay-offs, R-CRAZY-09 swaps): go out (0),
+    # (tests/agents/test_crazy_heuristic.py; R-CRAZY-07 lay-offs and swaps, R-CRAZY-09 going out): go out (0),
     # lay off (3) the card 4C
     assert features(env).tolist() == expected(0, LAYOFF, CARDS + card_id("4C"))
 

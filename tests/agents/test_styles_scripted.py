@@ -147,9 +147,11 @@ def test_hold_wilds_safe_discards_the_card_with_the_fewest_partners():
     assert moves(env, "default", "hold_wilds", "defensive", "hold_wilds_safe") == [
         *("discard KH", "discard KH", "discard KH", "discard 8S")
     ]
-    # partners before safety: player_1 took KH; player_0 holds 9H 8D QH 4H 8H 4S JH and draws QD.
+    # partners before safety: player_1 took KH from the discard pile (R-CRAZY-06), so it is
+    # known; player_0 holds 9H 8D QH 4H 8H 4S JH and draws QD.
     # The safest card, 9H (near 9S on the pile), has two partners (8H, JH), which defensive does
-    # not count; of the four cards with one partner (8D, QD, 4H, 4S, none near KH) it sheds QD
+    # not count; of the four cards with one partner (8D, QD, 4H, 4S, none near KH) it sheds QD,
+    # the highest penalty (R-CRAZY-12: 10 points), no card of the wild rank (R-CRAZY-02: fives)
     env = crazy("KH 9H 8D QH 4H 8H 4S JH", stock=["QS", "QD"])
     play(env, "discard KH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock")
     assert moves(env, "default", "defensive", "hold_wilds", "hold_wilds_safe") == [
