@@ -39,6 +39,10 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   heuristic (``agents.crazy_features``: whether the player can go out this turn, whether
   the top discard is worth taking, and the kind and cards of the planner's first move).
   635 entries.
+- ``crazy_discard`` (Crazy Rummy): ``crazy_out`` plus the terms of
+  ``heuristic:style=hold_wilds_safe``'s discard rule (``agents.crazy_features``: per card
+  held, its partners among the hand's natural cards and its danger for the next player,
+  and the card the rule sheds).  791 entries.
 
 The deadwood planes use the compiled ``rummy_env.vector.deadwood_kernel`` when numba is
 installed (the same values; a Python loop over ``core.deadwood`` otherwise).
@@ -207,9 +211,18 @@ def revealed_features(hand: np.ndarray, discarded: np.ndarray, passed: np.ndarra
 
 
 #: name -> extra entries
-FEATURES = {"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941, "rk_out": 2, "crazy_out": 635}
+FEATURES = {
+    **{"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941},
+    **{"rk_out": 2, "crazy_out": 635, "crazy_discard": 791},
+}
 #: feature sets that are another one plus more entries (``--init-model`` may widen a model to them)
-EXTENDS = {"gin": "meld", "gin_opp": "gin", "gin_read": "gin_opp", "crazy_out": "meld_opp"}
+EXTENDS = {
+    "gin": "meld",
+    "gin_opp": "gin",
+    "gin_read": "gin_opp",
+    "crazy_out": "meld_opp",
+    "crazy_discard": "crazy_out",
+}
 #: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
 _FIELDS = {
     "gin_rummy_v0": ("hand", "upcard", ("opponent_known",), ("discard_rest",)),
@@ -222,6 +235,7 @@ _FIELDS = {
     ),
 }
 _GIN_ONLY = ("gin", "gin_opp", "gin_read")
+_CRAZY_ONLY = ("crazy_out", "crazy_discard")
 
 
 def rummikub_out_features(rack: np.ndarray, table: np.ndarray, play: np.ndarray, melded: np.ndarray) -> np.ndarray:
@@ -251,7 +265,8 @@ class Featurizer:
 
     Args:
         name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"``, ``"gin_read"``
-            (Gin Rummy only), ``"rk_out"`` (Rummikub only) or ``"crazy_out"`` (Crazy Rummy only).
+            (Gin Rummy only), ``"rk_out"`` (Rummikub only), ``"crazy_out"`` or ``"crazy_discard"``
+            (Crazy Rummy only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
 
@@ -264,7 +279,7 @@ class Featurizer:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
         if name == "rk_out":
             applies = variant == "rummikub_v0"
-        elif name == "crazy_out":
+        elif name in _CRAZY_ONLY:
             applies = variant == "crazy_rummy_v0"
         else:
             applies = name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
@@ -298,7 +313,7 @@ class Featurizer:
         parts = [obs, meld_features(hand, up)]
         if self.name in _GIN_ONLY:
             parts.append(gin_deadwood_features(hand, up))
-        if self.name.endswith("_opp") or self.name in ("gin_read", "crazy_out"):
+        if self.name.endswith("_opp") or self.name in ("gin_read", *_CRAZY_ONLY):
             known = np.maximum.reduce([obs[:, s] for s in self._known])
             seen = np.maximum.reduce([hand, up, known, *(obs[:, s] for s in self._seen)])
             table = obs[:, self._table] if self._table is not None else None
@@ -307,8 +322,10 @@ class Featurizer:
             discarded = obs[:, self._discarded]
             pile = np.maximum(obs[:, self._pile[0]], obs[:, self._pile[1]])
             parts.append(revealed_features(hand, discarded, pile * (discarded <= 0)))
-        if self.name == "crazy_out":
-            from agents.crazy_features import crazy_out_features
+        if self.name in _CRAZY_ONLY:
+            from agents.crazy_features import crazy_discard_features, crazy_out_features
 
             parts.append(crazy_out_features(obs, self._layout))
+            if self.name == "crazy_discard":
+                parts.append(crazy_discard_features(obs, self._layout))
         return np.concatenate(parts, 1).astype(np.float32, copy=False)

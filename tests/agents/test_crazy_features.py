@@ -1,5 +1,6 @@
-"""Exact values of the ``crazy_out`` input features (agents.crazy_features) on known positions,
-and a model widened to them (agents.torch_policy.widen_inputs)."""
+"""Exact values of the ``crazy_out`` and ``crazy_discard`` input features
+(agents.crazy_features) on known positions, and a model widened to them
+(agents.torch_policy.widen_inputs)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.crazy_features import CRAZY_OUT_SIZE, crazy_out_features
+from agents.crazy_features import CRAZY_DISCARD_SIZE, CRAZY_OUT_SIZE, crazy_discard_features, crazy_out_features
+from agents.crazy_heuristic import CrazyRummyHeuristicAgent
 from agents.policy_features import FEATURES, Featurizer
 from agents.torch_policy import ActorCritic, widen_inputs
 from rummy_env import crazy_rummy_v0
@@ -102,3 +104,96 @@ def test_a_widened_model_computes_what_the_model_did():
         widen_inputs(model, "gin")
     with pytest.raises(ValueError, match="features 'meld_opp' do not extend the model's 'meld_opp'"):
         widen_inputs(model, "meld_opp")
+
+
+# ---------------------------------------------------------------- crazy_discard
+
+
+def discard_features(env) -> np.ndarray:
+    obs = env.observe(env.agent_selection)["observation"][None].astype(np.float32)
+    return crazy_discard_features(obs, env.unwrapped.layout)[0]
+
+
+def discard_expected(links: dict, risk: dict, pick: str) -> list[float]:
+    x = np.zeros(CRAZY_DISCARD_SIZE, np.float32)
+    for name, n in links.items():
+        x[card_id(name)] = n / 7
+    for name, n in risk.items():
+        x[52 + card_id(name)] = n / 8
+    x[104 + card_id(pick)] = 1
+    return x.tolist()
+
+
+def test_the_discard_terms_of_a_hand_where_every_card_has_partners():
+    # tests/agents/test_styles_scripted.py: hold_wilds_safe sheds 8S; fives wild (R-CRAZY-02),
+    # player_0 starts with 8 cards and no draw (R-CRAZY-06), nothing on the discard pile
+    env = deal("KD QD KH QH 2H 3H 8S 7S")
+    links = {"KD": 2, "QD": 2, "KH": 2, "QH": 2, "2H": 1, "3H": 1, "8S": 1, "7S": 1}
+    assert discard_features(env).tolist() == discard_expected(links, {}, "8S")
+
+
+def test_the_discard_terms_read_the_next_players_pick_and_the_pile():
+    env = deal("KH 9H 8D QH 4H 8H 4S JH", stock=["QS", "QD"])
+    play(env, "discard KH", "draw discard", "discard 9S", "draw stock", "discard KC", "draw stock")
+    # player_1 took KH and holds it: QH and JH (same suit, one and two ranks away) are worth 2
+    # to it; 9H is next to 9S on the pile (-1).  Partners among the hand's natural cards:
+    # 9H (8H, JH), QH (JH, QD), 8H (9H, 8D), JH (9H, QH) two, the others one; of those QD has
+    # the highest penalty (R-CRAZY-12), the card the test of the style sheds
+    links = {"9H": 2, "8D": 1, "QH": 2, "4H": 1, "8H": 2, "4S": 1, "JH": 2, "QD": 1}
+    assert discard_features(env).tolist() == discard_expected(links, {"9H": -1, "QH": 2, "JH": 2}, "QD")
+
+
+def test_the_discard_pick_keeps_to_the_legal_discards_and_the_next_players_lay_offs():
+    layout = crazy_rummy_v0.env().unwrapped.layout
+    obs = np.zeros((5, layout.size), np.float32)
+    obs[:, layout.offset("phase") + 1] = 1  # play phase
+    obs[:, layout.offset("wild_rank") + 4] = 1  # fives wild
+    for name in ("9S", "3C", "2D"):  # no two of them make a partial meld
+        obs[:, layout.offset("hand") + card_id(name)] = 1
+    for name in ("6S", "7S", "8S"):  # on the table: 9S would lay off on it (R-CRAZY-07)
+        obs[1:, layout.offset("table_natural") + card_id(name)] = 1
+    obs[2:, layout.offset("melded") + 1] = 1  # the next player has melded: 9S is worth 2 to it
+    obs[3, layout.offset("forbidden") + card_id("3C")] = 1  # taken from the pile this turn (R-CRAZY-08)
+    obs[4, layout.offset("must_discard") + card_id("2D")] = 1  # R-CRAZY-10
+    x = crazy_discard_features(obs, layout)
+    assert np.flatnonzero(x[:, 104:]).tolist() == [
+        i * 52 + card_id(c) for i, c in enumerate(("9S", "9S", "3C", "2D", "2D"))
+    ]
+    assert x[:, 52 + card_id("9S")].tolist() == [0, 0, 0.25, 0.25, 0.25]
+    assert not x[:, :52].any()
+    obs[:, layout.offset("phase") + 1] = 0
+    obs[:, layout.offset("phase")] = 1  # draw phase: nothing
+    assert not crazy_discard_features(obs, layout).any()
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_the_pick_is_hold_wilds_safes_discard_whenever_it_has_no_plan_to_go_out(num_players):
+    checked = 0
+    for seed in range(6):
+        env = crazy_rummy_v0.env(num_players=num_players)
+        env.reset(seed=seed)
+        layout = env.unwrapped.layout
+        agent = CrazyRummyHeuristicAgent(layout, seed=seed, style="hold_wilds_safe")
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            action = None if terminated or truncated else agent.act(observation, info)
+            obs = observation["observation"][None].astype(np.float32)
+            if action is not None and action < 52 and not crazy_out_features(obs, layout)[0, 0]:
+                assert crazy_discard_features(obs, layout)[0, 104 + action] == 1, (seed, name)
+                checked += 1
+            env.step(action)
+    assert checked > 50
+
+
+def test_crazy_discard_is_crazy_out_followed_by_the_discard_terms():
+    env = deal("KD QD KH QH 2H 3H 8S 7S")
+    obs = env.observe(env.agent_selection)["observation"][None].astype(np.float32)
+    layout = env.unwrapped.layout
+    wide = Featurizer("crazy_discard", "crazy_rummy_v0", layout)(obs)
+    base = Featurizer("crazy_out", "crazy_rummy_v0", layout)(obs)
+    assert FEATURES["crazy_discard"] == FEATURES["crazy_out"] + CRAZY_DISCARD_SIZE
+    assert wide.shape == (1, layout.size + FEATURES["crazy_discard"])
+    assert np.array_equal(wide[:, : base.shape[1]], base)
+    assert np.array_equal(wide[0, base.shape[1] :], crazy_discard_features(obs, layout)[0])
+    with pytest.raises(ValueError, match="features 'crazy_discard' do not apply to rummy_v0"):
+        Featurizer("crazy_discard", "rummy_v0", layout)

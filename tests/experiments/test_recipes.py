@@ -13,7 +13,7 @@ from rummy_env import gin_rummy_v0
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
-    named = {"crazy", "crazy_out", "crazy_safe", "gin", "gin_league", "rummy", "rummikub"}
+    named = {"crazy", "crazy_out", "crazy_safe", "crazy_discard", "gin", "gin_league", "rummy", "rummikub"}
     assert named <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
@@ -41,6 +41,12 @@ def test_the_named_recipes_are_the_committed_models_settings():
         k: v for k, v in crazy_out.items() if k != "teacher_agent"
     }
     assert crazy_safe["teacher_agent"] == "heuristic:style=hold_wilds_safe"
+    # and with that teacher's discard rule as inputs
+    crazy_discard = load_recipe("crazy_discard")
+    assert {k: v for k, v in crazy_discard.items() if k != "features"} == {
+        k: v for k, v in crazy_safe.items() if k != "features"
+    }
+    assert crazy_discard["features"] == "crazy_discard"
     rummikub = load_recipe("rummikub")
     assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
     assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)
