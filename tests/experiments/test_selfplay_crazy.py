@@ -198,3 +198,12 @@ def test_the_committed_crazy_safe_model_plays_legal_rounds():
     assert load_model("docs/results/selfplay-crazy-safe/model.pt").features == "crazy_out"
     episodes = committed_model_returns("selfplay-crazy-safe", crazy_rummy_v0.env(num_players=3), range(3))
     assert episodes == [[-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0], [-0.5, 1.0, -0.5]]
+
+
+def test_the_committed_crazy_discard_model_plays_legal_rounds():
+    # the model of docs/results/selfplay-crazy-discard (hold_wilds_safe's discard terms as inputs)
+    from agents.torch_policy import load_model
+
+    assert load_model("docs/results/selfplay-crazy-discard/model.pt").features == "crazy_discard"
+    episodes = committed_model_returns("selfplay-crazy-discard", crazy_rummy_v0.env(num_players=3), range(3))
+    assert episodes == [[1.0, -0.5, -0.5], [-0.5, -0.5, 1.0], [-0.5, -0.5, 1.0]]
