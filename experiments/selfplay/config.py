@@ -465,7 +465,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 default=value,
                 help="minutes of training, in total over --resume sessions; the evaluations are not counted "
                 "(the periodic ones, --eval-every, and the final one, --final-eval-deals, which comes after); "
-                "checked after each update, so the run may pass it by one update's rollout and PPO epochs",
+                "checked after each update, so the run may pass it by one update's rollout and PPO epochs; "
+                "the run also stops at --timesteps, whichever comes first",
             )
         elif name == "final_eval_deals":
             p.add_argument(
