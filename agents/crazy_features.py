@@ -1,6 +1,7 @@
-"""``crazy_out``: the Crazy Rummy heuristic's go-out look-ahead as network inputs.
+"""``crazy_out`` and ``crazy_discard``: the Crazy Rummy heuristic's go-out look-ahead and
+``hold_wilds_safe``'s discard rule as network inputs.
 
-Why: a policy distilled from ``heuristic:style=hold_wilds`` agreed with it on 93% of its
+``crazy_out``.  Why: a policy distilled from ``heuristic:style=hold_wilds`` agreed with it on 93% of its
 decisions, and most of the rest were melds and lay-offs that come from the heuristic's
 go-out planner (a depth-first search over melds, lay-offs and swaps,
 ``agents.crazy_planner``), which an MLP over card planes has to infer
@@ -28,19 +29,22 @@ Per observation, 59 entries (float32), all 0 when the phase planes are 0 (episod
 ``crazy_discard``: the terms of ``heuristic:style=hold_wilds_safe``'s discard rule
 (:func:`crazy_discard_features`), which a policy taught by it copied on 92% of its
 discards where it copied 96% of all its decisions (``docs/results/selfplay-crazy-safe``).
-Per observation, 156 entries (float32), all 0 outside the play phase:
+Per observation, 156 entries (float32), all 0 when the play-phase plane is 0 (the phase
+planes are the acting player's: another seat's observation during that player's play
+phase has them too, as with ``crazy_out``):
 
-* 0..51 per card held: its partial-meld partners among the hand's natural cards (same
-  rank, or same suit at most two ranks away; ``agents.styles.PARTNERS``), over 7.
-* 52..103 per card held: its danger for the next player (``agents.styles.danger``: 2 per
-  card of the same kind it took from the discard pile and holds, -1 per such card on the
-  discard pile, +2 when it looks like a lay-off on the table once that player has
-  melded, R-CRAZY-07), over 8.
+* 0..51 per card held: its partial-meld partners among the hand's natural cards (cards
+  not of the wild rank; a partner is of the same rank, or of the same suit at most two
+  ranks away: ``agents.styles.PARTNERS``), over 7 (at most 3 + 4): in [0, 1].
+* 52..103 per card held: its danger for the next player (``agents.styles.danger``: +2
+  per partner among the cards that player took from the discard pile or by a swap and
+  still holds, -1 per partner on the discard pile, +2 more when the card looks like a
+  lay-off on the table once that player has melded, R-CRAZY-07), over 8: in [-7/8, 2].
 * 104..155 the card the rule sheds from the legal discards (R-CRAZY-08 not the card just
-  taken, R-CRAZY-10 the card that must go): among natural cards with no partner, else
-  among natural cards, else among all, the fewest partners, then the least danger, then
-  the highest penalty (R-CRAZY-12), then the highest id
-  (``agents.search.crazy_fast.defensive_discard``).
+  taken, R-CRAZY-10 the card that must go), one-hot (all 0 with no legal discard): not a
+  wild card while another may go, the fewest partners, then the least danger, then the
+  highest penalty (R-CRAZY-12), then the highest id (``crazy_fast.discard_pool`` and
+  ``defensive_discard``).
 """
 
 from __future__ import annotations
@@ -54,21 +58,25 @@ CRAZY_DISCARD_SIZE = 156
 _KIND_MELD, _KIND_LAYOFF, _KIND_WILD, _KIND_SWAP, _KIND_OUT = 2, 3, 4, 5, 6
 _CARDS = 7
 
-_KERNEL: list = []
+_KERNELS: list = []
 
 
-def _kernel():
-    """The compiled loop (built once; needs numba, as the compiled planner does)."""
-    if not _KERNEL:
+def _kernels():
+    """The compiled loops ``(crazy_out, crazy_discard)``, built once (numba is imported
+    here: like the compiled planner, only these features need it).  Each takes the float32
+    observations, the offsets of the planes it reads (its function's ``at``) and the
+    float32 output, zeroed."""
+    if not _KERNELS:
         from numba import njit
 
         from agents.search import crazy_fast
         from agents.search import crazy_plan as plan
-        from rummy_env.vector.bits import U0, bit, ctz
+        from rummy_env.vector.bits import U0, U1, bit, ctz, popcount
         from rummy_env.vector.deadwood_kernel import MELD_MASK
 
         @njit(cache=True)
         def plane(row, start):
+            """The 52-card plane of ``row`` at ``start`` as a bitmask."""
             m = U0
             for c in range(52):
                 if row[start + c] > 0:
@@ -76,7 +84,36 @@ def _kernel():
             return m
 
         @njit(cache=True)
-        def kernel(obs, at, out):
+        def wild_cards(row, rank_at):
+            """``(wild_rank, the four wild cards)`` from the one-hot ``wild_rank`` plane."""
+            wild_rank = 0
+            for r in range(13):
+                if row[rank_at + r] > 0:
+                    wild_rank = r
+            wilds = U0
+            for s in range(4):
+                wilds |= bit(13 * s + wild_rank)
+            return wild_rank, wilds
+
+        @njit(cache=True)
+        def table(row, natural_at, wild_at, wild_rank, stands):
+            """``(rep, occupied)``: the cards the table represents (as themselves or by a wild
+            card) and the cards on it; ``stands[s]``: the card suit ``s``'s wild card stands
+            for, -1 for none."""
+            rep = plane(row, natural_at)
+            occupied = rep
+            for s in range(4):
+                stands[s] = -1
+                for c in range(52):
+                    if row[wild_at + 52 * s + c] > 0:
+                        stands[s] = c
+                        rep |= bit(c)
+                        occupied |= bit(c) | bit(13 * s + wild_rank)
+                        break
+            return rep, occupied
+
+        @njit(cache=True)
+        def out_kernel(obs, at, out):
             keys, results = plan.memo_arrays()
             gen = np.uint64(0)
             stands = np.empty(4, np.int64)
@@ -87,23 +124,8 @@ def _kernel():
                 if not (draw or play):
                     continue
                 hand = plane(row, hand_at)
-                wild_rank = 0
-                for r in range(13):
-                    if row[rank_at + r] > 0:
-                        wild_rank = r
-                wilds = U0
-                for s in range(4):
-                    wilds |= bit(13 * s + wild_rank)
-                rep = plane(row, natural_at)
-                occupied = rep
-                for s in range(4):
-                    stands[s] = -1
-                    for c in range(52):
-                        if row[wild_at + 52 * s + c] > 0:
-                            stands[s] = c
-                            rep |= bit(c)
-                            occupied |= bit(c) | bit(13 * s + wild_rank)
-                            break
+                wild_rank, wilds = wild_cards(row, rank_at)
+                rep, occupied = table(row, natural_at, wild_at, wild_rank, stands)
                 melded = row[melded_at] > 0
                 gen += np.uint64(1)
                 if draw:
@@ -144,59 +166,9 @@ def _kernel():
                     out[i, _CARDS + c] = 1
                     cards &= cards - np.uint64(1)
 
-        _KERNEL.append(kernel)
-    return _KERNEL[0]
-
-
-def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
-    """The ``crazy_out`` entries (module docstring) of a batch of ``crazy_rummy_v0``
-    observations.
-
-    Args:
-        obs: float ``(n, layout.size)``, observations of ``crazy_rummy_v0`` (any player count).
-        layout: that env's observation layout (``env.unwrapped.layout``).
-
-    Returns:
-        float32 ``(n, 59)``.
-
-    Raises:
-        ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
-    """
-    at = np.array(
-        [layout.offset(f) for f in ("hand", "top_discard", "table_natural", "wild_C", "forbidden", "wild_rank")]
-        + [layout.offset("phase"), layout.offset("melded")],
-        np.int64,
-    )
-    if layout.offset("wild_S") != at[3] + 3 * 52:
-        raise ValueError("the layout's wild_C..wild_S planes must follow each other")
-    out = np.zeros((obs.shape[0], CRAZY_OUT_SIZE), np.float32)
-    _kernel()(np.ascontiguousarray(obs, np.float32), (*at.tolist(),), out)
-    return out
-
-
-_DISCARD_KERNEL: list = []
-
-
-def _discard_kernel():
-    """The compiled loop of :func:`crazy_discard_features` (built once; needs numba)."""
-    if not _DISCARD_KERNEL:
-        from numba import njit
-
-        from agents.search import crazy_fast
-        from agents.search import crazy_plan as plan
-        from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
-        from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
-
         @njit(cache=True)
-        def plane(row, start):
-            m = U0
-            for c in range(52):
-                if row[start + c] > 0:
-                    m |= bit(c)
-            return m
-
-        @njit(cache=True)
-        def kernel(obs, at, out):
+        def discard_kernel(obs, at, out):
+            stands = np.empty(4, np.int64)
             (
                 hand_at,
                 top_at,
@@ -215,58 +187,62 @@ def _discard_kernel():
                 if row[phase_at + 1] <= 0:
                     continue
                 hand = plane(row, hand_at)
-                wild_rank = 0
-                for r in range(13):
-                    if row[rank_at + r] > 0:
-                        wild_rank = r
-                wilds = U0
-                for s in range(4):
-                    wilds |= bit(13 * s + wild_rank)
+                wild_rank, wilds = wild_cards(row, rank_at)
                 naturals = hand & ~wilds
                 known = plane(row, next_at)
                 pile = plane(row, top_at) | plane(row, rest_at)
                 spots = U0
                 if row[melded_at + 1] > 0:  # the next player has melded: it may lay off
-                    rep = plane(row, natural_at)
-                    occupied = rep
-                    for s in range(4):
-                        for c in range(52):
-                            if row[wild_at + 52 * s + c] > 0:
-                                rep |= bit(c)
-                                occupied |= bit(c) | bit(13 * s + wild_rank)
-                                break
+                    rep, occupied = table(row, natural_at, wild_at, wild_rank, stands)
                     spots = plan.guess_spots(rep, occupied)
                 m = hand
                 while m:
                     c = ctz(m)
                     m &= m - U1
-                    near = crazy_fast.PARTNERS[c]
-                    risk = KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & pile)
-                    if has(spots, c):
-                        risk += KNOWN_WEIGHT
-                    out[i, c] = popcount(near & naturals) / 7.0
-                    out[i, 52 + c] = risk / 8.0
+                    out[i, c] = popcount(crazy_fast.PARTNERS[c] & naturals) / 7.0
+                    out[i, 52 + c] = crazy_fast.discard_risk(c, known, pile, spots) / 8.0
                 discards = hand & ~plane(row, forbidden_at)
                 must = plane(row, must_at) & hand
                 if must:
                     discards = must
-                plain = discards & ~wilds
-                if not plain:
-                    plain = discards
-                loose = U0
-                m = plain
-                while m:
-                    c = ctz(m)
-                    m &= m - U1
-                    if not naturals & crazy_fast.PARTNERS[c]:
-                        loose |= bit(c)
-                pool = loose if loose else plain
+                pool = crazy_fast.discard_pool(discards, wilds, naturals, wild_rank)
                 if pool:
                     pick = crazy_fast.defensive_discard(pool, known, pile, spots, wild_rank, naturals)
                     out[i, 104 + pick] = 1.0
 
-        _DISCARD_KERNEL.append(kernel)
-    return _DISCARD_KERNEL[0]
+        _KERNELS.extend((out_kernel, discard_kernel))
+    return _KERNELS
+
+
+def _offsets(layout, fields) -> tuple[int, ...]:
+    """The offsets of ``fields`` in ``layout``, in order (the kernels' ``at``).
+
+    Raises:
+        ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
+    """
+    if layout.offset("wild_S") != layout.offset("wild_C") + 3 * 52:
+        raise ValueError("the layout's wild_C..wild_S planes must follow each other")
+    return tuple(layout.offset(f) for f in fields)
+
+
+def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
+    """The ``crazy_out`` entries (module docstring) of a batch of ``crazy_rummy_v0``
+    observations.
+
+    Args:
+        obs: float ``(n, layout.size)``, observations of ``crazy_rummy_v0`` (any player count).
+        layout: that env's observation layout (``env.unwrapped.layout``).
+
+    Returns:
+        float32 ``(n, 59)``.
+
+    Raises:
+        ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
+    """
+    fields = ("hand", "top_discard", "table_natural", "wild_C", "forbidden", "wild_rank", "phase", "melded")
+    out = np.zeros((obs.shape[0], CRAZY_OUT_SIZE), np.float32)
+    _kernels()[0](np.ascontiguousarray(obs, np.float32), _offsets(layout, fields), out)
+    return out
 
 
 def crazy_discard_features(obs: np.ndarray, layout) -> np.ndarray:
@@ -285,12 +261,7 @@ def crazy_discard_features(obs: np.ndarray, layout) -> np.ndarray:
         ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
     """
     fields = ("hand", "top_discard", "discard_rest", "table_natural", "wild_C", "known_1", "forbidden")
-    at = np.array(
-        [layout.offset(f) for f in (*fields, "must_discard", "wild_rank", "phase", "melded")],
-        np.int64,
-    )
-    if layout.offset("wild_S") != at[4] + 3 * 52:
-        raise ValueError("the layout's wild_C..wild_S planes must follow each other")
+    fields += ("must_discard", "wild_rank", "phase", "melded")
     out = np.zeros((obs.shape[0], CRAZY_DISCARD_SIZE), np.float32)
-    _discard_kernel()(np.ascontiguousarray(obs, np.float32), (*at.tolist(),), out)
+    _kernels()[1](np.ascontiguousarray(obs, np.float32), _offsets(layout, fields), out)
     return out

@@ -212,8 +212,14 @@ def revealed_features(hand: np.ndarray, discarded: np.ndarray, passed: np.ndarra
 
 #: name -> extra entries
 FEATURES = {
-    **{"meld": 212, "gin": 265, "meld_opp": 576, "gin_opp": 629, "gin_read": 941},
-    **{"rk_out": 2, "crazy_out": 635, "crazy_discard": 791},
+    "meld": 212,
+    "gin": 265,
+    "meld_opp": 576,
+    "gin_opp": 629,
+    "gin_read": 941,
+    "rk_out": 2,
+    "crazy_out": 635,
+    "crazy_discard": 791,
 }
 #: feature sets that are another one plus more entries (``--init-model`` may widen a model to them)
 EXTENDS = {

@@ -212,18 +212,8 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
     if best >= 0:
         return best
     discards = legal[i, 0] & np.uint64((1 << 52) - 1)
-    plain = discards & ~wilds
-    if not plain:
-        plain = discards
     naturals = hand & ~wilds
-    loose = U0
-    m = plain
-    while m:
-        c = ctz(m)
-        m &= m - U1
-        if not naturals & PARTNERS[c] or (style == SHED_HIGH and card_penalty(c, wild_rank) >= SHED_VALUE):
-            loose |= bit(c)
-    pool = loose if loose else plain
+    pool = discard_pool(discards, wilds, naturals, wild_rank, style == SHED_HIGH)
     if style in READS_NEXT:
         q = (p + 1) % players
         spots = layoff_spots(i, ints, masks) if ints[i, k.MELDED + q] else U0
@@ -256,6 +246,35 @@ def highest_penalty(pool, wild_rank):
 
 
 @njit(cache=True)
+def discard_pool(discards, wilds, naturals, wild_rank, shed_high=False):
+    """The cards the heuristic's discard chooses among, of the legal ``discards``: never a
+    wild card while another may go; of those, the cards in no partial meld with
+    ``naturals`` (the hand's natural cards), or all of them when every one is (with
+    ``shed_high``, cards of ``SHED_VALUE`` points or more count as in none)."""
+    plain = discards & ~wilds
+    if not plain:
+        plain = discards
+    loose = U0
+    m = plain
+    while m:
+        c = ctz(m)
+        m &= m - U1
+        if not naturals & PARTNERS[c] or (shed_high and card_penalty(c, wild_rank) >= SHED_VALUE):
+            loose |= bit(c)
+    return loose if loose else plain
+
+
+@njit(inline="always", cache=True)
+def discard_risk(c, known, rejected, spots):
+    """``agents.styles.danger`` of discarding card ``c`` for the next player (``known``: the
+    cards it took and holds, ``rejected``: the discard pile) plus ``KNOWN_WEIGHT`` when ``c``
+    is one of its lay-off ``spots``."""
+    near = PARTNERS[c]
+    risk = KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & rejected)
+    return risk + KNOWN_WEIGHT if has(spots, c) else risk
+
+
+@njit(cache=True)
 def defensive_discard(pool, known, rejected, spots, wild_rank, linked=U0):
     """The ``defensive`` and ``hold_wilds_safe`` styles' discard of ``pool``, by this key in
     order: the fewest partial-meld partners among ``linked`` (the hand's natural cards for
@@ -268,11 +287,8 @@ def defensive_discard(pool, known, rejected, spots, wild_rank, linked=U0):
     while m:
         c = ctz(m)
         m &= m - U1
-        near = PARTNERS[c]
-        links = popcount(near & linked)
-        risk = KNOWN_WEIGHT * popcount(near & known) - REJECTED_WEIGHT * popcount(near & rejected)
-        if has(spots, c):
-            risk += KNOWN_WEIGHT
+        links = popcount(PARTNERS[c] & linked)
+        risk = discard_risk(c, known, rejected, spots)
         if (
             best < 0
             or links < best_links

@@ -8,13 +8,18 @@ import numpy as np
 import pytest
 import torch
 
+from agents.base import plane_mask
 from agents.crazy_features import CRAZY_DISCARD_SIZE, CRAZY_OUT_SIZE, crazy_discard_features, crazy_out_features
 from agents.crazy_heuristic import CrazyRummyHeuristicAgent
+from agents.crazy_planner import layoff_spots
 from agents.policy_features import FEATURES, Featurizer
+from agents.styles import KNOWN_WEIGHT, PARTNERS, danger
 from agents.torch_policy import ActorCritic, widen_inputs
 from rummy_env import crazy_rummy_v0
+from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.cards import parse_card as card_id
 from rummy_env.games.crazy_rummy import stack_deck
+from rummy_env.games.crazy_rummy.state import WILD_PENALTY
 from tests.helpers import play, scripted_env
 
 OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
@@ -166,23 +171,83 @@ def test_the_discard_pick_keeps_to_the_legal_discards_and_the_next_players_lay_o
     assert not crazy_discard_features(obs, layout).any()
 
 
-@pytest.mark.parametrize("num_players", [3, 5])
-def test_the_pick_is_hold_wilds_safes_discard_whenever_it_has_no_plan_to_go_out(num_players):
-    checked = 0
-    for seed in range(6):
+def test_wild_cards_are_kept_and_a_wild_card_on_the_table_makes_a_lay_off_spot():
+    layout = crazy_rummy_v0.env().unwrapped.layout
+    obs = np.zeros((5, layout.size), np.float32)
+    obs[:, layout.offset("phase") + 1] = 1  # play phase
+    obs[:, layout.offset("wild_rank") + 4] = 1  # fives wild (R-CRAZY-02)
+    for name in ("5C", "4C", "9H", "2D"):  # 5C is wild, so 4C has no natural partner
+        obs[:, layout.offset("hand") + card_id(name)] = 1
+    obs[:, layout.offset("table_natural") + card_id("7H")] = 1
+    obs[[0, 1, 3, 4], layout.offset("wild_S") + card_id("8H")] = 1  # 5S stands for 8H (R-CRAZY-05)
+    obs[1:, layout.offset("melded") + 1] = 1  # the next player has melded: 9H (after 7H 8H) lays off
+    obs[3, layout.offset("forbidden") + card_id("9H")] = 1  # R-CRAZY-08
+    obs[4, layout.offset("must_discard") + card_id("5C")] = 1  # R-CRAZY-10: even a wild card
+    x = crazy_discard_features(obs, layout)
+    # no wild card while a natural one may go: the highest penalty (9H, R-CRAZY-12) unless the
+    # next player can lay it off (row 1; row 2 has no wild card standing for 8H, so no spot)
+    picks = ("9H", "4C", "9H", "4C", "5C")
+    assert np.flatnonzero(x[:, 104:]).tolist() == [i * 52 + card_id(c) for i, c in enumerate(picks)]
+    assert x[:, 52 + card_id("9H")].tolist() == [0, 0.25, 0, 0.25, 0.25]
+    assert np.flatnonzero(x[:, :52]).tolist() == [i * 52 + card_id("5C") for i in range(5)]
+    assert x[0, card_id("5C")] == np.float32(1 / 7)  # the wild card's partner 4C
+
+
+def reference_discard_terms(obs, legal, layout, agent) -> np.ndarray:
+    """The 156 entries from the Python style's own pieces (agents.styles, crazy_planner)."""
+    hand = plane_mask(obs[layout.slice("hand")])
+    wild_rank = int(np.argmax(obs[layout.slice("wild_rank")]))
+    naturals = hand & ~sum(1 << (13 * s + wild_rank) for s in range(4))
+    known = plane_mask(obs[layout.slice("known_1")])
+    pile = plane_mask(obs[layout.slice("top_discard")]) | plane_mask(obs[layout.slice("discard_rest")])
+    spots = layoff_spots(agent._table_view(obs, wild_rank)) if obs[layout.offset("melded") + 1] else 0
+
+    def links(c):
+        return (PARTNERS[0][c] & naturals).bit_count()
+
+    def risk(c):
+        return danger(c, known, pile) + KNOWN_WEIGHT * (spots >> c & 1)
+
+    x = np.zeros(CRAZY_DISCARD_SIZE, np.float32)
+    for c in range(52):
+        if hand >> c & 1:
+            x[c], x[52 + c] = links(c) / 7, risk(c) / 8
+    discards = [a for a in legal if a < 52]
+    plain = [c for c in discards if c % 13 != wild_rank] or discards
+    penalty = [WILD_PENALTY if c % 13 == wild_rank else CARD_VALUE_LIST[c] for c in range(52)]  # R-CRAZY-12
+    if plain:
+        x[104 + min(plain, key=lambda c: (links(c), risk(c), -penalty[c], -c))] = 1
+    return x
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_every_entry_matches_the_python_style_and_the_pick_is_its_discard(num_players):
+    rng = np.random.default_rng(num_players)
+    checked = picked = 0
+    for seed in range(5):
         env = crazy_rummy_v0.env(num_players=num_players)
         env.reset(seed=seed)
         layout = env.unwrapped.layout
         agent = CrazyRummyHeuristicAgent(layout, seed=seed, style="hold_wilds_safe")
         for name in env.agent_iter():
             observation, _, terminated, truncated, info = env.last()
-            action = None if terminated or truncated else agent.act(observation, info)
-            obs = observation["observation"][None].astype(np.float32)
-            if action is not None and action < 52 and not crazy_out_features(obs, layout)[0, 0]:
-                assert crazy_discard_features(obs, layout)[0, 104 + action] == 1, (seed, name)
-                checked += 1
+            action = None
+            if not (terminated or truncated):  # the style's play with a random move now and then
+                legal = np.flatnonzero(observation["action_mask"]).tolist()
+                styled = agent.act(observation, info)
+                obs = observation["observation"].astype(np.float32)
+                x = crazy_discard_features(obs[None], layout)[0]
+                if obs[layout.offset("phase") + 1] > 0:
+                    np.testing.assert_allclose(x, reference_discard_terms(obs, legal, layout, agent), atol=1e-7)
+                    checked += 1
+                    if styled < 52 and not crazy_out_features(obs[None], layout)[0, 0]:  # no plan to go out
+                        assert x[104 + styled] == 1, (seed, name)
+                        picked += 1
+                else:
+                    assert not x.any()
+                action = int(rng.choice(legal)) if rng.random() < 0.15 else styled
             env.step(action)
-    assert checked > 50
+    assert checked >= 80 and picked >= 60, (checked, picked)  # play-phase positions, discards without a plan
 
 
 def test_crazy_discard_is_crazy_out_followed_by_the_discard_terms():
