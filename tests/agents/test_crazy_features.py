@@ -19,7 +19,7 @@ from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.cards import parse_card as card_id
 from rummy_env.games.crazy_rummy import stack_deck
-from rummy_env.games.crazy_rummy.state import WILD_PENALTY
+from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
 from tests.helpers import play, scripted_env
 
 OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
@@ -78,17 +78,33 @@ def test_a_last_card_that_may_go_is_the_plan_and_a_forbidden_one_is_none():
     assert not crazy_out_features(obs, layout).any()
 
 
-def test_crazy_out_is_meld_opp_followed_by_the_look_ahead():
-    env = deal("6S 7S 8S 2H 3H 4H KD 5D")
+@pytest.mark.parametrize(
+    ("name", "base", "extra", "hand", "other_variant"),
+    [
+        ("crazy_out", "meld_opp", crazy_out_features, "6S 7S 8S 2H 3H 4H KD 5D", "gin_rummy_v0"),
+        ("crazy_discard", "crazy_out", crazy_discard_features, "KD QD KH QH 2H 3H 8S 7S", "rummy_v0"),
+    ],
+)
+def test_a_crazy_feature_set_is_its_base_followed_by_its_own_entries(name, base, extra, hand, other_variant):
+    env = deal(hand)
     obs = env.observe(env.agent_selection)["observation"][None].astype(np.float32)
     layout = env.unwrapped.layout
-    wide = Featurizer("crazy_out", "crazy_rummy_v0", layout)(obs)
-    base = Featurizer("meld_opp", "crazy_rummy_v0", layout)(obs)
-    assert wide.shape == (1, layout.size + FEATURES["crazy_out"]) and FEATURES["crazy_out"] == 576 + CRAZY_OUT_SIZE
-    assert np.array_equal(wide[:, : base.shape[1]], base)
-    assert np.array_equal(wide[0, base.shape[1] :], crazy_out_features(obs, layout)[0])
-    with pytest.raises(ValueError, match="features 'crazy_out' do not apply to gin_rummy_v0"):
-        Featurizer("crazy_out", "gin_rummy_v0", layout)
+    wide = Featurizer(name, "crazy_rummy_v0", layout)(obs)
+    narrow = Featurizer(base, "crazy_rummy_v0", layout)(obs)
+    own = extra(obs, layout)
+    assert FEATURES[name] == FEATURES[base] + own.shape[1] and own.shape[1] in (CRAZY_OUT_SIZE, CRAZY_DISCARD_SIZE)
+    assert wide.shape == (1, layout.size + FEATURES[name])
+    assert np.array_equal(wide[:, : narrow.shape[1]], narrow)
+    assert np.array_equal(wide[0, narrow.shape[1] :], own[0])
+    with pytest.raises(ValueError, match=f"features '{name}' do not apply to {other_variant}"):
+        Featurizer(name, other_variant, layout)
+
+    class Shifted:  # a layout whose wild_S plane does not follow wild_H
+        def offset(self, field):
+            return layout.offset(field) + (field == "wild_S")
+
+    with pytest.raises(ValueError, match="the layout's wild_C..wild_S planes must follow each other"):
+        extra(obs, Shifted())
 
 
 def test_a_widened_model_computes_what_the_model_did():
@@ -197,7 +213,7 @@ def reference_discard_terms(obs, legal, layout, agent) -> np.ndarray:
     """The 156 entries from the Python style's own pieces (agents.styles, crazy_planner)."""
     hand = plane_mask(obs[layout.slice("hand")])
     wild_rank = int(np.argmax(obs[layout.slice("wild_rank")]))
-    naturals = hand & ~sum(1 << (13 * s + wild_rank) for s in range(4))
+    naturals = hand & ~wild_cards(wild_rank)
     known = plane_mask(obs[layout.slice("known_1")])
     pile = plane_mask(obs[layout.slice("top_discard")]) | plane_mask(obs[layout.slice("discard_rest")])
     spots = layoff_spots(agent._table_view(obs, wild_rank)) if obs[layout.offset("melded") + 1] else 0
@@ -248,17 +264,3 @@ def test_every_entry_matches_the_python_style_and_the_pick_is_its_discard(num_pl
                 action = int(rng.choice(legal)) if rng.random() < 0.15 else styled
             env.step(action)
     assert checked >= 80 and picked >= 60, (checked, picked)  # play-phase positions, discards without a plan
-
-
-def test_crazy_discard_is_crazy_out_followed_by_the_discard_terms():
-    env = deal("KD QD KH QH 2H 3H 8S 7S")
-    obs = env.observe(env.agent_selection)["observation"][None].astype(np.float32)
-    layout = env.unwrapped.layout
-    wide = Featurizer("crazy_discard", "crazy_rummy_v0", layout)(obs)
-    base = Featurizer("crazy_out", "crazy_rummy_v0", layout)(obs)
-    assert FEATURES["crazy_discard"] == FEATURES["crazy_out"] + CRAZY_DISCARD_SIZE
-    assert wide.shape == (1, layout.size + FEATURES["crazy_discard"])
-    assert np.array_equal(wide[:, : base.shape[1]], base)
-    assert np.array_equal(wide[0, base.shape[1] :], crazy_discard_features(obs, layout)[0])
-    with pytest.raises(ValueError, match="features 'crazy_discard' do not apply to rummy_v0"):
-        Featurizer("crazy_discard", "rummy_v0", layout)
