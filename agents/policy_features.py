@@ -35,6 +35,12 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   (rack + table split into melds, R-RK-08/10: ``agents.search.rummikub_plays.can_go_out``),
   and whether the play being built holds the whole rack (its COMMIT goes out).  What
   the patient policy (``heuristic:style=patient``) decides on.  2 entries.
+- ``rk_plan`` (Rummikub): ``rk_out`` plus, while the going-out play is still open (the
+  first flag set and every tile type below the play's last one already added, the env's
+  type order), a one-hot over the 53 tile types of the lowest type the rack holds more
+  of than the play: the next tile of the patient policy's going-out play, which adds its
+  rack in type order.  One early COMMIT in a 15-25 step play is what kept the ``rk_out``
+  model from its teacher (``docs/results/selfplay-rummikub``).  55 entries.
 - ``crazy_out`` (Crazy Rummy): ``meld_opp`` plus the go-out look-ahead of the Crazy Rummy
   heuristic (``agents.crazy_features``: whether the player can go out this turn, whether
   the top discard is worth taking, and the kind and cards of the planner's first move).
@@ -218,6 +224,7 @@ FEATURES = {
     "gin_opp": 629,
     "gin_read": 941,
     "rk_out": 2,
+    "rk_plan": 55,
     "crazy_out": 635,
     "crazy_discard": 791,
 }
@@ -228,6 +235,7 @@ EXTENDS = {
     "gin_read": "gin_opp",
     "crazy_out": "meld_opp",
     "crazy_discard": "crazy_out",
+    "rk_plan": "rk_out",
 }
 #: variant -> observation fields read: hand, upcard / top discard, opponents' known cards, other seen planes
 _FIELDS = {
@@ -242,6 +250,7 @@ _FIELDS = {
 }
 _GIN_ONLY = ("gin", "gin_opp", "gin_read")
 _CRAZY_ONLY = ("crazy_out", "crazy_discard")
+_RUMMIKUB_ONLY = ("rk_out", "rk_plan")
 
 
 def rummikub_out_features(rack: np.ndarray, table: np.ndarray, play: np.ndarray, melded: np.ndarray) -> np.ndarray:
@@ -266,12 +275,41 @@ def rummikub_out_features(rack: np.ndarray, table: np.ndarray, play: np.ndarray,
     return out
 
 
+def rummikub_plan_features(rack: np.ndarray, play: np.ndarray, can_go: np.ndarray) -> np.ndarray:
+    """The one-hot half of the ``rk_plan`` features: the next tile of the going-out play.
+
+    Args:
+        rack, play: ``(n, 53)`` tile counts (the observation's ``rack`` and ``play``; the
+            rack still holds the play's tiles).
+        can_go: ``(n,)``: the first ``rk_out`` flag (rack + table split into melds, past the
+            initial meld: R-RK-08/10).
+
+    Returns:
+        float32 ``(n, 53)``: where ``can_go`` is set and the play can still hold the whole
+        rack (every type below the play's highest one fully added: the env adds a play's
+        tiles in non-decreasing type order and closes the types below the last one), 1 at
+        the lowest type the rack holds more of than the play; zeros elsewhere (and once the
+        play holds the whole rack, when ``rk_out``'s second flag says COMMIT).
+    """
+    rack, play = (np.asarray(a).astype(np.int64) for a in (rack, play))
+    n, types = rack.shape
+    left = rack > play
+    idx = np.arange(types)
+    last = np.where(play.any(1), types - 1 - np.argmax(play[:, ::-1] > 0, axis=1), -1)
+    closed_left = (left & (idx[None, :] < last[:, None])).any(1)
+    nxt = np.argmax(left, axis=1)
+    on = (np.asarray(can_go) > 0) & left.any(1) & ~closed_left
+    out = np.zeros((n, types), np.float32)
+    out[np.flatnonzero(on), nxt[on]] = 1.0
+    return out
+
+
 class Featurizer:
     """Appends the named features to a batch of observations.
 
     Args:
         name: ``"none"``, ``"meld"``, ``"meld_opp"``, or ``"gin"``, ``"gin_opp"``, ``"gin_read"``
-            (Gin Rummy only), ``"rk_out"`` (Rummikub only), ``"crazy_out"`` or ``"crazy_discard"``
+            (Gin Rummy only), ``"rk_out"`` or ``"rk_plan"`` (Rummikub only), ``"crazy_out"`` or ``"crazy_discard"``
             (Crazy Rummy only).
         variant: the env module name, e.g. ``"gin_rummy_v0"``.
         layout: the env's observation layout (``env.unwrapped.layout``).
@@ -283,7 +321,7 @@ class Featurizer:
     def __init__(self, name: str, variant: str, layout) -> None:
         if name != "none" and name not in FEATURES:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
-        if name == "rk_out":
+        if name in _RUMMIKUB_ONLY:
             applies = variant == "rummikub_v0"
         elif name in _CRAZY_ONLY:
             applies = variant == "crazy_rummy_v0"
@@ -293,7 +331,7 @@ class Featurizer:
             raise ValueError(f"features {name!r} do not apply to {variant}")
         self.name = name
         self.extra = 0 if name == "none" else FEATURES[name]
-        if name == "rk_out":
+        if name in _RUMMIKUB_ONLY:
             self._rk = [layout.slice(f) for f in ("rack", "table", "play")]
             self._melded = layout.offset("initial_meld")  # the acting seat's own flag comes first
         elif name != "none":
@@ -311,10 +349,12 @@ class Featurizer:
         """float32 (n, obs_size) -> float32 (n, obs_size + extra)."""
         if self.name == "none":
             return obs
-        if self.name == "rk_out":
+        if self.name in _RUMMIKUB_ONLY:
             rack, table, play = (obs[:, s] for s in self._rk)
-            flags = rummikub_out_features(rack, table, play, obs[:, self._melded])
-            return np.concatenate([obs, flags], 1).astype(np.float32, copy=False)
+            parts = [obs, rummikub_out_features(rack, table, play, obs[:, self._melded])]
+            if self.name == "rk_plan":
+                parts.append(rummikub_plan_features(rack, play, parts[1][:, 0]))
+            return np.concatenate(parts, 1).astype(np.float32, copy=False)
         hand, up = obs[:, self._hand], obs[:, self._up]
         parts = [obs, meld_features(hand, up)]
         if self.name in _GIN_ONLY:

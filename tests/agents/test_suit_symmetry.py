@@ -73,8 +73,8 @@ def test_the_suit_blocks_cover_every_feature_set_entry_for_entry():
     from agents.policy_features import FEATURES
     from agents.suit_symmetry import FEATURE_BLOCKS
 
-    # meld_opp, crazy_out and crazy_discard (Rummy, Crazy Rummy) and rk_out (Rummikub's tiles) are not Gin inputs
-    not_gin = ("meld_opp", "crazy_out", "crazy_discard", "rk_out")
+    # meld_opp, crazy_out, crazy_discard (Rummy, Crazy Rummy), rk_out, rk_plan (Rummikub) are not Gin inputs
+    not_gin = ("meld_opp", "crazy_out", "crazy_discard", "rk_out", "rk_plan")
     assert set(FEATURE_BLOCKS) == {"none", *(name for name in FEATURES if name not in not_gin)}
     for name, blocks in FEATURE_BLOCKS.items():
         size = sum(52 if b == "card" else b for b in blocks)

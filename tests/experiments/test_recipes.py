@@ -14,6 +14,7 @@ from rummy_env import gin_rummy_v0
 
 def test_the_named_recipes_are_the_committed_models_settings():
     named = {"crazy", "crazy_out", "crazy_safe", "crazy_discard", "gin", "gin_league", "rummy", "rummikub"}
+    named |= {"rummikub_plan"}
     assert named <= {p.stem for p in RECIPES.glob("*.toml")}
     rummy = load_recipe("rummy")
     assert rummy == {
@@ -50,6 +51,13 @@ def test_the_named_recipes_are_the_committed_models_settings():
     rummikub = load_recipe("rummikub")
     assert rummikub["variant"] == "rummikub" and rummikub["env_options"] == {"num_players": 2}
     assert (rummikub["teacher_agent"], rummikub["kickstart_share"]) == ("heuristic:style=patient", 1.0)
+    # its committed model, widened to the going-out play's next tile and trained on
+    rummikub_plan = load_recipe("rummikub_plan")
+    changed = ("features", "init_model", "minutes")
+    assert {k: v for k, v in rummikub_plan.items() if k not in changed} == {
+        k: v for k, v in rummikub.items() if k not in changed
+    }
+    assert [rummikub_plan[k] for k in changed] == ["rk_plan", "docs/results/selfplay-rummikub/model.pt", 30]
 
 
 def test_flags_override_single_settings_of_a_recipe():
