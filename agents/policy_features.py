@@ -36,10 +36,10 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   and whether the play being built holds the whole rack (its COMMIT goes out).  What
   the patient policy (``heuristic:style=patient``) decides on.  2 entries.
 - ``rk_plan`` (Rummikub): ``rk_out`` plus, while the going-out play is still open (the
-  first flag set and every tile type below the play's last one already added, the env's
-  type order), a one-hot over the 53 tile types of the lowest type the rack holds more
-  of than the play: the next tile of the patient policy's going-out play, which adds its
-  rack in type order.  One early COMMIT in a 15-25 step play is what kept the ``rk_out``
+  first flag set and every tile type below the play's highest, the last one added, fully
+  added: the env's type order), a one-hot over the 53 tile types of the lowest type the
+  rack holds more of than the play: the next tile of the patient policy's going-out play,
+  which adds its rack in type order.  One early COMMIT in a 15-25 step play is what kept the ``rk_out``
   model from its teacher (``docs/results/selfplay-rummikub``).  55 entries.
 - ``crazy_out`` (Crazy Rummy): ``meld_opp`` plus the go-out look-ahead of the Crazy Rummy
   heuristic (``agents.crazy_features``: whether the player can go out this turn, whether
@@ -279,9 +279,9 @@ def rummikub_plan_features(rack: np.ndarray, play: np.ndarray, can_go: np.ndarra
     """The one-hot half of the ``rk_plan`` features: the next tile of the going-out play.
 
     Args:
-        rack, play: ``(n, 53)`` tile counts (the observation's ``rack`` and ``play``; the
-            rack still holds the play's tiles).
-        can_go: ``(n,)``: the first ``rk_out`` flag (rack + table split into melds, past the
+        rack, play: float ``(n, 53)`` tile counts (the observation's ``rack`` and ``play``;
+            the rack still holds the play's tiles).
+        can_go: float ``(n,)``: the first ``rk_out`` flag (rack + table split into melds, past the
             initial meld: R-RK-08/10).
 
     Returns:

@@ -11,7 +11,7 @@ from agents.policy_features import EXTENDS, FEATURES, Featurizer, rummikub_plan_
 from agents.torch_policy import ActorCritic, widen_inputs
 from rummy_env import gin_rummy_v0, rummikub_v0
 from rummy_env.core.tiles import parse_counts, parse_tile
-from rummy_env.games.rummikub import COMMIT, DRAW
+from rummy_env.games.rummikub import COMMIT
 
 LAYOUT = rummikub_v0.env().unwrapped.layout
 
@@ -43,6 +43,7 @@ def test_rk_plan_is_rk_out_then_the_lowest_tile_left_of_an_open_going_out_play()
     assert _plan(_obs("R1 R2 R3 B4", play="R1 R2 R3 B4")) == ([1, 1], [])
     # R2 added before R1: the env closed R1 (types below the last added), so the play cannot go out
     assert _plan(_obs("R1 R2 R3 B4", play="R2")) == ([1, 0], [])
+    assert _plan(_obs("R1 R2 R3 B4", play="R1 R3")) == ([1, 0], [])  # R2 closed by R3, the highest
     # a joker is the highest type: last of the play (R1 R2 JK, then B4 on the table's run)
     assert _plan(_obs("R1 R2 JK B4", play="R1 R2 B4")) == ([1, 0], [joker])
     # two copies of a type: the type stays next until both are in the play
@@ -93,8 +94,6 @@ def test_the_patient_policy_plays_the_one_hot_and_commits_the_whole_rack():
                 elif extra[0] and extra[1]:
                     assert action == COMMIT
                     commits += 1
-                elif extra[0]:
-                    assert action != DRAW  # an open going-out play is never dropped for a draw
             env.step(action)
     # the same on every run (seeded deals and agents)
     assert (tiles, commits, starts) == (232, 6, 6)  # six going-out plays, 232 tiles added
