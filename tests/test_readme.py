@@ -32,7 +32,10 @@ def test_every_file_and_job_it_names_exists():
     files += re.findall(r"!\[[^]]*\]\(([^)]+)\)", README)  # pictures
     assert "experiments/recipes/" in files and "docs/images/serve_play.png" in files
     recipes = set(re.findall(r"`(\w+)\.toml`", README)) - {"recipe"}  # a run's own recipe.toml
-    assert recipes == {"gin", "gin_league", "rummy", "crazy", "crazy_out", "crazy_safe", "crazy_discard", "rummikub"}
+    assert recipes == {"gin", "gin_league", "rummy", "crazy", "crazy_out", "crazy_safe", "crazy_discard"} | {
+        "rummikub",
+        "rummikub_plan",
+    }
     files += [f"experiments/recipes/{name}.toml" for name in recipes]
     for name in files:
         pattern = re.sub(r"<[^>]+>", "*", name)  # rummy_env/envs/<variant>.py

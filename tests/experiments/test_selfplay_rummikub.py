@@ -4,6 +4,7 @@ per game row, and smoke runs at 2 and 4 seats."""
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from rummy_env import rummikub_v0
 from rummy_env.core.tiles import parse_counts, parse_tile
 from rummy_env.games.rummikub import COMMIT, DRAW, stack_pool
 from rummy_env.vector import RummikubVec
-from tests.experiments.selfplay_helpers import committed_model_returns, one_game_gae
+from tests.experiments.selfplay_helpers import committed_model_returns, one_game_gae, policy_episodes
 
 RUN = "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 JK"  # a 14-tile run: the first play goes out
 OTHER = "B1 B2 B5 K7 K9 Y3 Y4 Y8 Y11 B13 K2 K4 K13 Y13"  # no meld
@@ -161,3 +162,13 @@ def test_the_committed_rummikub_model_plays_legal_hands_whose_rewards_sum_to_zer
     # reward="win", 2 seats: +1 to the winner and -1 to the other (player_0 wins both deals,
     # the same on every run)
     assert committed_model_returns("selfplay-rummikub", rummikub_v0.env(), range(2)) == [[1.0, -1.0]] * 2
+
+
+def test_the_committed_rk_plan_model_plays_legal_hands_whose_rewards_sum_to_zero():
+    # the rummikub_plan recipe's model (rk_plan features) in both seats: the winner and the
+    # number of decisions of each hand (the same on every run)
+    from agents.torch_policy import load_model
+
+    path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-rummikub-plan" / "model.pt"
+    assert load_model(path).features == "rk_plan"
+    assert policy_episodes(path, rummikub_v0.env(), range(2)) == [([1.0, -1.0], 187), ([1.0, -1.0], 134)]
