@@ -39,8 +39,8 @@ upcard planes), like any agent, so a policy with them plays through ``PolicyAgen
   first flag set and every tile type below the play's highest, the last one added, fully
   added: the env's type order), a one-hot over the 53 tile types of the lowest type the
   rack holds more of than the play: the next tile of the patient policy's going-out play,
-  which adds its rack in type order.  One early COMMIT in a 15-25 step play is what kept the ``rk_out``
-  model from its teacher (``docs/results/selfplay-rummikub``).  55 entries.
+  which adds its rack in type order.  One early COMMIT in a 15-25 step play is what kept
+  the ``rk_out`` model from its teacher (``docs/results/selfplay-rummikub``).  55 entries.
 - ``crazy_out`` (Crazy Rummy): ``meld_opp`` plus the go-out look-ahead of the Crazy Rummy
   heuristic (``agents.crazy_features``: whether the player can go out this turn, whether
   the top discard is worth taking, and the kind and cards of the planner's first move).
