@@ -304,6 +304,16 @@ def rummikub_plan_features(rack: np.ndarray, play: np.ndarray, can_go: np.ndarra
     return out
 
 
+def applies_to(name: str, variant: str) -> bool:
+    """Whether the feature set ``name`` (``"none"`` or a key of :data:`FEATURES`) reads the
+    observation of ``variant`` (an env name such as ``"rummikub_v0"``)."""
+    if name in _RUMMIKUB_ONLY:
+        return variant == "rummikub_v0"
+    if name in _CRAZY_ONLY:
+        return variant == "crazy_rummy_v0"
+    return name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
+
+
 class Featurizer:
     """Appends the named features to a batch of observations.
 
@@ -321,14 +331,9 @@ class Featurizer:
     def __init__(self, name: str, variant: str, layout) -> None:
         if name != "none" and name not in FEATURES:
             raise ValueError(f"unknown features {name!r}: use none, {', '.join(FEATURES)}")
-        if name in _RUMMIKUB_ONLY:
-            applies = variant == "rummikub_v0"
-        elif name in _CRAZY_ONLY:
-            applies = variant == "crazy_rummy_v0"
-        else:
-            applies = name == "none" or variant in _FIELDS and (name not in _GIN_ONLY or variant == "gin_rummy_v0")
-        if not applies:
-            raise ValueError(f"features {name!r} do not apply to {variant}")
+        if not applies_to(name, variant):
+            usable = ", ".join(n for n in ("none", *FEATURES) if applies_to(n, variant))
+            raise ValueError(f"features {name!r} do not apply to {variant}: its features are {usable}")
         self.name = name
         self.extra = 0 if name == "none" else FEATURES[name]
         if name in _RUMMIKUB_ONLY:

@@ -125,9 +125,13 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         agent = PolicyAgent(name[len(POLICY_PREFIX) :], seed=seed)
         expected = env.unwrapped.layout.size
         if agent.model.observation_space.shape != (expected,):
+            trained = getattr(getattr(agent.model, "net", None), "extra", {})
+            where = f" ({trained['variant']}, options {trained.get('env_options', {})})" if "variant" in trained else ""
             raise ValueError(
                 f"policy {name!r} was trained on observations of shape "
-                f"{agent.model.observation_space.shape}, this env's are ({expected},)"
+                f"{agent.model.observation_space.shape}{where}, this env's are ({expected},) "
+                f"({env.metadata.get('name')}, {len(env.possible_agents)} players): a model plays the "
+                "variant and number of players it was trained on"
             )
         return agent
     if name.startswith(RLLIB_PREFIX):

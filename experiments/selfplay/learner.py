@@ -103,7 +103,9 @@ class Learner:
             if init.extra.get("variant") != config.variant or init.obs_size != self.obs_size:
                 raise ValueError(
                     f"init_model={config.init_model!r} is a model of {init.extra.get('variant')} "
-                    f"(observations of size {init.obs_size}), the run trains {config.variant} ({self.obs_size})"
+                    f"(options {init.extra.get('env_options', {})}, observations of size {init.obs_size}), "
+                    f"the run trains {config.variant} ({self.num_players} players, {self.obs_size}): "
+                    "start from a model of the same variant and number of players, or from scratch"
                 )
             # the network takes the model's shape: its hidden sizes and input features, or
             # features that extend the model's (new inputs with zero weights: widen_inputs)

@@ -62,8 +62,11 @@ def test_the_one_hot_alone_reads_only_rack_play_and_the_flag():
 
 
 def test_rk_plan_applies_to_rummikub_only():
-    with pytest.raises(ValueError, match="features 'rk_plan' do not apply to gin_rummy_v0"):
+    with pytest.raises(ValueError) as err:
         Featurizer("rk_plan", "gin_rummy_v0", gin_rummy_v0.env().unwrapped.layout)
+    assert str(err.value) == (
+        "features 'rk_plan' do not apply to gin_rummy_v0: its features are none, meld, gin, meld_opp, gin_opp, gin_read"
+    )
 
 
 def test_the_patient_policy_plays_the_one_hot_and_commits_the_whole_rack():

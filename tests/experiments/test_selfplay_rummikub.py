@@ -172,3 +172,13 @@ def test_the_committed_rk_plan_model_plays_legal_hands_whose_rewards_sum_to_zero
     path = Path(__file__).parents[2] / "docs" / "results" / "selfplay-rummikub-plan" / "model.pt"
     assert load_model(path).features == "rk_plan"
     assert policy_episodes(path, rummikub_v0.env(), range(2)) == [([1.0, -1.0], 187), ([1.0, -1.0], 134)]
+
+
+def test_a_two_player_model_at_three_seats_is_refused_with_both_player_counts():
+    with pytest.raises(ValueError) as err:
+        make_agent("policy:docs/results/selfplay-rummikub-plan/model.pt", rummikub_v0.env(num_players=3))
+    assert str(err.value) == (
+        "policy 'policy:docs/results/selfplay-rummikub-plan/model.pt' was trained on observations of shape (223,) "
+        "(rummikub_v0, options {'num_players': 2}), this env's are (227,) (rummikub_v0, 3 players): a model plays "
+        "the variant and number of players it was trained on"
+    )

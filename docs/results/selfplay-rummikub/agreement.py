@@ -1,9 +1,10 @@
 """How often the learned policy takes the patient policy's action, by kind of decision.
 
-    python docs/results/selfplay-rummikub/agreement.py docs/results/selfplay-rummikub/model.pt 20
+    python docs/results/selfplay-rummikub/agreement.py docs/results/selfplay-rummikub/model.pt 20 [OPPONENT]
 
 Plays DEALS hands of ``rummikub_v0`` (2 players, seeds 0..DEALS-1), the policy (its most
-likely legal action) against max-play (``heuristic``), the policy's seat alternating, and at
+likely legal action) against OPPONENT (an agent name; max-play, ``heuristic``, by default),
+the policy's seat alternating, and at
 each of the policy's decisions asks ``heuristic:style=patient`` what it would play.  Decisions
 are grouped by: start of a turn or inside a play; initial meld made (R-RK-07); the ``rk_out``
 flags (going out possible, the play holds the whole rack).  Prints per group the decisions,
@@ -21,7 +22,7 @@ from agents.policy_features import Featurizer
 from experiments.common import load_variant
 
 
-def main(path: str, deals: int) -> None:
+def main(path: str, deals: int, opponent: str = "heuristic") -> None:
     env = load_variant("rummikub_v0").env()
     layout = env.unwrapped.layout
     policy, featurize = PolicyAgent(path), Featurizer("rk_out", "rummikub_v0", layout)
@@ -29,7 +30,7 @@ def main(path: str, deals: int) -> None:
     for seed in range(deals):
         env.reset(seed=seed)
         mine = env.possible_agents[seed % 2]
-        other = make_agent("heuristic", env, seed=0)
+        other = make_agent(opponent, env, seed=0)
         teacher = make_agent("heuristic:style=patient", env, seed=0)
         for name in env.agent_iter():
             obs, reward, term, trunc, _ = env.last()
@@ -54,8 +55,8 @@ def main(path: str, deals: int) -> None:
             env.step(action)
     for kind in sorted(seen):
         print(f"{kind}: {agreed[kind]} of {seen[kind]} agree ({agreed[kind] / seen[kind]:.3f})")
-    print(f"policy: {results['win']} wins, {results['loss']} losses against max-play")
+    print(f"policy: {results['win']} wins, {results['loss']} losses against {opponent}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), *sys.argv[3:4])
