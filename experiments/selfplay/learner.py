@@ -64,6 +64,8 @@ class Learner:
         critic: the privileged critic (``cfg.critic == "privileged"``) or None.
         optimizer: Adam over the network's (and the critic's) parameters.
         featurize: raw observations float32 ``(n, obs_size)`` -> network inputs ``(n, input_size)``.
+        origin: where the starting weights come from (``init_model``, widened or not, or
+            scratch), the run's first line of output.
         pool: state dicts of past snapshots of ``net`` (the pool opponents).
         steps: env steps so far (every seat's decisions); ``learner_steps``: the learner
             decisions used in updates; ``updates``, ``episodes``: counts.
@@ -73,7 +75,7 @@ class Learner:
 
     Raises:
         ValueError: a setting out of range or contradicting another, one the variant refuses, or
-            an ``init_model`` of another variant.
+            an ``init_model`` of another variant or number of players.
     """
 
     def __init__(self, config: Config):
@@ -96,6 +98,7 @@ class Learner:
         check_config(config, self.num_players)
         check_agent_names(config, env)
         init = None
+        self.origin = "starting from scratch"
         if config.init_model:
             from agents.torch_policy import load_model
 
@@ -110,9 +113,11 @@ class Learner:
             # the network takes the model's shape: its hidden sizes and input features, or
             # features that extend the model's (new inputs with zero weights: widen_inputs)
             config.hidden = tuple(init.hidden)
+            self.origin = f"starting from {config.init_model} ({init.features} features)"
             if config.features not in ("auto", init.features):
                 from agents.torch_policy import widen_inputs
 
+                self.origin = f"{self.origin[:-1]}, widened to {config.features}: zero weights on the new inputs)"
                 init = widen_inputs(init, config.features)
             config.features = init.features
         if config.features == "auto":

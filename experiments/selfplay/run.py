@@ -148,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
+    print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)
     print(

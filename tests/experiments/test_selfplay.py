@@ -422,6 +422,11 @@ def test_init_model_with_extending_features_starts_from_the_widened_model():
     )
     learner = selfplay.Learner(cfg)
     assert cfg.features == "crazy_out" and learner.net.features == "crazy_out"
+    assert learner.origin == (
+        "starting from docs/results/selfplay-crazy/model.pt (meld_opp features, widened to crazy_out: "
+        "zero weights on the new inputs)"
+    )
+    assert selfplay.Learner(selfplay.Config(num_envs=4)).origin == "starting from scratch"
     env = crazy_rummy_v0.env(num_players=3)
     env.reset(seed=4)
     layout = env.unwrapped.layout
