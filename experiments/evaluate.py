@@ -143,8 +143,13 @@ def format_rows(result: dict) -> str:
     """The evaluation as a text table."""
     short = display_names([r["opponent"] for r in result["rows"]])
     width = max([20, *(len(v) for v in short.values())])
+    against = (
+        f"the panel (version {result['panel_version']}"
+        if result["panel_version"] is not None
+        else "the opponents named (not the panel"
+    )
     lines = [
-        f"{result['variant']}: {result['agent']} against the panel (version {result['panel_version']}, "
+        f"{result['variant']}: {result['agent']} against {against}, "
         f"{result['seats']} seats, fair share {result['fair_share']:.3f})",
         f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'theirs':>8}",
     ]

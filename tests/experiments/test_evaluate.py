@@ -149,5 +149,8 @@ def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match
     result, _ = evaluate.evaluate("pimc", "crazy_rummy_v0", deals=1, opponents=["pimc:model=1", "random"])
     assert [(r["opponent"], r["same_as_agent"]) for r in result["rows"]] == [("pimc:model=1", True), ("random", False)]
     text = evaluate.format_rows(result)
+    assert text.splitlines()[0] == (
+        "crazy_rummy_v0: pimc against the opponents named (not the panel, 3 seats, fair share 0.333)"
+    )
     assert text.splitlines()[2].endswith(" *") and not text.splitlines()[3].endswith(" *")
     assert "* the same agent as the one evaluated (another name, the same settings): a self-match" in text
