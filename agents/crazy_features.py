@@ -225,6 +225,14 @@ def _offsets(layout, fields) -> tuple[int, ...]:
     return tuple(layout.offset(f) for f in fields)
 
 
+def _run(which: int, size: int, obs: np.ndarray, layout, fields: tuple[str, ...]) -> np.ndarray:
+    """float32 ``(n, size)``: compiled kernel ``which`` of :func:`_kernels` on ``obs``, reading
+    the layout's ``fields`` at their offsets (:func:`_offsets`)."""
+    out = np.zeros((obs.shape[0], size), np.float32)
+    _kernels()[which](np.ascontiguousarray(obs, np.float32), _offsets(layout, fields), out)
+    return out
+
+
 def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
     """The ``crazy_out`` entries (module docstring) of a batch of ``crazy_rummy_v0``
     observations.
@@ -240,9 +248,7 @@ def crazy_out_features(obs: np.ndarray, layout) -> np.ndarray:
         ValueError: the layout's ``wild_C`` .. ``wild_S`` planes do not follow each other.
     """
     fields = ("hand", "top_discard", "table_natural", "wild_C", "forbidden", "wild_rank", "phase", "melded")
-    out = np.zeros((obs.shape[0], CRAZY_OUT_SIZE), np.float32)
-    _kernels()[0](np.ascontiguousarray(obs, np.float32), _offsets(layout, fields), out)
-    return out
+    return _run(0, CRAZY_OUT_SIZE, obs, layout, fields)
 
 
 def crazy_discard_features(obs: np.ndarray, layout) -> np.ndarray:
@@ -262,6 +268,4 @@ def crazy_discard_features(obs: np.ndarray, layout) -> np.ndarray:
     """
     fields = ("hand", "top_discard", "discard_rest", "table_natural", "wild_C", "known_1", "forbidden")
     fields += ("must_discard", "wild_rank", "phase", "melded")
-    out = np.zeros((obs.shape[0], CRAZY_DISCARD_SIZE), np.float32)
-    _kernels()[1](np.ascontiguousarray(obs, np.float32), _offsets(layout, fields), out)
-    return out
+    return _run(1, CRAZY_DISCARD_SIZE, obs, layout, fields)
