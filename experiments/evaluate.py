@@ -18,7 +18,9 @@ penalty, R-CRAZY-12; the fair share is ``1 / seats``).
 Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, ``games``,
 ``deals``, ``wins``, ``draws``, ``win_rate`` with ``win_rate_ci_low`` / ``win_rate_ci_high``
 (95% Wilson over deals), ``points_per_hand``, ``opponent_points_per_hand`` and
-``same_as_agent`` (the member builds the very agent evaluated under another name,
+``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat whose every
+game the agent won / lost, win share 1 / 0: the deals its play decided; in the others the
+seat decided, or a win was shared), ``same_as_agent`` (the member builds the very agent evaluated under another name,
 :func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
 row is a self-match, at the fair share by construction); plus
 ``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
@@ -72,6 +74,8 @@ ROW_FIELDS = (
     "win_rate_ci_high",
     "points_per_hand",
     "opponent_points_per_hand",
+    "deals_won_in_every_seat",
+    "deals_lost_in_every_seat",
     "same_as_agent",
 )
 
@@ -100,9 +104,18 @@ def panel_chunks(
 def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
     """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
     adds) from the games' records: the agent's win share, its 95% Wilson interval over deals,
-    and both sides' points per hand."""
+    both sides' points per hand, and the deals played in every seat that the agent won (or
+    lost) in all of them (win share 1 / 0 in every game): the deals its play decided, where
+    the others' winner was the seat or a shared win."""
     stats: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"games": 0, "wins": 0.0, "draws": 0, "points": 0.0, "their_points": 0.0, "deals": set()}
+        lambda: {
+            "games": 0,
+            "wins": 0.0,
+            "draws": 0,
+            "points": 0.0,
+            "their_points": 0.0,
+            "deals": defaultdict(list),
+        }
     )
     for r in records:
         seat = r["seats"].index(agent)
@@ -110,11 +123,12 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         others = [s for s in range(len(r["seats"])) if s != seat]
         s = stats[opponent]
         s["games"] += 1
+        s["seats"] = len(r["seats"])
         s["wins"] += r["win_share"][seat]
         s["draws"] += 0 if any(r["win_share"]) else 1
         s["points"] += r["points_per_hand"][seat]
         s["their_points"] += sum(r["points_per_hand"][o] for o in others) / len(others)
-        s["deals"].add(r["deal"])
+        s["deals"][r["deal"]].append(r["win_share"][seat])
     rows = []
     for opponent in opponents:
         s = stats.get(opponent)
@@ -122,6 +136,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
             continue
         rate = s["wins"] / s["games"]
         low, high = wilson_interval(rate, len(s["deals"]))
+        every_seat = [shares for shares in s["deals"].values() if len(shares) == s["seats"]]
         rows.append(
             {
                 "opponent": opponent,
@@ -134,6 +149,8 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
                 "win_rate_ci_high": high,
                 "points_per_hand": s["points"] / s["games"],
                 "opponent_points_per_hand": s["their_points"] / s["games"],
+                "deals_won_in_every_seat": sum(all(w == 1.0 for w in shares) for shares in every_seat),
+                "deals_lost_in_every_seat": sum(all(w == 0.0 for w in shares) for shares in every_seat),
             }
         )
     return rows
@@ -151,15 +168,18 @@ def format_rows(result: dict) -> str:
     lines = [
         f"{result['variant']}: {result['agent']} against {against}, "
         f"{result['seats']} seats, fair share {result['fair_share']:.3f})",
-        f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'theirs':>8}",
+        f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'theirs':>8} "
+        f"{'every-seat W/L':>15}",
     ]
     for r in result["rows"]:
         ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
         lines.append(
             f"  {short[r['opponent']]:<{width}} {r['games']:>6} {r['win_rate']:>9.3f} {ci:>17} "
-            f"{r['points_per_hand']:>9.2f} {r['opponent_points_per_hand']:>8.2f}"
+            f"{r['points_per_hand']:>9.2f} {r['opponent_points_per_hand']:>8.2f} "
+            f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
+    lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, or shared)")
     if any(r.get("same_as_agent") for r in result["rows"]):
         lines.append("  * the same agent as the one evaluated (another name, the same settings): a self-match")
     if result["rows"]:

@@ -40,6 +40,8 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
             "win_rate_ci_high": pytest.approx(0.9054687953607992),
             "points_per_hand": 12.5,
             "opponent_points_per_hand": 3.75,
+            "deals_won_in_every_seat": 0,  # each deal split between the seats
+            "deals_lost_in_every_seat": 0,
         },
         {
             "opponent": "C",
@@ -52,8 +54,34 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
             "win_rate_ci_high": pytest.approx(0.9058139861072971),
             "points_per_hand": 3.0,
             "opponent_points_per_hand": 3.5,  # the mean over the other seats: (4.5 + 0 + 6) / 3
+            "deals_won_in_every_seat": 0,
+            "deals_lost_in_every_seat": 0,
         },
     ]
+
+
+def test_rows_count_the_deals_won_or_lost_in_every_seat():
+    def deal(d, a_first, a_second, seats=("A", "B")):
+        first = [a_first, 1.0 - a_first]
+        return [_record(d, seats, first, [0.0, 0.0]), _record(d, seats[::-1], [1.0 - a_second, a_second], [0.0, 0.0])]
+
+    records = [
+        *deal(0, 1.0, 1.0),  # won in both seats
+        *deal(1, 1.0, 0.0),  # seat 0 won both games
+        *deal(2, 0.0, 0.0),  # lost in both
+        *deal(3, 0.0, 0.0),
+        *deal(4, 0.5, 1.0),  # a shared win: not won in every seat
+        _record(5, ("A", "B"), [1.0, 0.0], [0.0, 0.0]),  # one seat only (a stopped run): not counted
+        _record(0, ("A", "C", "C"), [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+        _record(0, ("C", "A", "C"), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
+        _record(0, ("C", "C", "A"), [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]),
+        _record(1, ("A", "C", "C"), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
+        _record(1, ("C", "A", "C"), [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]),
+        _record(1, ("C", "C", "A"), [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+    ]
+    rows = evaluate.panel_rows("A", ["B", "C"], records)
+    counts = [(r["opponent"], r["deals"], r["deals_won_in_every_seat"], r["deals_lost_in_every_seat"]) for r in rows]
+    assert counts == [("B", 6, 1, 2), ("C", 2, 1, 1)]
 
 
 def test_every_deal_is_played_once_with_the_agent_in_each_seat(tmp_path, capsys):
