@@ -68,3 +68,30 @@ def play_state(state, *moves):
 def state_legal_texts(state):
     """The acting player's legal actions of an engine state as text, in action-id order."""
     return [state.action_to_string(a) for a in state.legal_actions()]
+
+
+# what each of three Rummikub players holds once all 106 tiles are drawn (rack totals 249, 249, 290)
+_SHARED_WIN_HOLDINGS = [
+    "R4 R5 R6 R8 R11 R13 B1 B3 B3 B4 B5 B5 B7 B7 B9 B9 B11 B12 B13 K1 K2 K4 K5 K6 K8 K10 K11 Y1 Y2 Y4 Y7 Y8 Y9 "
+    "Y11 Y11 Y13",
+    "R1 R2 R3 R7 R8 R9 R10 R11 R12 R13 B1 B2 B2 B4 B6 B8 K1 K3 K5 K7 K7 K9 K11 Y1 Y3 Y5 Y5 Y6 Y6 Y7 Y10 Y10 Y12 Y12 JK",
+    "R1 R2 R3 R4 R5 R6 R7 R9 R10 R12 B6 B8 B10 B10 B11 B12 B13 K2 K3 K4 K6 K8 K9 K10 K12 K12 K13 K13 Y2 Y3 Y4 Y8 "
+    "Y9 Y13 JK",
+]
+
+
+def rummikub_shared_win():
+    """A 3-player ``rummikub_v0`` env (``reward="score"``) whose hand ended as R-RK-11's
+    shared win: every player drew until the pool was empty, then all three passed;
+    players 0 and 1 hold 249 points, player 2 290."""
+    from rummy_env import rummikub_v0
+    from rummy_env.games.rummikub import DRAW, stack_pool
+
+    held = [h.split() for h in _SHARED_WIN_HOLDINGS]
+    rest = [h[14:] for h in held]  # drawn in turn: player 0 first, 22 / 21 / 21 draws
+    pool = [r[i] for i in range(22) for r in rest if i < len(r)]
+    env = rummikub_v0.env(num_players=3, reward="score")
+    env.reset(options={"deck": stack_pool([h[:14] for h in held], pool_top=pool), "first_player": 0})
+    for _ in range(64 + 3):
+        env.step(DRAW)
+    return env

@@ -103,6 +103,12 @@ def event_text(variant: str, actor: int, viewer: int | None, action: int, text: 
     return text
 
 
+def _points(x: Any) -> int | float:
+    """A score as JSON shows it: an int when whole, else the fraction (a shared win of
+    R-RK-11 can split a part: 20.5)."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
 def hand_result(raw: Any) -> dict | None:
     """The last finished hand explained (public facts only), or None before the first:
     ``{"hand", "title", "lines": [str], "scores": {agent: hand score}, "totals": {...}}``.
@@ -138,8 +144,8 @@ def hand_result(raw: Any) -> dict | None:
         "hand": state.hands_played,
         "title": f"hand {state.hands_played} over",
         "lines": lines,
-        "scores": dict(zip(players, [int(x) for x in last["hand_scores"]], strict=True)),
-        "totals": dict(zip(players, [int(x) for x in last["total_scores"]], strict=True)),
+        "scores": dict(zip(players, [_points(x) for x in last["hand_scores"]], strict=True)),
+        "totals": dict(zip(players, [_points(x) for x in last["total_scores"]], strict=True)),
     }
 
 

@@ -118,7 +118,8 @@ shows them, and ``game_state.resample`` drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed score of the
-hand, R-RK-10/11), ``total_score`` (the game total), ``hand`` (hands finished),
+hand, R-RK-10/11), ``total_score`` (the game total; both floats: a shared win of R-RK-11
+splits the winners' part equally, 20.5 each when two share 41), ``hand`` (hands finished),
 ``winner`` (agent name, or ``""``: no winner or a shared win), ``winners`` (the winners'
 names separated by spaces, e.g. ``"player_0 player_2"``; ``""`` for none)
 and ``rack_value`` (the agent's rack total at the end, a joker 30).  They stay until the
@@ -127,7 +128,7 @@ next hand ends.  At the episode's end each agent leaves
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 After an illegal action through ``env()``, the infos of its player also hold
 ``illegal_action``: the engine's message naming the action and why it was illegal.
-Every key keeps one type in every step where it appears (ints and strings: no None, no
+Every key keeps one type in every step where it appears (ints, floats and strings: no None, no
 lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Version History
@@ -139,6 +140,8 @@ lists of varying length), so that learners that stack infos (Tianshou) can.
   its game; a reset option of another variant is refused.
 * v0, issue 10: ``initial_meld_points`` above 754 (more than all 106 tiles are worth) is refused.
 * v0, issue 26: the reset option ``next_hands`` stacks the later hands of a game.
+* v0, 2026-12-05: ``hand_score`` and ``total_score`` are floats in every hand (a shared win of
+  R-RK-11 could make them floats in one hand and ints in the others).
 """
 
 from __future__ import annotations
@@ -186,6 +189,16 @@ class raw_env(TurnBasedEnv):
         if deck is not None:
             deck = parse_stacked_pool(deck)
         return self.game.new_initial_state(rng=rng, deck=deck, first_player=options.get("first_player"))
+
+    def _hand_infos(self) -> list[dict]:
+        """The driver's infos with ``hand_score`` and ``total_score`` as floats in every
+        hand: a shared win of R-RK-11 can split the winners' part into fractions (41
+        between two winners: 20.5 each), and a key keeps one type (the infos contract)."""
+        infos = super()._hand_infos()
+        for info in infos:
+            info["hand_score"] = float(info["hand_score"])
+            info["total_score"] = float(info["total_score"])
+        return infos
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {

@@ -28,6 +28,9 @@ REWARDS = ("win", "score")
 #: the largest ``max_turns`` and ``target_score``: the observations scale by them in float32,
 #: and a larger limit would never be reached in play anyway
 MAX_LIMIT = 10**9
+#: the largest Gin bonus: the batched engines keep game totals in int32, and a target of
+#: ``MAX_LIMIT`` plus a hand with such a bonus and the end-of-game bonuses stays below 2**31
+MAX_BONUS = 10**6
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -10,7 +10,7 @@ from experiments.dev.heuristic_vs_random import measure
 from rummy_env import rummikub_v0
 from rummy_env.core.tiles import NUM_TILE_TYPES, parse_counts, tile_str
 from rummy_env.games.rummikub import COMMIT, DRAW, NUM_ACTIONS, stack_pool
-from tests.helpers import legal_texts, play
+from tests.helpers import legal_texts, play, rummikub_shared_win
 
 RACK0 = "R9 R10 JK B2 B4 B6 B8 B11 K1 K3 K5 Y2 Y4 Y6"
 RACK1 = "Y1 Y3 Y5 Y7 Y9 Y11 Y13 K2 K4 K6 K8 K10 K12 B13"
@@ -211,3 +211,16 @@ def test_max_play_agent_beats_random_in_most_hands():
     out = measure("rummikub", 30, {})  # 2 players, the agent in seat k % 2 of hand k (R-RK-10, 11)
     assert out["won"] == 28 / 30  # these 30 hands; 0.781 [0.751, 0.809] over 800 (README)
     assert out["won"] >= 0.7 and out["heuristic_score"] > 0
+
+
+def test_a_shared_win_splits_the_winners_part_into_float_scores_r_rk_11():
+    env = rummikub_shared_win()
+    assert all(env.terminations.values())
+    infos = [env.infos[a] for a in env.possible_agents]
+    assert [i["rack_value"] for i in infos] == [249, 249, 290]
+    # the loser scores -(290 - 249); the two lowest totals share the winner's part, 41 / 2
+    assert [i["hand_score"] for i in infos] == [20.5, 20.5, -41.0]
+    assert [i["total_score"] for i in infos] == [20.5, 20.5, -41.0]
+    assert {type(i[k]) for i in infos for k in ("hand_score", "total_score")} == {float}
+    assert [i["winners"] for i in infos] == ["player_0 player_1"] * 3 and infos[0]["winner"] == ""
+    assert [env._cumulative_rewards[a] for a in env.possible_agents] == [20.5, 20.5, -41.0]

@@ -119,7 +119,11 @@ def test_the_default_max_hands_and_its_range():
     assert RummyConfig().max_hands == GinRummyConfig().max_hands == RummikubConfig().max_hands == 1000
     assert CrazyRummyConfig().max_hands == 13  # the whole game of 13 rounds
     for config_class in (RummyConfig, GinRummyConfig, RummikubConfig):
-        with pytest.raises(ValueError, match="max_hands=0 is out of range: max_hands must be an int >= 1"):
-            config_class(max_hands=0)
+        for bad in (0, 10**9 + 1, 2**63):  # the batched engines keep it in fixed-width ints
+            with pytest.raises(
+                ValueError, match=rf"max_hands={bad} is out of range: max_hands must be an int from 1 to 1000000000"
+            ):
+                config_class(max_hands=bad)
+        assert config_class(max_hands=10**9).max_hands == 10**9
     with pytest.raises(ValueError, match="max_hands=14 is out of range: max_hands must be an int from 1 to 13"):
         CrazyRummyConfig(max_hands=14)

@@ -12,6 +12,7 @@ from experiments.serve.table import event_text, hand_boxes, hand_result, seat_pi
 from rummy_env import gin_rummy_v0
 from rummy_env.games.gin_rummy import stack_deck
 from rummy_env.render.svg import render_svg
+from tests.helpers import rummikub_shared_win
 
 CASES = [
     ("gin_rummy_v0", {}, ["heuristic"], 5),
@@ -136,6 +137,12 @@ def test_the_showdown_is_explained_from_infos():
         "scores": {"player_0": 34, "player_1": 0},
         "totals": {"player_0": 34, "player_1": 0},
     }
+
+
+def test_a_shared_rummikub_win_shows_its_fractional_scores():
+    result = hand_result(rummikub_shared_win().unwrapped)
+    assert result["scores"] == result["totals"] == {"player_0": 20.5, "player_1": 20.5, "player_2": -41}
+    assert result["lines"][-1] == "racks left: player_0 249, player_1 249, player_2 290"
 
 
 def test_another_seats_rummikub_tiles_stay_hidden_until_its_commit():

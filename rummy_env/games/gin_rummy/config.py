@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rummy_env.games.options import (
     EPISODES,
+    MAX_BONUS,
     MAX_LIMIT,
     REWARDS,
     OptionNames,
@@ -21,11 +22,11 @@ class GinRummyConfig(OptionNames):
 
     Attributes:
         knock_limit: the most deadwood (points) a player may knock with (R-GIN-06),
-            any int >= 0 (0: gin only).  Ignored with ``oklahoma=True``.
-        gin_bonus: points added for gin (R-GIN-12), >= 0.
-        undercut_bonus: points added for an undercut (R-GIN-11), >= 0.
+            0..10**9 (0: gin only; 100 or more lets any hand knock).  Ignored with ``oklahoma=True``.
+        gin_bonus: points added for gin (R-GIN-12), 0..10**6 (``MAX_BONUS``).
+        undercut_bonus: points added for an undercut (R-GIN-11), 0..10**6.
         big_gin: allow big gin, all eleven cards melded without a discard (R-GIN-07).
-        big_gin_bonus: points added for big gin (R-GIN-12), >= 0.
+        big_gin_bonus: points added for big gin (R-GIN-12), 0..10**6.
         oklahoma: the first upcard's value sets each hand's knock limit, an ace
             meaning gin only (R-GIN-14).
         target_score: points that end the game (R-GIN-13), 1..10**9 (``MAX_LIMIT``).
@@ -38,7 +39,7 @@ class GinRummyConfig(OptionNames):
             go on forever; random play never gets near 1000 turns (a hand has at most
             29 draws from the stock).
         max_hands: with ``episode="game"``, hands after which a game no one has won
-            yet is truncated, >= 1; default 1000 (dead hands are common in weak play:
+            yet is truncated, 1..10**9; default 1000 (dead hands are common in weak play:
             random play needs 130 hands on average to reach 100 points, at most 388
             in 200 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
@@ -63,12 +64,13 @@ class GinRummyConfig(OptionNames):
     reward: str = "win"
 
     def __post_init__(self) -> None:
-        for name in ("knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus"):
-            object.__setattr__(self, name, check_int(name, getattr(self, name), 0))
+        object.__setattr__(self, "knock_limit", check_int("knock_limit", self.knock_limit, 0, MAX_LIMIT))
+        for name in ("gin_bonus", "undercut_bonus", "big_gin_bonus"):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), 0, MAX_BONUS))
         for name in ("big_gin", "oklahoma", "game_bonuses"):
             check_bool(name, getattr(self, name))
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
-        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)

@@ -34,7 +34,7 @@ class RummikubConfig(OptionNames):
             1..10**9 (``MAX_LIMIT``): with ``episode="hand"`` the episode is truncated; with
             ``episode="game"`` the next hand is dealt.
         max_hands: with ``episode="game"``, hands after which a game no one has won
-            yet is truncated (R-RK-13's game-level limit), >= 1; default 1000 (random
+            yet is truncated (R-RK-13's game-level limit), 1..10**9; default 1000 (random
             play of 2 players needs 86 hands on average, at most 228 in 20 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
         reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
@@ -65,6 +65,6 @@ class RummikubConfig(OptionNames):
         )
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
-        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)

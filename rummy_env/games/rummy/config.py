@@ -38,7 +38,7 @@ class RummyConfig(OptionNames):
             with ``episode="hand"`` the episode is truncated; with ``episode="game"``
             the next hand is dealt.
         max_hands: with ``episode="game"``, hands after which a game no one has won
-            yet is truncated (R-RUMMY-13's game-level limit), >= 1; default 1000 (random
+            yet is truncated (R-RUMMY-13's game-level limit), 1..10**9; default 1000 (random
             play of 2 players needs 10 hands on average, at most 17 in 200 games).
         episode: ``"hand"`` (one hand) or ``"game"`` (hands until ``target_score``).
         reward: ``"win"`` (+1 / -1/(n-1) at the episode's end) or ``"score"`` (the
@@ -72,7 +72,7 @@ class RummyConfig(OptionNames):
             )
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
-        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1))
+        object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
         check_choice("episode", self.episode, EPISODES)
         check_choice("reward", self.reward, REWARDS)
 

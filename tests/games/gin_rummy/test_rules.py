@@ -222,6 +222,13 @@ def test_unknown_action_text_is_a_value_error(text, message):
 def test_bad_config_and_deck_are_value_errors():
     with pytest.raises(ValueError, match="knock_limit=-1 is out of range"):
         GinRummyConfig(knock_limit=-1)
+    # the batched engine's int32 state: a knock limit of 2**32 played as 0 there before the bound
+    with pytest.raises(ValueError, match=r"knock_limit=4294967296 is out of range: .* from 0 to 1000000000$"):
+        GinRummyConfig(knock_limit=2**32)
+    for name in ("gin_bonus", "undercut_bonus", "big_gin_bonus"):
+        with pytest.raises(ValueError, match=rf"{name}=1000001 is out of range: .* from 0 to 1000000$"):
+            GinRummyConfig(**{name: 10**6 + 1})
+        assert getattr(GinRummyConfig(**{name: 10**6}), name) == 10**6
     with pytest.raises(ValueError, match="big_gin=1 is not a bool"):
         GinRummyConfig(big_gin=1)
     with pytest.raises(ValueError, match="episode='match' is not allowed"):
