@@ -64,11 +64,12 @@ class PolicyAgent(Agent):
         super().__init__(seed)
         self.deterministic = deterministic
         if model is None:
-            path = Path(path) if path is not None else None
+            path = Path(path) if path is not None and str(path) else None
             if path is None or not path.is_file():
+                why = "is a folder" if path is not None and path.is_dir() else "does not exist"
+                what = "no policy file given" if path is None else f"policy file {str(path)!r} {why}"
                 raise ValueError(
-                    f"policy file {str(path)!r} does not exist: pass the model.zip that experiments.train "
-                    "wrote or the model.pt of experiments.selfplay"
+                    f"{what}: pass the model.zip that experiments.train wrote or the model.pt of experiments.selfplay"
                 )
             model = load_model(path)
         self.model = model

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     """
     module_name, _, attr = spec.partition(":")
     try:
+        if not module_name or not attr:
+            raise ImportError("the module or the name is empty")
         target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as err:
+    except (ImportError, AttributeError, ValueError) as err:  # ValueError: importlib's "Empty module name"
         raise ValueError(
             f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
             "module importable from the current directory or the environment"
@@ -65,6 +68,11 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
         raise ValueError(
             f"agent {spec!r} is a {type(target).__name__} {attr!r}: write an agents.Agent subclass, "
             "or a factory called as factory(env, seed) that returns one"
+        )
+    if isinstance(target, type) and inspect.isabstract(target):
+        raise ValueError(
+            f"agent {spec!r} is the abstract class {attr!r} (it leaves {', '.join(sorted(target.__abstractmethods__))} "
+            "to subclasses): name a subclass that implements them"
         )
     agent = target(seed=seed) if isinstance(target, type) else target(env, seed)
     if not isinstance(agent, Agent):

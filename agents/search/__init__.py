@@ -33,6 +33,7 @@ search over single env steps.
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
 from typing import Any
 
@@ -122,7 +123,7 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
     Raises:
         ValueError: not a search agent, an unknown option, a value of the wrong type, or
             an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
-            ``model`` in 0..1).
+            ``model`` in 0..1, numbers finite).
     """
     kind, _, rest = name.partition(":")
     if kind not in SEARCH_AGENTS:
@@ -144,6 +145,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
             names = {int: "an integer", float: "a number", _model: "a number or mix"}
             kind_name = names.get(allowed[key], f"a {allowed[key].__name__}")
             raise ValueError(f"agent {name!r}: {key}={value!r} is not {kind_name}") from None
+        if isinstance(options[key], float) and not math.isfinite(options[key]):  # nan, inf pass every range test
+            raise ValueError(f"agent {name!r}: {key}={value!r} is not a finite number")
         bad = (
             (allowed[key] is int and options[key] < 1)
             or (key in ("c", "prior") and options[key] < 0)

@@ -18,7 +18,8 @@ A record file holds one game (an episode), one JSON object per line:
 Replaying resets ``variant.env(**options)`` with the recorded ``seed`` and
 ``reset_options`` (exactly as the game was started), then checks that each hand's deck
 and dealer come out as recorded, that every recorded action is legal, and that the
-rewards of every step and the returns match.  Later hands of ``episode="game"`` are
+rewards of every step, the returns, the end line's hand scores and totals, and its status
+match.  Later hands of ``episode="game"`` are
 shuffled by the env's seeded generator, so the seed is what replays them; the decks in
 the record document them and check the replay.  A record without a seed can only be
 replayed for its first hand (reset with the first deck and dealer): :func:`replay` then
@@ -261,6 +262,18 @@ def play_recorded(
     return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}, rec.finish()
 
 
+def _same_numbers(a: Any, b: Any) -> bool:
+    """Whether two numbers, or nested lists of them, are equal (within 1e-9)."""
+    if isinstance(a, list) or isinstance(b, list):
+        return (
+            isinstance(a, list)
+            and isinstance(b, list)
+            and len(a) == len(b)
+            and all(_same_numbers(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return abs(float(a) - float(b)) <= 1e-9
+
+
 def replay(
     lines: Sequence[dict],
     render_mode: str | None = None,
@@ -282,8 +295,8 @@ def replay(
             set up (the env refuses its options, reset options or first deck, or has
             other players).
         RecordMismatch: a deck or dealer, an action (its id or its text), a hand the game
-            never dealt, or the rewards or returns differ
-            from the record (the message says where).
+            never dealt, the rewards, returns, hand scores or totals differ from the record,
+            or its status does (complete but not ended, quit but ended); the message says where.
     """
     check_record(lines)
     game = lines[0]
@@ -338,6 +351,7 @@ def replay(
     if on_step:
         on_step(env, None)
     returns = [0.0] * len(raw.possible_agents)
+    hand_scores: list = []  # as the recorder collects them (``GameRecorder._scores``)
     for line in actions:
         where = f"step {line['step']} ({line['agent']} {line['text']})"
         if env.agent_selection != line["agent"]:
@@ -359,6 +373,9 @@ def replay(
         if not np.allclose(rewards, want, atol=1e-9):
             raise RecordMismatch(f"{where}: rewards {rewards} in the replay, {want} in the record")
         returns = [r + x for r, x in zip(returns, rewards, strict=True)]
+        state = raw.game_state
+        if state.hands_played > len(hand_scores) and state.last_hand is not None:
+            hand_scores.append(_jsonable(state.last_hand["hand_scores"]))
         check_hands(where)
         if on_step:
             on_step(env, line)
@@ -369,4 +386,10 @@ def replay(
             raise RecordMismatch(f"returns {returns} in the replay, {end['returns']} in the record")
         if end["status"] == "complete" and not raw.game_state.is_terminal():
             raise RecordMismatch("the record says the game is complete, but the replay has not ended")
+        if end["status"] == "quit" and raw.game_state.is_terminal():
+            raise RecordMismatch("the record says the game was quit, but the replay played it to its end")
+        totals = _jsonable(list(raw.game_state.scores))
+        for name, got in (("hand_scores", hand_scores), ("total_scores", totals)):
+            if name in end and not _same_numbers(got, end[name]):  # optional fields
+                raise RecordMismatch(f"{name} {got} in the replay, {end[name]} in the record")
     return env

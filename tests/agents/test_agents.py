@@ -110,6 +110,23 @@ def test_registry():
         make_agent(None, env)
     with pytest.raises(ValueError, match="^the patient agent plays rummikub_v0 only, not rummy_v0$"):
         make_agent("agents.search.rummikub_plan:patient_agent", env)
+    for empty in (":", "::", "agents:", ":RandomAgent"):  # importlib's bare "Empty module name" before
+        message = rf"^agent '{empty}' cannot be imported \(the module or the name is empty\)"
+        with pytest.raises(ValueError, match=message):
+            make_agent(empty, env)
+    with pytest.raises(ValueError, match="^agent 'agents:Agent' is the abstract class 'Agent' \\(it leaves act to"):
+        make_agent("agents:Agent", env)
+
+
+def test_a_policy_path_that_is_no_file_says_why(tmp_path):
+    env = rummy_v0.env()
+    tail = ": pass the model.zip that experiments.train wrote or the model.pt of experiments.selfplay$"
+    with pytest.raises(ValueError, match=f"^no policy file given{tail}"):
+        make_agent("policy:", env)
+    with pytest.raises(ValueError, match=f"^policy file '{tmp_path}' is a folder{tail}"):
+        make_agent(f"policy:{tmp_path}", env)
+    with pytest.raises(ValueError, match=f"^policy file '{tmp_path / 'x.pt'}' does not exist{tail}"):
+        make_agent(f"policy:{tmp_path / 'x.pt'}", env)
 
 
 def test_heuristic_beats_random_in_real_hands():

@@ -42,6 +42,12 @@ def test_names_with_options_parse_and_bad_options_are_refused():
         ("ismcts:simulations", "is not an option of ismcts"),
         ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
         ("pimc:worlds=5,worlds=6", "agent 'pimc:worlds=5,worlds=6': option worlds is given twice; give it once"),
+        # nan and inf pass the range tests: c=nan crashed in act, time=inf never returned
+        ("ismcts:c=nan", r"^agent 'ismcts:c=nan': c='nan' is not a finite number$"),
+        ("ismcts:fpu=-inf", "fpu='-inf' is not a finite number"),
+        ("pimc:time=inf", "time='inf' is not a finite number"),
+        ("pimc:prior=NaN", "prior='NaN' is not a finite number"),
+        ("pimc:model=nan", "model='nan' is not a finite number"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad, env)

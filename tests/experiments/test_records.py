@@ -90,6 +90,19 @@ def test_a_replay_that_parts_from_its_record_stops_with_the_reason():
     bad[-1]["returns"] = [5.0, -5.0]
     with pytest.raises(RecordMismatch, match=r"returns \[.*\] in the replay, \[5.0, -5.0\] in the record"):
         replay(bad)
+    # the end line's scores and status (the web arena's table shows the scores)
+    end = lines[-1]
+    assert end["status"] == "complete" and len(end["hand_scores"]) == 1 and sorted(end["total_scores"])[0] == 0
+    for field, value, message in [
+        ("hand_scores", [end["hand_scores"][0][::-1]], "hand_scores"),
+        ("hand_scores", [], r"hand_scores \[\[.*\]\] in the replay, \[\] in the record"),
+        ("total_scores", end["total_scores"][::-1], "total_scores"),
+        ("status", "quit", "^the record says the game was quit, but the replay played it to its end$"),
+    ]:
+        bad = [dict(x) for x in lines]
+        bad[-1][field] = value
+        with pytest.raises(RecordMismatch, match=message):
+            replay(bad)
 
 
 def test_without_a_seed_only_the_first_hand_replays():
