@@ -21,6 +21,12 @@ _SUIT_BITS = (1 << NUM_RANKS) - 1
 _RANK_COLUMNS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
 
 
+def _fill_order(spare: int, keep_out: int) -> list[int]:
+    """The wild cards of ``spare`` in the engine's fill order (``CrazyRummyState._fill_order``):
+    one in ``keep_out`` (the card taken from the discard pile) first, then by card id."""
+    return cards_of(spare & keep_out) + cards_of(spare & ~keep_out)
+
+
 class TableView(NamedTuple):
     """The table as one player sees it (all card bitmasks).
 
@@ -139,7 +145,7 @@ class GoOutPlanner:
                 rest = self._search(hand & ~bit, occupied | bit, rep | bit, True, keep_out)
                 if rest is not None:
                     return [("layoff", card), *rest]
-            held_wilds = cards_of(hand & self.wilds)
+            held_wilds = _fill_order(hand & self.wilds, keep_out)
             if held_wilds:
                 wild = 1 << held_wilds[0]
                 for card in cards_of(spots & ~hand):
@@ -157,7 +163,7 @@ class GoOutPlanner:
         for meld_id in melds_to_put_down(hand, self.wilds, occupied):
             meld = MELDS[meld_id]
             used = meld.mask & hand
-            for wild in cards_of(hand & self.wilds & ~meld.mask)[: len(meld.cards) - used.bit_count()]:
+            for wild in _fill_order(hand & self.wilds & ~meld.mask, keep_out)[: len(meld.cards) - used.bit_count()]:
                 used |= 1 << wild
             rest = self._search(hand & ~used, occupied | meld.mask | used, rep | meld.mask, True, keep_out)
             if rest is not None:

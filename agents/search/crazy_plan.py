@@ -196,7 +196,8 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
             if f_iter[t]:
                 c = ctz(f_iter[t])
                 f_iter[t] &= f_iter[t] - U1
-                b, w = bit(c), bit(ctz(h & wilds))
+                held = h & wilds
+                b, w = bit(c), bit(ctz(held & keep_out) if held & keep_out else ctz(held))
                 child_hand, child_occ, child_rep, code = h & ~w, occ | b | w, rep | b, WILD_MOVE + c
             else:
                 f_stage[t] = 2
@@ -243,8 +244,9 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
             used = mm & h
             spare = h & wilds & ~mm
             for _ in range(MELD_SIZE[meld] - popcount(used)):
-                used |= bit(ctz(spare))
-                spare &= spare - U1
+                w = ctz(spare & keep_out) if spare & keep_out else ctz(spare)  # the engine's fill order
+                used |= bit(w)
+                spare &= ~bit(w)
             child_hand, child_occ, child_rep, code = h & ~used, occ | mm | used, rep | mm, MELD_MOVE + meld
         if t == 0:
             root_move = code

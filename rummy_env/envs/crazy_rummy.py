@@ -30,8 +30,10 @@ One flat id space; the layout never changes (illegal ids are masked):
 | 423..578 | `layoff 6S set` / `low` / `high` | lay off a card standing for ``(id - 423) // 3`` (your natural card if held, else a wild card) on the set of its rank, below a run's low end or above its high end |
 | 579..630 | `swap 9S` | put your natural card ``id - 579`` in place of the wild card standing for it on the table; the wild card goes to your hand |
 
-When several wild cards could fill a meld or lay-off, the lowest card ids are used, and a
-meld's missing cards (ascending) get them in ascending order.  The mask enforces: no
+When several wild cards could fill a meld or lay-off, a wild card taken from the discard
+pile this turn is used first (it may not be discarded this turn, R-CRAZY-08, so the held
+one stays discardable), then the lowest card ids, and a meld's missing cards (ascending)
+get them in that order.  The mask enforces: no
 lay-off or swap before your first meld of the round (R-CRAZY-07), no meld or lay-off
 that empties your hand (R-CRAZY-09), no card on the table twice, as itself or through a
 wild card (R-CRAZY-05a), no draw on the first turn of the round (R-CRAZY-06), the
@@ -157,6 +159,9 @@ Where ``crazy_rummy.md`` leaves a choice open:
   such a round truncated the whole episode. ``copy.deepcopy`` and ``pickle`` of an env
   continue its game; a reset option of another variant is refused.
 * v0, issue 26: the reset option ``next_hands`` stacks the later rounds of a game.
+* v0, 2026-12-05: a wild card taken from the discard pile fills a meld or lay-off before the
+  held ones.  Before, the lowest card id filled first, so a meld that had to use the
+  taken wild card to leave a legal discard (R-CRAZY-08a) was masked, though the rules allow it.
 """
 
 from __future__ import annotations

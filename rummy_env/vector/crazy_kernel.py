@@ -93,15 +93,26 @@ def discard_ok(card, hand, taken, old):
 
 
 @njit(inline="always", **PLAIN)
-def meld_used(m, hand, wilds):
+def next_wild(spare, taken):
+    """The wild card of ``spare`` that fills next (``CrazyRummyState._fill_order``): the
+    card taken from the discard pile this turn (``taken``, -1: none) if spare, else the
+    lowest."""
+    if taken >= 0 and has(spare, taken):
+        return taken
+    return ctz(spare)
+
+
+@njit(inline="always", **PLAIN)
+def meld_used(m, hand, wilds, taken):
     """Cards meld ``m`` takes from ``hand`` (``CrazyRummyState._fill``): its natural
-    cards, and a spare wild card (lowest first) for each missing card."""
+    cards, and a spare wild card (``next_wild``) for each missing card."""
     natural = MELD_MASK[m] & hand
     spare = hand & wilds & ~natural
     used = natural
     for _ in range(MELD_SIZE[m] - popcount(natural)):
-        used |= bit(ctz(spare))
-        spare &= spare - U1
+        w = next_wild(spare, taken)
+        used |= bit(w)
+        spare &= ~bit(w)
     return used
 
 
@@ -191,7 +202,7 @@ def compute_legal(i, ints, masks, legal, cfg):
 
 @njit(inline="always", **PLAIN)
 def _meld_if_legal(i, m, hand, wilds, ints, taken, old, legal):
-    if _finishable(hand & ~meld_used(m, hand, wilds), i, ints, taken, old):
+    if _finishable(hand & ~meld_used(m, hand, wilds, taken), i, ints, taken, old):
         _set_legal(legal, i, MELD + m)
 
 
@@ -245,7 +256,7 @@ def _layoff_if_legal(i, c, side, hand, wilds, occupied, ints, taken, old, legal)
     if has(hand, c):
         used = bit(c)
     elif hand & wilds:
-        used = bit(ctz(hand & wilds))
+        used = bit(next_wild(hand & wilds, taken))
     else:
         return
     if _finishable(hand & ~used, i, ints, taken, old):
@@ -327,12 +338,12 @@ def apply(i, action, ints, masks, stock, pile, cfg):
             used = MELD_MASK[m] & hand
             missing = MELD_MASK[m] & ~used
             spare = hand & wilds & ~used
-            while missing:  # missing cards ascending get the spare wild cards ascending (R-CRAZY-05)
-                w = ctz(spare)
+            while missing:  # missing cards ascending get the spare wild cards in fill order (R-CRAZY-05)
+                w = next_wild(spare, ints[i, TAKEN])
                 ints[i, STAND + w // 13] = ctz(missing)
                 used |= bit(w)
                 missing &= missing - U1
-                spare &= spare - U1
+                spare &= ~bit(w)
             set3, low_ends, high_ends = put_down(m, set3, low_ends, high_ends)
             masks[i, TABLE] |= MELD_MASK[m]
             ints[i, MELDED + p] = 1
@@ -341,7 +352,7 @@ def apply(i, action, ints, masks, stock, pile, cfg):
             if has(hand, c):
                 used = bit(c)
             else:
-                w = ctz(hand & wilds)
+                w = next_wild(hand & wilds, ints[i, TAKEN])
                 used = bit(w)
                 ints[i, STAND + w // 13] = c
             set3, low_ends, high_ends = lay_off(c, side, set3, low_ends, high_ends)

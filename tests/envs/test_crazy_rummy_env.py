@@ -6,7 +6,7 @@ import pytest
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import parse_cards
 from rummy_env.games.crazy_rummy import NUM_ACTIONS, stack_deck
-from tests.helpers import play, random_playthrough, scripted_env
+from tests.helpers import legal_texts, play, random_playthrough, scripted_env
 
 HANDS = ["7S 8S 5C 2H 3H 4H KD QC", "AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 
@@ -94,3 +94,25 @@ def test_the_wild_rank_reset_option_fixes_the_round_and_bad_ones_change_nothing(
         fixed.reset(seed=0, options={"wild_rank": 5})
     with pytest.raises(ValueError, match="does not go with episode='game'"):
         crazy_rummy_v0.env(episode="game").reset(seed=0, options={"wild_rank": 1})
+
+
+def test_a_wild_card_taken_from_the_discard_pile_fills_a_meld_first_r_crazy_05_08():
+    # round 13: kings are wild.  player_1 keeps 4C 5C KC, then takes the wild KD that
+    # player_0 discards; KD may not go back this turn (R-CRAZY-08), so a meld filled with
+    # KC would leave no legal discard (R-CRAZY-08a).  KD fills it and KC is discarded.
+    hands = ["KD 2D 3D 6S 8S TS QD", "7H 8H 9H TH 4C 5C KC JS", "AS 2S 3S 9C 9D JC QC"]
+    env = crazy_rummy_v0.env()
+    env.reset(seed=0, options={"deck": stack_deck(hands, stock=["5D", "7D"], dealer=0), "dealer": 0, "wild_rank": 13})
+    play(env, "meld 7H 8H 9H", "layoff TH high", "discard JS")
+    play(env, "draw stock", "discard 5D")
+    play(env, "draw stock", "discard KD")
+    play(env, "draw discard")
+    melds = [t for t in legal_texts(env) if t.startswith("meld")]
+    assert melds[-4:] == ["meld 2C 3C 4C", "meld 3C 4C 5C", "meld 4C 5C 6C", "meld 5C 6C 7C"]
+    assert "discard KD" not in legal_texts(env)
+    play(env, "meld 4C 5C 6C")
+    state = env.unwrapped.game_state
+    assert state.wild_for == {parse_cards("6C")[0]: (parse_cards("KD")[0], 1)}
+    assert legal_texts(env) == ["discard KC"]
+    play(env, "discard KC")
+    assert env.infos["player_1"]["winner"] == "player_1" and env.infos["player_1"]["hand_score"] == 0

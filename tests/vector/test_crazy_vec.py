@@ -130,6 +130,30 @@ def test_the_mask_looks_ahead_to_a_swap_before_refusing_a_meld_r_crazy_08a(cls):
     assert vec.scores[0].tolist() == [0, 41, 49]  # player_2: TC JC KC 2D 3D 4D KH (R-CRAZY-12)
 
 
+@pytest.mark.parametrize("cls", [ReferenceCrazyRummyVec, CrazyRummyVec])
+def test_the_wild_card_taken_from_the_discard_pile_fills_first_r_crazy_05_08(cls):
+    # tests/envs/test_crazy_rummy_env.py's deal (kings wild): player_1 holds 4C 5C KC and takes
+    # the wild KD; a meld or lay-off filled with KC would leave only KD, which may not go back
+    hands = ["KD 2D 3D 6S 8S TS QD", "7H 8H 9H TH 4C 5C KC JS", "AS 2S 3S 9C 9D JC QC"]
+    deck = stack_deck(hands, stock=["5D", "7D"], dealer=0)
+    vec = cls(2, seed=0, wild_rank=13)
+    vec.reset(decks=[deck, deck], dealers=np.array([0, 0]))
+    a = string_to_action
+    for move in ["meld 7H 8H 9H", "layoff TH high", "discard JS", "draw stock", "discard 5D", "draw stock"]:
+        batch = vec.step(np.array([a(move)] * 2))
+    for move in ["discard KD", "draw discard"]:
+        batch = vec.step(np.array([a(move)] * 2))
+    melds = [a(m) for m in ("meld 3C 4C 5C", "meld 4C 5C 6C", "meld 5C 6C 7C")]
+    assert batch.action_mask[:, melds].tolist() == [[1, 1, 1]] * 2 and batch.action_mask[:, a("discard KD")].sum() == 0
+    batch = vec.step(np.array([a("meld 4C 5C 6C"), a("meld 3C 4C 5C")]))
+    assert [np.flatnonzero(m).tolist() for m in batch.action_mask] == [[a("discard KC")], [a("discard KC")]]
+    # KD (the wild card of diamonds) stands for the meld's missing card: 6C, 3C
+    stands = batch.observation[:, vec.layout.slice("wild_D")]
+    assert [card_str(int(c)) for c in np.flatnonzero(stands) % 52] == ["6C", "3C"]
+    batch = vec.step(np.array([a("discard KC")] * 2))
+    assert batch.terminated.tolist() == [True, True] and batch.rewards[:, 1].tolist() == [1.0, 1.0]
+
+
 def test_stacked_decks_draw_the_same_wild_ranks_and_dealers_in_both_implementations():
     decks = np.array([np.random.default_rng(k).permutation(52) for k in range(6)])
     kernel, reference = CrazyRummyVec(6, seed=4, num_players=4), ReferenceCrazyRummyVec(6, seed=4, num_players=4)

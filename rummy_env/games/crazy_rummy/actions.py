@@ -21,8 +21,9 @@ ids        text                         move
                                         into the hand (R-CRAZY-07)
 =========  ===========================  ==================================================
 
-When several wild cards could fill a meld or a lay-off, the lowest card ids are used,
-and a meld's missing cards (ascending) get the fill cards in ascending order.
+When several wild cards could fill a meld or a lay-off, the one taken from the discard
+pile this turn is used first (R-CRAZY-08: it cannot be discarded now), then the lowest
+card ids, and a meld's missing cards (ascending) get the fill cards in that order.
 """
 
 from __future__ import annotations

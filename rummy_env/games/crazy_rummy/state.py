@@ -297,7 +297,9 @@ class CrazyRummyState(CardPiles, EngineState):
         """Cards a meld or lay-off takes from the hand, and ``{represented: wild}`` for it.
 
         Natural cards of the meld are used as themselves; each missing card gets a wild
-        card, lowest card ids first, missing cards in ascending order (R-CRAZY-05).
+        card, missing cards in ascending order (R-CRAZY-05): first the wild card taken from
+        the discard pile this turn, which may not be discarded now (R-CRAZY-08), then the
+        lowest card ids.
         """
         hand = self.hands[self.current]
         if action < LAYOFF:
@@ -305,7 +307,7 @@ class CrazyRummyState(CardPiles, EngineState):
             natural = meld.mask & hand
             missing = [c for c in meld.cards if not natural >> c & 1]
             missing.sort()
-            spare = cards_of(hand & self.wilds & ~natural)
+            spare = self._fill_order(hand & self.wilds & ~natural)
             wilds = dict(zip(missing, spare, strict=False))
             used = natural
             for w in wilds.values():
@@ -314,8 +316,20 @@ class CrazyRummyState(CardPiles, EngineState):
         card = (action - LAYOFF) // 3
         if hand >> card & 1:
             return 1 << card, {}
-        wild = cards_of(hand & self.wilds)[0]
+        wild = self._fill_order(hand & self.wilds)[0]
         return 1 << wild, {card: wild}
+
+    def _fill_order(self, spare: int) -> list[int]:
+        """The wild cards of the bitmask ``spare`` in the order they fill a meld or lay-off:
+        the one taken from the discard pile this turn first (it cannot be discarded this
+        turn, R-CRAZY-08, so with it on the table a held wild card stays discardable), then
+        by card id."""
+        cards = cards_of(spare)
+        taken = self.taken_discard
+        if taken >= 0 and spare >> taken & 1:
+            cards.remove(taken)
+            cards.insert(0, taken)
+        return cards
 
     def _finishable_after(self, action: int) -> bool:
         """R-CRAZY-08a: after ``action`` the player still has a way to end the turn with a
