@@ -24,7 +24,9 @@ Members, in this order:
 A change of any list is a new :data:`PANEL_VERSION` (figures measured against different
 panels do not compare): version 2 added the learned models committed after version 1
 (``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``;
-Crazy Rummy's is the model of 2026-12-03).  A member's model file is part of the panel: a
+Crazy Rummy's is the model of 2026-12-03); version 3 (2026-12-05) gave Rummikub a
+third style of its own besides ``patient`` (``big_plays``) and its strongest learned
+model (``selfplay-rummikub-plan/``), the other variants' lists unchanged.  A member's model file is part of the panel: a
 new model under a member's path is a new version too.
 
     from agents.panel import panel
@@ -39,7 +41,7 @@ import warnings
 from pathlib import Path
 
 #: Version of :data:`PANELS`: bump it whenever a list changes.
-PANEL_VERSION = 2
+PANEL_VERSION = 3
 
 #: The repository (``docs/results/...`` model paths of the panels are relative to it).
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,8 +84,10 @@ PANELS: dict[str, tuple[str, ...]] = {
         "heuristic:style=patient",
         "heuristic:style=hold_jokers",
         "heuristic:style=most_tiles",
+        "heuristic:style=big_plays",
         "pimc:model=1",
         "policy:docs/results/selfplay-rummikub/model.pt",
+        "policy:docs/results/selfplay-rummikub-plan/model.pt",
     ),
 }
 

@@ -15,7 +15,7 @@ from rummy_env.games.rummikub.actions import COMMIT, DRAW
 
 #: Styles of this agent, ``heuristic:style=NAME``.  The registry adds ``patient``
 #: (:class:`agents.search.rummikub_plan.PatientAgent`) to Rummikub's styles.
-STYLES = ("default", "hold_jokers", "most_tiles")
+STYLES = ("default", "hold_jokers", "most_tiles", "big_plays")
 
 
 class RummikubMaxPlayAgent(Agent):
@@ -36,6 +36,10 @@ class RummikubMaxPlayAgent(Agent):
       R-RK-10), or when no play exists without them and the pool is empty (R-RK-11).
     - ``most_tiles``: plays the legal play that places the most tiles (ties: most
       points): it empties its rack by count, keeping high tiles longer.
+    - ``big_plays``: after its initial meld it waits for big plays: it plays the legal
+      play that places the most tiles only when that is at least half its rack (going
+      out included), and draws otherwise; with the pool empty it plays as the default
+      (R-RK-11).  Between max-play and the patient policy, which waits to go out.
 
     Args:
         layout: ``env.unwrapped.layout``.
@@ -91,6 +95,9 @@ class RummikubMaxPlayAgent(Agent):
         """The whole play of this turn (count vector (53,), int64; zeros: draw or pass)."""
         options = (self.initial_meld_points, self.initial_meld_table_play)
         objective = "tiles" if self.style == "most_tiles" else "points"
+        if self.style == "big_plays" and melded and not pool_empty:
+            play = best_play(table, rack, melded, "tiles", *options)
+            return play if 2 * play.sum() >= rack.sum() else np.zeros_like(play)
         play = best_play(table, rack, melded, objective, *options)
         if self.style != "hold_jokers" or not rack[JOKER] or np.array_equal(play, rack):
             return play

@@ -1,4 +1,4 @@
-"""The opponent panels (``agents.panel``): their exact composition at version 2, model
+"""The opponent panels (``agents.panel``): their exact composition at version 3, model
 paths that work from any directory, members this install cannot build dropped on
 request with a reason, and every member an agent ``make_agent`` builds."""
 
@@ -19,10 +19,11 @@ RUMMY = ROOT / "docs/results/selfplay-rummy/model.pt"
 CRAZY = ROOT / "docs/results/selfplay-crazy/model.pt"
 LEAGUE = ROOT / "docs/results/selfplay-gin-league/model.pt"
 RUMMIKUB = ROOT / "docs/results/selfplay-rummikub/model.pt"
+RUMMIKUB_PLAN = ROOT / "docs/results/selfplay-rummikub-plan/model.pt"
 
 
-def test_the_panels_of_version_2():
-    assert PANEL_VERSION == 2
+def test_the_panels_of_version_3():
+    assert PANEL_VERSION == 3
     assert Path(__file__).resolve().parents[2] == ROOT
     assert panel("gin_rummy") == [
         "random",
@@ -59,11 +60,13 @@ def test_the_panels_of_version_2():
         "heuristic:style=patient",
         "heuristic:style=hold_jokers",
         "heuristic:style=most_tiles",
+        "heuristic:style=big_plays",
         "pimc:model=1",
         f"policy:{RUMMIKUB}",
+        f"policy:{RUMMIKUB_PLAN}",
     ]
     assert PANELS["gin_rummy_v0"][6] == "policy:docs/results/selfplay-gin/model.pt"  # as written: relative
-    assert all(path.is_file() for path in (GIN, LEAGUE, RUMMY, CRAZY, RUMMIKUB))
+    assert all(path.is_file() for path in (GIN, LEAGUE, RUMMY, CRAZY, RUMMIKUB, RUMMIKUB_PLAN))
 
 
 def test_an_unknown_variant_is_refused_with_the_variants_that_have_a_panel():
@@ -93,7 +96,7 @@ def test_members_without_their_extra_are_dropped_with_the_reason(monkeypatch):
         kept = panel("gin_rummy", available_only=True)
     assert kept == panel("gin_rummy")[:-1]
     assert [str(w.message) for w in caught] == [
-        "opponent panel v2 of gin_rummy_v0 without 'openspiel_gin_bot': it needs the reference extra "
+        "opponent panel v3 of gin_rummy_v0 without 'openspiel_gin_bot': it needs the reference extra "
         '(pyspiel is not installed: pip install -e ".[reference]")'
     ]
     assert panel("gin_rummy") == [*kept, "openspiel_gin_bot"]  # without available_only every member is listed

@@ -23,7 +23,7 @@ def test_each_variant_has_the_default_and_at_least_three_other_styles():
         "rummy_v0": ("default", "go_rummy", "defensive", "shed_high"),
         "crazy_rummy_v0": ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe"),
         "gin_rummy_v0": ("default", "gin_hunter", "defensive", "upcard_meld_only"),
-        "rummikub_v0": ("default", "hold_jokers", "most_tiles", "patient"),
+        "rummikub_v0": ("default", "hold_jokers", "most_tiles", "big_plays", "patient"),
     }
     assert heuristic_styles("gin_rummy_v0") == STYLES["gin_rummy_v0"]
     assert style_id("rummy_v0", "shed_high") == 3 and style_id("gin_rummy_v0", "default") == 0
@@ -145,6 +145,7 @@ WINS = {
     ("rummikub_v0", "default"): 5,
     ("rummikub_v0", "hold_jokers"): 6,
     ("rummikub_v0", "most_tiles"): 4,
+    ("rummikub_v0", "big_plays"): 5,
     ("rummikub_v0", "patient"): 6,
 }
 

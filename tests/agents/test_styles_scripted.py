@@ -189,6 +189,26 @@ def test_rummikub_styles_make_different_initial_melds():
     assert rummikub_turn("patient", RACK) == ["add Y10", "add Y11", "add Y12", "commit"]
 
 
+def test_big_plays_waits_for_a_play_of_half_its_rack():
+    # after an initial meld of K3..K9 (forced), 7 tiles left: R13 B13 Y13 is 3 of them (< half):
+    # big_plays draws where max-play and most_tiles play it; with R10 R11 R12 instead of B2 Y5 R7 B9
+    # the best play is 6 of 7 tiles, and big_plays plays it too
+    first = [f"add K{v}" for v in range(3, 10)] + ["commit", "draw"]
+    small = "K3 K4 K5 K6 K7 K8 K9 R13 B13 Y13 B2 Y5 R7 B9"
+    assert rummikub_turn("default", small, first) == ["add R13", "add B13", "add Y13", "commit"]
+    assert rummikub_turn("most_tiles", small, first) == ["add R13", "add B13", "add Y13", "commit"]
+    assert rummikub_turn("big_plays", small, first) == ["draw"]
+    big = "K3 K4 K5 K6 K7 K8 K9 R13 B13 Y13 R10 R11 R12 B2"
+    assert rummikub_turn("big_plays", big, first) == [
+        *("add R10", "add R11", "add R12", "add R13", "add B13", "add Y13", "commit")
+    ]
+    # its initial meld is max-play's (as soon as it can, the most points)
+    assert rummikub_turn("big_plays", small) == [
+        *("add R13", "add B13", "add K3", "add K4", "add K5", "add K6", "add K7", "add K8", "add K9", "add Y13"),
+        "commit",
+    ]
+
+
 def test_hold_jokers_plays_its_joker_to_go_out():
     rack = "Y10 Y11 Y12 K1 K2 K3 K4 K5 K6 K7 K8 R13 B13 JK"
     first = [f"add K{v}" for v in range(1, 9)] + ["add Y10", "add Y11", "add Y12", "commit", "draw"]

@@ -110,7 +110,7 @@ def test_a_frozen_heuristic_builds_row_i_agent_with_seed_plus_i_at_its_first_mov
         FrozenAgent("heuristic:style=nope", env, np.random.default_rng(0), seed=7)
     assert str(err.value) == (
         "agent 'heuristic:style=nope': style 'nope' is not a style of the rummikub_v0 heuristic: "
-        "styles are default, hold_jokers, most_tiles, patient"
+        "styles are default, hold_jokers, most_tiles, big_plays, patient"
     )
     frozen = FrozenAgent("heuristic", env, np.random.default_rng(0), seed=7)
     vec = RummikubVec(4, seed=3, num_threads=1)
