@@ -18,6 +18,30 @@ def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
         assert "--seconds must be a positive number" in capsys.readouterr().err
 
 
+def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
+    from experiments.benchmark.envs import measure_env
+    from rummy_env import rummikub_v0
+
+    decisions = []
+
+    class Counting:  # the env, counting the decisions it is stepped with
+        def __init__(self):
+            self.env = rummikub_v0.env()
+
+        def __getattr__(self, name):
+            return getattr(self.env, name)
+
+        def step(self, action):
+            decisions.append(action is not None)
+            self.env.step(action)
+
+    result = measure_env(Counting, 0.0)
+    # one random episode of at most 300 decisions (the solver's compile on a fresh machine) before
+    # the clock, none after: seed 0's warm-up episode ends after 165
+    assert sum(decisions) == 165 and result["steps_per_s"] == 0.0 and result["episodes"] == 0
+    assert result["steps_per_episode"] == 0.0
+
+
 def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
     result = measure_rummikub(2, seed=1, oracle_positions=10)
     assert result["hands"] == 2 and result["decisions"] > 50
