@@ -5,7 +5,9 @@ The panel's Rummikub opponents play one of two ways after their initial meld (R-
 *max-play* (``heuristic`` and its ``hold_jokers`` / ``most_tiles`` styles: a play
 whenever the solver finds one, a draw only without one) or *patient*
 (``heuristic:style=patient`` and the panel's ``pimc``: a draw every turn until the whole
-rack goes out in one play, R-RK-08/10).  Rolling every opponent out as max-play (the
+rack goes out in one play, R-RK-08/10); ``big_plays`` (panel version 3) lies between
+the two: it plays only plays of half its rack, and reads as a mixture of them.  Rolling
+every opponent out as max-play (the
 plain whole-play search) misjudges a patient opponent: it expects the opponent's rack to
 shrink turn by turn, where a patient rack grows until it empties at once.
 
