@@ -1,6 +1,7 @@
 """The deals the agent won / lost in every seat, recounted from committed ``games.csv`` files.
 
-    PYTHONPATH=. python docs/results/champion-rummikub/decided.py docs/results/champion-rummikub/model1-s1[23]/games.csv
+    PYTHONPATH=. python docs/results/champion-rummikub/decided.py \
+        docs/results/champion-rummikub/model1-s12/games.csv docs/results/champion-rummikub/model1-s13/games.csv
 
 ``experiments.evaluate`` prints and writes these counts (``deals_won_in_every_seat``,
 ``deals_lost_in_every_seat``) since 2026-12-05; the files committed before hold the games
