@@ -157,8 +157,15 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     variant = env.unwrapped.metadata["name"]
     if name == "random":
         return RandomAgent(seed)
+    from agents.champion import CHAMPIONS
+
+    extra = ["champion"] if variant in CHAMPIONS else []
+    if variant in STYLES:
+        extra.append(f"heuristic:style=NAME ({', '.join(STYLES[variant][1:])})")
+    if variant == "gin_rummy_v0":
+        extra.append("openspiel_gin_bot")
     raise ValueError(
-        f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant))}, "
+        f"unknown agent {name!r} for {variant}: known agents are {', '.join(agent_names(variant) + extra)}, "
         "ismcts:... or pimc:... with search options, policy:PATH of a trained model, "
         "rllib:PATH of an RLlib checkpoint, "
         "or package.module:Name of your own Agent class"

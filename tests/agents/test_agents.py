@@ -91,7 +91,11 @@ def test_registry():
     env = rummy_v0.env()
     assert agent_names("rummy_v0") == ["random", "heuristic"]
     assert isinstance(make_agent("heuristic", env), RummyHeuristicAgent)
-    with pytest.raises(ValueError, match="unknown agent 'genius' for rummy_v0: known agents are random, heuristic"):
+    known = (
+        "unknown agent 'genius' for rummy_v0: known agents are random, heuristic, champion, "
+        "heuristic:style=NAME \\(go_rummy, defensive, shed_high\\), ismcts:"
+    )
+    with pytest.raises(ValueError, match=known):
         make_agent("genius", env)
     assert isinstance(make_agent("agents:RandomAgent", env, seed=1), RandomAgent)
     with pytest.raises(ValueError, match="'numpy:ndarray' is a type 'ndarray': write an agents.Agent subclass"):
