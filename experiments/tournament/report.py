@@ -97,15 +97,20 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
 
     ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip`` or a
     ``model.pt``, the names the training jobs write, else the file's stem),
-    ``package.module:Name`` becomes ``Name``; other names stay.  Names that would
-    coincide keep their full form."""
+    ``rllib:PATH`` becomes ``rllib(<checkpoint folder>)``, ``package.module:Name``
+    becomes ``Name``; other names (``pimc:model=1``, ``heuristic:style=NAME``) stay.
+    Names that would coincide keep their full form."""
+    from agents.registry import is_import_spec
+
     short = {}
     for name in names:
         if name.startswith("policy:"):
             path = Path(name[len("policy:") :])
             label = path.parent.name if path.name in ("model.zip", "model.pt") and path.parent.name else path.stem
             short[name] = f"policy({label})"
-        elif ":" in name:
+        elif name.startswith("rllib:"):
+            short[name] = f"rllib({Path(name[len('rllib:') :]).name})"
+        elif is_import_spec(name) and not name.startswith("heuristic:"):  # a style is no import path
             short[name] = name.rpartition(":")[2]
         else:
             short[name] = name

@@ -44,6 +44,13 @@ def test_display_names_are_short_and_distinct():
         selfplay: "policy(selfplay-gin)",
         "policy:runs/gin.pt": "policy(gin)",
     }
+    # a search's or a style's options are what tell it apart: they stay; an RLlib checkpoint by its folder
+    names = ["pimc:model=1", "heuristic:style=patient", "rllib:/home/user/ray_results/ckpt_7"]
+    assert tournament.display_names(names) == {
+        "pimc:model=1": "pimc:model=1",
+        "heuristic:style=patient": "heuristic:style=patient",
+        "rllib:/home/user/ray_results/ckpt_7": "rllib(ckpt_7)",
+    }
     # two models in folders of the same name keep their full names
     a, b = "policy:x/run/model.zip", "policy:y/run/model.zip"
     assert tournament.display_names([a, b]) == {a: a, b: b}
