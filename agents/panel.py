@@ -17,7 +17,8 @@ Members, in this order:
   is ``pimc``'s default; on Gin Rummy plain ``pimc`` weighs its worlds by the heuristic,
   ``model=0``);
 - ``policy:PATH``: the variant's committed learned models (``docs/results/``; Gin Rummy
-  has two: the self-play model and its league fine-tuning);
+  has two: the self-play model and its league fine-tuning; Rummikub two: the ``rk_out``
+  model and the ``rk_plan`` one);
 - ``openspiel_gin_bot`` (Gin Rummy only): OpenSpiel's simple Gin Rummy bot as an agent
   of ours (it needs the ``reference`` extra, open_spiel).
 

@@ -59,7 +59,7 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
         if not module_name or not attr:
             raise ImportError("the module or the name is empty")
         target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError, ValueError) as err:  # ValueError: importlib's "Empty module name"
+    except (ImportError, AttributeError, TypeError, ValueError) as err:  # TypeError: a relative module
         raise ValueError(
             f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
             "module importable from the current directory or the environment"

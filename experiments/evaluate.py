@@ -17,10 +17,11 @@ penalty, R-CRAZY-12; the fair share is ``1 / seats``).
 
 Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, ``games``,
 ``deals``, ``wins``, ``draws``, ``win_rate`` with ``win_rate_ci_low`` / ``win_rate_ci_high``
-(95% Wilson over deals), ``points_per_hand``, ``opponent_points_per_hand`` and
-``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat whose every
-game the agent won / lost, win share 1 / 0: the deals its play decided; in the others the
-seat decided, or a win was shared), ``same_as_agent`` (the member builds the very agent evaluated under another name,
+(95% Wilson over deals), ``points_per_hand``, ``opponent_points_per_hand``,
+``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat
+whose every game the agent won / lost to another seat: the deals its play decided; in the
+others the seat decided, a win was shared or a game had no winner) and ``same_as_agent``
+(the member builds the very agent evaluated under another name,
 :func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
 row is a self-match, at the fair share by construction); plus
 ``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
@@ -105,8 +106,8 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
     """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
     adds) from the games' records: the agent's win share, its 95% Wilson interval over deals,
     both sides' points per hand, and the deals played in every seat that the agent won (or
-    lost) in all of them (win share 1 / 0 in every game): the deals its play decided, where
-    the others' winner was the seat or a shared win."""
+    lost: another seat won) in all of them (win share 1 / 0 in every game): the deals its
+    play decided, where the others' winner was the seat, a shared win or no one (a draw)."""
     stats: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "games": 0,
@@ -128,7 +129,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         s["draws"] += 0 if any(r["win_share"]) else 1
         s["points"] += r["points_per_hand"][seat]
         s["their_points"] += sum(r["points_per_hand"][o] for o in others) / len(others)
-        s["deals"][r["deal"]].append(r["win_share"][seat])
+        s["deals"][r["deal"]].append(r["win_share"][seat] if any(r["win_share"]) else None)  # None: no winner
     rows = []
     for opponent in opponents:
         s = stats.get(opponent)
@@ -150,6 +151,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
                 "points_per_hand": s["points"] / s["games"],
                 "opponent_points_per_hand": s["their_points"] / s["games"],
                 "deals_won_in_every_seat": sum(all(w == 1.0 for w in shares) for shares in every_seat),
+                # a game without a winner holds None: a deal drawn in a seat is not lost in every seat
                 "deals_lost_in_every_seat": sum(all(w == 0.0 for w in shares) for shares in every_seat),
             }
         )
@@ -179,7 +181,7 @@ def format_rows(result: dict) -> str:
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
-    lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, or shared)")
+    lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     if any(r.get("same_as_agent") for r in result["rows"]):
         lines.append("  * the same agent as the one evaluated (another name, the same settings): a self-match")
     if result["rows"]:

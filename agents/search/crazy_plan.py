@@ -29,6 +29,14 @@ _MELD_OK = ~MELD_ACE_HIGH_ARRAY
 _SUIT = np.uint64(0x1FFF)
 
 
+@njit(inline="always", cache=True)
+def _next_wild(held, keep_out):
+    """The wild card of ``held`` that fills next in the engine's order
+    (``CrazyRummyState._fill_order``): one in ``keep_out`` (the card taken from the discard
+    pile, which may not go back this turn) first, then the lowest."""
+    return ctz(held & keep_out) if held & keep_out else ctz(held)
+
+
 @njit(cache=True)
 def memo_arrays():
     """A fresh memo: keys uint64 ``(2**MEMO_BITS, 4)`` (hand, occupied, represented,
@@ -196,8 +204,7 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
             if f_iter[t]:
                 c = ctz(f_iter[t])
                 f_iter[t] &= f_iter[t] - U1
-                held = h & wilds
-                b, w = bit(c), bit(ctz(held & keep_out) if held & keep_out else ctz(held))
+                b, w = bit(c), bit(_next_wild(h & wilds, keep_out))
                 child_hand, child_occ, child_rep, code = h & ~w, occ | b | w, rep | b, WILD_MOVE + c
             else:
                 f_stage[t] = 2
@@ -244,7 +251,7 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
             used = mm & h
             spare = h & wilds & ~mm
             for _ in range(MELD_SIZE[meld] - popcount(used)):
-                w = ctz(spare & keep_out) if spare & keep_out else ctz(spare)  # the engine's fill order
+                w = _next_wild(spare, keep_out)
                 used |= bit(w)
                 spare &= ~bit(w)
             child_hand, child_occ, child_rep, code = h & ~used, occ | mm | used, rep | mm, MELD_MOVE + meld

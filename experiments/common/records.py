@@ -76,6 +76,12 @@ def _hand_line(variant: str, state: Any, hand: int) -> dict:
     }
 
 
+def _collect_hand_scores(state: Any, collected: list) -> None:
+    """Append the scores of the hand ``state`` just finished to ``collected`` (once per hand)."""
+    if state.hands_played > len(collected) and state.last_hand is not None:
+        collected.append(_jsonable(state.last_hand["hand_scores"]))
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -140,9 +146,7 @@ class GameRecorder:
             self.lines.append(_hand_line(self.variant, state, self._hands))
 
     def _scores(self) -> None:
-        state = self.env.unwrapped.game_state
-        if state.hands_played > len(self._hand_scores) and state.last_hand is not None:
-            self._hand_scores.append(_jsonable(state.last_hand["hand_scores"]))
+        _collect_hand_scores(self.env.unwrapped.game_state, self._hand_scores)
 
     def start(self) -> None:
         """Record the first deal (call right after the reset)."""
@@ -168,12 +172,14 @@ class GameRecorder:
         self._new_hands()
 
     def finish(self, status: str = "complete") -> list[dict]:
-        """Add the end line (``status``: ``"complete"`` or ``"quit"``); returns all lines."""
+        """Add the end line (``status``: ``"complete"`` or ``"quit"``; a quit that came after
+        the game's last move, e.g. Ctrl-C at that moment, is recorded as complete); returns
+        all lines."""
         state = self.env.unwrapped.game_state
         self.lines.append(
             {
                 "type": "end",
-                "status": status,
+                "status": "complete" if state.is_terminal() else status,
                 "returns": self._returns,
                 "hand_scores": self._hand_scores,
                 "total_scores": _jsonable(list(state.scores)),
@@ -351,7 +357,7 @@ def replay(
     if on_step:
         on_step(env, None)
     returns = [0.0] * len(raw.possible_agents)
-    hand_scores: list = []  # as the recorder collects them (``GameRecorder._scores``)
+    hand_scores: list = []
     for line in actions:
         where = f"step {line['step']} ({line['agent']} {line['text']})"
         if env.agent_selection != line["agent"]:
@@ -373,9 +379,7 @@ def replay(
         if not np.allclose(rewards, want, atol=1e-9):
             raise RecordMismatch(f"{where}: rewards {rewards} in the replay, {want} in the record")
         returns = [r + x for r, x in zip(returns, rewards, strict=True)]
-        state = raw.game_state
-        if state.hands_played > len(hand_scores) and state.last_hand is not None:
-            hand_scores.append(_jsonable(state.last_hand["hand_scores"]))
+        _collect_hand_scores(raw.game_state, hand_scores)
         check_hands(where)
         if on_step:
             on_step(env, line)

@@ -141,8 +141,9 @@ lists of varying length), so that learners that stack infos (Tianshou) can.
 ## Rule readings
 Where ``crazy_rummy.md`` leaves a choice open:
 - R-CRAZY-05: a meld or lay-off uses the player's natural cards of it; when several wild
-  cards could fill the missing cards, the lowest card ids are used (the action names the
-  cards stood for, not which wild card).
+  cards could fill the missing cards, the one taken from the discard pile this turn is
+  used first (it may not be discarded this turn, R-CRAZY-08), then the lowest card ids
+  (the action names the cards stood for, not which wild card).
 - R-CRAZY-05a: a card is on the table once: as itself, through a wild card, or as a wild
   card standing in for another card; no wild card may stand for any of those.
 - R-CRAZY-10: "the card held before the draw" must be discarded unless going out; if

@@ -28,8 +28,9 @@ REWARDS = ("win", "score")
 #: the largest ``max_turns`` and ``target_score``: the observations scale by them in float32,
 #: and a larger limit would never be reached in play anyway
 MAX_LIMIT = 10**9
-#: the largest Gin bonus: the batched engines keep game totals in int32, and a target of
-#: ``MAX_LIMIT`` plus a hand with such a bonus and the end-of-game bonuses stays below 2**31
+#: the largest Gin bonus: the batched engines keep game totals in int32, and a total below
+#: a target of ``MAX_LIMIT`` plus a hand with such a bonus stays below 2**31 (the game bonuses
+#: of R-GIN-13 add 100 and 25 a hand won: past 2**31 only after some 40 million hands won)
 MAX_BONUS = 10**6
 
 

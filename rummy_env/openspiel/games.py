@@ -176,8 +176,8 @@ class RummyEnvState(pyspiel.State):
         builder can finish that play count (R-RK-08), so the world always has a legal
         action.  One consequence of that reading: in Crazy Rummy a resampled opponent may
         hold a lower wild card than the one the public history shows it used (the engine
-        fills with the lowest), so a replay of the rewritten history may fill
-        differently.  Searching from the acting player's information (what IS-MCTS
+        fills with the one taken from the discard pile, then the lowest), so a replay of
+        the rewritten history may fill differently.  Searching from the acting player's information (what IS-MCTS
         does) does not meet it.
 
         Args:

@@ -114,6 +114,8 @@ def test_registry():
         make_agent(None, env)
     with pytest.raises(ValueError, match="^the patient agent plays rummikub_v0 only, not rummy_v0$"):
         make_agent("agents.search.rummikub_plan:patient_agent", env)
+    with pytest.raises(ValueError, match="^agent '.agents:RandomAgent' cannot be imported \\(the 'package' argument"):
+        make_agent(".agents:RandomAgent", env)  # a relative module: importlib's bare TypeError before
     for empty in (":", "::", "agents:", ":RandomAgent"):  # importlib's bare "Empty module name" before
         message = rf"^agent '{empty}' cannot be imported \(the module or the name is empty\)"
         with pytest.raises(ValueError, match=message):

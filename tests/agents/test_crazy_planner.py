@@ -72,3 +72,24 @@ def test_known_spots_replace_the_guess_except_next_to_the_plan_s_own_melds():
         ("meld", tuple(parse_cards(["8C", "9C", "TC"]))),
         ("layoff", parse_card("JC")),
     ]
+
+
+def test_both_planners_fill_with_the_wild_card_taken_from_the_discard_pile_first():
+    # kings wild; 4C 5C KC KD in hand, KD just taken (keep_out: it may not be the last card,
+    # R-CRAZY-08).  The engine fills a meld with KD first (CrazyRummyState._fill_order), so
+    # 3C 4C 5C leaves KC to discard; filled with KC (the lowest id) it left KD and no plan
+    import numpy as np
+
+    from agents.search import crazy_plan
+
+    board = "7H 8H 9H TH 4D 4H 5D 5H 2C 7C"
+    hand, keep, wilds = cards("4C 5C KC KD"), cards("KD"), wild_cards(12)
+    meld = next(i for i, m in enumerate(MELDS) if m.cards == tuple(parse_cards(["3C", "4C", "5C"])))
+    assert GoOutPlanner(wilds, table(board)).plan(hand, True, keep_out=keep) == [("meld", meld)]
+    keys, results = crazy_plan.memo_arrays()
+    u = np.uint64
+    first = crazy_plan.first_move(
+        u(hand), True, u(keep), u(wilds), u(cards(board)), u(cards(board)), np.full(4, -1, np.int64), u(0), False,
+        keys, results, u(1),
+    )  # fmt: skip
+    assert first == crazy_plan.MELD_MOVE + meld

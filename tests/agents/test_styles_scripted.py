@@ -202,6 +202,10 @@ def test_big_plays_waits_for_a_play_of_half_its_rack():
     assert rummikub_turn("big_plays", big, first) == [
         *("add R10", "add R11", "add R12", "add R13", "add B13", "add Y13", "commit")
     ]
+    # exactly half: after K2..K9, R13 B13 Y13 is 3 of the 6 tiles left
+    half = "K2 K3 K4 K5 K6 K7 K8 K9 R13 B13 Y13 B2 Y5 R7"
+    first_half = [f"add K{v}" for v in range(2, 10)] + ["commit", "draw"]
+    assert rummikub_turn("big_plays", half, first_half) == ["add R13", "add B13", "add Y13", "commit"]
     # its initial meld is max-play's (as soon as it can, the most points)
     assert rummikub_turn("big_plays", small) == [
         *("add R13", "add B13", "add K3", "add K4", "add K5", "add K6", "add K7", "add K8", "add K9", "add Y13"),

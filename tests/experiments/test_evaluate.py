@@ -71,6 +71,10 @@ def test_rows_count_the_deals_won_or_lost_in_every_seat():
         *deal(2, 0.0, 0.0),  # lost in both
         *deal(3, 0.0, 0.0),
         *deal(4, 0.5, 1.0),  # a shared win: not won in every seat
+        _record(6, ("A", "B"), [0.0, 0.0], [0.0, 0.0]),  # no winner in either seat: a draw, not lost
+        _record(6, ("B", "A"), [0.0, 0.0], [0.0, 0.0]),
+        *deal(7, 0.0, 1.0)[:1],  # lost in one seat, drawn in the other: not lost in every seat
+        _record(7, ("B", "A"), [0.0, 0.0], [0.0, 0.0]),
         _record(5, ("A", "B"), [1.0, 0.0], [0.0, 0.0]),  # one seat only (a stopped run): not counted
         _record(0, ("A", "C", "C"), [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
         _record(0, ("C", "A", "C"), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]),
@@ -81,7 +85,7 @@ def test_rows_count_the_deals_won_or_lost_in_every_seat():
     ]
     rows = evaluate.panel_rows("A", ["B", "C"], records)
     counts = [(r["opponent"], r["deals"], r["deals_won_in_every_seat"], r["deals_lost_in_every_seat"]) for r in rows]
-    assert counts == [("B", 6, 1, 2), ("C", 2, 1, 1)]
+    assert counts == [("B", 8, 1, 2), ("C", 2, 1, 1)]
 
 
 def test_every_deal_is_played_once_with_the_agent_in_each_seat(tmp_path, capsys):

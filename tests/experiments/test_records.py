@@ -188,6 +188,9 @@ def test_a_stacked_deal_is_recorded_with_its_reset_options(tmp_path):
     assert back[-2]["rewards"] == [34.0, -34.0] and back[-1]["returns"] == [34.0, -34.0]
     assert back[-1]["hand_scores"] == [[34, 0]] and back[-1]["total_scores"] == [34, 0]
     assert replay(back).unwrapped.game_state.last_hand["result"] == "knock"
+    # a quit asked for after the game's last move (Ctrl-C then) records the game as complete
+    rec = GameRecorder(replay(back), {"reward": "score"}, 0, back[0]["reset_options"], ["human", "heuristic"])
+    assert rec.finish("quit")[-1]["status"] == "complete"
 
 
 def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys):

@@ -5,7 +5,10 @@
 
 ``experiments.evaluate`` prints and writes these counts (``deals_won_in_every_seat``,
 ``deals_lost_in_every_seat``) since 2026-12-05; the files committed before hold the games
-they come from.  Each file's games are turned back into records for ``panel_rows``.
+they come from.  Each file's games are turned back into records for ``panel_rows``: the
+file holds the agent's win share and points only, so a game where the agent has neither
+(share 0, 0 points: a hand with no winner) is a draw, and otherwise the other seats share
+what the agent did not win.
 """
 
 import csv
@@ -21,8 +24,9 @@ for path in sys.argv[1:]:
     for g in games:
         names = [g["opponent"]] * seats
         names[int(g["agent_seat"])] = "agent"
-        share = [0.0] * seats
-        share[int(g["agent_seat"])] = float(g["win_share"])
+        won, points = float(g["win_share"]), float(g["points_per_hand"])
+        share = [0.0 if won == 0 and points == 0 else (1 - won) / (seats - 1)] * seats
+        share[int(g["agent_seat"])] = won
         records.append({"deal": g["deal"], "seats": names, "win_share": share, "points_per_hand": [0.0] * seats})
     for row in panel_rows("agent", list(dict.fromkeys(g["opponent"] for g in games)), records):
         print(
