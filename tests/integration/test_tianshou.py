@@ -44,7 +44,8 @@ def test_collector_runs_whole_episodes(module, options):
     done = stored[buffer.done[stored]]
     assert done.size == 2
     assert {str(w) for w in buffer.info.winner[done]} <= {"", *env.agents}
-    assert buffer.info.hand_score[done].dtype.kind == "i"
+    # Rummikub's scores are floats (a shared win of R-RK-11 can split a part), the others' ints
+    assert buffer.info.hand_score[done].dtype.kind == ("f" if module is rummikub_v0 else "i")
     if module is gin_rummy_v0:
         assert {str(r) for r in buffer.info.result[done]} <= {
             "knock",

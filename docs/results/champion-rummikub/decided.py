@@ -8,7 +8,9 @@
 they come from.  Each file's games are turned back into records for ``panel_rows``: the
 file holds the agent's win share and points only, so a game where the agent has neither
 (share 0, 0 points: a hand with no winner) is a draw, and otherwise the other seats share
-what the agent did not win.
+what the agent did not win.  That reading holds for Rummikub, whose hand scores are
+zero-sum (a loser scores below 0), not for Gin or basic Rummy, where a loser scores 0 as
+in a hand without a winner.
 """
 
 import csv
