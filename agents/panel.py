@@ -27,8 +27,8 @@ panels do not compare): version 2 added the learned models committed after versi
 (``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``;
 Crazy Rummy's is the model of 2026-12-03); version 3 (2026-12-05) gave Rummikub a
 third style of its own besides ``patient`` (``big_plays``) and its strongest learned
-model (``selfplay-rummikub-plan/``), the other variants' lists unchanged.  A member's model file is part of the panel: a
-new model under a member's path is a new version too.
+model (``selfplay-rummikub-plan/``), the other variants' lists unchanged.  A member's
+model file is part of the panel: a new model under a member's path is a new version too.
 
     from agents.panel import panel
     panel("gin_rummy")                       # every member, model paths made absolute

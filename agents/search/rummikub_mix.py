@@ -7,9 +7,9 @@ whenever the solver finds one, a draw only without one) or *patient*
 (``heuristic:style=patient`` and the panel's ``pimc``: a draw every turn until the whole
 rack goes out in one play, R-RK-08/10); ``big_plays`` (panel version 3) lies between
 the two: it plays only plays of half its rack, and reads as a mixture of them.  Rolling
-every opponent out as max-play (the
-plain whole-play search) misjudges a patient opponent: it expects the opponent's rack to
-shrink turn by turn, where a patient rack grows until it empties at once.
+every opponent out as max-play (the plain whole-play search) misjudges a patient
+opponent: it expects the opponent's rack to shrink turn by turn, where a patient rack
+grows until it empties at once.
 
 The evidence is public (the history of the hand: who played, who drew, the pool size):
 

@@ -110,8 +110,9 @@ winner the episode is truncated.
 ``gin_rummy_v0.env(knock_limit=10, gin_bonus=25, undercut_bonus=25, big_gin=True,
 big_gin_bonus=31, oklahoma=False, target_score=100, game_bonuses=False, max_turns=1000,
 max_hands=1000, episode="hand", reward="win", render_mode=None)``; see
-``rummy_env.games.gin_rummy.GinRummyConfig``.  ``knock_limit`` is an int from 0 to 10**9 (0 means
-gin only), the three bonuses ints from 0 to 10**6 (the batched engine's totals are int32); with ``oklahoma=True`` each hand's limit is the first upcard's value instead
+``rummy_env.games.gin_rummy.GinRummyConfig``.  ``knock_limit`` is an int from 0 to 10**9
+(0 means gin only), the three bonuses ints from 0 to 10**6 (the batched engine's totals
+are int32); with ``oklahoma=True`` each hand's limit is the first upcard's value instead
 (an ace: gin only, R-GIN-14).  ``max_turns`` is a safety limit of this environment (the
 rules have none, and taking the upcard and discarding another card can go on forever).
 Unknown or bad options raise ``ValueError``.
