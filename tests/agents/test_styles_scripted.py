@@ -1,6 +1,8 @@
 """Each style of play makes its own decision in a scripted position (stacked decks)
 where the default heuristic decides otherwise."""
 
+import numpy as np
+
 from agents import make_agent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games import crazy_rummy, gin_rummy, rummikub, rummy
@@ -217,3 +219,26 @@ def test_hold_jokers_plays_its_joker_to_go_out():
     rack = "Y10 Y11 Y12 K1 K2 K3 K4 K5 K6 K7 K8 R13 B13 JK"
     first = [f"add K{v}" for v in range(1, 9)] + ["add Y10", "add Y11", "add Y12", "commit", "draw"]
     assert rummikub_turn("hold_jokers", rack, first) == ["add R13", "add B13", "add JK", "commit"]
+
+
+def test_big_plays_plays_as_max_play_once_the_pool_is_empty():
+    # an observation written by hand: after the initial meld (K3..K9 on the table), R13 B13 Y13
+    # is 3 of 7 rack tiles; with tiles in the pool big_plays draws, with the pool empty
+    # (R-RK-11: drawing is passing) it plays as max-play does
+    from rummy_env.core.tiles import parse_counts
+    from rummy_env.games.rummikub import DRAW
+
+    env = rummikub_v0.env()
+    env.reset(seed=0)
+    layout = env.unwrapped.layout
+    agent = make_agent("heuristic:style=big_plays", env)
+    obs = np.zeros(layout.size, np.float32)
+    obs[layout.slice("rack")] = parse_counts("R13 B13 Y13 B2 Y5 R7 B9")
+    obs[layout.slice("table")] = parse_counts("K3 K4 K5 K6 K7 K8 K9")
+    obs[layout.slice("initial_meld").start] = 1  # its own
+    mask = np.zeros(env.unwrapped.num_actions, np.int8)
+    mask[np.flatnonzero(obs[layout.slice("rack")])] = 1
+    mask[DRAW] = 1
+    for pool, first in [(10.0, DRAW), (0.0, env.unwrapped.string_to_action("add R13"))]:
+        obs[layout.slice("pool_size")] = pool
+        assert agent.act({"observation": obs, "action_mask": mask}) == first
