@@ -17,8 +17,9 @@ Members, in this order:
   is ``pimc``'s default; on Gin Rummy plain ``pimc`` weighs its worlds by the heuristic,
   ``model=0``);
 - ``policy:PATH``: the variant's committed learned models (``docs/results/``; Gin Rummy
-  has two: the self-play model and its league fine-tuning; Rummikub two: the ``rk_out``
-  model and the ``rk_plan`` one);
+  has two: the self-play model and its league fine-tuning; Crazy Rummy two: the first
+  self-play model and the ``crazy_discard`` one; Rummikub two: the ``rk_out`` model and
+  the ``rk_plan`` one);
 - ``openspiel_gin_bot`` (Gin Rummy only): OpenSpiel's simple Gin Rummy bot as an agent
   of ours (it needs the ``reference`` extra, open_spiel).
 
@@ -26,8 +27,9 @@ A change of any list is a new :data:`PANEL_VERSION` (figures measured against di
 panels do not compare): version 2 added the learned models committed after version 1
 (``docs/results/selfplay-crazy/``, ``selfplay-rummikub/`` and ``selfplay-gin-league/``;
 Crazy Rummy's is the model of 2026-12-03); version 3 (2026-12-05) gave Rummikub a
-third style of its own besides ``patient`` (``big_plays``) and its strongest learned
-model (``selfplay-rummikub-plan/``), the other variants' lists unchanged.  A member's
+third style of its own besides ``patient`` (``big_plays``), and Crazy Rummy and
+Rummikub their strongest learned models (``selfplay-crazy-discard/``,
+``selfplay-rummikub-plan/``); the Gin and Rummy lists are unchanged.  A member's
 model file is part of the panel: a new model under a member's path is a new version too.
 
     from agents.panel import panel
@@ -78,6 +80,7 @@ PANELS: dict[str, tuple[str, ...]] = {
         "heuristic:style=defensive",
         "pimc:model=1",
         "policy:docs/results/selfplay-crazy/model.pt",
+        "policy:docs/results/selfplay-crazy-discard/model.pt",
     ),
     "rummikub_v0": (
         "random",

@@ -17,6 +17,7 @@ from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 GIN = ROOT / "docs/results/selfplay-gin/model.pt"
 RUMMY = ROOT / "docs/results/selfplay-rummy/model.pt"
 CRAZY = ROOT / "docs/results/selfplay-crazy/model.pt"
+CRAZY_DISCARD = ROOT / "docs/results/selfplay-crazy-discard/model.pt"
 LEAGUE = ROOT / "docs/results/selfplay-gin-league/model.pt"
 RUMMIKUB = ROOT / "docs/results/selfplay-rummikub/model.pt"
 RUMMIKUB_PLAN = ROOT / "docs/results/selfplay-rummikub-plan/model.pt"
@@ -53,6 +54,7 @@ def test_the_panels_of_version_3():
         "heuristic:style=defensive",
         "pimc:model=1",
         f"policy:{CRAZY}",
+        f"policy:{CRAZY_DISCARD}",
     ]
     assert panel("rummikub") == [
         "random",
@@ -66,7 +68,7 @@ def test_the_panels_of_version_3():
         f"policy:{RUMMIKUB_PLAN}",
     ]
     assert PANELS["gin_rummy_v0"][6] == "policy:docs/results/selfplay-gin/model.pt"  # as written: relative
-    assert all(path.is_file() for path in (GIN, LEAGUE, RUMMY, CRAZY, RUMMIKUB, RUMMIKUB_PLAN))
+    assert all(path.is_file() for path in (GIN, LEAGUE, RUMMY, CRAZY, CRAZY_DISCARD, RUMMIKUB, RUMMIKUB_PLAN))
 
 
 def test_an_unknown_variant_is_refused_with_the_variants_that_have_a_panel():
