@@ -27,6 +27,7 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,8 +61,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text)")
     p.add_argument("--quiet", action="store_true", help="no text, only the check (and the images)")
     args = p.parse_args(argv)
-    if args.fps <= 0:
-        p.error(f"--fps must be positive, got {args.fps}")
+    # a GIF stores frame times in hundredths of a second, at most 655.35 s
+    if not (math.isfinite(args.fps) and 0.01 <= args.fps <= 100):
+        p.error(f"--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got {args.fps}")
     args.parser = p
     return args
 
@@ -90,8 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError as err:
             args.parser.error(str(err))
     frames = []
-    if args.images is not None:
-        args.images.mkdir(parents=True, exist_ok=True)
+    try:
+        if args.images is not None:
+            args.images.mkdir(parents=True, exist_ok=True)
+        if args.gif is not None:
+            args.gif.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        args.parser.error(f"cannot create the output folder: {err}")
 
     def on_step(env: Any, line: dict | None) -> None:
         raw = env.unwrapped
@@ -125,10 +132,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"record does not replay: {err}", file=sys.stderr)
         return EXIT_MISMATCH
     if args.gif is not None and frames:
-        args.gif.parent.mkdir(parents=True, exist_ok=True)
         # the last frame (the result) stays up longer
         durations = [round(1000 / args.fps)] * (len(frames) - 1) + [4000]
-        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+        try:
+            frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+        except OSError as err:
+            args.parser.error(f"cannot write --gif {args.gif}: {err}")
         print(f"wrote {args.gif} ({len(frames)} frames)")
     if args.images is not None:
         print(f"wrote {len(frames)} images to {args.images}/")

@@ -7,6 +7,7 @@ one line naming its line and field (:class:`RecordError`) instead of a traceback
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -30,6 +31,8 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"a {len(str(abs(value)))}-digit number"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
@@ -42,7 +45,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    # an int beyond the float range (10**400 is valid JSON) is not a score: math.isfinite raises on it
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) <= sys.float_info.max
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _int_at_least(low: int) -> Callable[[Any, dict], str | None]:

@@ -75,6 +75,8 @@ DAMAGED = [
     ("rewards three", put(5, "rewards", [34, -34, 0]), r"line 5 \(action\), field 'rewards': 3 items, expected 2"),
     ("rewards null", put(5, "rewards", [None, 0]), r"field 'rewards': item 0 is null, expected a finite number"),
     ("rewards nan", put(5, "rewards", [float("nan"), 0]), r"field 'rewards': item 0 is the number nan, expected a"),
+    ("returns huge", put(6, "returns", [10**400, 0]), r"field 'returns': item 0 is a 401-digit number, expected a"),
+    ("scores huge", put(6, "hand_scores", [[-(10**309), 0]]), r"'hand_scores': item 0 is item 0 is a 310-digit number"),
     ("returns one", put(6, "returns", [34.0]), r"line 6 \(end\), field 'returns': 1 item, expected 2"),
     ("returns object", put(6, "returns", {"a": 1}), r"line 6 \(end\), field 'returns': an object, expected an array"),
     ("returns text", put(6, "returns", ["34", "-34"]), r"field 'returns': item 0 is the string '34', expected a"),
@@ -179,3 +181,23 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
         results[name] = run.returncode
         assert "Traceback" not in run.stderr
     assert results == {"good": 0, "damaged": 3, "differs": 1, "missing": 2}
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--fps", "nan"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got nan"),
+        (["--fps", "inf"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got inf"),
+        (["--fps", "1e-9"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 1e-09"),
+        (["--fps", "0"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 0.0"),
+        (["--images", "/dev/null/frames"], "cannot create the output folder: [Errno 20] Not a directory"),
+        (["--gif", "/dev/null/x/game.gif"], "cannot create the output folder: [Errno 20] Not a directory"),
+    ],
+)
+def test_bad_output_flags_are_usage_errors_before_the_replay(flags, message, good_lines, tmp_path, capsys):
+    path = write_record(good_lines, tmp_path / "good.jsonl")
+    with pytest.raises(SystemExit) as exit_:
+        replay_job.main([str(path), "--quiet", *flags])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and message in err, err
+    assert out == ""  # refused before the game line is printed or a step replayed
