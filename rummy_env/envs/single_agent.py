@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -101,8 +102,15 @@ class SingleAgentEnv(gymnasium.Env):
         the AEC env's ``reset`` (a stacked deck, a dealer).
 
         Raises:
+            ValueError: ``options`` the AEC env refuses (its message); nothing changes then:
+                the running episode, the seat, the opponents and the generators stay as they were.
             RuntimeError: a stacked episode (``options``) ends before the learner acts.
         """
+        # refused options must leave everything as it was (the seat draw and the deal
+        # seed come from the generator first): keep what this call changes until the
+        # AEC env has accepted them
+        saved = (copy.deepcopy(self._rng), self._learner, getattr(self, "_policies", None), self._np_random)
+        saved_seed = getattr(self, "_np_random_seed", None)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -111,14 +119,22 @@ class SingleAgentEnv(gymnasium.Env):
         self._learner = agents[seat]
         others = [agents[(seat + k) % len(agents)] for k in range(1, len(agents))]
         self._policies = {a: self.opponents[i % len(self.opponents)] for i, a in enumerate(others)}
-        for policy in self._policies.values():
-            if hasattr(policy, "reset"):
-                policy.reset()
         # An episode can end before the learner's first decision (in Gin Rummy the
         # opponent may take the upcard and knock at once): the learner had no choice in
         # it, so it is dealt again, and counted in info["skipped_episodes"].
         for skipped in range(self.MAX_SKIPPED):
-            self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+            try:
+                self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+            except Exception:
+                if skipped == 0:
+                    self._rng, self._learner, policies, self._np_random = saved
+                    self._np_random_seed = saved_seed
+                    if policies is not None:
+                        self._policies = policies
+                raise
+            for policy in self._policies.values():
+                if hasattr(policy, "reset"):
+                    policy.reset()
             obs, _, done, info = self._advance()
             if not done:
                 return obs, {**info, "skipped_episodes": skipped}

@@ -132,3 +132,19 @@ def test_a_deal_that_ends_before_the_learner_acts_is_dealt_again():
     with pytest.raises(RuntimeError, match="stacked episode ended before the learner's first decision"):
         env.reset(options={"deck": deck, "dealer": 0})
     assert env.reset(seed=1)[1]["skipped_episodes"] == 0  # random deals: the learner acts first here
+
+
+def test_refused_reset_options_change_nothing():
+    # the seat draw and the deal seed come from the env's generator: a refused reset must not draw them
+    env, twin = single(rummy_v0, num_players=3), single(rummy_v0, num_players=3)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    learner, history = env._learner, list(env.aec.unwrapped.game_state.history)
+    with pytest.raises(ValueError, match="dealer 7"):
+        env.reset(options={"dealer": 7})
+    assert (env._learner, env.aec.unwrapped.game_state.history) == (learner, history)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    assert env.step(legal)[0].tolist() == twin.step(legal)[0].tolist()  # the episode goes on as in the twin
+    obs, info = env.reset()
+    twin_obs, twin_info = twin.reset()
+    assert (env._learner, obs.tolist()) == (twin._learner, twin_obs.tolist())  # and the next deal is the same
