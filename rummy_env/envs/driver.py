@@ -23,7 +23,7 @@ from pettingzoo import AECEnv
 from rummy_env.core.cards import parse_deck
 from rummy_env.encoding.layout import Layout
 from rummy_env.encoding.masks import mask_from_legal
-from rummy_env.games.options import check_known
+from rummy_env.games.options import check_int, check_known
 
 #: Every reset option some variant of this package understands; a variant given one it
 #: does not understand refuses it, naming its own (the variants' ``reset_option_names``).
@@ -149,10 +149,13 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 a near miss of one (``decks``, ``Dealer``: ``difflib``'s ratio 0.75).
 
         Raises:
-            ValueError: a bad value for a known option, an unknown key next to a
+            ValueError: a seed that is not an int >= 0 (NumPy ints are ints; ``True``
+                is not), a bad value for a known option, an unknown key next to a
                 known one, another variant's key or a near miss of a key; the env is
                 left as it was.
         """
+        if seed is not None:
+            seed = int(check_int("seed", seed, 0))  # gymnasium's seeding takes Python ints only, and True as 1
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options={options!r} is not a dict: pass e.g. options={{'deck': [...]}}")
         known = {k: v for k, v in (options or {}).items() if k in self.reset_option_names}
@@ -205,6 +208,8 @@ class TurnBasedEnv(AECEnv, EzPickle):
         """
         if self.game_state is None:
             raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the episode has ended (every agent is done): call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -285,7 +290,27 @@ class TurnBasedEnv(AECEnv, EzPickle):
             obs.flags.writeable = False  # the cache hands out the same arrays until the next step
             mask.flags.writeable = False
             cached = self._obs_cache[seat] = {"observation": obs, "action_mask": mask}
+        # an episode ended by a wrapper (an illegal move under TerminateIllegalWrapper)
+        # leaves the game state live: the agent that is done still has no legal action
+        if (self.terminations.get(agent, True) or self.truncations.get(agent, True)) and cached["action_mask"].any():
+            mask = np.zeros_like(cached["action_mask"])
+            mask.flags.writeable = False
+            return {"observation": cached["observation"], "action_mask": mask}
         return cached
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``: ``(observation, cumulative reward, termination,
+        truncation, info)`` of ``agent_selection``.
+
+        Raises:
+            RuntimeError: before ``reset``, or after the episode ended (every agent's
+                done step taken): call ``reset()``.
+        """
+        if self.game_state is None:
+            raise RuntimeError("call reset() before last()")
+        if not self.agents:
+            raise RuntimeError("the episode has ended (every agent is done): call reset() before last()")
+        return super().last(observe)
 
     # -------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:

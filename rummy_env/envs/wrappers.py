@@ -211,6 +211,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
 
     def last(self, observe: bool = True) -> tuple:
         inner = self._inner
+        if self._has_reset and not self._raw.agents:
+            return self._raw.last(observe)  # its error: the episode has ended, call reset()
         if inner is None or not self._has_reset:
             return super().last(observe)
         raw = self._raw

@@ -183,6 +183,9 @@ def test_wrapped_env_turns_an_illegal_action_into_a_loss(variant):
     text = env.unwrapped.action_to_string(illegal)
     assert env.infos[agent]["illegal_action"].startswith(f"action {illegal} ({text}) is not legal for player ")
     assert [set(env.infos[a]) for a in env.agents if a != agent] == [set()] * (len(env.agents) - 1)
+    # the episode is over: no agent has a legal action, the offender included
+    assert [int(env.observe(a)["action_mask"].sum()) for a in env.possible_agents] == [0] * len(env.possible_agents)
+    assert int(env.last()[0]["action_mask"].sum()) == 0
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -306,3 +309,43 @@ def test_observing_an_agent_that_is_not_one_names_the_agents(variant):
             KeyError, match=re.escape(f"agent {bad!r} is not an agent of this env: agents are {agents}")
         ):
             env.observe(bad)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_step_and_last_after_the_end_ask_for_a_reset(variant):
+    env, raw = variant.module.env(), variant.module.raw_env()
+    for e in (env, raw):
+        e.reset(seed=4)
+        while e.agents:
+            e.step(
+                None
+                if e.terminations[e.agent_selection] or e.truncations[e.agent_selection]
+                else int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+            )
+    for call in (lambda: raw.step(0), lambda: raw.step(None), raw.last, env.last):
+        with pytest.raises(RuntimeError, match=r"the episode has ended \(every agent is done\): call reset\(\) before"):
+            call()
+    EnvLogger.mqueue.clear()
+    env.step(0)  # PettingZoo's OrderEnforcingWrapper: a warning, nothing else
+    assert any("step() called after all agents are terminated or truncated" in m for m in EnvLogger.mqueue)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_seeds_are_non_negative_ints_numpy_ints_included(variant):
+    env, twin = variant.module.env(), variant.module.env()
+    env.reset(seed=np.int64(3))
+    twin.reset(seed=3)
+    assert env.unwrapped.game_state.history == twin.unwrapped.game_state.history
+    assert np.array_equal(
+        env.observe(env.agent_selection)["observation"], twin.observe(twin.agent_selection)["observation"]
+    )
+    before = env.observe(env.agent_selection)["observation"].copy()
+    for seed, why in [
+        (True, "is not an integer"),
+        (-1, "is out of range"),
+        (2.0, "is not an integer"),
+        ("3", "is not an integer"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(f"option seed={seed!r} {why}: seed must be an int >= 0")):
+            env.reset(seed=seed)
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
