@@ -38,6 +38,7 @@ from experiments.serve.safety import (
     check_variant,
     option_fields,
 )
+from rummy_env.games.rummy.config import RESHUFFLES
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: a JSON request body larger than this is refused (bytes)
@@ -45,7 +46,7 @@ MAX_JSON_BYTES = 64_000
 TOKEN_HEADER = "x-game-token"
 GAME_ACTIONS = ("move", "advance", "hint", "quit")
 #: the option fields of the Play form whose values are a fixed list
-CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": ["keep_top", "shuffle"]}
+CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": list(RESHUFFLES)}
 
 
 @dataclass

@@ -137,6 +137,11 @@ def recorded_games(folder: Path, index: dict[str, str]) -> list[dict]:
     return list(games.values())
 
 
+def _no_constants(name: str) -> None:
+    """Refuse NaN and Infinity: Python's json writes and reads them, but a browser's JSON cannot."""
+    raise ValueError(f"it holds {name}, which JSON has no value for (the jobs never write it)")
+
+
 def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     """One tournament or evaluation for the page.
 
@@ -156,7 +161,7 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     path = resolve_inside(root, name, "results file", RUN_FILES)
     folder = path.parent
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(), parse_constant=_no_constants)
         kind = run_kind(path.name, data)
         if kind is None:
             raise ValueError(

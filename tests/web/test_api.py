@@ -141,6 +141,16 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     refused(client.post("/api/games", content=b"x" * 70_000), 413, "larger than 64,000 bytes")
 
 
+def test_every_choice_the_play_form_offers_is_accepted(client):
+    choices = client.get("/api/config").json()["choices"]
+    assert choices["reshuffle"] == ["keep_top", "whole_pile"]  # R-RUMMY-12's readings
+    for key, values in choices.items():
+        for value in values:
+            body = {"variant": "rummy", "opponents": ["random"], "seed": 1, "options": {key: value}}
+            response = client.post("/api/games", json=body)
+            assert response.status_code == 200 and response.json()["view"]["options"] == {key: value}, response.text
+
+
 def test_options_and_seats_are_used(client):
     body = {"variant": "rummy", "options": {"num_players": 3}, "opponents": ["random", "heuristic"], "seat": "player_2"}
     view = client.post("/api/games", json={**body, "seed": 1}).json()["view"]
@@ -223,6 +233,16 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
             c.get("/api/results/run", params={"name": "cut/summary.json"}), 422, "not as the tournament writes them"
         )
         assert c.get("/api/results/run", params={"name": "eval/evaluation.json"}).json()["kind"] == "evaluation"
+    # NaN and Infinity (Python's json writes them; the response's JSON cannot carry them)
+    for value in ("NaN", "-Infinity"):
+        text = json.dumps(files["eval/evaluation.json"])[:-1] + f', "x": {value}}}'
+        (tmp_path / "eval" / "evaluation.json").write_text(text)
+        with TestClient(make_app(results=tmp_path, save_games=False)) as c:
+            refused(
+                c.get("/api/results/run", params={"name": "eval/evaluation.json"}),
+                422,
+                f"eval/evaluation.json cannot be read as results: it holds {value}, which JSON has no value for",
+            )
 
 
 def test_a_recorded_game_replays_step_by_step(client, served_folders):
