@@ -69,11 +69,14 @@ def parse_move(text: str, legal: Sequence[int], raw: Any) -> tuple[int | None, s
     A line is a move's number in the list (1-based) or an action's text.
     """
     text = " ".join(text.split())
-    if text.isdigit():
-        k = int(text)
+    # isascii: str.isdigit() also holds for characters int() refuses (superscripts); a long
+    # number is no move (and int() refuses more than 4,300 digits)
+    if text.isascii() and text.isdigit():
+        k = int(text) if len(text) < 9 else 0
         if 1 <= k <= len(legal):
             return legal[k - 1], ""
-        return None, f"there is no move {k}: choose a number from 1 to {len(legal)}"
+        shown = text if len(text) < 20 else text[:16] + "..."
+        return None, f"there is no move {shown}: choose a number from 1 to {len(legal)}"
     try:
         action = raw.string_to_action(text)
     except ValueError as err:

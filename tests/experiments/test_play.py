@@ -219,3 +219,18 @@ def test_ctrl_c_exits_130_with_one_line_and_keeps_the_record(tmp_path):
     lines = read_record(path)
     assert lines[-1]["status"] == "quit" and lines[2]["agent"] == "player_0"
     assert not replay(lines).unwrapped.game_state.is_terminal()
+
+
+def test_digits_int_refuses_and_long_numbers_are_not_moves():
+    raw = rummikub_v0.raw_env()
+    legal = [0, 6, 19, 54]
+    # '²' is a digit to str.isdigit() but not to int(); 5,000 digits are past int()'s limit
+    assert parse_move("²", legal, raw) == (
+        None,
+        "'²' is not a move: action text '²' is not a Rummikub action: use one of 'add <tile>' (e.g. 'add R7', "
+        "'add JK'), 'commit', 'draw', 'pass'. Type a number from 1 to 4, a move as listed, or help",
+    )
+    long = (None, "there is no move 1111111111111111...: choose a number from 1 to 4")
+    assert parse_move("1" * 5000, legal, raw) == long
+    assert parse_move("000000003", legal, raw) == (None, "there is no move 000000003: choose a number from 1 to 4")
+    assert parse_move("03", legal, raw) == (19, "")
