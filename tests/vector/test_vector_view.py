@@ -91,6 +91,8 @@ def test_the_kernel_view_plays_the_reference_views_games(variant, options):
 def test_bad_view_arguments_are_refused():
     with pytest.raises(ValueError, match="batched engines exist for"):
         SeatVectorEnv("hearts", 2)
+    with pytest.raises(ValueError, match="variant=5, engine='kernel': batched engines exist for 'gin_rummy'"):
+        SeatVectorEnv(5, 4)
     with pytest.raises(ValueError, match="seat=2 is not a seat"):
         SeatVectorEnv("gin_rummy", 2, seat=2)
     with pytest.raises(RuntimeError, match="reset"):
