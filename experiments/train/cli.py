@@ -14,6 +14,10 @@ from experiments.common import load_variant, output_folder, parse_env_options, p
 from experiments.common.interrupt import StopRequest
 from experiments.train.sb3 import SELF, format_summary, train
 
+DEFAULT_TIMESTEPS = 300_000
+#: the step budget of ``--minutes`` without ``--timesteps``: the minutes end training first
+UNTIL_THE_MINUTES = 10**12
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
@@ -51,7 +55,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="players of the other seats: random, heuristic, self (frozen learner copy), "
         "policy:PATH or package.module:Name (default: random)",
     )
-    p.add_argument("--timesteps", type=int, default=300_000, help="learner decisions to train for (default: 300000)")
+    p.add_argument(
+        "--timesteps",
+        type=int,
+        default=None,
+        help=f"learner decisions to train for (default: {DEFAULT_TIMESTEPS}, or as many as --minutes allows)",
+    )
     p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
     p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default: results/train-<variant>-<time>)")
@@ -77,6 +86,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
     if args.backend == "rllib" and args.eval_deals == 0:
         args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
+    if args.timesteps is None:  # --minutes alone trains for those minutes, as one would read it
+        args.timesteps = UNTIL_THE_MINUTES if args.minutes is not None else DEFAULT_TIMESTEPS
     for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
         if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
             continue

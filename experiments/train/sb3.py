@@ -90,7 +90,9 @@ class CurveCallback:
             def __init__(self):
                 super().__init__()
                 self.episodes: list[tuple[int, float]] = []  # (timestep, return)
-                self.bar = tqdm(total=total, unit="step", disable=None if progress else True, file=sys.stderr)
+                # a budget no run reaches (--minutes alone) is no total for the bar
+                bar_total = total if total < 10**12 else None
+                self.bar = tqdm(total=bar_total, unit="step", disable=None if progress else True, file=sys.stderr)
                 self.last_snapshot = 0
 
             def _on_step(self) -> bool:

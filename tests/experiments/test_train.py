@@ -165,3 +165,11 @@ def test_the_legend_of_the_curve_is_below_the_axes():
     legend = ax.get_legend().get_window_extent()
     assert legend.y1 < ax.get_window_extent().y0  # entirely below the plotting area
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["win rate", "draw rate"]
+
+
+def test_minutes_alone_train_for_the_minutes_and_timesteps_still_cap_them():
+    from experiments.train.cli import parse_args
+
+    assert parse_args(["--variant", "gin_rummy"]).timesteps == 300_000
+    assert parse_args(["--variant", "gin_rummy", "--minutes", "30"]).timesteps == 10**12  # the minutes end it
+    assert parse_args(["--variant", "gin_rummy", "--minutes", "30", "--timesteps", "5000"]).timesteps == 5000
