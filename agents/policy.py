@@ -18,18 +18,26 @@ def load_model(path: Path) -> Any:
     or a self-play ``.pt`` (then a :class:`agents.torch_policy.TorchPolicy`).
 
     Raises:
-        ValueError: the file is not such a model.
+        ValueError: the file is not such a model, or the library that reads it (torch for
+            ``.pt``, sb3-contrib for ``.zip``) is not installed (the message gives the
+            install command).
     """
     key = (str(path.resolve()), path.stat().st_mtime)
     model = _MODELS.get(key)
+    try:  # a job's agent names are checked before any game: a missing library is a usage error there
+        if model is None and path.suffix == ".pt":
+            from agents.torch_policy import TorchPolicy
+            from agents.torch_policy import load_model as load_torch_model
+        elif model is None:
+            from sb3_contrib import MaskablePPO
+    except ImportError as err:
+        raise ValueError(
+            f"policy file {str(path)!r} needs the train extra ({err}): "
+            'pip install torch==2.13.0 && pip install -e ".[train]"'
+        ) from None
     if model is None and path.suffix == ".pt":
-        from agents.torch_policy import TorchPolicy
-        from agents.torch_policy import load_model as load_torch_model
-
         model = _MODELS[key] = TorchPolicy(load_torch_model(path))
     if model is None:
-        from sb3_contrib import MaskablePPO
-
         try:
             model = MaskablePPO.load(path, device="cpu")
         except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
@@ -51,9 +59,8 @@ class PolicyAgent(Agent):
         model: an already loaded model instead of ``path`` (e.g. a frozen self-play copy).
 
     Raises:
-        ValueError: the file does not exist or is not a model.
-        ImportError: sb3-contrib (``.zip``) or torch (``.pt``) is not installed
-            (``pip install -e ".[train]"``).
+        ValueError: the file does not exist or is not a model, or sb3-contrib (``.zip``)
+            or torch (``.pt``) is not installed (the message gives the install command).
     """
 
     name = "policy"

@@ -90,8 +90,8 @@ class PIMCAgent(SearchAgent):
             ``playout_style`` off Crazy Rummy's ``rollout="fast"``, or not one of its styles;
             ``guide`` with ``prior=0`` (the policy would be ignored), a ``guide`` file that
             does not exist, is not a model, or was trained on another variant or other
-            observations.
-        ImportError: a ``guide`` without torch (``.pt``) or sb3-contrib (``.zip``).
+            observations, or needs torch (``.pt``) or sb3-contrib (``.zip``) and it is not
+            installed.
     """
 
     name = "pimc"

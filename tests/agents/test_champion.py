@@ -55,3 +55,19 @@ def test_policy_champions_are_found_from_any_folder(monkeypatch, tmp_path):
 def test_a_variant_without_a_champion_is_named_in_the_error():
     with pytest.raises(ValueError, match="no champion for .chess_v0.: variants with one are gin_rummy_v0, rummy_v0"):
         champion_name("chess_v0")
+
+
+def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeypatch, tmp_path):
+    import shutil
+    import sys
+
+    model = tmp_path / "league.pt"  # a file no earlier test loaded (models are cached per file)
+    shutil.copy(ROOT / "docs/results/selfplay-gin-league/model.pt", model)
+    monkeypatch.setitem(sys.modules, "agents.torch_policy", None)  # as if torch were not installed
+    hint = f"policy file {str(model)!r} needs the train extra (import of agents.torch_policy halted; "
+    hint += 'None in sys.modules): pip install torch==2.13.0 && pip install -e ".[train]"'
+    env = gin_rummy_v0.env()
+    for name in (f"policy:{model}", f"pimc:model=mix,guide={model},prior=0.05"):
+        with pytest.raises(ValueError) as err:
+            make_agent(name, env, seed=0)
+        assert hint in str(err.value)
