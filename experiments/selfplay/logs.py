@@ -150,7 +150,13 @@ def write_curve(out: Path, title: str | None = None) -> Path:
 
 
 def evaluate_now(
-    learner: Any, out: Path, deals: int, path: Path | None = None, final: bool = False, stop=None
+    learner: Any,
+    out: Path,
+    deals: int,
+    path: Path | None = None,
+    final: bool = False,
+    stop=None,
+    progress: bool = True,
 ) -> list[dict]:
     """Win rates of the current policy on duplicate deals; one ``eval.csv`` row per opponent.
 
@@ -165,6 +171,7 @@ def evaluate_now(
         final: whether this is the final evaluation (``eval.csv``'s ``final`` column).
         stop: a :class:`~experiments.common.interrupt.StopRequest`; after a stop the rows are
             not written (a partial evaluation is no figure) and ``[]`` is returned.
+        progress: show the final evaluation's progress (``--no-progress`` turns it off).
     """
     from tqdm import tqdm
 
@@ -175,7 +182,15 @@ def evaluate_now(
     tqdm.write(f"evaluating {'the final model' if final else 'a snapshot'} on {deals} duplicate deals per opponent ...")
     cfg = learner.cfg
     rows = evaluate(
-        path, cfg.variant, cfg.env_options, deals, cfg.eval_workers, cfg.seed + 1, final, stop, eval_opponents(cfg)
+        path,
+        cfg.variant,
+        cfg.env_options,
+        deals,
+        cfg.eval_workers,
+        cfg.seed + 1,
+        final and progress,
+        stop,
+        eval_opponents(cfg),
     )
     seconds = time.perf_counter() - t0
     learner.timers["eval"] += seconds

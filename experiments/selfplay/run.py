@@ -120,7 +120,7 @@ def train(
     model = learner.save_model(out / "model.pt")
     final = []
     if cfg.final_eval_deals and not stopped():
-        final = evaluate_now(learner, out, cfg.final_eval_deals, path=model, final=True, stop=stop)
+        final = evaluate_now(learner, out, cfg.final_eval_deals, path=model, final=True, stop=stop, progress=progress)
     if (out / "eval.csv").is_file():
         write_curve(out)
     result = summary(learner, final, stopped=stopped())

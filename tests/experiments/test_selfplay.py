@@ -201,7 +201,7 @@ def test_a_checkpoint_resumes_to_the_same_state_and_the_same_next_update(smoke_r
         assert torch.equal(x, y), k
 
 
-def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
+def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsys):
     import shutil
 
     out = tmp_path / "run"
@@ -209,6 +209,7 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path):
     before = json.loads((out / "summary.json").read_text())["steps"]
     args = ["--out", str(out), "--resume", "--timesteps", str(before + 900), "--no-progress"]
     assert selfplay.main(["--variant", "gin_rummy", *args]) == 0
+    assert "evaluate: " not in capsys.readouterr().err  # --no-progress: no progress line of the final evaluation
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= before + 900 and summary["updates"] == 7
     with open(out / "scalars.csv") as f:
