@@ -46,8 +46,10 @@ def head_to_head(records: list[dict]) -> list[dict]:
                 c["games"] += 1
                 c["wins"] += share
                 c["deals"].add((g["lineup"], g["deal"]))
+    # variants in the order the records have them (the summary table's order), agents sorted
+    order = {v: i for i, v in enumerate(dict.fromkeys(g["variant"] for g in records))}
     rows = []
-    for (variant, a, b), c in sorted(cells.items()):
+    for (variant, a, b), c in sorted(cells.items(), key=lambda item: (order[item[0][0]], item[0][1:])):
         rate = c["wins"] / c["games"]
         low, high = wilson_interval(rate, len(c["deals"]))
         rows.append(

@@ -84,3 +84,17 @@ def test_the_heat_map_leaves_the_backend_alone():
     before = matplotlib.get_backend()
     tournament.matrix_figure(head_to_head(RECORDS))
     assert matplotlib.get_backend() == before
+
+
+def test_variants_keep_the_records_order_as_in_the_summary():
+    # gin_rummy_v0 was played first: its cells come before crazy_rummy_v0's (not alphabetical)
+    keys = [(r["variant"], r["agent"], r["opponent"]) for r in head_to_head(RECORDS)]
+    assert keys == [
+        ("gin_rummy_v0", "a", "b"),
+        ("gin_rummy_v0", "a", "c"),
+        ("gin_rummy_v0", "b", "a"),
+        ("gin_rummy_v0", "c", "a"),
+        ("crazy_rummy_v0", "a", "b"),
+        ("crazy_rummy_v0", "b", "a"),
+    ]
+    assert list(matrix_by_variant(head_to_head(RECORDS))) == ["gin_rummy_v0", "crazy_rummy_v0"]
