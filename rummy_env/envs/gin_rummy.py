@@ -174,14 +174,29 @@ Where ``gin_rummy.md`` is silent, this environment reads it as follows:
 - R-GIN-06: the knocker's arrangements are compared with adjacent runs of one suit
   merged (a 6-card run is one meld); "meld-table order" is the lexicographic order of
   an arrangement's ascending meld ids (``rummy_env.core.melds.MELDS``).
-- R-GIN-08: among the defender's layouts with the least deadwood, the one laying off
-  the fewest cards is taken.
+- R-GIN-07: big gin is offered whenever all eleven cards meld, also with a knock limit
+  of 0 and right after taking the upcard; a player holding eleven melded cards may
+  instead discard one and go plain gin.
+- R-GIN-08: the defender lays off any card that lowers its deadwood, a card of a meld
+  it could have kept included (``rummy_env.core.deadwood``); among the layouts with the
+  least deadwood, the one laying off the fewest cards is taken.
 - R-GIN-09: the hand is dead as soon as the player who drew the 50th card discards
   without knocking; the other player does not get a last chance at that discard.
+- R-GIN-11: with ``undercut_bonus=0`` an undercut still wins the hand for the defender
+  (its reward, its deal, no shutout against it), worth only the deadwood difference.
 - R-GIN-13: with ``episode="hand"`` there is no game: no target and no game bonuses.
   ``hand_score`` is the hand's points; the end-of-game bonuses are reported in
   ``game_bonus`` and included in ``total_score``.
 - R-GIN-14: Oklahoma sets only the knock limit (no doubling for a spade upcard).
+
+## Against OpenSpiel's ``gin_rummy``
+The defaults are not OpenSpiel's: it has no big gin (use ``big_gin=False``), scores an
+equal-deadwood knock 0 where R-GIN-11 makes it an undercut, gives the player after the
+wall a last knock with the upcard where R-GIN-09 ends the hand, allows at most two
+lay-offs on one end of a run, ends a hand as a draw at the 50th draw of an upcard, and
+refuses some legal knocks of eleven-card hands.  ``agents.openspiel_bot`` maps these
+differences move by move, and the tests compare the two engines on the hands where the
+rules agree.
 
 ## Version History
 * v0: initial release.

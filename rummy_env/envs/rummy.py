@@ -118,6 +118,22 @@ After an illegal action through ``env()``, the infos of its player also hold
 Every key keeps one type in every step where it appears (ints and strings: no None, no
 lists of varying length), so that learners that stack infos (Tianshou) can.
 
+## Rule readings
+Where ``rummy.md`` is silent, this environment reads it as follows:
+- R-RUMMY-04/13: with ``two_player_winner_deals`` a hand with no winner (the move limit,
+  or no card left to draw) leaves no winner to deal the next one: the same dealer deals
+  again, as after Gin Rummy's dead hand.
+- R-RUMMY-09/10: the card taken from the discard pile may be melded or laid off in the
+  same turn; only discarding it is refused.
+- R-RUMMY-12: the stock is rebuilt when the player asks for ``draw stock`` with the stock
+  empty (the observation shows a stock of 0 until then); the pile turned face down puts
+  its oldest card on top of the new stock, so that card is drawn first.  With
+  ``keep_top`` and a pile of one card there is nothing to rebuild: ``draw stock`` is
+  masked.  A card drawn from the rebuilt stock came from the stock: it may be discarded
+  in the same turn.
+- R-RUMMY-17: with ``episode="hand"`` there is no game: no target and no game winner,
+  however much the hand scores.
+
 ## Version History
 * v0: initial release.
 * v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no

@@ -265,7 +265,8 @@ class RummikubState(EngineState):
         if cfg.reward == "score" and not move_limit:
             for q in range(n):
                 self._give(q, float(scores[q]))
-        game_over = any(s >= cfg.target_score for s in self.scores)
+        # a one-hand episode is no game: no target, no game winner (as Gin's R-GIN-13 reading)
+        game_over = cfg.episode == "game" and any(s >= cfg.target_score for s in self.scores)
         if game_over:
             self.game_winner = max(range(n), key=lambda q: self.scores[q])
         elif cfg.episode == "game" and self.hands_played >= cfg.max_hands:

@@ -114,6 +114,8 @@ def test_going_out_scores_the_other_racks_r_rk_10():
     assert {a: env.infos[a]["hand_score"] for a in env.agents} == {"player_0": 212, "player_1": -212}
     assert env.infos["player_1"]["rack_value"] == 212 and env.infos["player_0"]["winner"] == "player_0"
     assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
+    # 212 passes the default target of 200, but a one-hand episode is no game: no game winner
+    assert env.unwrapped.game_state.game_winner == -1
 
 
 @pytest.mark.parametrize("target, over", [(200, True), (212, True), (213, False)])

@@ -148,6 +148,30 @@ def test_game_reward_goes_to_the_game_winner_not_each_hand_r_rummy_17():
     assert state.returns()[winner] == 1.0 and state.returns()[1 - winner] == -1.0
 
 
+def test_a_one_hand_episode_has_no_game_winner_whatever_it_scores():
+    # going rummy for 128 reaches a target of 100, but episode="hand" is no game (as R-GIN-13's reading)
+    env = scripted_env([P0, P1], upcard="QS", stock=["6S"], target_score=100)
+    play(env, *RUMMY_OUT)
+    state = env.unwrapped.game_state
+    assert (state.scores, state.game_winner, state.returns()) == ([128, 0], -1, [1.0, -1.0])
+
+
+@pytest.mark.parametrize("winner_deals, dealers", [(False, [1, 0, 1]), (True, [1, 1, 1])])
+def test_after_a_hand_with_no_winner_the_winner_deals_rule_keeps_the_dealer_r_rummy_04_13(winner_deals, dealers):
+    # max_turns=1: each hand ends at the move limit with no winner; with two_player_winner_deals
+    # there is no winner to deal, so the same dealer deals again (the env docstring's reading)
+    env = scripted_env(
+        [P0, P1], upcard="QS", episode="game", max_turns=1, max_hands=3, two_player_winner_deals=winner_deals
+    )
+    seen = [env.unwrapped.game_state.dealer]
+    for _ in range(2):
+        play(env, "draw stock")
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(next(a for a in legal if env.unwrapped.action_to_string(int(a)).startswith("discard"))))
+        seen.append(env.unwrapped.game_state.dealer)
+    assert seen == dealers and env.infos["player_0"]["winner"] == ""
+
+
 @pytest.mark.parametrize("reshuffle, top, stock_after", [("keep_top", True, 30), ("whole_pile", False, 31)])
 def test_stock_rebuilt_from_discard_pile_r_rummy_12(reshuffle, top, stock_after):
     env = scripted_env([P0, P1], upcard="QS", stock=["6S"], reshuffle=reshuffle)
