@@ -2,8 +2,8 @@
 
 The checkpoint is :meth:`experiments.selfplay.learner.Learner.state`: the settings, the
 network and optimizer, the pool, the counters and both generators.  A resumed run keeps
-the saved settings except its limits and threads and the settings given again on the
-command line, and its logs go on from the checkpoint: rows that ``scalars.csv`` and
+the saved settings (its limits too) except its threads and the settings given again on
+the command line, and its logs go on from the checkpoint: rows that ``scalars.csv`` and
 ``eval.csv`` got after it (a run killed between checkpoints) are dropped, so no update is
 logged twice.
 """
@@ -54,12 +54,23 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
         given: the names of the settings given on the command line now.
 
     Returns:
-        the saved run's settings, except the limits, threads and device and the settings
-        given now; never those that shape the network or the games (variant, options,
-        hidden sizes, features, number of games, seed).
+        the saved run's settings, except the threads and device (this machine's) and the
+        settings given now (the limits ``timesteps`` and ``minutes`` among them: not
+        given, the run keeps its own); never those that shape the network or the games.
+
+    Raises:
+        ValueError: a setting that shapes the network or the games (variant, options,
+            hidden sizes, features, number of games, seed) given with another value than
+            the run's.
     """
-    keep = {"timesteps", "minutes", "sim_threads", "torch_threads", "eval_workers", "device"}
-    keep |= given - {"variant", "env_options", "hidden", "features", "num_envs", "seed"}
+    fixed = ("variant", "env_options", "hidden", "features", "num_envs", "seed")
+    saved_fixed = {k: tuple(saved[k]) if k == "hidden" else saved[k] for k in fixed if k in saved}
+    changed = [k for k in fixed if k in given and k in saved_fixed and getattr(given_config, k) != saved_fixed[k]]
+    if changed:
+        listed = ", ".join(f"{k}={getattr(given_config, k)!r} (the run's: {saved_fixed[k]!r})" for k in changed)
+        raise ValueError(f"--resume continues the run as it was built: {listed}; drop them or start a new run")
+    keep = {"sim_threads", "torch_threads", "eval_workers", "device"}
+    keep |= given - set(fixed)
     fields = set(Config.__dataclass_fields__)
     old = {k: v for k, v in saved.items() if k in fields}  # a setting added since the checkpoint takes its default
     return Config(**{**old, "hidden": tuple(saved["hidden"]), **{k: getattr(given_config, k) for k in keep}})

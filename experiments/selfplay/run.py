@@ -138,10 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if resume:
         try:
             state = load_checkpoint(out)
-        except FileNotFoundError as err:
+            cfg = resumed_config(state["config"], cfg, given)
+        except (FileNotFoundError, ValueError) as err:
             print(f"{prog}: error: {err}", file=sys.stderr)
             return 2
-        cfg = resumed_config(state["config"], cfg, given)
     try:
         learner = Learner(cfg)  # every setting is checked before the run starts (and before its folder exists)
         out = output_folder(out, "selfplay")  # a bad path fails now, not at the first checkpoint

@@ -442,3 +442,20 @@ def test_init_model_with_extending_features_starts_from_the_widened_model():
     )
     with pytest.raises(ValueError, match="features 'meld' do not extend the model's 'meld_opp'"):
         selfplay.Learner(cfg)
+
+
+def test_a_bare_resume_keeps_the_runs_limits_and_refuses_a_changed_network():
+    from experiments.selfplay.checkpoint import resumed_config
+
+    saved = dataclasses.asdict(selfplay.Config(num_envs=4, hidden=(8,), minutes=0.5, timesteps=9000, seed=3))
+    now = selfplay.Config()  # the command line's defaults: minutes None, timesteps 50M
+    assert (resumed_config(saved, now, set()).minutes, resumed_config(saved, now, set()).timesteps) == (0.5, 9000)
+    longer = resumed_config(saved, selfplay.Config(minutes=2.0), {"minutes"})
+    assert (longer.minutes, longer.timesteps) == (2.0, 9000)
+    assert resumed_config(saved, selfplay.Config(hidden=(8,), seed=3), {"hidden", "seed"}).hidden == (8,)  # the same
+    with pytest.raises(ValueError) as err:
+        resumed_config(saved, selfplay.Config(hidden=(16,), num_envs=4, seed=5), {"hidden", "num_envs", "seed"})
+    assert str(err.value) == (
+        "--resume continues the run as it was built: hidden=(16,) (the run's: (8,)), seed=5 (the run's: 3); "
+        "drop them or start a new run"
+    )
