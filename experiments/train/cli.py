@@ -103,6 +103,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if "render_mode" in args.env_options:
             raise ValueError("render_mode is not an option for training")
         aec = load_variant(args.variant).env(**args.env_options)
+        others = len(aec.possible_agents) - 1
+        if len(args.opponents) > others:  # the names beyond the other seats would never play
+            raise ValueError(
+                f"{len(args.opponents)} opponents given for {others} other seat(s) of {args.variant}: give at most "
+                f"{others} (a shorter list is repeated over the seats; --env-option num_players=N for more seats)"
+            )
         for i, name in enumerate(args.opponents):
             if name != SELF:
                 make_agent(name, aec, seed=i)

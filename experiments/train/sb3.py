@@ -1,8 +1,8 @@
 """Train a masked PPO agent on one seat of a variant, then evaluate it in the tournament.
 
     python -m experiments.train --variant gin_rummy --timesteps 300000
-    python -m experiments.train --variant rummy --opponents random heuristic --minutes 30
-    python -m experiments.train --variant gin_rummy --opponents self random --timesteps 500000
+    python -m experiments.train --variant rummy --env-option num_players=3 --opponents random heuristic --minutes 30
+    python -m experiments.train --variant gin_rummy --opponents self --timesteps 500000
 
 The learner (sb3-contrib ``MaskablePPO``, an MLP over the flat observation, the action
 mask passed to the policy) plays one seat of ``<variant>.env()`` through

@@ -29,7 +29,6 @@ def trained(tmp_path_factory):
             "1",
             "--no-progress",
             "--opponents",
-            "random",
             "self",
             "--snapshot-every",
             "256",
@@ -107,6 +106,10 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
         (["--variant", "poker"], "unknown variant 'poker'"),
         (["--variant", "gin_rummy", "--opponents", "wizard"], "unknown agent 'wizard'"),
         (["--variant", "gin_rummy", "--timesteps", "0"], "--timesteps must be a positive integer"),
+        (
+            ["--variant", "rummy", "--opponents", "random", "heuristic"],
+            "2 opponents given for 1 other seat(s) of rummy_v0: give at most 1 (a shorter list is repeated",
+        ),
         (["--variant", "gin_rummy", "--minutes", "-1"], "--minutes must be positive"),
         (["--variant", "gin_rummy", "--net-arch", "64,x"], "--net-arch must be positive integers"),
         (["--variant", "gin_rummy", "--env-option", "knock_limit=-1"], "knock_limit=-1 is out of range"),
