@@ -11,7 +11,9 @@ they have done.
 The first SIGINT (Ctrl-C) or SIGTERM sets :attr:`StopRequest.requested` and prints one line
 saying what will happen; the job checks the flag at its safe points (between updates,
 between chunks of deals) and then writes what it finished.  A second signal quits at once
-(exit code 130), without a traceback.  Worker processes ignore SIGINT
+(exit code 130), without a traceback; one within :data:`SAME_SIGNAL_S` of the first is the
+same request (GNU ``timeout -s INT`` signals the job and then its process group, the job
+again).  Worker processes ignore SIGINT
 (:func:`ignore_interrupts`, their initializer): a Ctrl-C in a terminal reaches every process
 of the group, and the main process decides what to keep.
 """
@@ -22,9 +24,12 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: seconds after the first signal in which another is the same request, not "quit now"
+SAME_SIGNAL_S = 0.1
 
 
 class StopRequest:
@@ -49,15 +54,15 @@ class StopRequest:
         self.job, self.then = job, then
         self.requested = False
         self.signum: int | None = None
+        self._first = float("-inf")  # when the first signal came (time.monotonic)
         self._previous: dict[int, Any] = {}
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.requested:
             # the second signal: the user does not want to wait for the safe point
-            sys.stderr.write(f"\n{self.job}: stopped at once ({signal.Signals(signum).name} again)\n")
-            sys.stderr.flush()
-            os._exit(130)
-        self.requested, self.signum = True, signum
+            self._quit_now(signum, frame)
+            return
+        self.requested, self.signum, self._first = True, signum, time.monotonic()
         sys.stderr.write(f"\n{self.job}: {signal.Signals(signum).name}: {self.then} (press Ctrl-C again to quit now)\n")
         sys.stderr.flush()
 
@@ -79,6 +84,8 @@ class StopRequest:
         self._previous.clear()
 
     def _quit_now(self, signum: int, frame: Any) -> None:
+        if time.monotonic() - self._first < SAME_SIGNAL_S:
+            return  # the first signal again, sent to the process group too
         sys.stderr.write(f"\n{self.job}: stopped at once ({signal.Signals(signum).name} again)\n")
         sys.stderr.flush()
         os._exit(130)
