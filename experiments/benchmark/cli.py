@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import platform
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -106,11 +107,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_rummikub(result))
         print()
     rows = []
-    for v in variants:
-        module = load_variant(v)
-        label = f"rummy_env {v}.env({', '.join(f'{k}={val!r}' for k, val in options.items())})"
-        rows.append(
-            {"what": label, **measure_env(lambda module=module: module.env(**options), args.seconds, args.seed)}
-        )
+    try:
+        for v in variants:
+            module = load_variant(v)
+            label = f"rummy_env {v}.env({', '.join(f'{k}={val!r}' for k, val in options.items())})"
+            rows.append(
+                {"what": label, **measure_env(lambda module=module: module.env(**options), args.seconds, args.seed)}
+            )
+    except KeyboardInterrupt:  # the rows measured so far are still figures
+        print(f"benchmark: stopped (SIGINT); the {len(rows)} rows measured:", file=sys.stderr)
+        if rows:
+            print(format_rows(rows))
+        return 130
     print(format_rows(rows))
     return 0

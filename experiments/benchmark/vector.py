@@ -128,10 +128,12 @@ def run(
     seed: int = 0,
     env_seconds: float | None = None,
     warmup_hands: float = 1.0,
+    rows: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The table rows: per variant, ``env()`` then every (num_envs, threads) batch
-    (``num_envs`` empty: the variant's default sizes)."""
-    rows = []
+    (``num_envs`` empty: the variant's default sizes), appended to ``rows`` if given (so
+    that a caller stopped by Ctrl-C keeps the rows measured)."""
+    rows = [] if rows is None else rows
     for variant in variants:
         module = __import__(f"rummy_env.{variant}_v0", fromlist=["env"])
         ref = measure_env(lambda module=module: module.env(), env_seconds or seconds, seed)
@@ -216,7 +218,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads available; "
         f"{args.seconds:g} s of random legal play per row, observation and mask written every step"
     )
-    rows = run(args.variant, args.num_envs or [], args.threads, args.seconds, args.seed, None, args.warmup_hands)
+    rows: list[dict[str, Any]] = []
+    try:
+        run(args.variant, args.num_envs or [], args.threads, args.seconds, args.seed, None, args.warmup_hands, rows)
+    except KeyboardInterrupt:
+        print(f"benchmark.vector: stopped (SIGINT); the {len(rows)} rows measured:", file=sys.stderr)
+        if rows:
+            print(format_table(rows))
+        return 130
     print(format_table(rows))
     return 0
 

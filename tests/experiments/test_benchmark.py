@@ -87,3 +87,36 @@ def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):
     with pytest.raises(SystemExit):
         benchmark.main(args)
     assert message in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_rows_measured(monkeypatch, capsys):
+    from experiments.benchmark import cli, vector
+    from experiments.dev import vector_differential
+
+    def stopping(real):
+        calls = []
+
+        def measure(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt  # Ctrl-C during the second measurement
+            return real(*args, **kwargs)
+
+        return measure
+
+    monkeypatch.setattr(cli, "measure_env", stopping(cli.measure_env))
+    assert cli.main(["--variant", "all", "--seconds", "0.2"]) == 130
+    out, err = capsys.readouterr()
+    assert "benchmark: stopped (SIGINT); the 1 rows measured:" in err and "rummy_env rummy_v0.env()" in out
+    monkeypatch.setattr(vector, "measure_vector", stopping(vector.measure_vector))
+    assert vector.main(["--variant", "gin_rummy", "--num-envs", "8", "16", "--threads", "1", "--seconds", "0.2"]) == 130
+    out, err = capsys.readouterr()
+    assert "benchmark.vector: stopped (SIGINT); the 2 rows measured:" in err
+    assert "| gin_rummy | env() |" in out and "| gin_rummy | GinRummyVec | 8 |" in out
+    monkeypatch.setattr(vector_differential, "compare", stopping(vector_differential.compare))
+    assert vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000"]) == 130
+    out, err = capsys.readouterr()
+    assert (
+        "vector_differential: stopped (SIGINT); 0 mismatches in the rows above" in err
+        and out.count("| gin_rummy |") == 1
+    )
