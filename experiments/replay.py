@@ -61,6 +61,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text)")
     p.add_argument("--quiet", action="store_true", help="no text, only the check (and the images)")
     args = p.parse_args(argv)
+    if args.gif is not None and args.gif.suffix.lower() != ".gif":
+        p.error(f"--gif {args.gif}: the file name must end in .gif (the animation is a GIF)")
     # a GIF stores frame times in hundredths of a second, at most 655.35 s
     if not (math.isfinite(args.fps) and 0.01 <= args.fps <= 100):
         p.error(f"--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got {args.fps}")

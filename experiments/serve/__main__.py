@@ -4,6 +4,7 @@ package docstring for the pages and the safety rules)."""
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +52,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--port must be in 0..65535, got {args.port}")
     if args.max_games < 1 or args.max_idle <= 0 or args.max_upload_kb < 1:
         p.error("--max-games and --max-upload-kb must be >= 1 and --max-idle > 0")
+    for flag, folder in (("--records", args.records), ("--results", args.results)):
+        if folder.exists() and not folder.is_dir():  # a missing folder is fine: nothing to list yet
+            p.error(f"{flag} {folder} is a file, not a folder")
     args.parser = p
     return args
 
@@ -77,6 +81,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = create_app(config)
     except ValueError as err:
         args.parser.error(str(err))
+    try:  # a busy port or an unknown host is a usage error now, not a server error after the banner
+        family = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((args.host, args.port))
+    except OSError as err:
+        args.parser.error(f"cannot listen on {args.host}:{args.port}: {err}")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"serve: binding {args.host}: other machines can reach this server", file=sys.stderr)
     print(

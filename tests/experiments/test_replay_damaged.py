@@ -191,6 +191,7 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
         (["--fps", "1e-9"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 1e-09"),
         (["--fps", "0"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 0.0"),
         (["--images", "/dev/null/frames"], "cannot create the output folder: [Errno 20] Not a directory"),
+        (["--gif", "game.txt"], "--gif game.txt: the file name must end in .gif (the animation is a GIF)"),
         (["--gif", "/dev/null/x/game.gif"], "cannot create the output folder: [Errno 20] Not a directory"),
     ],
 )

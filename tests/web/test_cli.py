@@ -2,7 +2,7 @@
 
 import pytest
 
-from experiments.serve.__main__ import parse_args
+from experiments.serve.__main__ import main, parse_args
 
 
 def test_the_defaults_bind_this_machine_only():
@@ -26,3 +26,31 @@ def test_bad_flags_are_usage_errors(argv, capsys):
         parse_args(argv)
     assert stop.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_file_given_as_a_folder_is_refused(tmp_path, capsys):
+    afile = tmp_path / "records.jsonl"
+    afile.write_text("")
+    for flag in ("--records", "--results"):
+        with pytest.raises(SystemExit) as stop:
+            parse_args([flag, str(afile)])
+        assert stop.value.code == 2 and f"error: {flag} {afile} is a file, not a folder" in capsys.readouterr().err
+
+
+def test_a_busy_port_or_an_unknown_host_is_refused_before_the_banner(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(SystemExit) as stop:
+            main(["--port", str(port), "--records", str(tmp_path), "--results", str(tmp_path), "--no-save"])
+    out, err = capsys.readouterr()
+    assert (
+        stop.value.code == 2 and f"error: cannot listen on 127.0.0.1:{port}: [Errno 98] Address already in use" in err
+    )
+    assert "serve: http://" not in out
+    with pytest.raises(SystemExit) as stop:
+        main(["--host", "no-such-host.invalid", "--records", str(tmp_path), "--results", str(tmp_path), "--no-save"])
+    assert stop.value.code == 2 and "error: cannot listen on no-such-host.invalid:8000: " in capsys.readouterr().err
