@@ -9,7 +9,8 @@ seats all the opponent's), every deal once per seat of the search agent, exactly
 ``experiments.tournament`` seeds them.  The job writes ``search_budget.csv`` (per
 budget: games, win rate and its 95% Wilson interval counted per deal, decision time
 median / p99 / max in ms over the search agent's decisions with two or more legal
-actions) and ``search_budget.png`` (win rate against budget) to the results folder.
+actions; ``planned_deals`` and ``partial``: whether Ctrl-C cut the budget short) and
+``search_budget.png`` (win rate against budget) to the results folder.
 Decision times are wall time on the machine as loaded when it ran, after a warm-up (the
 Rummikub solver's compiled kernel is loaded first).
 """
@@ -196,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             row.update(
                 measure(variant, spec, args.opponent, args.deals, args.seed, env_options, lambda: stop.requested)
             )
+            # a budget cut short by Ctrl-C says so: its row is not a run of --deals <deals>
+            row["planned_deals"], row["partial"] = args.deals, row["deals"] < args.deals
             row["seconds"] = round(time.perf_counter() - start, 1)
             if row["deals"] == 0:
                 break

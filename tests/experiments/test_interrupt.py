@@ -198,6 +198,7 @@ def test_ctrl_c_in_search_budget_keeps_the_budgets_measured(tmp_path):
     with open(out / "search_budget.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 1 and 0 < int(rows[0]["deals"]) < 100000 and int(rows[0]["games"]) == 2 * int(rows[0]["deals"])
+    assert (rows[0]["planned_deals"], rows[0]["partial"]) == ("100000", "True")
     assert "kept 1 budget(s)" in stdout
 
 

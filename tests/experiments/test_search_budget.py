@@ -14,6 +14,7 @@ def test_writes_one_row_per_budget_and_the_curve(tmp_path, capsys):
         rows = list(csv.DictReader(f))
     assert [r["agent"] for r in rows] == ["pimc:worlds=1,depth=3", "pimc:worlds=2,depth=3"]
     assert [r["games"] for r in rows] == ["4", "4"]  # 2 deals, the search agent in each seat
+    assert [(r["planned_deals"], r["partial"]) for r in rows] == [("2", "False"), ("2", "False")]
     for r in rows:
         assert 0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1
         assert int(r["decisions"]) > 0 and float(r["median_ms"]) <= float(r["max_ms"])
