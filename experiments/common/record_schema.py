@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import rummy_env
+from rummy_env.core.cards import NUM_CARDS, card_str
+from rummy_env.core.tiles import NUM_TILE_TYPES, tile_str
 
 FORMAT = "rummy_env.record/1"  #: the ``format`` of the game line
 
@@ -62,6 +64,22 @@ def _seat(v: Any, ctx: dict) -> str | None:
 
 def _text(v: Any, ctx: dict) -> str | None:
     return None if isinstance(v, str) else f"{_kind(v)}, expected a string"
+
+
+#: the names a hand line's deck holds: the cards of the card variants, Rummikub's tiles
+CARD_NAMES = frozenset(card_str(c) for c in range(NUM_CARDS))
+TILE_NAMES = frozenset(tile_str(t) for t in range(NUM_TILE_TYPES))
+
+
+def _deck_name(v: Any, ctx: dict) -> str | None:
+    """A card name (``"AS"``), or Rummikub's tile name (``"R7"``, ``"JK"``), as the env writes them."""
+    wrong = _text(v, ctx)
+    if wrong is not None:
+        return wrong
+    tiles = ctx.get("deck") == 106
+    if v not in (TILE_NAMES if tiles else CARD_NAMES):
+        return f"{_kind(v)}, expected a {'tile name (R7, JK)' if tiles else 'card name (AS, TD)'}"
+    return None
 
 
 def _object(v: Any, ctx: dict) -> str | None:
@@ -117,7 +135,7 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
         "players": (True, _players),
         "agents": (False, _null_or(_array(_text, "agent names", size="n"))),
     },
-    "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _array(_text, "card or tile names", size="deck"))},
+    "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _array(_deck_name, "card or tile names", size="deck"))},
     "action": {
         "step": (True, _int_at_least(0)),
         "agent": (True, lambda v, ctx: None if v in ctx["players"] else f"{_kind(v)}, expected a player's name"),

@@ -86,6 +86,7 @@ DAMAGED = [
     ("deck number", put(2, "deck", 52), r"line 2 \(hand\), field 'deck': the number 52, expected an array of card"),
     ("deck short", lambda lines: lines[1]["deck"].pop(), r"line 2 \(hand\), field 'deck': 51 items, expected 52"),
     ("deck ints", put(2, "deck", list(range(52))), r"field 'deck': item 0 is the number 0, expected a string"),
+    ("deck name", lambda lines: lines[1]["deck"].__setitem__(3, "ZZ"), r"item 3 is the string 'ZZ', expected a card"),
     ("players number", put(1, "players", 2), r"line 1 \(game\), field 'players': the number 2, expected an array"),
     ("players same", put(1, "players", ["a", "a"]), r"line 1 \(game\), field 'players': \['a', 'a'\], expected"),
     ("players other", put(1, "players", ["a", "b"]), r"line 3 \(action\), field 'agent': the string 'player_0'"),
