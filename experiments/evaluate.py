@@ -185,9 +185,14 @@ def format_rows(result: dict) -> str:
     if any(r.get("same_as_agent") for r in result["rows"]):
         lines.append("  * the same agent as the one evaluated (another name, the same settings): a self-match")
     if result["rows"]:
+        played = {r["opponent"] for r in result["rows"]}
+        missing = [m for m in result.get("opponents", []) if m not in played]
+        # a stopped run's figures are over the members it played, and must say so
+        names = ", ".join(display_names(missing).values())
+        over = f" over the {len(played)} members played; not played: {names}" if missing else ""
         lines.append(
             f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
-            f"(against {short[result['panel_min_opponent']]})"
+            f"(against {short[result['panel_min_opponent']]}){over}"
         )
     return "\n".join(lines)
 

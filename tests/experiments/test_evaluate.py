@@ -186,3 +186,17 @@ def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match
     )
     assert text.splitlines()[2].endswith(" *") and not text.splitlines()[3].endswith(" *")
     assert "* the same agent as the one evaluated (another name, the same settings): a self-match" in text
+
+
+def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatch):
+    # stopped after the games against random: the heuristic was never played
+    fake = [[_record(0, s, w, [5.0, 0.0]) for s, w in [(("heuristic", "random"), [1.0, 0.0])]]]
+    monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: fake)
+    result, _ = evaluate.evaluate(
+        "heuristic", "gin_rummy_v0", deals=1, opponents=["random", "heuristic:style=defensive"]
+    )
+    assert [r["opponent"] for r in result["rows"]] == ["random"]
+    assert evaluate.format_rows(result).splitlines()[-1] == (
+        "  panel mean 1.000, panel min 1.000 (against random) over the 1 members played; "
+        "not played: heuristic:style=defensive"
+    )
