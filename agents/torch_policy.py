@@ -175,7 +175,12 @@ def load_model(path: str | Path) -> ActorCritic:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
-        raise ValueError(f"policy file {str(path)!r} is not a torch model file: {err}") from None
+        first = (str(err).strip().splitlines() or [""])[0][:200]  # torch's first line, not its advice
+        if "Weights only load failed" in first:  # a pickle of objects, which a model file never holds
+            first = "it holds objects, not only tensors and plain data"
+        raise ValueError(
+            f"policy file {str(path)!r} is not a torch model file (torch.load: {type(err).__name__} {first})"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")
     cfg = data["config"]

@@ -110,6 +110,13 @@ def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
     (tmp_path / "bad.pt").write_bytes(b"not a model")
     with pytest.raises(ValueError, match="not a torch model file"):
         load_model(tmp_path / "bad.pt")
+    torch.save({"layer": torch.nn.Linear(2, 2)}, tmp_path / "objects.pt")  # a module, not a state dict
+    with pytest.raises(ValueError) as err:
+        load_model(tmp_path / "objects.pt")
+    assert str(err.value) == (
+        f"policy file {str(tmp_path / 'objects.pt')!r} is not a torch model file (torch.load: UnpicklingError "
+        "it holds objects, not only tensors and plain data)"
+    )
 
 
 SMOKE = [
