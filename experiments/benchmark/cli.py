@@ -43,14 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the self-play trainer's steps/s per phase with a recipe's settings (e.g. gin, rummy): "
         "see experiments.benchmark.selfplay",
     )
-    p.add_argument("--updates", type=int, default=5, help="with --selfplay: updates timed after a warm-up one (5)")
+    p.add_argument("--updates", type=int, default=None, help="with --selfplay: updates timed after a warm-up one (5)")
     p.add_argument(
         "--torch-threads", type=int, default=None, help="with --selfplay: torch threads (default: the recipe's)"
     )
     p.add_argument(
         "--hands",
         type=int,
-        default=100,
+        default=None,
         help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)",
     )
     p.add_argument(
@@ -59,6 +59,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --variant rummikub: time with the imported objects left in the collector's scans",
     )
     args = p.parse_args(argv)
+    # a flag of another mode would be ignored: say so instead of measuring something else
+    rummikub = args.variant.removesuffix("_v0") == "rummikub" and not (args.vector or args.selfplay or args.compare)
+    misplaced = [
+        flag
+        for flag, given, applies in [
+            ("--updates", args.updates is not None, args.selfplay is not None),
+            ("--torch-threads", args.torch_threads is not None, args.selfplay is not None),
+            ("--variant", args.variant != "all", args.selfplay is None),
+            ("--hands", args.hands is not None, rummikub),
+            ("--no-gc-freeze", args.no_gc_freeze, rummikub),
+        ]
+        if given and not applies
+    ]
+    if misplaced:
+        p.error(
+            f"{', '.join(misplaced)} do(es) not apply here: --updates and --torch-threads go with --selfplay "
+            "(which takes no --variant), --hands and --no-gc-freeze with --variant rummikub alone"
+        )
+    args.updates = 5 if args.updates is None else args.updates
+    args.hands = 100 if args.hands is None else args.hands
     if not math.isfinite(args.seconds) or args.seconds <= 0:
         p.error(f"--seconds must be a positive number, got {args.seconds}")
     if args.hands <= 0:

@@ -194,6 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
+    if args.num_envs > args.decisions:  # one step of the batch is num_envs decisions
+        p.error(f"--num-envs {args.num_envs} is more than --decisions {args.decisions}: each step takes one per game")
     total_bad = 0
     print("| variant | options | decisions | episodes | mismatches | hands | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|")

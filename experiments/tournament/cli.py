@@ -103,8 +103,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each "
         "lineup to DIR (with --backend ray the workers write them: use a folder every node can reach)",
     )
-    p.add_argument("--record-games", type=int, default=1, metavar="N", help="games recorded per lineup (default: 1)")
+    p.add_argument(
+        "--record-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --record: games recorded per lineup (default: 1)",
+    )
     args = p.parse_args(argv)
+    if args.record_games is not None and args.record is None:
+        p.error("--record-games goes with --record DIR (the folder the records are written to)")
+    args.record_games = 1 if args.record_games is None else args.record_games
     if args.record_games < 0:
         p.error(f"--record-games must be >= 0, got {args.record_games}")
     for name in ("deals", "workers"):

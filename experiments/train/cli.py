@@ -15,6 +15,8 @@ from experiments.common.interrupt import StopRequest
 from experiments.train.sb3 import SELF, format_summary, train
 
 DEFAULT_TIMESTEPS = 300_000
+#: the rllib backend's settings and their defaults (``--iterations`` ...)
+RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minibatch_size": 256, "epochs": 10}
 #: the step budget of ``--minutes`` without ``--timesteps``: the minutes end training first
 UNTIL_THE_MINUTES = 10**12
 
@@ -41,11 +43,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     rl = p.add_argument_group("rllib backend")
     rl.add_argument("--address", default=None, help="Ray cluster to join, e.g. auto (default: a local cluster)")
     rl.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local cluster (default: all)")
-    rl.add_argument("--iterations", type=int, default=20, help="PPO iterations (default: 20)")
-    rl.add_argument("--env-runners", type=int, default=1, help="parallel sampling actors (default: 1)")
-    rl.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (default: 4000)")
-    rl.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch (default: 256)")
-    rl.add_argument("--epochs", type=int, default=10, help="SGD epochs per iteration (default: 10)")
+    rl.add_argument("--iterations", type=int, default=None, help="PPO iterations (default: 20)")
+    rl.add_argument("--env-runners", type=int, default=None, help="parallel sampling actors (default: 1)")
+    rl.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default: 4000)")
+    rl.add_argument("--minibatch-size", type=int, default=None, help="SGD minibatch (default: 256)")
+    rl.add_argument("--epochs", type=int, default=None, help="SGD epochs per iteration (default: 10)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument(
         "--opponents",
@@ -71,6 +73,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
+    given = [f"--{k.replace('_', '-')}" for k in RLLIB_DEFAULTS if getattr(args, k) is not None]
+    if args.backend != "rllib" and (given or args.address is not None or args.num_cpus is not None):
+        rl_flags = given + [f for f, v in (("--address", args.address), ("--num-cpus", args.num_cpus)) if v is not None]
+        p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
+    for k, default in RLLIB_DEFAULTS.items():
+        setattr(args, k, default if getattr(args, k) is None else getattr(args, k))
     try:
         args.net_arch = [int(x) for x in args.net_arch.split(",")]
         if not args.net_arch or min(args.net_arch) <= 0:

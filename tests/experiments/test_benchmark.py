@@ -81,12 +81,26 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--selfplay", "gin", "--updates", "0"], "--updates must be positive"), (["--selfplay", "nope"], "nope")],
+    [
+        (["--selfplay", "gin", "--updates", "0"], "--updates must be positive"),
+        (["--selfplay", "nope"], "nope"),
+        (["--selfplay", "gin", "--variant", "rummy"], "--variant do(es) not apply here"),
+        (["--variant", "gin_rummy", "--updates", "3", "--hands", "5"], "--updates, --hands do(es) not apply here"),
+        (["--variant", "rummikub", "--vector", "--no-gc-freeze"], "--no-gc-freeze do(es) not apply here"),
+    ],
 )
 def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):
     with pytest.raises(SystemExit):
         benchmark.main(args)
     assert message in capsys.readouterr().err
+
+
+def test_the_differential_refuses_more_games_than_decisions(capsys):
+    from experiments.dev import vector_differential
+
+    with pytest.raises(SystemExit):
+        vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000", "--num-envs", "5000"])
+    assert "--num-envs 5000 is more than --decisions 2000: each step takes one per game" in capsys.readouterr().err
 
 
 def test_ctrl_c_keeps_the_rows_measured(monkeypatch, capsys):

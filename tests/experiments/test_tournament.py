@@ -91,6 +91,7 @@ def test_env_options_reach_the_games(tmp_path):
         (["--env-option", "render_mode=human"], "render_mode is not an option here"),
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--address", "auto"], "--address goes with --backend ray"),
+        (["--record-games", "5"], "--record-games goes with --record DIR"),
         (["--backend", "spark"], "invalid choice: 'spark'"),
         (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
     ],

@@ -107,6 +107,10 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
         (["--variant", "gin_rummy", "--opponents", "wizard"], "unknown agent 'wizard'"),
         (["--variant", "gin_rummy", "--timesteps", "0"], "--timesteps must be a positive integer"),
         (
+            ["--variant", "gin_rummy", "--iterations", "5", "--num-cpus", "2"],
+            "--iterations, --num-cpus: the rllib backend's settings; add --backend rllib or drop them",
+        ),
+        (
             ["--variant", "rummy", "--opponents", "random", "heuristic"],
             "2 opponents given for 1 other seat(s) of rummy_v0: give at most 1 (a shorter list is repeated",
         ),
