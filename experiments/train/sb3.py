@@ -272,6 +272,11 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"  training (sampling policy vs {' + '.join(summary['opponents'])}, last 100 episodes): "
             f"win rate {win:.3f}, draw rate {draw:.3f}"
         )
+    if not summary["evaluation"]:  # a stopped run skips it: no empty table under a header
+        lines.append(
+            "  evaluation: skipped (the run was stopped)" if summary.get("stopped_early") else "  evaluation: none"
+        )
+        return "\n".join(lines)
     lines.append("  evaluation (deterministic policy, duplicate deals, every seat):")
     for row in summary["evaluation"]:
         lines.append(

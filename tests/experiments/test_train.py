@@ -153,6 +153,8 @@ def test_the_report_says_which_win_rate_is_which_and_prints_the_draws():
         "  evaluation (deterministic policy, duplicate deals, every seat):",
         "    vs random     win rate 0.603 [0.550, 0.650], 154 draws in 400 games",
     ]
+    stopped = {**summary, "evaluation": [], "stopped_early": True}
+    assert train.format_summary(stopped).splitlines()[-1] == "  evaluation: skipped (the run was stopped)"
 
 
 def test_the_curve_has_draw_rates(trained):
