@@ -9,6 +9,10 @@ import numpy as np
 
 from rummy_env.core.cards import mask_of
 
+#: How to install what a ``policy:`` model needs (torch, sb3-contrib): the ``train`` extra,
+#: torch pinned first so that pip does not fetch a CUDA build.
+TRAIN_EXTRA = 'pip install torch==2.13.0 && pip install -e ".[train]"'
+
 
 class Agent(ABC):
     """An agent picks an action id from what its player observes, nothing else.

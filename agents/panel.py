@@ -43,6 +43,8 @@ import importlib.util
 import warnings
 from pathlib import Path
 
+from agents.base import TRAIN_EXTRA
+
 #: Version of :data:`PANELS`: bump it whenever a list changes.
 PANEL_VERSION = 3
 
@@ -98,7 +100,7 @@ PANELS: dict[str, tuple[str, ...]] = {
 #: What a member needs beyond the base install: (importable module, extra, install hint).
 _NEEDS = {
     "openspiel_gin_bot": ("pyspiel", "reference", 'pip install -e ".[reference]"'),
-    "policy:": ("torch", "train", 'pip install torch==2.13.0 && pip install -e ".[train]"'),
+    "policy:": ("torch", "train", TRAIN_EXTRA),
 }
 POLICY_PREFIX = "policy:"
 

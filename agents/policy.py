@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import TRAIN_EXTRA, Agent
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
 
@@ -31,10 +31,7 @@ def load_model(path: Path) -> Any:
         elif model is None:
             from sb3_contrib import MaskablePPO
     except ImportError as err:
-        raise ValueError(
-            f"policy file {str(path)!r} needs the train extra ({err}): "
-            'pip install torch==2.13.0 && pip install -e ".[train]"'
-        ) from None
+        raise ValueError(f"policy file {str(path)!r} needs the train extra ({err}): {TRAIN_EXTRA}") from None
     if model is None and path.suffix == ".pt":
         model = _MODELS[key] = TorchPolicy(load_torch_model(path))
     if model is None:

@@ -179,7 +179,7 @@ def load_model(path: str | Path) -> ActorCritic:
         if "Weights only load failed" in first:  # a pickle of objects, which a model file never holds
             first = "it holds objects, not only tensors and plain data"
         raise ValueError(
-            f"policy file {str(path)!r} is not a torch model file (torch.load: {type(err).__name__} {first})"
+            f"policy file {str(path)!r} is not a torch model file (torch.load: {type(err).__name__}: {first})"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")

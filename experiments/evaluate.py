@@ -189,7 +189,8 @@ def format_rows(result: dict) -> str:
         missing = [m for m in result.get("opponents", []) if m not in played]
         # a stopped run's figures are over the members it played, and must say so
         names = ", ".join(display_names(missing).values())
-        over = f" over the {len(played)} members played; not played: {names}" if missing else ""
+        members = f"{len(played)} member{'' if len(played) == 1 else 's'}"
+        over = f" over the {members} played; not played: {names}" if missing else ""
         lines.append(
             f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
             f"(against {short[result['panel_min_opponent']]}){over}"

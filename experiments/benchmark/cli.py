@@ -17,6 +17,16 @@ from experiments.common import load_variant, parse_env_options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m experiments.benchmark``: the exit code (130 after Ctrl-C, with the rows
+    measured so far printed where the job measures rows)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # --compare, --selfplay, the Rummikub solver's timing: one measurement
+        print("benchmark: stopped (SIGINT) before its measurement was complete", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m experiments.benchmark",
         description="Speed of the environments: decision steps per second and reset time.",

@@ -13,7 +13,8 @@ saying what will happen; the job checks the flag at its safe points (between upd
 between chunks of deals) and then writes what it finished.  A second signal quits at once
 (exit code 130), without a traceback; one within :data:`SAME_SIGNAL_S` of the first is the
 same request (GNU ``timeout -s INT`` signals the job and then its process group, the job
-again).  Worker processes ignore SIGINT
+again; the window counts from when Python ran the first handler, so an echo held back by a
+long compiled call may still read as a second Ctrl-C).  Worker processes ignore SIGINT
 (:func:`ignore_interrupts`, their initializer): a Ctrl-C in a terminal reaches every process
 of the group, and the main process decides what to keep.
 """

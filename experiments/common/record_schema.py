@@ -76,7 +76,7 @@ def _deck_name(v: Any, ctx: dict) -> str | None:
     wrong = _text(v, ctx)
     if wrong is not None:
         return wrong
-    tiles = ctx.get("deck") == 106
+    tiles = ctx.get("variant") == "rummikub_v0"
     if v not in (TILE_NAMES if tiles else CARD_NAMES):
         return f"{_kind(v)}, expected a {'tile name (R7, JK)' if tiles else 'card name (AS, TD)'}"
     return None
@@ -104,8 +104,8 @@ def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None 
             return f"{len(v)} item{'' if len(v) == 1 else 's'}, expected {ctx[size]} ({what})"
         for i, x in enumerate(v):
             wrong = item(x, ctx)
-            if wrong is not None:
-                return f"item {i} is {wrong}"
+            if wrong is not None:  # an item of a nested array names its own item
+                return f"item {i}, {wrong}" if wrong.startswith("item ") else f"item {i} is {wrong}"
         return None
 
     return check

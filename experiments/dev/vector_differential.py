@@ -194,12 +194,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
-    if args.num_envs > args.decisions:  # one step of the batch is num_envs decisions
-        p.error(f"--num-envs {args.num_envs} is more than --decisions {args.decisions}: each step takes one per game")
     total_bad = 0
+    episodes = ["hand", "game"] if args.episode == "both" else [args.episode]
+    # one step of a batch is num_envs decisions: an option set's share below that would be overrun
+    smallest = min((d for v in args.variant for _, d in shares(v, episodes, args.decisions)), default=args.num_envs)
+    if args.num_envs > smallest:
+        p.error(
+            f"--num-envs {args.num_envs} is more than the {smallest} decisions of the smallest option set "
+            f"(--decisions {args.decisions} split over the option sets): raise --decisions or lower --num-envs"
+        )
     print("| variant | options | decisions | episodes | mismatches | hands | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    episodes = ["hand", "game"] if args.episode == "both" else [args.episode]
     try:
         for variant in args.variant:
             kernel, reference, _ = ENGINES[variant]

@@ -65,7 +65,16 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
     """
     fixed = ("variant", "env_options", "hidden", "features", "num_envs", "seed")
     saved_fixed = {k: tuple(saved[k]) if k == "hidden" else saved[k] for k in fixed if k in saved}
-    changed = [k for k in fixed if k in given and k in saved_fixed and getattr(given_config, k) != saved_fixed[k]]
+    # the saved settings are the learner's, resolved: "auto" features became the variant's,
+    # and a run started from init_model took that model's hidden sizes and features
+    unresolved = {"features"} if given_config.features == "auto" else set()
+    if saved.get("init_model"):
+        unresolved |= {"hidden", "features"}
+    changed = [
+        k
+        for k in fixed
+        if k in given and k in saved_fixed and k not in unresolved and getattr(given_config, k) != saved_fixed[k]
+    ]
     if changed:
         listed = ", ".join(f"{k}={getattr(given_config, k)!r} (the run's: {saved_fixed[k]!r})" for k in changed)
         raise ValueError(f"--resume continues the run as it was built: {listed}; drop them or start a new run")

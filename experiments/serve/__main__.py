@@ -4,6 +4,7 @@ package docstring for the pages and the safety rules)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import socket
 import sys
 from collections.abc import Sequence
@@ -59,6 +60,28 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port``: an unknown host, or the port in use
+    (or not allowed) at every address of the host; None when one address binds.  uvicorn
+    binds each address itself and skips those the machine lacks (an IPv6 ``::1`` with
+    IPv6 off), so an address that is merely unavailable is no reason to refuse."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as err:
+        return str(err)
+    reasons = []
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+                return None
+            except OSError as err:
+                if err.errno in (errno.EADDRINUSE, errno.EACCES):
+                    reasons.append(err.strerror)
+    return reasons[0] if reasons else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until Ctrl-C; returns the exit code."""
     args = parse_args(argv)
@@ -81,13 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = create_app(config)
     except ValueError as err:
         args.parser.error(str(err))
-    try:  # a busy port or an unknown host is a usage error now, not a server error after the banner
-        family = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0][0]
-        with socket.socket(family, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((args.host, args.port))
-    except OSError as err:
-        args.parser.error(f"cannot listen on {args.host}:{args.port}: {err}")
+    busy = _cannot_listen(args.host, args.port)
+    if busy:  # a usage error now, not a server error after the banner
+        args.parser.error(f"cannot listen on {args.host}:{args.port}: {busy}")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"serve: binding {args.host}: other machines can reach this server", file=sys.stderr)
     print(

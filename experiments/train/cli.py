@@ -10,15 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents import make_agent
+from agents.base import TRAIN_EXTRA
 from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
 from experiments.common.interrupt import StopRequest
-from experiments.train.sb3 import SELF, format_summary, train
+from experiments.train.sb3 import SELF, UNTIL_THE_MINUTES, format_summary, train
 
 DEFAULT_TIMESTEPS = 300_000
 #: the rllib backend's settings and their defaults (``--iterations`` ...)
 RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minibatch_size": 256, "epochs": 10}
-#: the step budget of ``--minutes`` without ``--timesteps``: the minutes end training first
-UNTIL_THE_MINUTES = 10**12
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -132,7 +131,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
-        p.error('training needs the train extra: pip install torch==2.13.0 && pip install -e ".[train]"')
+        p.error(f"training needs the train extra: {TRAIN_EXTRA}")
     return args
 
 

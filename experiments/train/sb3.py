@@ -41,6 +41,8 @@ from experiments.common import load_variant, new_figure
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
+#: the step budget of ``--minutes`` without ``--timesteps``: the minutes end training first
+UNTIL_THE_MINUTES = 10**12
 
 
 class FrozenPolicy:
@@ -90,8 +92,7 @@ class CurveCallback:
             def __init__(self):
                 super().__init__()
                 self.episodes: list[tuple[int, float]] = []  # (timestep, return)
-                # a budget no run reaches (--minutes alone) is no total for the bar
-                bar_total = total if total < 10**12 else None
+                bar_total = total if total < UNTIL_THE_MINUTES else None  # --minutes alone: no total
                 self.bar = tqdm(total=bar_total, unit="step", disable=None if progress else True, file=sys.stderr)
                 self.last_snapshot = 0
 
@@ -198,7 +199,7 @@ def train(
         variant: e.g. ``"gin_rummy_v0"``.
         env_options: options of ``env()`` (e.g. ``{"reward": "score"}``).
         opponents: opponent names for the other seats (``"self"``: frozen learner copy).
-        timesteps: learner decisions to train for.
+        timesteps: learner decisions to train for (:data:`UNTIL_THE_MINUTES`: until ``minutes``).
         seed: seed of the model, the deals and the opponents.
         out: output folder.
         minutes: stop after this wall-clock time even if ``timesteps`` are not done.

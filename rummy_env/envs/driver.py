@@ -204,7 +204,8 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 state is unchanged.  ``env()`` turns illegal ids into a loss instead
                 (PettingZoo's ``TerminateIllegalWrapper``).
             ActionTypeError: (a ``TypeError`` and ``ValueError``) not an integer.
-            RuntimeError: ``step`` before ``reset``.
+            RuntimeError: ``step`` before ``reset``, or after the episode ended (every
+                agent's done step taken).
         """
         if self.game_state is None:
             raise RuntimeError("call reset() before step()")

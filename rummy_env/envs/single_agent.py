@@ -104,7 +104,8 @@ class SingleAgentEnv(gymnasium.Env):
         Raises:
             ValueError: ``options`` the AEC env refuses (its message); nothing changes then:
                 the running episode, the seat, the opponents and the generators stay as they were.
-            RuntimeError: a stacked episode (``options``) ends before the learner acts.
+            RuntimeError: a stacked episode (``options``) ends before the learner acts (the
+                env has played it then: reset again).
         """
         # refused options must leave everything as it was (the seat draw and the deal
         # seed come from the generator first): keep what this call changes until the

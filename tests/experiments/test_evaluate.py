@@ -197,6 +197,6 @@ def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatc
     )
     assert [r["opponent"] for r in result["rows"]] == ["random"]
     assert evaluate.format_rows(result).splitlines()[-1] == (
-        "  panel mean 1.000, panel min 1.000 (against random) over the 1 members played; "
+        "  panel mean 1.000, panel min 1.000 (against random) over the 1 member played; "
         "not played: heuristic:style=defensive"
     )

@@ -218,3 +218,20 @@ def test_ctrl_c_in_evaluate_writes_the_games_finished_as_partial(tmp_path):
         assert sum(1 for _ in csv.DictReader(f)) == result["games"]
     assert f"the {result['games']} games finished in {out}/ (evaluation.json: partial)" in stdout
     assert stderr.strip().splitlines()[-1].startswith("evaluate: ")  # the last progress line, not a bar
+
+
+def test_a_second_signal_within_the_window_is_the_same_request(monkeypatch):
+    from experiments.common import interrupt
+
+    clock = [100.0]
+    exits = []
+    monkeypatch.setattr(interrupt.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(interrupt.os, "_exit", exits.append)
+    request = interrupt.StopRequest("job", "then")  # not entered: no handlers installed in this process
+    request._handle(signal.SIGINT, None)
+    clock[0] += 0.05  # GNU timeout's echo to the process group
+    request._handle(signal.SIGINT, None)
+    assert request.requested and exits == []
+    clock[0] += 0.2  # a second Ctrl-C
+    request._handle(signal.SIGINT, None)
+    assert exits == [130]

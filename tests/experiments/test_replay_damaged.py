@@ -76,7 +76,7 @@ DAMAGED = [
     ("rewards null", put(5, "rewards", [None, 0]), r"field 'rewards': item 0 is null, expected a finite number"),
     ("rewards nan", put(5, "rewards", [float("nan"), 0]), r"field 'rewards': item 0 is the number nan, expected a"),
     ("returns huge", put(6, "returns", [10**400, 0]), r"field 'returns': item 0 is a 401-digit number, expected a"),
-    ("scores huge", put(6, "hand_scores", [[-(10**309), 0]]), r"'hand_scores': item 0 is item 0 is a 310-digit number"),
+    ("scores huge", put(6, "hand_scores", [[-(10**309), 0]]), r"'hand_scores': item 0, item 0 is a 310-digit number"),
     ("returns one", put(6, "returns", [34.0]), r"line 6 \(end\), field 'returns': 1 item, expected 2"),
     ("returns object", put(6, "returns", {"a": 1}), r"line 6 \(end\), field 'returns': an object, expected an array"),
     ("returns text", put(6, "returns", ["34", "-34"]), r"field 'returns': item 0 is the string '34', expected a"),

@@ -114,7 +114,7 @@ def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
     with pytest.raises(ValueError) as err:
         load_model(tmp_path / "objects.pt")
     assert str(err.value) == (
-        f"policy file {str(tmp_path / 'objects.pt')!r} is not a torch model file (torch.load: UnpicklingError "
+        f"policy file {str(tmp_path / 'objects.pt')!r} is not a torch model file (torch.load: UnpicklingError: "
         "it holds objects, not only tensors and plain data)"
     )
 
@@ -466,3 +466,7 @@ def test_a_bare_resume_keeps_the_runs_limits_and_refuses_a_changed_network():
         "--resume continues the run as it was built: hidden=(16,) (the run's: (8,)), seed=5 (the run's: 3); "
         "drop them or start a new run"
     )
+    # the same command again: "auto" features were resolved, and an init model set the hidden sizes
+    resolved = {**saved, "features": "gin_read", "init_model": "start.pt"}
+    again = selfplay.Config(features="auto", hidden=(256, 256), seed=3)
+    assert resumed_config(resolved, again, {"features", "hidden", "seed"}).features == "gin_read"

@@ -140,7 +140,8 @@ class RummyState(CardPiles, EngineState):
             ``hand_scores``, ``hand_values`` (points left in each hand),
             ``total_scores``, ``truncated``: the hand reached ``max_turns``), or None
             before the first hand ends.
-        game_winner: seat whose total reached ``target_score``, or -1.
+        game_winner: seat whose total reached ``target_score`` (``episode="game"``), or -1
+            (always -1 for a one-hand episode, which has no game).
         truncated: the episode was truncated (R-RUMMY-13): its one hand reached
             ``max_turns``, or with ``episode="game"`` ``max_hands`` hands ended without
             a game winner.
