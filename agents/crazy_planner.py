@@ -145,7 +145,7 @@ class GoOutPlanner:
                 rest = self._search(hand & ~bit, occupied | bit, rep | bit, True, keep_out)
                 if rest is not None:
                     return [("layoff", card), *rest]
-            held_wilds = _fill_order(hand & self.wilds, keep_out)
+            held_wilds = _fill_order(hand & self.wilds & ~occupied, keep_out)  # R-CRAZY-05a
             if held_wilds:
                 wild = 1 << held_wilds[0]
                 for card in cards_of(spots & ~hand):
@@ -163,7 +163,8 @@ class GoOutPlanner:
         for meld_id in melds_to_put_down(hand, self.wilds, occupied):
             meld = MELDS[meld_id]
             used = meld.mask & hand
-            for wild in _fill_order(hand & self.wilds & ~meld.mask, keep_out)[: len(meld.cards) - used.bit_count()]:
+            spare = hand & self.wilds & ~meld.mask & ~occupied
+            for wild in _fill_order(spare, keep_out)[: len(meld.cards) - used.bit_count()]:
                 used |= 1 << wild
             rest = self._search(hand & ~used, occupied | meld.mask | used, rep | meld.mask, True, keep_out)
             if rest is not None:

@@ -198,13 +198,15 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
                 child_hand, child_occ, child_rep, code = h & ~b, occ | b, rep | b, LAYOFF_MOVE + c
             else:
                 f_stage[t] = 1
-                f_iter[t] = f_spots[t] & ~h if h & wilds else U0
+                f_iter[t] = (
+                    f_spots[t] & ~h if h & wilds & ~occ else U0
+                )  # R-CRAZY-05a: a held wild on the table fills nothing
                 continue
         elif stage == 1:  # a wild card laid off at a spot, standing for the card there
             if f_iter[t]:
                 c = ctz(f_iter[t])
                 f_iter[t] &= f_iter[t] - U1
-                b, w = bit(c), bit(_next_wild(h & wilds, keep_out))
+                b, w = bit(c), bit(_next_wild(h & wilds & ~occ, keep_out))
                 child_hand, child_occ, child_rep, code = h & ~w, occ | b | w, rep | b, WILD_MOVE + c
             else:
                 f_stage[t] = 2
@@ -227,7 +229,7 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
                 continue
         else:  # put down a meld (crazy_rummy.state.melds_to_put_down, ascending ids)
             size = popcount(h)
-            held_wilds = popcount(h & wilds)
+            held_wilds = popcount(h & wilds & ~occ)
             meld = f_index[t]
             if meld == 0 and not _may_meld(h, held_wilds, size):
                 meld = MELD_MASK.shape[0]
@@ -249,7 +251,7 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
             f_index[t] = meld + 1
             mm = MELD_MASK[meld]
             used = mm & h
-            spare = h & wilds & ~mm
+            spare = h & wilds & ~mm & ~occ
             for _ in range(MELD_SIZE[meld] - popcount(used)):
                 w = _next_wild(spare, keep_out)
                 used |= bit(w)

@@ -145,10 +145,16 @@ Where ``crazy_rummy.md`` leaves a choice open:
   used first (it may not be discarded this turn, R-CRAZY-08), then the lowest card ids
   (the action names the cards stood for, not which wild card).
 - R-CRAZY-05a: a card is on the table once: as itself, through a wild card, or as a wild
-  card standing in for another card; no wild card may stand for any of those.
+  card standing in for another card; no wild card may stand for any of those, and a held
+  wild card whose own card is on the table through another wild card fills no meld or
+  lay-off (it may only be swapped in).  Only the table counts: a wild card may stand for
+  a card that lies in the discard pile.
+- R-CRAZY-08: a card taken from the discard pile may be swapped in for the wild card
+  standing for it, and that wild card discarded, in the same turn.
 - R-CRAZY-10: "the card held before the draw" must be discarded unless going out; if
   the player swaps that card in for a wild card, the wild card takes its place in the
-  obligation (so the swap cannot be used to keep the card just drawn).
+  obligation (so the swap cannot be used to keep the card just drawn); laying that card
+  off (or melding it) and going out with the card just drawn is allowed.
 - ``max_turns`` (default 1000): a round reaching it scores no penalties; it truncates
   a one-round episode, and a game goes on with the next round.
 
@@ -163,6 +169,9 @@ Where ``crazy_rummy.md`` leaves a choice open:
 * v0, 2026-12-05: a wild card taken from the discard pile fills a meld or lay-off before the
   held ones.  Before, the lowest card id filled first, so a meld that had to use the
   taken wild card to leave a legal discard (R-CRAZY-08a) was masked, though the rules allow it.
+* v0, 2026-12-05 (later): a held wild card whose own card is on the table through another
+  wild card fills no meld or lay-off (R-CRAZY-05a: it may only be swapped in).  Before, it
+  could go down as a wild card, putting that card on the table twice.
 """
 
 from __future__ import annotations

@@ -131,6 +131,19 @@ After an illegal action through ``env()``, the infos of its player also hold
 Every key keeps one type in every step where it appears (ints, floats and strings: no None, no
 lists of varying length), so that learners that stack infos (Tianshou) can.
 
+## Rule readings
+Where ``rummikub.md`` leaves a choice open:
+- R-RK-07 with ``initial_meld_table_play=True``: a play is legal when some of its tiles
+  form new melds of the player's own tiles worth ``initial_meld_points`` and table + play
+  splits into melds (the initial melds may end up rearranged with the table's tiles);
+  with ``initial_meld_points=0`` the initial meld is still at least one meld.
+- R-RK-11: when every player has the same rack total at the pool's end there is no
+  winner (``winners`` is ``""``): every score and reward is 0.
+- R-RK-12: with ``episode="hand"`` there is no game: no target and no game winner,
+  however much the hand scores.
+- R-RK-13: a turn that reaches ``max_turns`` and also empties the rack (or is the last
+  pass of R-RK-11) ends the hand as the rules score it, not as a truncation.
+
 ## Version History
 * v0: initial release.
 * v0, issue 10: with ``episode="game"`` a hand reaching ``max_turns`` ends with no

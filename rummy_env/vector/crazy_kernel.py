@@ -170,8 +170,9 @@ def compute_legal(i, ints, masks, legal, cfg):
         h &= h - U1
         if discard_ok(c, hand, taken, old):
             _set_legal(legal, i, c)
-    wilds = masks[i, WILDS]
     occupied = on_table(i, ints, masks)
+    # R-CRAZY-05a: a held wild card whose natural card is on the table fills nothing
+    wilds = masks[i, WILDS] & ~occupied
     if size >= 4:  # melds (melds_to_put_down): at most size - 1 cards, none on the table
         _melds(i, hand, size, wilds, occupied, ints, taken, old, legal)
     if not ints[i, MELDED + p]:
@@ -331,7 +332,7 @@ def apply(i, action, ints, masks, stock, pile, cfg):
                 if card == ints[i, MUST]:
                     ints[i, MUST] = wild  # R-CRAZY-10: the wild card takes its place
     else:
-        wilds = masks[i, WILDS]
+        wilds = masks[i, WILDS] & ~on_table(i, ints, masks)  # the wild cards that may fill (R-CRAZY-05a)
         set3, low_ends, high_ends = masks[i, SET3], masks[i, LOW_ENDS], masks[i, HIGH_ENDS]
         if action < LAYOFF:
             m = action - MELD

@@ -93,3 +93,26 @@ def test_both_planners_fill_with_the_wild_card_taken_from_the_discard_pile_first
         keys, results, u(1),
     )  # fmt: skip
     assert first == crazy_plan.MELD_MOVE + meld
+
+
+def test_both_planners_never_fill_with_a_wild_card_whose_natural_card_is_stood_for():
+    # tens wild; TD stands for TS on the table, the hand holds TS: TS may only be swapped in
+    # (R-CRAZY-05a), so before its first meld the player has no plan, after it the swap
+    import numpy as np
+
+    from agents.search import crazy_plan
+
+    board = table("7S 8S 9S", wild_for=[("TS", "TD")])
+    hand, wilds = cards("4C 5C TS 2H"), wild_cards(9)
+    meld = next(i for i, m in enumerate(MELDS) if m.cards == tuple(parse_cards(["3C", "4C", "5C"])))
+    assert GoOutPlanner(wilds, board).plan(hand, False, keep_out=0) is None
+    assert GoOutPlanner(wilds, board).plan(hand, True, keep_out=0) == [("swap", parse_card("TS")), ("meld", meld)]
+    keys, results = crazy_plan.memo_arrays()
+    u = np.uint64
+    stands = np.array([-1, parse_card("TS"), -1, -1], np.int64)  # suits C D H S: TD stands for TS
+    for melded, want in [(False, crazy_plan.NO_PLAN), (True, crazy_plan.SWAP_MOVE + parse_card("TS"))]:
+        first = crazy_plan.first_move(
+            u(hand), melded, u(0), u(wilds), u(board.represented), u(board.occupied), stands, u(0), False,
+            keys, results, u(2 + melded),
+        )  # fmt: skip
+        assert first == want

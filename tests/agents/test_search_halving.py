@@ -50,10 +50,11 @@ def test_each_round_drops_the_worse_half_and_splits_the_playouts_equally(monkeyp
     assert set(calls[1][0]) <= set(calls[0][0]) and set(calls[2][0]) <= set(calls[1][0])
     # the means over each action's worlds; the four dropped after round 1 two rounds before
     # the last, the two after round 2 one round before
-    assert np.round(values, 3).tolist() == [0.161, 0.224, 0.191, 0.09, 0.136, 0.134, 0.093, 0.203]
+    # (pinned 2026-12-05, after R-CRAZY-05a: a held wild card whose card is on the table fills nothing)
+    assert np.round(values, 3).tolist() == [0.161, 0.223, 0.191, 0.09, 0.136, 0.134, 0.093, 0.203]
     assert agent.dropped.tolist() == [1, 1, 0, 2, 2, 2, 2, 0]
     assert calls[2][0] == [12, 38]  # KC and KH, the high cards, played in the last round
-    # TC's 0.224 over 39 worlds is above both: it ranked below them after round 2, and the
+    # TC's 0.223 over 39 worlds is above both: it ranked below them after round 2, and the
     # best of the last round is played
     assert make_agent("pimc:worlds=40,halving=8", env, seed=3).act(obs) == 38
 

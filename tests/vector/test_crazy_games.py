@@ -18,7 +18,7 @@ CRAZY = [  # short rounds (max_turns) so that 13-round games end inside the test
     {"episode": "game", "num_players": 3, "max_turns": 12},
     {"episode": "game", "num_players": 4, "max_turns": 20, "reward": "score", "max_hands": 4},
     {"episode": "game", "num_players": 5, "max_turns": 40, "max_hands": 2},
-    {"episode": "game", "num_players": 6, "max_turns": 15, "reward": "score"},
+    {"episode": "game", "num_players": 6, "max_turns": 12, "reward": "score"},
 ]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import card_str
-from rummy_env.games.crazy_rummy import stack_deck, string_to_action
+from rummy_env.games.crazy_rummy import action_to_string, stack_deck, string_to_action
 from rummy_env.vector import Batch, CrazyRummyVec, ReferenceCrazyRummyVec
 from rummy_env.vector import crazy_kernel as ck
 from tests.vector.differential import IGNORED, play_against_env
@@ -164,3 +164,17 @@ def test_stacked_decks_draw_the_same_wild_ranks_and_dealers_in_both_implementati
     assert len({d["wild_rank"] for d in deals}) > 1  # drawn per game from its deal stream
     for name, u, v in zip(Batch._fields, got, want, strict=True):
         assert np.array_equal(u, v), name
+
+
+@pytest.mark.parametrize("cls", [ReferenceCrazyRummyVec, CrazyRummyVec])
+def test_a_wild_card_whose_natural_card_is_stood_for_fills_nothing_r_crazy_05a(cls):
+    # tests/golden/crazy_rummy's deal (tens wild): TD stands for TS, and player_1's natural TS
+    # may not go down as a wild card (R-CRAZY-05a): only discards are left
+    hands = ["7S 8S 9S TD 2H 3H 4H KD", "4C 5C TS AD 6D 8D QC", "9C JC KC 2D 3D 4D 9H"]
+    deck = stack_deck(hands, stock=["JH"], dealer=2)
+    vec = cls(1, seed=0, wild_rank=10)
+    vec.reset(decks=[deck], dealers=np.array([2]))
+    for move in ["meld 7S 8S 9S TS", "discard KD", "draw stock"]:
+        batch = vec.step(np.array([string_to_action(move)]))
+    legal = [action_to_string(int(x)) for x in np.flatnonzero(batch.action_mask[0])]
+    assert legal == [f"discard {c}" for c in ["4C", "5C", "QC", "AD", "6D", "8D", "JH", "TS"]]

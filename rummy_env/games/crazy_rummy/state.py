@@ -80,8 +80,9 @@ def melds_to_put_down(hand: int, wilds: int, occupied: int) -> list[int]:
     A meld is named by the cards it stands for; the hand's natural cards of it are used
     and each missing card is filled by a spare wild card (R-CRAZY-04, 05), so a meld may
     be all wild cards.  None of its cards may be ``occupied`` (on the table as itself or
-    through a wild card, R-CRAZY-05a), the ace is never above the king (R-CRAZY-01), and
-    the hand keeps a card to discard (R-CRAZY-09).
+    through a wild card, R-CRAZY-05a), nor may a held wild card that is itself occupied
+    fill it (its natural card is on the table already: it may only be swapped in), the ace
+    is never above the king (R-CRAZY-01), and the hand keeps a card to discard (R-CRAZY-09).
 
     Args:
         hand, wilds, occupied: card bitmasks (``wilds``: the round's wild cards).
@@ -89,14 +90,15 @@ def melds_to_put_down(hand: int, wilds: int, occupied: int) -> list[int]:
     size = hand.bit_count()
     if size < 4:  # a meld takes 3+ cards and must leave one
         return []
-    if not hand & wilds:  # natural melds only: the pattern lookup is faster
+    spare = hand & wilds & ~occupied  # the wild cards that may fill (R-CRAZY-05a)
+    if not spare:  # natural melds only: the pattern lookup is faster
         return [m for m in melds_in_hand(hand) if not MELD_MASKS[m] & occupied and len(MELDS[m].cards) < size]
     held = MELD_MASK_ARRAY & np.uint64(hand)
     naturals = np.bitwise_count(held)
     wild_naturals = np.bitwise_count(held & np.uint64(wilds))  # wild cards that are the meld's own cards
     ok = (
         _LEGAL_MELD_BASE
-        & (MELD_SIZE_ARRAY - naturals <= (hand & wilds).bit_count() - wild_naturals)
+        & (MELD_SIZE_ARRAY - naturals <= spare.bit_count() - wild_naturals)
         & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
         & (size - 1 >= MELD_SIZE_ARRAY)
     )
@@ -276,12 +278,8 @@ class CrazyRummyState(CardPiles, EngineState):
         hand = self.hands[p]
         size = hand.bit_count()
         out = []
-        # R-CRAZY-05a: a card is on the table once, as itself, through a wild card, or as a
-        # wild card standing for another card
-        on_table = self.table.mask
-        for wild, _ in self.wild_for.values():
-            on_table |= 1 << wild
-        wilds_held = hand & self.wilds
+        on_table = self._occupied()
+        wilds_held = hand & self.wilds & ~on_table  # a held card on the table already fills nothing
         out += [MELD + m for m in melds_to_put_down(hand, self.wilds, on_table)]
         if self.melded[p]:
             if size >= 2:
@@ -293,21 +291,31 @@ class CrazyRummyState(CardPiles, EngineState):
                     out.append(SWAP + card)
         return out
 
+    def _occupied(self) -> int:
+        """R-CRAZY-05a: the cards on the table once already, as themselves, through a wild
+        card, or as a wild card standing for another card (bitmask)."""
+        on_table = self.table.mask
+        for wild, _ in self.wild_for.values():
+            on_table |= 1 << wild
+        return on_table
+
     def _fill(self, action: int) -> tuple[int, dict[int, int]]:
         """Cards a meld or lay-off takes from the hand, and ``{represented: wild}`` for it.
 
         Natural cards of the meld are used as themselves; each missing card gets a wild
         card, missing cards in ascending order (R-CRAZY-05): first the wild card taken from
         the discard pile this turn, which may not be discarded now (R-CRAZY-08), then the
-        lowest card ids.
+        lowest card ids.  A held wild card whose natural card is on the table already
+        (through another wild card) fills nothing (R-CRAZY-05a).
         """
         hand = self.hands[self.current]
+        free_wilds = hand & self.wilds & ~self._occupied()
         if action < LAYOFF:
             meld = MELDS[action - MELD]
             natural = meld.mask & hand
             missing = [c for c in meld.cards if not natural >> c & 1]
             missing.sort()
-            spare = self._fill_order(hand & self.wilds & ~natural)
+            spare = self._fill_order(free_wilds & ~natural)
             wilds = dict(zip(missing, spare, strict=False))
             used = natural
             for w in wilds.values():
@@ -316,7 +324,7 @@ class CrazyRummyState(CardPiles, EngineState):
         card = (action - LAYOFF) // 3
         if hand >> card & 1:
             return 1 << card, {}
-        wild = self._fill_order(hand & self.wilds)[0]
+        wild = self._fill_order(free_wilds)[0]
         return 1 << wild, {card: wild}
 
     def _fill_order(self, spare: int) -> list[int]:

@@ -2,7 +2,8 @@
 
 The checker below is written from ``crazy_rummy.md`` and the action layout alone: it
 enumerates every set and run as a candidate meld, fills missing cards with wild cards
-(lowest ids first), tries every lay-off and swap, and applies R-CRAZY-08a by searching
+(lowest ids first; never a wild card whose own card is on the table, R-CRAZY-05a), tries
+every lay-off and swap, and applies R-CRAZY-08a by searching
 ahead for a legal discard.  The one-card rule is tracked from the game's history, not
 read from the engine.
 """
@@ -58,7 +59,10 @@ class Model:
         return {c for m in self.table for c in m} | {p for m in self.table for p in m.values()}
 
     def wilds_in_hand(self, exclude=()):
-        return sorted(c for c in self.hand if c % 13 == self.wild_rank and c not in exclude)
+        """The held wild cards that may fill a meld or lay-off: not one whose own card is on the
+        table already (through another wild card): R-CRAZY-05a lets it only be swapped in."""
+        on_table = self.on_table()
+        return sorted(c for c in self.hand if c % 13 == self.wild_rank and c not in exclude and c not in on_table)
 
     def discard_ok(self, c):
         if c == self.taken:

@@ -232,6 +232,17 @@ def test_a_wild_card_standing_in_for_a_card_blocks_that_card_everywhere_r_crazy_
     assert not {"meld KC KD KH", "meld KC KD KS", "meld KC KH KS", "meld KC KD KH KS"} & set(texts)
 
 
+def test_a_wild_card_whose_natural_card_is_stood_for_fills_nothing_r_crazy_05a():
+    # tens wild: player_0 melds 7S 8S 9S with TD standing for TS; player_1 holds the natural TS
+    env = deal(["7S 8S 9S TD 2H 3H 4H KD", "4C 5C TS AD 6D 8D QC", "9C JC KC 2D 3D 4D 9H"], stock=["JH"], wild_rank=10)
+    play(env, "meld 7S 8S 9S TS", "discard KD", "draw stock")  # player_1 draws JH
+    texts = legal_texts(env)
+    # TS is on the table through TD: it may not go down again as a wild card (only be swapped
+    # in, after a meld); player_1 has no other wild card, so no meld needs one
+    assert [t for t in texts if t.startswith("meld")] == []
+    assert texts == [f"discard {c}" for c in ["4C", "5C", "QC", "AD", "6D", "8D", "JH", "TS"]]  # action id order
+
+
 def test_swapping_the_card_held_before_the_draw_keeps_the_one_card_rule_r_crazy_10():
     env = wild_swap_deal()
     play(env, "draw stock", "discard AD")  # player_2
