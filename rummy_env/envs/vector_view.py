@@ -14,7 +14,9 @@ ends.  The learner's seat in game ``i`` is ``seat`` or, by default, ``i % num_pl
 summed over the opponents' moves).  Autoreset is Gymnasium's ``NEXT_STEP`` mode: the
 step that ends an episode returns the learner's final observation (mask all 0) with
 ``terminated`` or ``truncated``; the next step ignores that game's action and returns the
-first observation of a new episode (reward 0).  With ``episode="game"`` an episode is a
+first observation of a new episode (reward 0).  An episode that ends before the learner's
+first decision after ``reset`` is skipped: its row's mask is all 0, ``infos
+["skipped_episodes"]`` marks it, and the next step deals a new one.  With ``episode="game"`` an episode is a
 whole game (``rummy_env.vector.whole_games``): a hand that ends inside it returns the
 hand's rewards and the game goes on with the next hand, the opponents moving until the
 learner is to act in it.  Returned arrays are copies.
@@ -105,14 +107,20 @@ class SeatVectorEnv(VectorEnv):
 
         Returns:
             (observation float32 ``(num_envs, obs_size)``, ``{"action_mask": int8
-            (num_envs, num_actions)}``).
+            (num_envs, num_actions), "skipped_episodes": int64 (num_envs,)}``).
+            ``skipped_episodes[i]`` is 1 when game ``i``'s episode ended before the
+            learner's first decision (in Gin Rummy the opponent may take the upcard and
+            knock at once): its row's mask is all 0, the learner had no choice in it, and
+            the next step deals a new episode (reward 0), as ``SingleAgentEnv`` deals
+            again and counts ``skipped_episodes``.
         """
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
         self.vec.reset(seed=seed)
         batch = self.vec.step_opponents(self.seats)
         self._mask = batch.action_mask.copy()
-        return batch.observation.copy(), {"action_mask": self._mask.copy()}
+        skipped = (batch.terminated | batch.truncated).astype(np.int64)
+        return batch.observation.copy(), {"action_mask": self._mask.copy(), "skipped_episodes": skipped}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One decision of the learner in every game (see the module docstring).

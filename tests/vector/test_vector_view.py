@@ -97,3 +97,17 @@ def test_bad_view_arguments_are_refused():
         SeatVectorEnv("gin_rummy", 2, seat=2)
     with pytest.raises(RuntimeError, match="reset"):
         SeatVectorEnv("gin_rummy", 2).step(np.zeros(2, np.int64))
+
+
+def test_an_episode_that_ends_before_the_learners_first_decision_is_marked_skipped():
+    # gin_rummy, seed 0: in game 1016 the opponent takes the upcard and knocks at once
+    envs = SeatVectorEnv("gin_rummy", 1024, seed=0)
+    _, infos = envs.reset(seed=0)
+    skipped = infos["skipped_episodes"]
+    assert skipped.dtype == np.int64 and np.flatnonzero(skipped).tolist() == [1016]
+    assert infos["action_mask"][1016].sum() == 0 and (infos["action_mask"].sum(axis=1)[skipped == 0] > 0).all()
+    actions = np.array([np.flatnonzero(row)[0] if row.any() else 0 for row in infos["action_mask"]])
+    _, rewards, terminated, truncated, infos = envs.step(actions)
+    # the next step deals game 1016 a new episode: no reward, not ended, the learner to act
+    assert (rewards[1016], terminated[1016], truncated[1016]) == (0.0, False, False)
+    assert infos["action_mask"][1016].sum() > 0
