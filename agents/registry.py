@@ -51,8 +51,10 @@ def _rllib_agent(path: str, env: Any, seed: int | None) -> Agent:
 def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     """Build the agent named by ``"package.module:Name"``.
 
-    ``Name`` is either an :class:`Agent` subclass, built as ``Name(seed=seed)``, or a
-    factory called as ``Name(env, seed)`` that returns an agent.
+    ``Name`` is either an :class:`Agent` subclass, built as ``Name(env, seed=seed)`` when
+    its constructor takes an ``env`` (as the package's own agents do) and as
+    ``Name(seed=seed)`` otherwise, or a factory called as ``Name(env, seed)`` that returns
+    an agent.
     """
     module_name, _, attr = spec.partition(":")
     try:
@@ -74,7 +76,17 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
             f"agent {spec!r} is the abstract class {attr!r} (it leaves {', '.join(sorted(target.__abstractmethods__))} "
             "to subclasses): name a subclass that implements them"
         )
-    agent = target(seed=seed) if isinstance(target, type) else target(env, seed)
+    try:
+        if isinstance(target, type):
+            takes_env = "env" in inspect.signature(target).parameters
+            agent = target(env, seed=seed) if takes_env else target(seed=seed)
+        else:
+            agent = target(env, seed)
+    except TypeError as err:  # a constructor or factory with other arguments
+        raise ValueError(
+            f"agent {spec!r} could not be built ({err}): a class is built as Name(env, seed=seed) "
+            "when it takes env, else Name(seed=seed); a factory is called as Name(env, seed)"
+        ) from None
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, not an agents.Agent")
     return agent

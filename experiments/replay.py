@@ -51,7 +51,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description=__doc__.split("\n\n")[0],
         epilog="exit codes: 0 the record replayed and matched; 1 the replay parts from the record (another deck, "
         "an illegal action, other rewards or returns); 2 a bad command line or an unreadable file; 3 the record is "
-        "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field)",
+        "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field); "
+        "130 stopped (Ctrl-C, or the end of input with --pause)",
     )
     p.add_argument("record", type=Path, help="a record file (JSON lines) written by experiments.play or the tournament")
     p.add_argument("--gif", type=Path, default=None, help="write the game as an animated GIF to this file")
@@ -110,7 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\n== {head}")
             print(raw.renderer(raw.game_state, seat))
             if args.pause:
-                input("(Enter: next step) ")
+                try:
+                    input("(Enter: next step) ")
+                except EOFError:  # no more input: stop like Ctrl-C, not with the mismatch code
+                    raise KeyboardInterrupt from None
         if images:
             from rummy_env.render.image import to_image
             from rummy_env.render.scene import table_picture
@@ -133,6 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecordMismatch as err:
         print(f"record does not replay: {err}", file=sys.stderr)
         return EXIT_MISMATCH
+    except KeyboardInterrupt:  # Ctrl-C, or the end of input under --pause
+        print("replay: stopped before the end; the record was checked up to the step shown", file=sys.stderr)
+        return 130
     if args.gif is not None and frames:
         # the last frame (the result) stays up longer
         durations = [round(1000 / args.fps)] * (len(frames) - 1) + [4000]

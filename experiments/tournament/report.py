@@ -97,7 +97,9 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
 
     ``policy:PATH`` becomes ``policy(<folder>)`` (the folder of a ``model.zip`` or a
     ``model.pt``, the names the training jobs write, else the file's stem),
-    ``rllib:PATH`` becomes ``rllib(<checkpoint folder>)``, ``package.module:Name``
+    ``rllib:PATH`` becomes ``rllib(<run folder>)`` (the folder holding the ``checkpoint``
+    folder that ``experiments.train --backend rllib`` writes, else the path's last folder),
+    ``package.module:Name``
     becomes ``Name``; other names (``pimc:model=1``, ``heuristic:style=NAME``) stay.
     Names that would coincide keep their full form."""
     from agents.registry import is_import_spec
@@ -109,7 +111,8 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
             label = path.parent.name if path.name in ("model.zip", "model.pt") and path.parent.name else path.stem
             short[name] = f"policy({label})"
         elif name.startswith("rllib:"):
-            short[name] = f"rllib({Path(name[len('rllib:') :]).name})"
+            path = Path(name[len("rllib:") :].rstrip("/"))
+            short[name] = f"rllib({path.parent.name if path.name == 'checkpoint' and path.parent.name else path.name})"
         elif is_import_spec(name) and not name.startswith("heuristic:"):  # a style is no import path
             short[name] = name.rpartition(":")[2]
         else:

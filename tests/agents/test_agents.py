@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents import RandomAgent, RummyHeuristicAgent, agent_names, make_agent
+from agents import Agent, RandomAgent, RummyHeuristicAgent, agent_names, make_agent
 from experiments.common import play_episode
 from rummy_env import crazy_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.rummy import stack_deck
@@ -122,6 +122,26 @@ def test_registry():
             make_agent(empty, env)
     with pytest.raises(ValueError, match="^agent 'agents:Agent' is the abstract class 'Agent' \\(it leaves act to"):
         make_agent("agents:Agent", env)
+    # a class that takes the env is built with it (the package's own agents do); one that needs
+    # more arguments is a clear error, not a TypeError
+    from rummy_env import rummikub_v0
+
+    assert (
+        type(make_agent("agents.rummikub_patient:PatientAgent", rummikub_v0.env(), seed=1)).__name__ == "PatientAgent"
+    )
+    message = r"^agent 'tests.agents.test_agents:NeedsTable' could not be built \(.*\): a class is built as Name\(env"
+    with pytest.raises(ValueError, match=message):
+        make_agent("tests.agents.test_agents:NeedsTable", env)
+
+
+class NeedsTable(Agent):
+    """An agent whose constructor needs more than the env and a seed (for the test above)."""
+
+    def __init__(self, table, seed=None):
+        super().__init__(seed)
+
+    def act(self, observation, info=None):
+        return 0
 
 
 def test_a_policy_path_that_is_no_file_says_why(tmp_path):

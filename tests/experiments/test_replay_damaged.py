@@ -203,3 +203,12 @@ def test_bad_output_flags_are_usage_errors_before_the_replay(flags, message, goo
     out, err = capsys.readouterr()
     assert exit_.value.code == 2 and message in err, err
     assert out == ""  # refused before the game line is printed or a step replayed
+
+
+def test_pause_without_more_input_stops_with_130_and_no_traceback(good_lines, tmp_path):
+    path = write_record(good_lines, tmp_path / "good.jsonl")
+    run = subprocess.run(
+        [sys.executable, "-m", "experiments.replay", str(path), "--pause"], input="\n", capture_output=True, text=True
+    )
+    assert run.returncode == 130 and "Traceback" not in run.stderr
+    assert "replay: stopped before the end; the record was checked up to the step shown" in run.stderr

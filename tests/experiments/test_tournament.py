@@ -154,3 +154,10 @@ def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkey
         assert exit_info.value.code == 2
         assert message in capsys.readouterr().err
     assert played == []
+
+
+def test_rllib_checkpoints_are_shown_by_their_run_folder():
+    from experiments.tournament.report import display_names
+
+    names = ["rllib:results/gin-rllib/checkpoint", "rllib:results/other/checkpoint/", "rllib:ckpts/step-20"]
+    assert list(display_names(names).values()) == ["rllib(gin-rllib)", "rllib(other)", "rllib(step-20)"]
