@@ -12,7 +12,7 @@ def test_reports_the_win_share_and_for_crazy_rummy_the_mean_reading(capsys):
     # the same 60 rounds as tests/agents/test_crazy_heuristic.py: 52 and 58 of them
     assert lines[1].split() == ["won", "0.867", "[0.758,", "0.931]"]
     assert lines[2].split()[-3:] == ["0.967", "[0.886,", "0.991]"]
-    assert lines[3] == "  mean score: heuristic 1.85, random 32.33"
+    assert lines[3] == "  mean score: heuristic 1.97, random 32.47"  # since R-CRAZY-05a's fix (2026-12-05)
 
 
 def test_gin_reports_no_penalty_line(capsys):
