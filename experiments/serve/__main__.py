@@ -71,14 +71,14 @@ def _cannot_listen(host: str, port: int) -> str | None:
         return str(err)
     reasons = []
     for family, kind, proto, _, address in addresses:
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
+        try:  # a family the machine lacks fails at socket(), an address in use at bind()
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind(address)
-                return None
-            except OSError as err:
-                if err.errno in (errno.EADDRINUSE, errno.EACCES):
-                    reasons.append(err.strerror)
+            return None
+        except OSError as err:
+            if err.errno in (errno.EADDRINUSE, errno.EACCES):
+                reasons.append(err.strerror)
     return reasons[0] if reasons else None
 
 
