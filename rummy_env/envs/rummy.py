@@ -115,8 +115,9 @@ total), ``hand`` (hands finished so far), ``winner`` (agent name, ``""`` for non
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 After an illegal action through ``env()``, the infos of its player also hold
 ``illegal_action``: the engine's message naming the action and why it was illegal.
-Every key keeps one type in every step where it appears (ints, the bool ``rummy`` and strings: no None, no
-lists of varying length), so that learners that stack infos (Tianshou) can.
+Every key keeps one type in every step where it appears (ints, the bool ``rummy`` and
+strings: no None, no lists of varying length), so that learners that stack infos
+(Tianshou) can.
 
 ## Rule readings
 Where ``rummy.md`` is silent, this environment reads it as follows:

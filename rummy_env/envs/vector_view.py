@@ -15,9 +15,9 @@ summed over the opponents' moves).  Autoreset is Gymnasium's ``NEXT_STEP`` mode:
 step that ends an episode returns the learner's final observation (mask all 0) with
 ``terminated`` or ``truncated``; the next step ignores that game's action and returns the
 first observation of a new episode (reward 0).  An episode that ends before the learner's
-first decision after ``reset`` is skipped: its row's mask is all 0, ``infos
-["skipped_episodes"]`` marks it, and the next step deals a new one.  With ``episode="game"`` an episode is a
-whole game (``rummy_env.vector.whole_games``): a hand that ends inside it returns the
+first decision after ``reset`` is skipped: its row's mask is all 0,
+``infos["skipped_episodes"]`` marks it, and the next step deals a new one.  With
+``episode="game"`` an episode is a whole game (``rummy_env.vector.whole_games``): a hand that ends inside it returns the
 hand's rewards and the game goes on with the next hand, the opponents moving until the
 learner is to act in it.  Returned arrays are copies.
 
