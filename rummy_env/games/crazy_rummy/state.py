@@ -309,13 +309,13 @@ class CrazyRummyState(CardPiles, EngineState):
         (through another wild card) fills nothing (R-CRAZY-05a).
         """
         hand = self.hands[self.current]
-        free_wilds = hand & self.wilds & ~self._occupied()
         if action < LAYOFF:
             meld = MELDS[action - MELD]
             natural = meld.mask & hand
             missing = [c for c in meld.cards if not natural >> c & 1]
             missing.sort()
-            spare = self._fill_order(free_wilds & ~natural)
+            # the table is read only when a wild card fills (most melds are natural ones)
+            spare = self._fill_order(hand & self.wilds & ~natural & ~self._occupied()) if missing else []
             wilds = dict(zip(missing, spare, strict=False))
             used = natural
             for w in wilds.values():
@@ -324,7 +324,7 @@ class CrazyRummyState(CardPiles, EngineState):
         card = (action - LAYOFF) // 3
         if hand >> card & 1:
             return 1 << card, {}
-        wild = self._fill_order(free_wilds)[0]
+        wild = self._fill_order(hand & self.wilds & ~self._occupied())[0]
         return 1 << wild, {card: wild}
 
     def _fill_order(self, spare: int) -> list[int]:

@@ -148,7 +148,7 @@ def test_game_reward_goes_to_the_game_winner_not_each_hand_r_rummy_17():
     assert state.returns()[winner] == 1.0 and state.returns()[1 - winner] == -1.0
 
 
-def test_a_one_hand_episode_has_no_game_winner_whatever_it_scores():
+def test_a_one_hand_episode_has_no_game_winner_whatever_it_scores_r_rummy_17():
     # going rummy for 128 reaches a target of 100, but episode="hand" is no game (as R-GIN-13's reading)
     env = scripted_env([P0, P1], upcard="QS", stock=["6S"], target_score=100)
     play(env, *RUMMY_OUT)
