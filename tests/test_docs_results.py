@@ -45,7 +45,6 @@ def test_the_results_page_shows_the_committed_evaluation(run):
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_the_committed_models_play_legal_moves(run):
-    pytest.importorskip("sb3_contrib")
     from agents import make_agent
     from experiments.common import load_variant
 

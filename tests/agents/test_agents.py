@@ -155,10 +155,10 @@ def test_a_policy_path_that_is_no_file_says_why(tmp_path):
         make_agent(f"policy:{tmp_path / 'x.pt'}", env)
 
 
-def test_heuristic_beats_random_in_real_hands():
+def test_heuristic_beats_random_in_every_hand_of_forty_seeded_deals():
     env = rummy_v0.env()
     wins = 0
     for seed in range(40):
         result = play_episode(env, [make_agent("heuristic", env), make_agent("random", env, seed=seed)], seed)
         wins += result["infos"][0]["winner"] == "player_0"
-    assert wins >= 38
+    assert wins == 40

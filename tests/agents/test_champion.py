@@ -11,13 +11,39 @@ from agents.search.rummikub_plan import RummikubPlanAgent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 
 
+def settings(agent) -> dict:
+    """The agent's plain settings (numbers, names; not its generators or models)."""
+    return {k: v for k, v in vars(agent).items() if isinstance(v, (int, float, str, tuple, type(None)))}
+
+
+# the settings each champion name builds (the README's and docs/agents.md's descriptions)
+EXPECTED = {
+    "rummy_v0": ("PIMCAgent", {"worlds": 600, "playouts": 12000, "model": 1.0, "prior": 0.0, "playout_style": None}),
+    "gin_rummy_v0": (
+        "PIMCAgent",
+        {"worlds": 500, "playouts": 8000, "model": 0.2, "prior": 0.05, "playout_style": None},
+    ),
+    "crazy_rummy_v0": (
+        "PIMCAgent",
+        {"worlds": 500, "playouts": 6000, "model": 1.0, "prior": 0.0, "playout_style": "hold_wilds"},
+    ),
+    "rummikub_v0": (
+        "RummikubPlanAgent",
+        {"worlds": 3, "candidates": 4, "late": 4, "rollout": "patient", "model": "mix", "prior": 0.1},
+    ),
+}
+
+
 @pytest.mark.parametrize("module", [rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0])
 def test_every_variant_has_a_champion_built_from_its_table_entry(module):
     env = module.env()
     variant = env.unwrapped.metadata["name"]
     agent = make_agent("champion", env, seed=3)
     twin = make_agent(champion_name(variant), env, seed=3)
-    assert type(agent) is type(twin)
+    assert type(agent) is type(twin) and settings(agent) == settings(twin)
+    cls, expected = EXPECTED[variant]
+    assert type(agent).__name__ == cls
+    assert {k: settings(agent)[k] for k in expected} == expected
     assert set(CHAMPIONS) == {"rummy_v0", "gin_rummy_v0", "crazy_rummy_v0", "rummikub_v0"}
 
 

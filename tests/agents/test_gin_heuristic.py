@@ -74,7 +74,7 @@ def test_discards_its_highest_loose_deadwood_card():
     assert decide(env, agent) == "discard TH"
 
 
-def test_beats_random_in_at_least_95_percent_of_decided_hands():
+def test_beats_random_in_every_hand_of_sixty_seeded_deals_from_both_seats():
     env = gin_rummy_v0.env()
     wins = decided = 0
     for seed in range(60):
@@ -84,7 +84,8 @@ def test_beats_random_in_at_least_95_percent_of_decided_hands():
             result = play_episode(env, agents, seed)
             decided += result["returns"][seat] != 0
             wins += result["returns"][seat] > 0
-    assert decided >= 100 and wins >= 0.95 * decided
+    # a strength figure is a job's (experiments.dev.heuristic_vs_random); this pins the seeded games
+    assert (decided, wins) == (120, 120)
 
 
 def test_reads_only_the_observation():

@@ -53,14 +53,33 @@ def test_names_with_options_parse_and_bad_options_are_refused():
             make_agent(bad, env)
 
 
+# (steps, returns, truncated) of seed 5's 12-turn episode, the search in seat 0
+EPISODES = {
+    ("ismcts", "rummy_v0-2p"): (28, [0.0, 0.0], True),
+    ("ismcts", "rummy_v0-4p"): (25, [0.0] * 4, True),
+    ("ismcts", "gin_rummy_v0-2p"): (18, [1.0, -1.0], False),
+    ("ismcts", "crazy_rummy_v0-3p"): (24, [0.0] * 3, True),
+    ("ismcts", "rummikub_v0-2p"): (15, [0.0, 0.0], True),
+    ("ismcts", "rummikub_v0-3p"): (29, [0.0] * 3, True),
+    ("pimc", "rummy_v0-2p"): (24, [0.0, 0.0], True),
+    ("pimc", "rummy_v0-4p"): (24, [0.0] * 4, True),
+    ("pimc", "gin_rummy_v0-2p"): (17, [1.0, -1.0], False),
+    ("pimc", "crazy_rummy_v0-3p"): (25, [0.0] * 3, True),
+    ("pimc", "rummikub_v0-2p"): (17, [0.0, 0.0], True),
+    ("pimc", "rummikub_v0-3p"): (29, [0.0] * 3, True),
+}
+
+
 @pytest.mark.parametrize("kind", ["ismcts", "pimc"])
 @pytest.mark.parametrize(("module", "options"), MODULES, ids=IDS)
 def test_search_agents_play_whole_episodes_legally(kind, module, options):
-    env = module.env(max_turns=12, **options)
+    # raw_env raises IllegalActionError on an illegal action (env() would score it as a loss)
+    env = module.raw_env(max_turns=12, **options)
     n = len(env.possible_agents)
     agents = [make_agent(TINY[kind], env, seed=1)] + [make_agent("random", env, seed=q) for q in range(1, n)]
-    result = play_episode(env, agents, seed=5)  # the env raises on an illegal action
-    assert result["steps"] > 0 and len(result["returns"]) == n
+    result = play_episode(env, agents, seed=5)
+    key = (kind, IDS[MODULES.index((module, options))])
+    assert (result["steps"], result["returns"], result["truncated"]) == EPISODES[key]
 
 
 def _position(module, options, seed, steps):

@@ -17,8 +17,6 @@ import pytest
 
 from tests.experiments.batched_policy_agent import MODEL_VARIABLE
 
-pytest.importorskip("sb3_contrib")
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: the committed Gin model (docs/results/sb3-gin, README "Training agents")
 MODEL = ROOT / "docs" / "results" / "sb3-gin" / "model.zip"

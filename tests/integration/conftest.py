@@ -1,15 +1,17 @@
-"""The RL libraries of these tests are optional extras (``rllib``, ``tianshou``): CI
-installs them (``.[test]``) and must run the tests, so a missing library is skipped only
-outside CI (``CI`` unset), e.g. on a machine with the core install."""
+"""The RL libraries of these tests are optional extras of the package (``rllib``,
+``tianshou``) and part of the ``test`` extra the tests run with: a missing one fails the
+test module with the install command instead of skipping it."""
 
 import importlib
-import os
-
-import pytest
 
 
 def require(module: str):
-    """``module`` imported; outside CI a missing one skips the test module."""
-    if os.environ.get("CI") == "true":
+    """``module`` imported.
+
+    Raises:
+        ImportError: ``module`` is missing; the message names the extra that installs it.
+    """
+    try:
         return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"{module} is an optional extra; CI installs it")
+    except ImportError as err:
+        raise ImportError(f'{module} is part of the test extra: pip install -e ".[test]" ({err})') from err

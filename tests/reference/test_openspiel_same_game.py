@@ -67,7 +67,7 @@ def test_the_same_cards_and_actions_give_the_env_observations_masks_texts_and_re
         env.step(action)
         for a in env.agents:
             totals[a] += env.rewards[a]
-    assert len(record) > 20 and all(env.terminations.values()) or all(env.truncations.values())
+    assert len(record) > 20 and (all(env.terminations.values()) or all(env.truncations.values()))
     for q in range(n):
         np.testing.assert_array_equal(env.observe(f"player_{q}")["observation"], state.observation_tensor(q))
     assert [totals[a] for a in env.possible_agents] == pytest.approx(state.returns())
