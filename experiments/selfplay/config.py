@@ -39,6 +39,8 @@ class Config:
     gamma: float = 0.995  # per decision of a seat
     gae_lambda: float = 0.95
     update_epochs: int = 4
+    # learner decisions per minibatch: a rollout splits into round(decisions / minibatch_size) equal
+    # minibatches, at least one (a larger value trains on the whole rollout at once)
     minibatch_size: int = 256
     clip: float = 0.2
     ent_coef: float = 0.01

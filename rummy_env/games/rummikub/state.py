@@ -268,6 +268,8 @@ class RummikubState(EngineState):
         # a one-hand episode is no game: no target, no game winner (as Gin's R-GIN-13 reading)
         game_over = cfg.episode == "game" and any(s >= cfg.target_score for s in self.scores)
         if game_over:
+            # only shared winners of an R-RK-11 hand can cross the target together with equal
+            # totals: the lower seat is named here, and the "win" rewards below share the tie
             self.game_winner = max(range(n), key=lambda q: self.scores[q])
         elif cfg.episode == "game" and self.hands_played >= cfg.max_hands:
             self.truncated = True  # R-RK-13: the game-level limit
