@@ -85,7 +85,10 @@ def test_gymnasium_make_and_check_env_without_warnings(env_id):
         warnings.simplefilter("error")  # the spec lets check_env test the render modes too
         check_env(env.unwrapped)
     obs, info = env.reset(seed=1)
-    assert isinstance(env.render(), str) and obs.shape == env.observation_space.shape
+    assert obs.shape == env.observation_space.shape
+    assert env.render() == env.unwrapped.aec.unwrapped.render()  # the AEC env's table of the same state
+    title = {"rummy_v0": "Rummy: ", "gin_rummy_v0": "Gin Rummy: ", "crazy_rummy_v0": "Crazy Rummy: "}
+    assert env.render().startswith(title.get(GYM_IDS[env_id], "Rummikub: "))
 
 
 def test_gymnasium_make_takes_the_opponents_and_env_options():
