@@ -270,12 +270,29 @@ def test_gin_worlds_of_the_opponent_model_do_not_peek():
         make_agent("pimc:model=2", env)
 
 
-def test_a_time_budget_plays_whole_chunks_of_compiled_worlds():
+def test_a_time_budget_plays_whole_chunks_of_compiled_worlds(monkeypatch):
+    import agents.search.pimc as pimc_module
+    from agents.search.worlds import Budget
+
+    class ThreeChunks(Budget):  # the clock allows exactly three chunks
+        def more(self) -> bool:
+            return self.used < 3
+
+    monkeypatch.setattr(pimc_module, "Budget", ThreeChunks)
     env = _gin_opponent_game()
     obs = env.observe(env.agent_selection)
     agent = make_agent("pimc:time=0.001", env, seed=0)
+    chunks, real = [], agent.compiled.action_values
+
+    def spy(state, seat, legal, worlds, *rest):
+        values = real(state, seat, legal, worlds, *rest)
+        chunks.append((worlds, values.copy()))
+        return values
+
+    monkeypatch.setattr(agent.compiled, "action_values", spy)
     values = agent.action_values(env.unwrapped.game_state, 0, [104, 105])
-    assert values.shape == (2,) and ((values >= 0) & (values <= 1)).all()
+    assert [w for w, _ in chunks] == [pimc_module.FAST_CHUNK] * 3  # whole chunks of 32 worlds
+    np.testing.assert_allclose(values, np.mean([v for _, v in chunks], axis=0), rtol=1e-12)
     assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
 
 
