@@ -2,7 +2,7 @@
 observation encoding and the bounds of ``GameInfo``.
 
 A :class:`Variant` says, for one rules engine, what the generic OpenSpiel state of
-``rummy_env.openspiel.state`` needs: the chance steps before the cards of a hand (the
+``rummy_env.openspiel.core.Core`` needs: the chance steps before the cards of a hand (the
 dealer, Crazy Rummy's wild rank, Rummikub's first player), who receives the ``i``-th card
 of the deal, how the engine is built from a dealt deck, which decisions draw a card from
 the stock (or a tile from the pool), and the observation layout of ``env()``.  Nothing
@@ -39,8 +39,7 @@ from rummy_env.games.rummy import actions as rummy_actions
 from rummy_env.games.rummy.config import RummyConfig
 from rummy_env.games.rummy.state import RummyGame
 
-#: ``max_game_length`` when the options allow episodes of any length (an ``episode="game"``
-#: whose hands may score nothing, e.g. Gin's dead hands, R-GIN-09): OpenSpiel's int32 bound.
+#: OpenSpiel's int32 bound: ``max_game_length`` is capped at it (e.g. ``max_turns`` of 10**9).
 UNBOUNDED_LENGTH = 2**31 - 1
 #: ``min_utility`` / ``max_utility`` magnitude when the options bound no total (Gin's box
 #: bonuses with a zero hand bonus, see ``envs.gin_rummy.max_total``).
@@ -209,9 +208,9 @@ class Rummy(Variant):
         per_hand = cfg.max_turns * (cfg.hand_size + 3)
         if cfg.episode == "hand":
             return per_hand
-        # a hand ends with a winner, or by max_turns, which ends the episode (R-RUMMY-13);
-        # "no card to draw" cannot happen in legal play (README, rule readings)
-        return min(UNBOUNDED_LENGTH, (cfg.num_players * (cfg.target_score - 1) + 1) * per_hand)
+        # hands that reach max_turns have no winner and the game goes on (R-RUMMY-13): only
+        # max_hands bounds the number of hands
+        return min(UNBOUNDED_LENGTH, cfg.max_hands * per_hand)
 
 
 class GinRummy(Variant):
@@ -266,8 +265,8 @@ class GinRummy(Variant):
 
     def max_game_length(self, cfg):
         per_hand = 2 + 2 * cfg.max_turns  # the upcard offer's passes, then a draw and a discard a turn
-        # dead hands score nothing and are dealt again (R-GIN-09): a game has no length bound
-        return per_hand if cfg.episode == "hand" else UNBOUNDED_LENGTH
+        # dead hands score nothing and are dealt again (R-GIN-09): only max_hands bounds a game
+        return per_hand if cfg.episode == "hand" else min(UNBOUNDED_LENGTH, cfg.max_hands * per_hand)
 
 
 class CrazyRummy(Variant):
@@ -342,7 +341,8 @@ class Rummikub(Variant):
     tiles = True
 
     def setup_steps(self, cfg, first_hand):
-        return [(FIRST_PLAYER, cfg.num_players)]  # every hand draws its first player again (R-RK-12)
+        # every hand of a game (R-RK-12) draws its first player again (R-RK-02)
+        return [(FIRST_PLAYER, cfg.num_players)]
 
     def deal_size(self, cfg):
         return RACK_SIZE * cfg.num_players  # R-RK-02: 14 tiles each, one at a time from the first player
@@ -387,8 +387,9 @@ class Rummikub(Variant):
     def max_game_length(self, cfg):
         # a turn ends with one commit or draw; every tile added is committed, at most all 106
         per_hand = cfg.max_turns + POOL_SIZE
-        # hands where every rack ties score nothing (R-RK-11): a game has no length bound
-        return per_hand if cfg.episode == "hand" else UNBOUNDED_LENGTH
+        # hands where every rack ties, or that reach max_turns, score nothing (R-RK-11, 13):
+        # only max_hands bounds a game
+        return per_hand if cfg.episode == "hand" else min(UNBOUNDED_LENGTH, cfg.max_hands * per_hand)
 
 
 VARIANTS: dict[str, Variant] = {v.key: v for v in (Rummy(), GinRummy(), CrazyRummy(), Rummikub())}

@@ -47,10 +47,10 @@ def test_game_type(variant):
         ("rummy", {"num_players": 4}, 579, 52, 4, -1 / 3, 1.0, 1000 * 10, 436),
         ("rummy", {"reward": "score", "max_turns": 50}, 579, 52, 2, -680.0, 680.0, 50 * 13, 324),
         ("rummy", {"episode": "game", "reward": "score", "target_score": 10}, 579, 52, 2, -19 * 680.0, 689.0,
-         19 * 13000, 324),
+         1000 * 13000, 324),
         ("gin_rummy", {}, 108, 52, 2, -1.0, 1.0, 2002, 485),
         ("gin_rummy", {"reward": "score"}, 108, 52, 2, -131.0, 131.0, 2002, 485),
-        ("gin_rummy", {"episode": "game"}, 108, 52, 2, -1.0, 1.0, 2**31 - 1, 485),
+        ("gin_rummy", {"episode": "game"}, 108, 52, 2, -1.0, 1.0, 1000 * 2002, 485),
         ("crazy_rummy", {}, 631, 52, 3, -1.0, 1.0, 1000 * 24, 654),
         ("crazy_rummy", {"num_players": 6, "episode": "game", "reward": "score"}, 631, 52, 6, -13 * 440.0,
          13 * 440.0, 13 * 24000, 52 * 15 + 42),
@@ -172,6 +172,21 @@ def test_decision_nodes_list_no_chance_outcomes_and_texts_refuse_unknown_ids(var
 def test_a_length_bound_beyond_int32_is_capped_as_openspiel_stores_it():
     assert load("rummy", max_turns=200_000_000).max_game_length() == 2**31 - 1
     assert load("rummy", max_turns=100).max_game_length() == 100 * (10 + 3)
+
+
+@pytest.mark.parametrize(
+    "variant, bound, played",
+    [("rummy", 40 * 13, 81), ("gin_rummy", 40 * (2 + 2), 102), ("rummikub", 40 * (1 + 106), 110)],
+)
+def test_a_game_of_hands_without_a_winner_stays_within_max_game_length(variant, bound, played):
+    # every hand reaches max_turns=1 with no winner and the game goes on (R-RUMMY-13; Gin counts
+    # it a dead hand, R-GIN-09; R-RK-13) until max_hands: the bound counts those hands too
+    game = load(variant, episode="game", max_turns=1, max_hands=40)
+    decisions = []
+    state = random_play(
+        game.new_initial_state(), np.random.default_rng(0), on_decision=lambda s, a: decisions.append(a)
+    )
+    assert state.is_terminal() and game.max_game_length() == bound and len(decisions) == played <= bound
 
 
 def test_a_stock_draw_refuses_a_card_that_is_not_in_the_stock():
