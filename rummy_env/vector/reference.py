@@ -31,13 +31,41 @@ from rummy_env.vector.whole_games import WholeGames
 
 
 class ReferenceVec(VecBase):
-    """A batch of ``raw_env`` games (see the module docstring); subclasses name the variant."""
+    """A batch of ``raw_env`` games (see the module docstring); subclasses name the variant.
 
-    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
+    ``num_threads`` and ``backend`` are checked as the compiled engine checks them and then
+    unused: the games run one after another on the calling thread.
+
+    Raises:
+        ValueError: a bad option, ``num_envs``, ``seed`` or ``num_threads`` (``VecBase``), or
+            a ``backend`` the compiled twin refuses.
+    """
+
+    #: the ``backend`` values of the compiled twin (``KernelVec``; ``RummikubVec``: threads only)
+    backends: tuple[str, ...] = ("threads", "prange")
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        if backend not in self.backends:
+            raise ValueError(f"backend={backend!r}: use one of {', '.join(map(repr, self.backends))}")
         super().__init__(num_envs, seed, num_threads, **env_options)
+        self.backend = backend
         self._envs = [self.raw_env(**env_options) for _ in range(self.num_envs)]
         self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
         self._hands_seen = np.zeros(self.num_envs, np.int64)  # hands finished when last looked (episode="game")
+
+    def threads_used(self, games: int | None = None) -> int:
+        """Threads a call runs on: always 1 (the compiled engines' method, for a drop-in swap)."""
+        return 1
+
+    def close(self) -> None:
+        """Nothing to stop (the compiled engines' method, for a drop-in swap)."""
 
     # ------------------------------------------------------------ one game
     def _deal(self, i: int, deck: list[int] | None, dealer: int) -> None:

@@ -22,6 +22,7 @@ class ReferenceRummikubVec(RummikubDeals, WholeGames, ReferenceVec):
 
     variant = "rummikub_v0"
     raw_env = rummikub_raw_env
+    backends = ("threads",)
 
     def _deal(self, i: int, deck: list[int] | None, dealer: int) -> None:
         if deck is None:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, card_str
-from rummy_env.vector.batch import GOLDEN, MASK64, draw_deck
+from rummy_env.vector.batch import GOLDEN, MASK64, Batch, VecBase, draw_deck
 
 
 class WholeGames:
@@ -58,34 +58,44 @@ class WholeGames:
         return {"deck": [card_str(c) for c in draw_deck(stream, 0)]}
 
     # ------------------------------------------------------------------- API
-    def reset(self, *args: Any, **kwargs: Any):
-        out = super().reset(*args, **kwargs)
+    # the engines' signatures and docstrings (help(), the docs site): the mixin comes first
+    # in their bases, so its methods are the ones users reach
+    def reset(self, seed: int | None = None, decks: Any = None, dealers: Any = None, out: Batch | None = None) -> Batch:
+        out = super().reset(seed=seed, decks=decks, dealers=dealers, out=out)
         self._first_decks[:] = self._decks
         self._first_dealers[:] = self._dealers
         return out
 
-    def step(self, *args: Any, **kwargs: Any):
+    def step(self, actions: Any, out: Batch | None = None) -> Batch:
         starting = self._episode_over() if self.config.episode == "game" else None
-        out = super().step(*args, **kwargs)
+        out = super().step(actions, out=out)
         self._record_first_deals(starting)
         return out
 
-    def step_random(self, *args: Any, **kwargs: Any):
+    def step_random(self, out: Batch | None = None) -> Batch:
         starting = self._episode_over() if self.config.episode == "game" else None
-        out = super().step_random(*args, **kwargs)
+        out = super().step_random(out=out)
         self._record_first_deals(starting)
         return out
+
+    reset.__doc__, step.__doc__, step_random.__doc__ = (
+        VecBase.reset.__doc__,
+        VecBase.step.__doc__,
+        VecBase.step_random.__doc__,
+    )
 
     def deal_of(self, i: int) -> dict:
         """The reset options that replay game ``i`` in ``env()`` with the same actions: with
-        ``episode="hand"`` its hand's ``{"deck", "dealer"}``; with ``episode="game"`` its
+        ``episode="hand"`` its hand's ``{"deck", "dealer"}`` (Crazy Rummy: and its
+        ``"wild_rank"``, 1..13; Rummikub: ``"first_player"``); with ``episode="game"`` its
         first hand's ``"deck"`` and ``"dealer"`` plus ``"next_hands"``, the deals of its
         later hands so far (``[{"deck": [52 card strings]}, ...]``, hand 2 first).  After
         the step that ends an episode it is still that episode's game.
 
         Raises:
             ValueError: ``i`` is not a game index.
-            RuntimeError: before ``reset``.
+            RuntimeError: before ``reset``, or the game's deal stream does not replay its
+                later hands (an internal inconsistency, never expected).
         """
         deal = super().deal_of(i)
         if self.config.episode != "game":

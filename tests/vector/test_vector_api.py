@@ -201,3 +201,29 @@ def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
     two.close()
     with pytest.raises(ValueError, match="backend='gpu'"):
         cls(2, backend="gpu", **options)
+
+
+@pytest.mark.parametrize(
+    ("reference", "twin", "options"),
+    [
+        (ReferenceGinRummyVec, GinRummyVec, {}),
+        (ReferenceRummyVec, RummyVec, {"num_players": 3}),
+        (ReferenceCrazyRummyVec, CrazyRummyVec, {"num_players": 3}),
+        (ReferenceRummikubVec, RummikubVec, {}),
+    ],
+)
+def test_a_reference_engine_takes_its_twins_constructor_and_methods(reference, twin, options):
+    # a drop-in swap: the compiled engine's backend argument, threads_used() and close()
+    kwargs = {"num_threads": 2, "backend": "threads", **options}
+    vec, compiled = reference(4, seed=3, **kwargs), twin(4, seed=3, **kwargs)
+    assert vec.threads_used() == 1 and vec.close() is None
+    for u, v in zip(vec.reset(), compiled.reset(), strict=True):
+        np.testing.assert_array_equal(u, v)
+    compiled.close()
+    for cls in (reference, twin):
+        with pytest.raises(ValueError, match="^backend='gpu'"):
+            cls(2, backend="gpu", **options)
+    if twin is RummikubVec:  # its masks run on threads only, so the reference refuses prange too
+        for cls in (reference, twin):
+            with pytest.raises(ValueError, match="^backend='prange'"):
+                cls(2, backend="prange", **options)
