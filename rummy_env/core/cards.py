@@ -8,7 +8,8 @@ diamonds, hearts, spades), ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` within a suit::
 
 Text form (``docs/rules/README.md``): rank then suit, e.g. ``"TS"``, ``"AH"``;
 ``"10S"`` is accepted on input, lower case too.  A hand is a set of cards; the
-engines store it as a Python ``int`` bitmask with bit ``card_id`` set (``hand_mask``),
+engines store it as a Python ``int`` bitmask with bit ``card_id`` set (:func:`mask_of`;
+:func:`cards_of` is the inverse),
 which makes containment tests one ``&``.
 """
 
@@ -58,9 +59,9 @@ def card_str(card: int) -> str:
     """Text form of a card id, e.g. ``card_str(0) == "AC"``, ``card_str(48) == "TS"``.
 
     Raises:
-        ValueError: ``card`` is not an int in 0..51.
+        ValueError: ``card`` is not an int in 0..51 (bools refused).
     """
-    if not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+    if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
         raise ValueError(f"card id {card!r} is not a card: card ids are ints 0..51")
     return _CARD_STRINGS[card]
 
@@ -169,8 +170,13 @@ def parse_deck(cards: Iterable[str]) -> list[int]:
 
 
 def cards_str(cards: Iterable[int]) -> str:
-    """Space-separated text of card ids in the order given, e.g. ``"3S 4S 5S"``."""
-    return " ".join(_CARD_STRINGS[c] for c in cards)
+    """Space-separated text of card ids in the order given, e.g. ``"3S 4S 5S"``.
+
+    Raises:
+        ValueError: an entry is not a card id 0..51 (as :func:`card_str`; ``-1`` once read
+            as ``"KS"``).
+    """
+    return " ".join(card_str(c) for c in cards)
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -11,7 +11,7 @@ The pool holds 106 physical tiles: two of each of the 52 coloured types and two 
 stored as a *count vector*: an ``np.ndarray`` of shape ``(53,)`` (dtype int8 or int64)
 whose entry ``t`` is how many tiles of type ``t`` it holds (0..2 each, jokers included).
 
-Text form (``shared/rules/README.md``): colour letter then number, e.g. ``"R7"``,
+Text form (``docs/rules/README.md``): colour letter then number, e.g. ``"R7"``,
 ``"K13"``; jokers are ``"JK"``.  Lower-case letters and surrounding whitespace are
 accepted on input.
 """
@@ -57,12 +57,22 @@ def tile_type(colour_index: int, number: int) -> int:
 
 
 def tile_colour(t: int) -> int:
-    """Colour index (0..3 = R B K Y) of a coloured tile type 0..51; -1 for the joker."""
+    """Colour index (0..3 = R B K Y) of a coloured tile type 0..51; -1 for the joker.
+
+    Raises:
+        ValueError: ``t`` is not a tile type 0..52 (bools refused).
+    """
+    _check_type(t)
     return -1 if t == JOKER else t // NUM_NUMBERS
 
 
 def tile_number(t: int) -> int:
-    """Number (1..13) of a coloured tile type 0..51; 0 for the joker."""
+    """Number (1..13) of a coloured tile type 0..51; 0 for the joker.
+
+    Raises:
+        ValueError: ``t`` is not a tile type 0..52 (bools refused).
+    """
+    _check_type(t)
     return 0 if t == JOKER else t % NUM_NUMBERS + 1
 
 

@@ -1,11 +1,13 @@
 """Card ids, text form and values (rules README notation, R-RUMMY-14)."""
 
+import numpy as np
 import pytest
 
 from rummy_env.core.cards import (
     CARD_VALUES,
     card_str,
     cards_of,
+    cards_str,
     mask_of,
     mask_value,
     parse_card,
@@ -83,3 +85,13 @@ def test_parse_deck_accepts_a_permutation_and_names_problems():
     assert "missing cards" not in str(err.value)  # card ids are all there, only not written as text
     with pytest.raises(ValueError, match="not one string"):
         parse_deck("AC 2C")
+
+
+@pytest.mark.parametrize("bad", [-1, 52, True, 1.0])
+def test_card_text_refuses_what_is_no_card_id(bad):
+    # cards_str([-1]) once read -1 as "KS" (the last card) and True as "2C"
+    with pytest.raises(ValueError, match=rf"^card id {bad!r} is not a card: card ids are ints 0\.\.51$"):
+        cards_str([0, bad])
+    with pytest.raises(ValueError, match=rf"^card id {bad!r} is not a card"):
+        card_str(bad)
+    assert cards_str([0, np.int64(51)]) == "AC KS"

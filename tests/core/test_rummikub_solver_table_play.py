@@ -200,6 +200,10 @@ def test_cache_budget(monkeypatch):
             solver.set_cache_budget(-1)
         with pytest.raises(TypeError, match="number of megabytes"):
             solver.set_cache_budget("8")
+        with pytest.raises(TypeError, match="number of megabytes, got bool"):
+            solver.set_cache_budget(True)
+        solver.set_cache_budget(np.int64(8))  # a NumPy number is a number
+        assert solver.cache_budget_mb() == 8.0
         monkeypatch.setenv("RUMMY_ENV_SOLVER_CACHE_MB", "lots")
         with pytest.raises(ValueError, match="RUMMY_ENV_SOLVER_CACHE_MB='lots'"):
             solver_memo._budget_from_env()

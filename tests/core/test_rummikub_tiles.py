@@ -146,3 +146,12 @@ def test_counts_helpers():
     assert counts_str(np.zeros(53, dtype=np.int8)) == ""
     with pytest.raises(ValueError):
         tiles_to_counts([53])
+
+
+@pytest.mark.parametrize("bad", [-1, 53, 60, True])
+def test_tile_colour_and_number_refuse_what_is_no_tile_type(bad):
+    # tile_number(60) once answered 9
+    for f in (tile_colour, tile_number):
+        with pytest.raises(ValueError, match=rf"^tile type {bad!r} is not a tile: tile types are ints 0\.\.52"):
+            f(bad)
+    assert (tile_colour(51), tile_number(51), tile_colour(JOKER), tile_number(JOKER)) == (3, 13, -1, 0)

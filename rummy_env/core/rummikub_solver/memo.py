@@ -20,6 +20,7 @@ numba kernels add a fixed amount (see the README's memory figures).
 
 from __future__ import annotations
 
+import numbers
 import os
 
 #: Default memory budget of the solver's caches, in megabytes (1 MB = 2**20 bytes).
@@ -99,10 +100,10 @@ def set_cache_budget(megabytes: float) -> None:
     Caches over the new budget are emptied at once.
 
     Raises:
-        TypeError: ``megabytes`` is not a real number.
+        TypeError: ``megabytes`` is not a real number (bools refused; NumPy numbers accepted).
         ValueError: ``megabytes`` is negative or not finite.
     """
-    if isinstance(megabytes, bool) or not isinstance(megabytes, int | float):
+    if isinstance(megabytes, bool) or not isinstance(megabytes, numbers.Real):
         raise TypeError(f"the cache budget must be a number of megabytes, got {type(megabytes).__name__}")
     if not 0 <= megabytes < float("inf"):
         raise ValueError(f"the cache budget must be a finite number of megabytes >= 0, got {megabytes}")
