@@ -82,7 +82,7 @@ _DW_CACHE_LIMIT = 1 << 17
 
 
 def hand_value(hand: int) -> int:
-    """Total value (points) of the cards of a bitmask, melded or not."""
+    """Total value (points) of the cards of a bitmask, melded or not (card values of R-GIN-01)."""
     return (
         SUIT_VALUE[hand & _M] + SUIT_VALUE[hand >> 13 & _M] + SUIT_VALUE[hand >> 26 & _M] + SUIT_VALUE[hand >> 39 & _M]
     )
@@ -151,7 +151,8 @@ def _set_options(hand: int) -> list[list[int]]:
 
 def best_discard_deadwood(hand: int) -> int:
     """Least deadwood of the cards kept after discarding one card of ``hand`` (the
-    exact minimum over every discard and every arrangement: no shortcut).
+    exact minimum over every discard and every arrangement: no shortcut); R-GIN-06's knock
+    test compares it with the knock limit.
 
     Raises:
         ValueError: ``hand`` is empty.
@@ -211,7 +212,8 @@ def _arrangement_of(sets_mask_list: Sequence[int], rest: int) -> tuple[int, ...]
 
 
 def arrangements(hand: int) -> list[tuple[tuple[int, ...], int]]:
-    """Every canonical arrangement of ``hand`` that is best for some choice of sets.
+    """Every canonical arrangement of ``hand`` that is best for some choice of sets
+    (meld arrangements of R-GIN-05).
 
     Returns:
         list of ``(meld ids ascending, deadwood in points)``, without repeats, sorted
@@ -233,7 +235,8 @@ def arrangements(hand: int) -> list[tuple[tuple[int, ...], int]]:
 
 
 def best_arrangements(hand: int) -> list[tuple[int, ...]]:
-    """The canonical arrangements of ``hand`` with the least deadwood, in meld-table order."""
+    """The canonical arrangements of ``hand`` with the least deadwood (R-GIN-05), in meld-table
+    order: a knocker's candidates of R-GIN-06, whose last tie-break is that order."""
     arrs = arrangements(hand)
     least = arrs[0][1]
     return [a for a, d in arrs if d == least]

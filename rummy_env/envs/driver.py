@@ -119,9 +119,20 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     # -------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
+        """``Dict(observation=Box(float32, (layout.size,)), action_mask=Box(int8, (num_actions,)))``
+        of ``agent``, with the bounds of ``layout`` and a 0/1 mask.
+
+        Raises:
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(num_actions)``.
+
+        Raises:
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
         return self.action_spaces[agent]
 
     @property
@@ -322,6 +333,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
         ``(560, 960, 3)`` (``rummy_env.render.image``, Pillow): that player's hand face up,
         the other hands face down with their sizes, the table, the piles, the scores and
         the last move.  The size never changes within an env, so frames make a video.
+        Without a ``render_mode``: Gymnasium's warning, and None.
+
+        Raises:
+            RuntimeError: before ``reset`` (with a ``render_mode``).  Through ``env()``:
+                PettingZoo's ``AssertionError`` instead (``envs.wrappers.OrderEnforcingWrapper``).
         """
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
@@ -360,7 +376,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return render_svg(self.game_state, seat, self.last_move)
 
     def close(self) -> None:
-        pass
+        """Nothing to release (PettingZoo API)."""
 
     # ------------------------------------------------------------ variants
     def _observe_arrays(self, seat: int) -> tuple[np.ndarray, np.ndarray]:

@@ -236,10 +236,10 @@ MELD_SEPARATOR = " | "
 def max_total(cfg: GinRummyConfig) -> float:
     """Largest game total the options allow (the upper bound of the ``scores`` field).
 
-    A hand scores at most 100 (ten cards of deadwood) plus its largest bonus; a game
-    ends as soon as a total reaches ``target_score``.  With ``game_bonuses`` the box
-    bonus counts hands won, which is bounded only when every won hand scores a point (a
-    knock always does; gin, big gin and an undercut do when their bonus is >= 1);
+    A hand scores at most 100 (ten cards of deadwood) plus its largest bonus (R-GIN-10..12);
+    a game ends as soon as a total reaches ``target_score`` (R-GIN-13).  With ``game_bonuses``
+    (R-GIN-13) the box bonus counts hands won, which is bounded only when every won hand scores
+    a point (a knock always does; gin, big gin and an undercut do when their bonus is >= 1);
     otherwise the bound is infinite.
     """
     hand = 100 + max(cfg.gin_bonus, cfg.big_gin_bonus if cfg.big_gin else 0, cfg.undercut_bonus)
@@ -254,7 +254,13 @@ def max_total(cfg: GinRummyConfig) -> float:
 
 
 class raw_env(TurnBasedEnv):
-    """Gin Rummy as a PettingZoo AEC environment (see the module docstring)."""
+    """Gin Rummy as a PettingZoo AEC environment (see the module docstring).
+
+    Raises:
+        ValueError: an unknown or bad option, or a ``render_mode`` that is neither None nor one of
+            ``metadata["render_modes"]``.
+        ImportError: ``render_mode="rgb_array"`` without Pillow >= 10.1 (the ``render`` extra).
+    """
 
     metadata = {
         "render_modes": ["ansi", "human", "rgb_array"],
@@ -272,7 +278,8 @@ class raw_env(TurnBasedEnv):
     @property
     def max_hand_loss(self) -> float:
         """Ten cards of deadwood are worth at most 100 points; the biggest bonus comes on top
-        (R-GIN-10..12).  End-of-game bonuses are not counted."""
+        (R-GIN-10..12), ``big_gin_bonus`` counted whatever ``big_gin`` (a safe upper bound for
+        ``illegal_reward``).  End-of-game bonuses are not counted."""
         cfg = self.game.config
         return 100 + max(cfg.gin_bonus, cfg.big_gin_bonus, cfg.undercut_bonus)
 
@@ -322,5 +329,11 @@ class raw_env(TurnBasedEnv):
 
 
 def env(**kwargs: Any):
-    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``).
+
+    Raises:
+        ValueError: an unknown or bad option, or a ``render_mode`` that is neither None nor one of
+            ``metadata["render_modes"]``.
+        ImportError: ``render_mode="rgb_array"`` without Pillow >= 10.1 (the ``render`` extra).
+    """
     return wrap(raw_env(**kwargs))

@@ -159,7 +159,13 @@ from rummy_env.render.text import render_rummy
 
 
 class raw_env(TurnBasedEnv):
-    """Basic Rummy as a PettingZoo AEC environment (see the module docstring)."""
+    """Basic Rummy as a PettingZoo AEC environment (see the module docstring).
+
+    Raises:
+        ValueError: an unknown or bad option, or a ``render_mode`` that is neither None nor one of
+            ``metadata["render_modes"]``.
+        ImportError: ``render_mode="rgb_array"`` without Pillow >= 10.1 (the ``render`` extra).
+    """
 
     metadata = {
         "render_modes": ["ansi", "human", "rgb_array"],
@@ -184,5 +190,11 @@ class raw_env(TurnBasedEnv):
 
 
 def env(**kwargs: Any):
-    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``)."""
+    """``raw_env(**kwargs)`` in PettingZoo's classic wrapper chain (``envs.wrappers.wrap``).
+
+    Raises:
+        ValueError: an unknown or bad option, or a ``render_mode`` that is neither None nor one of
+            ``metadata["render_modes"]``.
+        ImportError: ``render_mode="rgb_array"`` without Pillow >= 10.1 (the ``render`` extra).
+    """
     return wrap(raw_env(**kwargs))

@@ -105,7 +105,9 @@ class SingleAgentEnv(gymnasium.Env):
             ValueError: ``options`` the AEC env refuses (its message); nothing changes then:
                 the running episode, the seat, the opponents and the generators stay as they were.
             RuntimeError: a stacked episode (``options``) ends before the learner acts (the
-                env has played it then: reset again).
+                env has played it then: reset again), or ``MAX_SKIPPED`` (100) deals in a row
+                ended before the learner's first decision.
+            gymnasium.error.Error: a seed that is not a Python int >= 0 (Gymnasium's check).
         """
         # refused options must leave everything as it was (the seat draw and the deal
         # seed come from the generator first): keep what this call changes until the
@@ -149,6 +151,11 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner's action, then the opponents' moves until the learner's next turn.
 
+        Returns:
+            (observation float32 ``observation_space.shape``, reward float: the learner's, summed
+            over the opponents' moves, terminated bool, truncated bool, info dict: the learner's
+            AEC ``infos`` and ``"action_mask"`` bool ``(num_actions,)``, all False at the end).
+
         Raises:
             ActionTypeError: an action that is not an integer id (a float, bool, string).
             IllegalActionError: an id out of range (an illegal id in range ends the episode,
@@ -165,7 +172,7 @@ class SingleAgentEnv(gymnasium.Env):
         return obs, reward, done and not truncated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """bool array of the learner's legal actions now (``MaskablePPO`` reads this)."""
+        """The learner's legal actions now, bool ``(num_actions,)`` (``MaskablePPO`` reads this)."""
         return self._mask
 
     def _advance(self) -> tuple[np.ndarray, float, bool, dict]:
@@ -209,6 +216,11 @@ class RandomOpponent:
         self._raw = aec_env.unwrapped
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """A uniformly random legal id of ``observation["action_mask"]`` (int8 ``(num_actions,)``).
+
+        Raises:
+            ValueError: the mask has no legal action.
+        """
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("the action mask has no legal action: this opponent is not acting now")

@@ -113,6 +113,10 @@ class SeatVectorEnv(VectorEnv):
             knock at once): its row's mask is all 0, the learner had no choice in it, and
             the next step deals a new episode (reward 0), as ``SingleAgentEnv`` deals
             again and counts ``skipped_episodes``.
+
+        Raises:
+            ValueError: non-empty ``options`` (none are taken), or a seed that is not an int
+                0..2**64-1.
         """
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
@@ -124,6 +128,12 @@ class SeatVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One decision of the learner in every game (see the module docstring).
+
+        Returns:
+            (observation float32 ``(num_envs, obs_size)``, rewards float32 ``(num_envs,)``: the
+            learner's, summed over the opponents' moves, in the units of the ``reward`` option,
+            terminated bool ``(num_envs,)``, truncated bool ``(num_envs,)``,
+            ``{"action_mask": int8 (num_envs, num_actions)}``).
 
         Raises:
             ValueError: an action of the wrong shape or not legal in some live game.

@@ -25,10 +25,27 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.games.errors import to_action_id
 
 # attributes every wrapper only passes through; the unwrapped env owns them
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+
+
+# OrderEnforcingWrapper's methods carry TurnBasedEnv's docstrings (help() on env() shows
+# them), plus this: PettingZoo answers a call out of order before raw_env sees it
+_OUT_OF_ORDER = """
+
+        Through ``env()`` (PettingZoo's ``OrderEnforcingWrapper``), before ``reset()``
+        ``step``, ``observe`` and ``render`` raise ``AssertionError`` and ``last`` raises
+        ``AttributeError``, not ``raw_env``'s ``RuntimeError``; ``step`` after the episode
+        ended logs a warning and does nothing.
+        """
+
+
+def _doc(method: Any) -> str:
+    """``method``'s docstring and the note ``_OUT_OF_ORDER``."""
+    return method.__doc__.rstrip() + _OUT_OF_ORDER
 
 
 def _forward(name: str, check_reset: bool) -> property:
@@ -193,6 +210,11 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
     skips the pass-through level: ``observe`` and ``last`` go straight to the
     ``TerminateIllegalWrapper``, and so does ``step`` for an int in the action space
     (which is all ``AssertOutOfBoundsWrapper`` checks).
+
+    ``step``, ``observe``, ``last`` and ``reset`` carry ``TurnBasedEnv``'s docstrings (``help``
+    shows them), except for calls out of order: before ``reset()``, ``step``, ``observe`` and ``render``
+    raise ``AssertionError`` and ``last`` raises ``AttributeError`` (not ``RuntimeError``), and
+    ``step`` after the episode ended logs a warning and does nothing.
     """
 
     def __init__(self, env: AECEnv):
@@ -209,6 +231,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
             return super().observe(agent)
         return inner.observe(agent)
 
+    observe.__doc__ = _doc(TurnBasedEnv.observe)
+
     def last(self, observe: bool = True) -> tuple:
         inner = self._inner
         if self._has_reset and not self._raw.agents:
@@ -219,6 +243,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
         agent = raw.agent_selection
         obs = inner.observe(agent) if observe else None
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    last.__doc__ = _doc(TurnBasedEnv.last)
 
     def step(self, action: Any) -> None:
         inner = self._inner
@@ -234,6 +260,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
             return
         super().step(action)
 
+    step.__doc__ = _doc(TurnBasedEnv.step)
+
     def reset(self, seed: Any = None, options: Any = None) -> None:
         # PettingZoo marks the env as reset before resetting it; a reset refused for a
         # bad option must leave the wrapper as it was (not reset, if it never was)
@@ -243,6 +271,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
         except Exception:
             self._has_reset, self._has_updated = was_reset, was_updated
             raise
+
+    reset.__doc__ = _doc(TurnBasedEnv.reset)
 
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         if not self._has_reset:

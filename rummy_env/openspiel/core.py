@@ -396,15 +396,25 @@ class Core:
         return self.phase in (SETUP, DEAL)
 
     def observation_tensor(self, player: int) -> np.ndarray:
-        """The project's float32 encoding of ``player``'s view (``env()``'s ``observation``);
-        zeros while a hand is being dealt (the engine holds no hand yet)."""
+        """The project's encoding of ``player``'s view, float32 ``(layout.size,)`` (``env()``'s
+        ``observation``); zeros while a hand is being dealt (the engine holds no hand yet).
+
+        Raises:
+            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
+                pyspiel refuses it first, with ``SpielError``).
+        """
         player = self._check_player(player)
         if self._dealing():
             return np.zeros(self.data.layout.size, dtype=np.float32)
         return self.data.variant.encode(self.engine.observation(player), self.data.layout)
 
     def observation_string(self, player: int) -> str:
-        """``player``'s observation as text: each field of the encoding that is not zero."""
+        """``player``'s observation as text: each field of the encoding that is not zero.
+
+        Raises:
+            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
+                pyspiel refuses it first, with ``SpielError``).
+        """
         player = self._check_player(player)
         if self._dealing():
             own = [self.data.variant.outcome_text(o) for i, o in enumerate(self.dealt) if self._dealt_to(i) == player]
@@ -419,7 +429,12 @@ class Core:
 
     def information_state_string(self, player: int) -> str:
         """Perfect recall: ``player``'s log (setup, own cards, upcards, all decisions), then
-        its current observation (which shows what a showdown revealed)."""
+        its current observation (which shows what a showdown revealed).
+
+        Raises:
+            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
+                pyspiel refuses it first, with ``SpielError``).
+        """
         player = self._check_player(player)
         return "\n".join(map(self._line, self.logs[player].view())) + "\n" + self.observation_string(player)
 

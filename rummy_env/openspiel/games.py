@@ -62,7 +62,10 @@ class RummyEnvGame(pyspiel.Game):
             ones take the env's defaults.
 
     Raises:
-        ValueError: an unknown parameter or a bad value (the env's message).
+        ValueError: a bad value (the env's message), or, constructing the class directly, an
+            unknown parameter.
+        pyspiel.SpielError: an unknown parameter name through ``pyspiel.load_game`` (pyspiel
+            checks the names before the constructor runs).
     """
 
     variant: Variant
@@ -109,7 +112,12 @@ class RummyEnvGame(pyspiel.Game):
 
 
 class RummyEnvState(pyspiel.State):
-    """A state of a variant's OpenSpiel game (see ``rummy_env.openspiel.core``)."""
+    """A state of a variant's OpenSpiel game (see ``rummy_env.openspiel.core``).
+
+    ``apply_action`` (pyspiel's) raises ``IllegalActionError`` (a ``ValueError``) for an action
+    id out of range or not legal now, or a chance outcome this node does not offer, and the
+    state is unchanged; a non-integer is refused by pyspiel's binding itself (``TypeError``).
+    """
 
     def __init__(self, game: RummyEnvGame):
         super().__init__(game)
@@ -131,12 +139,20 @@ class RummyEnvState(pyspiel.State):
         super().__setattr__(name, value)
 
     def current_player(self) -> int:
+        """The acting seat; -1 at chance nodes, -4 when terminal (``pyspiel.PlayerId``)."""
         return self._core.current_player()
 
     def _legal_actions(self, player: int) -> list[int]:
         return self._core.engine.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``[(outcome, probability)]``, outcomes ascending, float probabilities summing to 1:
+        a setup outcome (a dealer or Rummikub's first player 0..n-1; Crazy Rummy's wild rank
+        0..12 for ranks 1..13), a card id 0..51 or a tile type 0..52.
+
+        Raises:
+            ValueError: at a decision node or a terminal state.
+        """
         return self._core.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
@@ -146,9 +162,12 @@ class RummyEnvState(pyspiel.State):
         return self._core.action_text(player, int(action))
 
     def is_terminal(self) -> bool:
+        """The game is over (``current_player() == -4``)."""
         return self._core.phase == OVER
 
     def returns(self) -> list[float]:
+        """Each seat's total reward so far, floats in the units of the ``reward`` option (win
+        shares, or points); all 0 before the first deal is complete."""
         return self._core.returns()
 
     def rewards(self) -> list[float]:
@@ -227,9 +246,19 @@ class RummyEnvObserver:
         self.dict = {f.name: self.tensor[layout.slice(f.name)] for f in layout.fields}
 
     def set_from(self, state: RummyEnvState, player: int) -> None:
+        """Write ``player``'s observation of ``state`` into ``tensor`` (float32 ``(layout.size,)``).
+
+        Raises:
+            ValueError: ``player`` is not a seat 0..n-1.
+        """
         self.tensor[:] = state._core.observation_tensor(player)
 
     def string_from(self, state: RummyEnvState, player: int) -> str:
+        """``player``'s information state string (``perfect_recall``) or observation string.
+
+        Raises:
+            ValueError: ``player`` is not a seat 0..n-1.
+        """
         core = state._core
         return core.information_state_string(player) if self.perfect_recall else core.observation_string(player)
 

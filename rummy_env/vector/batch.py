@@ -189,9 +189,10 @@ class VecBase:
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
                 form).  None: shuffled from the deal streams.  Later hands (after an
-                episode ends, or later in a game) always come from the streams.
-            dealers: int array ``(num_envs,)`` of seats; None: drawn from the deal
-                streams (after the shuffle, also when ``decks`` are given).
+                episode ends, or later in a game) always come from the streams.  Rummikub:
+                ``(num_envs, 106)`` tile types 0..52 or lists of 106 tile strings.
+            dealers: int array ``(num_envs,)`` of seats (Rummikub: first players); None:
+                drawn from the deal streams (after the shuffle, also when ``decks`` are given).
             out: a :class:`Batch` of caller-owned arrays to write into (shapes and
                 dtypes of :func:`empty_batch`); None: the engine's own buffers, which
                 the next call overwrites.
@@ -235,7 +236,9 @@ class VecBase:
         Raises:
             ValueError: actions of the wrong shape or type, or an action that is not
                 legal in some live game (the message names the first such game, the
-                action and its text); no game is changed.
+                action and its text); no game is changed.  Also an ``out`` that is not a
+                :class:`Batch` of writeable C-contiguous arrays with the shapes and dtypes of
+                :func:`empty_batch`.
             RuntimeError: before :meth:`reset`.
         """
         out = self._check_out(out)
@@ -256,7 +259,12 @@ class VecBase:
         """One step of uniformly random legal actions, drawn inside the engine from each
         game's action stream (the same autoreset as :meth:`step`).
 
+        Args:
+            out: caller-owned output arrays, as in :meth:`reset`.
+
         Raises:
+            ValueError: ``out`` is not a :class:`Batch` of writeable C-contiguous arrays with the
+                shapes and dtypes of :func:`empty_batch`.
             RuntimeError: before :meth:`reset`.
         """
         out = self._check_out(out)
@@ -281,7 +289,8 @@ class VecBase:
             out: the :class:`Batch` the last call wrote (None: the engine's buffers).
 
         Raises:
-            ValueError: bad ``seats``.
+            ValueError: bad ``seats``, or an ``out`` that is not a :class:`Batch` of writeable
+                C-contiguous arrays with the shapes and dtypes of :func:`empty_batch`.
             RuntimeError: before :meth:`reset`.
         """
         out = self._check_out(out)
@@ -311,11 +320,14 @@ class VecBase:
         return {**deal, **self._deal_extras(i)}
 
     def decks(self) -> np.ndarray:
-        """Every game's current deck: int8 ``(num_envs, 52)`` card ids, top first (a copy)."""
+        """Every game's current deck, top first (a copy): int8 ``(num_envs, deck_size)``, card ids
+        0..51 (``deck_size`` 52) or, in the Rummikub engines, tile types 0..52 (106, first drawn
+        first)."""
         return self._decks.copy()
 
     def dealers(self) -> np.ndarray:
-        """Every game's current dealer: int8 ``(num_envs,)`` (a copy)."""
+        """Every game's current dealer: int8 ``(num_envs,)`` (a copy); in the Rummikub engines
+        the hand's first player (R-RK-02)."""
         return self._dealers.copy()
 
     # --------------------------------------------------------------- checks

@@ -123,11 +123,18 @@ class KernelVec(VecBase):
         """The kernel's state arrays (the games' live state, not copies), in the kernel's
         argument order ending with ``decks, dealers``, for compiled readers of the same rows
         (``agents.search.gin_fast``, ``rummy_fast``).  Read them only: a write changes the
-        games behind the engine's back."""
+        games behind the engine's back.
+
+        Gin: ``(ints int32 (n, NUM_INTS), masks uint64 (n, NUM_MASKS), pile int8 (n, 52),
+        legal uint64 (n, 2), decks int8 (n, 52), dealers int8 (n,))``, ``n`` = ``num_envs``;
+        Rummy and Crazy Rummy add ``stock`` int8 ``(n, 52)`` after ``masks`` and have ``legal``
+        uint64 ``(n, LEGAL_WORDS)``.  The constants are those of ``gin_kernel``,
+        ``rummy_kernel`` or ``crazy_kernel``."""
         return self._state_args()
 
     def kernel_config(self) -> np.ndarray:
-        """The kernel's config vector (int64; the variant kernel's ``C_*`` entries)."""
+        """The kernel's config vector (not a copy), int64 ``(NUM_CFG,)`` indexed by the ``C_*``
+        constants of ``gin_kernel``, ``rummy_kernel`` or ``crazy_kernel``."""
         return self._cfg
 
     def state_bytes_per_game(self) -> int:
@@ -146,7 +153,7 @@ class GinRummyVec(WholeGames, KernelVec):
 
     Args:
         num_envs: games, >= 1.
-        seed: int >= 0.
+        seed: int 0..2**64-1 (``batch.MAX_SEED``).
         num_threads: threads for the kernels (at most ``NUMBA_NUM_THREADS``, one per
             128 games); None: numba's default (all cores).
         backend: ``"threads"`` or ``"prange"`` (see :class:`KernelVec`).

@@ -483,7 +483,7 @@ class RummikubVec(RummikubDeals, WholeGames, RummikubEngine):
 
     Args:
         num_envs: games, >= 1.
-        seed: int >= 0.
+        seed: int 0..2**64-1 (``batch.MAX_SEED``).
         num_threads: threads for the masks (at most ``NUMBA_NUM_THREADS``, one per 8
             live games); None: numba's default (all cores).
         backend: ``"threads"`` (the only one: the masks' compiled slices run on

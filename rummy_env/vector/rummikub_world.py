@@ -92,7 +92,8 @@ class RummikubDeals:
 
         Raises:
             ValueError: ``i`` is not a game index.
-            RuntimeError: before ``reset``.
+            RuntimeError: before ``reset``, or (``episode="game"``) the game's deal stream does not
+                replay its later hands (an internal inconsistency).
         """
         i = check_int_arg("game index", i, 0, self.num_envs - 1)
         self._check_started()

@@ -23,7 +23,7 @@ class RummyVec(WholeGames, KernelVec):
 
     Args:
         num_envs: games, >= 1.
-        seed: int >= 0.
+        seed: int 0..2**64-1 (``batch.MAX_SEED``).
         num_threads: threads for the kernels; None: numba's default.
         backend: ``"threads"`` or ``"prange"`` (see ``gin_vec.KernelVec``).
         **env_options: ``rummy_v0.env`` options (``num_players`` 2..6, ``ace_high``,
