@@ -60,6 +60,7 @@ class TableMeld:
         self.wilds = wilds if wilds is not None else {}
 
     def copy(self) -> TableMeld:
+        """An independent copy (its ``wilds`` copied too)."""
         return TableMeld(self.kind, self.rank, self.suit, self.low, self.high, self.mask, self.owner, dict(self.wilds))
 
     def cards(self) -> list[int]:
@@ -91,6 +92,7 @@ class Table:
         self._run_high_at = [-1] * (4 * _POS_SLOTS)
 
     def copy(self) -> Table:
+        """An independent copy: melds and lay-off indexes copied."""
         other = Table.__new__(Table)
         other.ace_high = self.ace_high
         other.melds = [m.copy() for m in self.melds]
@@ -138,7 +140,8 @@ class Table:
         return sides
 
     def layoff_targets(self) -> list[tuple[int, int]]:
-        """Every ``(card, side)`` that extends a table meld, read off the same indexes as
+        """Every ``(card, side)`` that extends a table meld (R-RUMMY-08; Crazy Rummy's
+        R-CRAZY-07), read off the same indexes as
         :meth:`layoff_sides`: the missing card of each 3-card set, the card below each
         run's low end and the card above each run's high end (a high ace only with
         ``ace_high``).  A card already on the table may come up (a run's neighbour can sit
@@ -159,7 +162,11 @@ class Table:
         return out
 
     def lay_off(self, card: int, side: int, wild: int = -1) -> int:
-        """Add ``card`` to the meld it extends on ``side``; returns that meld's index.
+        """Add ``card`` to the meld it extends on ``side`` (R-RUMMY-08, R-CRAZY-07); returns
+        that meld's index.
+
+        Unchecked, as the engines' hot path: the caller must have checked ``side in
+        self.layoff_sides(card)``; any other ``side`` corrupts the table.
 
         Args:
             card: the represented card (legal on that side: see :meth:`layoff_sides`).
