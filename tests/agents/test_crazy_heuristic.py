@@ -1,5 +1,7 @@
 """The Crazy Rummy heuristic: choices in known positions, and its results against random play."""
 
+import pytest
+
 from agents import CrazyRummyHeuristicAgent, make_agent
 from experiments.dev.heuristic_vs_random import measure
 from rummy_env import crazy_rummy_v0
@@ -61,4 +63,5 @@ def test_beats_two_random_agents_in_most_rounds():
     # 52 and 58 of these 60 rounds; over 3000 rounds (issue note) 0.900 and 0.965
     assert out["won"] == 52 / 60 and out["won"] >= 0.85  # lowest penalty of the three
     assert out["below_random_mean"] == 58 / 60 and out["below_random_mean"] >= 0.95
-    assert out["heuristic_score"] < out["random_score"]  # mean penalty points
+    # mean penalty points: 118 and 1948 over the 60 rounds (tests/experiments/test_heuristic_vs_random.py)
+    assert (out["heuristic_score"], out["random_score"]) == pytest.approx((118 / 60, 1948 / 60), rel=1e-6)

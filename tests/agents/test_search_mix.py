@@ -82,13 +82,24 @@ def test_the_style_posterior_moves_to_the_style_that_played():
         agent.act(env.observe(env.agent_selection))
         posteriors[style] = agent.posterior
         assert agent.posterior.shape == (4,) and agent.posterior.sum() == pytest.approx(1.0)
+    # the seeded search's posteriors over (default, gin_hunter, defensive, upcard_meld_only)
+    expected = {
+        "default": [0.34119575911055344, 0.3383106469705169, 0.10696327859799544, 0.2135303153209342],
+        "defensive": [0.14170535445104923, 0.14217558569311078, 0.6240484933371261, 0.09207056651871394],
+        "upcard_meld_only": [0.16185541276114285, 0.12492777031588419, 0.02445560918363554, 0.6887612077393375],
+    }
+    for style, posterior in posteriors.items():
+        assert posterior.tolist() == pytest.approx(expected[style], rel=1e-6)
+    # what the figures show: the style that played gets the most weight, more than the others
+    # give it, and above the prior 0.25 ...
     for style, posterior in posteriors.items():
         s = STYLES.index(style)
-        assert posterior[s] > 0.25  # above the prior
+        assert posterior[s] > 0.25
         for other in posteriors:
             if other != style:
                 assert posterior[s] > posterior[STYLES.index(other)]
                 assert posterior[s] > posteriors[other][s]
+    # ... and after the default's turns the weight stays on the two styles that played alike
     default = posteriors["default"]
     assert default[0] + default[1] > 0.6
 

@@ -44,9 +44,10 @@ def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
 
 def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
     result = measure_rummikub(2, seed=1, oracle_positions=10)
-    assert result["hands"] == 2 and result["decisions"] > 50
-    assert result["mask"]["n"] >= result["decisions"] and result["commit"]["n"] >= 1
-    assert result["partition_vs_oracle"]["agree"] == result["partition_vs_oracle"]["positions"] > 0
+    # seed 1's two hands: 297 decisions, each with its mask timed, 142 of them commits (the
+    # milliseconds are the job's to print)
+    assert (result["hands"], result["decisions"], result["mask"]["n"], result["commit"]["n"]) == (2, 297, 297, 142)
+    assert (result["partition_vs_oracle"]["positions"], result["partition_vs_oracle"]["agree"]) == (10, 10)
     text = format_rummikub(result)
     assert "legal-tile mask (ms)" in text and "partition check vs integer program" in text
     with pytest.raises(SystemExit):

@@ -17,8 +17,10 @@ def test_reports_the_win_share_and_for_crazy_rummy_the_mean_reading(capsys):
 
 def test_gin_reports_no_penalty_line(capsys):
     assert heuristic_vs_random.main(["--variant", "gin_rummy", "--episodes", "4"]) == 0
-    out = capsys.readouterr().out
-    assert "won" in out and "below the random agents' mean penalty" not in out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("gin_rummy_v0: heuristic against random agents, 4 episodes in ")
+    assert lines[1].split() == ["won", "1.000", "[0.510,", "1.000]"]  # 4 of 4 hands
+    assert lines[2:] == ["  mean score: heuristic 39.50, random 0.00"]  # no penalty line
 
 
 @pytest.mark.parametrize(

@@ -138,12 +138,14 @@ def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run)
         "model.pt", "checkpoint.pt", "scalars.csv", "eval.csv", "curve.png", "summary.json", "recipe.toml",
     }  # fmt: skip
     summary = json.loads((smoke_run / "summary.json").read_text())
-    assert summary["steps"] >= 2400 and summary["updates"] == 5  # 16 games x 32 steps per update
+    # 16 games x 32 steps per update; steps counts the learner's decisions of the seeded rollouts
+    assert summary["steps"] == 2518 and summary["updates"] == 5
     assert [r["opponent"] for r in summary["evaluation"]] == ["heuristic", "random"]
     assert all(r["games"] == 6 for r in summary["evaluation"])
     with open(smoke_run / "scalars.csv") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["updates"]) for r in rows] == [1, 2, 3, 4, 5]
+    assert [int(r["steps"]) for r in rows] == [510, 1014, 1517, 2018, 2518]
     assert int(rows[-1]["pool"]) == 5 and 0 < float(rows[-1]["sim_share"]) < 1
     with open(smoke_run / "eval.csv") as f:
         evals = list(csv.DictReader(f))
@@ -218,9 +220,11 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsy
     assert selfplay.main(["--variant", "gin_rummy", *args]) == 0
     assert "evaluate: " not in capsys.readouterr().err  # --no-progress: no progress line of the final evaluation
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["steps"] >= before + 900 and summary["updates"] == 7
+    assert before == 2518 and summary["steps"] == 3530 and summary["updates"] == 7  # update 7 passes 2518 + 900
     with open(out / "scalars.csv") as f:
-        assert [int(r["updates"]) for r in csv.DictReader(f)] == [1, 2, 3, 4, 5, 6, 7]
+        rows = list(csv.DictReader(f))
+    assert [int(r["updates"]) for r in rows] == [1, 2, 3, 4, 5, 6, 7]
+    assert [int(r["steps"]) for r in rows] == [510, 1014, 1517, 2018, 2518, 3026, 3530]
 
 
 @pytest.mark.parametrize(

@@ -139,16 +139,18 @@ def test_the_compiled_crazy_heuristic_picks_the_python_agents_action_on_every_ro
     assert checked > 1000
 
 
+# steps: the learner's decisions after each update of the seeded run (12 games x 16 steps an
+# update; 4 updates reach 600), then after each update of the resumed run (3 more reach + 400)
 @pytest.mark.parametrize(
-    ("variant", "options"),
+    ("variant", "options", "steps"),
     [
-        ("crazy_rummy", ["num_players=3"]),
-        ("crazy_rummy", ["num_players=5", "episode=game"]),
-        ("rummy", ["num_players=4"]),
+        ("crazy_rummy", ["num_players=3"], ([192, 378, 569, 755], [944, 1135, 1322])),
+        ("crazy_rummy", ["num_players=5", "episode=game"], ([192, 384, 576, 768], [960, 1152, 1344])),
+        ("rummy", ["num_players=4"], ([192, 384, 576, 766], [958, 1150, 1340])),
     ],
     ids=["crazy3", "crazy5-game", "rummy4"],
 )
-def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, options, tmp_path):
+def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, options, steps, tmp_path):
     out = tmp_path / "run"
     args = [
         "--variant", variant, "--num-envs", "12", "--num-steps", "16", "--timesteps", "600", "--hidden", "16",
@@ -158,21 +160,23 @@ def test_a_smoke_run_with_more_than_two_seats_trains_and_evaluates(variant, opti
     assert selfplay.main(args) == 0
     players = int(options[0].split("=")[1])
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["steps"] >= 600 and [r["opponent"] for r in summary["evaluation"]] == ["heuristic"]
+    first, resumed = steps
+    assert (summary["steps"], summary["updates"]) == (first[-1], 4)
+    assert [r["opponent"] for r in summary["evaluation"]] == ["heuristic"]
     assert summary["evaluation"][0]["games"] == players  # one deal, the policy in every seat
     with open(out / "scalars.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert rows and float(rows[-1]["steps"]) >= 600
+        assert [int(r["steps"]) for r in csv.DictReader(f)] == first
     assert (out / "model.pt").is_file() and (out / "checkpoint.pt").is_file()
     # resumed: the step count and the logs go on from the checkpoint, with the seats it had
     before, updates = summary["steps"], summary["updates"]
     resume = ["--variant", variant, "--out", str(out), "--resume", "--timesteps", str(before + 400), "--no-progress"]
     assert selfplay.main(resume) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["steps"] >= before + 400 and summary["updates"] > updates
+    assert (summary["steps"], summary["updates"]) == (resumed[-1], updates + 3)
     assert summary["config"]["env_options"]["num_players"] == players
     with open(out / "scalars.csv", newline="") as f:
-        assert [int(r["updates"]) for r in csv.DictReader(f)] == list(range(1, summary["updates"] + 1))
+        rows = list(csv.DictReader(f))
+    assert [(int(r["updates"]), int(r["steps"])) for r in rows] == list(enumerate(first + resumed, start=1))
 
 
 def test_the_committed_crazy_model_plays_legal_rounds_whose_rewards_sum_to_zero():
