@@ -162,11 +162,18 @@ def play_legal_game(path, seed, module=gin_rummy_v0):
     return steps
 
 
-@pytest.mark.parametrize("run, module", [("selfplay-gin", gin_rummy_v0), ("selfplay-rummy", rummy_v0)])
-def test_the_committed_models_load_and_play_legal_games(run, module):
+@pytest.mark.parametrize(
+    "run, module, episodes",
+    [
+        ("selfplay-gin", gin_rummy_v0, [([-1.0, 1.0], 36), ([1.0, -1.0], 9), ([1.0, -1.0], 18)]),
+        ("selfplay-rummy", rummy_v0, [([1.0, -1.0], 28), ([-1.0, 1.0], 58), ([-1.0, 1.0], 37)]),
+    ],
+)
+def test_the_committed_models_load_and_play_legal_games(run, module, episodes):
+    # (returns, decisions) of seeds 0..2 with the model in both seats; policy_episodes checks
+    # the observation size and that every action is legal
     path = Path(__file__).parents[2] / "docs" / "results" / run / "model.pt"
-    for seed in range(3):
-        play_legal_game(path, seed, module)  # policy_episodes checks the observation size too
+    assert policy_episodes(path, module.env(), range(3)) == episodes
 
 
 def test_the_trained_model_plays_through_policy_agent_and_the_tournament(smoke_run):
@@ -345,15 +352,16 @@ def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
     assert round(float(x[264]) * 100) == 5  # take 6C (run 6-9C), discard KH
 
 
-def test_a_checkpoint_taken_during_a_session_counts_its_training_time():
-    import time
+def test_a_checkpoint_taken_during_a_session_counts_its_training_time(monkeypatch):
+    from experiments.selfplay import learner as learner_module
 
     learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,)))
+    monkeypatch.setattr(learner_module.time, "perf_counter", lambda: 1000.0)  # a still clock
     learner._elapsed = 60.0  # from earlier sessions
-    learner._session_start = time.perf_counter() - 30.0
+    learner._session_start = 970.0  # this session: 30 s so far
     learner.timers["eval"] = 20.0  # evaluations are not training time
-    assert 90.0 <= learner.state()["counters"]["elapsed"] < 100.0
-    assert 70.0 / 60 <= learner.training_minutes() < 80.0 / 60
+    assert learner.state()["counters"]["elapsed"] == 90.0
+    assert learner.training_minutes() == 70.0 / 60
 
 
 def test_bool_flags_read_true_and_false_only():
