@@ -95,7 +95,11 @@ class Config:
     # one numba thread too: with other jobs on the 2 cores, 2 threads stepped 256 games 14x slower
     sim_threads: int = 1
     # one torch thread: on a loaded 2-core machine a second intra-op thread made a forward
-    # pass 50x slower (OpenMP threads spinning at barriers while the core is taken)
+    # pass 50x slower (OpenMP threads spinning at barriers while the core is taken).  The one
+    # setting that changes results: more threads add a batch's products in another order, so
+    # the weights differ in the last bits (8e-8 after five updates of a small run) and a long
+    # run drifts; a run is reproduced with the same torch_threads (sim_threads, eval_workers
+    # change nothing: tests/experiments/test_workers_same_results.py)
     torch_threads: int = 1
     checkpoint_every: float = 5.0  # minutes
     # torch device of the network, the update and inference: auto (a GPU if torch sees one), cpu, cuda

@@ -119,7 +119,8 @@ def test_a_style_decides_the_same_when_hidden_cards_are_permuted(variant, style)
             swapped = swap_hidden(raw.game_state, seat, np.random.default_rng(k))
             assert swapped is not None
             raw.game_state = swapped  # another true deal, the same information
-            again = env.observe(env.agent_selection)
+            # encoded from the swapped state (env.observe hands out its cached arrays until the next step)
+            again = dict(zip(("observation", "action_mask"), raw._observe_arrays(seat), strict=True))
             assert all(np.array_equal(again[key], obs[key]) for key in obs)
             assert make_agent(name, env).act(again) == before
         checked += 1

@@ -1,0 +1,242 @@
+"""Every agent the registry builds uses only what its player can know: a whole seeded
+hand is played, and at each decision of the agent's seat two twins of the agent (same
+name, same seed) decide in other true deals with the same information (hidden cards or
+tiles of the other hands and the stock or pool exchanged, ``swap_hidden``), from the
+observation encoded there.  The observations, the actions and, for the searches, every
+value the search computes must be the same, decision after decision.
+
+The agents already checked this way elsewhere are listed in :data:`ELSEWHERE`; the
+others are checked here (tiny search budgets: the worlds are drawn and weighted as at
+full budget).  :func:`test_every_agent_of_the_registry_has_a_no_peeking_test` keeps the
+two lists complete: a new panel member, style, model or champion without such a test
+fails it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import Agent, legal_ids
+from agents.champion import champion_name
+from agents.panel import PANELS
+from agents.registry import STYLES
+from agents.search import ISMCTSAgent, PIMCAgent, is_search_spec, parse_search_spec, search_settings
+from agents.search.rummikub_plan import RummikubPlanAgent
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
+from tests.games.resample_helpers import swap_hidden
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = {m.__name__.split(".")[-1]: m for m in (gin_rummy_v0, rummy_v0, crazy_rummy_v0, rummikub_v0)}
+
+#: the committed models (docs/results/*/model.pt) by the variant they were trained on
+MODELS = {
+    "gin_rummy_v0": ["selfplay-gin", "selfplay-gin-league"],
+    "rummy_v0": ["selfplay-rummy"],
+    "crazy_rummy_v0": ["selfplay-crazy", "selfplay-crazy-discard", "selfplay-crazy-out", "selfplay-crazy-safe"],
+    "rummikub_v0": ["selfplay-rummikub", "selfplay-rummikub-plan"],
+}
+
+#: agents (or agent families) whose blindness to hidden cards another test checks
+STYLES_TEST = "tests/agents/test_styles.py::test_a_style_decides_the_same_when_hidden_cards_are_permuted"
+SEARCH_TEST = "tests/agents/test_search.py::test_decisions_do_not_change_when_hidden_cards_are_permuted"
+ELSEWHERE = {
+    "heuristic": STYLES_TEST,  # style=default
+    "heuristic:style=": STYLES_TEST,
+    "ismcts": SEARCH_TEST,
+    "pimc": SEARCH_TEST,
+    "openspiel_gin_bot": (
+        "tests/reference/test_openspiel_bot.py::test_permuting_the_cards_it_cannot_see_changes_no_decision"
+    ),
+}
+
+#: the agents checked here, per variant (search budgets made tiny by :func:`tiny`)
+HERE = {
+    variant: ["random", "champion"]
+    + [f"policy:docs/results/{run}/model.pt" for run in MODELS[variant]]
+    + {
+        "gin_rummy_v0": [
+            "pimc:model=1",  # uniform compiled worlds (the panel's search)
+            "pimc:model=0.5",  # worlds weighted halfway
+            "pimc:rollout=heuristic",  # Python playouts
+            "pimc:rollout=random",
+        ],
+        "rummy_v0": ["pimc:model=1", "pimc:rollout=heuristic", "pimc:rollout=random"],
+        "crazy_rummy_v0": ["pimc:model=1", "pimc:rollout=heuristic", "pimc:rollout=random"],
+        "rummikub_v0": [
+            "pimc:model=1",  # whole plays, uniform worlds (the panel's search)
+            "pimc:model=0",  # whole plays, worlds that fit the others' last plays
+            "pimc:plan=steps",  # the search over single env steps
+        ],
+    }[variant]
+    for variant in MODULES
+}
+CASES = [(variant, name) for variant in MODULES for name in HERE[variant]]
+IDS = [f"{variant}-{name.replace('docs/results/', '')}" for variant, name in CASES]
+
+#: tiny budgets: worlds / simulations, and depth (turns of a whole-play search are not capped)
+TINY = {"worlds": 3, "simulations": 4, "depth": 8}
+
+
+def tiny(name: str, variant: str) -> str:
+    """``name`` (``champion`` replaced by what it names) with a tiny search budget; whole
+    Rummikub plays searched from the first turn (``late=106``)."""
+    if name == "champion":
+        name = champion_name(variant)
+    if not is_search_spec(name):
+        return name
+    kind, options = parse_search_spec(name)
+    cls, settings = search_settings(name, MODULES[variant].env())
+    if cls is RummikubPlanAgent:
+        options.update(worlds=min(settings["worlds"], TINY["worlds"]), candidates=3, late=106)
+    elif kind == "pimc":
+        options["worlds"] = min(settings["worlds"], TINY["worlds"])
+        options.pop("playouts", None)
+        if settings.get("rollout") != "fast":  # compiled playouts keep their depth: they are quick
+            options["depth"] = TINY["depth"]
+    else:
+        options.update(simulations=TINY["simulations"], depth=TINY["depth"])
+    return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
+
+
+# ------------------------------------------------------------------ the values a search computes
+def _record(monkeypatch):
+    """Keep on each search agent the values of every search it runs (``_values``)."""
+
+    def spy(cls, method, summary):
+        original = getattr(cls, method)
+
+        def recorded(self, *args, **kwargs):
+            out = original(self, *args, **kwargs)
+            self.__dict__.setdefault("_values", []).append(summary(out))
+            return out
+
+        monkeypatch.setattr(cls, method, recorded)
+
+    spy(PIMCAgent, "action_values", lambda v: np.asarray(v).tolist())
+    spy(RummikubPlanAgent, "play_values", lambda v: np.asarray(v).tolist())
+    spy(
+        ISMCTSAgent,
+        "search",
+        lambda root: sorted((a, n.visits, n.value, n.avail) for a, n in root.children.items()),
+    )
+
+
+def scrambled(state, seat, rng, swaps=3):
+    """``state`` with ``swaps`` exchanges of hidden cards of ``seat``'s view in a row: the
+    same information for ``seat``, another true deal (``state`` itself if nothing can move)."""
+    for _ in range(swaps):
+        new = swap_hidden(state, seat, rng)
+        if new is None:
+            break
+        state = new
+    return state
+
+
+def check_blind(variant: str, name: str, deals=(0, 1), twins: int = 2, max_decisions: int = 40, seed: int = 5):
+    """Play ``deals`` (agent ``name`` in seat ``deal % n``, the heuristic elsewhere) and, at
+    each of its decisions (up to ``max_decisions`` per deal), let ``twins`` copies of it
+    decide in scrambled deals; assert the same observation, action and search values.
+
+    Returns:
+        (decisions checked, twin decisions in another true deal, searches run by the agent).
+    """
+    env = MODULES[variant].env()
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    checked = moved = searched = 0
+    for deal in deals:
+        env.reset(seed=deal)
+        n = len(env.possible_agents)
+        seat = deal % n
+        agent = make_agent(name, env, seed=seed)
+        copies = [make_agent(name, env, seed=seed) for _ in range(twins)]
+        others = make_agent("heuristic", env, seed=deal)
+        decisions = 0
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            if decisions == max_decisions:
+                break
+            obs = env.observe(env.agent_selection)
+            if env.possible_agents.index(env.agent_selection) != seat:
+                env.step(others.act(obs))
+                continue
+            truth = raw.game_state
+            action = agent.act(obs)
+            for twin in copies:
+                raw.game_state = scrambled(truth, seat, rng)  # another true deal, the same information
+                moved += raw.game_state is not truth
+                # encoded from the scrambled state (env.observe would hand out its cached arrays until the next step)
+                again = dict(zip(("observation", "action_mask"), raw._observe_arrays(seat), strict=True))
+                assert all(np.array_equal(again[k], obs[k]) for k in obs), (deal, decisions, "observation")
+                assert twin.act(again) == action, (deal, decisions, "action")
+                assert twin.__dict__.get("_values") == agent.__dict__.get("_values"), (deal, decisions, "values")
+            raw.game_state = truth
+            env.step(action)
+            decisions += 1
+            checked += 1
+        searched += len(agent.__dict__.get("_values", []))
+    return checked, moved, searched
+
+
+@pytest.mark.parametrize(("variant", "name"), CASES, ids=IDS)
+def test_decisions_and_values_do_not_change_when_hidden_cards_are_permuted(variant, name, monkeypatch):
+    _record(monkeypatch)
+    spec = tiny(name, variant)
+    checked, moved, searched = check_blind(variant, spec)
+    assert checked >= 10 and moved >= checked  # the twins saw other true deals
+    assert searched >= 5 or not is_search_spec(spec)  # the searches' values were compared too
+
+
+class PeekingAgent(Agent):
+    """Plays the legal action picked by the other seats' true hands (a cheat)."""
+
+    def __init__(self, env, seed=None):
+        super().__init__(seed)
+        self.env = env
+
+    def act(self, observation, info=None):
+        state = self.env.unwrapped.game_state
+        seat = state.current_player()
+        if hasattr(state, "racks"):  # tile counts per type
+            hidden = [int(np.dot(r, np.arange(1, r.size + 1))) for r in state.racks]
+        else:  # card bitmasks
+            hidden = [int(h) for h in state.hands]
+        secret = sum(h * (q + 1) for q, h in enumerate(hidden) if q != seat)
+        legal = legal_ids(observation)
+        return int(legal[secret % legal.size])
+
+
+@pytest.mark.parametrize("variant", MODULES)
+def test_the_check_catches_an_agent_that_reads_the_hidden_hands(variant):
+    with pytest.raises(AssertionError, match="action"):
+        check_blind(variant, f"{__name__}:PeekingAgent", deals=(0,))
+
+
+def registry_names(variant: str) -> set[str]:
+    """Every agent name the registry builds for ``variant`` without options beyond those of
+    the panel and the champion: random, the heuristic and its styles, the searches, the
+    panel, the champion, every committed model of the variant, OpenSpiel's bot on Gin."""
+    names = {"random", "heuristic", "champion", "pimc", "ismcts", *PANELS[variant]}
+    names |= {f"heuristic:style={s}" for s in STYLES[variant][1:]}
+    names |= {f"policy:docs/results/{run}/model.pt" for run in MODELS[variant]}
+    if variant == "gin_rummy_v0":
+        names.add("openspiel_gin_bot")
+    return names
+
+
+def test_every_agent_of_the_registry_has_a_no_peeking_test():
+    from agents.torch_policy import load_model
+
+    # every committed model is listed under the variant it was trained on
+    runs = {p.parent.name: load_model(p).extra["variant"] for p in ROOT.glob("docs/results/*/model.pt")}
+    assert runs == {run: variant for variant, listed in MODELS.items() for run in listed}
+    for test in set(ELSEWHERE.values()):  # the tests named there exist
+        path, _, function = test.partition("::")
+        assert f"def {function}(" in (ROOT / path).read_text(), test
+    for variant in MODULES:
+        for name in sorted(registry_names(variant)):
+            family = "heuristic:style=" if name.startswith("heuristic:style=") else name
+            assert name in HERE[variant] or family in ELSEWHERE, f"{variant}: {name} has no no-peeking test"
