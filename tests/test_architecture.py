@@ -163,3 +163,13 @@ def test_there_are_no_import_cycles():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_package_imports_and_plays_with_docstrings_stripped():
+    # python -OO sets every __doc__ to None: nothing may build on a docstring at import
+    code = (
+        "import rummy_env\nfrom rummy_env import gin_rummy_v0\n"
+        "env = gin_rummy_v0.env()\nenv.reset(seed=0)\nprint(env.agent_selection, gin_rummy_v0.env.__doc__)\n"
+    )
+    out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "player_0 None\n", "")

@@ -45,7 +45,7 @@ _OUT_OF_ORDER = """
 
 def _doc(method: Any) -> str:
     """``method``'s docstring and the note ``_OUT_OF_ORDER``."""
-    return method.__doc__.rstrip() + _OUT_OF_ORDER
+    return (method.__doc__ or "").rstrip() + _OUT_OF_ORDER  # None under python -OO
 
 
 def _forward(name: str, check_reset: bool) -> property:

@@ -327,7 +327,7 @@ class CrazyRummy(Variant):
         # a turn: a draw, then melds, lay-offs and swaps, each lowering 2 * (cards in hand)
         # + (wild cards on the table) <= 2 * 9 + 4, then a discard (R-CRAZY-06..10)
         per_round = cfg.max_turns * (2 + 2 * (CRAZY_HAND_SIZE + 2) + 4)
-        return per_round * (1 if cfg.episode == "hand" else NUM_ROUNDS)
+        return per_round * (1 if cfg.episode == "hand" else cfg.max_hands)  # max_hands <= 13 rounds
 
 
 class Rummikub(Variant):

@@ -60,7 +60,7 @@ class ReferenceVec(VecBase):
         self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
         self._hands_seen = np.zeros(self.num_envs, np.int64)  # hands finished when last looked (episode="game")
 
-    def threads_used(self, games: int | None = None) -> int:
+    def threads_used(self) -> int:
         """Threads a call runs on: always 1 (the compiled engines' method, for a drop-in swap)."""
         return 1
 

@@ -24,6 +24,10 @@ class ReferenceRummikubVec(RummikubDeals, WholeGames, ReferenceVec):
     raw_env = rummikub_raw_env
     backends = ("threads",)
 
+    def threads_used(self, games: int | None = None) -> int:
+        """Threads a call runs on: always 1 (``RummikubVec.threads_used``'s signature)."""
+        return 1
+
     def _deal(self, i: int, deck: list[int] | None, dealer: int) -> None:
         if deck is None:
             deck = draw_tiles(self._deal_rng, i)

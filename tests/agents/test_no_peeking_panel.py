@@ -39,6 +39,8 @@ MODELS = {
     "crazy_rummy_v0": ["selfplay-crazy", "selfplay-crazy-discard", "selfplay-crazy-out", "selfplay-crazy-safe"],
     "rummikub_v0": ["selfplay-rummikub", "selfplay-rummikub-plan"],
 }
+#: the committed SB3 models (docs/results/*/model.zip, experiments.train) by variant
+SB3_MODELS = {"gin_rummy_v0": ["sb3-gin"], "rummy_v0": ["sb3-rummy"], "crazy_rummy_v0": [], "rummikub_v0": []}
 
 #: agents (or agent families) whose blindness to hidden cards another test checks
 STYLES_TEST = "tests/agents/test_styles.py::test_a_style_decides_the_same_when_hidden_cards_are_permuted"
@@ -57,6 +59,7 @@ ELSEWHERE = {
 HERE = {
     variant: ["random", "champion"]
     + [f"policy:docs/results/{run}/model.pt" for run in MODELS[variant]]
+    + [f"policy:docs/results/{run}/model.zip" for run in SB3_MODELS[variant]]
     + {
         "gin_rummy_v0": [
             "pimc:model=1",  # uniform compiled worlds (the panel's search)
@@ -222,6 +225,7 @@ def registry_names(variant: str) -> set[str]:
     names = {"random", "heuristic", "champion", "pimc", "ismcts", *PANELS[variant]}
     names |= {f"heuristic:style={s}" for s in STYLES[variant][1:]}
     names |= {f"policy:docs/results/{run}/model.pt" for run in MODELS[variant]}
+    names |= {f"policy:docs/results/{run}/model.zip" for run in SB3_MODELS[variant]}
     if variant == "gin_rummy_v0":
         names.add("openspiel_gin_bot")
     return names
@@ -233,6 +237,8 @@ def test_every_agent_of_the_registry_has_a_no_peeking_test():
     # every committed model is listed under the variant it was trained on
     runs = {p.parent.name: load_model(p).extra["variant"] for p in ROOT.glob("docs/results/*/model.pt")}
     assert runs == {run: variant for variant, listed in MODELS.items() for run in listed}
+    zips = {p.parent.name for p in ROOT.glob("docs/results/*/model.zip")}
+    assert zips == {run for listed in SB3_MODELS.values() for run in listed}
     for test in set(ELSEWHERE.values()):  # the tests named there exist
         path, _, function = test.partition("::")
         assert f"def {function}(" in (ROOT / path).read_text(), test

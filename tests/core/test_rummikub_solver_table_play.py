@@ -204,6 +204,8 @@ def test_cache_budget(monkeypatch):
             solver.set_cache_budget(True)
         solver.set_cache_budget(np.int64(8))  # a NumPy number is a number
         assert solver.cache_budget_mb() == 8.0
+        solver.set_cache_budget(np.int32(4096))  # not wrapped around in int32 arithmetic
+        assert solver.cache_budget_mb() == 4096.0
         monkeypatch.setenv("RUMMY_ENV_SOLVER_CACHE_MB", "lots")
         with pytest.raises(ValueError, match="RUMMY_ENV_SOLVER_CACHE_MB='lots'"):
             solver_memo._budget_from_env()

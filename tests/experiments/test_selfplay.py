@@ -353,10 +353,13 @@ def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
 
 
 def test_a_checkpoint_taken_during_a_session_counts_its_training_time(monkeypatch):
+    import types
+
     from experiments.selfplay import learner as learner_module
 
     learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,)))
-    monkeypatch.setattr(learner_module.time, "perf_counter", lambda: 1000.0)  # a still clock
+    # a still clock for the learner module only (the time module itself is left alone)
+    monkeypatch.setattr(learner_module, "time", types.SimpleNamespace(perf_counter=lambda: 1000.0))
     learner._elapsed = 60.0  # from earlier sessions
     learner._session_start = 970.0  # this session: 30 s so far
     learner.timers["eval"] = 20.0  # evaluations are not training time

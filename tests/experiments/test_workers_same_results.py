@@ -69,12 +69,13 @@ def test_a_tournament_of_searches_and_a_policy_does_not_depend_on_the_workers(tm
         chunks = tournament.make_chunks(["gin_rummy_v0"], agents, 2, {}, seed=0, chunk_size=1)
         assert len(chunks) == 12  # 6 lineups x 2 deals
         records[workers] = tournament.run_local(chunks, workers, progress=False)
-    assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") == 2
+    # in worker processes (usually both; one may take every chunk if it starts first)
+    assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") >= 1
     assert len(records[1]) == 24 and records[1] == records[2]  # 2 seat rotations per deal
 
 
 def test_pimc_labels_do_not_depend_on_the_workers(tmp_path, monkeypatch):
-    monkeypatch.setattr(pimc_labels, "CHUNK_GAMES", 1)  # four chunks: both workers label games
+    monkeypatch.setattr(pimc_labels, "CHUNK_GAMES", 1)  # four chunks, for both workers to take
     labels = {}
     for workers in (1, 2):
         (tmp_path / f"pids{workers}").mkdir()
@@ -84,7 +85,7 @@ def test_pimc_labels_do_not_depend_on_the_workers(tmp_path, monkeypatch):
         assert pimc_labels.main([*args, "--no-progress", "--out", str(out)]) == 0
         labels[workers] = pimc_labels.load_labels(out)
         labels[workers]["meta"].pop("seconds")  # wall time
-    assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") == 2
+    assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") >= 1
     one, two = labels[1], labels[2]
     assert one.keys() == two.keys() and one["meta"] == two["meta"]
     for key in sorted(one.keys() - {"meta"}):
@@ -101,6 +102,7 @@ def _selfplay(out: Path, variant: str, **settings) -> Path:
         "--variant", variant, "--num-envs", str(num_envs), "--num-steps", "8", "--timesteps", "4000",
         "--hidden", "32,32", "--minibatch-size", "512", "--eval-deals", "2", "--final-eval-deals", "2",
         "--seed", "3", "--no-progress", "--torch-threads", "1",
+        "--eval-every", "100000", "--checkpoint-every", "100000",  # no evaluation or checkpoint by the clock
     ]  # fmt: skip
     for name, value in settings.items():
         args += [f"--{name.replace('_', '-')}", str(value)]

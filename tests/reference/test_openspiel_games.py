@@ -52,6 +52,7 @@ def test_game_type(variant):
         ("gin_rummy", {"reward": "score"}, 108, 52, 2, -131.0, 131.0, 2002, 485),
         ("gin_rummy", {"episode": "game"}, 108, 52, 2, -1.0, 1.0, 1000 * 2002, 485),
         ("crazy_rummy", {}, 631, 52, 3, -1.0, 1.0, 1000 * 24, 654),
+        ("crazy_rummy", {"episode": "game", "max_hands": 2}, 631, 52, 3, -1.0, 1.0, 2 * 1000 * 24, 654),
         ("crazy_rummy", {"num_players": 6, "episode": "game", "reward": "score"}, 631, 52, 6, -13 * 440.0,
          13 * 440.0, 13 * 24000, 52 * 15 + 42),
         ("rummikub", {}, 55, 53, 2, -1.0, 1.0, 1106, 223),

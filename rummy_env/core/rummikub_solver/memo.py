@@ -108,7 +108,7 @@ def set_cache_budget(megabytes: float) -> None:
     if not 0 <= megabytes < float("inf"):
         raise ValueError(f"the cache budget must be a finite number of megabytes >= 0, got {megabytes}")
     global _budget
-    _budget = int(megabytes * 2**20)
+    _budget = int(float(megabytes) * 2**20)  # float: np.int32(4096) * 2**20 would overflow
     if _total > _budget:
         clear_caches()
 
