@@ -12,6 +12,7 @@ agents, and the engines' worker threads, are checked in ``test_tournament.py``,
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from experiments import pimc_labels, tournament, train
+from experiments import evaluate, pimc_labels, tournament, train
 from rummy_env.vector import CrazyRummyVec, RummyVec
 from tests.vector.test_vector_api import run_random
 
@@ -72,6 +73,26 @@ def test_a_tournament_of_searches_and_a_policy_does_not_depend_on_the_workers(tm
     # in worker processes (usually both; one may take every chunk if it starts first)
     assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") >= 1
     assert len(records[1]) == 24 and records[1] == records[2]  # 2 seat rotations per deal
+
+
+def test_an_evaluation_split_over_two_workers_gives_the_same_rows_and_games(tmp_path, monkeypatch):
+    # chunks of one deal (the job's are 25): the deals of one opponent are split over the workers
+    whole = evaluate.panel_chunks
+    monkeypatch.setattr(evaluate, "panel_chunks", lambda *args, **kwargs: whole(*args, **kwargs, chunk_size=1))
+    results, games = {}, {}
+    for workers in (1, 2):
+        (tmp_path / f"pids{workers}").mkdir()
+        monkeypatch.setenv(PIDS, str(tmp_path / f"pids{workers}"))
+        out = tmp_path / f"w{workers}"
+        args = ["--variant", "gin_rummy", "--agent", "pimc:worlds=2", "--opponents", f"{__name__}:random_probe"]
+        args += ["--deals", "6", "--seed", "2", "--workers", str(workers), "--no-progress", "--out", str(out)]
+        assert evaluate.main(args) == 0
+        results[workers] = json.loads((out / "evaluation.json").read_text())
+        results[workers].pop("seconds")  # wall time
+        games[workers] = _rows(out / "games.csv")
+    assert _workers_used(tmp_path / "pids1") == 0 and _workers_used(tmp_path / "pids2") >= 1
+    assert results[1] == results[2] and results[1]["games"] == 12
+    assert games[1] == games[2] and len(games[1]) == 12
 
 
 def test_pimc_labels_do_not_depend_on_the_workers(tmp_path, monkeypatch):
