@@ -1,12 +1,12 @@
 """Same seed, same results, whatever the processes and threads: a tournament of seeded
-searches and a learned policy spread over two workers, ``pimc_labels`` on two workers,
-self-play with two simulation threads or two evaluation workers, and the ``prange``
-drivers of the basic and Crazy Rummy engines give exactly what one worker or thread
-gives.
+searches and a learned policy and an evaluation spread over two workers, ``pimc_labels``
+on two workers, and self-play with two simulation threads or two evaluation workers give
+exactly what one worker or thread gives.
 
 (``experiments.tournament`` and ``experiments.evaluate`` with the heuristic and random
-agents, and the engines' worker threads, are checked in ``test_tournament.py``,
-``test_evaluate.py``, ``tests/vector/test_vector_api.py`` and ``test_rummikub_vec.py``.)
+agents, and the engines' worker threads and ``prange`` drivers, are checked in
+``test_tournament.py``, ``test_evaluate.py``, ``tests/vector/test_vector_api.py`` and
+``test_rummikub_vec.py``.)
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import torch
 
 from agents import make_agent
 from experiments import evaluate, pimc_labels, tournament, train
-from rummy_env.vector import CrazyRummyVec, RummyVec
-from tests.vector.test_vector_api import run_random
 
 ROOT = Path(__file__).resolve().parents[2]
 GIN_MODEL = ROOT / "docs/results/selfplay-gin/model.pt"
@@ -175,21 +173,3 @@ def one_thread(tmp_path_factory):
 def test_selfplay_does_not_depend_on_simulation_threads_or_evaluation_workers(variant, setting, one_thread, tmp_path):
     settings = {"sim_threads": 1, "eval_workers": 1, setting: 2}
     _same_run(one_thread(variant), _selfplay(tmp_path / "two", variant, **settings))
-
-
-# ---------------------------------------------------------------- the engines' prange
-@pytest.mark.parametrize(
-    ("cls", "options"),
-    [(RummyVec, {"num_players": 4}), (CrazyRummyVec, {"num_players": 5, "reward": "score"})],
-)
-def test_the_prange_drivers_play_the_same_games_as_one_thread(cls, options):
-    # tests/vector/test_vector_api.py checks prange on Gin only (the drivers compile slowly)
-    one = cls(512, seed=21, num_threads=1, **options)
-    two = cls(512, seed=21, num_threads=2, backend="prange", **options)
-    assert one.threads_used() == 1 and two.threads_used() == 2
-    for a, b in zip(run_random(one, 60), run_random(two, 60), strict=True):
-        for u, v in zip(a, b, strict=True):
-            np.testing.assert_array_equal(u, v)
-    seats = np.arange(512) % one.num_players
-    for u, v in zip(one.step_opponents(seats), two.step_opponents(seats), strict=True):
-        np.testing.assert_array_equal(u, v)

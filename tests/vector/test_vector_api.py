@@ -185,9 +185,11 @@ def test_the_compiled_engines_name_the_missing_extra_without_numba():
         (RummyVec, {"num_players": 4}, "threads"),
         (CrazyRummyVec, {"num_players": 5, "reward": "score"}, "threads"),
         (GinRummyVec, {}, "prange"),
+        (RummyVec, {"num_players": 4}, "prange"),
+        (CrazyRummyVec, {"num_players": 5, "reward": "score"}, "prange"),
         (GinRummyVec, {"episode": "game", "max_turns": 10, "knock_limit": 30}, "threads"),
     ],
-)  # the prange drivers compile slowly: one variant checks them
+)  # every kernel's prange drivers (they compile slowly, 10-15 s each, on a fresh machine)
 def test_threads_play_the_same_games_as_one_thread(cls, options, backend):
     one = cls(512, seed=21, num_threads=1, **options)
     two = cls(512, seed=21, num_threads=2, backend=backend, **options)
