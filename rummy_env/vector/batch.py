@@ -117,6 +117,27 @@ def empty_batch(num_envs: int, observation_size: int, num_actions: int, num_play
 #: (``seed_streams``), which would fold larger ones onto smaller
 MAX_SEED = 2**64 - 1
 
+#: ``backend`` values: the card engines' kernels run on nogil worker threads or numba's
+#: ``prange``; Rummikub's masks (and so ``RummikubVec``) on threads only
+CARD_BACKENDS: tuple[str, ...] = ("threads", "prange")
+RUMMIKUB_BACKENDS: tuple[str, ...] = ("threads",)
+
+
+def check_backend(backend: Any, allowed: tuple[str, ...]) -> str:
+    """``backend`` if it is one of ``allowed`` (:data:`CARD_BACKENDS`, :data:`RUMMIKUB_BACKENDS`).
+
+    Raises:
+        ValueError: any other value; the message lists ``allowed``.
+    """
+    if backend not in allowed:
+        what = {"threads": "nogil worker threads", "prange": "numba's parallel loops"}
+        raise ValueError(
+            f"backend={backend!r}: use {' or '.join(map(repr, allowed))} ("
+            + "; ".join(f"{b!r}: {what[b]}" for b in allowed)
+            + ")"
+        )
+    return backend
+
 
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` otherwise."""

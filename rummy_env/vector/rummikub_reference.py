@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.envs.rummikub import raw_env as rummikub_raw_env
-from rummy_env.vector.batch import next64
+from rummy_env.vector.batch import RUMMIKUB_BACKENDS, next64
 from rummy_env.vector.reference import ReferenceVec
 from rummy_env.vector.rummikub_world import RummikubDeals, draw_tiles, tile_strings
 from rummy_env.vector.whole_games import WholeGames
@@ -22,7 +22,7 @@ class ReferenceRummikubVec(RummikubDeals, WholeGames, ReferenceVec):
 
     variant = "rummikub_v0"
     raw_env = rummikub_raw_env
-    backends = ("threads",)
+    backends = RUMMIKUB_BACKENDS
 
     def threads_used(self, games: int | None = None) -> int:
         """Threads a call runs on: always 1 (``RummikubVec.threads_used``'s signature)."""

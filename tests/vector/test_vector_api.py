@@ -222,10 +222,15 @@ def test_a_reference_engine_takes_its_twins_constructor_and_methods(reference, t
     for u, v in zip(vec.reset(), compiled.reset(), strict=True):
         np.testing.assert_array_equal(u, v)
     compiled.close()
+    card = "use 'threads' or 'prange' ('threads': nogil worker threads; 'prange': numba's parallel loops)"
     for cls in (reference, twin):
-        with pytest.raises(ValueError, match="^backend='gpu'"):
+        with pytest.raises(ValueError) as err:
             cls(2, backend="gpu", **options)
+        if twin is RummikubVec:
+            assert str(err.value) == "backend='gpu': use 'threads' ('threads': nogil worker threads)"
+        else:
+            assert str(err.value) == f"backend='gpu': {card}"
     if twin is RummikubVec:  # its masks run on threads only, so the reference refuses prange too
         for cls in (reference, twin):
-            with pytest.raises(ValueError, match="^backend='prange'"):
+            with pytest.raises(ValueError, match="^backend='prange': use 'threads' "):
                 cls(2, backend="prange", **options)
