@@ -57,6 +57,10 @@ def _int_at_least(low: int) -> Callable[[Any, dict], str | None]:
     return lambda v, ctx: None if _is_int(v) and v >= low else f"{_kind(v)}, expected an int >= {low}"
 
 
+def _wild_rank(v: Any, ctx: dict) -> str | None:
+    return None if _is_int(v) and 1 <= v <= 13 else f"{_kind(v)}, expected a wild rank 1..13 (1 = aces)"
+
+
 def _seat(v: Any, ctx: dict) -> str | None:
     n = len(ctx["players"])
     return None if _is_int(v) and 0 <= v < n else f"{_kind(v)}, expected a seat 0..{n - 1}"
@@ -124,7 +128,9 @@ def _players(v: Any, ctx: dict) -> str | None:
 
 _PER_SEAT = _array(_number, "one number per player", size="n")
 #: What each line type holds: field -> (required, check).  The hand line's seat field is
-#: ``dealer``, or ``first_player`` in Rummikub (added by :func:`_schema`).
+#: ``dealer``, or ``first_player`` in Rummikub, and Crazy Rummy's also holds the round's
+#: ``wild_rank`` (optional: records written before it was recorded lack it); both added by
+#: :func:`_schema`.
 SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
     "game": {
         "format": (True, _one_of(FORMAT)),
@@ -155,7 +161,10 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
 def _schema(kind: str, variant: str) -> dict:
     if kind != "hand":
         return SCHEMA[kind]
-    return {**SCHEMA["hand"], "first_player" if variant == "rummikub_v0" else "dealer": (True, _seat)}
+    schema = {**SCHEMA["hand"], "first_player" if variant == "rummikub_v0" else "dealer": (True, _seat)}
+    if variant == "crazy_rummy_v0":
+        schema["wild_rank"] = (False, _wild_rank)
+    return schema
 
 
 def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None, source: str = "") -> None:

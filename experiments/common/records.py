@@ -7,7 +7,8 @@ A record file holds one game (an episode), one JSON object per line:
   "agents": ["human", "heuristic"]}``: how the env was made and reset.
 - ``{"type": "hand", "hand": 1, "deck": ["7C", ...], "dealer": 1}``: the stacked deck of
   each hand as it is dealt (card strings top first; Rummikub: the 106 tiles first drawn
-  first, with ``"first_player"`` instead of ``"dealer"``).
+  first, with ``"first_player"`` instead of ``"dealer"``; Crazy Rummy adds the round's
+  ``"wild_rank"``, 1..13, R-CRAZY-02).
 - ``{"type": "action", "step": 0, "agent": "player_1", "action": 106, "text": "pass",
   "rewards": [0.0, 0.0]}``: every decision, with the rewards of all seats after it
   (left out when all are 0).
@@ -17,12 +18,13 @@ A record file holds one game (an episode), one JSON object per line:
 
 Replaying resets ``variant.env(**options)`` with the recorded ``seed`` and
 ``reset_options`` (exactly as the game was started), then checks that each hand's deck
-and dealer come out as recorded, that every recorded action is legal, and that the
+and dealer (and Crazy Rummy's wild rank) come out as recorded, that every recorded action is legal, and that the
 rewards of every step, the returns, the end line's hand scores and totals, and its status
 match.  Later hands of ``episode="game"`` are
 shuffled by the env's seeded generator, so the seed is what replays them; the decks in
 the record document them and check the replay.  A record without a seed can only be
-replayed for its first hand (reset with the first deck and dealer): :func:`replay` then
+replayed for its first hand (reset with the first deck and dealer, and a one-round Crazy
+Rummy episode's wild rank, which the seed would otherwise draw): :func:`replay` then
 stops with :class:`RecordMismatch` when a second hand is dealt.
 
 Before anything is replayed the record's shape is checked (:func:`check_record`, a
@@ -66,14 +68,18 @@ def _seat_key(variant: str) -> str:
 
 
 def _hand_line(variant: str, state: Any, hand: int) -> dict:
-    """The deck of hand number ``hand`` (1-based) and who dealt it (the current one)."""
+    """The deck of hand number ``hand`` (1-based) and who dealt it (the current one), and
+    in Crazy Rummy the current round's wild rank 1..13 (R-CRAZY-02)."""
     seat = state.first_player if variant == "rummikub_v0" else state.dealer
-    return {
+    line = {
         "type": "hand",
         "hand": hand,
         "deck": _deck_strings(variant, state.hand_decks[hand - 1]),
         _seat_key(variant): seat,
     }
+    if variant == "crazy_rummy_v0":
+        line["wild_rank"] = int(state.wild_rank) + 1
+    return line
 
 
 def _collect_hand_scores(state: Any, collected: list) -> None:
@@ -320,7 +326,11 @@ def replay(
             env.reset(seed=game["seed"], options=game.get("reset_options"))
         else:
             field = f"line {numbers[id(hands[0])]} (hand), field 'deck' or '{key}'"
-            env.reset(options={"deck": hands[0]["deck"], key: hands[0][key]})
+            first = {"deck": hands[0]["deck"], key: hands[0][key]}
+            if "wild_rank" in hands[0] and game["options"].get("episode", "hand") == "hand":
+                field = field.replace(" or ", ", ") + " or 'wild_rank'"
+                first["wild_rank"] = hands[0]["wild_rank"]  # a game's first round is aces anyway
+            env.reset(options=first)
     except (ValueError, TypeError) as err:
         raise RecordError(f"{field}: the game cannot be set up: {err}") from None
     raw = env.unwrapped
@@ -344,10 +354,13 @@ def replay(
                 raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
-            if got["deck"] != want["deck"] or got[key] != want[key]:
+            wild = "wild_rank" in want and got["wild_rank"] != want["wild_rank"]
+            if got["deck"] != want["deck"] or got[key] != want[key] or wild:
                 what = [f"{key} {got[key]} against {want[key]}"] if got[key] != want[key] else []
                 if got["deck"] != want["deck"]:
                     what.insert(0, "another deck")
+                if wild:
+                    what.append(f"wild rank {got['wild_rank']} against {want['wild_rank']}")
                 raise RecordMismatch(
                     f"{where}: hand {seen} was not dealt as recorded ({', '.join(what)}): "
                     "the seed or options differ from the game's"

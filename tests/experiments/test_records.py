@@ -118,6 +118,37 @@ def test_without_a_seed_only_the_first_hand_replays():
         replay(lines)
 
 
+def test_a_crazy_rummy_record_holds_each_rounds_wild_rank_and_replays_without_a_seed():
+    # a one-round episode draws its wild rank from the seed: without the seed the hand
+    # line's wild_rank is what replays it
+    ranks = []
+    for seed in range(5):
+        _, lines = recorded_game("crazy_rummy_v0", {"num_players": 3}, seed=seed)
+        hand = next(x for x in lines if x["type"] == "hand")
+        ranks.append(hand["wild_rank"])
+        lines[0]["seed"] = None
+        state = replay(lines).unwrapped.game_state
+        assert state.is_terminal() and state.wild_rank + 1 == hand["wild_rank"]
+    assert ranks == [9, 7, 4, 2, 13]
+    _, lines = recorded_game("crazy_rummy_v0", {"num_players": 3, "episode": "game", "max_hands": 2})
+    assert [x["wild_rank"] for x in lines if x["type"] == "hand"] == [1, 2]  # R-CRAZY-02: rounds in order
+    _, lines = recorded_game("crazy_rummy_v0", {"num_players": 3}, seed=0)
+    bad = [dict(x) for x in lines]
+    bad[1]["wild_rank"] = 8
+    with pytest.raises(
+        RecordMismatch, match=r"^after the reset: hand 1 was not dealt as recorded \(wild rank 9 against 8\)"
+    ):
+        replay(bad)
+    bad[1]["wild_rank"] = 14
+    with pytest.raises(
+        RecordError, match=r"^line 2 \(hand\), field 'wild_rank': the number 14, expected a wild rank 1..13"
+    ):
+        replay(bad)
+    old = [dict(x) for x in lines]  # a record written before the wild rank was recorded
+    del old[1]["wild_rank"]
+    assert replay(old).unwrapped.game_state.is_terminal()
+
+
 def test_read_record_refuses_other_files(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"type": "action"}\n')
