@@ -98,6 +98,18 @@ def test_bad_arguments_are_refused():
         state.resample(0, 7)
 
 
+@pytest.mark.parametrize(("name", "factory", "n"), CASES, ids=IDS)
+def test_an_observation_of_a_player_who_is_not_a_seat_is_refused(name, factory, n):
+    # -1 used to give the last seat's private view (Python's negative index), n an IndexError
+    state = make_game(factory, n).new_initial_state(rng=0)
+    for player in (-1, n, True, 1.0, None, "0"):
+        with pytest.raises(
+            ValueError, match=rf"^player {player!r} is not a seat: the player must be an int from 0 to {n - 1}$"
+        ):
+            state.observation(player)
+    assert same_observation(state.observation(np.int64(n - 1)), state.observation(n - 1))
+
+
 def _chi2_pvalue(counts, expected):
     counts, expected = np.asarray(counts, float), np.asarray(expected, float)
     assert counts.sum() == pytest.approx(expected.sum())

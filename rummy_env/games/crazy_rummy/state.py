@@ -44,6 +44,7 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig, check_wild_rank
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
+from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
@@ -375,7 +376,12 @@ class CrazyRummyState(CardPiles, EngineState):
         return False
 
     def observation(self, player: int) -> CrazyView:
-        """What ``player`` may know (see :class:`CrazyView`): no other hand, no stock order."""
+        """What ``player`` may know (see :class:`CrazyView`): no other hand, no stock order.
+
+        Raises:
+            ValueError: ``player`` is not an int seat ``0..num_players-1``.
+        """
+        player = check_seat("player", player, self._n)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n

@@ -42,6 +42,7 @@ from rummy_env.games.gin_rummy.actions import (
 )
 from rummy_env.games.gin_rummy.config import GinRummyConfig
 from rummy_env.games.gin_rummy.deal import HAND_SIZE
+from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_gin
 
 OFFER = 0  #: phase: the upcard offer of the first turn (R-GIN-03): take it or pass
@@ -265,7 +266,12 @@ class GinRummyState(CardPiles, EngineState):
 
     def observation(self, player: int) -> GinView:
         """What ``player`` may know (see :class:`GinView`): not the opponent's hidden
-        cards, not the stock's order."""
+        cards, not the stock's order.
+
+        Raises:
+            ValueError: ``player`` is not an int seat ``0..num_players-1``.
+        """
+        player = check_seat("player", player, self._n)
         other = 1 - player
         discard = self.discard
         top = discard[-1] if discard else -1

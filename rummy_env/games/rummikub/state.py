@@ -166,7 +166,12 @@ class RummikubState(EngineState):
         return out
 
     def observation(self, player: int) -> RummikubView:
-        """What ``player`` may know (see :class:`RummikubView`): no other rack, no pool order."""
+        """What ``player`` may know (see :class:`RummikubView`): no other rack, no pool order.
+
+        Raises:
+            ValueError: ``player`` is not an int seat ``0..num_players-1``.
+        """
+        player = check_seat("player", player, self._n)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n

@@ -27,6 +27,7 @@ from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
+from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_rummy
 from rummy_env.games.rummy.actions import (  # noqa: F401 - the turn's phases, re-exported
     DRAW,
@@ -238,7 +239,12 @@ class RummyState(CardPiles, EngineState):
         return bool(after.table.layoff_sides(forbidden))
 
     def observation(self, player: int) -> RummyView:
-        """What ``player`` may know (see :class:`RummyView`): no other hand, no stock order."""
+        """What ``player`` may know (see :class:`RummyView`): no other hand, no stock order.
+
+        Raises:
+            ValueError: ``player`` is not an int seat ``0..num_players-1``.
+        """
+        player = check_seat("player", player, self._n)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n
