@@ -194,6 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.decisions < 1 or args.num_envs < 1:
         p.error("--decisions and --num-envs must be positive")
+    if not 0 <= args.seed <= 2**64 - 64:  # option set k runs seed + k: every one an engine seed
+        p.error(f"--seed must be from 0 to 2**64 - 64, got {args.seed}")
     total_bad = 0
     episodes = ["hand", "game"] if args.episode == "both" else [args.episode]
     # one step of a batch is num_envs decisions: an option set's share below that would be overrun

@@ -105,6 +105,16 @@ def test_the_differential_refuses_more_games_than_decisions(capsys):
     assert "--num-envs 5000 is more than the 500 decisions of the smallest option set (--decisions 2000 split" in err
 
 
+@pytest.mark.parametrize("seed", ["-1", str(2**64 - 63)])
+def test_the_differential_refuses_a_seed_out_of_range(seed, capsys):
+    from experiments.dev import vector_differential
+
+    with pytest.raises(SystemExit) as stop:
+        vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000", "--seed", seed])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.endswith(f"error: --seed must be from 0 to 2**64 - 64, got {seed}\n")
+
+
 def test_ctrl_c_keeps_the_rows_measured(monkeypatch, capsys):
     from experiments.benchmark import cli, vector
     from experiments.dev import vector_differential
