@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import math
 import socket
 import sys
 from collections.abc import Sequence
@@ -51,8 +52,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not 0 <= args.port <= 65535:
         p.error(f"--port must be in 0..65535, got {args.port}")
-    if args.max_games < 1 or args.max_idle <= 0 or args.max_upload_kb < 1:
-        p.error("--max-games and --max-upload-kb must be >= 1 and --max-idle > 0")
+    for flag, value in (("--max-games", args.max_games), ("--max-upload-kb", args.max_upload_kb)):
+        if value < 1:
+            p.error(f"{flag} must be >= 1, got {value}")
+    if not (math.isfinite(args.max_idle) and args.max_idle > 0):  # nan would keep every game forever
+        p.error(f"--max-idle must be a finite number of seconds > 0, got {args.max_idle}")
     for flag, folder in (("--records", args.records), ("--results", args.results)):
         if folder.exists() and not folder.is_dir():  # a missing folder is fine: nothing to list yet
             p.error(f"{flag} {folder} is a file, not a folder")

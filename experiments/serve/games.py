@@ -15,6 +15,7 @@ is touched: the game is as it was.
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
@@ -230,8 +231,14 @@ class GameStore:
     """
 
     def __init__(self, max_games: int = MAX_GAMES, max_idle: float = MAX_IDLE_SECONDS):
-        if max_games < 1 or max_idle <= 0:
-            raise ValueError(f"max_games must be >= 1 and max_idle > 0, got {max_games} and {max_idle}")
+        if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+            raise ValueError(f"max_games must be an int >= 1, got {max_games!r}")
+        if (
+            isinstance(max_idle, bool)
+            or not isinstance(max_idle, (int, float))
+            or not (math.isfinite(max_idle) and max_idle > 0)
+        ):  # nan compares False with everything: no game would ever be dropped
+            raise ValueError(f"max_idle must be a finite number of seconds > 0, got {max_idle!r}")
         self.max_games = max_games
         self.max_idle = max_idle
         self._games: OrderedDict[str, GameSession] = OrderedDict()

@@ -1,5 +1,7 @@
 """python -m experiments.serve's command line: safe defaults and clear refusals."""
 
+import re
+
 import pytest
 
 from experiments.serve.__main__ import main, parse_args
@@ -17,15 +19,40 @@ def test_the_defaults_bind_this_machine_only():
     assert (args.max_games, args.max_idle, args.max_upload_kb, args.no_save) == (64, 7200.0, 1000, False)
 
 
-BAD = [["--port", "70000"], ["--max-games", "0"], ["--max-idle", "0"], ["--max-upload-kb", "0"]]
+BAD = [
+    (["--port", "70000"], "--port must be in 0..65535, got 70000"),
+    (["--max-games", "0"], "--max-games must be >= 1, got 0"),
+    (["--max-upload-kb", "0"], "--max-upload-kb must be >= 1, got 0"),
+    (["--max-idle", "0"], "--max-idle must be a finite number of seconds > 0, got 0.0"),
+    (["--max-idle", "nan"], "--max-idle must be a finite number of seconds > 0, got nan"),
+    (["--max-idle", "inf"], "--max-idle must be a finite number of seconds > 0, got inf"),
+]
 
 
-@pytest.mark.parametrize("argv", BAD)
-def test_bad_flags_are_usage_errors(argv, capsys):
+@pytest.mark.parametrize(("argv", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_flags_are_usage_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
         parse_args(argv)
     assert stop.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    assert capsys.readouterr().err.endswith(f"error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0, 60.0), "max_games must be an int >= 1, got 0"),
+        ((2.5, 60.0), "max_games must be an int >= 1, got 2.5"),
+        ((4, float("nan")), "max_idle must be a finite number of seconds > 0, got nan"),
+        ((4, -1), "max_idle must be a finite number of seconds > 0, got -1"),
+        ((4, "60"), "max_idle must be a finite number of seconds > 0, got '60'"),
+    ],
+)
+def test_the_game_store_refuses_bad_limits(args, message):
+    from experiments.serve.games import GameStore
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        GameStore(*args)
+    assert GameStore(4, 60).max_idle == 60
 
 
 def test_a_file_given_as_a_folder_is_refused(tmp_path, capsys):
