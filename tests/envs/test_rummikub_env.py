@@ -225,3 +225,18 @@ def test_a_shared_win_splits_the_winners_part_into_float_scores_r_rk_11():
     assert {type(i[k]) for i in infos for k in ("hand_score", "total_score")} == {float}
     assert [i["winners"] for i in infos] == ["player_0 player_1"] * 3 and infos[0]["winner"] == ""
     assert [env._cumulative_rewards[a] for a in env.possible_agents] == [20.5, 20.5, -41.0]
+
+
+def test_the_engine_refuses_a_deck_entry_that_is_not_a_tile_type():
+    game = rummikub_v0.raw_env.game_class()
+    good = [t for t in range(NUM_TILE_TYPES) for _ in range(2)]
+    for bad, shown in [(0.9, "0.9"), (True, "True"), ("a", "'a'"), (53, "53"), (-1, "-1")]:
+        deck = [bad, *good[1:]]  # int() used to read 0.9 as tile 0 and True as tile 1
+        with pytest.raises(
+            ValueError, match=rf"^deck entry {shown} is not a tile type: a deck of types holds the ints 0..52"
+        ):
+            game.new_initial_state(rng=np.random.default_rng(0), deck=deck)
+    with pytest.raises(ValueError, match="^deck must hold the 106 tiles: two of each tile type 0..52$"):
+        game.new_initial_state(rng=np.random.default_rng(0), deck=good[1:])
+    state = game.new_initial_state(rng=np.random.default_rng(0), deck=[np.int8(t) for t in good], first_player=0)
+    assert state.initial_deck == good and state.pool[-1] == good[28]  # two racks of 14, then the pool's first tile

@@ -92,6 +92,12 @@ class RummikubGame(EngineGame):
         if deck is None:
             deck = [int(t) for t in rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))]
         else:
+            deck = list(deck)
+            for t in deck:  # int() would take 0.9 as tile 0 and True as tile 1
+                if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)) or not 0 <= t < 53:
+                    raise ValueError(
+                        f"deck entry {t!r} is not a tile type: a deck of types holds the ints 0..52, each twice"
+                    )
             deck = [int(t) for t in deck]
             if len(deck) != POOL_SIZE or np.bincount(deck, minlength=NUM_TILE_TYPES).tolist() != [2] * NUM_TILE_TYPES:
                 raise ValueError("deck must hold the 106 tiles: two of each tile type 0..52")
