@@ -94,7 +94,11 @@ class RummikubGame(EngineGame):
         else:
             deck = list(deck)
             for t in deck:  # int() would take 0.9 as tile 0 and True as tile 1
-                if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)) or not 0 <= t < 53:
+                if (
+                    isinstance(t, (bool, np.bool_))
+                    or not isinstance(t, (int, np.integer))
+                    or not 0 <= t < NUM_TILE_TYPES
+                ):
                     raise ValueError(
                         f"deck entry {t!r} is not a tile type: a deck of types holds the ints 0..52, each twice"
                     )
