@@ -91,6 +91,36 @@ class RummyEnvGame(pyspiel.Game):
         """The first chance node (the dealer, or Rummikub's first player)."""
         return RummyEnvState(self)
 
+    def deserialize_state(self, serialized: str) -> RummyEnvState:
+        """OpenSpiel's ``deserialize_state`` (the text of ``state.serialize()``), checked.
+
+        The text is OpenSpiel's format for Python games: the history, and the state's
+        contents as a base64 pickle.  Unpickling runs code the text names, so deserialize
+        only text you (or this package) serialized.
+
+        Raises:
+            ValueError: text this game cannot decode (damaged), a state another game
+                (variant or options) serialized, or contents that do not match the
+                history (``history`` edited, or contents missing).
+            TypeError: ``serialized`` is not a string.
+        """
+        if not isinstance(serialized, str):
+            raise TypeError(f"serialized must be the str of state.serialize(), got {type(serialized).__name__}")
+        try:
+            state = super().deserialize_state(serialized)
+        except ValueError:  # RummyEnvState.__setattr__'s refusals, already clear
+            raise
+        except Exception as err:  # base64, pickle or pyspiel's parse of a damaged text
+            name = f"{PREFIX}{self._data.variant.key}"
+            raise ValueError(f"the text is not a serialized state of {name}: {type(err).__name__}: {err}") from None
+        moves, history = state._core.moves, len(state.history())
+        if moves != history:
+            raise ValueError(
+                f"the serialized contents have {moves} moves applied but the history lists {history}: "
+                "the text was edited or its contents are missing"
+            )
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> RummyEnvObserver:
         """The observer of OpenSpiel's ``observation_*`` (default) and ``information_state_*``
         (``perfect_recall=True``) methods.
@@ -128,6 +158,8 @@ class RummyEnvState(pyspiel.State):
         # that another game (variant or options) serialized is refused now, not at its first
         # observation.  Reads of _core stay plain attribute lookups (every step reads it).
         if name == "_core":
+            if not isinstance(value, Core):
+                raise ValueError(f"the serialized contents hold {type(value).__name__} as _core, not a state's Core")
             mine = self.get_game()._data
             if value.data is not mine and value.data.__reduce__() != mine.__reduce__():
                 theirs = value.data.__reduce__()[1]

@@ -2,6 +2,9 @@
 type and info, the chance nodes of the deal and the draws, OpenSpiel's own random
 simulation test, OpenSpiel's MCTS and IS-MCTS bots and ``rl_environment``."""
 
+import base64
+import pickle
+
 import numpy as np
 import pyspiel
 import pytest
@@ -289,6 +292,35 @@ def test_serialize_and_clone_continue_the_same_game(variant):
         with pytest.raises(ValueError, match=rf"^the state was serialized by {NAMES[variant]} with parameters"):
             other.deserialize_state(state.serialize())
     assert str(game.deserialize_state(state.serialize())) == str(state)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_a_damaged_or_edited_serialized_state_is_refused(variant):
+    game = load(variant, max_turns=40)
+    state = random_play(game.new_initial_state(), np.random.default_rng(2), until=lambda s: len(s.history()) > 80)
+    text = state.serialize()
+    head, _, _ = text.partition("__dict__=")
+    moves = len(state.history())
+
+    def contents(obj):
+        return head + "__dict__=" + base64.b64encode(pickle.dumps(obj)).decode()
+
+    cases = [
+        (
+            text.replace("history=", "history=0:999,", 1),
+            f"have {moves} moves applied but the history lists {moves + 1}",
+        ),
+        (contents({}), f"have 0 moves applied but the history lists {moves}"),  # the initial state's contents
+        (contents({"_core": 5}), "^the serialized contents hold int as _core, not a state's Core$"),
+        (text[: len(text) // 2], rf"^the text is not a serialized state of {NAMES[variant]}: "),
+        ("hello", rf"^the text is not a serialized state of {NAMES[variant]}: "),
+    ]
+    for bad, message in cases:
+        with pytest.raises(ValueError, match=message):
+            game.deserialize_state(bad)
+    with pytest.raises(TypeError, match="^serialized must be the str of state.serialize"):
+        game.deserialize_state(None)
+    assert game.deserialize_state(text).history() == state.history()
 
 
 @pytest.mark.parametrize("variant", sorted(NAMES))
