@@ -144,6 +144,8 @@ def make(env_id: str, **options: Any) -> Any:
     """
     import importlib
 
+    if not isinstance(env_id, str):
+        raise ValueError(f"unknown env id {env_id!r}: rummy_env's ids are the strings {', '.join(PETTINGZOO_IDS)}")
     key = env_id.strip()
     if key.endswith("_v0"):
         key = key[: -len("_v0")] + "-v0"

@@ -73,6 +73,12 @@ class RummyEnvGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None):
         variant = self.variant
         params = {**variant.defaults(), **dict(params or {})}
+        for name, value in params.items():  # OpenSpiel's parameter types; game_data hashes them
+            if not isinstance(name, str) or not isinstance(value, (bool, int, float, str)):
+                raise ValueError(
+                    f"parameter {name!r}={value!r}: OpenSpiel game parameters are str names with bool, int, "
+                    "float or str values"
+                )
         self._data = game_data(variant.key, tuple(sorted(params.items())))
         cfg = self._data.cfg
         low, high = variant.utility_range(cfg)

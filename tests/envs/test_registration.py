@@ -74,6 +74,8 @@ def test_rummy_env_make_reads_pettingzoos_underscore_ids_and_names_the_known_one
         ValueError, match=r"unknown env id 'rummy_env/gin-v0': rummy_env's ids are rummy_env/rummy-v0, "
     ):
         rummy_env.make("rummy_env/gin-v0")
+    with pytest.raises(ValueError, match=r"^unknown env id None: rummy_env's ids are the strings rummy_env/rummy-v0, "):
+        rummy_env.make(None)
 
 
 @pytest.mark.parametrize("env_id", GYM_IDS)

@@ -4,6 +4,7 @@ simulation test, OpenSpiel's MCTS and IS-MCTS bots and ``rl_environment``."""
 
 import base64
 import pickle
+import re
 
 import numpy as np
 import pyspiel
@@ -87,6 +88,13 @@ def test_bad_parameters_are_refused(variant, params, message):
         load(variant, **params)
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'knock'"):
         load(variant, knock=1)
+    # the classes constructed directly (pyspiel.load_game checks names and types first)
+    cls = type(load(variant))
+    for bad, shown in [({"num_players": [2]}, "'num_players'=[2]"), ({1: 2}, "1=2")]:
+        with pytest.raises(
+            ValueError, match=rf"^parameter {re.escape(shown)}: OpenSpiel game parameters are str names"
+        ):
+            cls(bad)
 
 
 def test_the_deal_is_a_sequence_of_chance_outcomes():
