@@ -7,6 +7,8 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents.base import Agent
 from agents.heuristics import HEURISTICS, STYLES, heuristic_style, heuristic_styles, style_id  # noqa: F401 - public here
 from agents.random_agent import RandomAgent
@@ -119,15 +121,18 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         ValueError: an unknown name, options after ``random``, an option of
             ``heuristic`` other than a style of the variant, no heuristic for this
             variant, a bad search option, an import path that does not give an agent, or
-            ``openspiel_gin_bot`` without open_spiel or not on Gin.
+            ``openspiel_gin_bot`` without open_spiel or not on Gin, options after
+            ``champion``, or a ``seed`` that is not an int >= 0 (bools refused) or None.
         TypeError: a name that is not a string.
     """
     from agents.search import is_search_spec, make_search_agent
 
     if not isinstance(name, str):
         raise TypeError(f"agent name {name!r} has type {type(name).__name__}: names are strings such as 'heuristic'")
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"agent {name!r}: seed {seed!r} is not a seed: an agent's seed is an int >= 0 or None")
     base, colon, _ = name.partition(":")
-    if colon and base == "random":
+    if colon and base in ("random", "champion"):
         raise ValueError(f"agent {name!r}: {base} takes no options; write {base!r}")
     if base == "heuristic":
         variant = env.unwrapped.metadata["name"]

@@ -1,5 +1,6 @@
 """Baseline agents: legal, seeded, and the Rummy heuristic's choices in known positions."""
 
+import numpy as np
 import pytest
 
 from agents import Agent, RandomAgent, RummyHeuristicAgent, agent_names, make_agent
@@ -110,6 +111,14 @@ def test_registry():
         make_agent("heuristic:foo=1", env)
     with pytest.raises(ValueError, match="^agent 'random:seed=3': random takes no options; write 'random'$"):
         make_agent("random:seed=3", env)
+    with pytest.raises(ValueError, match="^agent 'champion:x=1': champion takes no options; write 'champion'$"):
+        make_agent("champion:x=1", env)  # it used to look for a module called champion
+    for seed in (-1, 1.5, True, "3"):
+        with pytest.raises(
+            ValueError, match=rf"^agent 'heuristic': seed {seed!r} is not a seed: an agent's seed is an int"
+        ):
+            make_agent("heuristic", env, seed=seed)
+    assert isinstance(make_agent("random", env, seed=np.uint8(3)), RandomAgent)
     with pytest.raises(TypeError, match="^agent name None has type NoneType: names are strings"):
         make_agent(None, env)
     with pytest.raises(ValueError, match="^the patient agent plays rummikub_v0 only, not rummy_v0$"):
