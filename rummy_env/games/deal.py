@@ -14,6 +14,20 @@ from rummy_env.games.options import check_seat
 NextHand = tuple[tuple[int, ...], int]
 
 
+def count_hands(name: str, hands: Any) -> int:
+    """How many hands (or racks) a stack function was given.
+
+    Raises:
+        TypeError: ``hands`` is not a list or tuple (one per player).
+    """
+    if not isinstance(hands, (list, tuple)):
+        raise TypeError(
+            f"{name} must be a list with one entry per player (a string or list of names each), "
+            f"got {type(hands).__name__}"
+        )
+    return len(hands)
+
+
 def check_next_hands(
     deals: Any, keys: Sequence[str], parse_one: Callable[[dict], NextHand], room: int, episode: str
 ) -> list[NextHand]:
@@ -125,8 +139,9 @@ def stack_upcard_deck(
     Raises:
         ValueError: a bad dealer, a hand of the wrong size, an unknown card, or a card
             named twice.
+        TypeError: ``hands`` is not a list or tuple.
     """
-    n = len(hands)
+    n = count_hands("hands", hands)
     check_seat("dealer", dealer, n)
     parsed = [parse_cards(h) for h in hands]
     for seat, h in enumerate(parsed):

@@ -177,3 +177,12 @@ def test_a_world_drops_the_stacked_hands_and_depends_only_on_the_information(mod
         world = true.resample(0, np.random.default_rng(5))
         assert world.next_hands == [] and state_key(world) == want
     assert len(stacked.next_hands) == 1  # the true state keeps its stack
+
+
+@pytest.mark.parametrize(
+    ("stack", "name"), [(rummy_deck, "hands"), (gin_deck, "hands"), (crazy_deck, "hands"), (stack_pool, "racks")]
+)
+def test_the_stack_functions_refuse_hands_that_are_not_a_list(stack, name):
+    for bad, kind in [(None, "NoneType"), ("AC 2C 3C", "str"), ({0: "AC"}, "dict")]:
+        with pytest.raises(TypeError, match=rf"^{name} must be a list with one entry per player .*, got {kind}$"):
+            stack(bad)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rummy_env.core.cards import parse_cards
-from rummy_env.games.deal import complete_deck, round_robin
+from rummy_env.games.deal import complete_deck, count_hands, round_robin
 from rummy_env.games.options import check_seat
 
 HAND_SIZE = 7  # R-CRAZY-03: 7 cards each, then an 8th to the dealer's left
@@ -28,8 +28,9 @@ def stack_deck(hands: Sequence[Sequence[str] | str], stock: Sequence[str] | str 
     Raises:
         ValueError: wrong hand sizes or player count, a bad dealer, an unknown or
             repeated card.
+        TypeError: ``hands`` is not a list or tuple.
     """
-    n = len(hands)
+    n = count_hands("hands", hands)
     if not 3 <= n <= 6:
         raise ValueError(f"{n} hands given: Crazy Rummy has 3 to 6 players")
     check_seat("dealer", dealer, n)

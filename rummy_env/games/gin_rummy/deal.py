@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.games.deal import stack_upcard_deck
+from rummy_env.games.deal import count_hands, stack_upcard_deck
 
 HAND_SIZE = 10  #: cards dealt to each player (R-GIN-02)
 
@@ -32,7 +32,8 @@ def stack_deck(
     Raises:
         ValueError: not two hands of 10 cards, a bad dealer, an unknown card, or a card
             named twice.
+        TypeError: ``hands`` is not a list or tuple.
     """
-    if len(hands) != 2:
+    if count_hands("hands", hands) != 2:
         raise ValueError(f"{len(hands)} hands given: Gin Rummy has 2 players")
     return stack_upcard_deck(hands, HAND_SIZE, upcard, stock, dealer, f"Gin Rummy deals {HAND_SIZE} to each player")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.tiles import COPIES_PER_TYPE, NUM_TILE_TYPES, parse_pool, parse_tiles, tile_str
+from rummy_env.games.deal import count_hands
 from rummy_env.games.options import check_seat
 
 RACK_SIZE = 14  # R-RK-02
@@ -30,8 +31,9 @@ def stack_pool(
     Raises:
         ValueError: wrong rack sizes or player count, a bad seat, an unknown tile, or a
             tile type named more than twice.
+        TypeError: ``racks`` is not a list or tuple.
     """
-    n = len(racks)
+    n = count_hands("racks", racks)
     if not 2 <= n <= 4:
         raise ValueError(f"{n} racks given: Rummikub has 2 to 4 players")
     check_seat("first_player", first_player, n)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy_env.games.deal import stack_upcard_deck
+from rummy_env.games.deal import count_hands, stack_upcard_deck
 
 
 def hand_size(num_players: int) -> int:
@@ -34,8 +34,9 @@ def stack_deck(
 
     Raises:
         ValueError: wrong hand sizes, a bad dealer, an unknown card, or a card named twice.
+        TypeError: ``hands`` is not a list or tuple.
     """
-    n = len(hands)
+    n = count_hands("hands", hands)
     if not 2 <= n <= 6:
         raise ValueError(f"{n} hands given: basic Rummy has 2 to 6 players")
     k = hand_size(n)
