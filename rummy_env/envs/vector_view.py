@@ -75,7 +75,7 @@ class SeatVectorEnv(VectorEnv):
         num_threads: int | None = None,
         **env_options: Any,
     ):
-        key = (variant.removesuffix("_v0"), engine) if isinstance(variant, str) else None
+        key = (variant.removesuffix("_v0"), engine) if isinstance(variant, str) and isinstance(engine, str) else None
         if key not in ENGINES:
             raise ValueError(
                 f"variant={variant!r}, engine={engine!r}: batched engines exist for "

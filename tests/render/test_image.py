@@ -140,6 +140,8 @@ def test_render_svg_of_another_agent_and_bad_viewers():
     assert "player_1 (this view)" in env.unwrapped.render_svg("player_1")
     with pytest.raises(KeyError, match="agent 'player_7' is not one of"):
         env.unwrapped.render_svg("player_7")
+    with pytest.raises(KeyError, match=r"agent \['x'\] is not one of \['player_0', 'player_1'\]"):
+        env.unwrapped.render_svg(["x"])  # not "unhashable type"
     with pytest.raises(ValueError, match="viewer=2 is not a seat: use 0..1"):
         table_picture(env.unwrapped.game_state, 2)
     with pytest.raises(TypeError, match="no picture for a dict"):

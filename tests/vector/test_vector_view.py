@@ -93,6 +93,8 @@ def test_bad_view_arguments_are_refused():
         SeatVectorEnv("hearts", 2)
     with pytest.raises(ValueError, match="variant=5, engine='kernel': batched engines exist for 'gin_rummy'"):
         SeatVectorEnv(5, 4)
+    with pytest.raises(ValueError, match=r"^variant='gin_rummy', engine=\['kernel'\]: batched engines exist for"):
+        SeatVectorEnv("gin_rummy", 2, engine=["kernel"])  # not "unhashable type"
     with pytest.raises(ValueError, match="seat=2 is not a seat"):
         SeatVectorEnv("gin_rummy", 2, seat=2)
     with pytest.raises(RuntimeError, match="reset"):
