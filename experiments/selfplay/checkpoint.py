@@ -54,7 +54,8 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
         given: the names of the settings given on the command line now.
 
     Returns:
-        the saved run's settings, except the threads and device (this machine's) and the
+        the saved run's settings, except the threads, device and evaluation backend (this
+        machine's) and the
         settings given now (the limits ``timesteps`` and ``minutes`` among them: not
         given, the run keeps its own); never those that shape the network or the games.
 
@@ -78,7 +79,7 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
     if changed:
         listed = ", ".join(f"{k}={getattr(given_config, k)!r} (the run's: {saved_fixed[k]!r})" for k in changed)
         raise ValueError(f"--resume continues the run as it was built: {listed}; drop them or start a new run")
-    keep = {"sim_threads", "torch_threads", "eval_workers", "device"}
+    keep = {"sim_threads", "torch_threads", "eval_workers", "backend", "address", "device"}
     keep |= given - set(fixed)
     fields = set(Config.__dataclass_fields__)
     old = {k: v for k, v in saved.items() if k in fields}  # a setting added since the checkpoint takes its default

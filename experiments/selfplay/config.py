@@ -92,6 +92,11 @@ class Config:
     eval_deals: int = 100  # deals per evaluation (each played in every seat)
     final_eval_deals: int = 1000
     eval_workers: int = 1
+    # where the evaluations' games run: local processes (eval_workers) or the tournament's Ray
+    # backend, "ray" (the distributed extra; a running cluster, the one at `address`, or a new
+    # local one): the same rows either way
+    backend: str = "local"
+    address: str = ""
     # one numba thread too: with other jobs on the 2 cores, 2 threads stepped 256 games 14x slower
     sim_threads: int = 1
     # one torch thread: on a loaded 2-core machine a second intra-op thread made a forward
@@ -165,6 +170,10 @@ def check_config(config: Config, num_players: int) -> None:
             raise ValueError(f"{name}={getattr(config, name)}: a positive integer")
     if config.seed < 0:
         raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
+    if config.backend not in ("local", "ray"):
+        raise ValueError(f"backend={config.backend!r}: use 'local' or 'ray'")
+    if config.address and config.backend != "ray":
+        raise ValueError(f"address={config.address!r} is a Ray cluster's: it needs backend='ray'")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
     if config.duplicate_baseline and config.variant not in DUPLICATE_VARIANTS:
@@ -423,6 +432,17 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 default=value,
                 choices=["auto", "cpu", "cuda"],
                 help="torch device of the network, the update and inference (default: auto, a GPU when torch sees one)",
+            )
+        elif name == "backend":
+            p.add_argument(
+                flag,
+                default=value,
+                choices=["local", "ray"],
+                help="where the evaluations' games run: local processes (--eval-workers) or Ray (default: local)",
+            )
+        elif name == "address":
+            p.add_argument(
+                flag, default=value, metavar="HOST:PORT", help="the Ray cluster of --backend ray (default: a local one)"
             )
         elif name == "hidden":
             p.add_argument(flag, default=",".join(map(str, value)), help=f"hidden layer widths (default: {value})")

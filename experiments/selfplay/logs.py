@@ -28,11 +28,14 @@ def evaluate(
     progress: bool = False,
     stop: Any = None,
     opponents: Sequence[str] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
     """Win rates (95% Wilson intervals counted per deal) of the saved policy against each
     opponent (by default the variant's heuristic and the random agent), on the tournament's
     duplicate deals, the policy in one seat and the opponent in the others
-    (:func:`experiments.evaluate.evaluate`), with ``reward="win"``.
+    (:func:`experiments.evaluate.evaluate`), with ``reward="win"``; ``workers``, ``backend``
+    and ``address`` say where the games run (:func:`experiments.common.parallel.run_tasks`).
 
     Returns:
         one dict per opponent: ``opponent``, ``games``, ``deals``, ``wins``, ``draws``,
@@ -44,7 +47,9 @@ def evaluate(
         opponents = sorted(agent_names(variant), key=lambda name: name != "heuristic")
     options = {k: v for k, v in env_options.items() if k != "reward"}
     agent = f"policy:{Path(model_path).resolve()}"
-    result, _ = against(agent, variant, options, deals, seed, opponents, workers, progress=progress, stop=stop)
+    result, _ = against(
+        agent, variant, options, deals, seed, opponents, workers, backend, address, progress=progress, stop=stop
+    )
     return result["rows"]
 
 
@@ -191,6 +196,8 @@ def evaluate_now(
         final and progress,
         stop,
         eval_opponents(cfg),
+        cfg.backend,
+        cfg.address or None,
     )
     seconds = time.perf_counter() - t0
     learner.timers["eval"] += seconds

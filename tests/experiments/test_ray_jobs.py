@@ -3,6 +3,7 @@
 test starts its own local cluster (a job that finds Ray running leaves it running) and stops
 it, so that no other test, run in the same worker, finds Ray running."""
 
+import csv
 import json
 
 import numpy as np
@@ -42,3 +43,21 @@ def test_pimc_labels_on_ray_gives_the_local_labels(cluster, tmp_path, monkeypatc
     for key in local.files:
         if key != "meta":
             np.testing.assert_array_equal(on_ray[key], local[key], err_msg=key)
+
+
+def test_selfplay_evaluations_on_ray_give_the_local_rows(cluster, tmp_path):
+    from experiments.selfplay.run import main as selfplay
+
+    args = [
+        "--variant", "rummy", "--num-envs", "64", "--num-steps", "8", "--timesteps", "1000",
+        "--hidden", "16,16", "--minibatch-size", "256", "--eval-deals", "6", "--final-eval-deals", "8",
+        "--eval-opponents", "random", "--seed", "4", "--no-progress", "--eval-every", "100000",
+        "--checkpoint-every", "100000",
+    ]  # fmt: skip
+    assert selfplay([*args, "--out", str(tmp_path / "local")]) == 0
+    assert selfplay([*args, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
+    rows = {}
+    for d in ("local", "ray"):
+        with open(tmp_path / d / "eval.csv") as f:
+            rows[d] = [(r["opponent"], r["games"], r["final"], r["win_rate"]) for r in csv.DictReader(f)]
+    assert rows["ray"] == rows["local"] == [("random", "12", "0", "0.5"), ("random", "16", "1", "0.125")]

@@ -287,6 +287,8 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsy
         (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
         (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
         (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
+        (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
+        (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
         (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
         (["--duplicate-baseline", "ture"], "'ture' is not a boolean"),
         (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
