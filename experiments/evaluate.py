@@ -21,7 +21,7 @@ Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, `
 ``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat
 whose every game the agent won / lost to another seat: the deals its play decided; in the
 others the seat decided, a win was shared or a game had no winner) and ``same_as_agent``
-(the member builds the very agent evaluated under another name,
+(the member builds the very agent evaluated, under its own name or another one,
 :func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
 row is a self-match, at the fair share by construction); plus
 ``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
@@ -37,13 +37,14 @@ import csv
 import json
 import sys
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agents import make_agent
-from agents.registry import same_agent
+from agents.registry import POLICY_PREFIX, same_agent
 from experiments.common import (
     load_variant,
     new_figure,
@@ -102,6 +103,16 @@ def panel_chunks(
     ]
 
 
+def agent_seat(record: dict) -> tuple[int, str]:
+    """The evaluated agent's seat in a game's record and the opponent's name: the lineup is
+    ``(agent, opponent, ...)`` and rotation ``k`` seats lineup entry ``(i + k) % seats`` at
+    seat ``i`` (:func:`experiments.tournament.run_chunk`), so the agent sits at ``-k``.  Read
+    from the rotation, not the names: an agent that is a member of its panel plays itself."""
+    seats = record["seats"]
+    seat = -record["rotation"] % len(seats)
+    return seat, seats[(seat + 1) % len(seats)]
+
+
 def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
     """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
     adds) from the games' records: the agent's win share, its 95% Wilson interval over deals,
@@ -119,8 +130,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         }
     )
     for r in records:
-        seat = r["seats"].index(agent)
-        opponent = next(name for name in r["seats"] if name != agent)
+        seat, opponent = agent_seat(r)
         others = [s for s in range(len(r["seats"])) if s != seat]
         s = stats[opponent]
         s["games"] += 1
@@ -183,7 +193,7 @@ def format_rows(result: dict) -> str:
         )
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     if any(r.get("same_as_agent") for r in result["rows"]):
-        lines.append("  * the same agent as the one evaluated (another name, the same settings): a self-match")
+        lines.append("  * the same agent as the one evaluated (the same settings): a self-match")
     if result["rows"]:
         played = {r["opponent"] for r in result["rows"]}
         missing = [m for m in result.get("opponents", []) if m not in played]
@@ -233,8 +243,7 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
         w = csv.writer(f)
         w.writerow(["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"])
         for r in records:
-            seat = r["seats"].index(result["agent"])
-            opponent = next(name for name in r["seats"] if name != result["agent"])
+            seat, opponent = agent_seat(r)
             w.writerow(
                 [
                     opponent,
@@ -262,11 +271,12 @@ def panel_members(
 
     Returns:
         ``(agent, members, panel_version)``: the agent's name (a ``policy:`` path made
-        absolute), its opponents without the agent itself, and ``PANEL_VERSION`` (None when
-        ``opponents`` were given).
+        absolute), its opponents (every member, the agent itself too when it is one: a
+        self-match), and ``PANEL_VERSION`` (None when ``opponents`` were given).
 
     Raises:
-        ValueError: an unknown agent or option, or no opponent left.
+        ValueError: an unknown agent or option, or no opponent left (the panel's models that
+            cannot play this number of seats are left out with a ``UserWarning``).
     """
     env = load_variant(variant).env(**dict(env_options or {}))
     agent = absolute_policy(agent)
@@ -278,12 +288,22 @@ def panel_members(
         version, members = PANEL_VERSION, list(panel(variant, available_only=True))
     else:
         members = list(opponents)
-    members = [absolute_policy(m) for m in members if absolute_policy(m) != agent]
-    if not members:
-        raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
+    members = [absolute_policy(m) for m in members]
+    playable = []
     for m in members:
-        make_agent(m, env, seed=0)
-    return agent, members, version
+        try:
+            make_agent(m, env, seed=0)
+        except ValueError as err:
+            # a panel's model plays the number of seats it was trained for: at another count it
+            # is left out, as a member whose extra is missing; a member named by the caller fails
+            if opponents is not None or not m.startswith(POLICY_PREFIX):
+                raise
+            warnings.warn(f"panel member {m} left out: {err}", UserWarning, stacklevel=2)
+            continue
+        playable.append(m)
+    if not playable:
+        raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
+    return agent, playable, version
 
 
 def evaluate(
@@ -308,7 +328,8 @@ def evaluate(
         deals: deals per opponent, each played once with the agent in each seat.
         seed: the deals' seed (the tournament's deal seeds: the same deals for every opponent).
         opponents: the opponents (default: :func:`agents.panel.panel` of the variant, the
-            members whose extras are installed); the agent itself is left out.
+            members whose extras are installed); a member that is the agent itself plays
+            it too (its row is marked ``same_as_agent``).
         workers, backend, address: where the games run (:func:`experiments.common.parallel.run_tasks`).
         progress: a progress bar of deals.
         stop: Ctrl-C: the evaluation ends with the games finished (``partial``).
@@ -338,7 +359,7 @@ def evaluate(
         )
     records = [r for part in parts for r in part]
     rows = panel_rows(agent, members, records)
-    for row in rows:  # a member that is the agent under another name: its row is a self-match
+    for row in rows:  # a member that is the agent itself, under its name or another: a self-match
         row["same_as_agent"] = same_agent(agent, row["opponent"], env)
     rates = [r["win_rate"] for r in rows]
     low = min(rows, key=lambda r: r["win_rate"]) if rows else None

@@ -13,8 +13,11 @@ from agents.panel import PANEL_VERSION, panel
 from experiments import evaluate
 
 
-def _record(deal, seats, win_share, points):
-    return {"deal": deal, "seats": seats, "win_share": win_share, "points_per_hand": points}
+def _record(deal, seats, win_share, points, agent="A"):
+    """A game's record as the tournament writes it: rotation ``k`` seats the lineup's entry
+    ``(i + k) % n`` (the agent is entry 0) at seat ``i``."""
+    rotation = -seats.index(agent) % len(seats)
+    return {"deal": deal, "seats": seats, "rotation": rotation, "win_share": win_share, "points_per_hand": points}
 
 
 def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
@@ -145,15 +148,40 @@ def test_three_seats_put_the_opponent_in_every_other_seat(tmp_path):
         assert Counter(g["agent_seat"] for g in csv.DictReader(f)) == {"0": 2, "1": 2, "2": 2}
 
 
-def test_the_default_opponents_are_the_panel_without_the_agent(monkeypatch):
+def test_the_default_opponents_are_the_whole_panel_the_agent_included(monkeypatch):
     monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: [])  # no games: only who would play
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # members without their extra are dropped with a warning
         members = panel("rummy_v0", available_only=True)
         result, records = evaluate.evaluate("heuristic", "rummy_v0", deals=1)
     assert result["panel_version"] == PANEL_VERSION
-    assert result["opponents"] == [m for m in members if m != "heuristic"] and "heuristic" in members
+    assert result["opponents"] == members and "heuristic" in members  # a member plays itself too
     assert records == [] and result["rows"] == [] and result["panel_min"] is None
+
+
+def test_an_agent_of_the_panel_plays_itself_as_a_marked_self_match(tmp_path):
+    args = ["--variant", "rummy", "--agent", "heuristic", "--opponents", "random", "heuristic", "--deals", "3"]
+    assert evaluate.main([*args, "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    result = json.loads((tmp_path / "evaluation.json").read_text())
+    rows = [(r["opponent"], r["games"], r["win_rate"], r["same_as_agent"]) for r in result["rows"]]
+    assert rows == [("random", 6, 1.0, False), ("heuristic", 6, 0.5, True)]
+    with open(tmp_path / "games.csv") as f:
+        seats = [(g["opponent"], g["rotation"], g["agent_seat"]) for g in csv.DictReader(f)]
+    assert seats[-2:] == [("heuristic", "0", "0"), ("heuristic", "1", "1")]
+
+
+def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_warning(monkeypatch):
+    monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: [])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, _ = evaluate.evaluate("heuristic", "rummy_v0", {"num_players": 3}, deals=1)
+    left_out = [str(w.message) for w in caught if "left out" in str(w.message)]
+    models = [m for m in panel("rummy_v0") if m.startswith("policy:")]
+    assert len(left_out) == len(models) >= 1 and not any(m in result["opponents"] for m in models)
+    assert "was trained on observations of shape" in left_out[0]
+    assert result["opponents"][:2] == ["random", "heuristic"]
+    with pytest.raises(ValueError, match="was trained on observations of shape"):  # named: an error
+        evaluate.evaluate("heuristic", "rummy_v0", {"num_players": 3}, deals=1, opponents=models[:1])
 
 
 @pytest.mark.parametrize(
@@ -163,7 +191,6 @@ def test_the_default_opponents_are_the_panel_without_the_agent(monkeypatch):
         (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
         (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
         (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
-        (["--agent", "heuristic", "--opponents", "heuristic"], "no opponent to evaluate 'heuristic' against"),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
         (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),
     ],
@@ -179,7 +206,7 @@ def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message,
 
 def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match(monkeypatch):
     seats = [("pimc", "pimc:model=1", "pimc:model=1"), ("random", "pimc", "random")]
-    fake = [[_record(0, s, [1 / 3, 1 / 3, 1 / 3], [5.0, 5.0, 5.0]) for s in seats]]
+    fake = [[_record(0, s, [1 / 3, 1 / 3, 1 / 3], [5.0, 5.0, 5.0], "pimc") for s in seats]]
     monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: fake)
     result, _ = evaluate.evaluate("pimc", "crazy_rummy_v0", deals=1, opponents=["pimc:model=1", "random"])
     assert [(r["opponent"], r["same_as_agent"]) for r in result["rows"]] == [("pimc:model=1", True), ("random", False)]
@@ -188,12 +215,12 @@ def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match
         "crazy_rummy_v0: pimc against the opponents named (not the panel, 3 seats, fair share 0.333)"
     )
     assert text.splitlines()[2].endswith(" *") and not text.splitlines()[3].endswith(" *")
-    assert "* the same agent as the one evaluated (another name, the same settings): a self-match" in text
+    assert "* the same agent as the one evaluated (the same settings): a self-match" in text
 
 
 def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatch):
     # stopped after the games against random: the heuristic was never played
-    fake = [[_record(0, s, w, [5.0, 0.0]) for s, w in [(("heuristic", "random"), [1.0, 0.0])]]]
+    fake = [[_record(0, s, w, [5.0, 0.0], "heuristic") for s, w in [(("heuristic", "random"), [1.0, 0.0])]]]
     monkeypatch.setattr(evaluate, "run_tasks", lambda *args, **kwargs: fake)
     result, _ = evaluate.evaluate(
         "heuristic", "gin_rummy_v0", deals=1, opponents=["random", "heuristic:style=defensive"]
