@@ -64,6 +64,16 @@ def _main(argv: Sequence[str] | None) -> int:
         help="with --variant rummikub: full hands of max-play agents to time the solver on (default: 100)",
     )
     p.add_argument(
+        "--num-envs",
+        nargs="+",
+        type=int,
+        default=None,
+        help="with --vector: the batch sizes (default: experiments.benchmark.vector's)",
+    )
+    p.add_argument(
+        "--threads", nargs="+", type=int, default=None, help="with --vector: the numba thread counts (default: 1 2)"
+    )
+    p.add_argument(
         "--no-gc-freeze",
         action="store_true",
         help="with --variant rummikub: time with the imported objects left in the collector's scans",
@@ -79,13 +89,16 @@ def _main(argv: Sequence[str] | None) -> int:
             ("--variant", args.variant != "all", args.selfplay is None),
             ("--hands", args.hands is not None, rummikub),
             ("--no-gc-freeze", args.no_gc_freeze, rummikub),
+            ("--num-envs", args.num_envs is not None, args.vector),
+            ("--threads", args.threads is not None, args.vector),
         ]
         if given and not applies
     ]
     if misplaced:
         p.error(
             f"{', '.join(misplaced)} do(es) not apply here: --updates and --torch-threads go with --selfplay "
-            "(which takes no --variant), --hands and --no-gc-freeze with --variant rummikub alone"
+            "(which takes no --variant), --hands and --no-gc-freeze with --variant rummikub alone, "
+            "--num-envs and --threads with --vector"
         )
     args.updates = 5 if args.updates is None else args.updates
     args.hands = 100 if args.hands is None else args.hands
@@ -110,6 +123,9 @@ def _main(argv: Sequence[str] | None) -> int:
         forward = ["--seconds", str(args.seconds), "--seed", str(args.seed)]
         if args.variant != "all":
             forward += ["--variant", args.variant.removesuffix("_v0")]
+        for flag, values in (("--num-envs", args.num_envs), ("--threads", args.threads)):
+            if values is not None:
+                forward += [flag, *map(str, values)]
         return vector.main(forward + [f"--env-option={o}" for o in args.env_option])
     try:
         variants = list(rummy_env.VARIANTS) if args.variant == "all" else [variant_name(args.variant)]

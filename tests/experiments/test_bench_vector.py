@@ -17,6 +17,13 @@ def test_benchmark_vector_prints_the_table_with_env_side_by_side(capsys):
     assert [r.split("|")[4].strip() for r in rows[1:]] == ["1", "1", "1", "1", "1", "2", "1", "2"]
 
 
+def test_benchmark_vector_passes_the_batch_sizes_and_threads_on(capsys):
+    args = ["--vector", "--variant", "rummy", "--seconds", "0.05", "--num-envs", "256", "--threads", "2"]
+    assert benchmark.main(args) == 0
+    rows = [line.split("|") for line in capsys.readouterr().out.splitlines() if line.startswith("| rummy")]
+    assert [(r[2].strip(), r[3].strip(), r[4].strip()) for r in rows] == [("env()", "1", "1"), ("RummyVec", "256", "2")]
+
+
 def test_bench_vector_refuses_bad_arguments():
     with pytest.raises(SystemExit):
         bench_vector.main(["--seconds", "0"])

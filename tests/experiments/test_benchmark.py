@@ -88,6 +88,7 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
         (["--selfplay", "gin", "--variant", "rummy"], "--variant do(es) not apply here"),
         (["--variant", "gin_rummy", "--updates", "3", "--hands", "5"], "--updates, --hands do(es) not apply here"),
         (["--variant", "rummikub", "--vector", "--no-gc-freeze"], "--no-gc-freeze do(es) not apply here"),
+        (["--variant", "rummy", "--num-envs", "64", "--threads", "2"], "--num-envs, --threads do(es) not apply here"),
     ],
 )
 def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):
