@@ -20,6 +20,9 @@ def agent_names(variant: str) -> list[str]:
 
 
 POLICY_PREFIX = "policy:"
+#: the words of the error for a model built for other observations (another variant or number
+#: of players); ``experiments.evaluate`` leaves such panel members out instead of failing
+SHAPE_MISMATCH = "was trained on observations of shape"
 RLLIB_PREFIX = "rllib:"
 
 
@@ -153,8 +156,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             trained = getattr(getattr(agent.model, "net", None), "extra", {})
             where = f" ({trained['variant']}, options {trained.get('env_options', {})})" if "variant" in trained else ""
             raise ValueError(
-                f"policy {name!r} was trained on observations of shape "
-                f"{agent.model.observation_space.shape}{where}, this env's are ({expected},) "
+                f"policy {name!r} {SHAPE_MISMATCH} {agent.model.observation_space.shape}{where}, "
+                f"this env's are ({expected},) "
                 f"({env.metadata.get('name')}, {len(env.possible_agents)} players): a model plays the "
                 "variant and number of players it was trained on"
             )

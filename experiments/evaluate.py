@@ -25,7 +25,9 @@ others the seat decided, a win was shared or a game had no winner) and ``same_as
 :func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
 row is a self-match, at the fair share by construction); plus
 ``panel_mean`` and ``panel_min`` (the mean and the lowest win rate over the members),
-``panel_min_opponent``, ``fair_share``, the panel version and the settings), the same rows
+``panel_min_opponent``, ``fair_share``, ``left_out`` (the panel's members that cannot play
+here, with why: an extra not installed, a model trained for another number of seats), the
+panel version and the settings), the same rows
 as ``evaluation.csv``, the bar chart ``evaluation.png``, and ``games.csv`` (every game).
 Ctrl-C stops it with the games finished (``"partial": true``).
 """
@@ -44,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import make_agent
-from agents.registry import POLICY_PREFIX, same_agent
+from agents.registry import POLICY_PREFIX, SHAPE_MISMATCH, same_agent
 from experiments.common import (
     load_variant,
     new_figure,
@@ -103,22 +105,34 @@ def panel_chunks(
     ]
 
 
-def agent_seat(record: dict) -> tuple[int, str]:
+def agent_seat(agent: str, record: dict) -> tuple[int, str]:
     """The evaluated agent's seat in a game's record and the opponent's name: the lineup is
     ``(agent, opponent, ...)`` and rotation ``k`` seats lineup entry ``(i + k) % seats`` at
     seat ``i`` (:func:`experiments.tournament.run_chunk`), so the agent sits at ``-k``.  Read
-    from the rotation, not the names: an agent that is a member of its panel plays itself."""
+    from the rotation, not the names: an agent that is a member of its panel plays itself.
+
+    Raises:
+        ValueError: the record does not seat ``agent`` where its rotation says.
+    """
     seats = record["seats"]
     seat = -record["rotation"] % len(seats)
+    if seats[seat] != agent:
+        raise ValueError(f"rotation {record['rotation']} seats {seats[seat]!r} at {seat}, not the agent {agent!r}")
     return seat, seats[(seat + 1) % len(seats)]
 
 
 def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
     """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
-    adds) from the games' records: the agent's win share, its 95% Wilson interval over deals,
-    both sides' points per hand, and the deals played in every seat that the agent won (or
-    lost: another seat won) in all of them (win share 1 / 0 in every game): the deals its
-    play decided, where the others' winner was the seat, a shared win or no one (a draw)."""
+    adds) from the games' records (each with ``seats``, ``rotation``, ``deal``,
+    ``win_share`` and ``points_per_hand``, as the tournament writes them): the agent's win
+    share, its 95% Wilson interval over deals, both sides' points per hand, and the deals
+    played in every seat that the agent won (or lost: another seat won) in all of them (win
+    share 1 / 0 in every game): the deals its play decided, where the others' winner was the
+    seat, a shared win or no one (a draw).
+
+    Raises:
+        ValueError: a record that does not seat ``agent`` where its rotation says.
+    """
     stats: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "games": 0,
@@ -130,7 +144,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         }
     )
     for r in records:
-        seat, opponent = agent_seat(r)
+        seat, opponent = agent_seat(agent, r)
         others = [s for s in range(len(r["seats"])) if s != seat]
         s = stats[opponent]
         s["games"] += 1
@@ -205,6 +219,8 @@ def format_rows(result: dict) -> str:
             f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
             f"(against {short[result['panel_min_opponent']]}){over}"
         )
+    if result.get("left_out"):
+        lines.append(f"  left out, cannot play here: {', '.join(display_names(list(result['left_out'])).values())}")
     return "\n".join(lines)
 
 
@@ -243,7 +259,7 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
         w = csv.writer(f)
         w.writerow(["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"])
         for r in records:
-            seat, opponent = agent_seat(r)
+            seat, opponent = agent_seat(result["agent"], r)
             w.writerow(
                 [
                     opponent,
@@ -262,7 +278,7 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
 
 def panel_members(
     agent: str, variant: str, env_options: dict | None = None, opponents: Sequence[str] | None = None
-) -> tuple[str, list[str], int | None]:
+) -> tuple[str, list[str], int | None, dict[str, str]]:
     """The agent and its opponents as :func:`evaluate` plays them, each built once so that a
     bad name or option fails before any game (and before the job's folder exists).
 
@@ -270,22 +286,25 @@ def panel_members(
         agent, variant, env_options, opponents: as :func:`evaluate` takes them.
 
     Returns:
-        ``(agent, members, panel_version)``: the agent's name (a ``policy:`` path made
-        absolute), its opponents (every member, the agent itself too when it is one: a
-        self-match), and ``PANEL_VERSION`` (None when ``opponents`` were given).
+        ``(agent, members, panel_version, left_out)``: the agent's name (a ``policy:`` path
+        made absolute), its opponents (every member, the agent itself too when it is one: a
+        self-match), ``PANEL_VERSION`` (None when ``opponents`` were given), and the panel's
+        members that cannot play here, with why: an extra not installed, or a learned model
+        trained for another number of seats (each also a ``UserWarning``).
 
     Raises:
-        ValueError: an unknown agent or option, or no opponent left (the panel's models that
-            cannot play this number of seats are left out with a ``UserWarning``).
+        ValueError: an unknown agent or option, a named opponent that cannot play, or no
+            opponent left.
     """
     env = load_variant(variant).env(**dict(env_options or {}))
     agent = absolute_policy(agent)
     make_agent(agent, env, seed=0)
-    version = None
+    version, left_out = None, {}
     if opponents is None:
-        from agents.panel import PANEL_VERSION, panel
+        from agents.panel import PANEL_VERSION, missing, panel
 
         version, members = PANEL_VERSION, list(panel(variant, available_only=True))
+        left_out = {m: str(missing(m)) for m in panel(variant) if m not in members}
     else:
         members = list(opponents)
     members = [absolute_policy(m) for m in members]
@@ -296,14 +315,15 @@ def panel_members(
         except ValueError as err:
             # a panel's model plays the number of seats it was trained for: at another count it
             # is left out, as a member whose extra is missing; a member named by the caller fails
-            if opponents is not None or not m.startswith(POLICY_PREFIX):
+            if opponents is not None or not m.startswith(POLICY_PREFIX) or SHAPE_MISMATCH not in str(err):
                 raise
+            left_out[m] = str(err)
             warnings.warn(f"panel member {m} left out: {err}", UserWarning, stacklevel=2)
             continue
         playable.append(m)
     if not playable:
         raise ValueError(f"no opponent to evaluate {agent!r} against in {variant}")
-    return agent, playable, version
+    return agent, playable, version, left_out
 
 
 def evaluate(
@@ -342,7 +362,7 @@ def evaluate(
     """
     env_options = dict(env_options or {})
     env = load_variant(variant).env(**env_options)
-    agent, members, version = panel_members(agent, variant, env_options, opponents)
+    agent, members, version, left_out = panel_members(agent, variant, env_options, opponents)
     chunks = panel_chunks(agent, members, variant, env_options, deals, seed)
     seats = len(env.possible_agents)
     start = time.perf_counter()
@@ -368,6 +388,7 @@ def evaluate(
         "variant": variant,
         "panel_version": version,
         "opponents": members,
+        "left_out": left_out,
         "env_options": env_options,
         "seats": seats,
         "fair_share": 1.0 / seats,
@@ -413,7 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         env_options = parse_env_options(args.env_option)
         if "reward" in env_options or "render_mode" in env_options:
             raise ValueError("the evaluation reads winners from reward='win' and plays without rendering")
-        panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists
+        with warnings.catch_warnings():  # evaluate() below warns about the members left out
+            warnings.simplefilter("ignore")
+            panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists
         out = output_folder(args.out, "evaluate")
         with StopRequest("evaluate", "no new deal starts; writing the games finished") as stop:
             result, records = evaluate(

@@ -9,6 +9,7 @@ run writes its full settings to ``recipe.toml`` in its folder, so ``--recipe
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
@@ -174,6 +175,8 @@ def check_config(config: Config, num_players: int) -> None:
         raise ValueError(f"backend={config.backend!r}: use 'local' or 'ray'")
     if config.address and config.backend != "ray":
         raise ValueError(f"address={config.address!r} is a Ray cluster's: it needs backend='ray'")
+    if config.backend == "ray" and importlib.util.find_spec("ray") is None:  # not at the first evaluation
+        raise ValueError("backend='ray' needs Ray: pip install -e \".[distributed]\"")
     if config.critic not in ("shared", "privileged"):
         raise ValueError(f"critic={config.critic!r}: use 'shared' or 'privileged'")
     if config.duplicate_baseline and config.variant not in DUPLICATE_VARIANTS:

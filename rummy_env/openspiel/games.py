@@ -23,6 +23,10 @@ from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 PREFIX = "python_rummy_env_"
 
 
+class SerializedStateError(ValueError):
+    """Contents of a serialized state that are not this game's state (``deserialize_state``)."""
+
+
 def game_type(variant: Variant, cfg: Any = None) -> pyspiel.GameType:
     """OpenSpiel's ``GameType`` of a variant (of its options, when ``cfg`` is given).
 
@@ -63,7 +67,8 @@ class RummyEnvGame(pyspiel.Game):
 
     Raises:
         ValueError: a bad value (the env's message), or, constructing the class directly, an
-            unknown parameter.
+            unknown parameter or one that is not a str name with a bool, int, float or str
+            value.
         pyspiel.SpielError: an unknown parameter name through ``pyspiel.load_game`` (pyspiel
             checks the names before the constructor runs).
     """
@@ -102,7 +107,10 @@ class RummyEnvGame(pyspiel.Game):
 
         The text is OpenSpiel's format for Python games: the history, and the state's
         contents as a base64 pickle.  Unpickling runs code the text names, so deserialize
-        only text you (or this package) serialized.
+        only text you (or this package) serialized.  These checks run when Python calls
+        this method (``resample_from_infostate`` does); OpenSpiel's C++ paths
+        (``pyspiel.deserialize_game_and_state``, pickling a state) refuse another game's
+        contents (``SerializedStateError``) but not an edited history.
 
         Raises:
             ValueError: text this game cannot decode (damaged), a state another game
@@ -114,9 +122,9 @@ class RummyEnvGame(pyspiel.Game):
             raise TypeError(f"serialized must be the str of state.serialize(), got {type(serialized).__name__}")
         try:
             state = super().deserialize_state(serialized)
-        except ValueError:  # RummyEnvState.__setattr__'s refusals, already clear
+        except SerializedStateError:  # RummyEnvState.__setattr__'s refusals, already clear
             raise
-        except Exception as err:  # base64, pickle or pyspiel's parse of a damaged text
+        except Exception as err:  # base64, pickle (its ValueErrors too) or pyspiel's parse of a damaged text
             name = f"{PREFIX}{self._data.variant.key}"
             raise ValueError(f"the text is not a serialized state of {name}: {type(err).__name__}: {err}") from None
         moves, history = state._core.moves, len(state.history())
@@ -165,11 +173,13 @@ class RummyEnvState(pyspiel.State):
         # observation.  Reads of _core stay plain attribute lookups (every step reads it).
         if name == "_core":
             if not isinstance(value, Core):
-                raise ValueError(f"the serialized contents hold {type(value).__name__} as _core, not a state's Core")
+                raise SerializedStateError(
+                    f"the serialized contents hold {type(value).__name__} as _core, not a state's Core"
+                )
             mine = self.get_game()._data
             if value.data is not mine and value.data.__reduce__() != mine.__reduce__():
                 theirs = value.data.__reduce__()[1]
-                raise ValueError(
+                raise SerializedStateError(
                     f"the state was serialized by {PREFIX}{theirs[0]} with parameters {dict(theirs[1])}, not by "
                     f"this game ({PREFIX}{mine.variant.key}, {mine.params}): deserialize it with the game that "
                     "serialized it"

@@ -179,7 +179,8 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
     models = [m for m in panel("rummy_v0") if m.startswith("policy:")]
     assert len(left_out) == len(models) >= 1 and not any(m in result["opponents"] for m in models)
     assert "was trained on observations of shape" in left_out[0]
-    assert result["opponents"][:2] == ["random", "heuristic"]
+    assert result["opponents"][:2] == ["random", "heuristic"] and list(result["left_out"]) == models
+    assert evaluate.format_rows(result).splitlines()[-1].startswith("  left out, cannot play here: ")
     with pytest.raises(ValueError, match="was trained on observations of shape"):  # named: an error
         evaluate.evaluate("heuristic", "rummy_v0", {"num_players": 3}, deals=1, opponents=models[:1])
 

@@ -487,3 +487,13 @@ def test_a_bare_resume_keeps_the_runs_limits_and_refuses_a_changed_network():
     resolved = {**saved, "features": "gin_read", "init_model": "start.pt"}
     again = selfplay.Config(features="auto", hidden=(256, 256), seed=3)
     assert resumed_config(resolved, again, {"features", "hidden", "seed"}).features == "gin_read"
+
+
+def test_the_ray_backend_without_ray_is_refused_before_training(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
+    with pytest.raises(SystemExit):
+        selfplay.parse_args(["--backend", "ray"])
+    assert "backend='ray' needs Ray: pip install -e \".[distributed]\"" in capsys.readouterr().err

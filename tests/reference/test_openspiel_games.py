@@ -310,8 +310,11 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
     head, _, _ = text.partition("__dict__=")
     moves = len(state.history())
 
+    def contents_bytes(data):
+        return head + "__dict__=" + base64.b64encode(data).decode()
+
     def contents(obj):
-        return head + "__dict__=" + base64.b64encode(pickle.dumps(obj)).decode()
+        return contents_bytes(pickle.dumps(obj))
 
     cases = [
         (
@@ -321,6 +324,7 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
         (contents({}), f"have 0 moves applied but the history lists {moves}"),  # the initial state's contents
         (contents({"_core": 5}), "^the serialized contents hold int as _core, not a state's Core$"),
         (text[: len(text) // 2], rf"^the text is not a serialized state of {NAMES[variant]}: "),
+        (contents_bytes(b"\x80\x09N."), rf"^the text is not a serialized state of {NAMES[variant]}: ValueError: "),
         ("hello", rf"^the text is not a serialized state of {NAMES[variant]}: "),
     ]
     for bad, message in cases:

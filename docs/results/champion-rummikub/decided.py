@@ -29,7 +29,9 @@ for path in sys.argv[1:]:
         won, points = float(g["win_share"]), float(g["points_per_hand"])
         share = [0.0 if won == 0 and points == 0 else (1 - won) / (seats - 1)] * seats
         share[int(g["agent_seat"])] = won
-        records.append({"deal": g["deal"], "seats": names, "win_share": share, "points_per_hand": [0.0] * seats})
+        rotation = -int(g["agent_seat"]) % seats  # the tournament's: the agent sits at -rotation
+        record = {"deal": g["deal"], "seats": names, "rotation": rotation, "win_share": share}
+        records.append({**record, "points_per_hand": [0.0] * seats})
     for row in panel_rows("agent", list(dict.fromkeys(g["opponent"] for g in games)), records):
         print(
             f"{path}: against {row['opponent']}: {row['deals']} deals, won in every seat "
