@@ -71,7 +71,11 @@ def _main(argv: Sequence[str] | None) -> int:
         help="with --vector: the batch sizes (default: experiments.benchmark.vector's)",
     )
     p.add_argument(
-        "--threads", nargs="+", type=int, default=None, help="with --vector: the numba thread counts (default: 1 2)"
+        "--threads",
+        nargs="+",
+        type=int,
+        default=None,
+        help="with --vector: the numba thread counts (default: experiments.benchmark.vector's)",
     )
     p.add_argument(
         "--no-gc-freeze",

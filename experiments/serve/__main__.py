@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import math
 import socket
 import sys
 from collections.abc import Sequence
@@ -55,8 +54,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     for flag, value in (("--max-games", args.max_games), ("--max-upload-kb", args.max_upload_kb)):
         if value < 1:
             p.error(f"{flag} must be >= 1, got {value}")
-    if not (math.isfinite(args.max_idle) and args.max_idle > 0):  # nan would keep every game forever
-        p.error(f"--max-idle must be a finite number of seconds > 0, got {args.max_idle}")
+    from experiments.serve.games import check_max_idle
+
+    try:
+        check_max_idle(args.max_idle, "--max-idle")
+    except ValueError as err:
+        p.error(str(err))
     for flag, folder in (("--records", args.records), ("--results", args.results)):
         if folder.exists() and not folder.is_dir():  # a missing folder is fine: nothing to list yet
             p.error(f"{flag} {folder} is a file, not a folder")

@@ -220,25 +220,35 @@ class GameSession:
         self._finish("quit")
 
 
+def check_max_idle(value: Any, name: str = "max_idle") -> float:
+    """``value`` as the seconds an untouched game is kept.
+
+    Raises:
+        ValueError: not a finite number > 0 (``name`` says which setting: a nan would
+            compare False with every idle time, and no game would ever be dropped).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    return float(value)
+
+
 class GameStore:
     """The games in memory, by id: at most ``max_games``, each dropped after
     ``max_idle`` seconds untouched; when full, the game touched least recently (a
     finished one first) makes room for a new one.
 
     Args:
-        max_games: games kept at once (>= 1).
-        max_idle: seconds a game is kept without a request (> 0).
+        max_games: games kept at once (an int >= 1).
+        max_idle: seconds a game is kept without a request (a finite number > 0).
+
+    Raises:
+        ValueError: ``max_games`` or ``max_idle`` out of those ranges (the message names it).
     """
 
     def __init__(self, max_games: int = MAX_GAMES, max_idle: float = MAX_IDLE_SECONDS):
         if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
             raise ValueError(f"max_games must be an int >= 1, got {max_games!r}")
-        if (
-            isinstance(max_idle, bool)
-            or not isinstance(max_idle, (int, float))
-            or not (math.isfinite(max_idle) and max_idle > 0)
-        ):  # nan compares False with everything: no game would ever be dropped
-            raise ValueError(f"max_idle must be a finite number of seconds > 0, got {max_idle!r}")
+        check_max_idle(max_idle)
         self.max_games = max_games
         self.max_idle = max_idle
         self._games: OrderedDict[str, GameSession] = OrderedDict()

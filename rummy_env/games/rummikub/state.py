@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
-from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str
+from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str, tiles_to_counts
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.deal import NextHand, stack_first_player
 from rummy_env.games.options import check_seat
@@ -93,18 +93,10 @@ class RummikubGame(EngineGame):
             deck = [int(t) for t in rng.permutation(np.repeat(np.arange(NUM_TILE_TYPES), 2))]
         else:
             deck = list(deck)
-            for t in deck:  # int() would take 0.9 as tile 0 and True as tile 1
-                if (
-                    isinstance(t, (bool, np.bool_))
-                    or not isinstance(t, (int, np.integer))
-                    or not 0 <= t < NUM_TILE_TYPES
-                ):
-                    raise ValueError(
-                        f"deck entry {t!r} is not a tile type: a deck of types holds the ints 0..52, each twice"
-                    )
-            deck = [int(t) for t in deck]
-            if len(deck) != POOL_SIZE or np.bincount(deck, minlength=NUM_TILE_TYPES).tolist() != [2] * NUM_TILE_TYPES:
+            counts = tiles_to_counts(deck)  # checks each entry: int() would read 0.9 as tile 0, True as 1
+            if len(deck) != POOL_SIZE or counts.tolist() != [2] * NUM_TILE_TYPES:
                 raise ValueError("deck must hold the 106 tiles: two of each tile type 0..52")
+            deck = [int(t) for t in deck]
         state = RummikubState(self, rng)
         state._deal(deck, first_player)
         return state
