@@ -1,7 +1,9 @@
 """``champion``: the strongest agent the project has for each variant, by name.
 
 ``make_agent("champion", env)`` builds the agent :data:`CHAMPIONS` names for the env's
-variant, at its default settings (every job takes the name: ``--agents champion``).  What
+variant, at its default settings (every job that names agents takes it, ``--agents
+champion``, but self-play's ``--league`` and ``--teacher-agent``: they play on the batched
+engine's rows, which a search agent cannot).  What
 "strongest" means here is issue 25's bar: measured against the whole opponent panel
 (:mod:`agents.panel`, ``python -m experiments.evaluate --agent champion``), not against one
 opponent, at about 100 ms per decision at most on one core.  The figures behind each
