@@ -271,7 +271,8 @@ class GinRummyState(CardPiles, EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        player = check_seat("player", player, self._n)
+        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
+            player = check_seat("player", player, self._n)
         other = 1 - player
         discard = self.discard
         top = discard[-1] if discard else -1

@@ -244,7 +244,8 @@ class RummyState(CardPiles, EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        player = check_seat("player", player, self._n)
+        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
+            player = check_seat("player", player, self._n)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n
