@@ -153,6 +153,8 @@ class VecBase:
             game ``i``'s deals and random actions come from ``(seed, i)``.
         num_threads: threads of the kernels (None: numba's default); the reference
             accepts and ignores it.
+        backend: how a call spreads over the threads, one of the class's ``backends``
+            (:func:`check_backend`); the reference checks it as its compiled twin does.
         **env_options: the variant's ``env()`` options (``render_mode`` excluded).
 
     Raises:
@@ -164,8 +166,17 @@ class VecBase:
     raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
     whole_games = False  #: plays ``episode="game"`` (``vector.whole_games.WholeGames``)
     deck_size = NUM_CARDS  #: entries of a recorded deal's deck (Rummikub: its 106 tiles)
+    backends: tuple[str, ...] = CARD_BACKENDS  #: the ``backend`` values (Rummikub: RUMMIKUB_BACKENDS)
 
-    def __init__(self, num_envs: int, seed: int = 0, num_threads: int | None = None, **env_options: Any):
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        num_threads: int | None = None,
+        backend: str = "threads",
+        **env_options: Any,
+    ):
+        self.backend = check_backend(backend, self.backends)
         self.num_envs = check_int_arg("num_envs", num_envs, 1)
         self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
         if num_threads is not None:

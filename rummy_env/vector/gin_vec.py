@@ -12,7 +12,7 @@ from rummy_env.core.compile_notice import compile_notice
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector import gin_world
-from rummy_env.vector.batch import CARD_BACKENDS, Batch, VecBase, check_backend
+from rummy_env.vector.batch import Batch, VecBase
 from rummy_env.vector.bits import first_illegal
 from rummy_env.vector.whole_games import WholeGames
 
@@ -44,8 +44,7 @@ class KernelVec(VecBase):
         backend: str = "threads",
         **env_options: Any,
     ):
-        self.backend = check_backend(backend, CARD_BACKENDS)
-        super().__init__(num_envs, seed, num_threads, **env_options)
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
         self._pool: ThreadPoolExecutor | None = None
 
     def threads_used(self) -> int:

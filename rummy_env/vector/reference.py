@@ -27,10 +27,8 @@ from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
 from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
 from rummy_env.vector.batch import (
-    CARD_BACKENDS,
     Batch,
     VecBase,
-    check_backend,
     draw_dealer,
     draw_deck,
     draw_wild_rank,
@@ -50,9 +48,6 @@ class ReferenceVec(VecBase):
             a ``backend`` the compiled twin refuses.
     """
 
-    #: the ``backend`` values of the compiled twin
-    backends: tuple[str, ...] = CARD_BACKENDS
-
     def __init__(
         self,
         num_envs: int,
@@ -61,8 +56,7 @@ class ReferenceVec(VecBase):
         backend: str = "threads",
         **env_options: Any,
     ):
-        self.backend = check_backend(backend, self.backends)
-        super().__init__(num_envs, seed, num_threads, **env_options)
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
         self._envs = [self.raw_env(**env_options) for _ in range(self.num_envs)]
         self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
         self._hands_seen = np.zeros(self.num_envs, np.int64)  # hands finished when last looked (episode="game")

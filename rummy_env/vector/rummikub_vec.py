@@ -39,7 +39,7 @@ from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES
 from rummy_env.envs.rummikub import raw_env as rummikub_raw_env
 from rummy_env.games.rummikub.deal import RACK_SIZE
-from rummy_env.vector.batch import RUMMIKUB_BACKENDS, Batch, VecBase, check_backend
+from rummy_env.vector.batch import RUMMIKUB_BACKENDS, Batch, VecBase
 from rummy_env.vector.rummikub_masks import COMMIT, DRAW, masks_kernel
 from rummy_env.vector.rummikub_world import RummikubDeals, draw_tiles_many, next64_many
 from rummy_env.vector.whole_games import WholeGames
@@ -53,6 +53,7 @@ class RummikubEngine(VecBase):
 
     variant = "rummikub_v0"
     raw_env = rummikub_raw_env
+    backends = RUMMIKUB_BACKENDS
     #: below this many live games per thread, the masks run on the calling thread alone
     games_per_thread = 8
 
@@ -64,8 +65,7 @@ class RummikubEngine(VecBase):
         backend: str = "threads",
         **env_options: Any,
     ):
-        self.backend = check_backend(backend, RUMMIKUB_BACKENDS)
-        super().__init__(num_envs, seed, num_threads, **env_options)
+        super().__init__(num_envs, seed, num_threads, backend, **env_options)
         n, p = self.num_envs, self.num_players
         self._racks = np.zeros((n, p, NUM_TILE_TYPES), np.int64)
         self._table = np.zeros((n, NUM_TILE_TYPES), np.int64)
