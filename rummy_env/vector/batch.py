@@ -204,6 +204,12 @@ class VecBase:
         self._done = np.zeros(n, np.bool_)  # the episode ended at the last step: reset at the next
         self._buffer = empty_batch(n, self.observation_size, self.num_actions, self.num_players)
         self._started = False
+        self._allocate()
+
+    def _allocate(self) -> None:
+        """The engine's own arrays, once the arguments are checked: each subclass and mixin
+        calls ``super()._allocate()`` first, then adds its own (one ``__init__``, one
+        signature, for every engine)."""
 
     # ------------------------------------------------------------------ API
     def reset(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
@@ -46,15 +44,8 @@ class CrazyRummyVec(WholeGames, KernelVec):
     raw_env = crazy_raw_env
     kernel = crazy_batch_kernel
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+    def _allocate(self) -> None:
+        super()._allocate()
         self._ints, self._masks, self._stock, self._pile, self._legal = crazy_world.arrays(self.num_envs)
         self._ints[:, k.ENDED] = k.TERMINATED  # no hand dealt yet
         self._cfg = crazy_world.config_vector(self.config)

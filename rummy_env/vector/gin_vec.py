@@ -36,15 +36,8 @@ class KernelVec(VecBase):
     #: parallel call's start-up costs more than it saves)
     games_per_thread = 128
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+    def _allocate(self) -> None:
+        super()._allocate()
         self._pool: ThreadPoolExecutor | None = None
 
     def threads_used(self) -> int:
@@ -166,15 +159,8 @@ class GinRummyVec(WholeGames, KernelVec):
     raw_env = gin_raw_env
     kernel = k
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+    def _allocate(self) -> None:
+        super()._allocate()
         n, c = self.num_envs, self.config
         self._ints = np.zeros((n, k.NUM_INTS), np.int32)
         self._masks = np.zeros((n, k.NUM_MASKS), np.uint64)

@@ -48,16 +48,9 @@ class ReferenceVec(VecBase):
             a ``backend`` the compiled twin refuses.
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
-        self._envs = [self.raw_env(**env_options) for _ in range(self.num_envs)]
+    def _allocate(self) -> None:
+        super()._allocate()
+        self._envs = [self.raw_env(**self.env_options) for _ in range(self.num_envs)]
         self._masks = np.zeros((self.num_envs, self.num_actions), np.int8)  # the engine's own copy
         self._hands_seen = np.zeros(self.num_envs, np.int64)  # hands finished when last looked (episode="game")
 

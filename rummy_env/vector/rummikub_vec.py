@@ -57,15 +57,8 @@ class RummikubEngine(VecBase):
     #: below this many live games per thread, the masks run on the calling thread alone
     games_per_thread = 8
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+    def _allocate(self) -> None:
+        super()._allocate()
         n, p = self.num_envs, self.num_players
         self._racks = np.zeros((n, p, NUM_TILE_TYPES), np.int64)
         self._table = np.zeros((n, NUM_TILE_TYPES), np.int64)

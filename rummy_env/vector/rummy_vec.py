@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from rummy_env.envs.rummy import raw_env as rummy_raw_env
@@ -39,15 +37,8 @@ class RummyVec(WholeGames, KernelVec):
     raw_env = rummy_raw_env
     kernel = k
 
-    def __init__(
-        self,
-        num_envs: int,
-        seed: int = 0,
-        num_threads: int | None = None,
-        backend: str = "threads",
-        **env_options: Any,
-    ):
-        super().__init__(num_envs, seed, num_threads, backend, **env_options)
+    def _allocate(self) -> None:
+        super()._allocate()
         n, c = self.num_envs, self.config
         self._ints = np.zeros((n, k.NUM_INTS), np.int32)
         self._masks = np.zeros((n, k.NUM_MASKS), np.uint64)

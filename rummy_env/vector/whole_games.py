@@ -42,8 +42,8 @@ class WholeGames:
     whole_games = True  #: ``VecBase`` accepts ``episode="game"``
     later_hand_draws = NUM_CARDS - 1  #: deal-stream outputs a later hand draws
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
+    def _allocate(self) -> None:
+        super()._allocate()
         # the first hand's deal of each row's current game (later hands overwrite ``_decks``)
         self._first_decks = np.zeros_like(self._decks)
         self._first_dealers = np.zeros_like(self._dealers)
