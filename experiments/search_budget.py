@@ -40,6 +40,7 @@ from experiments.common import (
     wilson_interval,
 )
 from experiments.common.interrupt import StopRequest
+from experiments.common.progress import progress_counter
 from experiments.tournament import deal_seed
 
 BUDGET_OPTION = {"pimc": "worlds", "ismcts": "simulations"}
@@ -92,12 +93,14 @@ def measure(
     seed: int = 0,
     env_options: dict[str, Any] | None = None,
     stopped: Callable[[], bool] | None = None,
+    finished: Callable[[int], Any] | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``spec`` against ``opponent`` on ``variant``.
 
     Args:
         stopped: checked before each deal; when it returns True (Ctrl-C) the measure ends
             with the deals finished.
+        finished: called with 1 after each deal (a progress counter's ``update``).
 
     Returns:
         dict: ``deals`` (played), ``games``, ``win_rate`` (the search agent's share of wins),
@@ -122,6 +125,8 @@ def measure(
             games += 1
             times += timed.times
         played += 1
+        if finished is not None:
+            finished(1)
     rate = wins / max(1, games)
     low, high = wilson_interval(rate, played)
     ms = np.array(times) * 1e3 if times else np.zeros(1)
@@ -173,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/search-budget-<time>)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (or lines, in a log file)")
     args = p.parse_args(argv)
     specs = [
         f"{args.agent}:{BUDGET_OPTION[args.agent]}={b}" + (f",{args.options}" if args.options else "")
@@ -188,14 +194,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         p.error(str(err))
     rows = []
-    with StopRequest("search_budget", "ending after the deal in progress, then writing the budgets measured") as stop:
+    with (
+        StopRequest("search_budget", "ending after the deal in progress, then writing the budgets measured") as stop,
+        progress_counter(len(specs) * args.deals, "deal", "search_budget", not args.no_progress) as bar,
+    ):
         for budget, spec in zip(args.budgets, specs, strict=True):
             if stop.requested:
                 break
             start = time.perf_counter()
             row = {"variant": variant, "agent": spec, "opponent": args.opponent, "budget": budget}
             row.update(
-                measure(variant, spec, args.opponent, args.deals, args.seed, env_options, lambda: stop.requested)
+                measure(
+                    variant, spec, args.opponent, args.deals, args.seed, env_options, lambda: stop.requested, bar.update
+                )
             )
             # a budget cut short by Ctrl-C says so: its row is not a run of --deals <deals>
             row["planned_deals"], row["partial"] = args.deals, row["deals"] < args.deals

@@ -4,17 +4,44 @@ tqdm hides itself when stderr is not a terminal (``disable=None``), so a job who
 goes to a file (``nohup ... > run.log``) used to show nothing until it ended, and a
 carriage-return bar written to a file is one unreadable line.  :func:`progress_counter` gives
 the bar on a terminal and, elsewhere, a line like ``evaluate: 120/400 deals (30%), 5m 12s,
-about 12m 8s left`` at most every ``every`` seconds and when the work is done.
+about 12m 8s left`` at most every ``every`` seconds (default :data:`EVERY`, or the
+environment variable ``RUMMY_ENV_PROGRESS_EVERY``) and when the work is done.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 import time
 from typing import Any, TextIO
 
 #: seconds between two lines of a job's progress in a log file
 EVERY = 60.0
+#: the environment variable that sets those seconds instead (0: a line at every update)
+EVERY_VARIABLE = "RUMMY_ENV_PROGRESS_EVERY"
+
+
+def every_seconds(file: TextIO | None = None) -> float:
+    """Seconds between two progress lines: ``RUMMY_ENV_PROGRESS_EVERY`` when set, else :data:`EVERY`.
+
+    A value that is not a finite number >= 0 is named in one line on ``file`` (default
+    stderr) and :data:`EVERY` is used: a setting of the log's look does not stop a job.
+    """
+    text = os.environ.get(EVERY_VARIABLE)
+    if text is None:
+        return EVERY
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        print(
+            f"{EVERY_VARIABLE}={text!r} is not a number of seconds >= 0: a progress line every {EVERY:g} s",
+            file=sys.stderr if file is None else file,
+        )
+        return EVERY
+    return value
 
 
 def _clock(seconds: float) -> str:
@@ -95,11 +122,12 @@ def progress_counter(
     label: str,
     enabled: bool = True,
     file: TextIO | None = None,
-    every: float = EVERY,
+    every: float | None = None,
 ) -> Any:
     """A context manager counting ``total`` units of work with ``update(n)``: a tqdm bar
-    when ``file`` (default stderr) is a terminal, :class:`ProgressLines` otherwise, a
-    disabled tqdm bar when ``enabled`` is false (``--no-progress``)."""
+    when ``file`` (default stderr) is a terminal, :class:`ProgressLines` otherwise (a line
+    at most every ``every`` seconds, default :func:`every_seconds`), a disabled tqdm bar
+    when ``enabled`` is false (``--no-progress``)."""
     from tqdm import tqdm
 
     file = sys.stderr if file is None else file
@@ -108,4 +136,4 @@ def progress_counter(
     isatty = getattr(file, "isatty", None)
     if isatty is not None and isatty():
         return tqdm(total=total, unit=unit, file=file)
-    return ProgressLines(total, unit, label, file, every)
+    return ProgressLines(total, unit, label, file, every_seconds(file) if every is None else every)

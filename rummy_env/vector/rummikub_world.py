@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, parse_pool, tile_str
+from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, tile_str
+from rummy_env.games.rummikub.deal import parse_stacked_pool
 from rummy_env.vector.batch import GOLDEN, MASK64, check_int_arg, next64
 
 #: The 106 tile types in type order, two of each: the pool a shuffle starts from.
@@ -124,10 +125,8 @@ class RummikubDeals:
             raise ValueError(f"decks must be an int array ({n}, {POOL_SIZE}) or {n} lists of {POOL_SIZE} tile strings")
         out = np.zeros((n, POOL_SIZE), np.int8)
         for i, deck in enumerate(decks):
-            if isinstance(deck, str):
-                raise ValueError(f"deck of game {i}: pass a list of {POOL_SIZE} tile strings, not one string")
             try:
-                out[i] = parse_pool(list(deck))
+                out[i] = parse_stacked_pool(deck)
             except (TypeError, ValueError) as err:
                 raise ValueError(f"deck of game {i}: {err}") from None
         return out

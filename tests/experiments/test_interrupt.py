@@ -3,15 +3,20 @@
 Each job is started as ``python -m experiments.<job>`` in a session of its own, so that a
 signal sent to its process group reaches its worker processes too, as a Ctrl-C in a
 terminal does.  What is asserted: the exit code (128 + the signal), no traceback, the one
-line saying what was kept, and the files kept.
+line saying what was kept, and the files kept.  The jobs with a progress counter print a
+line at every update (``RUMMY_ENV_PROGRESS_EVERY=0``), and the signal goes once one says
+that some work is done, however slow the machine.
 """
 
 import csv
 import json
 import os
+import queue
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "RUMMY_ENV_PROGRESS_EVERY": "0"}
     return subprocess.Popen(
         [sys.executable, "-m", *args],
         cwd=ROOT,
@@ -50,15 +55,52 @@ def stop(proc: subprocess.Popen, signum: int, timeout: float = 180.0) -> tuple[i
     return proc.returncode, out, err
 
 
+class Progress:
+    """The stderr of ``proc`` read on a thread, so that the test can wait for a progress line."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc, self.lines, self.seen = proc, queue.Queue(), []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self.seen.append(line)
+            self.lines.put(line)
+
+    def wait(self, job: str, timeout: float = 180.0) -> int:
+        """Wait for ``job``'s first progress line that counts some work done: its count
+        (``tournament: 25/400000 deals (0%), 2s, ...``; ``pimc_labels: 3 games, 9s`` with no total)."""
+        deadline = time.monotonic() + timeout
+        pattern = re.compile(rf"^{job}: (\d+)[/ ]")
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no progress line in {timeout} s: {''.join(self.seen)}") from None
+            found = pattern.match(line)
+            if found and int(found[1]) > 0:
+                return int(found[1])
+
+    def stop(self, signum: int, timeout: float = 180.0) -> tuple[int, str, str]:
+        """:func:`stop`, with the stderr read here."""
+        os.killpg(self.proc.pid, signum)
+        out = self.proc.stdout.read()
+        self.proc.wait(timeout=timeout)
+        self.thread.join(timeout=timeout)
+        return self.proc.returncode, out, "".join(self.seen)
+
+
 def test_ctrl_c_keeps_a_tournaments_finished_deals(tmp_path):
     out = tmp_path / "t"
     proc = start(
         "experiments.tournament", "--variants", "gin_rummy", "rummy", "--deals", "100000",
-        "--workers", "2", "--out", str(out), "--no-progress",
+        "--workers", "2", "--out", str(out),
     )  # fmt: skip
-    time.sleep(12)  # the workers start and finish some chunks of 25 deals
+    progress = Progress(proc)
+    progress.wait("tournament")  # the workers finished a chunk of 25 deals
     os.kill(proc.pid, signal.SIGINT)  # as GNU timeout -s INT: the job, then its process group
-    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    rc, stdout, stderr = progress.stop(signal.SIGINT)
     assert rc == 130 and "Traceback" not in stderr, stderr
     assert "tournament: SIGINT: " in stderr and "stopped at once" not in stderr  # one request, not two
     meta = json.loads((out / "summary.json").read_text())["meta"]
@@ -76,10 +118,11 @@ def test_sigterm_ends_a_tournament_in_this_process_after_its_current_deal(tmp_pa
     out = tmp_path / "t"
     proc = start(
         "experiments.tournament", "--variants", "gin_rummy", "--deals", "100000", "--workers", "1",
-        "--out", str(out), "--no-progress",
+        "--out", str(out),
     )  # fmt: skip
-    time.sleep(8)
-    rc, stdout, stderr = stop(proc, signal.SIGTERM)
+    progress = Progress(proc)
+    progress.wait("tournament")
+    rc, stdout, stderr = progress.stop(signal.SIGTERM)
     assert rc == 143 and "Traceback" not in stderr, stderr
     meta = json.loads((out / "summary.json").read_text())["meta"]
     assert meta["partial"] is True and meta["games"] > 0 and meta["games"] % 2 == 0  # whole deals only
@@ -159,11 +202,10 @@ def test_resume_drops_the_log_rows_written_after_the_checkpoint(tmp_path):
 
 def test_ctrl_c_in_pimc_labels_writes_the_labels_of_the_games_finished(tmp_path):
     path = tmp_path / "labels.npz"
-    proc = start(
-        "experiments.pimc_labels", "--agent", "pimc:worlds=4", "--minutes", "30", "--out", str(path), "--no-progress"
-    )
-    time.sleep(20)
-    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    proc = start("experiments.pimc_labels", "--agent", "pimc:worlds=4", "--minutes", "30", "--out", str(path))
+    progress = Progress(proc)
+    progress.wait("pimc_labels")
+    rc, stdout, stderr = progress.stop(signal.SIGINT)
     assert rc == 130 and "Traceback" not in stderr, stderr
     with np.load(path) as f:
         meta = json.loads(str(f["meta"]))
@@ -192,8 +234,9 @@ def test_ctrl_c_in_search_budget_keeps_the_budgets_measured(tmp_path):
         "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "3",
         "--options", "rollout=random", "--deals", "100000", "--out", str(out),
     )  # fmt: skip
-    time.sleep(15)
-    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    progress = Progress(proc)
+    progress.wait("search_budget")  # a deal of the first budget is done
+    rc, stdout, stderr = progress.stop(signal.SIGINT)
     assert rc == 130 and "Traceback" not in stderr, stderr
     with open(out / "search_budget.csv") as f:
         rows = list(csv.DictReader(f))
@@ -208,8 +251,9 @@ def test_ctrl_c_in_evaluate_writes_the_games_finished_as_partial(tmp_path):
         "experiments.evaluate", "--variant", "gin_rummy", "--agent", "heuristic", "--opponents", "random",
         "--deals", "100000", "--workers", "1", "--out", str(out),
     )  # fmt: skip
-    time.sleep(12)  # one worker in this process: deals of 25 finish as it goes
-    rc, stdout, stderr = stop(proc, signal.SIGINT)
+    progress = Progress(proc)
+    progress.wait("evaluate")  # one worker in this process: deals of 25 finish as it goes
+    rc, stdout, stderr = progress.stop(signal.SIGINT)
     assert rc == 130 and "Traceback" not in stderr, stderr
     result = json.loads((out / "evaluation.json").read_text())
     assert result["partial"] is True and 0 < result["games"] < 200000

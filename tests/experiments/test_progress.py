@@ -73,3 +73,29 @@ def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():
     with progress_counter(5, "deal", "tournament", enabled=False, file=quiet) as bar:
         bar.update(5)
     assert quiet.getvalue() == ""
+
+
+def test_the_environment_variable_sets_the_seconds_between_lines(monkeypatch):
+    from experiments.common.progress import EVERY, every_seconds
+
+    monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "0")
+    log = io.StringIO()
+    with progress_counter(3, "game", "pimc_labels", file=log) as bar:
+        bar.update(1)
+        bar.update(1)
+    assert [line.split(",")[0] for line in log.getvalue().splitlines()] == [
+        "pimc_labels: 1/3 games (33%)",
+        "pimc_labels: 2/3 games (66%)",
+        "pimc_labels: 2/3 games (66%)",  # the last line, printed on closing
+    ]
+    monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "2.5")
+    assert every_seconds() == 2.5
+    for bad in ("soon", "-1", "nan", "inf"):
+        monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", bad)
+        said = io.StringIO()
+        assert every_seconds(said) == EVERY == 60.0
+        assert said.getvalue() == (
+            f"RUMMY_ENV_PROGRESS_EVERY={bad!r} is not a number of seconds >= 0: a progress line every 60 s\n"
+        )
+    monkeypatch.delenv("RUMMY_ENV_PROGRESS_EVERY")
+    assert every_seconds() == 60.0

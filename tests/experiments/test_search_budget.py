@@ -23,7 +23,10 @@ def test_writes_one_row_per_budget_and_the_curve(tmp_path, capsys):
     for r in rows:
         assert float(r["median_ms"]) <= float(r["max_ms"])
     assert (tmp_path / "search_budget.png").stat().st_size > 0
-    assert "pimc:worlds=1,depth=3" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "pimc:worlds=1,depth=3" in captured.out
+    # stderr is not a terminal: the progress counter's last line, over both budgets' deals
+    assert captured.err.splitlines()[-1].startswith("search_budget: 4/4 deals (100%), ")
 
 
 def test_the_same_seed_plays_the_same_games():

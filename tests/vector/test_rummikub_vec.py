@@ -173,7 +173,16 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls):
     pools = np.tile(np.repeat(np.arange(53), 2), (3, 1))
     pools[2, 0] = 5
     refused("deck of game 2 is not a Rummikub pool: it must hold each tile type 0..52 twice", vec.reset, decks=pools)
-    refused("deck of game 0: pass a list of 106 tile strings, not one string", vec.reset, decks=["R1 R2"] * 3)
+    refused(
+        "deck of game 0: deck must be a list of 106 tile strings, first drawn first, not one string",
+        vec.reset,
+        decks=["R1 R2"] * 3,
+    )
+    refused(
+        "deck of game 1: deck of type NoneType has no order: pass a list of 106 tile strings",
+        vec.reset,
+        decks=[deals[0]["deck"], None, deals[0]["deck"]],
+    )
     with pytest.raises(ValueError, match=r"^deck of game 1: .*R1"):
         vec.reset(decks=[deals[0]["deck"], deals[0]["deck"][:-1] + ["R1"], deals[0]["deck"]])
     refused(
