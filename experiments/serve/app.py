@@ -86,17 +86,26 @@ def allowed_agents(extra: tuple[str, ...]) -> dict[str, list[str]]:
 
     out = {v: builtin_agents(v) for v in rummy_env.VARIANTS}
     for name in extra:
-        reasons = []
+        reasons = {}
         for variant in rummy_env.VARIANTS:
             try:
                 make_agent(name, load_variant(variant).env(), seed=0)
             except (ValueError, TypeError, OSError) as err:
-                reasons.append(f"{variant}: {err}")
+                reasons[variant] = str(err)
                 continue
             if name not in out[variant]:
                 out[variant].append(name)
         if len(reasons) == len(rummy_env.VARIANTS):
-            raise ValueError(f"--agents {name!r} plays no variant: " + "; ".join(reasons))
+            first, *others = reasons
+            if all(r.startswith(f"unknown agent {name!r}") for r in reasons.values()):
+                # one list of the known names, not four that differ only in the heuristic's styles
+                raise ValueError(
+                    f"--agents {name!r} plays no variant: {reasons[first]} "
+                    f"(and likewise for {', '.join(others)}, with their own heuristic styles)"
+                )
+            raise ValueError(
+                f"--agents {name!r} plays no variant: " + "; ".join(f"{v}: {r}" for v, r in reasons.items())
+            )
     return out
 
 

@@ -115,8 +115,19 @@ def test_agents_are_the_servers_list_never_an_import_or_a_file(client, make_app)
         r = c.post("/api/games", json={"variant": "rummy", "opponents": ["agents.random_agent:RandomAgent"]})
         assert r.status_code == 200 and r.json()["view"]["labels"]["player_1"] == "agents.random_agent:RandomAgent"
         refused(c.post("/api/games", json={"variant": "rummy", "opponents": ["agents.random_agent:Other"]}), 400)
-    with pytest.raises(ValueError, match="plays no variant"):
+    with pytest.raises(
+        ValueError, match="^--agents 'nowhere.module:Agent' plays no variant: rummy_v0: .*; rummikub_v0: "
+    ):
         make_app(agents=("nowhere.module:Agent",))
+    with pytest.raises(ValueError) as err:
+        make_app(agents=("bogus",))
+    assert str(err.value).startswith(
+        "--agents 'bogus' plays no variant: unknown agent 'bogus' for rummy_v0: known agents are random, heuristic, "
+        "champion, heuristic:style=NAME (go_rummy, defensive, shed_high), ismcts:... or pimc:..."
+    )
+    assert str(err.value).endswith(
+        "(and likewise for crazy_rummy_v0, gin_rummy_v0, rummikub_v0, with their own heuristic styles)"
+    )
 
 
 def test_bad_variants_options_seats_and_seeds_are_400(client):
