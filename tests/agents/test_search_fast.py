@@ -248,7 +248,9 @@ def test_the_opponents_revealed_gin_decisions_weigh_the_worlds():
     ad, h2, h8, h9 = parse_cards("AD 2H 8H 9H")
     other = np.uint64(state.hands[1] & ~(1 << ad | 1 << h2) | 1 << h8 | 1 << h9)
     assert gin_fast.fit_weight(other, records, state.knock_limit, True, 0.0, rng, 0) == 0.0
-    assert 0.0 < gin_fast.fit_weight(other, records, state.knock_limit, True, 0.5, rng, 0) <= 0.5
+    # eps = 0.5: the factors of the decisions that do not fit times the stock draws' shares (seeded draws)
+    assert gin_fast.fit_weight(other, records, state.knock_limit, True, 0.5, rng, 0) == pytest.approx(1 / 11)
+    assert int(rng[0]) == 1663341875487337578  # the generator moved on by the same draws
 
 
 def test_gin_worlds_of_the_opponent_model_do_not_peek():

@@ -322,10 +322,19 @@ def test_render_shows_the_acting_players_view_only():
         assert gin_rummy_v0.env().unwrapped.render() is None
 
 
-def test_human_render_prints(capsys):
+def test_human_render_prints_the_ansi_text_on_reset(capsys):
     env = gin_rummy_v0.env(render_mode="human")
     env.reset(seed=0)
-    assert "Gin Rummy" in capsys.readouterr().out
+    text = (
+        "Gin Rummy: hand 1, turn 0, dealer player_1, knock limit 10, player_0 to take or pass the upcard\n"
+        "  player_0's hand: 2C 5C | 6D 8D 9D JD | 9H TH KH | 6S (deadwood 75)\n"
+        "  upcard: TD; discard pile: 1 card(s); stock: 31 card(s)\n"
+        "  scores: player_0 0, player_1 0"
+    )
+    assert capsys.readouterr().out == text + "\n"
+    ansi = gin_rummy_v0.env(render_mode="ansi")
+    ansi.reset(seed=0)
+    assert ansi.render() == text  # the same text, returned instead of printed
 
 
 def test_card_strings_in_a_deck_may_be_written_10s():

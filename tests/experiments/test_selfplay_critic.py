@@ -195,10 +195,12 @@ def test_the_duplicate_baseline_offsets_only_the_learners_final_reward_against_t
     plain, offset = bufs
     assert np.array_equal(plain["action"], offset["action"])  # the same games: the offset comes after
     diff = np.argwhere(plain["reward"] != offset["reward"])
-    assert len(diff) > 0
+    assert len(diff) == 7  # the seeded rollout's hands against the heuristic that ended
     heuristic_games = opponents.kind == HEURISTIC
     for step, game, seat in diff:
         assert heuristic_games[game] and plain["done"][step, game]
         assert abs(plain["reward"][step, game, seat] - offset["reward"][step, game, seat]) == 1  # minus +-1
+        learners_turns = np.flatnonzero(plain["learner"][: step + 1, game])
+        assert plain["player"][learners_turns[-1], game] == seat  # the learner's seat in that hand, no other
     with pytest.raises(ValueError, match="replays the games against the heuristic of 2-player runs"):
         selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), heuristic_share=0.0, duplicate_baseline=True))

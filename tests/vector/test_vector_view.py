@@ -61,16 +61,29 @@ def test_the_view_passes_gymnasiums_vector_checks(variant, options):
     envs.close()
 
 
-def test_episode_statistics_wrapper_counts_the_learners_episodes():
-    envs = RecordEpisodeStatistics(SeatVectorEnv("gin_rummy", 8, seed=2))
+@pytest.mark.parametrize(
+    ("variant", "returns", "lengths"),
+    [
+        # random play in Gin Rummy seldom knocks: every hand ends when the stock runs out, a draw
+        (
+            "gin_rummy",
+            [0.0] * 22,
+            [46, 48, 57, 62, 63, 70, 74, 82, 52, 60, 64, 60, 66, 62, 66, 57, 50, 53, 48, 56, 52, 50],
+        ),
+        ("rummy", [-1.0, -1.0, -1.0, 1.0, 1.0], [89, 94, 138, 92, 193]),
+    ],
+)
+def test_episode_statistics_wrapper_counts_the_learners_episodes(variant, returns, lengths):
+    envs = RecordEpisodeStatistics(SeatVectorEnv(variant, 8, seed=2))
     envs.reset(seed=2)
     rng = np.random.default_rng(1)
-    finished = []
+    finished, steps = [], []
     for _ in range(200):
         _, _, terminated, truncated, infos = envs.step(random_actions(envs.unwrapped.action_masks(), rng))
         if "episode" in infos:
             finished += infos["episode"]["r"][infos["_episode"]].tolist()
-    assert len(finished) >= 8 and set(finished) <= {-1.0, 0.0, 1.0}
+            steps += infos["episode"]["l"][infos["_episode"]].tolist()
+    assert (finished, steps) == (returns, lengths)
 
 
 @pytest.mark.parametrize(
