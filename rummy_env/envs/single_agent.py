@@ -21,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -56,7 +57,11 @@ class SingleAgentEnv(gymnasium.Env):
     The learner's actions go through the AEC env's wrappers: an illegal one ends the
     episode with the env's ``illegal_reward`` (use ``action_masks()``).  One opponent
     object may sit in several seats (the list is cycled), so opponents that keep state
-    between moves should be given once per seat.
+    between moves should be given once per seat.  An opponent whose ``reset`` takes a
+    ``seed`` (``agents.Agent``) is reseeded at every deal from the deal's seed, so the same
+    ``reset(seed=...)`` and the same learner actions give the same episode; others get
+    ``reset()``.  A turn or hand limit (``max_turns``, ``max_hands``) ends an episode as
+    ``truncated``, everything else as ``terminated``.
 
     Raises:
         ValueError: no opponent given, or a learner seat outside the table.
@@ -126,8 +131,9 @@ class SingleAgentEnv(gymnasium.Env):
         # opponent may take the upcard and knock at once): the learner had no choice in
         # it, so it is dealt again, and counted in info["skipped_episodes"].
         for skipped in range(self.MAX_SKIPPED):
+            deal_seed = int(self._rng.integers(2**31))
             try:
-                self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+                self.aec.reset(seed=deal_seed, options=options)
             except Exception:
                 if skipped == 0:
                     self._rng, self._learner, policies, self._np_random = saved
@@ -135,11 +141,19 @@ class SingleAgentEnv(gymnasium.Env):
                     if policies is not None:
                         self._policies = policies
                 raise
-            for policy in self._policies.values():
-                if hasattr(policy, "reset"):
-                    policy.reset()
-            obs, _, done, info = self._advance()
-            if not done:
+            # opponents with generators of their own (agents.Agent) are reseeded from the
+            # deal's seed, one seed per seat as the tournament does: the same reset(seed=...)
+            # then plays the same episode
+            for k, policy in enumerate(self._policies.values(), start=1):
+                reset = getattr(policy, "reset", None)
+                if reset is None:
+                    continue
+                if "seed" in inspect.signature(reset).parameters:
+                    reset(seed=deal_seed + 7919 * k)
+                else:
+                    reset()
+            obs, _, terminated, truncated, info = self._advance()
+            if not (terminated or truncated):
                 return obs, {**info, "skipped_episodes": skipped}
             if options is not None:
                 raise RuntimeError("the stacked episode ended before the learner's first decision")
@@ -167,19 +181,19 @@ class SingleAgentEnv(gymnasium.Env):
                 "no episode is running (it ended, or reset() was never called): call reset() before step()"
             )
         self.aec.step(to_action_id(action, self.action_space.n))
-        obs, reward, done, info = self._advance()
-        truncated = done and bool(self.aec.truncations.get(self._learner, False))
-        return obs, reward, done and not truncated, truncated, info
+        return self._advance()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, bool ``(num_actions,)`` (``MaskablePPO`` reads this)."""
         return self._mask
 
-    def _advance(self) -> tuple[np.ndarray, float, bool, dict]:
+    def _advance(self) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play opponents until the learner must act or the episode ends.
 
         Returns the learner's observation, its reward since its last action, whether the
-        episode ended, and its info.
+        episode ended (terminated), whether it was cut short instead (truncated: a turn or
+        hand limit; an illegal action, which PettingZoo's wrapper marks both, terminates),
+        and its info.
         """
         aec, learner = self.aec, self._learner
         reward = 0.0
@@ -194,9 +208,9 @@ class SingleAgentEnv(gymnasium.Env):
                     info = {**info, "action_mask": self._mask}
                     while aec.agents:  # finish the episode for every agent
                         aec.step(None)
-                    return np.array(final), reward, True, info
+                    return np.array(final), reward, bool(termination), bool(truncation and not termination), info
                 self._mask = obs["action_mask"].astype(bool)
-                return np.array(obs["observation"]), reward, False, {**info, "action_mask": self._mask}
+                return np.array(obs["observation"]), reward, False, False, {**info, "action_mask": self._mask}
             if termination or truncation:
                 aec.step(None)
             else:

@@ -102,6 +102,12 @@ class RummyEnvGame(pyspiel.Game):
         """The first chance node (the dealer, or Rummikub's first player)."""
         return RummyEnvState(self)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its registered name and parameters (for worker processes, Ray): the
+        unpickled game is ``pyspiel.load_game`` of them, through this module, which
+        registers the games when it is imported."""
+        return (_load_game, (self.get_type().short_name, self.get_parameters()))
+
     def deserialize_state(self, serialized: str) -> RummyEnvState:
         """OpenSpiel's ``deserialize_state`` (the text of ``state.serialize()``), checked.
 
@@ -309,6 +315,11 @@ class RummyEnvObserver:
         """
         core = state._core
         return core.information_state_string(player) if self.perfect_recall else core.observation_string(player)
+
+
+def _load_game(name: str, params: dict[str, Any]) -> pyspiel.Game:
+    """``pyspiel.load_game(name, params)`` (the unpickling of :class:`RummyEnvGame`)."""
+    return pyspiel.load_game(name, params)
 
 
 def _game_class(variant: Variant) -> type:

@@ -91,6 +91,9 @@ class Batch(NamedTuple):
         rewards: float32 ``(num_envs, num_players)``: every seat's reward for this step
             (what ``env().rewards`` holds after it).
         terminated, truncated: bool ``(num_envs,)``: the episode ended in this step.
+
+    An engine returns its own buffers (the same ``Batch`` at every call) unless given
+    ``out=``: the next call overwrites them, so copy what is kept across steps.
     """
 
     observation: np.ndarray

@@ -22,6 +22,8 @@ class CrazyRummyVec(WholeGames, KernelVec):
     :class:`~rummy_env.vector.ReferenceCrazyRummyVec`.  A one-round episode's wild rank
     is the ``wild_rank`` option's or drawn from the game's deal stream; ``deal_of(i)``
     includes it (``{"deck", "dealer", "wild_rank"}``, ``env.reset(options=...)``'s keys).
+    ``reset(decks=..., dealers=...)`` takes no wild rank per game: a stacked deal's round
+    has the option's wild rank (the same in every game) or the stream's.
     With ``episode="game"`` a game plays rounds 1..13 (wild ranks A..K, the dealer moving
     left, R-CRAZY-02, 13; cut after ``max_hands`` rounds), the later rounds dealt from the
     game's deal stream within the step that ends a round (``vector.whole_games``), and

@@ -42,9 +42,51 @@ def test_the_learners_rewards_add_up_to_its_returns(module, options):
         assert total == pytest.approx(env.aec.unwrapped.game_state.returns()[seat])
 
 
+def play_out(env, rng):
+    """Random legal learner actions to the end: (observations, rewards, terminated, truncated, last info)."""
+    observations, rewards, done = [], [], False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        observations.append(obs)
+        rewards.append(reward)
+        done = terminated or truncated
+    return observations, rewards, terminated, truncated, info
+
+
+@pytest.mark.parametrize("opponent", ["random", "pimc:worlds=4", "ismcts:simulations=10"])
+def test_the_same_seed_replays_the_episode_with_agents_that_draw_random_numbers(opponent):
+    aec = rummy_v0.env()
+    env = SingleAgentEnv(aec, [make_agent(opponent, aec, seed=1)], learner_seat=0, seed=0)
+    runs = []
+    for _ in range(2):
+        first, _ = env.reset(seed=4)
+        observations, rewards, *_ = play_out(env, np.random.default_rng(0))
+        runs.append((first, observations, rewards))
+    (a0, a, ra), (b0, b, rb) = runs
+    assert np.array_equal(a0, b0) and ra == rb and len(a) == len(b)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("module", "options"),
+    [
+        (rummy_v0, {"max_turns": 3}),
+        (gin_rummy_v0, {"max_turns": 3}),
+        (crazy_rummy_v0, {"max_turns": 4}),
+        (gin_rummy_v0, {"episode": "game", "max_hands": 1, "max_turns": 3}),
+    ],
+)
+def test_a_turn_or_hand_limit_is_a_truncation_not_a_termination(module, options):
+    env = single(module, seat=0, **options)
+    env.reset(seed=0)
+    *_, terminated, truncated, info = play_out(env, np.random.default_rng(0))
+    assert (terminated, truncated, info["hand"], info["winner"]) == (False, True, 1, "")  # no winner
+    assert info.get("result", "truncated") == "truncated"  # Gin Rummy's infos say how the hand ended
+
+
 def test_episode_runs_to_the_end_with_the_mask_and_rewards_of_the_learner():
     env = single(rummy_v0, seat=1)
-    obs, info = env.reset(seed=3)
+    obs, info = env.reset(seed=4)
     assert obs.shape == env.observation_space.shape and obs.dtype == np.float32
     assert env.aec.agent_selection == "player_1" and env.action_masks().any()
     total, steps, done = 0.0, 0, False
@@ -55,9 +97,9 @@ def test_episode_runs_to_the_end_with_the_mask_and_rewards_of_the_learner():
         total += reward
         steps += 1
         done = terminated or truncated
-    # seed 3's deal under the seeded random learner: the learner goes out on its 192nd decision
-    assert (total, steps, terminated, truncated) == (1.0, 192, True, False)
-    assert (info["hand_score"], info["winner"]) == (13, "player_1")
+    # seed 4's deal under the seeded random learner: the learner goes out on its 88th decision
+    assert (total, steps, terminated, truncated) == (1.0, 88, True, False)
+    assert (info["hand_score"], info["winner"]) == (47, "player_1")
     assert not env.action_masks().any()
     assert env.aec.agents == []  # every agent's episode is finished
 

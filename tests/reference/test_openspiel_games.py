@@ -5,6 +5,8 @@ simulation test, OpenSpiel's MCTS and IS-MCTS bots and ``rl_environment``."""
 import base64
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pyspiel
@@ -300,6 +302,29 @@ def test_serialize_and_clone_continue_the_same_game(variant):
         with pytest.raises(ValueError, match=rf"^the state was serialized by {NAMES[variant]} with parameters"):
             other.deserialize_state(state.serialize())
     assert str(game.deserialize_state(state.serialize())) == str(state)
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_games_and_states_pickle_for_worker_processes(variant):
+    game = load(variant, max_turns=40)
+    again = pickle.loads(pickle.dumps(game))
+    assert type(again) is type(game) and str(again) == str(game)
+    state = random_play(game.new_initial_state(), np.random.default_rng(2), until=lambda s: len(s.history()) > 80)
+    copy = pickle.loads(pickle.dumps(state))
+    assert str(copy) == str(state) and copy.history() == state.history() and str(copy.get_game()) == str(game)
+    ends = [random_play(s, np.random.default_rng(9)) for s in (state, copy)]
+    assert ends[0].history() == ends[1].history() and ends[0].returns() == ends[1].returns()
+
+
+def test_a_game_unpickles_in_a_process_that_never_imported_the_adapter():
+    blob = pickle.dumps(load("gin_rummy", knock_limit=5))
+    code = "import pickle, sys; g = pickle.loads(sys.stdin.buffer.read()); print(g.get_parameters()['knock_limit'], g)"
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True).stdout.decode()
+    assert out == (
+        "5 python_rummy_env_gin_rummy(big_gin=True,big_gin_bonus=31,episode=hand,game_bonuses=False,gin_bonus=25,"
+        "knock_limit=5,max_hands=1000,max_turns=1000,num_players=2,oklahoma=False,reward=win,target_score=100,"
+        "undercut_bonus=25)\n"
+    )
 
 
 @pytest.mark.parametrize("variant", sorted(NAMES))

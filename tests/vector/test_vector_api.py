@@ -114,6 +114,11 @@ def test_caller_owned_outputs_are_written_in_place(cls, module, options):
     assert got is out and out.action_mask.any(axis=1).all()
     twin = cls(2, seed=5, **options)
     np.testing.assert_array_equal(out.observation, twin.reset().observation)
+    # without out= the engine's own buffers: one Batch, overwritten by the next call (docs/vector.md)
+    first = twin.reset()
+    kept = first.observation.copy()
+    assert twin.step_random() is first and first.observation is twin.step_random().observation
+    assert not np.array_equal(first.observation, kept)
 
 
 @pytest.mark.parametrize(
