@@ -143,7 +143,14 @@ Where ``crazy_rummy.md`` leaves a choice open:
 - R-CRAZY-05: a meld or lay-off uses the player's natural cards of it; when several wild
   cards could fill the missing cards, the one taken from the discard pile this turn is
   used first (it may not be discarded this turn, R-CRAZY-08), then the lowest card ids
-  (the action names the cards stood for, not which wild card).
+  (the action names the cards stood for, not which wild card).  So a wild card never
+  stands for a card its player holds: the rule does not forbid that (put the wild card
+  down for KH, keep KH to discard), but the actions have no way to say it.  It matters
+  rarely: a wild card taken from the discard pile that could stand only for held cards
+  cannot leave the hand that turn, so the player cannot go out with it then.  Changing it
+  would add actions (a new env version); v0 keeps this reading.
+- R-CRAZY-07: the wild card a swap brings to the hand may be discarded in the same turn
+  (R-CRAZY-08 holds back only the card taken from the discard pile).
 - R-CRAZY-05a: a card is on the table once: as itself, through a wild card, or as a wild
   card standing in for another card; no wild card may stand for any of those, and a held
   wild card whose own card is on the table through another wild card fills no meld or

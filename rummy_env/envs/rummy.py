@@ -68,8 +68,9 @@ An illegal action through ``env()`` ends the episode with
 
 ## Episode End
 ``episode="hand"`` (default): the hand ends when a player goes out (termination),
-when no card can be drawn (termination, no winner) or after ``max_turns`` turns
-(truncation).  ``episode="game"``: hands are dealt until a total reaches
+when no card can be drawn (termination, no winner: a guard only, since every turn that
+does not go out ends with a discard and the rebuilt stock never runs dry in legal play)
+or after ``max_turns`` turns (truncation).  ``episode="game"``: hands are dealt until a total reaches
 ``target_score`` (termination); a hand reaching ``max_turns`` ends with no winner and
 no score and the next dealer deals (R-RUMMY-13); after ``max_hands`` hands without a
 game winner the episode is truncated.
@@ -130,7 +131,8 @@ Where ``rummy.md`` is silent, this environment reads it as follows:
   empty (the observation shows a stock of 0 until then); the pile turned face down puts
   its oldest card on top of the new stock, so that card is drawn first.  With
   ``keep_top`` and a pile of one card there is nothing to rebuild: ``draw stock`` is
-  masked.  A card drawn from the rebuilt stock came from the stock: it may be discarded
+  masked (a guard: when the stock runs out in legal play the pile holds every card not in
+  a hand or meld, 16 or more).  A card drawn from the rebuilt stock came from the stock: it may be discarded
   in the same turn.
 - R-RUMMY-17: with ``episode="hand"`` there is no game: no target and no game winner,
   however much the hand scores.

@@ -96,6 +96,29 @@ def test_the_wild_rank_reset_option_fixes_the_round_and_bad_ones_change_nothing(
         crazy_rummy_v0.env(episode="game").reset(seed=0, options={"wild_rank": 1})
 
 
+def test_a_wild_card_never_stands_for_a_card_its_player_holds_r_crazy_05_reading():
+    # sevens wild.  player_0 ends up holding 9S JS and takes the wild 7D from the discard
+    # pile; the only open places on the table are 9S (on the nines) and JS (on the jacks),
+    # both held.  The rules would let 7D go down for 9S and 9S be discarded (out); v0's
+    # actions name the cards stood for and use held natural cards first (the env's "Rule
+    # readings"), so 7D cannot leave the hand this turn.
+    hands = ["2C 2D 2H 2S 9S JS QD 4H", "9C 9D 9H 4C 4D 4S KC", "JC JD JH 7D 6S 8D QS"]
+    env = crazy_rummy_v0.env()
+    deck = stack_deck(hands, stock=["3H", "5S", "8H", "TD", "AS"], dealer=2)
+    env.reset(seed=0, options={"deck": deck, "dealer": 2, "wild_rank": 7})
+    play(env, "meld 2C 2D 2H 2S", "discard QD")
+    play(env, "draw stock", "meld 9C 9D 9H", "meld 4C 4D 4S", "discard KC")
+    play(env, "draw stock", "meld JC JD JH", "discard QS")
+    play(env, "draw stock", "layoff 4H set", "discard 8H")
+    play(env, "draw stock", "discard 3H")
+    play(env, "draw stock", "discard 7D")
+    play(env, "draw discard")
+    assert legal_texts(env) == ["discard 9S", "discard JS", "layoff 9S set", "layoff JS set"]
+    play(env, "layoff JS set")
+    # left 9S and 7D: 7D may not be discarded (R-CRAZY-08), laying off 9S would leave only 7D (08a)
+    assert legal_texts(env) == ["discard 9S"]
+
+
 def test_a_wild_card_taken_from_the_discard_pile_fills_a_meld_first_r_crazy_05_08():
     # round 13: kings are wild.  player_1 keeps 4C 5C KC, then takes the wild KD that
     # player_0 discards; KD may not go back this turn (R-CRAZY-08), so a meld filled with
