@@ -79,6 +79,7 @@ class ProgressLines:
         self.clock = clock
         self.n = 0
         self.start = self.last = clock()
+        self.printed = ""  # the last line printed
         self.closed = False
 
     def line(self, final: bool = False) -> str:
@@ -101,13 +102,16 @@ class ProgressLines:
         now = self.clock()
         if now - self.last >= self.every and (self.total is None or self.n < self.total):
             self.last = now
-            print(self.line(), file=self.file, flush=True)
+            self.printed = self.line()
+            print(self.printed, file=self.file, flush=True)
 
     def close(self) -> None:
-        """Print the last line (once)."""
+        """Print the last line (once; not again when the last update just printed it)."""
         if not self.closed:
             self.closed = True
-            print(self.line(final=True), file=self.file, flush=True)
+            final = self.line(final=True)
+            if final != self.printed:
+                print(final, file=self.file, flush=True)
 
     def __enter__(self) -> ProgressLines:
         return self

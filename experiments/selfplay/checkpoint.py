@@ -5,7 +5,8 @@ network and optimizer, the pool, the counters and both generators.  A resumed ru
 the saved settings (its limits too) except its threads and the settings given again on
 the command line, and its logs go on from the checkpoint: rows that ``scalars.csv`` and
 ``eval.csv`` got after it (a run killed between checkpoints) are dropped, so no update is
-logged twice.
+logged twice.  A new run in a folder that holds an earlier one starts its logs and
+snapshots afresh (:func:`clear_earlier_run`): the curves never mix two runs.
 """
 
 from __future__ import annotations
@@ -84,6 +85,27 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
     fields = set(Config.__dataclass_fields__)
     old = {k: v for k, v in saved.items() if k in fields}  # a setting added since the checkpoint takes its default
     return Config(**{**old, "hidden": tuple(saved["hidden"]), **{k: getattr(given_config, k) for k in keep}})
+
+
+def clear_earlier_run(out: Path) -> list[str]:
+    """Remove what an earlier run left in ``out`` that a new run appends to or would mix with
+    its own: ``scalars.csv``, ``eval.csv`` and ``snapshots/model-*.pt`` (the rest, the
+    checkpoint, model, curve and summary, the new run writes over).
+
+    Returns:
+        the names removed (``snapshots/`` once for its models), in that order.
+    """
+    removed = []
+    for name in LOGS:
+        if (out / name).is_file():
+            (out / name).unlink()
+            removed.append(name)
+    snapshots = sorted((out / "snapshots").glob("model-*.pt")) if (out / "snapshots").is_dir() else []
+    for path in snapshots:
+        path.unlink()
+    if snapshots:
+        removed.append("snapshots/")
+    return removed
 
 
 def trim_logs(out: Path, updates: int) -> int:

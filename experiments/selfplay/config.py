@@ -242,6 +242,7 @@ def check_config(config: Config, num_players: int) -> None:
             f"teacher_agent={teacher!r} would teach no decision (kickstart={config.kickstart}, "
             f"kickstart_anneal={config.kickstart_anneal}, {share}={getattr(config, share)}): "
             f"set all three > 0, or leave teacher_agent='heuristic'"
+            + ("; with teacher_labels it teaches only the games against random play" if config.teacher_labels else "")
         )
     if config.kickstart_floor and not (config.kickstart and config.kickstart_anneal):
         # kickstart_anneal=0 or kickstart=0 turns kickstarting off (Learner.kickstart_weight):
@@ -551,7 +552,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error(f"--teacher-margin {args.teacher_margin} needs --teacher-labels (it picks their targets)")
     missing = [f for f in args.teacher_labels.split(",") if f and not Path(f).is_file()]
     if missing:
-        p.error(f"--teacher-labels: no file {', '.join(missing)}")
+        p.error(
+            f"--teacher-labels: no file {', '.join(missing)} "
+            f"(make labels with: python -m experiments.pimc_labels --variant {variant} --out {missing[0]})"
+        )
     values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
     cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)
     try:

@@ -149,7 +149,13 @@ class Learner:
 
             paths = [p for p in config.teacher_labels.split(",") if p]
             self.teacher = TeacherLabels(
-                paths, config.variant, self.featurize, self.num_actions, config.teacher_margin, self.rng
+                paths,
+                config.variant,
+                self.featurize,
+                self.num_actions,
+                config.teacher_margin,
+                self.rng,
+                observation_size=self.obs_size,
             )
         self.pool: list[dict] = []
         self.steps = self.learner_steps = self.updates = self.episodes = 0

@@ -310,9 +310,9 @@ class Opponents:
 
 
 def check_agent_names(config: Any, env: Any) -> None:
-    """Build each league member (:class:`FrozenAgent`) and evaluation opponent once, so that
-    a bad name stops the run before it starts, not at its first rollout (the league) or
-    after the training (the evaluations' opponents).
+    """Build each league member and the teacher agent (:class:`FrozenAgent`) and each
+    evaluation opponent once, so that a bad name stops the run before it starts, not at its
+    first rollout (the league, the teacher) or after the training (the evaluations' opponents).
 
     Args:
         config: the run's :class:`~experiments.selfplay.config.Config`.
@@ -324,5 +324,7 @@ def check_agent_names(config: Any, env: Any) -> None:
     rng = np.random.default_rng(0)
     for name, _ in league_members(config):
         FrozenAgent(name, env, rng, config.seed)
+    if config.teacher_agent != "heuristic":  # the kickstarting teacher, built when the run starts
+        FrozenAgent(config.teacher_agent, env, rng, config.seed)
     for name in eval_opponents(config) or ():
         make_agent(name, env)

@@ -20,7 +20,14 @@ import numpy as np
 
 from experiments.common import load_variant, output_folder, program_name
 from experiments.common.interrupt import StopRequest
-from experiments.selfplay.checkpoint import load_checkpoint, resumed_config, save_checkpoint, trim_logs
+from experiments.selfplay.checkpoint import (
+    LOGS,
+    clear_earlier_run,
+    load_checkpoint,
+    resumed_config,
+    save_checkpoint,
+    trim_logs,
+)
 from experiments.selfplay.config import Config, parse_args, vector_class, write_recipe
 from experiments.selfplay.learner import Learner
 from experiments.selfplay.logs import append_csv, evaluate_now, scalars_row, summary, write_curve
@@ -48,7 +55,9 @@ def train(
     Args:
         learner: a new :class:`Learner` of the run's settings (``Learner(cfg)``).
         out: the run's folder (created).
-        state: a checkpoint to continue from (``--resume``), or None for a new run.
+        state: a checkpoint to continue from (``--resume``), or None for a new run (an
+            earlier run's logs and snapshots in ``out`` are removed first:
+            :func:`~experiments.selfplay.checkpoint.clear_earlier_run`).
         progress: show progress bars (training minutes or steps; the final evaluation's deals).
         stop: a stop request (Ctrl-C): the loop ends after the update in progress.
 
@@ -62,6 +71,8 @@ def train(
     if state is not None:
         learner.load_state(state)
         trim_logs(out, learner.updates)
+    elif out.is_dir():
+        clear_earlier_run(out)
     opponents = Opponents(learner, load_variant(cfg.variant).env(**cfg.env_options))
     out.mkdir(parents=True, exist_ok=True)
     write_recipe(cfg, out / "recipe.toml")
@@ -149,6 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
+    earlier = [n for n in ("checkpoint.pt", *LOGS) if state is None and (out / n).is_file()]
+    if earlier:
+        print(
+            f"{cfg.variant}: {out}/ held an earlier run ({', '.join(earlier)}): "
+            "a new run replaces it (--resume continues one)"
+        )
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)
     print(

@@ -67,10 +67,12 @@ class TeacherLabels:
         num_actions: the env's action count.
         margin: ``--teacher-margin`` (:func:`teacher_targets`).
         rng: draws the held-out games and the minibatches.
+        observation_size: the env's observation size (it differs with the number of
+            players); None: not checked.
 
     Raises:
-        ValueError: no file, a file of another variant or observation size, or no
-            position left to train on.
+        ValueError: no file, a file of another variant, action count or observation size
+            (labels made with another number of players), or no position left to train on.
     """
 
     def __init__(
@@ -81,6 +83,7 @@ class TeacherLabels:
         num_actions: int,
         margin: float,
         rng: np.random.Generator,
+        observation_size: int | None = None,
     ):
         import torch
 
@@ -95,6 +98,13 @@ class TeacherLabels:
                 raise ValueError(f"{path}: labels of {d['meta']['variant']}, but the run trains {variant}")
             if d["mask"].shape[1] != num_actions:
                 raise ValueError(f"{path}: {d['mask'].shape[1]} actions per label, the env has {num_actions}")
+            width = d["observation"].shape[1]
+            if observation_size is not None and width != observation_size:
+                made = d["meta"].get("env_options", {})
+                raise ValueError(
+                    f"{path}: observations of size {width} (labels made with env options {made}), but the run's "
+                    f"env has {observation_size}: make labels with the run's --env-option (num_players)"
+                )
             xs.append(featurize(d["observation"]))
             masks.append(d["mask"])
             ys.append(teacher_targets(d["values"], d["search"], d["heuristic"], margin))

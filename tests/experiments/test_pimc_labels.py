@@ -2,6 +2,7 @@
 decisions, the targets they give, and a self-play run taught by them."""
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -156,6 +157,14 @@ def test_teacher_labels_are_featurized_and_hold_out_whole_games(label_file):
     assert obs.shape == (5, 485 + 941) and mask.shape == (5, 108) and bool(mask[torch.arange(5), act].all())
     with pytest.raises(ValueError, match="labels of gin_rummy_v0, but the run trains rummy_v0"):
         TeacherLabels([str(label_file)], "rummy_v0", featurize, 108, 0.0, np.random.default_rng(0))
+    # labels of another number of players (here: an env whose observations are wider) are refused
+    message = (
+        f"{label_file}: observations of size 485 (labels made with env options {{}}), but the run's env has 541: "
+        "make labels with the run's --env-option (num_players)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        TeacherLabels([str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(0), 541)
+    assert len(TeacherLabels([str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3), 485))
 
 
 def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_file, tmp_path):
@@ -210,7 +219,11 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
     "args, message",
     [
         (["--teacher-margin", "2"], "--teacher-margin must be in [0, 1]"),
-        (["--teacher-labels", "no/such.npz"], "--teacher-labels: no file no/such.npz"),
+        (
+            ["--teacher-labels", "no/such.npz"],
+            "--teacher-labels: no file no/such.npz "
+            "(make labels with: python -m experiments.pimc_labels --variant gin_rummy_v0 --out no/such.npz)",
+        ),
         (["--teacher-margin", "0.1"], "--teacher-margin 0.1 needs --teacher-labels"),
         (["--random-share", "0.3", "--heuristic-share", "0.8"], "--random-share 0.3 must be >= 0 and sum to at most 1"),
     ],

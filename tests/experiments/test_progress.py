@@ -50,6 +50,12 @@ def test_a_job_to_a_deadline_counts_without_a_total():
         clock.now += 2.0
         bar.update(1)
     assert out.getvalue().splitlines() == ["pimc_labels: 4 games, 1m 1s", "pimc_labels: 5 games, 1m 3s"]
+    # the last update's line is the last line already: not printed twice
+    out, clock = io.StringIO(), FakeClock()
+    with ProgressLines(None, "game", "pimc_labels", out, every=60.0, clock=clock) as bar:
+        clock.now += 60.0
+        bar.update(376)
+    assert out.getvalue() == "pimc_labels: 376 games, 1m 0s\n"
 
 
 def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():

@@ -231,6 +231,24 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsy
     assert [int(r["steps"]) for r in rows] == [510, 1014, 1517, 2018, 2518, 3026, 3530]
 
 
+def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, tmp_path, capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    assert [p.name for p in (out / "snapshots").glob("model-*.pt")] == ["model-00000000000.pt"]
+    args = ["--variant", "gin_rummy", "--num-envs", "16", "--num-steps", "32", "--timesteps", "500"]
+    args += ["--hidden", "32,32", "--final-eval-deals", "2", "--initial-eval", "false", "--out", str(out)]
+    assert selfplay.main([*args, "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert f"gin_rummy_v0: {out}/ held an earlier run (checkpoint.pt, scalars.csv, eval.csv): a new run" in said
+    with open(out / "scalars.csv") as f:
+        assert [int(r["steps"]) for r in csv.DictReader(f)] == [510]  # this run's one update, not the smoke run's
+    with open(out / "eval.csv") as f:
+        assert [(r["steps"], r["final"]) for r in csv.DictReader(f)] == [("510", "1"), ("510", "1")]
+    assert list((out / "snapshots").iterdir()) == []  # the earlier run's snapshot went (this run evaluated once, final)
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -311,6 +329,18 @@ def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_a_teacher_agent_with_a_bad_style_is_refused_before_the_run_starts(tmp_path, capsys):
+    out = tmp_path / "never"
+    args = ["--variant", "crazy_rummy", "--teacher-agent", "heuristic:style=hold_wild", "--out", str(out)]
+    assert selfplay.main([*args, "--minutes", "0.01", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "error: agent 'heuristic:style=hold_wild': style 'hold_wild' is not a style of the crazy_rummy_v0 "
+        "heuristic: styles are default, hold_wilds, shed_high, defensive, hold_wilds_safe"
+    )
+    assert not out.exists()
+
+
 def test_a_teacher_agent_with_teacher_labels_needs_games_against_random_play():
     # with labels the search teaches the learner's decisions; the teacher agent only those of the
     # games against random play
@@ -319,7 +349,8 @@ def test_a_teacher_agent_with_teacher_labels_needs_games_against_random_play():
         selfplay.check_config(cfg, 2)
     assert str(err.value) == (
         "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
-        "kickstart_anneal=0.4, random_share=0.0): set all three > 0, or leave teacher_agent='heuristic'"
+        "kickstart_anneal=0.4, random_share=0.0): set all three > 0, or leave teacher_agent='heuristic'; "
+        "with teacher_labels it teaches only the games against random play"
     )
     cfg.random_share = 0.2
     selfplay.check_config(cfg, 2)  # accepted
