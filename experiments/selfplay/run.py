@@ -166,6 +166,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{cfg.variant}: {out}/ held an earlier run ({', '.join(earlier)}): "
             "a new run replaces it (--resume continues one)"
         )
+    if state is not None:
+        counters = state["counters"]  # Learner.finished() of the checkpoint's counters
+        minutes = (counters["elapsed"] - counters["timers"]["eval"]) / 60
+        if counters["steps"] >= cfg.timesteps or bool(cfg.minutes and minutes >= cfg.minutes):
+            print(
+                f"{cfg.variant}: the run has spent its budget ({counters['steps']} steps, {minutes:.2f} training "
+                f"min; --timesteps {cfg.timesteps}, --minutes {cfg.minutes}): nothing to train; give a larger "
+                "--minutes or --timesteps to go on"
+            )
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)
     print(
@@ -180,5 +189,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"  vs {r['opponent']:<10} win rate {r['win_rate']:.3f} "
             f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}] over {r['games']} games"
         )
-    print(f"model, curves and evaluation in {out}/")
+    print(f"model, curves{' and evaluation' if result['evaluation'] else ''} in {out}/")
     return 0

@@ -231,6 +231,19 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsy
     assert [int(r["steps"]) for r in rows] == [510, 1014, 1517, 2018, 2518, 3026, 3530]
 
 
+def test_a_resume_with_the_budget_spent_says_there_is_nothing_to_train(smoke_run, tmp_path, capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    assert selfplay.main(["--out", str(out), "--resume", "--final-eval-deals", "0", "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert "gin_rummy_v0: the run has spent its budget (2518 steps, " in said
+    assert "--timesteps 2400, --minutes None): nothing to train; give a larger --minutes or --timesteps" in said
+    assert json.loads((out / "summary.json").read_text())["steps"] == 2518
+    assert said.rstrip().endswith(f"model, curves in {out}/")  # --final-eval-deals 0: no evaluation to name
+
+
 def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, tmp_path, capsys):
     import shutil
 
