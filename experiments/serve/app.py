@@ -113,20 +113,21 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) as soon as it passes ``limit`` bytes."""
+async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
+    """The request body, refused (413) as soon as it passes ``limit`` bytes (``what``: the
+    message's name for it, ``check_upload_size``)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit():
-        check_upload_size(int(declared), limit)
+        check_upload_size(int(declared), limit, what)
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
-        check_upload_size(len(data), limit)
+        check_upload_size(len(data), limit, what)
     return bytes(data)
 
 
 async def _json(request: Request) -> dict:
-    data = await _body(request, MAX_JSON_BYTES)
+    data = await _body(request, MAX_JSON_BYTES, "request body")
     try:
         body = json.loads(data or b"{}")
     except (ValueError, RecursionError):
@@ -220,6 +221,8 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         return JSONResponse({"records": await run_in_threadpool(list_records, config.records, variant, agents)})
 
     async def upload(request: Request) -> Response:
+        if request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise ApiError(415, "send the record file itself as the request body (as the page does), not a form")
         data = await _body(request, config.max_upload)
         filename = request.headers.get("x-filename", "upload")
         rep = await run_in_threadpool(replays.upload, data, filename)

@@ -158,7 +158,8 @@ class GameSession:
 
     def _check_playing(self) -> None:
         if self.status != "playing":
-            raise ApiError(409, f"game {self.id} is over ({self.status}): no more moves")
+            how = "" if self.status == "over" else f" ({self.status})"
+            raise ApiError(409, f"game {self.id} is over{how}: no more moves")
 
     def move(self, action: Any) -> None:
         """The human plays ``action`` (an action id or its text).

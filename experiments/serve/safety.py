@@ -190,14 +190,16 @@ def walk_inside(root: Path, suffix: str, limit: int) -> Iterator[Path]:
                 return
 
 
-def check_upload_size(size: int, limit: int = MAX_UPLOAD_BYTES) -> None:
-    """Refuse an upload of ``size`` bytes above ``limit``.
+def check_upload_size(size: int, limit: int = MAX_UPLOAD_BYTES, what: str = "upload") -> None:
+    """Refuse an upload (``what="upload"``, a record) or another request body
+    (``what="request body"``) of ``size`` bytes above ``limit``.
 
     Raises:
         ApiError: 413, too large (the message gives both sizes).
     """
     if size > limit:
-        raise ApiError(413, f"the upload is larger than {limit:,} bytes (got at least {size:,}): records are smaller")
+        why = ": records are smaller" if what == "upload" else ""
+        raise ApiError(413, f"the {what} is larger than {limit:,} bytes (got at least {size:,}){why}")
 
 
 def check_record_lines(lines: Sequence[Any], source: str) -> None:

@@ -90,7 +90,8 @@ def test_moves_out_of_turn_and_after_the_end_are_409(client):
     over = play_out(client, gid, headers, view)
     assert over["status"] == "over" and over["to_act"] is None
     for path, body in [("move", {"action": "pass"}), ("advance", None), ("hint", None), ("quit", None)]:
-        refused(client.post(f"/api/games/{gid}/{path}", json=body, headers=headers), 409, "is over")
+        said = refused(client.post(f"/api/games/{gid}/{path}", json=body, headers=headers), 409)
+        assert said == f"game {gid} is over: no more moves"
     assert client.get(f"/api/games/{gid}", headers=headers).json() == over
 
 
@@ -149,7 +150,8 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     base = {"variant": "gin_rummy", "opponents": ["heuristic"]}
     for body, words in cases:
         refused(client.post("/api/games", json={**base, **body}), 400, words)
-    refused(client.post("/api/games", content=b"x" * 70_000), 413, "larger than 64,000 bytes")
+    said = refused(client.post("/api/games", content=b"x" * 70_000), 413)
+    assert said == "the request body is larger than 64,000 bytes (got at least 70,000)"  # a move, not a record
 
 
 def test_every_choice_the_play_form_offers_is_accepted(client):
@@ -278,8 +280,15 @@ def test_uploads_are_size_limited(make_app, served_folders):
     data = (records / GIN_RECORD).read_bytes()
     with TestClient(make_app(max_upload=len(data))) as c:
         assert c.post("/api/uploads", content=data).status_code == 200
-        refused(c.post("/api/uploads", content=data + b"\n"), 413, f"larger than {len(data):,} bytes")
+        said = refused(c.post("/api/uploads", content=data + b"\n"), 413)
+        assert (
+            said
+            == f"the upload is larger than {len(data):,} bytes (got at least {len(data) + 1:,}): records are smaller"
+        )
         refused(c.post("/api/uploads", content=b"x" * 5_000_000), 413)
+        # a form (curl -F) is not the record: the page sends the file itself as the body
+        said = refused(c.post("/api/uploads", files={"file": ("r.jsonl", data)}), 415)
+        assert said == "send the record file itself as the request body (as the page does), not a form"
 
 
 def test_bad_records_are_refused(client, served_folders):
