@@ -87,15 +87,25 @@ def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config
     return Config(**{**old, "hidden": tuple(saved["hidden"]), **{k: getattr(given_config, k) for k in keep}})
 
 
+def holds_run(out: Path) -> bool:
+    """Whether ``out`` holds a self-play run: its ``recipe.toml`` (written when a run starts)
+    or ``checkpoint.pt``."""
+    return (out / "recipe.toml").is_file() or (out / "checkpoint.pt").is_file()
+
+
 def clear_earlier_run(out: Path) -> list[str]:
     """Remove what an earlier run left in ``out`` that a new run appends to or would mix with
     its own: ``scalars.csv``, ``eval.csv`` and ``snapshots/model-*.pt`` (the rest, the
-    checkpoint, model, curve and summary, the new run writes over).
+    checkpoint, model, curve and summary, the new run writes over).  Only in a folder that
+    holds a run (its ``recipe.toml``, written when a run starts, or ``checkpoint.pt``): files
+    of those names in any other folder are left alone.
 
     Returns:
         the names removed (``snapshots/`` once for its models), in that order.
     """
-    removed = []
+    removed: list[str] = []
+    if not holds_run(out):
+        return removed
     for name in LOGS:
         if (out / name).is_file():
             (out / name).unlink()

@@ -23,6 +23,7 @@ from experiments.common.interrupt import StopRequest
 from experiments.selfplay.checkpoint import (
     LOGS,
     clear_earlier_run,
+    holds_run,
     load_checkpoint,
     resumed_config,
     save_checkpoint,
@@ -160,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
-    earlier = [n for n in ("checkpoint.pt", *LOGS) if state is None and (out / n).is_file()]
+    earlier = [n for n in ("checkpoint.pt", *LOGS) if (out / n).is_file()] if state is None and holds_run(out) else []
     if earlier:
         print(
             f"{cfg.variant}: {out}/ held an earlier run ({', '.join(earlier)}): "

@@ -538,3 +538,16 @@ def test_the_ray_backend_without_ray_is_refused_before_training(monkeypatch, cap
     with pytest.raises(SystemExit):
         selfplay.parse_args(["--backend", "ray"])
     assert "backend='ray' needs Ray: pip install -e \".[distributed]\"" in capsys.readouterr().err
+
+
+def test_only_a_runs_folder_has_its_logs_cleared(tmp_path):
+    from experiments.selfplay.checkpoint import clear_earlier_run
+
+    (tmp_path / "eval.csv").write_text("someone else's file\n")
+    (tmp_path / "snapshots").mkdir()
+    (tmp_path / "snapshots" / "model-1.pt").write_bytes(b"x")
+    assert clear_earlier_run(tmp_path) == []  # no recipe.toml, no checkpoint.pt: not a run's folder
+    assert (tmp_path / "eval.csv").read_text() == "someone else's file\n"
+    (tmp_path / "recipe.toml").write_text("")
+    assert clear_earlier_run(tmp_path) == ["eval.csv", "snapshots/"]
+    assert not (tmp_path / "eval.csv").exists() and list((tmp_path / "snapshots").iterdir()) == []
