@@ -20,13 +20,15 @@ from typing import Any, TextIO
 EVERY = 60.0
 #: the environment variable that sets those seconds instead (0: a line at every update)
 EVERY_VARIABLE = "RUMMY_ENV_PROGRESS_EVERY"
+_WARNED: set[str] = set()  # the bad values of EVERY_VARIABLE already named
 
 
 def every_seconds(file: TextIO | None = None) -> float:
     """Seconds between two progress lines: ``RUMMY_ENV_PROGRESS_EVERY`` when set, else :data:`EVERY`.
 
     A value that is not a finite number >= 0 is named in one line on ``file`` (default
-    stderr) and :data:`EVERY` is used: a setting of the log's look does not stop a job.
+    stderr; once per value in a process) and :data:`EVERY` is used: a setting of the log's
+    look does not stop a job.
     """
     text = os.environ.get(EVERY_VARIABLE)
     if text is None:
@@ -36,10 +38,12 @@ def every_seconds(file: TextIO | None = None) -> float:
     except ValueError:
         value = -1.0
     if not math.isfinite(value) or value < 0:
-        print(
-            f"{EVERY_VARIABLE}={text!r} is not a number of seconds >= 0: a progress line every {EVERY:g} s",
-            file=sys.stderr if file is None else file,
-        )
+        if text not in _WARNED:  # once per value: a job may open several counters
+            _WARNED.add(text)
+            print(
+                f"{EVERY_VARIABLE}={text!r} is not a number of seconds >= 0: a progress line every {EVERY:g} s",
+                file=sys.stderr if file is None else file,
+            )
         return EVERY
     return value
 

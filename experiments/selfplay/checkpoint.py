@@ -5,8 +5,9 @@ network and optimizer, the pool, the counters and both generators.  A resumed ru
 the saved settings (its limits too) except its threads and the settings given again on
 the command line, and its logs go on from the checkpoint: rows that ``scalars.csv`` and
 ``eval.csv`` got after it (a run killed between checkpoints) are dropped, so no update is
-logged twice.  A new run in a folder that holds an earlier one starts its logs and
-snapshots afresh (:func:`clear_earlier_run`): the curves never mix two runs.
+logged twice.  A new run in a folder that holds an earlier one removes that run's files
+first (:func:`clear_earlier_run`): the curves never mix two runs, and the earlier checkpoint
+cannot be resumed by mistake.
 """
 
 from __future__ import annotations
@@ -93,11 +94,27 @@ def holds_run(out: Path) -> bool:
     return (out / "recipe.toml").is_file() or (out / "checkpoint.pt").is_file()
 
 
-def clear_earlier_run(out: Path) -> list[str]:
-    """Remove what an earlier run left in ``out`` that a new run appends to or would mix with
-    its own: ``scalars.csv``, ``eval.csv`` and ``snapshots/model-*.pt`` (the rest, the
-    checkpoint, model, curve and summary, the new run writes over).  Only in a folder that
-    holds a run (its ``recipe.toml``, written when a run starts, or ``checkpoint.pt``): files
+def named_files(config: Config) -> set[Path]:
+    """The files ``config`` names (resolved): ``init_model``, the ``policy:PATH`` and
+    ``guide=PATH`` of the league, the teacher agent and the evaluation opponents, and the
+    teacher labels."""
+    from experiments.selfplay.config import eval_opponents, league_members
+
+    names = [config.teacher_agent, *(n for n, _ in league_members(config)), *(eval_opponents(config) or ())]
+    paths = [config.init_model, *config.teacher_labels.split(",")]
+    for name in names:
+        if name.startswith("policy:"):
+            paths.append(name[len("policy:") :])
+        paths += [o[len("guide=") :] for o in name.partition(":")[2].split(",") if o.startswith("guide=")]
+    return {Path(p).resolve() for p in paths if p}
+
+
+def clear_earlier_run(out: Path, keep: set[Path] = frozenset()) -> list[str]:
+    """Remove what an earlier run left in ``out``, so that a new run neither appends to its
+    logs nor leaves its checkpoint to be resumed: ``checkpoint.pt``, ``model.pt``,
+    ``summary.json``, ``curve.png``, ``scalars.csv``, ``eval.csv`` and
+    ``snapshots/model-*.pt``, but not the files in ``keep`` (those the new run's settings
+    name: :func:`named_files`).  Only in a folder that holds a run (:func:`holds_run`): files
     of those names in any other folder are left alone.
 
     Returns:
@@ -106,11 +123,13 @@ def clear_earlier_run(out: Path) -> list[str]:
     removed: list[str] = []
     if not holds_run(out):
         return removed
-    for name in LOGS:
-        if (out / name).is_file():
-            (out / name).unlink()
+    for name in ("checkpoint.pt", "model.pt", "summary.json", "curve.png", *LOGS):
+        path = out / name
+        if path.is_file() and path.resolve() not in keep:
+            path.unlink()
             removed.append(name)
     snapshots = sorted((out / "snapshots").glob("model-*.pt")) if (out / "snapshots").is_dir() else []
+    snapshots = [p for p in snapshots if p.resolve() not in keep]
     for path in snapshots:
         path.unlink()
     if snapshots:

@@ -554,7 +554,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
     if missing:
         p.error(
             f"--teacher-labels: no file {', '.join(missing)} "
-            f"(make labels with: python -m experiments.pimc_labels --variant {variant} --out {missing[0]})"
+            f"(make labels with: python -m experiments.pimc_labels --variant {variant}"
+            + "".join(f" --env-option {o}" for o in args.env_option)
+            + f" --out {missing[0]})"
         )
     values = {k: getattr(args, k) for k in asdict(d) if k not in ("variant", "env_options", "hidden")}
     cfg = Config(variant=variant, env_options=env_options, hidden=hidden, **values)

@@ -21,10 +21,9 @@ import numpy as np
 from experiments.common import load_variant, output_folder, program_name
 from experiments.common.interrupt import StopRequest
 from experiments.selfplay.checkpoint import (
-    LOGS,
     clear_earlier_run,
-    holds_run,
     load_checkpoint,
+    named_files,
     resumed_config,
     save_checkpoint,
     trim_logs,
@@ -57,8 +56,8 @@ def train(
         learner: a new :class:`Learner` of the run's settings (``Learner(cfg)``).
         out: the run's folder (created).
         state: a checkpoint to continue from (``--resume``), or None for a new run (an
-            earlier run's logs and snapshots in ``out`` are removed first:
-            :func:`~experiments.selfplay.checkpoint.clear_earlier_run`).
+            earlier run's files in ``out`` are removed first, but those the settings name,
+            and a line says so: :func:`~experiments.selfplay.checkpoint.clear_earlier_run`).
         progress: show progress bars (training minutes or steps; the final evaluation's deals).
         stop: a stop request (Ctrl-C): the loop ends after the update in progress.
 
@@ -73,7 +72,11 @@ def train(
         learner.load_state(state)
         trim_logs(out, learner.updates)
     elif out.is_dir():
-        clear_earlier_run(out)
+        removed = clear_earlier_run(out, named_files(cfg))
+        if removed:
+            print(
+                f"{cfg.variant}: {out}/ held an earlier run: removed its {', '.join(removed)} (--resume continues one)"
+            )
     opponents = Opponents(learner, load_variant(cfg.variant).env(**cfg.env_options))
     out.mkdir(parents=True, exist_ok=True)
     write_recipe(cfg, out / "recipe.toml")
@@ -161,21 +164,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
-    earlier = [n for n in ("checkpoint.pt", *LOGS) if (out / n).is_file()] if state is None and holds_run(out) else []
-    if earlier:
-        print(
-            f"{cfg.variant}: {out}/ held an earlier run ({', '.join(earlier)}): "
-            "a new run replaces it (--resume continues one)"
-        )
     if state is not None:
-        counters = state["counters"]  # Learner.finished() of the checkpoint's counters
-        minutes = (counters["elapsed"] - counters["timers"]["eval"]) / 60
-        if counters["steps"] >= cfg.timesteps or bool(cfg.minutes and minutes >= cfg.minutes):
+        learner.load_state(state)
+        if learner.finished():  # nothing to do: no update, and no second final evaluation
             print(
-                f"{cfg.variant}: the run has spent its budget ({counters['steps']} steps, {minutes:.2f} training "
-                f"min; --timesteps {cfg.timesteps}, --minutes {cfg.minutes}): nothing to train; give a larger "
-                "--minutes or --timesteps to go on"
+                f"{cfg.variant}: the run has spent its budget ({learner.steps} steps, "
+                f"{learner.training_minutes():.2f} training min; --timesteps {cfg.timesteps}, "
+                f"--minutes {cfg.minutes}): nothing to train; give a larger --minutes or --timesteps to go on "
+                f"(its results are in {out}/)"
             )
+            return 0
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)
     print(

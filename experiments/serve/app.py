@@ -221,7 +221,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         return JSONResponse({"records": await run_in_threadpool(list_records, config.records, variant, agents)})
 
     async def upload(request: Request) -> Response:
-        if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
             raise ApiError(415, "send the record file itself as the request body (as the page does), not a form")
         data = await _body(request, config.max_upload)
         filename = request.headers.get("x-filename", "upload")

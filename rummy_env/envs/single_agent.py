@@ -58,7 +58,8 @@ class SingleAgentEnv(gymnasium.Env):
     episode with the env's ``illegal_reward`` (use ``action_masks()``).  One opponent
     object may sit in several seats (the list is cycled), so opponents that keep state
     between moves should be given once per seat.  An opponent whose ``reset`` takes a
-    ``seed`` (``agents.Agent``) is reseeded at every deal from the deal's seed, so the same
+    ``seed`` (``agents.Agent``) is reseeded at every deal from the deal's seed, one seed per
+    seat (an object in several seats keeps its last seat's), so the same
     ``reset(seed=...)`` and the same learner actions give the same episode; others get
     ``reset()``.  A turn or hand limit (``max_turns``, ``max_hands``) ends an episode as
     ``truncated``, everything else as ``terminated``.

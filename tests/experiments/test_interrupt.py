@@ -56,39 +56,58 @@ def stop(proc: subprocess.Popen, signum: int, timeout: float = 180.0) -> tuple[i
 
 
 class Progress:
-    """The stderr of ``proc`` read on a thread, so that the test can wait for a progress line."""
+    """The output of ``proc`` read on threads (stdout kept, stderr also queued line by line),
+    so that the test can wait for a progress line and no pipe fills up meanwhile."""
 
     def __init__(self, proc: subprocess.Popen):
-        self.proc, self.lines, self.seen = proc, queue.Queue(), []
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
+        self.proc, self.lines, self.seen, self.out = proc, queue.Queue(), [], []
+        self.threads = [threading.Thread(target=self._read_err, daemon=True)]
+        self.threads.append(threading.Thread(target=lambda: self.out.append(proc.stdout.read()), daemon=True))
+        for thread in self.threads:
+            thread.start()
 
-    def _read(self) -> None:
+    def _read_err(self) -> None:
         for line in self.proc.stderr:
             self.seen.append(line)
             self.lines.put(line)
 
     def wait(self, job: str, timeout: float = 180.0) -> int:
         """Wait for ``job``'s first progress line that counts some work done: its count
-        (``tournament: 25/400000 deals (0%), 2s, ...``; ``pimc_labels: 3 games, 9s`` with no total)."""
+        (``tournament: 25/400000 deals (0%), 2s, ...``; ``pimc_labels: 3 games, 9s`` with no total).
+
+        Raises:
+            AssertionError: no such line within ``timeout`` seconds, or the job ended first.
+        """
         deadline = time.monotonic() + timeout
         pattern = re.compile(rf"^{job}: (\d+)[/ ]")
         while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no progress line of {job} in {timeout} s: {''.join(self.seen)}"
             try:
-                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+                line = self.lines.get(timeout=min(left, 1.0))
             except queue.Empty:
-                raise AssertionError(f"no progress line in {timeout} s: {''.join(self.seen)}") from None
+                assert self.proc.poll() is None, f"{job} ended before a progress line: {''.join(self.seen)}"
+                continue
             found = pattern.match(line)
             if found and int(found[1]) > 0:
                 return int(found[1])
 
     def stop(self, signum: int, timeout: float = 180.0) -> tuple[int, str, str]:
-        """:func:`stop`, with the stderr read here."""
+        """:func:`stop` with the output read here: ``(exit code, stdout, stderr)``.
+
+        Raises:
+            AssertionError: the job did not end within ``timeout`` seconds (then it is killed).
+        """
         os.killpg(self.proc.pid, signum)
-        out = self.proc.stdout.read()
-        self.proc.wait(timeout=timeout)
-        self.thread.join(timeout=timeout)
-        return self.proc.returncode, out, "".join(self.seen)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError(f"the job did not end within {timeout} s of signal {signum}") from None
+        for thread in self.threads:
+            thread.join(timeout=timeout)
+        return self.proc.returncode, "".join(self.out), "".join(self.seen)
 
 
 def test_ctrl_c_keeps_a_tournaments_finished_deals(tmp_path):
@@ -261,7 +280,8 @@ def test_ctrl_c_in_evaluate_writes_the_games_finished_as_partial(tmp_path):
     with open(out / "games.csv") as f:
         assert sum(1 for _ in csv.DictReader(f)) == result["games"]
     assert f"the {result['games']} games finished in {out}/ (evaluation.json: partial)" in stdout
-    assert stderr.strip().splitlines()[-1].startswith("evaluate: ")  # the last progress line, not a bar
+    last = stderr.strip().splitlines()[-1]  # the last progress line, not a bar
+    assert re.fullmatch(r"evaluate: \d+/100000 deals \(\d+%\), [^,]+", last), last
 
 
 def test_a_second_signal_within_the_window_is_the_same_request(monkeypatch):

@@ -224,6 +224,11 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
             "--teacher-labels: no file no/such.npz "
             "(make labels with: python -m experiments.pimc_labels --variant gin_rummy_v0 --out no/such.npz)",
         ),
+        (
+            ["--teacher-labels", "no/such.npz", "--variant", "rummy", "--env-option", "num_players=3"],
+            "(make labels with: python -m experiments.pimc_labels --variant rummy_v0 --env-option num_players=3 "
+            "--out no/such.npz)",
+        ),
         (["--teacher-margin", "0.1"], "--teacher-margin 0.1 needs --teacher-labels"),
         (["--random-share", "0.3", "--heuristic-share", "0.8"], "--random-share 0.3 must be >= 0 and sum to at most 1"),
     ],

@@ -82,6 +82,7 @@ def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():
 
 
 def test_the_environment_variable_sets_the_seconds_between_lines(monkeypatch):
+    from experiments.common import progress
     from experiments.common.progress import EVERY, every_seconds
 
     monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "0")
@@ -96,6 +97,7 @@ def test_the_environment_variable_sets_the_seconds_between_lines(monkeypatch):
     ]
     monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "2.5")
     assert every_seconds() == 2.5
+    monkeypatch.setattr(progress, "_WARNED", set())
     for bad in ("soon", "-1", "nan", "inf"):
         monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", bad)
         said = io.StringIO()
@@ -103,5 +105,7 @@ def test_the_environment_variable_sets_the_seconds_between_lines(monkeypatch):
         assert said.getvalue() == (
             f"RUMMY_ENV_PROGRESS_EVERY={bad!r} is not a number of seconds >= 0: a progress line every 60 s\n"
         )
+        again = io.StringIO()
+        assert every_seconds(again) == 60.0 and again.getvalue() == ""  # named once
     monkeypatch.delenv("RUMMY_ENV_PROGRESS_EVERY")
     assert every_seconds() == 60.0

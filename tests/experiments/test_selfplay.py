@@ -236,12 +236,13 @@ def test_a_resume_with_the_budget_spent_says_there_is_nothing_to_train(smoke_run
 
     out = tmp_path / "run"
     shutil.copytree(smoke_run, out)
-    assert selfplay.main(["--out", str(out), "--resume", "--final-eval-deals", "0", "--no-progress"]) == 0
+    evals = (out / "eval.csv").read_text()
+    assert selfplay.main(["--out", str(out), "--resume", "--no-progress"]) == 0
     said = capsys.readouterr().out
     assert "gin_rummy_v0: the run has spent its budget (2518 steps, " in said
     assert "--timesteps 2400, --minutes None): nothing to train; give a larger --minutes or --timesteps" in said
+    assert (out / "eval.csv").read_text() == evals  # no second final evaluation
     assert json.loads((out / "summary.json").read_text())["steps"] == 2518
-    assert said.rstrip().endswith(f"model, curves in {out}/")  # --final-eval-deals 0: no evaluation to name
 
 
 def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, tmp_path, capsys):
@@ -254,7 +255,11 @@ def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, t
     args += ["--hidden", "32,32", "--final-eval-deals", "2", "--initial-eval", "false", "--out", str(out)]
     assert selfplay.main([*args, "--no-progress"]) == 0
     said = capsys.readouterr().out
-    assert f"gin_rummy_v0: {out}/ held an earlier run (checkpoint.pt, scalars.csv, eval.csv): a new run" in said
+    assert (
+        f"gin_rummy_v0: {out}/ held an earlier run: removed its checkpoint.pt, model.pt, summary.json, curve.png, "
+        "scalars.csv, eval.csv, snapshots/ (--resume continues one)"
+    ) in said
+    assert said.rstrip().endswith(f"model, curves and evaluation in {out}/")
     with open(out / "scalars.csv") as f:
         assert [int(r["steps"]) for r in csv.DictReader(f)] == [510]  # this run's one update, not the smoke run's
     with open(out / "eval.csv") as f:
@@ -549,5 +554,21 @@ def test_only_a_runs_folder_has_its_logs_cleared(tmp_path):
     assert clear_earlier_run(tmp_path) == []  # no recipe.toml, no checkpoint.pt: not a run's folder
     assert (tmp_path / "eval.csv").read_text() == "someone else's file\n"
     (tmp_path / "recipe.toml").write_text("")
-    assert clear_earlier_run(tmp_path) == ["eval.csv", "snapshots/"]
+    (tmp_path / "model.pt").write_bytes(b"the new run's --init-model")
+    assert clear_earlier_run(tmp_path, {(tmp_path / "model.pt").resolve()}) == ["eval.csv", "snapshots/"]
     assert not (tmp_path / "eval.csv").exists() and list((tmp_path / "snapshots").iterdir()) == []
+    assert (tmp_path / "model.pt").is_file()  # named by the new run's settings: kept
+
+
+def test_the_files_a_runs_settings_name_are_listed():
+    from experiments.selfplay.checkpoint import named_files
+
+    cfg = selfplay.Config(
+        init_model="a/init.pt",
+        league="policy:b/member.pt@0.2",
+        teacher_agent="policy:c/teacher.pt",
+        eval_opponents="heuristic;pimc:guide=d/guide.pt,prior=0.05",
+        teacher_labels="e/one.npz,f/two.npz",
+    )
+    names = ["a/init.pt", "b/member.pt", "c/teacher.pt", "d/guide.pt", "e/one.npz", "f/two.npz"]
+    assert named_files(cfg) == {Path(p).resolve() for p in names}

@@ -287,6 +287,8 @@ def test_uploads_are_size_limited(make_app, served_folders):
         )
         refused(c.post("/api/uploads", content=b"x" * 5_000_000), 413)
         # a form (curl -F) is not the record: the page sends the file itself as the body
+        headers = {"content-type": "Multipart/Form-Data; boundary=x"}  # media types are case-insensitive
+        refused(c.post("/api/uploads", content=b"--x--", headers=headers), 415)
         said = refused(c.post("/api/uploads", files={"file": ("r.jsonl", data)}), 415)
         assert said == "send the record file itself as the request body (as the page does), not a form"
 
