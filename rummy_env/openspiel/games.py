@@ -153,8 +153,12 @@ class RummyEnvGame(pyspiel.Game):
         perfect_recall = False
         if iig_obs_type is not None:
             if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                given = (
+                    f"public_info={iig_obs_type.public_info}, perfect_recall={iig_obs_type.perfect_recall}, "
+                    f"private_info={iig_obs_type.private_info}"
+                )
                 raise ValueError(
-                    f"observation type {iig_obs_type} is not provided: only the player's own observation "
+                    f"observation type ({given}) is not provided: only the player's own observation "
                     "(public and single-player private information), with or without perfect recall"
                 )
             perfect_recall = iig_obs_type.perfect_recall
@@ -225,7 +229,13 @@ class RummyEnvState(pyspiel.State):
         return self._core.returns()
 
     def rewards(self) -> list[float]:
-        """Rewards since the last decision (a hand's end may come after a chance node)."""
+        """Rewards since the last decision (a hand's end may come after a chance node).
+
+        So that ``rl_environment`` (which reads them after sampling the chance nodes) sees a
+        hand's score, the chance nodes of the next deal repeat it: with ``reward="score"``
+        and ``episode="game"``, a sum of ``rewards()`` over every state counts a hand's score
+        once per chance node that follows it.  Sum over decision nodes and the terminal
+        state, or read ``returns()``."""
         return list(self._core.rewards)
 
     def __str__(self) -> str:
@@ -247,11 +257,14 @@ class RummyEnvState(pyspiel.State):
         again uniformly (``rummy_env.games.resample``); in Rummikub, resampled for a
         player who is not acting while another builds a play, only deals from which the
         builder can finish that play count (R-RK-08), so the world always has a legal
-        action.  One consequence of that reading: in Crazy Rummy a resampled opponent may
-        hold a lower wild card than the one the public history shows it used (the engine
-        fills with the one taken from the discard pile, then the lowest), so a replay of
-        the rewritten history may fill differently.  Searching from the acting player's information (what IS-MCTS
-        does) does not meet it.
+        action.  In Crazy Rummy a meld or lay-off action names the cards stood for, not
+        which wild card filled them (the engine takes the one taken from the discard pile,
+        then the lowest it holds), so a resampled hand may hold other wild cards than the
+        ones the real player used: the resampled state is consistent and plays to the end,
+        and the player's information is unchanged, but its rewritten ``history()`` may
+        replay to a state with other wild cards on the table, or not replay at all (an
+        audit found this in about 1 resample in 9, for the acting player too).  Search
+        from the returned state, not from a replay of its history.
 
         Args:
             player_id: the seat whose information is kept.
