@@ -7,7 +7,11 @@ engine's rows, which a search agent cannot).  What
 "strongest" means here is issue 25's bar: measured against the whole opponent panel
 (:mod:`agents.panel`, ``python -m experiments.evaluate --agent champion``), not against one
 opponent, at about 100 ms per decision at most on one core.  The figures behind each
-choice are on the docs' results page with their commands.
+choice are on the docs' results page with their commands.  Champions are chosen and
+measured on single hands (``episode="hand"``, the default): their compiled playouts play
+one hand, so with ``episode="game"`` Gin's cannot be built (its opponent model needs them:
+the error says so), and basic Rummy's and Crazy Rummy's search with Python rollouts, far
+above the time budget (a warning says so).
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.

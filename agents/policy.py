@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import TRAIN_EXTRA, Agent
+from agents.base import TRAIN_EXTRA, Agent, legal_ids
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
 
@@ -86,6 +86,7 @@ class PolicyAgent(Agent):
                 f"observation of shape {obs.shape} does not fit this policy, trained on {expected}: "
                 "play it on the variant and options it was trained with"
             )
+        legal_ids(observation)  # a mask with no legal action: this player is not acting
         mask = observation["action_mask"].astype(bool)
         action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
         return int(action)

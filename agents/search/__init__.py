@@ -189,6 +189,16 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
     one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
     if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
         defaults = fast
+    elif fast is not None and "rollout" not in options and "playout_style" not in options:
+        # the variant's default is the compiled playouts; falling back to Python rollouts
+        # costs seconds a decision where they take milliseconds: say so once per agent
+        why = "numba is not installed" if one_hand else "they play single hands, not episode='game'"
+        warnings.warn(
+            f"pimc on {variant}: the compiled playouts are out ({why}); it searches with "
+            f"rollout={defaults.get('rollout', 'heuristic')}, much slower per decision",
+            UserWarning,
+            stacklevel=3,
+        )
     elif "playout_style" in options and "rollout" not in options:
         # the style is one of the compiled one-round playouts; where the variant's defaults
         # give Python rollouts instead (whole games, no numba), the search plays without it

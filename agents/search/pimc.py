@@ -130,10 +130,10 @@ class PIMCAgent(SearchAgent):
 
             self.style_prior = np.full(len(STYLES), 1.0 / len(STYLES))
             model, self.tries = MIX_EPS, MIX_TRIES
-            if not fast:
-                raise ValueError(f"model=mix weighs the worlds of rollout=fast only (rollout={rollout!r})")
         if model < 1.0 and not fast:
-            raise ValueError(f"model={model} weighs the worlds of rollout=fast only (rollout={rollout!r})")
+            episode = env.unwrapped.game.config.episode
+            why = " (the compiled playouts play single hands: episode='game' has none)" if episode == "game" else ""
+            raise ValueError(f"model={spec} weighs the worlds of rollout=fast only (rollout={rollout!r}){why}")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)
         self.worlds, self.rollouts, self.playouts, self.model = worlds, rollouts, playouts, model
         self.guide = None

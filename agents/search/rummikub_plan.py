@@ -121,9 +121,9 @@ class RummikubPlanAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = legal_ids(observation)
+        state, seat = acting_state(self.env, observation)
         if len(legal) == 1:
             return int(legal[0])
-        state, seat = acting_state(self.env, observation)
         view = state.observation(seat)
         if not self._steps.matches(view.chosen) or int(view.chosen.sum()) == 0:
             self._steps.tiles = counts_to_tiles(self.plan(state, seat, view))

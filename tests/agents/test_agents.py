@@ -1,13 +1,14 @@
 """Baseline agents: legal, seeded, and the Rummy heuristic's choices in known positions."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents import Agent, RandomAgent, RummyHeuristicAgent, agent_names, make_agent
 from experiments.common import play_episode
-from rummy_env import crazy_rummy_v0, rummikub_v0, rummy_v0
+from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.rummy import stack_deck
 
 P1 = "AC AD 5C 6C 9C JC QD KH 4D 8D"
@@ -174,3 +175,15 @@ def test_heuristic_beats_random_in_every_hand_of_forty_seeded_deals():
         result = play_episode(env, [make_agent("heuristic", env), make_agent("random", env, seed=seed)], seed)
         wins += result["infos"][0]["winner"] == "player_0"
     assert wins == 40
+
+
+@pytest.mark.parametrize("path", ["docs/results/selfplay-gin/model.pt", "docs/results/sb3-gin/model.zip"])
+def test_a_policy_refuses_an_observation_with_no_legal_action(path):
+    env = gin_rummy_v0.env()
+    env.reset(seed=3)
+    agent = make_agent(f"policy:{Path(__file__).parents[2] / path}", env, seed=0)
+    idle = "player_1" if env.agent_selection == "player_0" else "player_0"
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(env.observe(idle))  # the seat not acting: its mask is all 0
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)] == 1

@@ -97,3 +97,18 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
         with pytest.raises(ValueError) as err:
             make_agent(name, env, seed=0)
         assert hint in str(err.value)
+
+
+def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"^pimc on rummy_v0: the compiled playouts are out \(they play single hands"):
+        make_agent("champion", rummy_v0.env(episode="game"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as err:
+            make_agent("champion", gin_rummy_v0.env(episode="game"))
+    assert str(err.value) == (
+        "model=mix weighs the worlds of rollout=fast only (rollout='heuristic') "
+        "(the compiled playouts play single hands: episode='game' has none)"
+    )

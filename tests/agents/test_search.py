@@ -181,6 +181,30 @@ def test_a_search_agent_refuses_an_observation_of_another_env():
         agent.act(obs)
 
 
+@pytest.mark.parametrize("spec", ["pimc:worlds=4", "ismcts:simulations=10"])
+def test_a_search_agent_refuses_another_deal_with_the_same_legal_actions(spec):
+    # at the first decision both deals offer the same ids (take or pass the upcard): only the
+    # observation vector tells them apart
+    env, other = gin_rummy_v0.env(), gin_rummy_v0.env()
+    env.reset(seed=3)
+    other.reset(seed=25)
+    obs = other.observe(other.agent_selection)
+    assert np.flatnonzero(obs["action_mask"]).tolist() == env.unwrapped.game_state.legal_actions()
+    with pytest.raises(ValueError, match="^the observation is not the acting player's in the agent's env"):
+        make_agent(spec, env, seed=0).act(obs)
+
+
+def test_a_search_agent_checks_the_observation_before_a_lone_legal_action():
+    env, other = rummikub_v0.env(), rummikub_v0.env(num_players=3)
+    env.reset(seed=0)
+    other.reset(seed=0)
+    obs = other.observe(other.agent_selection)
+    lone = {"observation": obs["observation"], "action_mask": np.eye(55, dtype=np.int8)[54]}  # only "draw"
+    for spec in ("pimc", "ismcts:simulations=10"):
+        with pytest.raises(ValueError, match="^the observation is not the acting player's in the agent's env"):
+            make_agent(spec, env, seed=0).act(lone)
+
+
 def test_a_large_prior_plays_the_heuristic_and_playouts_cap_the_worlds():
     env = _position(gin_rummy_v0, {}, seed=4, steps=3)
     obs = env.observe(env.agent_selection)
