@@ -149,7 +149,11 @@ class SingleAgentEnv(gymnasium.Env):
                 reset = getattr(policy, "reset", None)
                 if reset is None:
                     continue
-                if "seed" in inspect.signature(reset).parameters:
+                try:
+                    takes_seed = "seed" in inspect.signature(reset).parameters
+                except (TypeError, ValueError):  # a callable without a signature Python can read
+                    takes_seed = False
+                if takes_seed:
                     reset(seed=deal_seed + 7919 * k)
                 else:
                     reset()
