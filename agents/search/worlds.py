@@ -202,7 +202,7 @@ def acting_state(env: Any, observation: dict[str, np.ndarray]) -> tuple[Any, int
     mask = np.asarray(observation["action_mask"])
     # the mask alone can agree across two deals (the same phase, the same legal ids): the
     # vector tells them apart, so a search never reads another deal than the one it is asked about
-    own = raw.observe(raw.agent_selection)["observation"]
+    own = raw._encode(state.observation(seat))  # from the state itself (a test may swap in another)
     if np.flatnonzero(mask).tolist() != state.legal_actions() or not np.array_equal(observation["observation"], own):
         raise ValueError(
             "the observation is not the acting player's in the agent's env: "

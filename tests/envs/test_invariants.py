@@ -45,6 +45,28 @@ def test_random_play_keeps_the_invariants(variant, seed, options, max_turns, epi
     assert state.is_terminal()
     assert abs(sum(state.returns())) < 1e-9
     if state.truncated:
-        assert state.turn == max_turns and state.last_hand["hand_scores"] == [0] * n
+        if state.last_hand["truncated"]:  # the last hand reached max_turns: no score
+            assert state.turn == max_turns and state.last_hand["hand_scores"] == [0] * n
+        else:  # a whole game cut after max_hands hands, the last one played out
+            assert episode == "game" and state.hands_played == state.config.max_hands
         if episode == "hand" or reward == "win":
             assert state.returns() == [0.0] * n
+
+
+def test_a_game_cut_after_max_hands_whose_last_hand_was_played_out():
+    # found by the property test above: Gin Rummy, turns cut at 3, the 1,000th hand ends in a
+    # knock (42 points) with no game winner, so the game is truncated by max_hands
+    from rummy_env import gin_rummy_v0
+
+    env = gin_rummy_v0.env(max_turns=3, episode="game", reward="win")
+    env.reset(seed=110)
+    for _ in random_playthrough(env, np.random.default_rng(110)):
+        pass
+    state = env.unwrapped.game_state
+    assert (state.truncated, state.turn, state.hands_played) == (True, 2, 1000)
+    assert (state.last_hand["truncated"], state.last_hand["result"], state.last_hand["hand_scores"]) == (
+        False,
+        "knock",
+        [42, 0],
+    )
+    assert state.last_hand["total_scores"] == [69, 47] and state.returns() == [0.0, 0.0]
