@@ -71,26 +71,39 @@ class Progress:
             self.seen.append(line)
             self.lines.put(line)
 
-    def wait(self, job: str, timeout: float = 180.0) -> int:
-        """Wait for ``job``'s first progress line that counts some work done: its count
-        (``tournament: 25/400000 deals (0%), 2s, ...``; ``pimc_labels: 3 games, 9s`` with no total).
+    def wait(self, job: str, at_least: int = 1, timeout: float = 180.0) -> int:
+        """Wait for ``job``'s first progress line that counts ``at_least`` units of work done:
+        its count (``tournament: 25/400000 deals (0%), 2s, ...``; ``pimc_labels: 3 games, 9s``
+        with no total).
 
         Raises:
             AssertionError: no such line within ``timeout`` seconds, or the job ended first.
         """
-        deadline = time.monotonic() + timeout
         pattern = re.compile(rf"^{job}: (\d+)[/ ]")
+
+        def counts(line: str) -> bool:
+            found = pattern.match(line)
+            return found is not None and int(found[1]) >= at_least
+
+        return int(pattern.match(self.line(counts, f"a progress line of {job}", timeout))[1])
+
+    def line(self, wanted, what: str, timeout: float = 180.0) -> str:
+        """The first stderr line from now on for which ``wanted(line)`` holds.
+
+        Raises:
+            AssertionError: ``what`` did not come within ``timeout`` seconds, or the job ended first.
+        """
+        deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            assert left > 0, f"no progress line of {job} in {timeout} s: {''.join(self.seen)}"
+            assert left > 0, f"no {what} in {timeout} s: {''.join(self.seen)}"
             try:
                 line = self.lines.get(timeout=min(left, 1.0))
             except queue.Empty:
-                assert self.proc.poll() is None, f"{job} ended before a progress line: {''.join(self.seen)}"
+                assert self.proc.poll() is None, f"the job ended before {what}: {''.join(self.seen)}"
                 continue
-            found = pattern.match(line)
-            if found and int(found[1]) > 0:
-                return int(found[1])
+            if wanted(line):
+                return line
 
     def stop(self, signum: int, timeout: float = 180.0) -> tuple[int, str, str]:
         """:func:`stop` with the output read here: ``(exit code, stdout, stderr)``.
@@ -149,27 +162,25 @@ def test_sigterm_ends_a_tournament_in_this_process_after_its_current_deal(tmp_pa
 
 
 def test_a_second_ctrl_c_quits_at_once(tmp_path):
-    # a search whose decisions take seconds: the first Ctrl-C waits for the deal in progress
+    # the cheap budget's deals first, then a budget whose deals take seconds: once the cheap
+    # ones are done a costly deal is in progress, and the first Ctrl-C waits for it
     proc = start(
-        "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "5000",
-        "--options", "rollout=random,depth=400", "--deals", "10", "--out", str(tmp_path / "sb"),
+        "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "5000",
+        "--options", "rollout=random,depth=400,playouts=100000000", "--deals", "3", "--out", str(tmp_path / "sb"),
     )  # fmt: skip
-    time.sleep(10)
+    progress = Progress(proc)
+    progress.wait("search_budget", at_least=3)
+    time.sleep(2)  # past the next budget's start (its agents are built): into its first decision, about 5 s long
     os.killpg(proc.pid, signal.SIGINT)
     # the second Ctrl-C goes once the first one's handler has run: two signals that arrive
     # during one long compiled call are one pending signal to Python
-    first = []
-    for line in proc.stderr:
-        first.append(line)
-        if "SIGINT: ending after the deal in progress" in line:
-            break
+    progress.line(lambda line: "SIGINT: ending after the deal in progress" in line, "the first request's line")
     time.sleep(0.5)  # a second Ctrl-C, not the first one's echo (interrupt.SAME_SIGNAL_S)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, rest = proc.communicate(timeout=60)
-    stderr = "".join(first) + rest
-    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    rc, _, stderr = progress.stop(signal.SIGINT, timeout=60)
+    assert rc == 130 and "Traceback" not in stderr, stderr
     assert "search_budget: SIGINT: ending after the deal in progress" in stderr
     assert "search_budget: stopped at once (SIGINT again)" in stderr
+    assert "search_budget: 3/6 deals (50%)" in stderr and "4/6 deals" not in stderr  # no costly deal finished
 
 
 SELFPLAY = [
