@@ -55,7 +55,8 @@ def train(
     Args:
         learner: a new :class:`Learner` of the run's settings (``Learner(cfg)``).
         out: the run's folder (created).
-        state: a checkpoint to continue from (``--resume``), or None for a new run (an
+        state: a checkpoint to continue from (``--resume``; one whose budget is spent trains
+            nothing, evaluates nothing and writes nothing), or None for a new run (an
             earlier run's files in ``out`` are removed first, but those the settings name,
             and a line says so: :func:`~experiments.selfplay.checkpoint.clear_earlier_run`).
         progress: show progress bars (training minutes or steps; the final evaluation's deals).
@@ -70,6 +71,14 @@ def train(
     cfg = learner.cfg
     if state is not None:
         learner.load_state(state)
+        if learner.finished():  # nothing to do: no update, and no second final evaluation
+            print(
+                f"{cfg.variant}: the run has spent its budget ({learner.steps} steps, "
+                f"{learner.training_minutes():.2f} training min; --timesteps {cfg.timesteps}, "
+                f"--minutes {cfg.minutes}): nothing to train; give a larger --minutes or --timesteps to go on "
+                f"(its results are in {out}/)"
+            )
+            return summary(learner, [])
         trim_logs(out, learner.updates)
     elif out.is_dir():
         removed = clear_earlier_run(out, named_files(cfg))
@@ -164,16 +173,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
-    if state is not None:
-        learner.load_state(state)
-        if learner.finished():  # nothing to do: no update, and no second final evaluation
-            print(
-                f"{cfg.variant}: the run has spent its budget ({learner.steps} steps, "
-                f"{learner.training_minutes():.2f} training min; --timesteps {cfg.timesteps}, "
-                f"--minutes {cfg.minutes}): nothing to train; give a larger --minutes or --timesteps to go on "
-                f"(its results are in {out}/)"
-            )
-            return 0
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)
     print(

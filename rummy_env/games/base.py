@@ -17,6 +17,7 @@ from typing import Any
 
 from rummy_env.games.deal import NextHand, check_next_hands, parse_next_card_deck
 from rummy_env.games.errors import IllegalActionError, to_action_id
+from rummy_env.games.options import check_seat
 
 TERMINAL = -4  #: ``current_player()`` of a finished episode (OpenSpiel's kTerminalPlayerId)
 
@@ -111,6 +112,17 @@ class EngineState:
     @property
     def num_players(self) -> int:
         return self._n
+
+    def _seat(self, player: Any) -> int:
+        """``player`` as a seat for :meth:`observation`; the env's plain ints in range pass
+        at once (the observation is on the step's hot path), anything else gets the full check.
+
+        Raises:
+            ValueError: ``player`` is not an int seat ``0..num_players-1``.
+        """
+        if type(player) is int and 0 <= player < self._n:
+            return player
+        return check_seat("player", player, self._n)
 
     def current_player(self) -> int:
         """Seat of the player to act, or :data:`TERMINAL`."""

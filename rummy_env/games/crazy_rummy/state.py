@@ -44,7 +44,6 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig, check_wild_rank
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
-from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
@@ -381,8 +380,7 @@ class CrazyRummyState(CardPiles, EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
-            player = check_seat("player", player, self._n)
+        player = self._seat(player)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n

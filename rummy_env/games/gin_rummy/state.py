@@ -42,7 +42,6 @@ from rummy_env.games.gin_rummy.actions import (
 )
 from rummy_env.games.gin_rummy.config import GinRummyConfig
 from rummy_env.games.gin_rummy.deal import HAND_SIZE
-from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_gin
 
 OFFER = 0  #: phase: the upcard offer of the first turn (R-GIN-03): take it or pass
@@ -271,8 +270,7 @@ class GinRummyState(CardPiles, EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
-            player = check_seat("player", player, self._n)
+        player = self._seat(player)
         other = 1 - player
         discard = self.discard
         top = discard[-1] if discard else -1

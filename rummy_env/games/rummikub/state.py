@@ -173,8 +173,7 @@ class RummikubState(EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
-            player = check_seat("player", player, self._n)
+        player = self._seat(player)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n

@@ -27,7 +27,6 @@ from rummy_env.core.melds import MELDS, melds_in_hand
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
-from rummy_env.games.options import check_seat
 from rummy_env.games.resample import resample_rummy
 from rummy_env.games.rummy.actions import (  # noqa: F401 - the turn's phases, re-exported
     DRAW,
@@ -244,8 +243,7 @@ class RummyState(CardPiles, EngineState):
         Raises:
             ValueError: ``player`` is not an int seat ``0..num_players-1``.
         """
-        if type(player) is not int or not 0 <= player < self._n:  # the env's plain ints skip the full check
-            player = check_seat("player", player, self._n)
+        player = self._seat(player)
         n = self._n
         seats = [(player + k) % n for k in range(n)]
         acting = -1 if self._terminal else (self.current - player) % n
