@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.common import (
+    description,
     load_variant,
     nonnegative_int,
     output_folder,
@@ -218,7 +219,7 @@ def chunks(variant: str, env_options: dict, agent: str, seed: int, games: int | 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=__doc__.split("\n\n")[0]
+        prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=description(__doc__)
     )
     p.add_argument("--variant", default="gin_rummy", help="gin_rummy, rummy or crazy_rummy (default: gin_rummy)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")

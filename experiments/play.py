@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import description, load_variant, parse_env_options, program_name, resolve_variant
 from experiments.common.records import GameRecorder
 
 #: moves of each variant, as the intro shows them
@@ -315,9 +315,7 @@ def write_play_record(args: argparse.Namespace, recorder: GameRecorder, seed: in
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog=program_name("experiments.play", "rummy-play"), description=__doc__.split("\n\n")[0]
-    )
+    p = argparse.ArgumentParser(prog=program_name("experiments.play", "rummy-play"), description=description(__doc__))
     p.add_argument(
         "--variant", default="gin_rummy", help="variant to play, e.g. gin_rummy or rummy_v0 (default: gin_rummy)"
     )

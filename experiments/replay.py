@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import program_name
+from experiments.common import description, program_name
 from experiments.common.records import RecordError, RecordMismatch, read_record, replay
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
@@ -48,7 +48,7 @@ def _viewer(env: Any, seat: str | None) -> int:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog=program_name("experiments.replay", "rummy-replay"),
-        description=__doc__.split("\n\n")[0],
+        description=description(__doc__),
         epilog="exit codes: 0 the record replayed and matched; 1 the replay parts from the record (another deck, "
         "an illegal action, other rewards or returns); 2 a bad command line or an unreadable file; 3 the record is "
         "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field); "

@@ -29,6 +29,7 @@ import numpy as np
 
 from agents import Agent, make_agent
 from experiments.common import (
+    description,
     load_variant,
     new_figure,
     nonnegative_int,
@@ -166,7 +167,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.search_budget", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.search_budget", description=description(__doc__))
     p.add_argument("--variant", required=True, help="e.g. gin_rummy or gin_rummy_v0")
     p.add_argument("--agent", choices=sorted(BUDGET_OPTION), required=True)
     p.add_argument(

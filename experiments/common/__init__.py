@@ -3,6 +3,7 @@ records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
 from experiments.common.jobs import (
+    description,
     load_variant,
     new_figure,
     nonnegative_int,
@@ -18,6 +19,7 @@ from experiments.common.jobs import (
 )
 
 __all__ = [
+    "description",
     "load_variant",
     "new_figure",
     "nonnegative_int",

@@ -7,6 +7,7 @@ import argparse
 import importlib
 import math
 import os
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,15 @@ def program_name(module: str, script: str) -> str:
     import sys
 
     return script if os.path.basename(sys.argv[0]) == script else f"python -m {module}"
+
+
+def description(doc: str | None) -> str:
+    """The first paragraph of a module docstring as plain text for ``--help``, whose
+    output shows reST markup as typed: double backquotes are dropped and roles such as
+    ``:mod:`x``` keep only ``x``.  ``None`` (docstrings stripped by ``-OO``) gives ``""``."""
+    first = (doc or "").split("\n\n")[0].strip()
+    first = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first)
+    return first.replace("``", "")
 
 
 def load_variant(name: str):

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from experiments.common import program_name
+from experiments.common import description, program_name
 
 INSTALL = 'the server needs the web extra: pip install -e ".[web]"'
 
@@ -21,7 +21,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
     p = argparse.ArgumentParser(
         prog=program_name("experiments.serve", "rummy-serve"),
-        description=package.__doc__.split("\n\n")[0],
+        description=description(package.__doc__),
         epilog="Binds 127.0.0.1 unless --host says otherwise: anyone who reaches the port can play and read "
         "the records and results served.",
     )

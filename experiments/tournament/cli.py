@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import rummy_env
-from experiments.common import output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
+from experiments.common import description, output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
 from experiments.common.interrupt import StopRequest
 from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
@@ -39,7 +39,7 @@ from experiments.tournament.run import run_local, run_ray
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog=program_name("experiments.tournament", "rummy-tournament"), description=__doc__.split("\n\n")[0]
+        prog=program_name("experiments.tournament", "rummy-tournament"), description=description(__doc__)
     )
     p.add_argument(
         "--variants",

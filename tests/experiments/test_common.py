@@ -55,3 +55,24 @@ def test_resolve_variant():
     assert resolve_variant("rummy") == resolve_variant("rummy_v0") == "rummy_v0"
     with pytest.raises(ValueError, match="unknown variant 'poker'"):
         resolve_variant("poker")
+
+
+def test_description_drops_rest_markup_for_help():
+    doc = "Replay a game record through ``env()``; see :mod:`experiments.replay`.\n\nDetails."
+    assert common.description(doc) == "Replay a game record through env(); see experiments.replay."
+    assert common.description(None) == ""
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["replay", "pimc_labels", "vector_differential", "serve", "play", "search_budget", "tournament"],
+)
+def test_job_help_shows_no_rest_markup(module):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", f"experiments.{module}", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "usage:" in out
+    assert "``" not in out and ":mod:" not in out
