@@ -257,12 +257,14 @@ def _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, te
 
 
 @njit(**PLAIN)
-def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg):
+def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg, wild):
     """A new episode of game ``i`` from ``decks[i]`` and ``dealers[i]``, the totals 0: a
-    whole game's round 1, or a one-round episode's round of the wild rank the option
-    fixes or drawn from ``deal_rng``."""
+    whole game's round 1, or a one-round episode's round of wild rank index ``wild``
+    (0..12, given at reset; -1: the one the option fixes, else drawn from ``deal_rng``)."""
     if cfg[C_GAME]:
         wild_rank = 0
+    elif wild >= 0:
+        wild_rank = wild
     elif cfg[C_WILD_RANK] >= 0:
         wild_rank = cfg[C_WILD_RANK]
     else:
@@ -274,16 +276,17 @@ def _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, 
 
 @njit(**PLAIN)
 def reset_one(
-    i, ints, masks, stock, pile, legal, decks, dealers, given, deal_rng, cfg, obs, mask, current, rewards, term, trunc
-):
+    i, ints, masks, stock, pile, legal, decks, dealers, given, wilds, deal_rng, cfg, obs, mask, current, rewards,
+    term, trunc,
+):  # fmt: skip
     """Deal game ``i`` (``decks[i]`` as given if ``given[i]``, else shuffled from
-    ``deal_rng``; a dealer ``< 0`` drawn; the wild rank drawn unless fixed) and write its
-    first step."""
+    ``deal_rng``; a dealer ``< 0`` drawn; the wild rank index ``wilds[i]`` if >= 0, else
+    fixed by the option or drawn) and write its first step."""
     if not given[i]:
         shuffle_into(deal_rng, i, decks[i])
     if dealers[i] < 0:
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
-    _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+    _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg, wilds[i])
     for q in range(rewards.shape[1]):
         rewards[i, q] = 0.0
     _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
@@ -302,7 +305,7 @@ def step_one(
     if ints[i, ENDED] != LIVE:
         shuffle_into(deal_rng, i, decks[i])
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
-        _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
+        _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg, -1)
         _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
     action = actions[i]

@@ -7,11 +7,12 @@ import numpy as np
 from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
 from rummy_env.vector import crazy_batch_kernel, crazy_world
 from rummy_env.vector import crazy_kernel as k
+from rummy_env.vector.crazy_wild import GivenWildRanks
 from rummy_env.vector.gin_vec import KernelVec
 from rummy_env.vector.whole_games import WholeGames
 
 
-class CrazyRummyVec(WholeGames, KernelVec):
+class CrazyRummyVec(GivenWildRanks, WholeGames, KernelVec):
     """``num_envs`` Crazy Rummy episodes (one round, or with ``episode="game"`` the 13
     rounds of a game) stepped together (rules ``docs/rules/crazy_rummy.md``).
 
@@ -22,8 +23,8 @@ class CrazyRummyVec(WholeGames, KernelVec):
     :class:`~rummy_env.vector.ReferenceCrazyRummyVec`.  A one-round episode's wild rank
     is the ``wild_rank`` option's or drawn from the game's deal stream; ``deal_of(i)``
     includes it (``{"deck", "dealer", "wild_rank"}``, ``env.reset(options=...)``'s keys).
-    ``reset(decks=..., dealers=...)`` takes no wild rank per game: a stacked deal's round
-    has the option's wild rank (the same in every game) or the stream's.
+    ``reset(decks=..., dealers=..., wild_ranks=...)`` stacks recorded deals, rounds included
+    (``crazy_wild``).
     With ``episode="game"`` a game plays rounds 1..13 (wild ranks A..K, the dealer moving
     left, R-CRAZY-02, 13; cut after ``max_hands`` rounds), the later rounds dealt from the
     game's deal stream within the step that ends a round (``vector.whole_games``), and
@@ -68,6 +69,10 @@ class CrazyRummyVec(WholeGames, KernelVec):
         if self.config.episode == "game":
             return self._ints[:, k.WILD_RANK].astype(np.int64) + ended
         return ended
+
+    def _reset_extras(self) -> tuple:
+        given = self._wild_given
+        return (given if given is not None else np.full(self.num_envs, -1, np.int64),)
 
     def _state_args(self) -> tuple:
         return self._ints, self._masks, self._stock, self._pile, self._legal, self._decks, self._dealers

@@ -85,7 +85,12 @@ class KernelVec(VecBase):
         if given.any():
             self._decks[:] = decks
         self._dealers[:] = dealers
-        self._call("reset", *self._state_args(), given, self._deal_rng, self._cfg, *out)
+        self._call("reset", *self._state_args(), given, *self._reset_extras(), self._deal_rng, self._cfg, *out)
+
+    def _reset_extras(self) -> tuple:
+        """Arguments of the kernel's reset after ``given`` (a variant's; Crazy Rummy: the
+        given wild ranks)."""
+        return ()
 
     def _step_opponents_games(self, seats: np.ndarray, out: Batch) -> None:
         self._call("opponents", seats, *self._state_args(), self._deal_rng, self._action_rng, self._cfg, *out)

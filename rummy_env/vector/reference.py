@@ -34,6 +34,7 @@ from rummy_env.vector.batch import (
     draw_wild_rank,
     next64,
 )
+from rummy_env.vector.crazy_wild import GivenWildRanks
 from rummy_env.vector.whole_games import WholeGames
 
 
@@ -221,12 +222,12 @@ class ReferenceGinRummyVec(WholeGames, ReferenceVec):
         return np.array([env.game_state.hands_won for env in self._envs], dtype=np.int64)
 
 
-class ReferenceCrazyRummyVec(WholeGames, ReferenceVec):
+class ReferenceCrazyRummyVec(GivenWildRanks, WholeGames, ReferenceVec):
     """Crazy Rummy one-round episodes or whole games (3-6 players) through
     ``crazy_rummy_v0.raw_env``; the API of ``CrazyRummyVec``.  A one-round episode's wild
     rank comes from the ``wild_rank`` option or the game's deal stream
     (``batch.draw_wild_rank``) and is part of ``deal_of``; a game's rounds play the wild
-    ranks in order."""
+    ranks in order; ``reset(wild_ranks=...)`` gives the first episodes' (``crazy_wild``)."""
 
     variant = "crazy_rummy_v0"
     raw_env = crazy_raw_env
@@ -234,6 +235,8 @@ class ReferenceCrazyRummyVec(WholeGames, ReferenceVec):
     def _draw_extras(self, i: int) -> dict:
         if self.config.episode == "game":
             return {}
+        if self._wild_given is not None:  # reset(wild_ranks=...): nothing drawn, as in the kernel
+            return {"wild_rank": int(self._wild_given[i]) + 1}
         rank = self.config.wild_rank
         return {"wild_rank": rank if rank is not None else draw_wild_rank(self._deal_rng, i)}
 

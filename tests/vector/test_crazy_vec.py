@@ -178,3 +178,66 @@ def test_a_wild_card_whose_natural_card_is_stood_for_fills_nothing_r_crazy_05a(c
         batch = vec.step(np.array([string_to_action(move)]))
     legal = [action_to_string(int(x)) for x in np.flatnonzero(batch.action_mask[0])]
     assert legal == [f"discard {c}" for c in ["4C", "5C", "QC", "AD", "6D", "8D", "JH", "TS"]]
+
+
+@pytest.mark.parametrize("cls", [ReferenceCrazyRummyVec, CrazyRummyVec])
+def test_a_scripted_round_stacked_with_its_wild_rank_per_game(cls):
+    # the scripted round above, its fives wild given per game instead of by the option
+    deck = stack_deck(HANDS, dealer=2)
+    vec = cls(2, seed=0)
+    vec.reset(decks=[deck, deck], dealers=np.array([2, 2]), wild_ranks=np.array([5, 5]))
+    assert vec.deal_of(0) == {"deck": deck, "dealer": 2, "wild_rank": 5}
+    for text in ("meld 2H 3H 4H", "meld 7C 7D 7H 7S", "discard KD"):
+        batch = vec.step(np.array([string_to_action(text)] * 2))
+    assert batch.terminated.all() and vec.scores.tolist() == [[0, 41, 48], [0, 41, 48]]
+
+
+def test_recorded_rounds_replay_in_a_batch_from_deal_of_with_their_wild_ranks():
+    n = 6
+    recorded = CrazyRummyVec(n, seed=21, num_players=4)
+    first = [field.copy() for field in recorded.reset()]
+    deals = [recorded.deal_of(i) for i in range(n)]
+    assert [d["wild_rank"] for d in deals] == [11, 12, 3, 1, 13, 10]
+    stacked = {
+        "decks": [d["deck"] for d in deals],
+        "dealers": np.array([d["dealer"] for d in deals]),
+        "wild_ranks": np.array([d["wild_rank"] for d in deals]),
+    }
+    kernel, reference = CrazyRummyVec(n, seed=5, num_players=4), ReferenceCrazyRummyVec(n, seed=5, num_players=4)
+    got, want = kernel.reset(**stacked), reference.reset(**stacked)
+    for name, u, v, w in zip(Batch._fields, first, got, want, strict=True):
+        assert np.array_equal(u, v) and np.array_equal(u, w), name
+    assert [kernel.deal_of(i) for i in range(n)] == deals == [reference.deal_of(i) for i in range(n)]
+    ended = 0
+    for step in range(200):  # a given rank draws nothing: both engines' streams stay in step
+        got, want = kernel.step_random(), reference.step_random()
+        for name, u, v in zip(Batch._fields, got, want, strict=True):
+            assert np.array_equal(u, v), (step, name)
+        ended += int((got.terminated | got.truncated).sum())
+    assert ended == 11  # later rounds were dealt from the streams, with drawn wild ranks
+
+
+@pytest.mark.parametrize("cls", [ReferenceCrazyRummyVec, CrazyRummyVec])
+@pytest.mark.parametrize(
+    ("options", "wild_ranks", "message"),
+    [
+        ({"episode": "game"}, [3, 3], "wild_ranks is for episode='hand': a whole game plays the wild ranks A..K"),
+        ({}, [3], r"wild_ranks must be 2 integers 1..13 \(one per game\), got shape \(1,\) and dtype int64"),
+        ({}, [True, True], r"wild_ranks must be 2 integers 1..13 \(one per game\), got shape \(2,\) and dtype bool"),
+        ({}, [3, 14], r"wild rank 14 of game 1 is not a rank: ranks are 1..13 \(A..K\)"),
+        ({}, [0, 3], r"wild rank 0 of game 0 is not a rank"),
+        ({"wild_rank": 3}, [3, 4], "wild rank 4 of game 1 differs from the wild_rank option 3: with the option set"),
+    ],
+)
+def test_bad_wild_ranks_are_refused_and_leave_the_games_as_they_were(cls, options, wild_ranks, message):
+    vec = cls(2, seed=1, num_players=3, **options)
+    vec.reset()
+    deals = [vec.deal_of(i) for i in range(2)]
+    with pytest.raises(ValueError, match=message):
+        vec.reset(seed=9, wild_ranks=np.array(wild_ranks))
+    assert [vec.deal_of(i) for i in range(2)] == deals
+    after = vec.step_random()  # the same stream as before the refused reset
+    again = cls(2, seed=1, num_players=3, **options)
+    again.reset()
+    for name, u, v in zip(Batch._fields, after, again.step_random(), strict=True):
+        assert np.array_equal(u, v), name
