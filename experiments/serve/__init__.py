@@ -33,6 +33,10 @@ Pages
   other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
   (or quit) game is saved as a record (``experiments.common.records``) to
   ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read.
+  A game abandoned before its end (its tab closed, then dropped after ``--max-idle``,
+  or pushed out by ``--max-games`` newer games) is saved the same way as a quit game
+  (end status ``"quit"``, with the moves played), as ``experiments.play`` saves a game
+  left with Ctrl-C; a link to a dropped game then says what became of it and names its record.
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...`` to list the games of an agent or a
   pair), or a record uploaded from your disk.  A record is checked by replaying it
@@ -85,7 +89,8 @@ Safety rules
   results, never the seed or the deck; ``tests/web/test_views.py`` permutes the hidden
   cards (``state.resample``) and checks that the view, JSON and SVG, does not change.
 - Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
-  one, finished games first), each dropped after ``--max-idle`` seconds untouched.
+  one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
+  unfinished one is saved as quit first).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile.
 

@@ -194,9 +194,10 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         async def handler(request: Request) -> Response:
             game_id = check_token(request.path_params["game_id"], "game")
             body = await _json(request) if request.method == "POST" else {}
-            session = games.get(game_id, request.headers.get(TOKEN_HEADER))
+            token = request.headers.get(TOKEN_HEADER)
 
             def work() -> dict:
+                session = games.get(game_id, token)  # in the thread: it may save games it drops
                 with session.lock:
                     if action == "move":
                         if "action" not in body:

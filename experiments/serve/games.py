@@ -32,6 +32,8 @@ from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_
 #: games kept at once, and how long an untouched game is kept (seconds)
 MAX_GAMES = 64
 MAX_IDLE_SECONDS = 2 * 3600
+#: dropped games whose fate a 404 still tells
+MAX_GONE = 1024
 
 
 class GameSession:
@@ -99,9 +101,14 @@ class GameSession:
             return None
         return self.raw.possible_agents[self.raw.game_state.current_player()]
 
+    def token_matches(self, token: Any) -> bool:
+        """Whether ``token`` is this game's (the creator's browser holds it)."""
+        # compare_digest raises on a non-ASCII str (a header may carry Latin-1): that is no token
+        return isinstance(token, str) and token.isascii() and secrets.compare_digest(token, self.token)
+
     def check_token(self, token: Any) -> None:
         """Raises ApiError 403 unless ``token`` is this game's (the creator's browser holds it)."""
-        if not isinstance(token, str) or not secrets.compare_digest(token, self.token):
+        if not self.token_matches(token):
             raise ApiError(403, f"game {self.id} is not yours: the request lacks the game's token")
 
     def view(self) -> dict:
@@ -220,6 +227,15 @@ class GameSession:
         self._check_playing()
         self._finish("quit")
 
+    def abandon(self) -> str | None:
+        """Save the game as quit if it is still being played (the store drops it); returns
+        its record name (None: not saved, or it had ended and was saved then)."""
+        with self.lock:  # a request still under way finishes its move first
+            if self.status != "playing":
+                return None
+            self._finish("quit")
+            return self.record_name
+
 
 def check_max_idle(value: Any, name: str = "max_idle") -> float:
     """``value`` as the seconds an untouched game is kept.
@@ -238,6 +254,11 @@ class GameStore:
     ``max_idle`` seconds untouched; when full, the game touched least recently (a
     finished one first) makes room for a new one.
 
+    A game dropped before its end is saved as quit (:meth:`GameSession.abandon`): a
+    closed tab or a forgotten game still leaves its record, with the moves played.  The
+    ids of the last :data:`MAX_GONE` dropped games are remembered, so that a link to one
+    says what became of it.
+
     Args:
         max_games: games kept at once (an int >= 1).
         max_idle: seconds a game is kept without a request (a finite number > 0).
@@ -253,43 +274,76 @@ class GameStore:
         self.max_games = max_games
         self.max_idle = max_idle
         self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._gone: OrderedDict[str, str] = OrderedDict()  # id -> what became of it
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._games)
 
-    def _expire(self, now: float) -> None:
+    def _drop(self, game_id: str, why: str, dropped: list) -> None:
+        session = self._games.pop(game_id)
+        dropped.append((session, why))
+
+    def _expire(self, now: float, dropped: list) -> None:
         for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle]:
-            del self._games[gid]
+            self._drop(gid, f"after {self.max_idle:g} s without a request", dropped)
+
+    def _settle(self, dropped: list) -> None:
+        """Save the dropped games that were not over, outside the store's lock (a
+        session's lock may be held by a request under way)."""
+        for session, why in dropped:
+            ended = session.status != "playing"
+            name = session.record_name if ended else session.abandon()
+            if name is None:
+                saved = "it was not saved (the server runs with --no-save)"
+            elif ended:
+                saved = f"it had ended; its record is play/{name} on the Replays page"
+            else:
+                saved = f"its moves so far were saved as a quit game, play/{name} on the Replays page"
+            fate = f"game {session.id} was dropped {why}{'' if ended else ', before it ended'}; {saved}"
+            with self._lock:
+                self._gone[session.id] = fate
+                while len(self._gone) > MAX_GONE:
+                    self._gone.popitem(last=False)
 
     def add(self, session: GameSession) -> None:
         """Keep ``session``, dropping expired games and, when full, the least recently used."""
+        dropped: list = []
         with self._lock:
             now = time.monotonic()
-            self._expire(now)
+            self._expire(now, dropped)
             while len(self._games) >= self.max_games:
                 done = [g for g, s in self._games.items() if s.status != "playing"]
-                del self._games[done[0] if done else next(iter(self._games))]
+                gid = done[0] if done else next(iter(self._games))
+                self._drop(gid, f"to make room for a newer game ({self.max_games} kept at once)", dropped)
             session.touched = now
             self._games[session.id] = session
+        self._settle(dropped)
 
     def get(self, game_id: str, token: Any) -> GameSession:
         """The game ``game_id`` if ``token`` is its token.
 
         Raises:
-            ApiError: 404 no such game (never made, dropped, or expired); 403 another token.
+            ApiError: 404 no such game (never made, dropped, or expired: a game dropped
+                lately is named with what became of it); 403 another token.
         """
+        dropped: list = []
         with self._lock:
             now = time.monotonic()
-            self._expire(now)
+            self._expire(now, dropped)
             session = self._games.get(game_id)
-            if session is None:
-                raise ApiError(
-                    404,
-                    f"no game {game_id!r}: it was never started here, or it was dropped "
-                    f"(idle over {self.max_idle:g} s, or {self.max_games} newer games)",
-                )
-            session.check_token(token)
-            session.touched = now
-            self._games.move_to_end(game_id)
-            return session
+            if session is not None and session.token_matches(token):
+                session.touched = now
+                self._games.move_to_end(game_id)
+        self._settle(dropped)
+        if session is None:
+            with self._lock:
+                gone = self._gone.get(game_id)
+            raise ApiError(
+                404,
+                gone
+                or f"no game {game_id!r}: it was never started here, or it was dropped "
+                f"(idle over {self.max_idle:g} s, or {self.max_games} newer games)",
+            )
+        session.check_token(token)
+        return session

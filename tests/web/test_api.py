@@ -344,7 +344,7 @@ def test_the_store_is_bounded_in_count_and_age(make_app):
         assert len(app.state.games) == 2
         app.state.games.max_idle = 60.0
         app.state.games._games[second[0]].touched = time.monotonic() - 61.0
-        refused(c.get(f"/api/games/{second[0]}", headers=second[1]), 404, "idle over 60 s")
+        refused(c.get(f"/api/games/{second[0]}", headers=second[1]), 404, "dropped after 60 s without a request")
         assert c.get(f"/api/games/{third[0]}", headers=third[1]).status_code == 200
 
 
@@ -367,3 +367,51 @@ def test_concurrent_games_are_independent_and_replayable(make_app, served_folder
         assert lines[0]["agents"] == ["human", "heuristic"]
         replay(lines)  # raises RecordMismatch if the record does not replay
         assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in view["events"]]
+
+
+def test_a_game_dropped_before_its_end_is_saved_as_quit(make_app, tmp_path):
+    app = make_app(records=tmp_path, max_games=1)
+    with TestClient(app) as c:
+        gid, headers, _ = new_game(c, seed=1)
+        view = c.post(f"/api/games/{gid}/move", json={"action": "pass"}, headers=headers).json()
+        view = c.post(f"/api/games/{gid}/advance", headers=headers).json()
+        app.state.games._games[gid].touched = time.monotonic() - 7201.0  # left idle past --max-idle
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        (idle,) = (tmp_path / "play").iterdir()
+        assert said == (
+            f"game {gid} was dropped after 7200 s without a request, before it ended; "
+            f"its moves so far were saved as a quit game, play/{idle.name} on the Replays page"
+        )
+        lines = read_record(idle)
+        assert lines[0]["agents"] == ["human", "heuristic"]
+        assert [(x["agent"], x["text"]) for x in lines if x["type"] == "action"] == [
+            (e["agent"], e["text"]) for e in view["events"]
+        ]
+        assert lines[-1]["type"] == "end" and lines[-1]["status"] == "quit"
+        replay(lines)  # a quit game replays (the replay checks that it had not ended)
+        pushed, pushed_headers, _ = new_game(c, seed=2)
+        new_game(c, seed=3)  # max_games=1: the game of seed 2 makes room, unplayed
+        said = refused(c.get(f"/api/games/{pushed}", headers=pushed_headers), 404)
+        assert said.startswith(f"game {pushed} was dropped to make room for a newer game (1 kept at once), before")
+        assert sorted(read_record(p)[-1]["status"] for p in (tmp_path / "play").iterdir()) == ["quit", "quit"]
+
+
+def test_a_dropped_game_that_had_ended_names_its_record(make_app, tmp_path):
+    app = make_app(records=tmp_path, max_games=1)
+    with TestClient(app) as c:
+        gid, headers, view = new_game(c, seed=4)
+        over = play_out(c, gid, headers, view)
+        new_game(c, seed=5)
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        assert said == (
+            f"game {gid} was dropped to make room for a newer game (1 kept at once); "
+            f"it had ended; its record is play/{over['record']} on the Replays page"
+        )
+    with TestClient(make_app(max_games=1, save_games=False)) as c:
+        gid, headers, _ = new_game(c, seed=4)
+        new_game(c, seed=5)
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        assert said.endswith("before it ended; it was not saved (the server runs with --no-save)")
+        other, _, _ = new_game(c, seed=6)
+        said = refused(c.get(f"/api/games/{other}", headers={"X-Game-Token": "\u00e9t\u00e9".encode("latin-1")}), 403)
+        assert said == f"game {other} is not yours: the request lacks the game's token"
