@@ -37,6 +37,8 @@ Pages
   or pushed out by ``--max-games`` newer games) is saved the same way as a quit game
   (end status ``"quit"``, with the moves played), as ``experiments.play`` saves a game
   left with Ctrl-C; a link to a dropped game then says what became of it and names its record.
+  A game's page (``/play?game=ID``) opens only in the tab that started it (its token is
+  kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...`` to list the games of an agent or a
   pair), or a record uploaded from your disk.  A record is checked by replaying it

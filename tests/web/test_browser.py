@@ -180,3 +180,23 @@ def test_the_results_page_shows_the_head_to_head_heat_map(page, site, served_fol
         "tour/gin_rummy_v0-random-heuristic-deal0-rot0.jsonl",
         "tour/gin_rummy_v0-random-heuristic-deal0-rot1.jsonl",
     ]
+
+
+def test_a_link_to_a_game_this_tab_cannot_show_says_why(page, site):
+    url, _, _ = site
+    page.goto(f"{url}/play?game=AAAAAAAAAAAAAAAA")  # no token in this tab: started elsewhere
+    page.wait_for_function("() => document.querySelector('#error').textContent !== ''")
+    assert page.text_content("#error") == (
+        "game AAAAAAAAAAAAAAAA cannot be shown in this tab: it was started in another tab or browser session, "
+        "which alone holds its key. Go back to that tab, or start a new game below "
+        "(a game is saved on the Replays page when it ends or is dropped)."
+    )
+    assert page.is_visible("#setup") and not page.is_visible("#game")
+    page.evaluate("sessionStorage.setItem('game:BBBBBBBBBBBBBBBB', 'x'.repeat(32))")  # a token of a game gone
+    page.goto(f"{url}/play?game=BBBBBBBBBBBBBBBB")
+    page.wait_for_function("() => document.querySelector('#error').textContent !== ''")
+    assert page.text_content("#error") == (
+        "no game 'BBBBBBBBBBBBBBBB': it was never started here, or it was dropped "
+        "(idle over 7200 s, or 64 newer games). Start a new game below."
+    )
+    assert page.is_visible("#setup")

@@ -236,15 +236,24 @@ async function init() {
   $("new").addEventListener("click", () => { location.href = "/play"; });
   if (params.get("speed") !== null) $("speed").value = params.get("speed");
   const id = params.get("game");
-  const token = id && sessionStorage.getItem(`game:${id}`);
-  if (id && token) {
-    game = { id, token };
-    try {
-      show(await api("GET", `/api/games/${id}`, undefined, token));
-      await opponentsMove();
-    } catch (err) {
-      showError(err.message);
-    }
+  if (!id) return;
+  // the token lives in the sessionStorage of the tab that started the game: another tab,
+  // window or browser session never sees it, so the server could not show the game here
+  const token = sessionStorage.getItem(`game:${id}`);
+  if (!token) {
+    showError(
+      `game ${id} cannot be shown in this tab: it was started in another tab or browser session, ` +
+      "which alone holds its key. Go back to that tab, or start a new game below " +
+      "(a game is saved on the Replays page when it ends or is dropped).",
+    );
+    return;
+  }
+  game = { id, token };
+  try {
+    show(await api("GET", `/api/games/${id}`, undefined, token));
+    await opponentsMove();
+  } catch (err) {
+    showError(`${err.message}. Start a new game below.`);
   }
 }
 
