@@ -81,7 +81,8 @@ Safety rules
 - Uploads are refused above ``--max-upload-kb`` (413, also from the ``Content-Length``
   before reading), then read by ``read_record``, checked line by line
   (:func:`~experiments.serve.safety.check_record_lines`) and replayed; a damaged record or
-  one that does not replay is refused (422) with the reason.  JSON request bodies are
+  one that does not replay is refused (422) with the reason (a step
+  numbered from 1, as the Replay page shows it, and the record's own 0-based ``step``).  JSON request bodies are
   limited to 64 kB.
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming

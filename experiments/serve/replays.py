@@ -115,10 +115,24 @@ class Replay:
         try:
             env = replay(lines, on_step=keep)
         except ValueError as err:  # RecordMismatch, and the records module's schema errors
-            raise ApiError(422, f"{name} does not replay: {err}") from None
+            raise ApiError(422, f"{name} does not replay: {self._page_steps(str(err), done[0])}") from None
         except (KeyError, TypeError, IndexError, AttributeError) as err:  # a damaged line the checks missed
             raise ApiError(422, f"{name} is damaged: {type(err).__name__} {err}") from None
         self.complete = bool(env.unwrapped.game_state.is_terminal())
+
+    def _page_steps(self, message: str, done: int) -> str:
+        """``message`` with the failing action's step as the page numbers it: the record's
+        ``step`` field counts from 0, the page's slider and move list from 1 (``done``:
+        the actions replayed before the failure)."""
+        if done >= len(self.actions):
+            return message  # the end line's checks: no step to name
+        line = self.actions[done]
+        where = f"step {line['step']} ({line['agent']} {line['text']})"
+        shown = (
+            f"step {done + 1} of {len(self.actions)} ({line['agent']} {line['text']}; steps counted from 1 "
+            f"as on the Replay page, the record's 'step' field says {line['step']})"
+        )
+        return message.replace(where, shown)
 
     def meta(self) -> dict:
         """What the page lists: variant, options, players and agents, every move, the end."""
@@ -241,7 +255,8 @@ class ReplayStore:
             path = Path(tmp) / "upload.jsonl"
             path.write_bytes(data)
             lines = _read(path, "the upload")
-        rep = Replay(lines, f"upload/{upload_id}")
+        rep = Replay(lines, "the upload")  # a refused upload gets no id: its errors name it so
+        rep.name = f"upload/{upload_id}"
         rep.upload_name = filename[:120]
         return self._keep(("upload", upload_id), rep)
 

@@ -331,6 +331,37 @@ def test_bad_records_are_refused(client, served_folders):
     refused(client.get("/api/replays/meta", params={"upload": "../etc"}), 404, "no upload")
 
 
+def test_a_refused_upload_names_the_step_as_the_replay_page_counts(client, served_folders):
+    records, _ = served_folders
+    good = [json.loads(x) for x in (records / GIN_RECORD).read_text().splitlines()]
+    at = [i for i, x in enumerate(good) if x["type"] == "action"]
+    n = len(at)
+
+    def upload(k, **change):
+        lines = [dict(x) for x in good]
+        lines[at[k]].update(change)
+        return client.post("/api/uploads", content="\n".join(json.dumps(x) for x in lines).encode())
+
+    def where(k):
+        line = good[at[k]]
+        return (
+            f"step {k + 1} of {n} ({line['agent']} {line['text']}; steps counted from 1 as on the Replay page, "
+            f"the record's 'step' field says {k})"
+        )
+
+    # the page shows the first move as "step 1" (meta's moves, the slider): so does the error
+    assert client.get("/api/replays/meta", params={"record": GIN_RECORD}).json()["moves"][0]["step"] == 1
+    said = refused(upload(0, action=0), 422)
+    assert said == f"the upload does not replay: {where(0)}: the action is not legal in the replay"
+    said = refused(upload(3, rewards=[5.0, 0.0]), 422)
+    assert said == f"the upload does not replay: {where(3)}: rewards [0.0, 0.0] in the replay, [5.0, 0.0] in the record"
+    said = refused(upload(n - 1, action=10**6), 422)
+    assert said == (
+        f"the upload does not replay: line {at[-1] + 1} (action), field 'action': 1000000 is not an action id "
+        f"0..107 ({where(n - 1)})"
+    )
+
+
 # ------------------------------------------------------- several games
 def test_the_store_is_bounded_in_count_and_age(make_app):
     app = make_app(max_games=2, save_games=False)
