@@ -40,8 +40,8 @@ Pages
   A game's page (``/play?game=ID``) opens only in the tab that started it (its token is
   kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
-  page links here with ``?variant=...&agent=...`` to list the games of an agent or a
-  pair), or a record uploaded from your disk.  A record is checked by replaying it
+  page links here with ``?variant=...&agent=...&folder=...`` to list one tournament's
+  games of an agent or a pair), or a record uploaded from your disk.  A record is checked by replaying it
   (every deck, action and reward, as ``experiments.replay`` does), then shown step by
   step: a slider, buttons, the arrow keys (Home/End: first and last step, PageUp/PageDown:
   ten steps), from one seat's view or with all hands open (every seat's view side by
@@ -51,9 +51,13 @@ Pages
   tournament shows its win rates with 95% intervals, points per hand and ratings, the
   head-to-head heat map of each variant (the row agent's win rate against the column
   agent, an HTML table coloured from red 0 to green 1), its figures, and the games it
-  recorded (``--record DIR`` with ``DIR`` under the server's ``--records``); each summary
-  row and heat-map cell links to the recorded games of that agent or pair.  An evaluation
-  shows its row per opponent of the panel.
+  recorded (``--record DIR`` with ``DIR`` under the server's ``--records``; a record is
+  the tournament's when its seed, seats and options are those of its ``games.csv``, so
+  another tournament's record of the same name is never linked); each summary row and
+  heat-map cell links to the tournament's recorded games of that agent or pair (only
+  those in its record folder: not web games nor other jobs' games), or says "none
+  recorded".  An evaluation shows its row per opponent of the panel (it records no games:
+  no replay links).
 
 API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
@@ -61,7 +65,7 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
 move), ``/hint``, ``/quit``, each with the header ``X-Game-Token``; ``GET /api/records``
-(``?variant=&agent=``); ``POST /api/uploads`` (the record file as the body);
+(``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
 ``&step=K&seat=player_0|all``); ``GET /api/results``, ``/api/results/run?name=``,
 ``/api/results/image?name=``.
@@ -82,7 +86,8 @@ Safety rules
   before reading), then read by ``read_record``, checked line by line
   (:func:`~experiments.serve.safety.check_record_lines`) and replayed; a damaged record or
   one that does not replay is refused (422) with the reason (a step
-  numbered from 1, as the Replay page shows it, and the record's own 0-based ``step``).  JSON request bodies are
+  numbered from 1, as the Replay page shows it, and the record's own 0-based ``step``).
+  JSON request bodies are
   limited to 64 kB.
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming

@@ -219,7 +219,11 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     async def records(request: Request) -> Response:
         variant = request.query_params.get("variant") or None
         agents = request.query_params.getlist("agent")
-        return JSONResponse({"records": await run_in_threadpool(list_records, config.records, variant, agents)})
+        folder = request.query_params.get("folder")  # "": the top folder itself
+        if folder and (len(folder) > 1024 or any(p in ("", ".", "..") for p in folder.split("/"))):
+            raise ApiError(400, f"folder {folder[:80]!r} is refused: a relative path under --records, no ..")
+        found = await run_in_threadpool(list_records, config.records, variant, agents, folder)
+        return JSONResponse({"records": found})
 
     async def upload(request: Request) -> Response:
         if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):

@@ -39,15 +39,21 @@ MAX_LISTED = 2000
 MAX_REPLAYS = 16
 
 
-def summary_line(path: Path, root: Path) -> dict | None:
-    """``{"name", "variant", "agents", "players", "mtime"}`` of a record file from its
-    first line only (cheap enough to list thousands), or None if it is not a record."""
+def _game_line(path: Path) -> dict | None:
+    """The first line of a record file (its game line), or None if it is not a record."""
     try:
         with open(path, "rb") as f:
             first = json.loads(f.readline(65536))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(first, dict) or first.get("type") != "game":
+    return first if isinstance(first, dict) and first.get("type") == "game" else None
+
+
+def summary_line(path: Path, root: Path) -> dict | None:
+    """``{"name", "variant", "agents", "players", "mtime"}`` of a record file from its
+    first line only (cheap enough to list thousands), or None if it is not a record."""
+    first = _game_line(path)
+    if first is None:
         return None
     players = first.get("players") if isinstance(first.get("players"), list) else []
     agents = first.get("agents") if isinstance(first.get("agents"), list) else players
@@ -60,9 +66,14 @@ def summary_line(path: Path, root: Path) -> dict | None:
     }
 
 
-def list_records(root: Path, variant: str | None = None, agents: list[str] | None = None) -> list[dict]:
+def list_records(
+    root: Path, variant: str | None = None, agents: list[str] | None = None, folder: str | None = None
+) -> list[dict]:
     """The records under ``root`` (newest first), optionally only those of ``variant``
-    whose agents include every name of ``agents`` (``results`` rows link here)."""
+    whose agents include every name of ``agents`` and, with ``folder`` (a path under
+    ``root``; ``""``: ``root`` itself, not its subfolders), only those right in it: the
+    Results page's links list one tournament's records, not every game of those agents
+    (web games in ``play/``, other tournaments)."""
     out = []
     for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED):
         row = summary_line(path, root)
@@ -70,16 +81,31 @@ def list_records(root: Path, variant: str | None = None, agents: list[str] | Non
             continue
         if agents and not all(a in row["agents"] for a in agents):
             continue
+        if folder is not None and row["name"].rpartition("/")[0] != folder:
+            continue
         out.append(row)
     out.sort(key=lambda r: (-r["mtime"], r["name"]))
     return out
 
 
-def record_index(root: Path) -> dict[str, str]:
-    """File name -> name under ``root`` of every record (the tournament's record names
-    are unique per variant, lineup, deal and rotation)."""
+def record_index(root: Path) -> dict[str, list[dict]]:
+    """File name -> every record of that name under ``root``: ``{"name": its name under
+    root, "variant", "seed", "agents", "options"}`` from its game line.  A tournament names
+    its records by variant, lineup, deal and rotation only, so two tournaments recorded
+    in two folders have records of the same names: the game line tells whose each is."""
     base = root.resolve() if root.is_dir() else root
-    return {p.name: p.relative_to(base).as_posix() for p in walk_inside(root, RECORD_SUFFIX, MAX_LISTED)}
+    out: dict[str, list[dict]] = {}
+    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED):
+        first = _game_line(path)
+        if first is None:
+            continue
+        out.setdefault(path.name, []).append(
+            {
+                "name": path.relative_to(base).as_posix(),
+                **{k: first.get(k) for k in ("variant", "seed", "agents", "options")},
+            }
+        )
+    return out
 
 
 class Replay:

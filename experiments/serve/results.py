@@ -6,8 +6,10 @@ and ``head_to_head.csv``; an evaluation is a folder with ``evaluation.json``
 (``python -m experiments.evaluate``).  The page draws the head-to-head table as a heat
 map itself (an HTML table coloured by win rate); a row links to the records of its games
 under ``--records``: the tournament names its records
-``<variant>-<lineup>-deal<d>-rot<r>.jsonl`` (``--record DIR``), and the Replay page lists
-the records whose agents include a row's agents.
+``<variant>-<lineup>-deal<d>-rot<r>.jsonl`` (``--record DIR``), a record is matched to a
+game of ``games.csv`` by that name and its game line (variant, seed, seats, options), and
+the Replay page lists the records in the tournament's record folder whose agents include
+a row's agents.
 """
 
 from __future__ import annotations
@@ -104,21 +106,25 @@ def _head_to_head_csv(folder: Path) -> list[dict]:
     return rows
 
 
-def recorded_games(folder: Path, index: dict[str, str]) -> list[dict]:
-    """The games of ``folder/games.csv`` that have a record (``index``: file name -> name
-    under ``--records``): ``{"variant", "lineup", "deal", "rotation", "seats": [agent per
-    seat], "returns", "record"}``."""
+def recorded_games(folder: Path, index: dict[str, list[dict]], options: Any = None) -> list[dict]:
+    """The games of ``folder/games.csv`` that have a record (``index``:
+    :func:`experiments.serve.replays.record_index`): ``{"variant", "lineup", "deal",
+    "rotation", "seats": [agent per seat], "returns", "record"}``.
+
+    A record is this tournament's game when its variant, seed and agents per seat (and
+    its ``env()`` options, given ``options``: the tournament's ``env_options``) are the
+    game's: a record of the same name from another tournament is not linked."""
     path = folder / "games.csv"
     if not path.is_file() or not index:
         return []
     games: dict[tuple, dict] = {}
+    seeds: dict[tuple, int | None] = {}  # None: a games.csv written before it had seeds
     with open(path, newline="") as f:
         for i, r in enumerate(csv.DictReader(f)):
             if i >= MAX_GAME_ROWS:
                 break
             key = (r["variant"], r["lineup"], r["deal"], r["rotation"])
-            record = index.get(record_file_name(*key))
-            if record is None:
+            if record_file_name(*key) not in index:
                 continue
             g = games.setdefault(
                 key,
@@ -129,12 +135,31 @@ def recorded_games(folder: Path, index: dict[str, str]) -> list[dict]:
                     "rotation": int(key[3]),
                     "seats": [],
                     "returns": [],
-                    "record": record,
+                    "record": None,
                 },
             )
+            seeds[key] = int(r["seed"]) if r.get("seed") not in (None, "") else None
             g["seats"].append(r["agent"])
             g["returns"].append(float(r["return"]))
-    return list(games.values())
+    out = []
+    for key, g in games.items():
+        for rec in index[record_file_name(*key)]:
+            seed_ok = seeds[key] is None or rec["seed"] == seeds[key]
+            same = seed_ok and rec["variant"] == g["variant"] and rec["agents"] == g["seats"]
+            if same and (options is None or rec["options"] == options):
+                g["record"] = rec["name"]
+                out.append(g)
+                break
+    return out
+
+
+def records_folder(games: list[dict]) -> str | None:
+    """The folder under ``--records`` holding the records of ``games`` (one tournament's
+    ``--record DIR``), or None when there are none; ``""`` is the top folder."""
+    folders = {g["record"].rpartition("/")[0] for g in games}
+    if len(folders) != 1:  # none, or records found in several folders: no one folder lists them
+        return None
+    return folders.pop()
 
 
 def _no_constants(name: str) -> None:
@@ -151,8 +176,9 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
         index: the records under ``--records`` (:func:`experiments.serve.replays.record_index`).
 
     Returns:
-        ``{"name", "kind", "meta" | "evaluation", "summary", "heat_maps", "games",
-        "images"}`` (tournament) or ``{"name", "kind", "evaluation", "images"}``.
+        ``{"name", "kind", "meta", "summary", "heat_maps", "games", "records_folder",
+        "images"}`` (tournament; ``records_folder``: where its games' records are, None
+        when none is found) or ``{"name", "kind", "evaluation", "images"}``.
 
     Raises:
         ApiError: 400 a name out of the folder or not a run file; 404 missing; 422 not
@@ -176,7 +202,7 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
         cells = data.get("head_to_head") or _head_to_head_csv(folder)
         maps = heat_maps(cells)
-        games = recorded_games(folder, index)
+        games = recorded_games(folder, index, data["meta"].get("env_options"))
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as err:
         raise ApiError(
             422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
@@ -188,6 +214,7 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
         "summary": data["summary"],
         "heat_maps": maps,
         "games": games,
+        "records_folder": records_folder(games),
         "images": images,
     }
 

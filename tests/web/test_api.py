@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from experiments.common.records import read_record, replay
 from experiments.serve.safety import builtin_agents
-from tests.web.conftest import GIN_RECORD
+from tests.web.conftest import GIN_RECORD, write_gin_record
 
 
 def new_game(client, seed=5, **body):
@@ -272,6 +272,39 @@ def test_a_recorded_game_replays_step_by_step(client, served_folders):
     cases = [(len(actions) + 1, "all", "outside"), ("x", "all", "outside"), ("\u00b2", "all", "outside")]
     for step, seat, words in [*cases, (0, "player_9", "seat")]:
         refused(client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": step, "seat": seat}), 400, words)
+
+
+def test_a_tournaments_links_lead_to_its_own_records(make_app, tmp_path):
+    from experiments.tournament.cli import main as tournament
+
+    records, results = tmp_path / "records", tmp_path / "results"
+    for name, seed in (("a", 1), ("b", 2)):  # the same record names, other games
+        argv = ["--variants", "gin_rummy", "--agents", "random", "heuristic", "--deals", "1", "--workers", "1"]
+        argv += ["--seed", str(seed), "--out", str(results / name), "--record", str(records / name), "--no-progress"]
+        assert tournament([*argv, "--record-games", "2"]) == 0
+    write_gin_record(records / "play" / "web.jsonl")  # a game of the same pair elsewhere
+    names = [f"gin_rummy_v0-random-heuristic-deal0-rot{r}.jsonl" for r in (0, 1)]
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        for run in ("a", "b"):
+            data = c.get("/api/results/run", params={"name": f"{run}/summary.json"}).json()
+            assert [g["record"] for g in data["games"]] == [f"{run}/{n}" for n in names]
+            assert data["records_folder"] == run
+            for g in data["games"]:
+                assert read_record(records / g["record"])[0]["agents"] == g["seats"]
+        query = {"variant": "gin_rummy_v0", "agent": ["heuristic", "random"]}
+        listed = c.get("/api/records", params={**query, "folder": "a"}).json()["records"]
+        assert sorted(r["name"] for r in listed) == [f"a/{n}" for n in names]
+        assert c.get("/api/records", params={**query, "folder": ""}).json()["records"] == []
+        assert len(c.get("/api/records", params=query).json()["records"]) == 5
+        for folder in ("../b", "/a", "a/./b"):
+            said = refused(c.get("/api/records", params={**query, "folder": folder}), 400)
+            assert said == f"folder {folder!r} is refused: a relative path under --records, no .."
+    # tournament a's records overwritten by b's (one --record folder for both): a links none of them
+    for n in names:
+        (records / "a" / n).write_bytes((records / "b" / n).read_bytes())
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        data = c.get("/api/results/run", params={"name": "a/summary.json"}).json()
+        assert data["games"] == [] and data["records_folder"] is None
 
 
 # ---------------------------------------------------------------- uploads

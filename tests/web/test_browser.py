@@ -7,6 +7,7 @@ tiles is built by clicking tiles, a replay is stepped to its end with the keys, 
 results page shows the head-to-head heat map of a tournament."""
 
 import csv
+import json
 
 import pytest
 
@@ -171,15 +172,37 @@ def test_the_results_page_shows_the_head_to_head_heat_map(page, site, served_fol
         assert cell.get_attribute("style").startswith("background: rgb(")
     assert page.locator("table.heat td.empty").count() == 2  # an agent against itself
     link = page.locator('td.cell[data-agent="heuristic"][data-opponent="random"] a')
-    assert link.get_attribute("href") == "/replay?variant=gin_rummy_v0&agent=heuristic&agent=random"
-    assert page.locator("table.games a.record").count() == 2  # the two recorded games of the tournament
+    # the tournament's own records only: not games/gin-heuristic-random.jsonl, a game of the same pair
+    assert link.get_attribute("href") == "/replay?variant=gin_rummy_v0&agent=heuristic&agent=random&folder=tour"
+    assert page.eval_on_selector_all("table.summary a", "a => a.map(x => x.getAttribute('href'))") == [
+        f"/replay?variant=gin_rummy_v0&agent={a}&folder=tour" for a in ("heuristic", "random")
+    ]
+    assert page.eval_on_selector_all("table.games a.record", "a => a.map(x => x.textContent)") == [
+        f"tour/gin_rummy_v0-random-heuristic-deal0-rot{r}.jsonl" for r in (0, 1)
+    ]
     link.click()
     page.wait_for_selector("a.record")
+    assert page.text_content("#filter") == "records of gin_rummy_v0, heuristic, random, in tour/ (all records)"
     assert sorted(page.eval_on_selector_all("a.record", "a => a.map(x => x.textContent)")) == [
-        "games/gin-heuristic-random.jsonl",
         "tour/gin_rummy_v0-random-heuristic-deal0-rot0.jsonl",
         "tour/gin_rummy_v0-random-heuristic-deal0-rot1.jsonl",
     ]
+
+
+def test_an_evaluation_links_no_replays_it_never_recorded(page, site, served_folders):
+    url, _, _ = site
+    _, results = served_folders
+    row = {"opponent": "random", "games": 4, "deals": 2, "wins": 3, "draws": 0, "win_rate": 0.75}
+    row |= {"win_rate_ci_low": 0.3, "win_rate_ci_high": 0.95, "points_per_hand": 9.5, "opponent_points_per_hand": 2}
+    evaluation = {"agent": "heuristic", "variant": "gin_rummy_v0", "games": 4, "deals": 2, "rows": [row]}
+    (results / "eval").mkdir(exist_ok=True)
+    (results / "eval" / "evaluation.json").write_text(json.dumps(evaluation))
+    page.goto(f"{url}/results?run=eval/evaluation.json")
+    page.wait_for_selector("table.evaluation")
+    assert page.locator("#run a[href^='/replay']").count() == 0  # the heuristic's games of other jobs, not these
+    assert page.text_content("#run p.muted") == (
+        "an evaluation records no games (python -m experiments.tournament --record DIR does)"
+    )
 
 
 def test_a_link_to_a_game_this_tab_cannot_show_says_why(page, site):

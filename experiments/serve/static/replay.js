@@ -12,7 +12,10 @@ async function listRecords() {
   const q = new URLSearchParams();
   if (params.get("variant")) q.set("variant", params.get("variant"));
   for (const a of params.getAll("agent")) q.append("agent", a);
+  if (params.get("folder") !== null) q.set("folder", params.get("folder"));
   const filter = [params.get("variant"), ...params.getAll("agent")].filter(Boolean);
+  const folder = params.get("folder");
+  if (folder !== null) filter.push(folder ? `in ${folder}/` : "in the top folder");
   $("filter").textContent = filter.length ? `records of ${filter.join(", ")} (` : "";
   if (filter.length) $("filter").append(el("a", { href: "/replay", text: "all records" }), ")");
   const data = await api("GET", `/api/records?${q}`);

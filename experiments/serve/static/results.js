@@ -5,9 +5,14 @@
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
-function replayLink(variant, agents, text) {
+// a link to the records of this run only (folder: where the run's records are, as the
+// server found them): without it the Replay page would list every game of those agents,
+// web games and other tournaments' included; a run without records gets no link
+function replayLink(variant, agents, text, folder) {
+  if (folder === null || folder === undefined) return el("span", { class: "muted", text: "none recorded" });
   const q = new URLSearchParams({ variant });
   for (const a of agents) q.append("agent", a);
+  q.set("folder", folder);
   return el("a", { href: `/replay?${q}`, text });
 }
 
@@ -24,7 +29,7 @@ function interval(r) {
   return `${fmt(r.win_rate)} [${fmt(r.win_rate_ci_low)}, ${fmt(r.win_rate_ci_high)}]`;
 }
 
-function heatMap(variant, grid) {
+function heatMap(variant, grid, folder) {
   const head = el("tr", {}, el("th", { text: "row vs column" }), ...grid.agents.map((a) => el("th", { text: a })));
   const rows = grid.agents.map((a) =>
     el(
@@ -41,7 +46,7 @@ function heatMap(variant, grid) {
           "data-agent": a,
           "data-opponent": b,
         });
-        td.append(replayLink(variant, [a, b], fmt(c.win_rate)));
+        td.append(folder === null ? fmt(c.win_rate) : replayLink(variant, [a, b], fmt(c.win_rate), folder));
         return td;
       }),
     ),
@@ -68,15 +73,16 @@ function showTournament(box, run) {
           el("td", { class: "num", text: r.draws ?? "" }),
           el("td", { class: "num", text: fmt(r.points_per_hand, 2) }),
           el("td", { class: "num", text: fmt(r.rating, 2) }),
-          el("td", {}, replayLink(r.variant, [r.agent], "replays")),
+          el("td", {}, replayLink(r.variant, [r.agent], "replays", run.records_folder)),
         ),
       ),
     ),
   );
   box.append(el("h2", { text: "head to head: the row agent's win rate against the column agent" }));
-  box.append(el("p", { class: "muted" }, "0 ", el("span", { class: "legend" }), " 1 · a cell links to the recorded games of the pair"));
+  const cellLinks = run.records_folder === null ? "" : " · a cell links to the recorded games of the pair";
+  box.append(el("p", { class: "muted" }, "0 ", el("span", { class: "legend" }), ` 1${cellLinks}`));
   for (const [variant, grid] of Object.entries(run.heat_maps)) {
-    box.append(el("h3", { text: variant }), heatMap(variant, grid));
+    box.append(el("h3", { text: variant }), heatMap(variant, grid, run.records_folder));
   }
   if (run.games.length) {
     box.append(el("h2", { text: `recorded games (${run.games.length})` }));
@@ -110,7 +116,7 @@ function showEvaluation(box, run) {
     el("p", { text: `${e.agent} on ${e.variant}: panel mean ${fmt(e.panel_mean)}, lowest ${fmt(e.panel_min)} (against ${e.panel_min_opponent}), fair share ${fmt(e.fair_share)}; ${e.games} games, ${e.deals} deals per opponent` }),
     table(
       "evaluation",
-      ["opponent", "games", "deals", "wins", "draws", "win rate [95% CI]", "points/hand", "opponent points/hand", "games recorded"],
+      ["opponent", "games", "deals", "wins", "draws", "win rate [95% CI]", "points/hand", "opponent points/hand"],
       (e.rows || []).map((r) =>
         el(
           "tr",
@@ -123,10 +129,11 @@ function showEvaluation(box, run) {
           el("td", { class: "num", style: `background: ${heatColour(r.win_rate)}`, text: interval(r) }),
           el("td", { class: "num", text: fmt(r.points_per_hand, 2) }),
           el("td", { class: "num", text: fmt(r.opponent_points_per_hand, 2) }),
-          el("td", {}, replayLink(e.variant, [e.agent, r.opponent], "replays")),
         ),
       ),
     ),
+    // experiments.evaluate records no games: a link would list other jobs' games of the pair
+    el("p", { class: "muted", text: "an evaluation records no games (python -m experiments.tournament --record DIR does)" }),
   );
 }
 
