@@ -26,7 +26,10 @@ Pages
   click plays the move that names exactly that card when it is the only move naming it
   (a discard in Gin, ``add R7`` in Rummikub), otherwise it selects the card and marks the
   moves that use the selected cards (click more cards for a meld, then its button).
-  **Hint** asks the variant's heuristic and outlines its move.  The opponents' moves are
+  **Hint** asks the variant's heuristic and outlines its move.  In Rummikub **Take back
+  tile** takes back the last tile added to the play being built (the env has no such
+  action: the game is replayed from its seed without it, as ``experiments.play``'s
+  ``undo``); the other variants' moves are final, as in the terminal.  The opponents' moves are
   made one at a time (``opponents' moves every ... ms``), each shown in the picture and in
   the move list.  When a hand ends the panel explains it: the winner and how (Gin's knock,
   gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
@@ -64,7 +67,7 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 ``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
-move), ``/hint``, ``/quit``, each with the header ``X-Game-Token``; ``GET /api/records``
+move), ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
 ``&step=K&seat=player_0|all``); ``GET /api/results``, ``/api/results/run?name=``,
@@ -85,10 +88,9 @@ Safety rules
 - Uploads are refused above ``--max-upload-kb`` (413, also from the ``Content-Length``
   before reading), then read by ``read_record``, checked line by line
   (:func:`~experiments.serve.safety.check_record_lines`) and replayed; a damaged record or
-  one that does not replay is refused (422) with the reason (a step
-  numbered from 1, as the Replay page shows it, and the record's own 0-based ``step``).
-  JSON request bodies are
-  limited to 64 kB.
+  one that does not replay is refused (422) with the reason (its step numbered from 1, as
+  the Replay page shows it, and the record's own 0-based ``step``).  JSON request bodies
+  are limited to 64 kB.
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
   legal moves); the game is left as it was.

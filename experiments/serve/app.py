@@ -44,7 +44,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: a JSON request body larger than this is refused (bytes)
 MAX_JSON_BYTES = 64_000
 TOKEN_HEADER = "x-game-token"
-GAME_ACTIONS = ("move", "advance", "hint", "quit")
+GAME_ACTIONS = ("move", "advance", "hint", "quit", "undo")
 #: the option fields of the Play form whose values are a fixed list
 CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": list(RESHUFFLES)}
 
@@ -209,6 +209,8 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                         return session.hint()
                     elif action == "quit":
                         session.quit()
+                    elif action == "undo":
+                        session.undo()
                     return session.view()
 
             return JSONResponse(await run_in_threadpool(work))

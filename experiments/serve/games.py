@@ -26,6 +26,7 @@ from typing import Any
 from agents import make_agent
 from experiments.common import load_variant
 from experiments.common.records import GameRecorder
+from experiments.play import can_undo, undo_last
 from experiments.serve.safety import ApiError
 from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_result, move_entries, seat_picture
 
@@ -81,6 +82,7 @@ class GameSession:
         except ValueError as err:
             raise ApiError(400, f"an agent cannot play {variant}: {err}") from None
         self.labels = {seat: "you", **dict(zip(others, opponents, strict=True))}
+        self.seed = seed
         self.env.reset(seed=seed)
         self.recorder = GameRecorder(
             self.env, options, seed, None, ["human" if a == seat else self.labels[a] for a in players]
@@ -130,6 +132,7 @@ class GameSession:
             "svg": svg,
             "hand": hand,
             "moves": move_entries(self.raw, self.seat, hand) if yours else [],
+            "can_undo": yours and can_undo(self.raw),
             "events": self.events,
             "hand_result": hand_result(self.raw),
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
@@ -192,6 +195,28 @@ class GameSession:
             some = ", ".join(raw.action_to_string(a) for a in legal[:6]) + (", ..." if len(legal) > 6 else "")
             raise ApiError(422, f"{raw.action_to_string(action)!r} is not legal now: legal moves are {some}")
         self._apply(self.seat, action)
+
+    def undo(self) -> None:
+        """Take back the last tile the human added to the Rummikub play it is building.
+
+        The env has no action that takes a tile back, so the game is replayed from its
+        seed through every move but that one (``experiments.play.undo_last``, as the
+        terminal's ``undo``): the table, the events and the record are as if the tile had
+        never been added.  No opponent has moved since, so the agents are not concerned.
+
+        Raises:
+            ApiError: 400 not Rummikub (every move of the other variants is final); 409
+                the game is over, it is not the human's turn, or no tile was added yet.
+        """
+        self._check_playing()
+        if self.variant != RUMMIKUB:
+            raise ApiError(400, f"undo takes back a tile of a Rummikub play; in {self.variant} every move is final")
+        if self.to_act() != self.seat:
+            raise ApiError(409, "undo takes back a tile of your play: it is not your turn")
+        if not can_undo(self.raw):
+            raise ApiError(409, "nothing to undo: no tile has been added to your play this turn")
+        self.recorder = undo_last(self.env, self.recorder, self.seed)
+        self.events.pop()
 
     def advance(self) -> None:
         """The next opponent makes one move.

@@ -123,6 +123,13 @@ def test_a_rummikub_turn_of_several_tiles_played_by_clicking(page, site):
         played.append(tile)
         assert page.locator("#table rect.hit").count() == 14  # the tiles of the play stay on the rack, framed
     assert hinted == "commit" and len(played) >= 3
+    assert page.is_visible("#undo") and page.is_enabled("#undo")
+    page.click("#undo")  # the last tile goes back to the rack, then is added again
+    page.wait_for_function(f"() => document.querySelectorAll('#events li').length === {count - 1}")
+    assert events(page)[-1] == f"player_0 (you): add {played[-2]}"
+    click_and_wait(page, f'#table rect.hit[data-card="{played[-1]}"]', count - 1)
+    page.click("#hint")
+    assert page.wait_for_selector("#moves button.hinted").text_content() == "commit"
     click_and_wait(page, "#moves button.hinted", count)
     assert events(page)[start : start + len(played) + 1] == [f"player_0 (you): add {t}" for t in played] + [
         "player_0 (you): commit"

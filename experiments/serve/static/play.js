@@ -126,6 +126,9 @@ function show(v) {
     ...v.moves.map((m) => el("button", { type: "button", class: "move", "data-action": m.action, onclick: () => play(m.action) }, m.text)),
   );
   $("hint").disabled = !v.your_turn;
+  // only Rummikub builds a play over several moves; the other variants' moves are final
+  $("undo").hidden = v.variant !== "rummikub_v0";
+  $("undo").disabled = !v.can_undo;
   $("quit").disabled = v.status !== "playing";
   $("hint-text").textContent = "";
   $("selection").textContent = "";
@@ -213,6 +216,18 @@ async function hint() {
   }
 }
 
+async function undo() {
+  if (busy) return;
+  busy = true;
+  showError("");
+  try {
+    show(await api("POST", `/api/games/${game.id}/undo`, undefined, game.token));
+  } catch (err) {
+    showError(err.message);
+  }
+  busy = false;
+}
+
 async function quit() {
   try {
     show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
@@ -233,6 +248,7 @@ async function init() {
   $("setup-form").addEventListener("submit", start);
   $("hint").addEventListener("click", hint);
   $("quit").addEventListener("click", quit);
+  $("undo").addEventListener("click", undo);
   $("new").addEventListener("click", () => { location.href = "/play"; });
   if (params.get("speed") !== null) $("speed").value = params.get("speed");
   const id = params.get("game");

@@ -1,0 +1,88 @@
+"""Games that end otherwise than played out: dropped by the store before their end (saved
+as quit, and a link to them says so), and a Rummikub tile taken back before the commit."""
+
+import time
+
+from starlette.testclient import TestClient
+
+from experiments.common.records import read_record, replay
+from tests.web.test_api import new_game, play_out, refused
+
+
+def test_a_game_dropped_before_its_end_is_saved_as_quit(make_app, tmp_path):
+    app = make_app(records=tmp_path, max_games=1)
+    with TestClient(app) as c:
+        gid, headers, _ = new_game(c, seed=1)
+        view = c.post(f"/api/games/{gid}/move", json={"action": "pass"}, headers=headers).json()
+        view = c.post(f"/api/games/{gid}/advance", headers=headers).json()
+        app.state.games._games[gid].touched = time.monotonic() - 7201.0  # left idle past --max-idle
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        (idle,) = (tmp_path / "play").iterdir()
+        assert said == (
+            f"game {gid} was dropped after 7200 s without a request, before it ended; "
+            f"its moves so far were saved as a quit game, play/{idle.name} on the Replays page"
+        )
+        lines = read_record(idle)
+        assert lines[0]["agents"] == ["human", "heuristic"]
+        assert [(x["agent"], x["text"]) for x in lines if x["type"] == "action"] == [
+            (e["agent"], e["text"]) for e in view["events"]
+        ]
+        assert lines[-1]["type"] == "end" and lines[-1]["status"] == "quit"
+        replay(lines)  # a quit game replays (the replay checks that it had not ended)
+        pushed, pushed_headers, _ = new_game(c, seed=2)
+        new_game(c, seed=3)  # max_games=1: the game of seed 2 makes room, unplayed
+        said = refused(c.get(f"/api/games/{pushed}", headers=pushed_headers), 404)
+        assert said.startswith(f"game {pushed} was dropped to make room for a newer game (1 kept at once), before")
+        assert sorted(read_record(p)[-1]["status"] for p in (tmp_path / "play").iterdir()) == ["quit", "quit"]
+
+
+def test_a_dropped_game_that_had_ended_names_its_record(make_app, tmp_path):
+    app = make_app(records=tmp_path, max_games=1)
+    with TestClient(app) as c:
+        gid, headers, view = new_game(c, seed=4)
+        over = play_out(c, gid, headers, view)
+        new_game(c, seed=5)
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        assert said == (
+            f"game {gid} was dropped to make room for a newer game (1 kept at once); "
+            f"it had ended; its record is play/{over['record']} on the Replays page"
+        )
+    with TestClient(make_app(max_games=1, save_games=False)) as c:
+        gid, headers, _ = new_game(c, seed=4)
+        new_game(c, seed=5)
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        assert said.endswith("before it ended; it was not saved (the server runs with --no-save)")
+        other, _, _ = new_game(c, seed=6)
+        said = refused(c.get(f"/api/games/{other}", headers={"X-Game-Token": "\u00e9t\u00e9".encode("latin-1")}), 403)
+        assert said == f"game {other} is not yours: the request lacks the game's token"
+
+
+def test_a_rummikub_tile_is_taken_back_and_other_variants_moves_are_final(make_app, tmp_path):
+    with TestClient(make_app(records=tmp_path)) as c:
+        gid, headers, view = new_game(c, seed=2, variant="rummikub")
+        while not view["your_turn"]:
+            view = c.post(f"/api/games/{gid}/advance", headers=headers).json()
+        assert view["can_undo"] is False
+        said = refused(c.post(f"/api/games/{gid}/undo", headers=headers), 409)
+        assert said == "nothing to undo: no tile has been added to your play this turn"
+        before = view
+        hint = c.post(f"/api/games/{gid}/hint", headers=headers).json()
+        assert hint["text"].startswith("add ")
+        added = c.post(f"/api/games/{gid}/move", json={"action": hint["action"]}, headers=headers).json()
+        assert added["can_undo"] is True and added["events"][-1]["text"] == hint["text"]
+        undone = c.post(f"/api/games/{gid}/undo", headers=headers).json()
+        assert undone == before  # the table, the moves, the events: as if the tile had never been added
+        said = refused(c.post(f"/api/games/{gid}/undo", headers=headers), 409)
+        assert said == "nothing to undo: no tile has been added to your play this turn"
+        c.post(f"/api/games/{gid}/move", json={"action": hint["action"]}, headers=headers)
+        view = c.post(f"/api/games/{gid}/quit", headers=headers).json()
+        refused(c.post(f"/api/games/{gid}/undo", headers=headers), 409, f"game {gid} is over")
+        lines = read_record(tmp_path / "play" / view["record"])
+        assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in view["events"]]
+        assert [x["step"] for x in lines if x["type"] == "action"] == list(range(len(view["events"])))
+        replay(lines)  # the taken-back tile is not in the record
+        gid, headers, view = new_game(c, seed=5)
+        assert view["can_undo"] is False
+        said = refused(c.post(f"/api/games/{gid}/undo", headers=headers), 400)
+        assert said == "undo takes back a tile of a Rummikub play; in gin_rummy_v0 every move is final"
+        assert c.get(f"/api/games/{gid}", headers=headers).json() == view
