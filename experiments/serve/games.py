@@ -252,14 +252,14 @@ class GameSession:
         self._check_playing()
         self._finish("quit")
 
-    def abandon(self) -> str | None:
-        """Save the game as quit if it is still being played (the store drops it); returns
-        its record name (None: not saved, or it had ended and was saved then)."""
+    def abandon(self) -> bool:
+        """End the game as quit if it is still being played (the store drops it), saving
+        its record (``record_name``) unless the server saves none; returns whether it did."""
         with self.lock:  # a request still under way finishes its move first
             if self.status != "playing":
-                return None
+                return False
             self._finish("quit")
-            return self.record_name
+            return True
 
 
 def check_max_idle(value: Any, name: str = "max_idle") -> float:
@@ -317,8 +317,8 @@ class GameStore:
         """Save the dropped games that were not over, outside the store's lock (a
         session's lock may be held by a request under way)."""
         for session, why in dropped:
-            ended = session.status != "playing"
-            name = session.record_name if ended else session.abandon()
+            ended = not session.abandon()  # it may have ended since it was dropped
+            name = session.record_name
             if name is None:
                 saved = "it was not saved (the server runs with --no-save)"
             elif ended:
