@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from experiments.benchmark.envs import measure_env
-from experiments.common import parse_env_options
+from experiments.common import description, parse_env_options
 
 VARIANTS = {
     "gin_rummy": "GinRummyVec",
@@ -190,7 +190,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.benchmark.vector", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.benchmark.vector", description=description(__doc__))
     p.add_argument("--variant", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument(
         "--num-envs",

@@ -28,7 +28,14 @@ import time
 from collections.abc import Sequence
 
 from agents import make_agent
-from experiments.common import load_variant, parse_env_options, play_episode, resolve_variant, wilson_interval
+from experiments.common import (
+    description,
+    load_variant,
+    parse_env_options,
+    play_episode,
+    resolve_variant,
+    wilson_interval,
+)
 
 
 def measure(variant: str, episodes: int, env_options: dict) -> dict:
@@ -71,9 +78,7 @@ def measure(variant: str, episodes: int, env_options: dict) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m experiments.dev.heuristic_vs_random", description=__doc__.split("\n\n")[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m experiments.dev.heuristic_vs_random", description=description(__doc__))
     p.add_argument("--variant", required=True, help="e.g. crazy_rummy or rummikub_v0")
     p.add_argument("--episodes", type=int, default=1000, help="episodes to play (default 1000)")
     p.add_argument(

@@ -26,6 +26,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import rummy_env.openspiel  # noqa: F401 - registers the games
+from experiments.common import description
 
 VARIANTS = ("rummy", "gin_rummy", "crazy_rummy", "rummikub")
 
@@ -85,7 +86,7 @@ def measure(variant: str, sims: int, games: int, simulations: int) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--sims", type=int, default=2, help="random_sim_test simulations per variant")
     parser.add_argument("--games", type=int, default=1, help="IS-MCTS games per variant")

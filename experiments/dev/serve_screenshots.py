@@ -14,10 +14,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from experiments.common import description
+
 
 def main(argv: list[str] | None = None) -> int:
     """Write ``serve_play.png``, ``serve_replay.png`` and ``serve_results.png`` to ``--out``."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--records", type=Path, required=True, help="the server's --records")
     p.add_argument("--results", type=Path, required=True, help="the server's --results")
     p.add_argument("--replay", required=True, help="record name under --records for the Replay page")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.common import load_variant, resolve_variant
+from experiments.common import description, load_variant, resolve_variant
 
 #: table sizes measured by default (Gin is a 2-player game, Crazy Rummy needs 3)
 DEFAULT_PLAYERS = {"rummy_v0": (2, 4), "gin_rummy_v0": (2,), "crazy_rummy_v0": (3, 4), "rummikub_v0": (2, 4)}
@@ -71,7 +71,7 @@ def measure(variant: str, players: int, games: int, max_moves: int = 200_000) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.dev.truncation_rates", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.dev.truncation_rates", description=description(__doc__))
     p.add_argument("--variants", nargs="+", default=list(DEFAULT_PLAYERS), metavar="NAME")
     p.add_argument("--players", nargs="+", type=int, default=None, help="table sizes (default: per variant)")
     p.add_argument("--games", type=int, default=200, help="games per variant and table size (default: 200)")

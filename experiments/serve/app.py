@@ -262,7 +262,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         name = request.query_params.get("name")
 
         def work() -> dict:
-            return results_data.load_run(config.results, name, record_index(config.records))
+            return results_data.load_run(config.results, name, record_index(config.records), config.records)
 
         return JSONResponse(await run_in_threadpool(work))
 

@@ -280,7 +280,9 @@ class GameStore:
     finished one first) makes room for a new one.
 
     A game dropped before its end is saved as quit (:meth:`GameSession.abandon`): a
-    closed tab or a forgotten game still leaves its record, with the moves played.  The
+    closed tab or a forgotten game leaves its record, with the moves played, once the store
+    drops it (expiry is checked at each request; games still held when the server stops
+    are not saved).  A record that cannot be written fails no request.  The
     ids of the last :data:`MAX_GONE` dropped games are remembered, so that a link to one
     says what became of it.
 
@@ -317,9 +319,15 @@ class GameStore:
         """Save the dropped games that were not over, outside the store's lock (a
         session's lock may be held by a request under way)."""
         for session, why in dropped:
-            ended = not session.abandon()  # it may have ended since it was dropped
+            failed = None
+            try:
+                ended = not session.abandon()  # it may have ended since it was dropped
+            except OSError as err:  # this request is another user's: its game must not fail with it
+                ended, failed = False, err.strerror or type(err).__name__
             name = session.record_name
-            if name is None:
+            if failed is not None:
+                saved = f"its record could not be saved ({failed})"
+            elif name is None:
                 saved = "it was not saved (the server runs with --no-save)"
             elif ended:
                 saved = f"it had ended; its record is play/{name} on the Replays page"

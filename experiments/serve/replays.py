@@ -92,10 +92,12 @@ def record_index(root: Path) -> dict[str, list[dict]]:
     """File name -> every record of that name under ``root``: ``{"name": its name under
     root, "variant", "seed", "agents", "options"}`` from its game line.  A tournament names
     its records by variant, lineup, deal and rotation only, so two tournaments recorded
-    in two folders have records of the same names: the game line tells whose each is."""
+    in two folders have records of the same names: the game line tells whose each is.
+    The web games (``play/``, never a tournament's) are left out: saved on every drop,
+    they would use up the walk's :data:`MAX_LISTED` before the folders after them."""
     base = root.resolve() if root.is_dir() else root
     out: dict[str, list[dict]] = {}
-    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED):
+    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED, skip=("play",)):
         first = _game_line(path)
         if first is None:
             continue

@@ -106,14 +106,20 @@ def _head_to_head_csv(folder: Path) -> list[dict]:
     return rows
 
 
-def recorded_games(folder: Path, index: dict[str, list[dict]], options: Any = None) -> list[dict]:
+def recorded_games(
+    folder: Path, index: dict[str, list[dict]], options: Any = None, record_folder: str | None = None
+) -> list[dict]:
     """The games of ``folder/games.csv`` that have a record (``index``:
     :func:`experiments.serve.replays.record_index`): ``{"variant", "lineup", "deal",
     "rotation", "seats": [agent per seat], "returns", "record"}``.
 
-    A record is this tournament's game when its variant, seed and agents per seat (and
-    its ``env()`` options, given ``options``: the tournament's ``env_options``) are the
-    game's: a record of the same name from another tournament is not linked."""
+    With ``record_folder`` (the tournament's ``--record`` folder under ``--records``, from
+    its ``meta["record_dir"]``) only the records right in it are its games.  Without it (a
+    summary written before that field, or records kept elsewhere) a record is this
+    tournament's game when its variant, seed and agents per seat (and its ``env()``
+    options, given ``options``: the tournament's ``env_options``) are the game's, and when
+    one record alone matches: the same command recorded into two folders gives records
+    nothing tells apart, and neither is linked."""
     path = folder / "games.csv"
     if not path.is_file() or not index:
         return []
@@ -143,14 +149,31 @@ def recorded_games(folder: Path, index: dict[str, list[dict]], options: Any = No
             g["returns"].append(float(r["return"]))
     out = []
     for key, g in games.items():
+        matches = []
         for rec in index[record_file_name(*key)]:
+            if record_folder is not None and rec["name"].rpartition("/")[0] != record_folder:
+                continue
             seed_ok = seeds[key] is None or rec["seed"] == seeds[key]
             same = seed_ok and rec["variant"] == g["variant"] and rec["agents"] == g["seats"]
             if same and (options is None or rec["options"] == options):
-                g["record"] = rec["name"]
-                out.append(g)
-                break
+                matches.append(rec["name"])
+        if len(matches) == 1:
+            g["record"] = matches[0]
+            out.append(g)
     return out
+
+
+def record_folder_of(where: Any, records: Path) -> str | None:
+    """A tournament's ``--record`` folder (``meta["record_dir"]``, an absolute path) as a
+    path under ``records`` (``""``: ``records`` itself), or None when it names none or one
+    outside ``records``."""
+    if not isinstance(where, str) or not where:
+        return None
+    try:
+        rel = Path(where).resolve().relative_to(records.resolve())
+    except (OSError, ValueError):
+        return None
+    return "" if rel == Path(".") else rel.as_posix()
 
 
 def records_folder(games: list[dict]) -> str | None:
@@ -167,13 +190,15 @@ def _no_constants(name: str) -> None:
     raise ValueError(f"it holds {name}, which JSON has no value for (the jobs never write it)")
 
 
-def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
+def load_run(root: Path, name: Any, index: dict[str, str], records: Path | None = None) -> dict:
     """One tournament or evaluation for the page.
 
     Args:
         root: the ``--results`` folder.
         name: the run's JSON file under ``root`` (as :func:`list_runs` names it).
         index: the records under ``--records`` (:func:`experiments.serve.replays.record_index`).
+        records: the ``--records`` folder, to place a tournament's ``meta["record_dir"]``
+            (which the page is sent without: a path of the server's disk).
 
     Returns:
         ``{"name", "kind", "meta", "summary", "heat_maps", "games", "records_folder",
@@ -202,7 +227,10 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
         cells = data.get("head_to_head") or _head_to_head_csv(folder)
         maps = heat_maps(cells)
-        games = recorded_games(folder, index, data["meta"].get("env_options"))
+        meta = dict(data["meta"])
+        record_dir = meta.pop("record_dir", None)
+        where = record_folder_of(record_dir, records) if records is not None else None
+        games = recorded_games(folder, index, meta.get("env_options"), where)
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as err:
         raise ApiError(
             422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
@@ -210,7 +238,7 @@ def load_run(root: Path, name: Any, index: dict[str, str]) -> dict:
     return {
         "name": name,
         "kind": "tournament",
-        "meta": data["meta"],
+        "meta": meta,
         "summary": data["summary"],
         "heat_maps": maps,
         "games": games,

@@ -168,16 +168,17 @@ def resolve_inside(root: Path, name: Any, what: str = "record", suffixes: Sequen
     return real
 
 
-def walk_inside(root: Path, suffix: str, limit: int) -> Iterator[Path]:
+def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ()) -> Iterator[Path]:
     """Files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
     through a link out of ``root`` (links to folders are not followed; a linked file
-    counts only if its real path is inside ``root``)."""
+    counts only if its real path is inside ``root``), and not in the folders of ``root``
+    named in ``skip``."""
     if not root.is_dir():
         return
     base = root.resolve()
     found = 0
     for folder, dirs, files in os.walk(base, followlinks=False):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if not (skip and Path(folder) == base and d in skip))
         for f in sorted(files):
             if not f.endswith(suffix):
                 continue

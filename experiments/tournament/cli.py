@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "backend": args.backend,
         "workers": args.workers if args.backend == "local" else None,
         "games": len(records),
+        "record_dir": str(args.record.resolve()) if args.record else None,  # which records are this run's
         "seconds": round(elapsed, 2),
         "partial": stop.requested,
     }

@@ -65,7 +65,18 @@ def test_description_drops_rest_markup_for_help():
 
 @pytest.mark.parametrize(
     "module",
-    ["replay", "pimc_labels", "vector_differential", "serve", "play", "search_budget", "tournament"],
+    [
+        "replay",
+        "pimc_labels",
+        "vector_differential",
+        "serve",
+        "play",
+        "search_budget",
+        "tournament",
+        "benchmark.vector",
+        "dev.truncation_rates",
+        "dev.heuristic_vs_random",
+    ],
 )
 def test_job_help_shows_no_rest_markup(module):
     import subprocess

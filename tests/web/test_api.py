@@ -307,6 +307,42 @@ def test_a_tournaments_links_lead_to_its_own_records(make_app, tmp_path):
         assert data["games"] == [] and data["records_folder"] is None
 
 
+def test_the_same_tournament_recorded_twice_links_each_run_its_own_folder(make_app, tmp_path):
+    from experiments.tournament.cli import main as tournament
+
+    records, results = tmp_path / "records", tmp_path / "results"
+    for name in ("a", "b"):  # the same command, seed 0: records nothing in them tells apart
+        argv = ["--variants", "gin_rummy", "--agents", "random", "heuristic", "--deals", "1", "--workers", "1"]
+        argv += ["--out", str(results / name), "--record", str(records / name), "--no-progress"]
+        assert tournament(argv) == 0
+    record = "gin_rummy_v0-random-heuristic-deal0-rot0.jsonl"
+    assert (records / "a" / record).read_bytes() == (records / "b" / record).read_bytes()
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        for run in ("a", "b"):  # summary.json's meta names the --record folder
+            data = c.get("/api/results/run", params={"name": f"{run}/summary.json"}).json()
+            assert [g["record"] for g in data["games"]] == [f"{run}/{record}"]
+            assert data["records_folder"] == run and "record_dir" not in data["meta"]  # no server path sent
+    for run in ("a", "b"):  # summaries written before that field: ambiguous, so neither is linked
+        path = results / run / "summary.json"
+        summary = json.loads(path.read_text())
+        assert summary["meta"].pop("record_dir") == str((records / run).resolve())
+        path.write_text(json.dumps(summary))
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        data = c.get("/api/results/run", params={"name": "a/summary.json"}).json()
+        assert data["games"] == [] and data["records_folder"] is None
+
+
+def test_the_record_index_of_tournaments_leaves_the_web_games_out(tmp_path):
+    from experiments.serve.replays import MAX_LISTED, record_index
+
+    write_gin_record(tmp_path / "play" / "web.jsonl")
+    write_gin_record(tmp_path / "t" / "x.jsonl", seed=5)
+    write_gin_record(tmp_path / "t" / "play" / "y.jsonl", seed=6)  # only the top folder's play/ is the web's
+    index = record_index(tmp_path)
+    assert sorted(rec["name"] for recs in index.values() for rec in recs) == ["t/play/y.jsonl", "t/x.jsonl"]
+    assert MAX_LISTED == 2000
+
+
 # ---------------------------------------------------------------- uploads
 def test_uploads_are_size_limited(make_app, served_folders):
     records, _ = served_folders

@@ -36,6 +36,20 @@ def test_a_game_dropped_before_its_end_is_saved_as_quit(make_app, tmp_path):
         assert sorted(read_record(p)[-1]["status"] for p in (tmp_path / "play").iterdir()) == ["quit", "quit"]
 
 
+def test_a_dropped_game_that_cannot_be_saved_fails_no_other_request(make_app, tmp_path):
+    (tmp_path / "play").write_text("a file where the records' folder should be")
+    app = make_app(records=tmp_path, max_games=1)
+    with TestClient(app) as c:
+        gid, headers, _ = new_game(c, seed=1)
+        newer, newer_headers, _ = new_game(c, seed=2)  # drops the first game, whose record cannot be written
+        assert c.get(f"/api/games/{newer}", headers=newer_headers).status_code == 200
+        said = refused(c.get(f"/api/games/{gid}", headers=headers), 404)
+        assert said == (
+            f"game {gid} was dropped to make room for a newer game (1 kept at once), before it ended; "
+            "its record could not be saved (File exists)"
+        )
+
+
 def test_a_dropped_game_that_had_ended_names_its_record(make_app, tmp_path):
     app = make_app(records=tmp_path, max_games=1)
     with TestClient(app) as c:
