@@ -8,6 +8,7 @@ results page shows the head-to-head heat map of a tournament."""
 
 import csv
 import json
+import shutil
 
 import pytest
 
@@ -204,12 +205,15 @@ def test_an_evaluation_links_no_replays_it_never_recorded(page, site, served_fol
     evaluation = {"agent": "heuristic", "variant": "gin_rummy_v0", "games": 4, "deals": 2, "rows": [row]}
     (results / "eval").mkdir(exist_ok=True)
     (results / "eval" / "evaluation.json").write_text(json.dumps(evaluation))
-    page.goto(f"{url}/results?run=eval/evaluation.json")
-    page.wait_for_selector("table.evaluation")
-    assert page.locator("#run a[href^='/replay']").count() == 0  # the heuristic's games of other jobs, not these
-    assert page.text_content("#run p.muted") == (
-        "an evaluation records no games (python -m experiments.tournament --record DIR does)"
-    )
+    try:
+        page.goto(f"{url}/results?run=eval/evaluation.json")
+        page.wait_for_selector("table.evaluation")
+        assert page.locator("#run a[href^='/replay']").count() == 0  # the heuristic's games of other jobs, not these
+        assert page.text_content("#run p.muted") == (
+            "an evaluation records no games (python -m experiments.tournament --record DIR does)"
+        )
+    finally:  # the served folders are the session's: the other tests' run lists stay as they were
+        shutil.rmtree(results / "eval")
 
 
 def test_a_link_to_a_game_this_tab_cannot_show_says_why(page, site):
