@@ -18,7 +18,8 @@ from rummy_env.vector.batch import Batch
 class GivenWildRanks:
     """Mixin before ``WholeGames`` in ``CrazyRummyVec`` and ``ReferenceCrazyRummyVec``: the
     ``wild_ranks`` argument of :meth:`reset`, checked, then held for the engine's deal
-    (``self._wild_given``: int64 ``(num_envs,)`` rank indexes 0..12, -1 for none)."""
+    (``self._wild_given``: int64 ``(num_envs,)`` rank indexes 0..12 during a reset that
+    gives them, else None)."""
 
     _wild_given: np.ndarray | None = None
 
