@@ -12,7 +12,7 @@ from agents.crazy_heuristic import CrazyRummyHeuristicAgent
 from agents.gin_heuristic import GinHeuristicAgent
 from agents.policy import PolicyAgent
 from agents.random_agent import RandomAgent
-from agents.registry import agent_names, make_agent
+from agents.registry import agent_names, make_agent, seat_seed
 from agents.rummikub_heuristic import RummikubMaxPlayAgent
 from agents.rummy_heuristic import RummyHeuristicAgent
 
@@ -27,4 +27,5 @@ __all__ = [
     "agent_names",
     "legal_ids",
     "make_agent",
+    "seat_seed",
 ]

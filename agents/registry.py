@@ -97,6 +97,20 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     return agent
 
 
+#: the stride between the agent seeds of a game's seats (a prime, so that the seeds of
+#: nearby deals and seats do not coincide)
+SEAT_SEED_STRIDE = 7919
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """The agent seed of ``seat`` (0-based) in a game dealt with reset seed ``seed``, as
+    every job seats agents (``make_agent(name, env, seed=seat_seed(seed, seat))``), so that
+    a game of a tournament, an evaluation or the web arena replays with the same agents'
+    choices: ``seed + 7919 * seat``.  (``rummy_env.envs.SingleAgentEnv`` reseeds its
+    opponents by the same rule.)"""
+    return seed + SEAT_SEED_STRIDE * seat
+
+
 def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     """A new agent called ``name`` for the env ``env`` (wrapped or raw).
 

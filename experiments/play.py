@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import make_agent
+from agents import make_agent, seat_seed
 from experiments.common import description, load_variant, parse_env_options, program_name, resolve_variant
 from experiments.common.records import GameRecorder
 
@@ -206,7 +206,7 @@ def setup(args: argparse.Namespace) -> tuple[Any, dict, dict, int, Any]:
         names = args.opponents * len(others)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     agents = {
-        a: make_agent(name, env, seed=seed + 7919 * (i + 1))
+        a: make_agent(name, env, seed=seat_seed(seed, i + 1))
         for i, (a, name) in enumerate(zip(others, names, strict=True))
     }
     hint_agent = make_agent("heuristic", env, seed=seed)

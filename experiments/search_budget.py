@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import Agent, make_agent
+from agents import Agent, make_agent, seat_seed
 from experiments.common import (
     description,
     load_variant,
@@ -117,8 +117,8 @@ def measure(
             break
         reset_seed = deal_seed(seed, variant, deal)
         for seat in range(n):
-            agents = [make_agent(opponent, env, seed=reset_seed + 7919 * q) for q in range(n)]
-            timed = TimedAgent(make_agent(spec, env, seed=reset_seed + 7919 * seat))
+            agents = [make_agent(opponent, env, seed=seat_seed(reset_seed, q)) for q in range(n)]
+            timed = TimedAgent(make_agent(spec, env, seed=seat_seed(reset_seed, seat)))
             agents[seat] = timed
             returns = play_episode(env, agents, reset_seed)["returns"]
             winners = [q for q, r in enumerate(returns) if r > 1e-9]

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from agents import make_agent
+from agents import make_agent, seat_seed
 from experiments.common import load_variant
 from experiments.common.records import GameRecorder
 from experiments.play import can_undo, undo_last
@@ -75,7 +75,7 @@ class GameSession:
         self.human = raw.agent_name_mapping[seat]
         try:
             self.agents = {
-                a: make_agent(name, self.env, seed=seed + 7919 * (i + 1))
+                a: make_agent(name, self.env, seed=seat_seed(seed, i + 1))
                 for i, (a, name) in enumerate(zip(others, opponents, strict=True))
             }
             self.hint_agent = make_agent("heuristic", self.env, seed=seed)

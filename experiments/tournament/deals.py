@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import agent_names, make_agent
+from agents import agent_names, make_agent, seat_seed
 from experiments.common import load_variant, play_episode
 
 #: Games per variant when ``--deals`` is not given (split over the lineups and seat
@@ -72,7 +72,7 @@ def run_chunk(chunk: Chunk, stopped: Callable[[], bool] | None = None) -> list[d
         seed = deal_seed(chunk.seed, chunk.variant, deal)
         for rotation in range(k):
             seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
-            agents = [make_agent(name, env, seed=seed + 7919 * i) for i, name in enumerate(seats)]
+            agents = [make_agent(name, env, seed=seat_seed(seed, i)) for i, name in enumerate(seats)]
             if chunk.record_dir is not None and deal * k + rotation < chunk.record_games:
                 result = _play_and_record(env, agents, seed, chunk, seats, deal, rotation)
             else:

@@ -143,8 +143,8 @@ class SingleAgentEnv(gymnasium.Env):
                         self._policies = policies
                 raise
             # opponents with generators of their own (agents.Agent) are reseeded from the
-            # deal's seed, one seed per seat as the tournament does: the same reset(seed=...)
-            # then plays the same episode
+            # deal's seed, one seed per seat as the tournament does (agents.seat_seed, which
+            # rummy_env cannot import): the same reset(seed=...) then plays the same episode
             for k, policy in enumerate(self._policies.values(), start=1):
                 reset = getattr(policy, "reset", None)
                 if reset is None:

@@ -67,6 +67,21 @@ def test_the_same_seed_replays_the_episode_with_agents_that_draw_random_numbers(
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
+def test_opponents_are_reseeded_per_deal_by_the_jobs_seat_rule():
+    from agents import RandomAgent, seat_seed
+
+    class Recording(RandomAgent):
+        def reset(self, seed=None):
+            seeds.append(seed)
+            super().reset(seed)
+
+    seeds = []
+    aec = crazy_rummy_v0.env(num_players=3)
+    env = SingleAgentEnv(aec, [Recording(seed=1), Recording(seed=2)], learner_seat=0, seed=0)
+    env.reset(seed=40)  # the deal's reset seed, drawn from the env's generator: 1205969331
+    assert seeds == [1205969331 + 7919, 1205969331 + 2 * 7919] == [seat_seed(1205969331, k) for k in (1, 2)]
+
+
 @pytest.mark.parametrize(
     ("module", "options"),
     [
