@@ -21,6 +21,7 @@ of the group, and the main process decides what to keep.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sys
@@ -89,6 +90,10 @@ class StopRequest:
             return  # the first signal again, sent to the process group too
         sys.stderr.write(f"\n{self.job}: stopped at once ({signal.Signals(signum).name} again)\n")
         sys.stderr.flush()
+        # os._exit skips the pool's clean-up: its workers would play on, then fail on the
+        # closed pipe with tracebacks after the job has ended
+        for child in multiprocessing.active_children():
+            child.kill()
         os._exit(130)
 
     @property

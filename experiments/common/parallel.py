@@ -5,8 +5,10 @@ evaluations and label generation share.
 (``workers=1``), on ``workers`` local processes, or as Ray tasks, keeping a few tasks in
 flight per worker so that the iterable can be endless (label generation until a deadline).
 Results come back in task order.  When ``stop.requested`` turns true (Ctrl-C,
-:class:`~experiments.common.interrupt.StopRequest`) no task is started any more, the
-workers are ended (their unfinished tasks dropped) and the finished results returned.
+:class:`~experiments.common.interrupt.StopRequest`) no task is started any more and the
+finished results are returned.  With ``in_process_stop`` the tasks in progress are told
+too (in a worker through a shared event) and return what they finished (a chunk ends
+after its current deal); otherwise, and on Ray, they are dropped.
 
 Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
 process in which torch has run a parallel operation (a policy agent loaded and used, a
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -30,10 +33,16 @@ IN_FLIGHT = 2
 _POLL_S = 0.2  # the longest wait before a stop request is seen
 
 
-def init_worker() -> None:
+_WORKER_STOP: Any = None  # in a worker process: the pool's shared stop event
+
+
+def init_worker(stop_event: Any = None) -> None:
     """Start a worker process: one torch thread (the workers already use every core; a
-    user's own ``OMP_NUM_THREADS`` wins), and Ctrl-C left to the main process."""
+    user's own ``OMP_NUM_THREADS`` wins), Ctrl-C left to the main process, and the pool's
+    stop event (``multiprocessing.Event``) for :func:`_call_stoppable`."""
+    global _WORKER_STOP
     ignore_interrupts()
+    _WORKER_STOP = stop_event
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
     if "torch" in sys.modules:
@@ -91,12 +100,36 @@ def run_tasks(
             results.append(result)
             notify(task, result)
         return results
-    return _run_pool(fn, tasks, workers, stopped, notify)
+    return _run_pool(fn, tasks, workers, stopped, notify, in_process_stop)
 
 
-def _run_pool(fn, tasks, workers, stopped, notify) -> list[Any]:
+def _worker_stopped() -> bool:
+    return _WORKER_STOP is not None and _WORKER_STOP.is_set()
+
+
+def _call_stoppable(fn: Callable[[Any, Callable[[], bool]], Any], task: Any) -> Any:
+    """In a worker: ``fn(task, stopped)``, ``stopped`` reading the pool's stop event."""
+    return fn(task, _worker_stopped)
+
+
+def _spawn_pool(context: Any, workers: int, stop_event: Any) -> Any:
+    """The pool, its workers started with SIGINT ignored: a Ctrl-C to the process group
+    while they import the job's modules (before their initializer runs) would otherwise
+    print a traceback from each (an ignored signal stays ignored across exec, and Python
+    leaves it so)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return context.Pool(workers, initializer=init_worker, initargs=(stop_event,))
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_pool(fn, tasks, workers, stopped, notify, in_process_stop=False) -> list[Any]:
     context = multiprocessing.get_context("spawn")
-    pool = context.Pool(workers, initializer=init_worker)
+    stop_event = context.Event()
+    pool = _spawn_pool(context, workers, stop_event)
     source = iter(enumerate(tasks))
     pending: dict[int, tuple[Any, Any]] = {}  # index -> (task, AsyncResult)
     done: dict[int, Any] = {}
@@ -114,9 +147,14 @@ def _run_pool(fn, tasks, workers, stopped, notify) -> list[Any]:
                     exhausted = True
                     break
                 i, task = item
-                pending[i] = (task, pool.apply_async(fn, (task,), callback=wake, error_callback=wake))
-            if not pending or stopped():
+                call, args = (_call_stoppable, (fn, task)) if in_process_stop else (fn, (task,))
+                pending[i] = (task, pool.apply_async(call, args, callback=wake, error_callback=wake))
+            if not pending:
                 break
+            if stopped():
+                if not in_process_stop:
+                    break
+                stop_event.set()  # the tasks in progress end after their current deal or game
             ready = [i for i, (_, r) in pending.items() if r.ready()]
             if not ready:
                 arrived.wait(_POLL_S)  # a result, or a moment to look at the stop request again
