@@ -24,8 +24,8 @@ def run_local(
         workers: processes; 1 plays in this process.
         progress: show a progress bar (deals).
         stop: when ``stop.requested`` turns true (Ctrl-C), no new deal is started: in this
-            process the chunk in progress ends after its current deal, worker processes
-            are ended and their unfinished chunks dropped.
+            process and in each worker the chunk in progress ends after its current deal
+            (its finished deals are kept).
 
     Returns:
         the records of every game played (:func:`experiments.tournament.run_chunk`), in the

@@ -187,8 +187,12 @@ def train(
         w.writerows(rows)
     stopped = stop is not None and stop.requested
     evaluation = (
-        evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1) if eval_deals and not stopped else []
+        evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1, stop)
+        if eval_deals and not stopped
+        else []
     )
+    if stop is not None and stop.requested:  # Ctrl-C during the evaluation: it ends, and is no figure
+        stopped, evaluation = True, []
     summary = {
         "backend": "rllib",
         "variant": variant,
@@ -208,13 +212,16 @@ def train(
     return summary
 
 
-def evaluate(checkpoint: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
+def evaluate(
+    checkpoint: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int, stop: Any = None
+) -> list[dict]:
     """Win rates of ``rllib:<checkpoint>`` against each baseline in the tournament (95%
-    Wilson intervals over duplicate deals, ``reward="win"``)."""
+    Wilson intervals over duplicate deals, ``reward="win"``); ``stop``: a Ctrl-C ends it
+    after the deals in progress."""
     from experiments import tournament
 
     return tournament.evaluate_against_baselines(
-        f"rllib:{checkpoint.resolve()}", variant, env_options, deals, workers, seed
+        f"rllib:{checkpoint.resolve()}", variant, env_options, deals, workers, seed, stop=stop
     )
 
 

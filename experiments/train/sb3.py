@@ -166,14 +166,17 @@ def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
     curve_figure(rows, title).savefig(out / "learning_curve.png", dpi=100)
 
 
-def evaluate(model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int) -> list[dict]:
+def evaluate(
+    model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int, stop: Any = None
+) -> list[dict]:
     """Win rates (95% Wilson intervals over deals) of the saved policy against each
     baseline agent, with the tournament's duplicate deals
-    (:func:`experiments.tournament.evaluate_against_baselines`)."""
+    (:func:`experiments.tournament.evaluate_against_baselines`); ``stop``: a Ctrl-C ends it
+    after the deals in progress."""
     from experiments import tournament
 
     return tournament.evaluate_against_baselines(
-        f"policy:{model_path.resolve()}", variant, env_options, deals, workers, seed
+        f"policy:{model_path.resolve()}", variant, env_options, deals, workers, seed, stop=stop
     )
 
 
@@ -240,7 +243,9 @@ def train(
     rows = curve_rows(curve.episodes)
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
     stopped = stop is not None and stop.requested
-    evaluation = [] if stopped else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1)
+    evaluation = [] if stopped else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1, stop)
+    if stop is not None and stop.requested:  # Ctrl-C during the evaluation: it ends, and is no figure
+        stopped, evaluation = True, []
     summary = {
         "variant": variant,
         "env_options": env_options,

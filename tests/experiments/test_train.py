@@ -191,3 +191,23 @@ def test_minutes_alone_train_for_the_minutes_and_timesteps_still_cap_them():
     assert parse_args(["--variant", "gin_rummy"]).timesteps == 300_000
     assert parse_args(["--variant", "gin_rummy", "--minutes", "30"]).timesteps == 10**12  # the minutes end it
     assert parse_args(["--variant", "gin_rummy", "--minutes", "30", "--timesteps", "5000"]).timesteps == 5000
+
+
+def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path, monkeypatch):
+    class Stop:
+        requested = False
+
+    stop, seen = Stop(), []
+
+    def interrupted_evaluation(agent, variant, env_options, deals, workers, seed, stop=None):
+        seen.append(stop)
+        stop.requested = True  # Ctrl-C while the deals are played: they end after the current one
+        return [{"opponent": "random", "games": 2, "wins": 2}]
+
+    monkeypatch.setattr(tournament, "evaluate_against_baselines", interrupted_evaluation)
+    summary = sb3.train(
+        "gin_rummy_v0", {}, ["self"], 512, 0, tmp_path, n_steps=256, eval_deals=50, workers=1, progress=False, stop=stop
+    )
+    assert seen == [stop]  # the job's stop request reaches the evaluation
+    assert summary["stopped_early"] is True and summary["evaluation"] == []
+    assert json.loads((tmp_path / "evaluation.json").read_text())["stopped_early"] is True
