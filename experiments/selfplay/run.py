@@ -56,7 +56,8 @@ def train(
         learner: a new :class:`Learner` of the run's settings (``Learner(cfg)``).
         out: the run's folder (created).
         state: a checkpoint to continue from (``--resume``; one whose budget is spent trains
-            nothing, evaluates nothing and writes nothing), or None for a new run (an
+            nothing: it makes the final evaluation if a stop skipped it, else writes
+            nothing), or None for a new run (an
             earlier run's files in ``out`` are removed first, but those the settings name,
             and a line says so: :func:`~experiments.selfplay.checkpoint.clear_earlier_run`).
         progress: show progress bars (training minutes or steps; the final evaluation's deals).
@@ -71,7 +72,7 @@ def train(
     cfg = learner.cfg
     if state is not None:
         learner.load_state(state)
-        if learner.finished():  # nothing to do: no update, and no second final evaluation
+        if learner.finished() and not final_evaluation_missing(out, cfg, learner):
             print(
                 f"{cfg.variant}: the run has spent its budget ({learner.steps} steps, "
                 f"{learner.training_minutes():.2f} training min; --timesteps {cfg.timesteps}, "
@@ -79,6 +80,9 @@ def train(
                 f"(its results are in {out}/)"
             )
             return summary(learner, [])
+        if learner.finished():  # stopped in its last update or its final evaluation: make that now
+            print(f"{cfg.variant}: the run has spent its budget; its final evaluation is missing: making it now")
+            return finish(learner, out, progress, stop)
         trim_logs(out, learner.updates)
     elif out.is_dir():
         removed = clear_earlier_run(out, named_files(cfg))
@@ -139,8 +143,16 @@ def train(
             last_ckpt = now
     bar.close()
 
-    # the end: checkpoint, model, final evaluation (not after a stop), curve, summary
     save_checkpoint(learner, out)
+    vec.close()
+    return finish(learner, out, progress, stop)
+
+
+def finish(learner: Learner, out: Path, progress: bool = True, stop: StopRequest | None = None) -> dict[str, Any]:
+    """The end of a run whose checkpoint is written: ``model.pt``, the final evaluation (not
+    after a stop), the curve and ``summary.json``; returns the summary."""
+    cfg = learner.cfg
+    stopped = (lambda: stop.requested) if stop is not None else (lambda: False)
     model = learner.save_model(out / "model.pt")
     final = []
     if cfg.final_eval_deals and not stopped():
@@ -150,8 +162,19 @@ def train(
     result = summary(learner, final, stopped=stopped())
     with open(out / "summary.json", "w") as f:
         json.dump(result, f, indent=2)
-    vec.close()
     return result
+
+
+def final_evaluation_missing(out: Path, cfg: Any, learner: Learner) -> bool:
+    """Whether the run in ``out`` lacks the final evaluation its settings ask for: no
+    ``summary.json`` of its last step, or one written by a stopped run."""
+    if not cfg.final_eval_deals:
+        return False
+    try:
+        written = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return True
+    return written.get("steps") != learner.steps or bool(written.get("stopped_early")) or not written.get("evaluation")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

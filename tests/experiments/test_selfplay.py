@@ -245,6 +245,29 @@ def test_a_resume_with_the_budget_spent_says_there_is_nothing_to_train(smoke_run
     assert json.loads((out / "summary.json").read_text())["steps"] == 2518
 
 
+def test_a_resume_makes_the_final_evaluation_a_stop_skipped(smoke_run, tmp_path, capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    done = json.loads((out / "summary.json").read_text())
+    # as a Ctrl-C during the final evaluation leaves it: the budget spent, no evaluation
+    (out / "summary.json").write_text(json.dumps({**done, "stopped_early": True, "evaluation": []}))
+
+    def final_rows():
+        with open(out / "eval.csv") as f:
+            return [r for r in csv.DictReader(f) if r["final"] == "1"]
+
+    before = final_rows()
+    assert selfplay.main(["--out", str(out), "--resume", "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert "gin_rummy_v0: the run has spent its budget; its final evaluation is missing: making it now" in said
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_early"] is False and summary["steps"] == 2518
+    assert summary["evaluation"] == done["evaluation"]  # the same model on the same deals
+    assert len(final_rows()) == len(before) + 2 == 4  # the smoke run's own final rows, then this one's
+
+
 def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, tmp_path, capsys):
     import shutil
 
