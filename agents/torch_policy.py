@@ -9,6 +9,7 @@ and plain Python values only, and loads with ``torch.load(weights_only=True)``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,11 @@ def save_model(path: str | Path, model: ActorCritic, **extra: Any) -> None:
     """Write ``model`` (weights, normalizer, config) to ``path``; ``extra`` (plain values,
     e.g. ``variant``, ``env_options``) goes into the config."""
     state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-    torch.save({"format": FORMAT, "config": {**model.config(), **extra}, "state_dict": state}, path)
+    # written beside the file, then renamed: a job quit while it writes keeps the previous model whole
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    torch.save({"format": FORMAT, "config": {**model.config(), **extra}, "state_dict": state}, part)
+    os.replace(part, path)
 
 
 def load_model(path: str | Path) -> ActorCritic:

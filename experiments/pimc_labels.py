@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.common import (
+    atomic_open,
     description,
     load_variant,
     nonnegative_int,
@@ -293,7 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": round(time.perf_counter() - start, 1),
         "stopped_early": stop.requested,
     }
-    np.savez_compressed(args.out, meta=json.dumps(meta), **labels)
+    with atomic_open(args.out, "wb") as f:  # a second Ctrl-C while it writes keeps the previous labels
+        np.savez_compressed(f, meta=json.dumps(meta), **labels)
     n = len(labels["search"])
     same = float(np.mean(labels["search"] == labels["heuristic"])) if n else 0.0
     wins = float(np.mean(labels["result"] > 0)) if meta["games"] else 0.0

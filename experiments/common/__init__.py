@@ -3,6 +3,7 @@ records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
 from experiments.common.jobs import (
+    atomic_open,
     description,
     load_variant,
     new_figure,
@@ -19,6 +20,7 @@ from experiments.common.jobs import (
 )
 
 __all__ = [
+    "atomic_open",
     "description",
     "load_variant",
     "new_figure",

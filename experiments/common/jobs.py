@@ -4,12 +4,13 @@ episode, intervals."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import math
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,27 @@ def description(doc: str | None) -> str:
     first = (doc or "").split("\n\n")[0].strip()
     first = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first)
     return first.replace("``", "")
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[Any]:
+    """``open(path, mode)`` that replaces ``path`` only once the block has written it all:
+    the file is written as ``<name>.part`` beside it and renamed at the end, so that a job
+    quit in the middle of writing (a second Ctrl-C exits at once) leaves the previous file
+    whole, never an empty or cut one.  An error in the block removes the ``.part`` file.
+
+    Raises:
+        OSError: the file cannot be written (the folder is missing or read-only).
+    """
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, mode, **kwargs) as f:
+            yield f
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def load_variant(name: str):

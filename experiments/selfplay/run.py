@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common import load_variant, output_folder, program_name
+from experiments.common import atomic_open, load_variant, output_folder, program_name
 from experiments.common.interrupt import StopRequest
 from experiments.selfplay.checkpoint import (
     clear_earlier_run,
@@ -160,7 +160,7 @@ def finish(learner: Learner, out: Path, progress: bool = True, stop: StopRequest
     if (out / "eval.csv").is_file():
         write_curve(out)
     result = summary(learner, final, stopped=stopped())
-    with open(out / "summary.json", "w") as f:
+    with atomic_open(out / "summary.json", "w") as f:
         json.dump(result, f, indent=2)
     return result
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import new_figure, wilson_interval
+from experiments.common import atomic_open, new_figure, wilson_interval
 
 
 def summarize(records: list[dict]) -> list[dict]:
@@ -155,7 +155,7 @@ def write_results(
     ``head_to_head`` cells of :mod:`experiments.tournament.matrix`), summary.csv and
     win_rates.png to ``out_dir`` (the last two only when a game was played)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "games.csv", "w", newline="") as f:
+    with atomic_open(out_dir / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(
             [
@@ -191,7 +191,7 @@ def write_results(
                         r["truncated"],
                     ]
                 )
-    with open(out_dir / "summary.json", "w") as f:
+    with atomic_open(out_dir / "summary.json", "w") as f:
         json.dump({"meta": meta, "summary": rows, "head_to_head": head_to_head or []}, f, indent=2)
     if not rows:  # stopped before the first game ended
         return

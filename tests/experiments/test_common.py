@@ -87,3 +87,18 @@ def test_job_help_shows_no_rest_markup(module):
     ).stdout
     assert "usage:" in out
     assert "``" not in out and ":mod:" not in out
+
+
+def test_atomic_open_replaces_the_file_only_once_it_is_written(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_text("the previous run's games\n")
+    with pytest.raises(KeyboardInterrupt), common.atomic_open(path, "w") as f:
+        f.write("half a ro")
+        raise KeyboardInterrupt  # quit in the middle of writing
+    assert path.read_text() == "the previous run's games\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "games.csv"
+    ]
+    with common.atomic_open(path, "w", newline="") as f:
+        f.write("a,b\r\n")
+        assert path.read_text() == "the previous run's games\n"  # not yet replaced
+    assert path.read_bytes() == b"a,b\r\n" and sorted(p.name for p in tmp_path.iterdir()) == ["games.csv"]
