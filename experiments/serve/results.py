@@ -190,7 +190,7 @@ def _no_constants(name: str) -> None:
     raise ValueError(f"it holds {name}, which JSON has no value for (the jobs never write it)")
 
 
-def load_run(root: Path, name: Any, index: dict[str, str], records: Path | None = None) -> dict:
+def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path | None = None) -> dict:
     """One tournament or evaluation for the page.
 
     Args:
