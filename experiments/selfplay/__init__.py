@@ -50,17 +50,19 @@ final policy: ``--agents policy:<out>/model.pt`` in ``experiments.tournament``) 
 
 The run reads top to bottom in :mod:`~experiments.selfplay.run` (CleanRL's shape); its parts
 are imported, each in a module named for what it holds: :mod:`~experiments.selfplay.config`
-(the settings, their flags and recipes), :mod:`~experiments.selfplay.learner` (network,
-optimizer, pool, counters: what a checkpoint saves), :mod:`~experiments.selfplay.opponents`
-(who plays the other seats), :mod:`~experiments.selfplay.rollout`,
-:mod:`~experiments.selfplay.returns` (per-seat GAE), :mod:`~experiments.selfplay.update`
-(the PPO loss), :mod:`~experiments.selfplay.checkpoint`, :mod:`~experiments.selfplay.logs`
-(evaluations, CSVs, curves), :mod:`~experiments.selfplay.critic` (the privileged critic),
+(the settings, their checks and recipes), :mod:`~experiments.selfplay.cli` (their flags),
+:mod:`~experiments.selfplay.learner` (network, optimizer, pool, counters: what a checkpoint
+saves), :mod:`~experiments.selfplay.opponents` (who plays the other seats),
+:mod:`~experiments.selfplay.rollout`, :mod:`~experiments.selfplay.returns` (per-seat GAE),
+:mod:`~experiments.selfplay.update` (the PPO loss), :mod:`~experiments.selfplay.checkpoint`,
+:mod:`~experiments.selfplay.logs` (evaluations, CSVs, curves),
+:mod:`~experiments.selfplay.critic` (the privileged critic),
 :mod:`~experiments.selfplay.teacher` (search labels) and
 :mod:`~experiments.selfplay.duplicate` (the duplicate baseline).
 """
 
-from experiments.selfplay.config import Config, check_config, load_recipe, parse_args, vector_class
+from experiments.selfplay.cli import parse_args
+from experiments.selfplay.config import Config, check_config, load_recipe, vector_class
 from experiments.selfplay.learner import Learner
 from experiments.selfplay.run import main, train
 

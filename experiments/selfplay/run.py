@@ -28,7 +28,8 @@ from experiments.selfplay.checkpoint import (
     save_checkpoint,
     trim_logs,
 )
-from experiments.selfplay.config import Config, parse_args, vector_class, write_recipe
+from experiments.selfplay.cli import parse_args
+from experiments.selfplay.config import Config, vector_class, write_recipe
 from experiments.selfplay.learner import Learner
 from experiments.selfplay.logs import append_csv, evaluate_now, scalars_row, summary, write_curve
 from experiments.selfplay.opponents import Opponents

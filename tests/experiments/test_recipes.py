@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from experiments import selfplay
-from experiments.selfplay.config import RECIPES, load_recipe, parse_args, write_recipe
+from experiments.selfplay.cli import parse_args
+from experiments.selfplay.config import RECIPES, load_recipe, write_recipe
 from experiments.selfplay.opponents import HEURISTIC, LEAGUE, POOL, SELF, Opponents
 from rummy_env import gin_rummy_v0
 
