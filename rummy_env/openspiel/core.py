@@ -30,6 +30,7 @@ from rummy_env.core.cards import NUM_CARDS, card_str, cards_of
 from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, POOL_SIZE, tile_str
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.errors import IllegalActionError
+from rummy_env.openspiel.shared_log import SharedLog
 from rummy_env.openspiel.variants import DEALER, FIRST_PLAYER, VARIANTS, WILD_RANK
 
 SETUP, DEAL, DRAW, PLAY, OVER = range(5)  #: phases: setup / deal / card of a draw (chance), decision, terminal
@@ -66,55 +67,6 @@ class GameData:
 def game_data(key: str, params: tuple) -> GameData:
     """The shared :class:`GameData` of a variant and its parameters (sorted ``(name, value)`` pairs)."""
     return GameData(key, dict(params))
-
-
-class SharedLog:
-    """An append-only list that copies share: a fork costs O(1), and a fork that appends
-    after another one did copies its own prefix first (OpenSpiel clones a state at every
-    step, and an information state is as long as the episode).
-
-    Args:
-        items: the list to start from (kept, not copied).
-    """
-
-    __slots__ = ("items", "size")
-
-    def __init__(self, items: list | None = None):
-        self.items = [] if items is None else items
-        self.size = len(self.items)
-
-    def fork(self) -> SharedLog:
-        other = SharedLog.__new__(SharedLog)
-        other.items, other.size = self.items, self.size
-        return other
-
-    def append(self, item: Any) -> None:
-        if len(self.items) != self.size:
-            self.items = self.items[: self.size]
-        self.items.append(item)
-        self.size += 1
-
-    def __setitem__(self, index: int, item: Any) -> None:
-        self.items = self.items[: self.size]  # never write into a list other forks read
-        self.items[index] = item
-
-    def __getitem__(self, index: int) -> Any:
-        if not -self.size <= index < self.size:
-            raise IndexError(index)
-        return self.items[index % self.size]
-
-    def __len__(self) -> int:
-        return self.size
-
-    def view(self) -> list:
-        """The items, as a list not to be changed."""
-        return self.items if len(self.items) == self.size else self.items[: self.size]
-
-    def __getstate__(self):
-        return self.view()
-
-    def __setstate__(self, items):
-        self.items, self.size = list(items), len(items)
 
 
 class Core:
