@@ -14,7 +14,7 @@ from rummy_env.core.cards import CARD_VALUE_LIST, NUM_CARDS, card_id, rank_of
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding.layout import Layout
 from rummy_env.games.crazy_rummy.actions import DRAW_DISCARD, DRAW_STOCK, LAYOFF, MELD, SWAP
-from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
+from rummy_env.games.crazy_rummy.hands import WILD_PENALTY, wild_cards
 
 #: Styles of play, ``heuristic:style=NAME`` (the index is a style id, as the compiled heuristics number them).
 STYLES = ("default", "hold_wilds", "shed_high", "defensive", "hold_wilds_safe")

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from rummy_env.core.cards import NUM_RANKS, NUM_SUITS, cards_of
 from rummy_env.core.melds import MELDS
-from rummy_env.games.crazy_rummy.state import melds_to_put_down
+from rummy_env.games.crazy_rummy.hands import melds_to_put_down
 
 _SUIT_BITS = (1 << NUM_RANKS) - 1
 #: per rank, the bitmask of its four cards

@@ -129,7 +129,7 @@ def position_values(state: Any, variant: str) -> list[float]:
     if variant == "rummikub_v0":
         points = [int(TILE_VALUES @ r) for r in state.racks]
     elif variant == "crazy_rummy_v0":
-        from rummy_env.games.crazy_rummy.state import penalty
+        from rummy_env.games.crazy_rummy.hands import penalty
 
         points = [penalty(h, state.wild_rank) for h in state.hands]
     else:

@@ -19,7 +19,7 @@ from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.cards import parse_card as card_id
 from rummy_env.games.crazy_rummy import stack_deck
-from rummy_env.games.crazy_rummy.state import WILD_PENALTY, wild_cards
+from rummy_env.games.crazy_rummy.hands import WILD_PENALTY, wild_cards
 from tests.helpers import play, scripted_env
 
 OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]

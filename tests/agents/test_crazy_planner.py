@@ -3,7 +3,7 @@
 from agents.crazy_planner import GoOutPlanner, TableView, layoff_spots
 from rummy_env.core.cards import card_str, cards_of, mask_of, parse_card, parse_cards
 from rummy_env.core.melds import MELDS
-from rummy_env.games.crazy_rummy.state import wild_cards
+from rummy_env.games.crazy_rummy.hands import wild_cards
 
 
 def cards(text):

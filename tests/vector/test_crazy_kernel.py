@@ -5,7 +5,8 @@ penalties included, and the kernel's re-deal keeps what the seat knows."""
 import numpy as np
 import pytest
 
-from rummy_env.games.crazy_rummy.state import CrazyRummyGame, penalty
+from rummy_env.games.crazy_rummy.hands import penalty
+from rummy_env.games.crazy_rummy.state import CrazyRummyGame
 from rummy_env.vector import crazy_kernel as ck
 from rummy_env.vector import crazy_world
 

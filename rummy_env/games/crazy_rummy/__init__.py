@@ -8,6 +8,7 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig
 from rummy_env.games.crazy_rummy.deal import stack_deck
+from rummy_env.games.crazy_rummy.hands import penalty
 from rummy_env.games.crazy_rummy.state import (
     DRAW,
     PLAY,
@@ -15,7 +16,6 @@ from rummy_env.games.crazy_rummy.state import (
     CrazyRummyGame,
     CrazyRummyState,
     CrazyView,
-    penalty,
 )
 
 __all__ = [

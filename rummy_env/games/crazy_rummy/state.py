@@ -13,23 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import (
-    CARD_VALUE_LIST,
-    NUM_CARDS,
-    NUM_SUITS,
-    card_id,
-    card_str,
-    cards_of,
-    rank_of,
-)
-from rummy_env.core.melds import (
-    MELD_ACE_HIGH_ARRAY,
-    MELD_MASK_ARRAY,
-    MELD_MASKS,
-    MELD_SIZE_ARRAY,
-    MELDS,
-    melds_in_hand,
-)
+from rummy_env.core.cards import NUM_CARDS, NUM_SUITS, card_str, cards_of
+from rummy_env.core.melds import MELDS
 from rummy_env.core.table import Table
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.card_moves import CardPiles, first_deal_dealer, first_deal_deck
@@ -44,65 +29,11 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig, check_wild_rank
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
+from rummy_env.games.crazy_rummy.hands import melds_to_put_down, penalty, wild_cards
 from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
 PLAY = 1  #: phase: melds, lay-offs, swaps, then a discard
-WILD_PENALTY = 25  # R-CRAZY-12
-
-_LEGAL_MELD_BASE = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above the king
-
-
-def wild_cards(rank_index: int) -> int:
-    """Bitmask of the four cards of a rank index (0 = aces .. 12 = kings)."""
-    return sum(1 << card_id(rank_index, s) for s in range(NUM_SUITS))
-
-
-def penalty(hand: int, wild_rank_index: int) -> int:
-    """Penalty points of a hand (R-CRAZY-12): wild card 25, ace 1, 2..10 face value, J Q K 10.
-
-    Args:
-        hand: card bitmask.
-        wild_rank_index: rank index of the round's wild cards (0 = aces .. 12 = kings).
-
-    Returns:
-        points (int).
-    """
-    total = 0
-    for c in cards_of(hand):
-        total += WILD_PENALTY if rank_of(c) == wild_rank_index else CARD_VALUE_LIST[c]
-    return total
-
-
-def melds_to_put_down(hand: int, wilds: int, occupied: int) -> list[int]:
-    """Ids (ascending, into ``core.melds.MELDS``) of the melds a hand may put down.
-
-    A meld is named by the cards it stands for; the hand's natural cards of it are used
-    and each missing card is filled by a spare wild card (R-CRAZY-04, 05), so a meld may
-    be all wild cards.  None of its cards may be ``occupied`` (on the table as itself or
-    through a wild card, R-CRAZY-05a), nor may a held wild card that is itself occupied
-    fill it (its natural card is on the table already: it may only be swapped in), the ace
-    is never above the king (R-CRAZY-01), and the hand keeps a card to discard (R-CRAZY-09).
-
-    Args:
-        hand, wilds, occupied: card bitmasks (``wilds``: the round's wild cards).
-    """
-    size = hand.bit_count()
-    if size < 4:  # a meld takes 3+ cards and must leave one
-        return []
-    spare = hand & wilds & ~occupied  # the wild cards that may fill (R-CRAZY-05a)
-    if not spare:  # natural melds only: the pattern lookup is faster
-        return [m for m in melds_in_hand(hand) if not MELD_MASKS[m] & occupied and len(MELDS[m].cards) < size]
-    held = MELD_MASK_ARRAY & np.uint64(hand)
-    naturals = np.bitwise_count(held)
-    wild_naturals = np.bitwise_count(held & np.uint64(wilds))  # wild cards that are the meld's own cards
-    ok = (
-        _LEGAL_MELD_BASE
-        & (MELD_SIZE_ARRAY - naturals <= spare.bit_count() - wild_naturals)
-        & ((MELD_MASK_ARRAY & np.uint64(occupied)) == 0)
-        & (size - 1 >= MELD_SIZE_ARRAY)
-    )
-    return [int(m) for m in np.flatnonzero(ok)]
 
 
 class CrazyView(NamedTuple):
