@@ -30,6 +30,9 @@ from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
 from rummy_env.games.options import check_int
 
 MASK64 = (1 << 64) - 1
+#: the most games one engine holds: 2**24 games of Rummikub's observations alone take about
+#: 64 GiB; a larger ``num_envs`` is refused at once instead of failing to allocate later
+MAX_NUM_ENVS = 1 << 24
 GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
 
 
@@ -69,10 +72,23 @@ def draw_wild_rank(state: np.ndarray, i: int) -> int:
     return next64(state, i) % 13 + 1
 
 
+def _mix64_array(z: np.ndarray) -> np.ndarray:
+    """:func:`mix64` of every entry of a ``uint64`` array (numpy's uint64 arithmetic wraps
+    modulo 2**64, as :func:`mix64` masks)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 def seed_streams(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
-    """The initial (deal, action) generator states of ``num_envs`` games, ``uint64``."""
-    deal = np.array([mix64(seed + mix64(2 * i + 1)) for i in range(num_envs)], dtype=np.uint64)
-    act = np.array([mix64(seed + mix64(2 * i + 2)) for i in range(num_envs)], dtype=np.uint64)
+    """The initial (deal, action) generator states of ``num_envs`` games, ``uint64``
+    ``(num_envs,)`` each: game ``i``'s are ``mix64(seed + mix64(2 * i + 1))`` and
+    ``mix64(seed + mix64(2 * i + 2))`` (modulo 2**64), computed on arrays."""
+    base = np.arange(num_envs, dtype=np.uint64) * np.uint64(2)
+    with np.errstate(over="ignore"):
+        offset = np.uint64(seed & MASK64)
+        deal = _mix64_array(offset + _mix64_array(base + np.uint64(1)))
+        act = _mix64_array(offset + _mix64_array(base + np.uint64(2)))
     return deal, act
 
 
@@ -151,7 +167,7 @@ class VecBase:
     """The batch API (see the module docstring); variants set the class attributes.
 
     Args:
-        num_envs: games in the batch, >= 1.
+        num_envs: games in the batch, 1..2**24 (``MAX_NUM_ENVS``).
         seed: int 0..2**64-1 (``MAX_SEED``; larger seeds would repeat smaller ones);
             game ``i``'s deals and random actions come from ``(seed, i)``.
         num_threads: threads of the kernels (None: numba's default); the reference
@@ -180,7 +196,7 @@ class VecBase:
         **env_options: Any,
     ):
         self.backend = check_backend(backend, self.backends)
-        self.num_envs = check_int_arg("num_envs", num_envs, 1)
+        self.num_envs = check_int_arg("num_envs", num_envs, 1, MAX_NUM_ENVS)
         self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
         if num_threads is not None:
             num_threads = check_int_arg("num_threads", num_threads, 1)

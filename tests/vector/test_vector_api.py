@@ -22,6 +22,7 @@ from rummy_env.vector import (
     RummyVec,
     empty_batch,
 )
+from rummy_env.vector.batch import MAX_NUM_ENVS, mix64, seed_streams
 from tests.vector.differential import play_against_env
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -90,6 +91,8 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
     assert [vec.deal_of(i) for i in range(3)] == deals
     with pytest.raises(ValueError, match="num_envs"):
         cls(0, **options)
+    with pytest.raises(ValueError, match="num_envs must be an int from 1 to 16777216"):
+        cls(MAX_NUM_ENVS + 1, **options)  # refused before any array is made
     with pytest.raises(ValueError, match="seed"):
         cls(2, seed=-1, **options)
     with pytest.raises(ValueError, match="not_an_option"):
@@ -239,3 +242,17 @@ def test_a_reference_engine_takes_its_twins_constructor_and_methods(reference, t
         for cls in (reference, twin):
             with pytest.raises(ValueError, match="^backend='prange': use 'threads' "):
                 cls(2, backend="prange", **options)
+
+
+def test_seed_streams_are_splitmix64_of_seed_and_game_index():
+    """Game ``i``'s generators start at ``mix64(seed + mix64(2i + 1))`` (deals) and
+    ``mix64(seed + mix64(2i + 2))`` (actions), modulo 2**64, as the Python reference
+    arithmetic gives them; pinned for one seed, and equal to it for seeds that wrap."""
+    deal, act = seed_streams(0, 2)
+    assert deal.dtype == act.dtype == np.uint64
+    assert [int(x) for x in deal] == [mix64(mix64(1)), mix64(mix64(3))]
+    assert int(deal[0]) == 0x7AB40E090F363A7D
+    for seed in (1, 2**63 + 5, 2**64 - 1):
+        deal, act = seed_streams(seed, 50)
+        assert [int(x) for x in deal] == [mix64(seed + mix64(2 * i + 1)) for i in range(50)]
+        assert [int(x) for x in act] == [mix64(seed + mix64(2 * i + 2)) for i in range(50)]
