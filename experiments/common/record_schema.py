@@ -20,8 +20,9 @@ FORMAT = "rummy_env.record/1"  #: the ``format`` of the game line
 
 class RecordError(ValueError):
     """A damaged record: a line that is not JSON or not a JSON object, a missing key, a
-    value of the wrong type or size, lines out of order, or a game the env refuses to set
-    up.  The message (one line) names the line (1-based, as in the file) and the field."""
+    value of the wrong type or size, a string that is no Unicode text, a deck holding a
+    card twice, lines out of order, or a game the env refuses to set up.  The message (one
+    line) names the line (1-based, as in the file) and the field."""
 
 
 # ------------------------------------------------------------------------- schema
@@ -86,6 +87,45 @@ def _deck_name(v: Any, ctx: dict) -> str | None:
     return None
 
 
+def _deck(v: Any, ctx: dict) -> str | None:
+    """A hand's whole deck: the card names once each, or Rummikub's tiles twice each."""
+    wrong = _array(_deck_name, "card or tile names", size="deck")(v, ctx)
+    if wrong is not None:
+        return wrong
+    copies = 2 if ctx.get("variant") == "rummikub_v0" else 1
+    seen: dict[str, int] = {}
+    for i, name in enumerate(v):
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > copies:
+            return f"item {i} is {name!r} again, expected each {'tile twice' if copies == 2 else 'card once'}"
+    return None
+
+
+def _lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Where a string of ``value`` (a key or a value, at any depth) holds a lone UTF-16
+    surrogate (JSON's ``"\\ud800"``, valid JSON but no Unicode text: it cannot be written
+    as UTF-8, so a page or a terminal showing it fails), or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "the value"
+        return None
+    if isinstance(value, list):
+        for i, x in enumerate(value):
+            found = _lone_surrogate(x, f"{where}, item {i}" if where else f"item {i}")
+            if found is not None:
+                return found
+    if isinstance(value, dict):
+        for k, x in value.items():
+            if _lone_surrogate(k) is not None:
+                return f"{where}, a key" if where else "a key"
+            found = _lone_surrogate(x, f"{where}, field {k!r}" if where else f"field {k!r}")
+            if found is not None:
+                return found
+    return None
+
+
 def _object(v: Any, ctx: dict) -> str | None:
     return None if isinstance(v, dict) else f"{_kind(v)}, expected an object"
 
@@ -141,7 +181,7 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
         "players": (True, _players),
         "agents": (False, _null_or(_array(_text, "agent names", size="n"))),
     },
-    "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _array(_deck_name, "card or tile names", size="deck"))},
+    "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _deck)},
     "action": {
         "step": (True, _int_at_least(0)),
         "agent": (True, lambda v, ctx: None if v in ctx["players"] else f"{_kind(v)}, expected a player's name"),
@@ -203,6 +243,9 @@ def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None
             fail(i, f" ({kind}): the game line must be the first line, and only the first")
         if ctx.get("ended"):
             fail(i, f" ({kind}): a line after the end line")
+        surrogate = _lone_surrogate(line)
+        if surrogate is not None:
+            fail(i, f" ({kind}), {surrogate}: a string with a lone surrogate (as \\ud800), which is no Unicode text")
         schema = _schema(kind, ctx.get("variant", ""))
         for key, (required, check) in schema.items():
             if key not in line:

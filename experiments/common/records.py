@@ -46,7 +46,13 @@ from typing import Any
 import numpy as np
 
 from experiments.common.jobs import load_variant
-from experiments.common.record_schema import FORMAT, SCHEMA, RecordError, check_record  # noqa: F401 - public here too
+from experiments.common.record_schema import (  # noqa: F401 - public here too
+    FORMAT,
+    SCHEMA,
+    RecordError,
+    _kind,
+    check_record,
+)
 
 
 class RecordMismatch(ValueError):
@@ -339,12 +345,20 @@ def replay(
             f"line 1 (game), field 'players': {game['players']}, but the game's players are {raw.possible_agents}"
         )
     seen = 0
+    # hand k's line stands between the line that dealt it (the game line, or an action) and
+    # the next action line, as GameRecorder writes it
+    action_lines = [numbers[id(x)] for x in actions] + [len(lines) + 1]
 
-    def check_hands(where: str) -> None:
+    def check_hands(where: str, after: int, before: int) -> None:
         nonlocal seen
         state = raw.game_state
         while seen < len(state.hand_decks):
             seen += 1
+            if seen <= len(hands) and not after < numbers[id(hands[seen - 1])] < before:
+                raise RecordError(
+                    f"line {numbers[id(hands[seen - 1])]} (hand): hand {seen} is dealt by line {after} ({where}), "
+                    f"so its line belongs after that one and before line {before} (lines out of order)"
+                )
             if seen > 1 and game["seed"] is None:
                 raise RecordMismatch(
                     f"{where}: hand {seen} is dealt by the env's generator, but a record without a seed "
@@ -366,12 +380,12 @@ def replay(
                     "the seed or options differ from the game's"
                 )
 
-    check_hands("after the reset")
+    check_hands("after the reset", 1, action_lines[0])
     if on_step:
         on_step(env, None)
     returns = [0.0] * len(raw.possible_agents)
     hand_scores: list = []
-    for line in actions:
+    for k, line in enumerate(actions):
         where = f"step {line['step']} ({line['agent']} {line['text']})"
         if env.agent_selection != line["agent"]:
             raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
@@ -379,7 +393,8 @@ def replay(
         action = line["action"]
         if not action < len(mask):  # check_record made it an int >= 0
             raise RecordError(
-                f"line {numbers[id(line)]} (action), field 'action': {action} is not an action id "
+                f"line {numbers[id(line)]} (action), field 'action': "
+                f"{action if action < 10**40 else _kind(action)} is not an action id "
                 f"0..{len(mask) - 1} ({where})"
             )
         if not mask[action]:
@@ -393,7 +408,7 @@ def replay(
             raise RecordMismatch(f"{where}: rewards {rewards} in the replay, {want} in the record")
         returns = [r + x for r, x in zip(returns, rewards, strict=True)]
         _collect_hand_scores(raw.game_state, hand_scores)
-        check_hands(where)
+        check_hands(where, numbers[id(line)], action_lines[k + 1])
         if on_step:
             on_step(env, line)
     if end is not None:

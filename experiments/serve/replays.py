@@ -20,6 +20,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from experiments.common.record_schema import _lone_surrogate
 from experiments.common.records import read_record, replay
 from experiments.serve.safety import (
     MAX_RECORD_LINES,
@@ -40,13 +41,16 @@ MAX_REPLAYS = 16
 
 
 def _game_line(path: Path) -> dict | None:
-    """The first line of a record file (its game line), or None if it is not a record."""
+    """The first line of a record file (its game line), or None if it is not a record
+    (nor one a page can show: a string in it that is no Unicode text)."""
     try:
         with open(path, "rb") as f:
             first = json.loads(f.readline(65536))
     except (OSError, ValueError, RecursionError):
         return None
-    return first if isinstance(first, dict) and first.get("type") == "game" else None
+    if not isinstance(first, dict) or first.get("type") != "game" or _lone_surrogate(first) is not None:
+        return None
+    return first
 
 
 def summary_line(path: Path, root: Path) -> dict | None:

@@ -285,7 +285,13 @@ class CrazyRummy(Variant):
         params = dict(params)
         if params.get("wild_rank") == 0:
             params["wild_rank"] = None
-        return super().config(params)
+        try:
+            return super().config(params)
+        except ValueError as err:
+            if "wild_rank" not in str(err):
+                raise
+            # the engine's message says 1..13; here 0 is allowed too
+            raise ValueError(f"{err} (or 0: drawn by chance, the default of the OpenSpiel game)") from None
 
     def setup_steps(self, cfg, first_hand):
         steps = super().setup_steps(cfg, first_hand)

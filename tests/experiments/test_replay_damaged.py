@@ -107,6 +107,18 @@ DAMAGED = [
     ("unknown type", put(4, "type", "bet"), r"line 4, field 'type': the string 'bet', expected one of 'game', 'hand'"),
     ("second game", put(3, "type", "game"), r"line 3 \(game\): the game line must be the first line, and only"),
     ("after the end", lambda lines: lines.append(dict(lines[2])), r"line 7 \(action\): a line after the end line"),
+    ("hand late", lambda lines: lines.insert(3, lines.pop(1)),
+     r"line 4 \(hand\): hand 1 is dealt by line 1 \(after the reset\), so its line belongs after that one and "
+     r"before line 2"),
+    ("deck twice", lambda lines: lines[1]["deck"].__setitem__(1, lines[1]["deck"][0]),
+     r"line 2 \(hand\), field 'deck': item 1 is '4D' again, expected each card once"),
+    ("action huge", put(3, "action", 10**400),
+     r"line 3 \(action\), field 'action': a 401-digit number is not an action id 0..107"),
+    # valid JSON (written as \ud800) but no Unicode text: a page or terminal showing it fails
+    ("surrogate agent", put(1, "agents", ["\ud800", "x"]),
+     r"line 1 \(game\), field 'agents', item 0: a string with a lone surrogate"),
+    ("surrogate text", put(3, "text", "pa\udc00ss"), r"line 3 \(action\), field 'text': a string with a lone"),
+    ("surrogate key", put(6, "\ud801", 1), r"line 6 \(end\), a key: a string with a lone surrogate"),
 ]  # fmt: skip
 
 
@@ -212,3 +224,18 @@ def test_pause_without_more_input_stops_with_130_and_no_traceback(good_lines, tm
     )
     assert run.returncode == 130 and "Traceback" not in run.stderr
     assert "replay: stopped before the end; the record was checked up to the step shown" in run.stderr
+
+
+def test_a_rummikub_deck_holds_each_tile_twice():
+    """Rummikub's 106 tiles are every coloured tile and the joker twice: a third copy is
+    a damaged record even with the deck's length right."""
+    from experiments.common.record_schema import FORMAT, TILE_NAMES, check_record
+
+    game = {"type": "game", "format": FORMAT, "variant": "rummikub_v0", "options": {}, "seed": None}
+    game["players"] = ["player_0", "player_1"]
+    deck = sorted(TILE_NAMES) * 2
+    check_record([game, {"type": "hand", "hand": 1, "deck": deck, "first_player": 0}])
+    deck[1] = deck[0]  # 'B1' a third time, 'B10' once
+    said = r"^line 2 \(hand\), field 'deck': item 53 is 'B1' again, expected each tile twice"
+    with pytest.raises(RecordError, match=said):
+        check_record([game, {"type": "hand", "hand": 1, "deck": deck, "first_player": 0}])

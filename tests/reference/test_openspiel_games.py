@@ -81,7 +81,8 @@ def test_game_info(variant, params, actions, outcomes, players, low, high, lengt
     [
         ("rummy", {"num_players": 7}, "num_players must be an int from 2 to 6"),
         ("gin_rummy", {"num_players": 3}, "exactly 2 players"),
-        ("crazy_rummy", {"wild_rank": 14}, "wild_rank must be an int from 1 to 13"),
+        ("crazy_rummy", {"wild_rank": 14}, r"wild_rank must be an int from 1 to 13 \(or 0: drawn by chance"),
+        ("crazy_rummy", {"wild_rank": -1}, r"option wild_rank=-1 is out of range: .* \(or 0: drawn by chance"),
         ("rummikub", {"reward": "points"}, "reward must be one of 'win', 'score'"),
     ],
 )

@@ -344,6 +344,21 @@ def test_the_record_index_of_tournaments_leaves_the_web_games_out(tmp_path):
 
 
 # ---------------------------------------------------------------- uploads
+def test_a_record_that_is_no_unicode_text_is_left_out_of_the_list_and_refused(make_app, served_folders, tmp_path):
+    """A lone surrogate (``"\\ud800"`` in the file: valid JSON) cannot be sent as UTF-8:
+    that record is not listed, the others are, and asking for it is a 422."""
+    records, _ = served_folders
+    lines = (records / GIN_RECORD).read_text().splitlines()
+    game = json.loads(lines[0])
+    game["agents"] = ["\ud800", "random"]
+    (tmp_path / "sur.jsonl").write_text("\n".join([json.dumps(game), *lines[1:]]) + "\n")
+    (tmp_path / "good.jsonl").write_text((records / GIN_RECORD).read_text())
+    with TestClient(make_app(records=tmp_path)) as c:
+        listed = c.get("/api/records")
+        assert listed.status_code == 200 and [r["name"] for r in listed.json()["records"]] == ["good.jsonl"]
+        refused(c.get("/api/replays/meta", params={"record": "sur.jsonl"}), 422, "line 1 (game), field 'agents'")
+
+
 def test_uploads_are_size_limited(make_app, served_folders):
     records, _ = served_folders
     data = (records / GIN_RECORD).read_bytes()
@@ -386,6 +401,8 @@ def test_bad_records_are_refused(client, served_folders):
         (edited(first_action, rewards=[5.0, 0.0]), "does not replay"),
         (edited(len(good) - 1, returns=[9.0, 9.0]), "does not replay"),
         (edited(0, options={"knock_limit": -1}), "does not replay"),
+        (edited(0, agents=["\ud800", "x"]), "lone surrogate"),  # a JSON response cannot hold it as UTF-8
+        (edited(first_action, text="pa\udc00ss"), "lone surrogate"),
     ]
     for data, words in cases:
         message = refused(client.post("/api/uploads", content=data), 422, words)
