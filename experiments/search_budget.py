@@ -175,7 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--options", default="", help="more search options, e.g. rollout=random,depth=40")
     p.add_argument("--opponent", default="heuristic", help="the other seats' agent (default: heuristic)")
-    p.add_argument("--deals", type=positive_int, default=20, help="deals per budget, each played from every seat")
+    p.add_argument(
+        "--deals", type=positive_int, default=20, help="deals per budget, each played from every seat (default 20)"
+    )
     p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/search-budget-<time>)")

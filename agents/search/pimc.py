@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -133,6 +134,8 @@ class PIMCAgent(SearchAgent):
         if model < 1.0 and not fast:
             episode = env.unwrapped.game.config.episode
             why = " (the compiled playouts play single hands: episode='game' has none)" if episode == "game" else ""
+            if not why and importlib.util.find_spec("numba") is None:
+                why = ' (the compiled playouts need numba, which is not installed: pip install -e ".[fast]")'
             raise ValueError(f"model={spec} weighs the worlds of rollout=fast only (rollout={rollout!r}){why}")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)
         self.worlds, self.rollouts, self.playouts, self.model = worlds, rollouts, playouts, model

@@ -31,7 +31,8 @@ def measure_rummikub(
     the engine calls them (memo included).  Each committed position (table + play) is
     kept; up to ``oracle_positions`` of them are then checked by ``can_partition`` and by
     the integer-programming oracle (``experiments.dev.rummikub_oracle.milp_can_partition``),
-    timed on the same positions.
+    timed on the same positions.  The oracle needs scipy (the ``test`` extra); without it
+    that comparison is left out (``partition_vs_oracle`` None) and the timings stand.
 
     With ``freeze_gc`` the objects that exist after the imports and the warm-up (numba's,
     scipy's: about 100k) are moved out of the garbage collector's scans (``gc.freeze``),
@@ -43,6 +44,8 @@ def measure_rummikub(
         (decisions per second of env time, agents' thinking excluded),
         ``steps_per_s`` (all included), ``hands``, ``decisions``, ``partition_vs_oracle``.
     """
+    import importlib.util
+
     from agents import make_agent
     from experiments.dev import rummikub_oracle as oracle
     from rummy_env.core.rummikub_solver import can_partition, is_legal_play, ordered_extension_mask
@@ -56,7 +59,9 @@ def measure_rummikub(
     warm = env.unwrapped.game_state
     ordered_extension_mask(warm.table, warm.racks[warm.current], warm.chosen, True)
     can_partition(warm.racks[warm.current] * 0)
-    oracle.milp_can_partition(warm.racks[warm.current])
+    have_oracle = importlib.util.find_spec("scipy") is not None
+    if have_oracle:
+        oracle.milp_can_partition(warm.racks[warm.current])
     if freeze_gc:
         gc.collect()
         gc.freeze()
@@ -96,7 +101,7 @@ def measure_rummikub(
     elapsed = time.perf_counter() - start
     if freeze_gc:
         gc.unfreeze()
-    sample = [positions[i] for i in rng.permutation(len(positions))[:oracle_positions]]
+    sample = [positions[i] for i in rng.permutation(len(positions))[:oracle_positions]] if have_oracle else []
     ours, theirs, agree = [], [], 0
     for counts in sample:
         t0 = time.perf_counter()
@@ -120,7 +125,9 @@ def measure_rummikub(
             "ours_median_ms": float(np.median(ours)) * 1e3,
             "oracle_median_ms": float(np.median(theirs)) * 1e3,
             "speedup_total": float(sum(theirs) / sum(ours)),
-        },
+        }
+        if sample
+        else None,
     }
 
 
@@ -136,6 +143,9 @@ def format_rummikub(r: dict) -> str:
         q = r[key]
         lines.append(f"{name:<32} {q['median_ms']:>9.3f} {q['p99_ms']:>9.3f} {q['max_ms']:>9.3f} {q['n']:>8}")
     lines.append(f"decision steps/s: {r['env_steps_per_s']:,.0f} (env only), {r['steps_per_s']:,.0f} (agents included)")
+    if pv is None:
+        lines.append("partition check vs integer program: left out (it needs scipy: pip install scipy)")
+        return "\n".join(lines)
     lines.append(
         f"partition check vs integer program on {pv['positions']} committed positions: agree "
         f"{pv['agree']}/{pv['positions']}, median {pv['ours_median_ms']:.3f} ms vs "

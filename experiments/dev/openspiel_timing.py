@@ -20,18 +20,24 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 
-import rummy_env.openspiel  # noqa: F401 - registers the games
+try:  # the reference extra; without it --help still works and a run says what to install
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    import rummy_env.openspiel  # noqa: F401 - registers the games
+except ImportError as err:
+    pyspiel = None
+    _MISSING = err
 from experiments.common import description
 
 VARIANTS = ("rummy", "gin_rummy", "crazy_rummy", "rummikub")
 
 
-def ismcts_game(game: pyspiel.Game, simulations: int, seed: int) -> tuple[int, int, list[float]]:
+def ismcts_game(game: Any, simulations: int, seed: int) -> tuple[int, int, list[float]]:
     """One game: IS-MCTS (``simulations`` per decision) in seat 0, random play elsewhere.
 
     Returns:
@@ -94,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.sims, args.games, args.simulations) < 1:
         parser.error("--sims, --games and --simulations must be >= 1")
+    if pyspiel is None:
+        parser.error(f'it needs OpenSpiel, the reference extra ({_MISSING}): pip install -e ".[reference]"')
     print(
         f"| variant | random_sim_test s/sim | IS-MCTS ({args.simulations} sims) s/game | ms/decision | decisions/game |"
     )

@@ -112,3 +112,24 @@ def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
         "model=mix weighs the worlds of rollout=fast only (rollout='heuristic') "
         "(the compiled playouts play single hands: episode='game' has none)"
     )
+
+
+def test_without_numba_gins_champion_says_what_to_install(monkeypatch):
+    """No numba, no compiled playouts: the mixture model cannot weigh worlds, and the
+    error names the extra (it named only the rollout)."""
+    import importlib.util
+    import warnings
+
+    import agents.search as search
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else find_spec(name, *a))
+    monkeypatch.setattr(search, "_numba_available", lambda: False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the search's own warning that the compiled playouts are out
+        with pytest.raises(ValueError) as err:
+            make_agent("champion", gin_rummy_v0.env())
+    assert str(err.value) == (
+        "model=mix weighs the worlds of rollout=fast only (rollout='heuristic') "
+        '(the compiled playouts need numba, which is not installed: pip install -e ".[fast]")'
+    )

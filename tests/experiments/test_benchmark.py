@@ -54,6 +54,19 @@ def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
         benchmark.main(["--variant", "rummikub", "--hands", "0"])
 
 
+def test_rummikub_measurement_without_scipy_leaves_the_oracle_out(monkeypatch):
+    """The integer-programming oracle needs scipy (the test extra): without it the timings
+    are the same measurement and the comparison is said to be left out."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "scipy" else find_spec(name, *a))
+    result = measure_rummikub(1, seed=1, oracle_positions=10)
+    assert result["partition_vs_oracle"] is None and result["hands"] == 1 and result["mask"]["n"] == result["decisions"]
+    said = "partition check vs integer program: left out (it needs scipy: pip install scipy)"
+    assert format_rummikub(result).endswith(said)
+
+
 def test_the_trainer_benchmark_times_every_phase_of_one_update():
     from experiments.benchmark.selfplay import format_selfplay, measure_selfplay
 
