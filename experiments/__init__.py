@@ -21,7 +21,7 @@ def _quiet_interrupt(kind, value, tb, _previous=_sys.excepthook):
     """``sys.excepthook`` of a job: an unhandled KeyboardInterrupt is one line (Python
     still exits with 130, as for any unhandled Ctrl-C); anything else as before."""
     if issubclass(kind, KeyboardInterrupt):
-        print("interrupted (Ctrl-C) before the job kept anything", file=_sys.stderr)
+        print("interrupted (Ctrl-C)", file=_sys.stderr)
         return
     _previous(kind, value, tb)
 
