@@ -58,6 +58,7 @@ from experiments.common import (
     resolve_variant,
     usable_cpus,
     wilson_interval,
+    worker_count,
 )
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
@@ -420,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="results folder (default: results/evaluate-<time>)")
     p.add_argument("--opponents", nargs="+", default=None, metavar="NAME", help="these opponents instead of the panel")
     p.add_argument(
-        "--workers", type=positive_int, default=usable_cpus(), help="local worker processes (default: the CPUs)"
+        "--workers", type=worker_count, default=usable_cpus(), help="local worker processes (default: the CPUs)"
     )
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local processes or Ray tasks")
     p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")

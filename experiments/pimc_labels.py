@@ -50,6 +50,7 @@ from experiments.common import (
     positive_int,
     program_name,
     resolve_variant,
+    worker_count,
 )
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
@@ -231,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--games", type=positive_int, default=None, help="games to play at most, in all")
     p.add_argument("--minutes", type=positive_float, default=None, help="wall-clock minutes: no game starts after them")
-    p.add_argument("--workers", type=positive_int, default=1, help="local processes (default: 1)")
+    p.add_argument("--workers", type=worker_count, default=1, help="local processes (default: 1)")
     p.add_argument(
         "--backend",
         choices=("local", "ray"),

@@ -6,6 +6,7 @@ from experiments.common.jobs import (
     atomic_open,
     description,
     load_variant,
+    max_workers,
     new_figure,
     nonnegative_int,
     output_folder,
@@ -17,6 +18,7 @@ from experiments.common.jobs import (
     resolve_variant,
     usable_cpus,
     wilson_interval,
+    worker_count,
 )
 
 __all__ = [
@@ -29,9 +31,11 @@ __all__ = [
     "parse_env_options",
     "play_episode",
     "positive_float",
+    "max_workers",
     "positive_int",
     "program_name",
     "resolve_variant",
     "usable_cpus",
+    "worker_count",
     "wilson_interval",
 ]

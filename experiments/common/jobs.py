@@ -114,6 +114,28 @@ def positive_int(text: str) -> int:
     return _int_at_least(text, 1)
 
 
+def max_workers() -> int:
+    """The most local worker processes a job starts: 4 per usable CPU, at least 8 (each is
+    a Python process with its own engines and agents, a few hundred MB; past the CPUs they
+    only wait their turn)."""
+    return max(8, 4 * usable_cpus())
+
+
+def worker_count(text: str) -> int:
+    """An argparse ``type``: local worker processes, 1.. :func:`max_workers` (a typo such
+    as ``--workers 100000`` would start that many processes and exhaust the memory).
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, below 1, or above the limit.
+    """
+    value = _int_at_least(text, 1)
+    if value > max_workers():
+        raise argparse.ArgumentTypeError(
+            f"at most {max_workers()} local processes here ({usable_cpus()} CPUs; more would only wait), got {value}"
+        )
+    return value
+
+
 def nonnegative_int(text: str) -> int:
     """An argparse ``type``: an integer >= 0 (a seed, a count that may be 0).
 

@@ -29,7 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import rummy_env
-from experiments.common import description, output_folder, parse_env_options, program_name, resolve_variant, usable_cpus
+from experiments.common import (
+    description,
+    output_folder,
+    parse_env_options,
+    program_name,
+    resolve_variant,
+    usable_cpus,
+    worker_count,
+)
 from experiments.common.interrupt import StopRequest
 from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
@@ -70,7 +78,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=worker_count,
         default=usable_cpus(),
         help="local worker processes (default: the CPUs this process may use; the ray backend uses the cluster's)",
     )
@@ -116,10 +124,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.record_games = 1 if args.record_games is None else args.record_games
     if args.record_games < 0:
         p.error(f"--record-games must be >= 0, got {args.record_games}")
-    for name in ("deals", "workers"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            p.error(f"--{name} must be a positive integer, got {value}")
+    if args.deals is not None and args.deals <= 0:
+        p.error(f"--deals must be a positive integer, got {args.deals}")
     if args.deals is not None and args.deals > MAX_DEALS:
         # the chunks of work are listed up front: a huge count would fill the memory before a game is played
         p.error(f"--deals {args.deals} is more than {MAX_DEALS:,} deals per lineup (days of play on a cluster)")

@@ -11,7 +11,14 @@ from pathlib import Path
 
 from agents import make_agent
 from agents.base import TRAIN_EXTRA
-from experiments.common import load_variant, output_folder, parse_env_options, program_name, resolve_variant
+from experiments.common import (
+    load_variant,
+    output_folder,
+    parse_env_options,
+    program_name,
+    resolve_variant,
+    worker_count,
+)
 from experiments.common.interrupt import StopRequest
 from experiments.train.sb3 import SELF, UNTIL_THE_MINUTES, format_summary, train
 
@@ -68,7 +75,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
     p.add_argument("--snapshot-every", type=int, default=20_000, help="self-play: steps between snapshots")
     p.add_argument("--eval-deals", type=int, default=200, help="deals per evaluation lineup (default: 200)")
-    p.add_argument("--workers", type=int, default=2, help="evaluation worker processes (default: 2)")
+    p.add_argument("--workers", type=worker_count, default=2, help="evaluation worker processes (default: 2)")
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
@@ -95,7 +102,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
     if args.timesteps is None:  # --minutes alone trains for those minutes, as one would read it
         args.timesteps = UNTIL_THE_MINUTES if args.minutes is not None else DEFAULT_TIMESTEPS
-    for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals", "workers"):
+    for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals"):
         if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
             continue
         if getattr(args, name) <= 0:

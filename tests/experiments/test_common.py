@@ -102,3 +102,20 @@ def test_atomic_open_replaces_the_file_only_once_it_is_written(tmp_path):
         f.write("a,b\r\n")
         assert path.read_text() == "the previous run's games\n"  # not yet replaced
     assert path.read_bytes() == b"a,b\r\n" and sorted(p.name for p in tmp_path.iterdir()) == ["games.csv"]
+
+
+def test_worker_counts_are_bounded_by_the_cpus(monkeypatch):
+    """``--workers`` of the jobs: 1 .. 4 per usable CPU (at least 8); ``--workers 100000``
+    started 100,000 processes and filled the memory."""
+    import argparse
+
+    from experiments.common import jobs
+
+    monkeypatch.setattr(jobs, "usable_cpus", lambda: 2)
+    assert jobs.max_workers() == 8 and jobs.worker_count("8") == 8 and jobs.worker_count("1") == 1
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^at most 8 local processes here \(2 CPUs; more would"):
+        jobs.worker_count("9")
+    with pytest.raises(argparse.ArgumentTypeError, match="must be positive, got 0"):
+        jobs.worker_count("0")
+    monkeypatch.setattr(jobs, "usable_cpus", lambda: 16)
+    assert jobs.max_workers() == 64

@@ -82,7 +82,9 @@ def test_env_options_reach_the_games(tmp_path):
         (["--agents", "heuristic"], "needs at least two different agents"),
         (["--agents", "random", "nowhere.module:Agent"], "agent 'nowhere.module:Agent' cannot be imported"),
         (["--deals", "0"], "--deals must be a positive integer, got 0"),
-        (["--workers", "-2"], "--workers must be a positive integer, got -2"),
+        (["--workers", "-2"], "argument --workers: must be positive, got -2"),
+        # a typo of a count would start that many processes and exhaust the memory
+        (["--workers", "100000"], "argument --workers: at most "),
         (["--deals", "ten"], "invalid int value: 'ten'"),
         (["--env-option", "num_players"], "is not key=value"),
         (["--env-option", "num_players=9"], "num_players=9 is out of range"),
