@@ -37,6 +37,7 @@ import math
 import warnings
 from typing import Any
 
+from agents.search import fast
 from agents.search.ismcts import ISMCTSAgent
 from agents.search.pimc import PIMCAgent
 
@@ -104,11 +105,7 @@ FAST_DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 def _numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return fast.numba_available()  # looked up at each call: tests replace it there
 
 
 def is_search_spec(name: str) -> bool:

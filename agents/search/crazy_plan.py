@@ -227,7 +227,7 @@ def first_move(hand, melded, keep_out, wilds, table_rep, occupied, stands, known
                 f_stage[t] = 3
                 f_index[t] = 0
                 continue
-        else:  # put down a meld (crazy_rummy.state.melds_to_put_down, ascending ids)
+        else:  # put down a meld (crazy_rummy.hands.melds_to_put_down, ascending ids)
             size = popcount(h)
             held_wilds = popcount(h & wilds & ~occ)
             meld = f_index[t]

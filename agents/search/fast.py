@@ -32,6 +32,15 @@ MIX_EPS = 0.2
 MIX_TRIES = 8
 
 
+def numba_available() -> bool:
+    """Whether numba (the ``fast`` extra) imports: the compiled playouts need it."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 class CompiledRollouts:
     """Compiled heuristic playouts of one env's variant.
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
 
+from agents.search import fast as fast_module
 from agents.search.fast import MIX_EPS, MIX_TRIES, MODEL_TRIES
 from agents.search.worlds import Budget, SearchAgent, rollout
 
@@ -134,7 +134,7 @@ class PIMCAgent(SearchAgent):
         if model < 1.0 and not fast:
             episode = env.unwrapped.game.config.episode
             why = " (the compiled playouts play single hands: episode='game' has none)" if episode == "game" else ""
-            if not why and importlib.util.find_spec("numba") is None:
+            if not why and not fast_module.numba_available():
                 why = ' (the compiled playouts need numba, which is not installed: pip install -e ".[fast]")'
             raise ValueError(f"model={spec} weighs the worlds of rollout=fast only (rollout={rollout!r}){why}")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)

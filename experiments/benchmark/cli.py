@@ -13,7 +13,7 @@ import numpy as np
 import rummy_env
 from experiments.benchmark.envs import compare_gin, format_ratios, format_rows, measure_env, variant_name
 from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
-from experiments.common import load_variant, parse_env_options
+from experiments.common import batch_size, load_variant, parse_env_options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +66,7 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument(
         "--num-envs",
         nargs="+",
-        type=int,
+        type=batch_size,
         default=None,
         help="with --vector: the batch sizes (default: experiments.benchmark.vector's)",
     )

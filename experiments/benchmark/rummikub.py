@@ -32,7 +32,8 @@ def measure_rummikub(
     kept; up to ``oracle_positions`` of them are then checked by ``can_partition`` and by
     the integer-programming oracle (``experiments.dev.rummikub_oracle.milp_can_partition``),
     timed on the same positions.  The oracle needs scipy (the ``test`` extra); without it
-    that comparison is left out (``partition_vs_oracle`` None) and the timings stand.
+    that comparison is left out (``partition_vs_oracle`` holds only ``left_out``, the reason)
+    and the timings stand.
 
     With ``freeze_gc`` the objects that exist after the imports and the warm-up (numba's,
     scipy's: about 100k) are moved out of the garbage collector's scans (``gc.freeze``),
@@ -127,7 +128,7 @@ def measure_rummikub(
             "speedup_total": float(sum(theirs) / sum(ours)),
         }
         if sample
-        else None,
+        else {"left_out": "it needs scipy: pip install scipy" if not have_oracle else "no positions asked for"},
     }
 
 
@@ -143,8 +144,8 @@ def format_rummikub(r: dict) -> str:
         q = r[key]
         lines.append(f"{name:<32} {q['median_ms']:>9.3f} {q['p99_ms']:>9.3f} {q['max_ms']:>9.3f} {q['n']:>8}")
     lines.append(f"decision steps/s: {r['env_steps_per_s']:,.0f} (env only), {r['steps_per_s']:,.0f} (agents included)")
-    if pv is None:
-        lines.append("partition check vs integer program: left out (it needs scipy: pip install scipy)")
+    if "left_out" in pv:
+        lines.append(f"partition check vs integer program: left out ({pv['left_out']})")
         return "\n".join(lines)
     lines.append(
         f"partition check vs integer program on {pv['positions']} committed positions: agree "

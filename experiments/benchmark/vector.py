@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from experiments.benchmark.envs import measure_env
-from experiments.common import description, parse_env_options
+from experiments.common import batch_size, description, parse_env_options
 
 VARIANTS = {
     "gin_rummy": "GinRummyVec",
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--num-envs",
         nargs="+",
-        type=int,
+        type=batch_size,
         default=None,
         help=f"batch sizes (default: {NUM_ENVS}; Rummikub {RUMMIKUB_NUM_ENVS})",
     )

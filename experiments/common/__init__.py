@@ -4,6 +4,7 @@ records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 
 from experiments.common.jobs import (
     atomic_open,
+    batch_size,
     description,
     load_variant,
     max_workers,
@@ -23,6 +24,7 @@ from experiments.common.jobs import (
 
 __all__ = [
     "atomic_open",
+    "batch_size",
     "description",
     "load_variant",
     "new_figure",

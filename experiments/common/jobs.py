@@ -136,6 +136,21 @@ def worker_count(text: str) -> int:
     return value
 
 
+def batch_size(text: str) -> int:
+    """An argparse ``type``: games in a batched engine, 1..2**24
+    (:data:`rummy_env.vector.batch.MAX_NUM_ENVS`).
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, below 1, or above the limit.
+    """
+    from rummy_env.vector.batch import MAX_NUM_ENVS
+
+    value = _int_at_least(text, 1)
+    if value > MAX_NUM_ENVS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_NUM_ENVS:,} games in a batch, got {value:,}")
+    return value
+
+
 def nonnegative_int(text: str) -> int:
     """An argparse ``type``: an integer >= 0 (a seed, a count that may be 0).
 

@@ -106,6 +106,13 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _text(name: str) -> str:
+    """``name`` as Unicode text: a name from a command line of bytes that are not UTF-8 (a
+    ``policy:PATH``) holds lone surrogates, which no record may (``record_schema``); they
+    are written as ``\\udcff`` escapes instead."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class GameRecorder:
     """Records one game of a wrapped or raw env of this package while it is played.
 
@@ -143,7 +150,7 @@ class GameRecorder:
                 "seed": seed,
                 "reset_options": _jsonable(reset_options),
                 "players": self.players,
-                "agents": list(agents) if agents is not None else None,
+                "agents": [_text(a) for a in agents] if agents is not None else None,
             }
         ]
         self._hands = 0
@@ -214,8 +221,18 @@ def write_record(lines: Sequence[dict], path: str | Path) -> Path:
     return path
 
 
-def read_record(path: str | Path) -> list[dict]:
-    """The lines of a record file, checked by :func:`check_record` (blank lines skipped).
+class RecordLines(list):
+    """The lines of a record as :func:`read_record` returns them: a list, plus each line's
+    number in its file (``line_numbers``; blank lines are skipped), which messages cite."""
+
+    def __init__(self, lines: Sequence[dict], line_numbers: Sequence[int]):
+        super().__init__(lines)
+        self.line_numbers = list(line_numbers)
+
+
+def read_record(path: str | Path) -> RecordLines:
+    """The lines of a record file, checked by :func:`check_record` (blank lines skipped;
+    messages, here and in :func:`replay`, give the lines' numbers in the file).
 
     Raises:
         OSError: the file cannot be read.
@@ -243,7 +260,7 @@ def read_record(path: str | Path) -> list[dict]:
     if lines[0].get("format") != FORMAT:
         raise RecordError(f"{path}: record format {lines[0].get('format')!r}, this version reads {FORMAT!r}")
     check_record(lines, numbers, str(path))
-    return lines
+    return RecordLines(lines, numbers)
 
 
 def play_recorded(
@@ -316,14 +333,17 @@ def replay(
             never dealt, the rewards, returns, hand scores or totals differ from the record,
             or its status does (complete but not ended, quit but ended); the message says where.
     """
-    check_record(lines)
+    file_numbers = getattr(lines, "line_numbers", None)  # read_record's, with blank lines skipped
+    if file_numbers is not None and len(file_numbers) != len(lines):  # lines added or removed since
+        file_numbers = None
+    check_record(lines, file_numbers)
     game = lines[0]
     variant = game["variant"]
     hands = [x for x in lines if x["type"] == "hand"]
     actions = [x for x in lines if x["type"] == "action"]
     end = next((x for x in lines if x["type"] == "end"), None)
     key = _seat_key(variant)
-    numbers = {id(x): i for i, x in enumerate(lines, 1)}  # a line's place in the record
+    numbers = {id(x): n for x, n in zip(lines, file_numbers or range(1, len(lines) + 1), strict=True)}
     field = "line 1 (game), field 'options'"
     try:  # an edited record: the env refuses its options, reset options or first deck
         env = load_variant(variant).env(render_mode=render_mode, **game["options"])
@@ -347,7 +367,7 @@ def replay(
     seen = 0
     # hand k's line stands between the line that dealt it (the game line, or an action) and
     # the next action line, as GameRecorder writes it
-    action_lines = [numbers[id(x)] for x in actions] + [len(lines) + 1]
+    action_lines = [numbers[id(x)] for x in actions] + [numbers[id(lines[-1])] + 1]
 
     def check_hands(where: str, after: int, before: int) -> None:
         nonlocal seen

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.common import description
+from experiments.common import batch_size, description
 from rummy_env.vector import (
     Batch,
     CrazyRummyVec,
@@ -183,7 +183,7 @@ def compare(kernel_class, reference_class, options: dict, decisions: int, num_en
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.vector_differential", description=description(__doc__))
     p.add_argument("--decisions", type=int, default=1_000_000, help="decisions per variant (default: 10^6)")
-    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--num-envs", type=batch_size, default=64)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", nargs="+", default=list(ENGINES), choices=list(ENGINES))
     p.add_argument(

@@ -16,6 +16,9 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from experiments.common import max_workers
+from rummy_env.vector.batch import MAX_NUM_ENVS
+
 
 @dataclass
 class Config:
@@ -164,6 +167,10 @@ def check_config(config: Config, num_players: int) -> None:
     for name in ("sim_threads", "torch_threads", "eval_workers"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name}={getattr(config, name)}: a positive integer")
+    if config.num_envs > MAX_NUM_ENVS:
+        raise ValueError(f"num_envs={config.num_envs}: at most {MAX_NUM_ENVS:,} games in a batch")
+    if config.eval_workers > max_workers():
+        raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
     if config.seed < 0:
         raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
     if config.backend not in ("local", "ray"):

@@ -288,7 +288,7 @@ class CrazyRummy(Variant):
         try:
             return super().config(params)
         except ValueError as err:
-            if "wild_rank" not in str(err):
+            if not str(err).startswith("option wild_rank=") or "out of range" not in str(err):
                 raise
             # the engine's message says 1..13; here 0 is allowed too
             raise ValueError(f"{err} (or 0: drawn by chance, the default of the OpenSpiel game)") from None

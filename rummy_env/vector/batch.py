@@ -30,8 +30,9 @@ from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
 from rummy_env.games.options import check_int
 
 MASK64 = (1 << 64) - 1
-#: the most games one engine holds: 2**24 games of Rummikub's observations alone take about
-#: 64 GiB; a larger ``num_envs`` is refused at once instead of failing to allocate later
+#: the most games one engine holds: 2**24 games of 4-player Rummikub take about 60 GiB (its
+#: arrays and buffers); a larger ``num_envs`` is refused at once instead of failing to
+#: allocate later
 MAX_NUM_ENVS = 1 << 24
 GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
 

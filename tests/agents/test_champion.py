@@ -117,14 +117,11 @@ def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
 def test_without_numba_gins_champion_says_what_to_install(monkeypatch):
     """No numba, no compiled playouts: the mixture model cannot weigh worlds, and the
     error names the extra (it named only the rollout)."""
-    import importlib.util
     import warnings
 
-    import agents.search as search
+    from agents.search import fast
 
-    find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else find_spec(name, *a))
-    monkeypatch.setattr(search, "_numba_available", lambda: False)
+    monkeypatch.setattr(fast, "numba_available", lambda: False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the search's own warning that the compiled playouts are out
         with pytest.raises(ValueError) as err:

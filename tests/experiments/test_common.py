@@ -119,3 +119,15 @@ def test_worker_counts_are_bounded_by_the_cpus(monkeypatch):
         jobs.worker_count("0")
     monkeypatch.setattr(jobs, "usable_cpus", lambda: 16)
     assert jobs.max_workers() == 64
+
+
+def test_batch_sizes_are_bounded_by_the_engines_limit():
+    import argparse
+
+    from experiments.common import batch_size
+
+    assert batch_size("1") == 1 and batch_size(str(2**24)) == 2**24
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^at most 16,777,216 games in a batch, got 20,000,000$"):
+        batch_size("20000000")
+    with pytest.raises(argparse.ArgumentTypeError, match="must be positive, got 0"):
+        batch_size("0")

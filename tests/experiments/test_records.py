@@ -245,3 +245,20 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
     with pytest.raises(SystemExit):
         replay_job.main([str(path), "--seat", "player_5"])
     assert "--seat 'player_5' is not a player of this game: player_0, player_1" in capsys.readouterr().err
+
+
+def test_an_agent_name_of_bytes_that_are_not_utf8_is_recorded_escaped(tmp_path):
+    """A ``policy:PATH`` from a command line of non-UTF-8 bytes reaches Python with lone
+    surrogates, which a record may not hold: the recorder writes them escaped, and the
+    record reads back and replays."""
+    import os
+
+    from rummy_env import gin_rummy_v0
+
+    name = os.fsdecode(b"policy:/models/\xff.pt")
+    env = gin_rummy_v0.env()
+    players = [make_agent("random", env, seed=s) for s in (0, 1)]
+    _, lines = play_recorded(env, players, 3, {}, [name, "random"])
+    back = read_record(write_record(lines, tmp_path / "escaped.jsonl"))
+    assert back[0]["agents"] == ["policy:/models/\\udcff.pt", "random"]
+    replay(back)

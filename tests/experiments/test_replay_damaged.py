@@ -239,3 +239,37 @@ def test_a_rummikub_deck_holds_each_tile_twice():
     said = r"^line 2 \(hand\), field 'deck': item 53 is 'B1' again, expected each tile twice"
     with pytest.raises(RecordError, match=said):
         check_record([game, {"type": "hand", "hand": 1, "deck": deck, "first_player": 0}])
+
+
+def test_messages_give_the_files_line_numbers_past_blank_lines(good_lines, tmp_path, capsys):
+    """A record with blank lines (skipped) is cited by its file's line numbers, in the
+    replay's checks as in the schema's."""
+    lines = json.loads(json.dumps(good_lines))
+    lines[2]["action"] = 500  # line 3 of the record, line 5 of the file below
+    path = tmp_path / "blank.jsonl"
+    path.write_text("\n".join([json.dumps(lines[0]), "", "", *map(json.dumps, lines[1:])]) + "\n")
+    assert replay_job.main([str(path), "--quiet"]) == 3
+    assert "line 5 (action), field 'action': 500 is not an action id 0..107" in capsys.readouterr().err
+
+
+def test_a_later_hand_line_out_of_place_is_refused(tmp_path):
+    """Hand 2 of a whole game, dealt by the action that ended hand 1, belongs right after
+    that action's line: one line earlier is a damaged record, naming both lines."""
+    from agents import make_agent
+    from experiments.common.records import play_recorded
+    from rummy_env import gin_rummy_v0
+
+    env = gin_rummy_v0.env(episode="game")
+    players = [make_agent("heuristic", env, seed=s) for s in (0, 1)]
+    _, lines = play_recorded(env, players, 0, {"episode": "game"}, ["a", "b"])
+    second = next(i for i, x in enumerate(lines) if x["type"] == "hand" and x["hand"] == 2)
+    assert lines[second - 1]["type"] == "action"  # the action that dealt it
+    replay(lines)
+    moved = lines[: second - 1] + [lines[second], lines[second - 1]] + lines[second + 1 :]
+    dealer = lines[second - 1]["step"]
+    said = (
+        rf"^line {second} \(hand\): hand 2 is dealt by line {second + 1} \(step {dealer} .*\), so its line belongs "
+        rf"after that one and before line {second + 2} \(lines out of order\)$"
+    )
+    with pytest.raises(RecordError, match=said):
+        replay(moved)

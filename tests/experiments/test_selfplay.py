@@ -342,6 +342,8 @@ def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, t
         (["--sim-threads", "0"], "sim_threads=0: a positive integer"),
         (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
         (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
+        (["--num-envs", "20000000"], "num_envs=20000000: at most 16,777,216 games in a batch"),
+        (["--eval-workers", "100000"], "eval_workers=100000: at most "),
         (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),

@@ -83,6 +83,7 @@ def test_game_info(variant, params, actions, outcomes, players, low, high, lengt
         ("gin_rummy", {"num_players": 3}, "exactly 2 players"),
         ("crazy_rummy", {"wild_rank": 14}, r"wild_rank must be an int from 1 to 13 \(or 0: drawn by chance"),
         ("crazy_rummy", {"wild_rank": -1}, r"option wild_rank=-1 is out of range: .* \(or 0: drawn by chance"),
+        ("crazy_rummy", {"wild_rank": 5, "episode": "game"}, r"use episode='hand' to fix one round's wild rank$"),
         ("rummikub", {"reward": "points"}, "reward must be one of 'win', 'score'"),
     ],
 )

@@ -29,7 +29,12 @@ from rummy_env.games.crazy_rummy.actions import (
 )
 from rummy_env.games.crazy_rummy.config import NUM_ROUNDS, CrazyRummyConfig, check_wild_rank
 from rummy_env.games.crazy_rummy.deal import HAND_SIZE
-from rummy_env.games.crazy_rummy.hands import melds_to_put_down, penalty, wild_cards
+from rummy_env.games.crazy_rummy.hands import (  # noqa: F401 - WILD_PENALTY: its home before hands.py
+    WILD_PENALTY,
+    melds_to_put_down,
+    penalty,
+    wild_cards,
+)
 from rummy_env.games.resample import resample_crazy
 
 DRAW = 0  #: phase: the acting player must draw (R-CRAZY-06)
