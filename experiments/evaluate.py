@@ -48,12 +48,13 @@ from typing import Any
 from agents import make_agent
 from agents.registry import POLICY_PREFIX, SHAPE_MISMATCH, same_agent
 from experiments.common import (
+    deal_count,
     load_variant,
     new_figure,
     nonnegative_int,
     output_folder,
     parse_env_options,
-    positive_int,
+    path_arg,
     program_name,
     resolve_variant,
     usable_cpus,
@@ -415,10 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--variant", required=True, help="gin_rummy, rummy, crazy_rummy or rummikub")
     p.add_argument("--agent", required=True, help="the agent to evaluate (any name the tournament takes)")
     p.add_argument(
-        "--deals", type=positive_int, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})"
+        "--deals", type=deal_count, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})"
     )
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default: 0)")
-    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/evaluate-<time>)")
+    p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/evaluate-<time>)")
     p.add_argument("--opponents", nargs="+", default=None, metavar="NAME", help="these opponents instead of the panel")
     p.add_argument(
         "--workers", type=worker_count, default=usable_cpus(), help="local worker processes (default: the CPUs)"

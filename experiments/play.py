@@ -35,7 +35,15 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent, seat_seed
-from experiments.common import description, load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import (
+    description,
+    load_variant,
+    output_folder,
+    parse_env_options,
+    path_arg,
+    program_name,
+    resolve_variant,
+)
 from experiments.common.records import GameRecorder
 
 #: moves of each variant, as the intro shows them
@@ -334,11 +342,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--record",
-        type=Path,
-        default=Path("results") / "play",
+        type=path_arg,
+        default=None,
         help="folder of the game records (default: results/play)",
     )
-    p.add_argument("--no-record", action="store_true", help="do not write a record")
+    p.add_argument("--no-record", action="store_true", help="do not write a record (whatever --record says)")
     args = p.parse_args(argv)
     try:
         args.variant = resolve_variant(args.variant)
@@ -351,6 +359,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if args.no_record:
         args.record = None
+    else:
+        try:  # made now: a bad folder must fail before the game, not lose its record after it
+            args.record = output_folder(args.record or Path("results") / "play", "play", what="--record")
+        except ValueError as err:
+            p.error(str(err))
     args.parser = p
     return args
 

@@ -30,10 +30,9 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from experiments.common import description, program_name
+from experiments.common import description, path_arg, program_name
 from experiments.common.records import RecordError, RecordMismatch, read_record, replay
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
@@ -54,9 +53,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field); "
         "130 stopped (Ctrl-C, or the end of input with --pause)",
     )
-    p.add_argument("record", type=Path, help="a record file (JSON lines) written by experiments.play or the tournament")
-    p.add_argument("--gif", type=Path, default=None, help="write the game as an animated GIF to this file")
-    p.add_argument("--images", type=Path, default=None, help="write one PNG per step to this folder")
+    p.add_argument(
+        "record", type=path_arg, help="a record file (JSON lines) written by experiments.play or the tournament"
+    )
+    p.add_argument("--gif", type=path_arg, default=None, help="write the game as an animated GIF to this file")
+    p.add_argument("--images", type=path_arg, default=None, help="write one PNG per step to this folder")
     p.add_argument("--seat", default=None, help="show every step from this agent's seat (default: the acting one)")
     p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default: 2)")
     p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text)")

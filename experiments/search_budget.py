@@ -29,12 +29,14 @@ import numpy as np
 
 from agents import Agent, make_agent, seat_seed
 from experiments.common import (
+    deal_count,
     description,
     load_variant,
     new_figure,
     nonnegative_int,
     output_folder,
     parse_env_options,
+    path_arg,
     play_episode,
     positive_int,
     resolve_variant,
@@ -176,11 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--options", default="", help="more search options, e.g. rollout=random,depth=40")
     p.add_argument("--opponent", default="heuristic", help="the other seats' agent (default: heuristic)")
     p.add_argument(
-        "--deals", type=positive_int, default=20, help="deals per budget, each played from every seat (default 20)"
+        "--deals", type=deal_count, default=20, help="deals per budget, each played from every seat (default 20)"
     )
     p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/search-budget-<time>)")
+    p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/search-budget-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (or lines, in a log file)")
     args = p.parse_args(argv)
     specs = [

@@ -13,7 +13,7 @@ import numpy as np
 import rummy_env
 from experiments.benchmark.envs import compare_gin, format_ratios, format_rows, measure_env, variant_name
 from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
-from experiments.common import batch_size, load_variant, parse_env_options
+from experiments.common import batch_size, load_variant, nonnegative_int, parse_env_options, positive_int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,7 +34,9 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--variant", default="all", help="variant to measure, e.g. rummy or rummy_v0 (default: all)")
     p.add_argument("--seconds", type=float, default=10.0, help="seconds of play per measurement (default: 10)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random players (default: 0)")
+    p.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of the deals and of the random players (default: 0)"
+    )
     p.add_argument(
         "--compare",
         action="store_true",
@@ -55,7 +57,10 @@ def _main(argv: Sequence[str] | None) -> int:
     )
     p.add_argument("--updates", type=int, default=None, help="with --selfplay: updates timed after a warm-up one (5)")
     p.add_argument(
-        "--torch-threads", type=int, default=None, help="with --selfplay: torch threads (default: the recipe's)"
+        "--torch-threads",
+        type=positive_int,
+        default=None,
+        help="with --selfplay: torch threads (default: the recipe's)",
     )
     p.add_argument(
         "--hands",
@@ -73,7 +78,7 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument(
         "--threads",
         nargs="+",
-        type=int,
+        type=positive_int,
         default=None,
         help="with --vector: the numba thread counts (default: experiments.benchmark.vector's)",
     )
@@ -91,6 +96,7 @@ def _main(argv: Sequence[str] | None) -> int:
             ("--updates", args.updates is not None, args.selfplay is not None),
             ("--torch-threads", args.torch_threads is not None, args.selfplay is not None),
             ("--variant", args.variant != "all", args.selfplay is None),
+            ("--vector", args.vector, args.selfplay is None),
             ("--hands", args.hands is not None, rummikub),
             ("--no-gc-freeze", args.no_gc_freeze, rummikub),
             ("--num-envs", args.num_envs is not None, args.vector),
@@ -101,7 +107,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if misplaced:
         p.error(
             f"{', '.join(misplaced)} do(es) not apply here: --updates and --torch-threads go with --selfplay "
-            "(which takes no --variant), --hands and --no-gc-freeze with --variant rummikub alone, "
+            "(which takes no --variant and no --vector), --hands and --no-gc-freeze with --variant rummikub alone, "
             "--num-envs and --threads with --vector"
         )
     args.updates = 5 if args.updates is None else args.updates

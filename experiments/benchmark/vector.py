@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from experiments.benchmark.envs import measure_env
-from experiments.common import batch_size, description, parse_env_options
+from experiments.common import batch_size, description, nonnegative_int, parse_env_options, positive_int
 
 VARIANTS = {
     "gin_rummy": "GinRummyVec",
@@ -205,13 +205,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1.0,
         help="Rummikub: untimed batch steps before the window, in env() hand lengths (default: 1)",
     )
-    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    p.add_argument(
+        "--threads", nargs="+", type=positive_int, default=[1, 2], help="numba threads per row (default: 1 2)"
+    )
     p.add_argument("--seconds", type=float, default=3.0, help="seconds of play per row (default: 3)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.seconds <= 0 or min(args.num_envs or [1]) < 1 or min(args.threads) < 1 or args.warmup_hands < 0:
         p.error("--seconds, --num-envs and --threads must be positive, --warmup-hands not negative")
+    if max(args.threads) > numba.config.NUMBA_NUM_THREADS:
+        p.error(f"--threads {max(args.threads)}: at most {numba.config.NUMBA_NUM_THREADS} (numba's NUMBA_NUM_THREADS)")
     if parse_env_options(args.env_option):
         p.error("--vector measures the default options (num_players=2 for rummy, 3 for crazy_rummy)")
     print(

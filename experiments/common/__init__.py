@@ -3,8 +3,11 @@ records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
 from experiments.common.jobs import (
+    MAX_DEALS,
     atomic_open,
     batch_size,
+    deal_count,
+    deal_count_or_zero,
     description,
     load_variant,
     max_workers,
@@ -12,6 +15,7 @@ from experiments.common.jobs import (
     nonnegative_int,
     output_folder,
     parse_env_options,
+    path_arg,
     play_episode,
     positive_float,
     positive_int,
@@ -24,13 +28,17 @@ from experiments.common.jobs import (
 
 __all__ = [
     "atomic_open",
+    "MAX_DEALS",
     "batch_size",
+    "deal_count",
+    "deal_count_or_zero",
     "description",
     "load_variant",
     "new_figure",
     "nonnegative_int",
     "output_folder",
     "parse_env_options",
+    "path_arg",
     "play_episode",
     "positive_float",
     "max_workers",

@@ -136,6 +136,48 @@ def worker_count(text: str) -> int:
     return value
 
 
+#: The most deals a job plays per lineup or opponent: every deal's work is listed before the
+#: first is played, so a typo of a count (10**14) filled the memory instead of starting.
+MAX_DEALS = 10_000_000
+
+
+def deal_count(text: str) -> int:
+    """An argparse ``type``: deals to play, 1.. :data:`MAX_DEALS`.
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, below 1, or above the limit.
+    """
+    return _deals(_int_at_least(text, 1))
+
+
+def deal_count_or_zero(text: str) -> int:
+    """An argparse ``type``: deals to play, 0.. :data:`MAX_DEALS` (0: none, e.g. no final
+    evaluation).
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer, negative, or above the limit.
+    """
+    return _deals(_int_at_least(text, 0))
+
+
+def _deals(value: int) -> int:
+    if value > MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DEALS:,} deals (days of play on a cluster), got {value:,}")
+    return value
+
+
+def path_arg(text: str) -> Path:
+    """An argparse ``type``: a file or folder path, not empty (``Path("")`` is the current
+    folder, so an empty ``--out ''`` would write the results among whatever is there).
+
+    Raises:
+        argparse.ArgumentTypeError: an empty string (or only spaces).
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give a file or folder (. for the current folder)")
+    return Path(text)
+
+
 def batch_size(text: str) -> int:
     """An argparse ``type``: games in a batched engine, 1..2**24
     (:data:`rummy_env.vector.batch.MAX_NUM_ENVS`).

@@ -38,13 +38,25 @@ def load_checkpoint(out: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: there is none.
+        ValueError: the file is not a checkpoint of this job (unreadable, or without the
+            parts it saves: another file copied in, such as a ``model.pt``).
     """
     import torch
 
     path = out / "checkpoint.pt"
     if not path.is_file():
         raise FileNotFoundError(f"--resume: no checkpoint.pt in {out}")
-    return torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as err:  # torch raises pickle's, zipfile's and its own errors for a damaged file
+        raise ValueError(f"--resume: {path} cannot be read as a checkpoint ({type(err).__name__}: {err})") from None
+    missing = [k for k in ("config", "net", "optimizer", "counters") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise ValueError(
+            f"--resume: {path} is not a checkpoint of experiments.selfplay (it lacks {', '.join(missing)}): "
+            "only the checkpoint.pt a run writes resumes it"
+        )
+    return state
 
 
 def resumed_config(saved: dict, given_config: Config, given: set[str]) -> Config:

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agents.policy_features import FEATURES
-from experiments.common import load_variant, parse_env_options, program_name, resolve_variant
+from experiments.common import load_variant, parse_env_options, path_arg, program_name, resolve_variant
 from experiments.selfplay.config import (
     Config,
     check_config,
@@ -50,7 +50,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         "--variant", default="gin_rummy", help="gin_rummy, rummy, crazy_rummy or rummikub (default: gin_rummy)"
     )
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/selfplay-<variant>-<time>)")
+    p.add_argument(
+        "--out", type=path_arg, default=None, help="output folder (default: results/selfplay-<variant>-<time>)"
+    )
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     for name, value in asdict(d).items():

@@ -16,7 +16,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from experiments.common import max_workers
+from experiments.common import MAX_DEALS, max_workers
 from rummy_env.vector.batch import MAX_NUM_ENVS
 
 
@@ -167,6 +167,9 @@ def check_config(config: Config, num_players: int) -> None:
     for name in ("sim_threads", "torch_threads", "eval_workers"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name}={getattr(config, name)}: a positive integer")
+    for name in ("eval_deals", "final_eval_deals"):
+        if getattr(config, name) > MAX_DEALS:
+            raise ValueError(f"{name}={getattr(config, name)}: at most {MAX_DEALS:,} deals (days of play on a cluster)")
     if config.num_envs > MAX_NUM_ENVS:
         raise ValueError(f"num_envs={config.num_envs}: at most {MAX_NUM_ENVS:,} games in a batch")
     if config.eval_workers > max_workers():

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from experiments.common import description, program_name
+from experiments.common import description, path_arg, program_name
 
 INSTALL = 'the server needs the web extra: pip install -e ".[web]"'
 
@@ -29,12 +29,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     p.add_argument(
         "--records",
-        type=Path,
+        type=path_arg,
         default=Path("results"),
         help="folder of game records for the Replay page; games played are saved to its play/ (default: results)",
     )
     p.add_argument(
-        "--results", type=Path, default=Path("results"), help="folder of tournaments and evaluations (default: results)"
+        "--results",
+        type=path_arg,
+        default=Path("results"),
+        help="folder of tournaments and evaluations (default: results)",
     )
     p.add_argument(
         "--agents",

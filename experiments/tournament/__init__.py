@@ -11,10 +11,10 @@ head-to-head table and heat map) and
 :mod:`~experiments.tournament.cli` (the command line).
 """
 
+from experiments.common import MAX_DEALS
 from experiments.tournament.cli import main, parse_args
 from experiments.tournament.deals import (
     DEFAULT_GAMES,
-    MAX_DEALS,
     Chunk,
     absolute_policy,
     deal_seed,

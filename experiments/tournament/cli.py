@@ -26,20 +26,21 @@ import argparse
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 
 import rummy_env
 from experiments.common import (
+    MAX_DEALS,
     description,
     output_folder,
     parse_env_options,
+    path_arg,
     program_name,
     resolve_variant,
     usable_cpus,
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.tournament.deals import DEFAULT_GAMES, MAX_DEALS, make_chunks
+from experiments.tournament.deals import DEFAULT_GAMES, make_chunks
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
 from experiments.tournament.run import run_local, run_ray
@@ -101,11 +102,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="an option of env(), e.g. num_players=3 (repeatable)",
     )
-    p.add_argument("--out", type=Path, default=None, help="results folder (default: results/tournament-<time>)")
+    p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/tournament-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--record",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="DIR",
         help="write game records (JSON lines, for experiments.replay) of the first --record-games games of each "
@@ -164,10 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             record_dir=str(args.record.resolve()) if args.record else None,
             record_games=args.record_games if args.record else 0,
         )
-        # the folders are made now: a bad path must fail before the games, not after them
-        out = output_folder(args.out, "tournament")
+        # the folders are made now: a bad path must fail before the games, not after them;
+        # --record first, so that a refused one leaves no empty --out behind
         if args.record:
             output_folder(args.record, "record", what="--record")
+        out = output_folder(args.out, "tournament")
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()

@@ -24,9 +24,6 @@ from experiments.common import load_variant, play_episode
 #: rotations): the default run of every variant takes about a minute on 2 cores.
 DEFAULT_GAMES = {"rummy_v0": 16000, "crazy_rummy_v0": 6000, "gin_rummy_v0": 16000, "rummikub_v0": 480}
 
-#: The most ``--deals`` per lineup.
-MAX_DEALS = 10_000_000
-
 
 @dataclass(frozen=True)
 class Chunk:

@@ -5,16 +5,18 @@ seat (:mod:`experiments.train.sb3`), ``--backend rllib`` (:mod:`experiments.trai
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from agents import make_agent
 from agents.base import TRAIN_EXTRA
 from experiments.common import (
+    deal_count_or_zero,
     load_variant,
     output_folder,
     parse_env_options,
+    path_arg,
     program_name,
     resolve_variant,
     worker_count,
@@ -71,10 +73,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
     p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default: results/train-<variant>-<time>)")
+    p.add_argument("--out", type=path_arg, default=None, help="output folder (default: results/train-<variant>-<time>)")
     p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
     p.add_argument("--snapshot-every", type=int, default=20_000, help="self-play: steps between snapshots")
-    p.add_argument("--eval-deals", type=int, default=200, help="deals per evaluation lineup (default: 200)")
+    p.add_argument(
+        "--eval-deals", type=deal_count_or_zero, default=200, help="deals per evaluation lineup (default: 200)"
+    )
     p.add_argument("--workers", type=worker_count, default=2, help="evaluation worker processes (default: 2)")
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -107,8 +111,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             continue
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
-    if args.minutes is not None and not args.minutes > 0:
-        p.error(f"--minutes must be positive, got {args.minutes}")
+    if args.backend == "sb3" and args.n_steps < 2:  # one step has no spread to normalise advantages by: NaN
+        p.error(f"--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got {args.n_steps}")
+    if args.minutes is not None and not (args.minutes > 0 and math.isfinite(args.minutes)):
+        p.error(f"--minutes must be a positive finite number, got {args.minutes}")
     if args.seed < 0:
         p.error(f"--seed must be >= 0, got {args.seed}")
     try:

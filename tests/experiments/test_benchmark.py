@@ -103,6 +103,11 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
         (["--variant", "gin_rummy", "--updates", "3", "--hands", "5"], "--updates, --hands do(es) not apply here"),
         (["--variant", "rummikub", "--vector", "--no-gc-freeze"], "--no-gc-freeze do(es) not apply here"),
         (["--variant", "rummy", "--num-envs", "64", "--threads", "2"], "--num-envs, --threads do(es) not apply here"),
+        (["--selfplay", "gin", "--vector"], "--vector do(es) not apply here"),
+        (["--selfplay", "gin", "--torch-threads", "0"], "argument --torch-threads: must be positive, got 0"),
+        (["--variant", "gin_rummy", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
+        (["--vector", "--variant", "gin_rummy", "--threads", "1000"], "--threads 1000: at most"),
+        (["--vector", "--num-envs", "20000000"], "argument --num-envs: at most 16,777,216 games in a batch"),
     ],
 )
 def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):

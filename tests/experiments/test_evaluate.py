@@ -191,6 +191,9 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
         (["--agent", "nobody"], "unknown agent 'nobody'"),
         (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
         (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
+        # every deal's work is listed before the first: 10**14 filled the memory
+        (["--agent", "heuristic", "--deals", "99999999999999"], "argument --deals: at most 10,000,000 deals"),
+        (["--agent", "heuristic", "--workers", "100000"], "argument --workers: at most "),
         (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
         (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),

@@ -120,11 +120,14 @@ def test_quit_and_end_of_input_end_cleanly_and_keep_the_record(tmp_path, how):
         (["--variant", "poker"], "unknown variant 'poker'"),
         (["--env-option", "knock_limit=-2"], "knock_limit=-2 is out of range"),
         (["--env-option", "render_mode=human"], "render_mode is not an option here"),
+        # the record's folder is checked before the game (it used to fail after it, record lost)
+        (["--record", "/dev/null/x"], "--record '/dev/null/x' cannot be created: Not a directory"),
+        (["--record", ""], "argument --record: an empty path"),
     ],
 )
 def test_bad_arguments_are_usage_errors(args, message, capsys):
     with pytest.raises(SystemExit) as exit_:
-        play_job.main(["--no-record", *args])
+        play_job.main([*([] if "--record" in args else ["--no-record"]), *args])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 

@@ -597,3 +597,27 @@ def test_the_files_a_runs_settings_name_are_listed():
     )
     names = ["a/init.pt", "b/member.pt", "c/teacher.pt", "d/guide.pt", "e/one.npz", "f/two.npz"]
     assert named_files(cfg) == {Path(p).resolve() for p in names}
+
+
+def test_resume_from_a_file_that_is_not_a_checkpoint_is_one_line(tmp_path, capsys):
+    """A damaged checkpoint.pt, or another file copied in as one, is an error naming the
+    file and what is wrong (exit 2), not a traceback from torch or a KeyError."""
+    from experiments.selfplay.run import main
+
+    junk, model = tmp_path / "junk", tmp_path / "model"
+    junk.mkdir()
+    model.mkdir()
+    (junk / "checkpoint.pt").write_text("not a checkpoint\n")
+    (model / "checkpoint.pt").write_bytes(
+        (Path(__file__).parents[2] / "docs/results/selfplay-gin/model.pt").read_bytes()
+    )
+    assert main(["--out", str(junk), "--resume"]) == 2
+    assert (
+        f"error: --resume: {junk / 'checkpoint.pt'} cannot be read as a checkpoint (UnpicklingError"
+        in capsys.readouterr().err
+    )
+    assert main(["--out", str(model), "--resume"]) == 2
+    said = capsys.readouterr().err
+    assert (
+        f"error: --resume: {model / 'checkpoint.pt'} is not a checkpoint of experiments.selfplay (it lacks net" in said
+    )

@@ -95,6 +95,8 @@ def test_env_options_reach_the_games(tmp_path):
         (["--record-games", "5"], "--record-games goes with --record DIR"),
         (["--backend", "spark"], "invalid choice: 'spark'"),
         (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
+        (["--out", ""], "argument --out: an empty path: give a file or folder (. for the current folder)"),
+        (["--record", " "], "argument --record: an empty path"),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
@@ -162,3 +164,11 @@ def test_rllib_checkpoints_are_shown_by_their_run_folder():
 
     names = ["rllib:results/gin-rllib/checkpoint", "rllib:results/other/checkpoint/", "rllib:ckpts/step-20"]
     assert list(display_names(names).values()) == ["rllib(gin-rllib)", "rllib(other)", "rllib(step-20)"]
+
+
+def test_a_refused_record_folder_leaves_no_empty_out_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit):
+        tournament.main(["--no-progress", "--out", str(out), "--record", "/dev/null/x"])
+    assert "--record '/dev/null/x' cannot be created: Not a directory" in capsys.readouterr().err
+    assert not out.exists()
