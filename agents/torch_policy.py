@@ -10,6 +10,7 @@ and plain Python values only, and loads with ``torch.load(weights_only=True)``.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -175,14 +176,21 @@ def load_model(path: str | Path) -> ActorCritic:
     """The network saved by :func:`save_model` (in eval mode, on the CPU).
 
     Raises:
-        ValueError: the file is not such a model.
+        ValueError: the file does not exist, is a folder, or is not such a model (an SB3
+            ``model.zip`` among them).
     """
+    if Path(path).is_dir():
+        raise ValueError(f"policy file {str(path)!r} is a folder, not a model file")
+    if not Path(path).exists():
+        raise ValueError(f"policy file {str(path)!r} does not exist")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
         first = (str(err).strip().splitlines() or [""])[0][:200]  # torch's first line, not its advice
         if "Weights only load failed" in first:  # a pickle of objects, which a model file never holds
             first = "it holds objects, not only tensors and plain data"
+        elif zipfile.is_zipfile(path):  # torch files are zips too, but not of this layout
+            first = "a zip archive of another kind (an SB3 model.zip?), not the model.pt of experiments.selfplay"
         raise ValueError(
             f"policy file {str(path)!r} is not a torch model file (torch.load: {type(err).__name__}: {first})"
         ) from None

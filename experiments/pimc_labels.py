@@ -180,9 +180,18 @@ def load_labels(path: str | Path) -> dict:
     """A label file's arrays (``observation`` as float32) and its ``meta`` dict.
 
     Raises:
-        ValueError: a file without the arrays of the module docstring.
+        ValueError: a file that is not a numpy ``.npz`` archive, or one without the arrays
+            of the module docstring.
+        OSError: the file cannot be read.
     """
-    with np.load(path, allow_pickle=False) as f:
+    not_labels = f"{path}: not a pimc_labels file (an .npz that python -m experiments.pimc_labels writes)"
+    try:
+        f = np.load(path, allow_pickle=False)
+    except ValueError:  # numpy's own text speaks of pickles, whatever the file holds
+        raise ValueError(not_labels) from None
+    if not isinstance(f, np.lib.npyio.NpzFile):  # a lone .npy array
+        raise ValueError(not_labels)
+    with f:
         missing = {"observation", "mask", "values", "heuristic", "search", "meta"} - set(f.files)
         if missing:
             raise ValueError(f"{path}: not a pimc_labels file (missing {', '.join(sorted(missing))})")

@@ -124,7 +124,7 @@ def absolute_policy(name: str) -> str:
     find the model; other names unchanged.  On a cluster the path must be on a file
     system every node sees."""
     for prefix in ("policy:", "rllib:"):
-        if name.startswith(prefix):
+        if name.startswith(prefix) and name[len(prefix) :].strip():  # an empty path stays empty (refused)
             return prefix + str(Path(name[len(prefix) :]).resolve())
     return name
 

@@ -126,6 +126,12 @@ def test_a_file_without_labels_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", observation=np.zeros((1, 3)))
     with pytest.raises(ValueError, match="not a pimc_labels file"):
         pimc_labels.load_labels(tmp_path / "x.npz")
+    (tmp_path / "text.npz").write_text("not an archive\n")
+    np.save(tmp_path / "one.npy", np.zeros(3))
+    for path in (tmp_path / "text.npz", tmp_path / "one.npy"):
+        said = f"^{path}: not a pimc_labels file \\(an .npz that python -m experiments.pimc_labels writes\\)$"
+        with pytest.raises(ValueError, match=said):
+            pimc_labels.load_labels(path)
 
 
 def test_the_target_is_the_searchs_choice_only_where_it_leads_the_heuristics_by_the_margin():

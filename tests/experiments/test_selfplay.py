@@ -117,6 +117,17 @@ def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
         f"policy file {str(tmp_path / 'objects.pt')!r} is not a torch model file (torch.load: UnpicklingError: "
         "it holds objects, not only tensors and plain data)"
     )
+    sb3 = Path(__file__).parents[2] / "docs/results/sb3-gin/model.zip"  # experiments.train's model
+    with pytest.raises(ValueError) as err:
+        load_model(sb3)
+    assert str(err.value) == (
+        f"policy file {str(sb3)!r} is not a torch model file (torch.load: RuntimeError: a zip archive of another "
+        "kind (an SB3 model.zip?), not the model.pt of experiments.selfplay)"
+    )
+    with pytest.raises(ValueError, match=f"^policy file {str(tmp_path)!r} is a folder, not a model file$"):
+        load_model(tmp_path)
+    with pytest.raises(ValueError, match=f"^policy file {str(tmp_path / 'none.pt')!r} does not exist$"):
+        load_model(tmp_path / "none.pt")
 
 
 SMOKE = [

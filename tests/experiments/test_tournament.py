@@ -96,6 +96,7 @@ def test_env_options_reach_the_games(tmp_path):
         (["--backend", "spark"], "invalid choice: 'spark'"),
         (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
         (["--out", ""], "argument --out: an empty path: give a file or folder (. for the current folder)"),
+        (["--agents", "random", "policy:"], "no policy file given: pass the model.zip that experiments.train wrote"),
         (["--record", " "], "argument --record: an empty path"),
     ],
 )

@@ -26,6 +26,13 @@ BAD = [
     (["--max-idle", "0"], "--max-idle must be a finite number of seconds > 0, got 0.0"),
     (["--max-idle", "nan"], "--max-idle must be a finite number of seconds > 0, got nan"),
     (["--max-idle", "inf"], "--max-idle must be a finite number of seconds > 0, got inf"),
+    # the games played are saved there: a folder that can never exist is refused at the start
+    (
+        ["--records", "/dev/null/x"],
+        "--records /dev/null/x: the games' records cannot be saved there (/dev/null is not a writable folder); "
+        "give another folder or --no-save",
+    ),
+    (["--records", ""], "argument --records: an empty path: give a file or folder (. for the current folder)"),
 ]
 
 
@@ -90,3 +97,7 @@ def test_an_unknown_host_is_refused(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "error: cannot listen on no-such-host.invalid:8000: " in err
     assert "Name or service not known" in err
+
+
+def test_an_unwritable_records_folder_is_fine_without_saving():
+    assert str(parse_args(["--records", "/dev/null/x", "--no-save"]).records) == "/dev/null/x"
