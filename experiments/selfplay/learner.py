@@ -156,6 +156,7 @@ class Learner:
                 config.teacher_margin,
                 self.rng,
                 observation_size=self.obs_size,
+                env_options=config.env_options,
             )
         self.pool: list[dict] = []
         self.steps = self.learner_steps = self.updates = self.episodes = 0

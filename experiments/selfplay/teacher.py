@@ -69,6 +69,8 @@ class TeacherLabels:
         rng: draws the held-out games and the minibatches.
         observation_size: the env's observation size (it differs with the number of
             players); None: not checked.
+        env_options: the run's ``env()`` options: labels made under others are used with
+            a warning (the search chose under their rules); None: not compared.
 
     Raises:
         ValueError: no file, a file of another variant, action count or observation size
@@ -84,7 +86,10 @@ class TeacherLabels:
         margin: float,
         rng: np.random.Generator,
         observation_size: int | None = None,
+        env_options: dict | None = None,
     ):
+        import warnings
+
         import torch
 
         from experiments.pimc_labels import load_labels
@@ -104,6 +109,14 @@ class TeacherLabels:
                 raise ValueError(
                     f"{path}: observations of size {width} (labels made with env options {made}), but the run's "
                     f"env has {observation_size}: make labels with the run's --env-option (num_players)"
+                )
+            made = d["meta"].get("env_options", {})
+            if env_options is not None and made != env_options:
+                warnings.warn(
+                    f"{path}: labels made with env options {made}, the run uses {env_options}: the search "
+                    "chose its moves under the labels' rules",
+                    UserWarning,
+                    stacklevel=2,
                 )
             xs.append(featurize(d["observation"]))
             masks.append(d["mask"])

@@ -171,6 +171,12 @@ def test_teacher_labels_are_featurized_and_hold_out_whole_games(label_file):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         TeacherLabels([str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(0), 541)
     assert len(TeacherLabels([str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3), 485))
+    # labels made under other rules teach, with a warning naming both option sets
+    said = f"^{re.escape(str(label_file))}: labels made with env options {{}}, the run uses {{'knock_limit': 5}}: "
+    with pytest.warns(UserWarning, match=said):
+        TeacherLabels(
+            [str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3), 485, {"knock_limit": 5}
+        )
 
 
 def test_a_run_taught_by_labels_learns_them_and_uses_no_heuristic_teacher(label_file, tmp_path):
