@@ -261,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
+        if args.out.name == ".npz":
+            raise ValueError(f"--out {str(args.out)!r} names no file: put a name before .npz (labels.npz)")
         if args.out.suffix != ".npz":
             # numpy would add the suffix itself, and the file written would not be the one named
             raise ValueError(f"--out {str(args.out)!r} must end in .npz")

@@ -185,6 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/search-budget-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (or lines, in a log file)")
     args = p.parse_args(argv)
+    twice = sorted({b for b in args.budgets if args.budgets.count(b) > 1})
+    if twice:
+        p.error(f"--budgets lists {', '.join(map(str, twice))} more than once: each budget is one row")
     specs = [
         f"{args.agent}:{BUDGET_OPTION[args.agent]}={b}" + (f",{args.options}" if args.options else "")
         for b in args.budgets

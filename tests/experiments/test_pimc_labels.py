@@ -89,6 +89,7 @@ def test_the_default_search_fits_the_variant(tmp_path):
     "out, message",
     [
         ("labels.txt", "--out '{tmp}/labels.txt' must end in .npz"),
+        (".npz", "--out '{tmp}/.npz' names no file: put a name before .npz (labels.npz)"),
         ("afile/x.npz", "--out's folder '{tmp}/afile' is a file, not a folder"),
         ("adir.npz", "--out '{tmp}/adir.npz' is a folder: name the .npz file to write"),
     ],

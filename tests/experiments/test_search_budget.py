@@ -41,6 +41,7 @@ def test_the_same_seed_plays_the_same_games():
         (["--variant", "poker", "--agent", "pimc", "--budgets", "1"], "unknown variant 'poker'"),
         (["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "0"], "must be positive"),
         (["--variant", "gin_rummy", "--agent", "ismcts", "--budgets", "2", "--options", "worlds=3"], "not an option"),
+        (["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "4", "2"], "--budgets lists 2 more than once"),
     ],
 )
 def test_bad_use_is_a_usage_error(argv, message, capsys):
