@@ -301,117 +301,6 @@ def test_a_new_run_in_an_earlier_runs_folder_starts_its_logs_afresh(smoke_run, t
     assert list((out / "snapshots").iterdir()) == []  # the earlier run's snapshot went (this run evaluated once, final)
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["--pool-share", "0.6", "--heuristic-share", "0.5"], "sum to at most 1"),
-        (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
-        (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
-        (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
-        (["--league", "policy:no/such.pt@0.2"], "league member 'policy:no/such.pt': no such file 'no/such.pt'"),
-        (
-            ["--teacher-agent", "pimc"],
-            "teacher_agent='pimc': use heuristic, heuristic:style=NAME or policy:PATH "
-            "(the agents that play the batched engine's rows)",
-        ),
-        (
-            ["--teacher-agent", "random"],
-            "teacher_agent='random': kickstarting towards uniformly random play teaches nothing; "
-            "use heuristic, heuristic:style=NAME or policy:PATH",
-        ),
-        (["--teacher-agent", "policy:no/such.pt"], "teacher_agent='policy:no/such.pt': no such file 'no/such.pt'"),
-        (
-            ["--teacher-agent", "heuristic:style=defensive", "--kickstart", "0"],
-            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=0.0, "
-            "kickstart_anneal=0.4, kickstart_share=0.5): set all three > 0, or leave teacher_agent='heuristic'",
-        ),
-        (
-            ["--teacher-agent", "heuristic:style=defensive", "--kickstart-share", "0"],
-            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
-            "kickstart_anneal=0.4, kickstart_share=0.0): set all three > 0, or leave teacher_agent='heuristic'",
-        ),
-        (
-            ["--teacher-agent", "heuristic:style=defensive", "--kickstart-anneal", "0"],
-            "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
-            "kickstart_anneal=0.0, kickstart_share=0.5): set all three > 0, or leave teacher_agent='heuristic'",
-        ),
-        (
-            ["--kickstart-anneal", "0", "--kickstart-floor", "0.2"],
-            "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=1.0, kickstart_anneal=0.0); "
-            "set both > 0 to keep the floor after the decay, or kickstart_floor=0",
-        ),
-        (
-            ["--kickstart", "0", "--kickstart-floor", "0.2"],
-            "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=0.0, kickstart_anneal=0.4)",
-        ),
-        (
-            ["--variant", "rummikub", "--critic", "privileged"],
-            "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not rummikub_v0",
-        ),
-        (["--hidden", "64,x"], "--hidden must be positive integers"),
-        (["--num-envs", "0"], "--num-envs must be a positive integer"),
-        (["--sim-threads", "0"], "sim_threads=0: a positive integer"),
-        (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
-        (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
-        (["--num-envs", "20000000"], "num_envs=20000000: at most 16,777,216 games in a batch"),
-        (["--eval-workers", "100000"], "eval_workers=100000: at most "),
-        (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
-        (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
-        (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
-        (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
-        (["--duplicate-baseline", "ture"], "'ture' is not a boolean"),
-        (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
-        (["--gamma", "1.5"], "gamma=1.5: allowed values are in (0.0, 1.0]"),
-        (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
-        (["--env-option", "episode=game", "--duplicate-baseline", "true"], "duplicate_baseline replays single hands"),
-        (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
-        (
-            ["--variant", "rummikub", "--duplicate-baseline", "true"],
-            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
-            "not rummikub_v0: use duplicate_baseline=false",
-        ),
-        (
-            ["--variant", "crazy_rummy", "--duplicate-baseline", "true"],
-            "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
-            "not crazy_rummy_v0: use duplicate_baseline=false",
-        ),
-    ],
-)
-def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
-    with pytest.raises(SystemExit):
-        selfplay.parse_args(args)
-    assert message in capsys.readouterr().err
-
-
-def test_a_teacher_agent_with_a_bad_style_is_refused_before_the_run_starts(tmp_path, capsys):
-    out = tmp_path / "never"
-    args = ["--variant", "crazy_rummy", "--teacher-agent", "heuristic:style=hold_wild", "--out", str(out)]
-    assert selfplay.main([*args, "--minutes", "0.01", "--no-progress"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.endswith(
-        "error: agent 'heuristic:style=hold_wild': style 'hold_wild' is not a style of the crazy_rummy_v0 "
-        "heuristic: styles are default, hold_wilds, shed_high, defensive, hold_wilds_safe"
-    )
-    assert not out.exists()
-
-
-def test_a_teacher_agent_with_teacher_labels_needs_games_against_random_play():
-    # with labels the search teaches the learner's decisions; the teacher agent only those of the
-    # games against random play
-    cfg = selfplay.Config(teacher_agent="heuristic:style=defensive", teacher_labels="labels.npz")
-    with pytest.raises(ValueError) as err:
-        selfplay.check_config(cfg, 2)
-    assert str(err.value) == (
-        "teacher_agent='heuristic:style=defensive' would teach no decision (kickstart=1.0, "
-        "kickstart_anneal=0.4, random_share=0.0): set all three > 0, or leave teacher_agent='heuristic'; "
-        "with teacher_labels it teaches only the games against random play"
-    )
-    cfg.random_share = 0.2
-    selfplay.check_config(cfg, 2)  # accepted
-    cfg.teacher_agent, cfg.random_share, cfg.kickstart = "heuristic", 0.0, 0.0
-    selfplay.check_config(cfg, 2)  # the default teacher, unused: accepted as before
-
-
 def test_features_flag_melds_and_give_the_exact_deadwood_of_each_discard():
     from agents.policy_features import Featurizer
     from rummy_env.core.cards import parse_card as card_id
@@ -449,32 +338,6 @@ def test_a_checkpoint_taken_during_a_session_counts_its_training_time(monkeypatc
     learner.timers["eval"] = 20.0  # evaluations are not training time
     assert learner.state()["counters"]["elapsed"] == 90.0
     assert learner.training_minutes() == 70.0 / 60
-
-
-def test_bool_flags_read_true_and_false_only():
-    assert selfplay.parse_args(["--initial-eval", "No", "--anneal-lr", "1"])[0].initial_eval is False
-    assert selfplay.parse_args(["--initial-eval", "YES"])[0].initial_eval is True
-
-
-def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, capsys):
-    (tmp_path / "afile").write_text("")
-    assert selfplay.main(["--out", str(tmp_path / "afile"), "--num-envs", "2", "--hidden", "8"]) == 2
-    assert f"error: --out '{tmp_path}/afile' is a file, not a folder" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--eval-opponents", "nosuch"], "unknown agent 'nosuch'"),
-        (["--league", "nosuch@0.1"], "'nosuch' cannot play on the batched engine's rows"),
-        (["--league", "heuristic:style=nosuch@0.1"], "nosuch"),
-    ],
-)
-def test_names_used_after_the_first_update_stop_the_run_before_it_and_its_folder(args, message, tmp_path, capsys):
-    out = tmp_path / "run"
-    assert selfplay.main(["--out", str(out), "--num-envs", "2", "--hidden", "8", *args]) == 2
-    assert message in capsys.readouterr().err
-    assert not out.exists()
 
 
 @pytest.mark.parametrize("variant", ["gin_rummy", "rummy"])
@@ -571,16 +434,6 @@ def test_a_bare_resume_keeps_the_runs_limits_and_refuses_a_changed_network():
     assert resumed_config(resolved, again, {"features", "hidden", "seed"}).features == "gin_read"
 
 
-def test_the_ray_backend_without_ray_is_refused_before_training(monkeypatch, capsys):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
-    with pytest.raises(SystemExit):
-        selfplay.parse_args(["--backend", "ray"])
-    assert "backend='ray' needs Ray: pip install -e \".[distributed]\"" in capsys.readouterr().err
-
-
 def test_only_a_runs_folder_has_its_logs_cleared(tmp_path):
     from experiments.selfplay.checkpoint import clear_earlier_run
 
@@ -608,27 +461,3 @@ def test_the_files_a_runs_settings_name_are_listed():
     )
     names = ["a/init.pt", "b/member.pt", "c/teacher.pt", "d/guide.pt", "e/one.npz", "f/two.npz"]
     assert named_files(cfg) == {Path(p).resolve() for p in names}
-
-
-def test_resume_from_a_file_that_is_not_a_checkpoint_is_one_line(tmp_path, capsys):
-    """A damaged checkpoint.pt, or another file copied in as one, is an error naming the
-    file and what is wrong (exit 2), not a traceback from torch or a KeyError."""
-    from experiments.selfplay.run import main
-
-    junk, model = tmp_path / "junk", tmp_path / "model"
-    junk.mkdir()
-    model.mkdir()
-    (junk / "checkpoint.pt").write_text("not a checkpoint\n")
-    (model / "checkpoint.pt").write_bytes(
-        (Path(__file__).parents[2] / "docs/results/selfplay-gin/model.pt").read_bytes()
-    )
-    assert main(["--out", str(junk), "--resume"]) == 2
-    assert (
-        f"error: --resume: {junk / 'checkpoint.pt'} cannot be read as a checkpoint (UnpicklingError"
-        in capsys.readouterr().err
-    )
-    assert main(["--out", str(model), "--resume"]) == 2
-    said = capsys.readouterr().err
-    assert (
-        f"error: --resume: {model / 'checkpoint.pt'} is not a checkpoint of experiments.selfplay (it lacks net" in said
-    )
