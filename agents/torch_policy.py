@@ -172,6 +172,17 @@ def save_model(path: str | Path, model: ActorCritic, **extra: Any) -> None:
     os.replace(part, path)
 
 
+def _zip_of_another_kind(path: str | Path) -> bool:
+    """Whether ``path`` is a zip archive that is no torch file (torch's are zips too, each
+    with a ``<name>/data.pkl``; an SB3 ``model.zip`` has none): torch's own error then
+    says nothing useful, while for a torch file (a newer version, say) it does."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return not any(n.endswith("/data.pkl") for n in z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def load_model(path: str | Path) -> ActorCritic:
     """The network saved by :func:`save_model` (in eval mode, on the CPU).
 
@@ -189,7 +200,7 @@ def load_model(path: str | Path) -> ActorCritic:
         first = (str(err).strip().splitlines() or [""])[0][:200]  # torch's first line, not its advice
         if "Weights only load failed" in first:  # a pickle of objects, which a model file never holds
             first = "it holds objects, not only tensors and plain data"
-        elif zipfile.is_zipfile(path):  # torch files are zips too, but not of this layout
+        elif _zip_of_another_kind(path):
             first = "a zip archive of another kind (an SB3 model.zip?), not the model.pt of experiments.selfplay"
         raise ValueError(
             f"policy file {str(path)!r} is not a torch model file (torch.load: {type(err).__name__}: {first})"

@@ -11,6 +11,7 @@ each instead of a traceback (left as Python has them when it is imported as a li
 """
 
 import sys as _sys
+from importlib.util import find_spec as _find_spec
 
 #: the extra (``pyproject.toml``) that brings each module a job may import
 EXTRA_OF_MODULE = {
@@ -33,6 +34,13 @@ EXTRA_OF_MODULE = {
 }
 
 
+def _installed(package: str) -> bool:
+    try:
+        return _find_spec(package) is not None
+    except (ImportError, ValueError):  # a finder that refuses it: as good as missing
+        return False
+
+
 def _job_excepthook(kind, value, tb, _previous=_sys.excepthook):
     """``sys.excepthook`` of a job: an unhandled KeyboardInterrupt or a missing extra is
     one line (Python still exits with 130 after a Ctrl-C, 1 otherwise); anything else as
@@ -41,7 +49,9 @@ def _job_excepthook(kind, value, tb, _previous=_sys.excepthook):
         print("interrupted (Ctrl-C)", file=_sys.stderr)
         return
     top = (getattr(value, "name", None) or "").partition(".")[0]
-    if issubclass(kind, ModuleNotFoundError) and top in EXTRA_OF_MODULE:
+    # only when the package itself is missing: a missing submodule of an installed one is a
+    # broken install, whose traceback says more
+    if issubclass(kind, ModuleNotFoundError) and top in EXTRA_OF_MODULE and not _installed(top):
         extra = EXTRA_OF_MODULE[top]
         print(f'{value}: it comes with the {extra} extra: pip install -e ".[{extra}]"', file=_sys.stderr)
         return

@@ -34,6 +34,7 @@ import argparse
 import json
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def load_labels(path: str | Path) -> dict:
     not_labels = f"{path}: not a pimc_labels file (an .npz that python -m experiments.pimc_labels writes)"
     try:
         f = np.load(path, allow_pickle=False)
-    except ValueError:  # numpy's own text speaks of pickles, whatever the file holds
+    except (ValueError, EOFError, zipfile.BadZipFile):  # numpy's own text speaks of pickles, or nothing
         raise ValueError(not_labels) from None
     if not isinstance(f, np.lib.npyio.NpzFile):  # a lone .npy array
         raise ValueError(not_labels)

@@ -36,6 +36,7 @@ import numpy as np
 
 from agents import make_agent, seat_seed
 from experiments.common import (
+    check_folder,
     description,
     load_variant,
     output_folder,
@@ -360,8 +361,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.no_record:
         args.record = None
     else:
-        try:  # made now: a bad folder must fail before the game, not lose its record after it
-            args.record = output_folder(args.record or Path("results") / "play", "play", what="--record")
+        args.record = args.record or Path("results") / "play"
+        try:  # checked now, made once the game is set up: a bad folder must not lose a record
+            check_folder(args.record, "--record")
         except ValueError as err:
             p.error(str(err))
     args.parser = p
@@ -374,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             game = setup(args)
+            if args.record is not None:
+                args.record = output_folder(args.record, "play", what="--record")
         except ValueError as err:
             args.parser.error(str(err))
         return play(args, *game)

@@ -174,7 +174,7 @@ def path_arg(text: str) -> Path:
         argparse.ArgumentTypeError: an empty string (or only spaces).
     """
     if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give a file or folder (. for the current folder)")
+        raise argparse.ArgumentTypeError("an empty path: give a file or folder name")
     return Path(text)
 
 
@@ -233,6 +233,24 @@ def usable_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def check_folder(path: Path | str, what: str = "--out") -> None:
+    """Refuse a folder that could not be made or written, without making it (so that a job
+    with two folders to make refuses before either exists).
+
+    Raises:
+        ValueError: ``path`` is a file, or the nearest folder above it that exists is not
+            a writable folder.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a file, not a folder")
+    where = path.absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if not where.is_dir() or not os.access(where, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {str(path)!r} cannot be made or written: {str(where)!r} is not a writable folder")
 
 
 def output_folder(path: Path | str | None, default_stem: str, what: str = "--out") -> Path:

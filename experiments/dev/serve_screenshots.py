@@ -14,19 +14,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.common import description
+from experiments.common import description, path_arg
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write ``serve_play.png``, ``serve_replay.png`` and ``serve_results.png`` to ``--out``."""
     p = argparse.ArgumentParser(description=description(__doc__))
-    p.add_argument("--records", type=Path, required=True, help="the server's --records")
-    p.add_argument("--results", type=Path, required=True, help="the server's --results")
+    p.add_argument("--records", type=path_arg, required=True, help="the server's --records")
+    p.add_argument("--results", type=path_arg, required=True, help="the server's --results")
     p.add_argument("--replay", required=True, help="record name under --records for the Replay page")
     p.add_argument("--run", required=True, help="summary.json name under --results for the Results page")
     p.add_argument("--seed", type=int, default=5, help="seed of the Gin game shown on the Play page")
     p.add_argument("--moves", type=int, default=3, help="your moves made before the Play screenshot")
-    p.add_argument("--out", type=Path, default=Path("docs/images"), help="folder of the PNGs (default: docs/images)")
+    p.add_argument(
+        "--out", type=path_arg, default=Path("docs/images"), help="folder of the PNGs (default: docs/images)"
+    )
     args = p.parse_args(argv)
 
     from experiments.serve.app import ServeConfig, create_app

@@ -10,6 +10,7 @@ run writes its full settings to ``recipe.toml`` in its folder, so ``--recipe
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import math
 import os
@@ -364,43 +365,31 @@ def load_recipe(name: str) -> dict:
     unknown = sorted(set(data) - set(Config.__dataclass_fields__))
     if unknown:
         raise ValueError(f"recipe {str(path)!r}: {', '.join(unknown)} is not a setting of experiments.selfplay")
-    defaults = Config()
+    kinds = {f.name: f.type.removesuffix(" | None") for f in dataclasses.fields(Config)}
     for key, value in data.items():  # a value of the wrong kind would be blamed on its flag by argparse
-        expected = _kind_of(getattr(defaults, key))
-        if expected is not None and not _is_kind(value, expected):
-            raise ValueError(f"recipe {str(path)!r}: {key} = {value!r}, expected {expected}")
+        expected, fits = _KINDS[kinds[key]]
+        if not fits(value):
+            try:
+                shown = _toml_value(value)
+            except TypeError:  # a table, or an array holding one
+                shown = "a table" if isinstance(value, dict) else "an array of tables"
+            raise ValueError(f"recipe {str(path)!r}: {key} = {shown}, expected {expected}")
     return data
 
 
-def _kind_of(default: object) -> str | None:
-    """What a setting's value must be, from its default (None: not checked here)."""
-    if isinstance(default, bool):
-        return "true or false"
-    if isinstance(default, int):
-        return "an integer"
-    if isinstance(default, float):
-        return "a number"
-    if isinstance(default, str):
-        return "a string"
-    if isinstance(default, dict):
-        return "a table"
-    if isinstance(default, tuple):
-        return "an array of integers"
-    return None
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_kind(value: object, kind: str) -> bool:
-    if kind == "true or false":
-        return isinstance(value, bool)
-    if kind == "an integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "a number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "a string":
-        return isinstance(value, str)
-    if kind == "a table":
-        return isinstance(value, dict)
-    return isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+#: a setting's annotation (``Config``) -> (what its value must be, the check of a TOML value)
+_KINDS = {
+    "bool": ("true or false", lambda v: isinstance(v, bool)),
+    "int": ("an integer", _is_int),
+    "float": ("a number", lambda v: _is_int(v) or isinstance(v, float)),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "dict": ("a table", lambda v: isinstance(v, dict)),
+    "tuple": ("an array of integers", lambda v: isinstance(v, list) and all(map(_is_int, v))),
+}
 
 
 def _toml_value(value: object) -> str:

@@ -57,6 +57,18 @@ def teacher_targets(values: np.ndarray, search: np.ndarray, heuristic: np.ndarra
     return np.where(lead > margin, search, heuristic).astype(np.int64)
 
 
+def _same_rules(variant: str, a: dict, b: dict) -> bool:
+    """Whether two ``env()`` option sets give the same game (the defaults spelled out or
+    left out alike): their engines' configs compared, the dicts where one is refused."""
+    from experiments.common import load_variant
+
+    try:
+        module = load_variant(variant)
+        return module.raw_env(**a).game.config == module.raw_env(**b).game.config
+    except (TypeError, ValueError):
+        return a == b
+
+
 class TeacherLabels:
     """The labelled positions of one or more ``pimc_labels`` files, featurized for the net.
 
@@ -111,7 +123,7 @@ class TeacherLabels:
                     f"env has {observation_size}: make labels with the run's --env-option (num_players)"
                 )
             made = d["meta"].get("env_options", {})
-            if env_options is not None and made != env_options:
+            if env_options is not None and not _same_rules(variant, made, env_options):
                 warnings.warn(
                     f"{path}: labels made with env options {made}, the run uses {env_options}: the search "
                     "chose its moves under the labels' rules",

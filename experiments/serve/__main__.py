@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from experiments.common import description, path_arg, program_name
+from experiments.common import check_folder, description, path_arg, program_name
 
 INSTALL = 'the server needs the web extra: pip install -e ".[web]"'
 
@@ -67,15 +66,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     for flag, folder in (("--records", args.records), ("--results", args.results)):
         if folder.exists() and not folder.is_dir():  # a missing folder is fine: nothing to list yet
             p.error(f"{flag} {folder} is a file, not a folder")
-    if not args.no_save:  # every game played is saved under --records/play: refuse now, not at each game's end
-        where = args.records.absolute()
-        while not where.exists() and where != where.parent:
-            where = where.parent
-        if not where.is_dir() or not os.access(where, os.W_OK | os.X_OK):
-            p.error(
-                f"--records {args.records}: the games' records cannot be saved there ({where} is not a writable "
-                "folder); give another folder or --no-save"
-            )
+    if not args.no_save:  # every game played is saved in --records/play: refuse now, not at each game's end
+        try:
+            check_folder(args.records / "play", "--records' play/")
+        except ValueError as err:
+            p.error(f"{err}: the games played are saved there; give another --records or --no-save")
     args.parser = p
     return args
 

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import rummy_env
 from experiments.common import (
     MAX_DEALS,
+    check_folder,
     description,
     output_folder,
     parse_env_options,
@@ -165,8 +166,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             record_dir=str(args.record.resolve()) if args.record else None,
             record_games=args.record_games if args.record else 0,
         )
-        # the folders are made now: a bad path must fail before the games, not after them;
-        # --record first, so that a refused one leaves no empty --out behind
+        # the folders are made now: a bad path must fail before the games, not after them,
+        # and both are checked before either is made (a refused one leaves no empty other)
+        if args.record:
+            check_folder(args.record, "--record")
+        if args.out is not None:
+            check_folder(args.out, "--out")
         if args.record:
             output_folder(args.record, "record", what="--record")
         out = output_folder(args.out, "tournament")

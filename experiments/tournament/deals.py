@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents import agent_names, make_agent, seat_seed
-from experiments.common import load_variant, play_episode
+from experiments.common import MAX_DEALS, load_variant, play_episode  # noqa: F401 - MAX_DEALS: its home before common
 
 #: Games per variant when ``--deals`` is not given (split over the lineups and seat
 #: rotations): the default run of every variant takes about a minute on 2 cores.

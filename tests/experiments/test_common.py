@@ -131,3 +131,38 @@ def test_batch_sizes_are_bounded_by_the_engines_limit():
         batch_size("20000000")
     with pytest.raises(argparse.ArgumentTypeError, match="must be positive, got 0"):
         batch_size("0")
+
+
+def test_deal_counts_and_paths_of_the_jobs_flags(tmp_path):
+    """The argparse types every job shares: deal counts 1 (or 0) .. 10,000,000, and paths
+    that are not empty (``Path('')`` would be the current folder)."""
+    import argparse
+
+    from experiments.common import MAX_DEALS, deal_count, deal_count_or_zero, path_arg
+
+    assert (deal_count("1"), deal_count(str(MAX_DEALS)), deal_count_or_zero("0")) == (1, 10_000_000, 0)
+    for check, text, said in [
+        (deal_count, "0", "must be positive, got 0"),
+        (deal_count, "10000001", "at most 10,000,000 deals (days of play on a cluster), got 10,000,001"),
+        (deal_count_or_zero, "-1", "must be >= 0, got -1"),
+        (deal_count_or_zero, "99999999999999", "at most 10,000,000 deals"),
+        (path_arg, "", "an empty path: give a file or folder name"),
+        (path_arg, "  ", "an empty path: give a file or folder name"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError) as err:
+            check(text)
+        assert str(err.value).startswith(said)
+    assert path_arg("results/x") == Path("results/x") and path_arg(".") == Path(".")
+
+
+def test_a_folder_is_checked_without_being_made(tmp_path):
+    from experiments.common import check_folder
+
+    check_folder(tmp_path / "new" / "deeper")  # its nearest existing folder is writable
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(ValueError, match=f"^--out '{tmp_path / 'afile'}' is a file, not a folder$"):
+        check_folder(tmp_path / "afile")
+    said = f"^--record '{tmp_path / 'afile' / 'x'}' cannot be made or written: '{tmp_path / 'afile'}' is not a writable"
+    with pytest.raises(ValueError, match=said):
+        check_folder(tmp_path / "afile" / "x", "--record")

@@ -66,3 +66,10 @@ def test_every_extra_named_is_one_of_the_projects():
     extras = pyproject["project"]["optional-dependencies"]
     assert set(experiments.EXTRA_OF_MODULE.values()) <= set(extras)
     assert any(r.startswith("tqdm") for r in extras[experiments.EXTRA_OF_MODULE["tqdm"]])
+
+
+def test_a_missing_submodule_of_an_installed_extra_keeps_its_traceback():
+    """tqdm is installed: a missing ``tqdm.x`` is a broken install, not a missing extra."""
+    done = run("import sys; sys.argv[:1] = ['-m']; import experiments; import tqdm._no_such_part")
+    assert done.returncode == 1 and done.stderr.startswith("Traceback")
+    assert done.stderr.endswith("ModuleNotFoundError: No module named 'tqdm._no_such_part'\n")

@@ -3,6 +3,7 @@ decisions, the targets they give, and a self-play run taught by them."""
 
 import csv
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -129,7 +130,9 @@ def test_a_file_without_labels_is_refused(tmp_path):
         pimc_labels.load_labels(tmp_path / "x.npz")
     (tmp_path / "text.npz").write_text("not an archive\n")
     np.save(tmp_path / "one.npy", np.zeros(3))
-    for path in (tmp_path / "text.npz", tmp_path / "one.npy"):
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "x.npz").read_bytes()[:40])
+    for path in (tmp_path / "text.npz", tmp_path / "one.npy", tmp_path / "empty.npz", tmp_path / "cut.npz"):
         said = f"^{path}: not a pimc_labels file \\(an .npz that python -m experiments.pimc_labels writes\\)$"
         with pytest.raises(ValueError, match=said):
             pimc_labels.load_labels(path)
@@ -177,6 +180,11 @@ def test_teacher_labels_are_featurized_and_hold_out_whole_games(label_file):
     with pytest.warns(UserWarning, match=said):
         TeacherLabels(
             [str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3), 485, {"knock_limit": 5}
+        )
+    with warnings.catch_warnings():  # the default spelled out is the same rules: no warning
+        warnings.simplefilter("error")
+        TeacherLabels(
+            [str(label_file)], "gin_rummy_v0", featurize, 108, 0.0, np.random.default_rng(3), 485, {"knock_limit": 10}
         )
 
 

@@ -121,7 +121,7 @@ def test_quit_and_end_of_input_end_cleanly_and_keep_the_record(tmp_path, how):
         (["--env-option", "knock_limit=-2"], "knock_limit=-2 is out of range"),
         (["--env-option", "render_mode=human"], "render_mode is not an option here"),
         # the record's folder is checked before the game (it used to fail after it, record lost)
-        (["--record", "/dev/null/x"], "--record '/dev/null/x' cannot be created: Not a directory"),
+        (["--record", "/dev/null/x"], "--record '/dev/null/x' cannot be made or written: '/dev/null' is not a"),
         (["--record", ""], "argument --record: an empty path"),
     ],
 )

@@ -84,10 +84,11 @@ def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
         ("bad.toml", "is not valid TOML"),
         ("unknown.toml", "learning_rate is not a setting of experiments.selfplay"),
         # a value of the wrong kind is the recipe's fault, not the flag's (argparse said "argument --lr")
-        ("text.toml", "recipe 'text.toml': lr = 'abc', expected a number"),
+        ("text.toml", "recipe 'text.toml': lr = \"abc\", expected a number"),
         ("half.toml", "recipe 'half.toml': num_envs = 2.5, expected an integer"),
         ("flag.toml", "recipe 'flag.toml': anneal_lr = 1, expected true or false"),
-        ("hidden.toml", "recipe 'hidden.toml': hidden = ['64'], expected an array of integers"),
+        ("hidden.toml", "recipe 'hidden.toml': hidden = [\"64\"], expected an array of integers"),
+        ("minutes.toml", "recipe 'minutes.toml': minutes = true, expected a number"),  # its default is None
     ],
 )
 def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, capsys, monkeypatch):
@@ -97,6 +98,7 @@ def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, caps
     (tmp_path / "half.toml").write_text("num_envs = 2.5\n")
     (tmp_path / "flag.toml").write_text("anneal_lr = 1\n")
     (tmp_path / "hidden.toml").write_text('hidden = ["64"]\n')
+    (tmp_path / "minutes.toml").write_text("minutes = true\n")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit):
         parse_args(["--recipe", recipe])

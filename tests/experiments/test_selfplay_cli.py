@@ -62,6 +62,8 @@ from experiments import selfplay
         (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
         (["--num-envs", "20000000"], "num_envs=20000000: at most 16,777,216 games in a batch"),
         (["--eval-workers", "100000"], "eval_workers=100000: at most "),
+        (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
+        (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
         (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),

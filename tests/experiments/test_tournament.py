@@ -95,7 +95,7 @@ def test_env_options_reach_the_games(tmp_path):
         (["--record-games", "5"], "--record-games goes with --record DIR"),
         (["--backend", "spark"], "invalid choice: 'spark'"),
         (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
-        (["--out", ""], "argument --out: an empty path: give a file or folder (. for the current folder)"),
+        (["--out", ""], "argument --out: an empty path: give a file or folder name"),
         (["--agents", "random", "policy:"], "no policy file given: pass the model.zip that experiments.train wrote"),
         (["--record", " "], "argument --record: an empty path"),
     ],
@@ -150,7 +150,7 @@ def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkey
         (["--out", str(tmp_path / "afile")], f"--out '{tmp_path}/afile' is a file, not a folder"),
         (
             ["--record", str(tmp_path / "afile" / "r")],
-            f"--record '{tmp_path}/afile/r' cannot be created: Not a directory",
+            f"--record '{tmp_path}/afile/r' cannot be made or written: '{tmp_path}/afile' is not a writable folder",
         ),
     ]:
         with pytest.raises(SystemExit) as exit_info:
@@ -167,9 +167,16 @@ def test_rllib_checkpoints_are_shown_by_their_run_folder():
     assert list(display_names(names).values()) == ["rllib(gin-rllib)", "rllib(other)", "rllib(step-20)"]
 
 
-def test_a_refused_record_folder_leaves_no_empty_out_folder(tmp_path, capsys):
-    out = tmp_path / "out"
+def test_a_refused_folder_leaves_no_empty_other_folder(tmp_path, capsys):
+    """--out and --record are both checked before either is made."""
+    out, record, afile = tmp_path / "out", tmp_path / "record", tmp_path / "afile"
+    afile.write_text("")
     with pytest.raises(SystemExit):
         tournament.main(["--no-progress", "--out", str(out), "--record", "/dev/null/x"])
-    assert "--record '/dev/null/x' cannot be created: Not a directory" in capsys.readouterr().err
+    said = "--record '/dev/null/x' cannot be made or written: '/dev/null' is not a writable folder"
+    assert said in capsys.readouterr().err
     assert not out.exists()
+    with pytest.raises(SystemExit):
+        tournament.main(["--no-progress", "--out", str(afile), "--record", str(record)])
+    assert f"--out '{afile}' is a file, not a folder" in capsys.readouterr().err
+    assert not record.exists()

@@ -29,10 +29,10 @@ BAD = [
     # the games played are saved there: a folder that can never exist is refused at the start
     (
         ["--records", "/dev/null/x"],
-        "--records /dev/null/x: the games' records cannot be saved there (/dev/null is not a writable folder); "
-        "give another folder or --no-save",
+        "--records' play/ '/dev/null/x/play' cannot be made or written: '/dev/null' is not a writable folder: "
+        "the games played are saved there; give another --records or --no-save",
     ),
-    (["--records", ""], "argument --records: an empty path: give a file or folder (. for the current folder)"),
+    (["--records", ""], "argument --records: an empty path: give a file or folder name"),
 ]
 
 
