@@ -92,7 +92,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(aec_env.action_space(agent).n)
         self._rng = np.random.default_rng(seed)
         self._learner = agent
-        self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._started = False  # step() before any reset() is refused as such
         # rendering is the AEC env's (its render_mode; "human" would print every opponent move too)
         mode = getattr(aec_env, "render_mode", None)
         self.render_mode = mode if mode in self.metadata["render_modes"] else None
@@ -157,10 +158,11 @@ class SingleAgentEnv(gymnasium.Env):
                     reset(seed=deal_seed + 7919 * k)
                 else:
                     reset()
+            self._started = True
             obs, _, terminated, truncated, info = self._advance()
             if not (terminated or truncated):
                 return obs, {**info, "skipped_episodes": skipped}
-            if options is not None:
+            if options:  # a stacked deal cannot be dealt again; None or {} deals from the seed
                 raise RuntimeError("the stacked episode ended before the learner's first decision")
         raise RuntimeError(
             f"{self.MAX_SKIPPED} deals in a row ended before the learner's first decision: "
@@ -173,7 +175,8 @@ class SingleAgentEnv(gymnasium.Env):
         Returns:
             (observation float32 ``observation_space.shape``, reward float: the learner's, summed
             over the opponents' moves, terminated bool, truncated bool, info dict: the learner's
-            AEC ``infos`` and ``"action_mask"`` bool ``(num_actions,)``, all False at the end).
+            AEC ``infos`` and ``"action_mask"`` int8 ``(num_actions,)`` (as ``env()``'s; Gymnasium's
+            ``action_space.sample(mask=...)`` takes it), all 0 at the end).
 
         Raises:
             ActionTypeError: an action that is not an integer id (a float, bool, string).
@@ -181,7 +184,7 @@ class SingleAgentEnv(gymnasium.Env):
                 as in ``env()``).
             RuntimeError: no episode is running (call ``reset()``).
         """
-        if not self.aec.agents or self.aec.agent_selection != self._learner:
+        if not self._started or not self.aec.agents or self.aec.agent_selection != self._learner:
             raise RuntimeError(
                 "no episode is running (it ended, or reset() was never called): call reset() before step()"
             )
@@ -189,8 +192,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self._advance()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, bool ``(num_actions,)`` (``MaskablePPO`` reads this)."""
-        return self._mask
+        """The learner's legal actions now, int8 ``(num_actions,)``, a copy (``MaskablePPO`` reads this)."""
+        return self._mask.copy()
 
     def _advance(self) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play opponents until the learner must act or the episode ends.
@@ -209,13 +212,13 @@ class SingleAgentEnv(gymnasium.Env):
                 reward += r
                 if termination or truncation:
                     final = aec.observe(learner)["observation"]
-                    self._mask = np.zeros(self.action_space.n, dtype=bool)
-                    info = {**info, "action_mask": self._mask}
+                    self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+                    info = {**info, "action_mask": self._mask.copy()}
                     while aec.agents:  # finish the episode for every agent
                         aec.step(None)
                     return np.array(final), reward, bool(termination), bool(truncation and not termination), info
-                self._mask = obs["action_mask"].astype(bool)
-                return np.array(obs["observation"]), reward, False, False, {**info, "action_mask": self._mask}
+                self._mask = obs["action_mask"].astype(np.int8)  # a copy: the caller may write to info's
+                return np.array(obs["observation"]), reward, False, False, {**info, "action_mask": self._mask.copy()}
             if termination or truncation:
                 aec.step(None)
             else:

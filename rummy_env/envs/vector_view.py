@@ -14,9 +14,11 @@ ends.  The learner's seat in game ``i`` is ``seat`` or, by default, ``i % num_pl
 summed over the opponents' moves).  Autoreset is Gymnasium's ``NEXT_STEP`` mode: the
 step that ends an episode returns the learner's final observation (mask all 0) with
 ``terminated`` or ``truncated``; the next step ignores that game's action and returns the
-first observation of a new episode (reward 0).  An episode that ends before the learner's
-first decision after ``reset`` is skipped: its row's mask is all 0,
-``infos["skipped_episodes"]`` marks it, and the next step deals a new one.  With
+first observation of a new episode (reward 0, neither flag).  An episode that ends before
+the learner's first decision (after ``reset``, or on that autoreset step: in Gin Rummy the
+opponent may take the upcard and knock at once) is skipped: the learner had no choice in
+it, so its row returns reward 0, neither flag and a mask all 0, ``infos["skipped_episodes"]``
+marks it, and the next step deals a new one.  With
 ``episode="game"`` an episode is a whole game (``rummy_env.vector.whole_games``): a hand that ends inside it returns the
 hand's rewards and the game goes on with the next hand, the opponents moving until the
 learner is to act in it.  Returned arrays are copies.
@@ -100,6 +102,7 @@ class SeatVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._rows = np.arange(self.num_envs)
         self._mask: np.ndarray | None = None
+        self._ended = np.zeros(self.num_envs, np.bool_)  # the engine deals these anew at the next step
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal every game anew (``seed``: reseed the engine) and let the opponents move
@@ -121,9 +124,11 @@ class SeatVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
         self.vec.reset(seed=seed)
+        super().reset(seed=seed)  # Gymnasium's own np_random follows the seed too
         batch = self.vec.step_opponents(self.seats)
         self._mask = batch.action_mask.copy()
-        skipped = (batch.terminated | batch.truncated).astype(np.int64)
+        self._ended = batch.terminated | batch.truncated
+        skipped = self._ended.astype(np.int64)
         return batch.observation.copy(), {"action_mask": self._mask.copy(), "skipped_episodes": skipped}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -133,7 +138,10 @@ class SeatVectorEnv(VectorEnv):
             (observation float32 ``(num_envs, obs_size)``, rewards float32 ``(num_envs,)``: the
             learner's, summed over the opponents' moves, in the units of the ``reward`` option,
             terminated bool ``(num_envs,)``, truncated bool ``(num_envs,)``,
-            ``{"action_mask": int8 (num_envs, num_actions)}``).
+            ``{"action_mask": int8 (num_envs, num_actions), "skipped_episodes": int64
+            (num_envs,)}``: 1 where the episode dealt on this autoreset step ended before the
+            learner's first decision (reward 0, neither flag, mask all 0; the next step deals
+            again)).
 
         Raises:
             ValueError: an action of the wrong shape or not legal in some live game.
@@ -143,10 +151,14 @@ class SeatVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         self.vec.step(actions)
         batch = self.vec.step_opponents(self.seats)
+        ended = batch.terminated | batch.truncated
+        skipped = self._ended & ended  # dealt on this step and over before the learner acted
+        self._ended = ended
         self._mask = batch.action_mask.copy()
-        rewards = batch.rewards[self._rows, self.seats].copy()
-        infos = {"action_mask": self._mask.copy()}
-        return batch.observation.copy(), rewards, batch.terminated.copy(), batch.truncated.copy(), infos
+        rewards = np.where(skipped, 0.0, batch.rewards[self._rows, self.seats]).astype(np.float32)
+        terminated, truncated = batch.terminated & ~skipped, batch.truncated & ~skipped
+        infos = {"action_mask": self._mask.copy(), "skipped_episodes": skipped.astype(np.int64)}
+        return batch.observation.copy(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now: int8 ``(num_envs, num_actions)`` (sb3-contrib's name).

@@ -6,7 +6,7 @@ from gymnasium.utils.env_checker import check_env
 
 from agents import make_agent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
-from rummy_env.envs.single_agent import SingleAgentEnv
+from rummy_env.envs.single_agent import SingleAgentEnv, single_agent_env
 from rummy_env.games.errors import ActionTypeError, IllegalActionError
 
 
@@ -207,3 +207,23 @@ def test_refused_reset_options_change_nothing():
     obs, info = env.reset()
     twin_obs, twin_info = twin.reset()
     assert (env._learner, obs.tolist()) == (twin._learner, twin_obs.tolist())  # and the next deal is the same
+
+
+def test_the_mask_is_int8_as_gymnasium_samples_with_it_and_a_copy():
+    env = single_agent_env("gin_rummy_v0", seed=0)
+    with pytest.raises(RuntimeError, match=r"^no episode is running \(it ended, or reset\(\) was never called\)"):
+        env.step(0)  # before any reset: it named the AEC env's agents (AttributeError)
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].dtype == env.action_masks().dtype == np.int8
+    assert np.flatnonzero(info["action_mask"]).tolist() == [105, 106]  # pass or take the upcard
+    assert env.action_space.sample(mask=info["action_mask"]) in (105, 106)
+    info["action_mask"][:] = 1  # the caller's copy: the env's mask is its own
+    assert env.action_masks().sum() == 2
+
+
+def test_empty_reset_options_deal_again_as_none_does():
+    """With one turn, seed 5 deals first an episode that ends before the learner (seat 1)
+    acts; ``options={}`` holds no stacked deal, so it is dealt again as with None."""
+    env = single_agent_env("gin_rummy_v0", learner_seat=1, seed=0, max_turns=1)
+    assert env.reset(seed=5)[1]["skipped_episodes"] == 1
+    assert env.reset(seed=5, options={})[1]["skipped_episodes"] == 1

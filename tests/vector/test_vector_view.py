@@ -126,3 +126,27 @@ def test_an_episode_that_ends_before_the_learners_first_decision_is_marked_skipp
     # the next step deals game 1016 a new episode: no reward, not ended, the learner to act
     assert (rewards[1016], terminated[1016], truncated[1016]) == (0.0, False, False)
     assert infos["action_mask"][1016].sum() > 0
+
+
+def test_an_episode_dealt_on_the_autoreset_step_that_ends_at_once_is_skipped_too():
+    """Gymnasium's NEXT_STEP: the autoreset step never ends an episode.  With one turn
+    (seed 0, 8 games) games 5 and 6 end at step 1; at step 2 their new deals end before the
+    learner's first decision: reward 0, neither flag, mask all 0, marked skipped; step 3
+    deals them again and the learner is to act."""
+    envs = SeatVectorEnv("gin_rummy", 8, seed=0, num_threads=1, max_turns=1)
+    _, infos = envs.reset(seed=0)
+    assert infos["skipped_episodes"].tolist() == [1, 0, 0, 0, 1, 0, 0, 0]
+    rows = []
+    for _ in range(4):
+        _, rewards, terminated, truncated, infos = envs.step(np.argmax(infos["action_mask"], axis=1))
+        rows.append(
+            (truncated.astype(int).tolist(), infos["skipped_episodes"].tolist(), infos["action_mask"].sum(1).tolist())
+        )
+        assert not terminated.any() and (rewards == 0).all()
+    assert rows == [
+        ([0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0], [2, 10, 10, 10, 2, 10, 10, 10]),
+        ([0, 1, 1, 1, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0, 0, 0], [10, 0, 0, 0, 10, 0, 0, 0]),
+        ([1, 0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 1, 1, 0], [0, 2, 2, 2, 0, 0, 0, 2]),
+        ([0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0], [2, 10, 10, 10, 2, 2, 2, 10]),
+    ]
+    assert envs.np_random_seed == 0  # reset(seed=...) seeds Gymnasium's own generator too
