@@ -28,14 +28,15 @@ from experiments.common.jobs import (
 )
 
 __all__ = [
-    "atomic_open",
     "MAX_DEALS",
+    "atomic_open",
     "batch_size",
     "check_folder",
     "deal_count",
     "deal_count_or_zero",
     "description",
     "load_variant",
+    "max_workers",
     "new_figure",
     "nonnegative_int",
     "output_folder",
@@ -43,11 +44,10 @@ __all__ = [
     "path_arg",
     "play_episode",
     "positive_float",
-    "max_workers",
     "positive_int",
     "program_name",
     "resolve_variant",
     "usable_cpus",
-    "worker_count",
     "wilson_interval",
+    "worker_count",
 ]

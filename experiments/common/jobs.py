@@ -266,7 +266,7 @@ def output_folder(path: Path | str | None, default_stem: str, what: str = "--out
         the folder, which exists and is writable.
 
     Raises:
-        ValueError: the path is a file, cannot be created, or is not writable.
+        ValueError: the path is a file, or cannot be made or written (:func:`check_folder`).
     """
     if path is None:
         base = Path("results") / time.strftime(f"{default_stem}-%Y%m%d-%H%M%S")
@@ -275,14 +275,11 @@ def output_folder(path: Path | str | None, default_stem: str, what: str = "--out
             k += 1
             path = base.with_name(f"{base.name}-{k}")
     path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a file, not a folder")
+    check_folder(path, what)
     try:
         path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
+    except OSError as err:  # made by another process meanwhile, say
         raise ValueError(f"{what} {str(path)!r} cannot be created: {err.strerror or err}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ValueError(f"{what} {str(path)!r} is not writable")
     return path
 
 

@@ -28,7 +28,7 @@ class RecordError(ValueError):
 # ------------------------------------------------------------------------- schema
 # A field's check takes (value, context) and returns what is wrong with it, or None; the
 # context holds what the game line fixes: the number of players, their names, the deck size.
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
     """A JSON value's kind, for messages."""
     if value is None:
         return "null"
@@ -55,20 +55,20 @@ def _is_number(value: Any) -> bool:
 
 
 def _int_at_least(low: int) -> Callable[[Any, dict], str | None]:
-    return lambda v, ctx: None if _is_int(v) and v >= low else f"{_kind(v)}, expected an int >= {low}"
+    return lambda v, ctx: None if _is_int(v) and v >= low else f"{value_kind(v)}, expected an int >= {low}"
 
 
 def _wild_rank(v: Any, ctx: dict) -> str | None:
-    return None if _is_int(v) and 1 <= v <= 13 else f"{_kind(v)}, expected a wild rank 1..13 (1 = aces)"
+    return None if _is_int(v) and 1 <= v <= 13 else f"{value_kind(v)}, expected a wild rank 1..13 (1 = aces)"
 
 
 def _seat(v: Any, ctx: dict) -> str | None:
     n = len(ctx["players"])
-    return None if _is_int(v) and 0 <= v < n else f"{_kind(v)}, expected a seat 0..{n - 1}"
+    return None if _is_int(v) and 0 <= v < n else f"{value_kind(v)}, expected a seat 0..{n - 1}"
 
 
 def _text(v: Any, ctx: dict) -> str | None:
-    return None if isinstance(v, str) else f"{_kind(v)}, expected a string"
+    return None if isinstance(v, str) else f"{value_kind(v)}, expected a string"
 
 
 #: the names a hand line's deck holds: the cards of the card variants, Rummikub's tiles
@@ -83,7 +83,7 @@ def _deck_name(v: Any, ctx: dict) -> str | None:
         return wrong
     tiles = ctx.get("variant") == "rummikub_v0"
     if v not in (TILE_NAMES if tiles else CARD_NAMES):
-        return f"{_kind(v)}, expected a {'tile name (R7, JK)' if tiles else 'card name (AS, TD)'}"
+        return f"{value_kind(v)}, expected a {'tile name (R7, JK)' if tiles else 'card name (AS, TD)'}"
     return None
 
 
@@ -101,7 +101,7 @@ def _deck(v: Any, ctx: dict) -> str | None:
     return None
 
 
-def _lone_surrogate(value: Any, where: str = "") -> str | None:
+def lone_surrogate(value: Any, where: str = "") -> str | None:
     """Where a string of ``value`` (a key or a value, at any depth) holds a lone UTF-16
     surrogate (JSON's ``"\\ud800"``, valid JSON but no Unicode text: it cannot be written
     as UTF-8, so a page or a terminal showing it fails), or None."""
@@ -113,21 +113,21 @@ def _lone_surrogate(value: Any, where: str = "") -> str | None:
         return None
     if isinstance(value, list):
         for i, x in enumerate(value):
-            found = _lone_surrogate(x, f"{where}, item {i}" if where else f"item {i}")
+            found = lone_surrogate(x, f"{where}, item {i}" if where else f"item {i}")
             if found is not None:
                 return found
     if isinstance(value, dict):
         for k, x in value.items():
-            if _lone_surrogate(k) is not None:
+            if lone_surrogate(k) is not None:
                 return f"{where}, a key" if where else "a key"
-            found = _lone_surrogate(x, f"{where}, field {k!r}" if where else f"field {k!r}")
+            found = lone_surrogate(x, f"{where}, field {k!r}" if where else f"field {k!r}")
             if found is not None:
                 return found
     return None
 
 
 def _object(v: Any, ctx: dict) -> str | None:
-    return None if isinstance(v, dict) else f"{_kind(v)}, expected an object"
+    return None if isinstance(v, dict) else f"{value_kind(v)}, expected an object"
 
 
 def _null_or(check: Callable[[Any, dict], str | None]) -> Callable[[Any, dict], str | None]:
@@ -135,7 +135,7 @@ def _null_or(check: Callable[[Any, dict], str | None]) -> Callable[[Any, dict], 
 
 
 def _one_of(*allowed: Any) -> Callable[[Any, dict], str | None]:
-    return lambda v, ctx: None if v in allowed else f"{_kind(v)}, expected one of {', '.join(map(repr, allowed))}"
+    return lambda v, ctx: None if v in allowed else f"{value_kind(v)}, expected one of {', '.join(map(repr, allowed))}"
 
 
 def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None = None):
@@ -143,7 +143,7 @@ def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None 
 
     def check(v: Any, ctx: dict) -> str | None:
         if not isinstance(v, list):
-            return f"{_kind(v)}, expected an array of {what}"
+            return f"{value_kind(v)}, expected an array of {what}"
         if size is not None and len(v) != ctx[size]:
             return f"{len(v)} item{'' if len(v) == 1 else 's'}, expected {ctx[size]} ({what})"
         for i, x in enumerate(v):
@@ -156,7 +156,7 @@ def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None 
 
 
 def _number(v: Any, ctx: dict) -> str | None:
-    return None if _is_number(v) else f"{_kind(v)}, expected a finite number"
+    return None if _is_number(v) else f"{value_kind(v)}, expected a finite number"
 
 
 def _players(v: Any, ctx: dict) -> str | None:
@@ -184,7 +184,7 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
     "hand": {"hand": (True, _int_at_least(1)), "deck": (True, _deck)},
     "action": {
         "step": (True, _int_at_least(0)),
-        "agent": (True, lambda v, ctx: None if v in ctx["players"] else f"{_kind(v)}, expected a player's name"),
+        "agent": (True, lambda v, ctx: None if v in ctx["players"] else f"{value_kind(v)}, expected a player's name"),
         "action": (True, _int_at_least(0)),
         "text": (True, _text),
         "rewards": (False, _PER_SEAT),
@@ -234,16 +234,16 @@ def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None
     hands = steps = 0
     for i, line in enumerate(lines):
         if not isinstance(line, dict):
-            fail(i, f": {_kind(line)}, a record line must be a JSON object")
+            fail(i, f": {value_kind(line)}, a record line must be a JSON object")
         kind = line.get("type")
         if not isinstance(kind, str) or kind not in SCHEMA:
-            found = "missing" if "type" not in line else _kind(kind)
+            found = "missing" if "type" not in line else value_kind(kind)
             fail(i, f", field 'type': {found}, expected one of {', '.join(map(repr, SCHEMA))}")
         if (kind == "game") != (i == 0):
             fail(i, f" ({kind}): the game line must be the first line, and only the first")
         if ctx.get("ended"):
             fail(i, f" ({kind}): a line after the end line")
-        surrogate = _lone_surrogate(line)
+        surrogate = lone_surrogate(line)
         if surrogate is not None:
             fail(i, f" ({kind}), {surrogate}: a string with a lone surrogate (as \\ud800), which is no Unicode text")
         schema = _schema(kind, ctx.get("variant", ""))

@@ -50,8 +50,8 @@ from experiments.common.record_schema import (  # noqa: F401 - public here too
     FORMAT,
     SCHEMA,
     RecordError,
-    _kind,
     check_record,
+    value_kind,
 )
 
 
@@ -414,7 +414,7 @@ def replay(
         if not action < len(mask):  # check_record made it an int >= 0
             raise RecordError(
                 f"line {numbers[id(line)]} (action), field 'action': "
-                f"{action if action < 10**40 else _kind(action)} is not an action id "
+                f"{action if action < 10**40 else value_kind(action)} is not an action id "
                 f"0..{len(mask) - 1} ({where})"
             )
         if not mask[action]:

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from experiments.common.record_schema import _lone_surrogate
+from experiments.common.record_schema import lone_surrogate
 from experiments.common.records import read_record, replay
 from experiments.serve.safety import (
     MAX_RECORD_LINES,
@@ -48,7 +48,7 @@ def _game_line(path: Path) -> dict | None:
             first = json.loads(f.readline(65536))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(first, dict) or first.get("type") != "game" or _lone_surrogate(first) is not None:
+    if not isinstance(first, dict) or first.get("type") != "game" or lone_surrogate(first) is not None:
         return None
     return first
 

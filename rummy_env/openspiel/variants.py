@@ -283,15 +283,16 @@ class CrazyRummy(Variant):
 
     def config(self, params):
         params = dict(params)
-        if params.get("wild_rank") == 0:
+        rank = params.get("wild_rank")
+        if rank == 0:
             params["wild_rank"] = None
-        try:
-            return super().config(params)
-        except ValueError as err:
-            if not str(err).startswith("option wild_rank=") or "out of range" not in str(err):
-                raise
-            # the engine's message says 1..13; here 0 is allowed too
-            raise ValueError(f"{err} (or 0: drawn by chance, the default of the OpenSpiel game)") from None
+        elif isinstance(rank, int) and not isinstance(rank, bool) and not 1 <= rank <= NUM_ROUNDS:
+            # the engine would say 1..13: here 0 is allowed too
+            raise ValueError(
+                f"option wild_rank={rank} is out of range: wild_rank must be an int from 1 to {NUM_ROUNDS} "
+                "(or 0: drawn by chance, the default of the OpenSpiel game)"
+            )
+        return super().config(params)
 
     def setup_steps(self, cfg, first_hand):
         steps = super().setup_steps(cfg, first_hand)

@@ -73,7 +73,7 @@ def draw_wild_rank(state: np.ndarray, i: int) -> int:
     return next64(state, i) % 13 + 1
 
 
-def _mix64_array(z: np.ndarray) -> np.ndarray:
+def mix64_array(z: np.ndarray) -> np.ndarray:
     """:func:`mix64` of every entry of a ``uint64`` array (numpy's uint64 arithmetic wraps
     modulo 2**64, as :func:`mix64` masks)."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -88,8 +88,8 @@ def seed_streams(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
     base = np.arange(num_envs, dtype=np.uint64) * np.uint64(2)
     with np.errstate(over="ignore"):
         offset = np.uint64(seed & MASK64)
-        deal = _mix64_array(offset + _mix64_array(base + np.uint64(1)))
-        act = _mix64_array(offset + _mix64_array(base + np.uint64(2)))
+        deal = mix64_array(offset + mix64_array(base + np.uint64(1)))
+        act = mix64_array(offset + mix64_array(base + np.uint64(2)))
     return deal, act
 
 

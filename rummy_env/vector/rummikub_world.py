@@ -22,14 +22,12 @@ import numpy as np
 
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, tile_str
 from rummy_env.games.rummikub.deal import parse_stacked_pool
-from rummy_env.vector.batch import GOLDEN, MASK64, check_int_arg, next64
+from rummy_env.vector.batch import GOLDEN, MASK64, check_int_arg, mix64_array, next64
 
 #: The 106 tile types in type order, two of each: the pool a shuffle starts from.
 TILE_ORDER = np.repeat(np.arange(NUM_TILE_TYPES, dtype=np.int8), 2)
 
 _GOLDEN = np.uint64(GOLDEN)
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
 def draw_tiles(state: np.ndarray, i: int) -> list[int]:
@@ -47,9 +45,7 @@ def next64_many(state: np.ndarray, games: np.ndarray) -> np.ndarray:
     next outputs (``uint64``): :func:`~rummy_env.vector.batch.next64` over many games."""
     s = state[games] + _GOLDEN
     state[games] = s
-    z = (s ^ (s >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+    return mix64_array(s)
 
 
 def draw_tiles_many(state: np.ndarray, games: np.ndarray, out: np.ndarray) -> None:

@@ -47,8 +47,10 @@ def test_output_folder_is_made_now_and_never_reuses_a_default_name(tmp_path, mon
     (tmp_path / "f").write_text("")
     with pytest.raises(ValueError, match=f"^--out '{tmp_path}/f' is a file, not a folder$"):
         output_folder(tmp_path / "f", "x")
-    with pytest.raises(ValueError, match=f"^--record '{tmp_path}/f/g' cannot be created: Not a directory$"):
+    said = f"^--record '{tmp_path}/f/g' cannot be made or written: '{tmp_path}/f' is not a writable folder$"
+    with pytest.raises(ValueError, match=said):
         output_folder(tmp_path / "f" / "g", "x", what="--record")
+    assert not (tmp_path / "f" / "g").exists()
 
 
 def test_resolve_variant():
