@@ -118,8 +118,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
     """``"pimc:worlds=20,rollout=random"`` -> ``("pimc", {"worlds": 20, "rollout": "random"})``.
 
     Raises:
-        ValueError: not a search agent, an unknown option, a value of the wrong type, or
-            an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
+        ValueError: not a search agent, an unknown or empty option, a value of the wrong
+            type, or an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
             ``model`` in 0..1, numbers finite).
     """
     kind, _, rest = name.partition(":")
@@ -127,7 +127,9 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"{name!r} is not a search agent: write {' or '.join(SEARCH_AGENTS)}[:option=value,...]")
     options: dict[str, Any] = {}
     allowed = OPTIONS[kind]
-    for item in filter(None, rest.split(",")):
+    for item in rest.split(",") if rest else []:
+        if not item:  # a doubled or trailing comma: a typo, not an option left at its default
+            raise ValueError(f"agent {name!r}: an empty option between commas; write {kind}:key=value,...")
         key, sep, value = item.partition("=")
         if not sep or key not in allowed:
             raise ValueError(

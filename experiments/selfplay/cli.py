@@ -145,6 +145,14 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 help=f"deals per opponent of the final evaluation of model.pt, each played in every seat; "
                 f"0 skips it (default: {value}; minutes on 2 cores)",
             )
+        elif name == "snapshot_every":
+            p.add_argument(
+                flag,
+                type=int,
+                default=value,
+                help=f"updates between the snapshots of the policy added to the pool (--pool-size); 0 takes none, "
+                f"and the --pool-share seats are then played by the learner itself (default: {value})",
+            )
         else:
             kind = float if isinstance(value, float) or name == "target_kl" else int
             p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")

@@ -86,7 +86,7 @@ class Config:
     # the opponents of the evaluations, "NAME;NAME" (default: the variant's heuristic and random)
     eval_opponents: str = ""
     pool_size: int = 10
-    snapshot_every: int = 20  # updates between pool snapshots
+    snapshot_every: int = 20  # updates between pool snapshots; 0 takes none (the pool seats play as the learner)
     eval_every: float = 5.0  # minutes between evaluations
     initial_eval: bool = True  # evaluate the untrained policy too (its games are long: minutes on a loaded machine)
     eval_deals: int = 100  # deals per evaluation (each played in every seat)
@@ -177,6 +177,8 @@ def check_config(config: Config, num_players: int) -> None:
         raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
     if config.seed < 0:
         raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
+    if config.snapshot_every < 0:
+        raise ValueError(f"snapshot_every={config.snapshot_every}: updates between snapshots, >= 0 (0 takes none)")
     if config.backend not in ("local", "ray"):
         raise ValueError(f"backend={config.backend!r}: use 'local' or 'ray'")
     if config.address and config.backend != "ray":

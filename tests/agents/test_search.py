@@ -35,6 +35,7 @@ def test_names_with_options_parse_and_bad_options_are_refused():
     agent = make_agent("ismcts:simulations=7,c=1.5", env, seed=1)
     assert isinstance(agent, ISMCTSAgent) and (agent.simulations, agent.c) == (7, 1.5)
     assert isinstance(make_agent("pimc", env), PIMCAgent)
+    assert parse_search_spec("pimc:") == ("pimc", {})  # no option: the defaults, as "pimc"
     for bad, message in [
         ("ismcts:worlds=3", "'worlds=3' is not an option of ismcts"),
         ("pimc:worlds=many", "worlds='many' is not an integer"),
@@ -48,6 +49,9 @@ def test_names_with_options_parse_and_bad_options_are_refused():
         ("pimc:time=inf", "time='inf' is not a finite number"),
         ("pimc:prior=NaN", "prior='NaN' is not a finite number"),
         ("pimc:model=nan", "model='nan' is not a finite number"),
+        # a doubled or trailing comma was skipped: a typo ran the search at its defaults
+        ("pimc:worlds=1,,depth=2", r"^agent 'pimc:worlds=1,,depth=2': an empty option between commas; write pimc:"),
+        ("ismcts:c=1,", "an empty option between commas; write ismcts:key=value,..."),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(bad, env)

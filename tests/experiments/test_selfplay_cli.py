@@ -65,6 +65,7 @@ from experiments import selfplay
         (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
         (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
         (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
+        (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
         (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
