@@ -1,9 +1,10 @@
 """Every agent the registry builds uses only what its player can know: a whole seeded
 hand is played, and at each decision of the agent's seat two twins of the agent (same
 name, same seed) decide in other true deals with the same information (hidden cards or
-tiles of the other hands and the stock or pool exchanged, ``swap_hidden``), from the
-observation encoded there.  The observations, the actions and, for the searches, every
-value the search computes must be the same, decision after decision.
+tiles of the other hands and the stock or pool exchanged, the deal records rewritten to
+match and the later deals reseeded: ``swap_hidden``), from the observation encoded
+there.  The observations, the actions and, for the searches, every value the search
+computes must be the same, decision after decision.
 
 The agents already checked this way elsewhere are listed in :data:`ELSEWHERE`; the
 others are checked here (tiny search budgets: the worlds are drawn and weighted as at
@@ -32,9 +33,9 @@ from tests.games.resample_helpers import swap_hidden
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = {m.__name__.split(".")[-1]: m for m in (gin_rummy_v0, rummy_v0, crazy_rummy_v0, rummikub_v0)}
 
-#: the committed models (docs/results/*/model.pt) by the variant they were trained on
+#: the committed models (docs/results/**/model.pt, by folder) by the variant they were trained on
 MODELS = {
-    "gin_rummy_v0": ["selfplay-gin", "selfplay-gin-league"],
+    "gin_rummy_v0": ["selfplay-gin", "selfplay-gin-league", "exploit/gin_rummy-champion-30min"],
     "rummy_v0": ["selfplay-rummy"],
     "crazy_rummy_v0": ["selfplay-crazy", "selfplay-crazy-discard", "selfplay-crazy-out", "selfplay-crazy-safe"],
     "rummikub_v0": ["selfplay-rummikub", "selfplay-rummikub-plan"],
@@ -212,10 +213,30 @@ class PeekingAgent(Agent):
         return int(legal[secret % legal.size])
 
 
+class RecordPeekingAgent(PeekingAgent):
+    """Plays the legal action picked by the true deal's record (a cheat)."""
+
+    def act(self, observation, info=None):
+        record = self.env.unwrapped.game_state.hand_decks[-1]
+        legal = legal_ids(observation)
+        return int(legal[sum(c * (i + 1) for i, c in enumerate(record)) % legal.size])
+
+
+class SeedPeekingAgent(PeekingAgent):
+    """Plays the legal action picked by the engine's generator, which deals the later hands
+    (a cheat)."""
+
+    def act(self, observation, info=None):
+        key = self.env.unwrapped.game_state.rng.bit_generator.state["state"]["state"]
+        legal = legal_ids(observation)
+        return int(legal[key % legal.size])
+
+
+@pytest.mark.parametrize("cheat", ["PeekingAgent", "RecordPeekingAgent", "SeedPeekingAgent"])
 @pytest.mark.parametrize("variant", MODULES)
-def test_the_check_catches_an_agent_that_reads_the_hidden_hands(variant):
+def test_the_check_catches_an_agent_that_reads_the_hidden_hands(variant, cheat):
     with pytest.raises(AssertionError, match="action"):
-        check_blind(variant, f"{__name__}:PeekingAgent", deals=(0,))
+        check_blind(variant, f"{__name__}:{cheat}", deals=(0,))
 
 
 def registry_names(variant: str) -> set[str]:
@@ -235,9 +256,12 @@ def test_every_agent_of_the_registry_has_a_no_peeking_test():
     from agents.torch_policy import load_model
 
     # every committed model is listed under the variant it was trained on
-    runs = {p.parent.name: load_model(p).extra["variant"] for p in ROOT.glob("docs/results/*/model.pt")}
+    results = ROOT / "docs" / "results"
+    runs = {
+        p.parent.relative_to(results).as_posix(): load_model(p).extra["variant"] for p in results.glob("**/model.pt")
+    }
     assert runs == {run: variant for variant, listed in MODELS.items() for run in listed}
-    zips = {p.parent.name for p in ROOT.glob("docs/results/*/model.zip")}
+    zips = {p.parent.relative_to(results).as_posix() for p in results.glob("**/model.zip")}
     assert zips == {run for listed in SB3_MODELS.values() for run in listed}
     for test in set(ELSEWHERE.values()):  # the tests named there exist
         path, _, function = test.partition("::")

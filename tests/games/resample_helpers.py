@@ -119,10 +119,37 @@ def state_key(state):
     )
 
 
+def _exchanged(record, x, y):
+    """``record`` (a deal's card or tile ids) with the first ``x`` and the first ``y``
+    exchanged: the deal that gives the swapped hands (cards are unique; of a tile type's
+    two copies, the first)."""
+    out = list(record)
+    if x in out and y in out:
+        i, j = out.index(x), out.index(y)
+        out[i], out[j] = y, x
+    return out
+
+
+def _rewrite_records(new, x, y, rng):
+    """The swapped state's own past and future: the current hand's deal records with
+    ``x`` and ``y`` exchanged (an agent reading the true deal record would act on the
+    truth in every twin), another seed for the later deals, and no stacked deals."""
+    new.deck = _exchanged(new.deck, x, y)
+    new.hand_decks = [*new.hand_decks[:-1], _exchanged(new.hand_decks[-1], x, y)]
+    if new.hands_played == 0:
+        new.initial_deck = _exchanged(new.initial_deck, x, y)
+    new.rng = np.random.default_rng(int(rng.integers(2**63)))
+    new.next_hands = []
+    new._legal = None
+    return new
+
+
 def swap_hidden(state, player, rng):
     """A copy of ``state`` with hidden cards of ``player``'s view exchanged (an unknown
     card of another hand with a stock card or with another hand's unknown card): the
-    same information for ``player``, another true deal.  None if nothing can be swapped."""
+    same information for ``player``, another true deal, whose deal records
+    (``deck``, ``hand_decks``, ``initial_deck``) say so, with other later deals (``rng``,
+    ``next_hands``).  None if nothing can be swapped."""
     new = state.clone()
     n = state.num_players
     if hasattr(state, "racks"):
@@ -145,8 +172,7 @@ def swap_hidden(state, player, rng):
                 new.racks[where][t_new] += 1
             else:
                 new.pool[where] = t_new
-        new._legal = None
-        return new
+        return _rewrite_records(new, a[2], b[2], rng)
     known = known_of(state)
     hidden = []
     for q in range(n):
@@ -169,5 +195,4 @@ def swap_hidden(state, player, rng):
             new.hands[where] = new.hands[where] & ~(1 << c) | 1 << c_new
         else:
             new.stock[where] = c_new
-    new._legal = None
-    return new
+    return _rewrite_records(new, a[2], b[2], rng)
