@@ -68,8 +68,17 @@ HERE = {
             "pimc:rollout=heuristic",  # Python playouts
             "pimc:rollout=random",
         ],
-        "rummy_v0": ["pimc:model=1", "pimc:rollout=heuristic", "pimc:rollout=random"],
-        "crazy_rummy_v0": ["pimc:model=1", "pimc:rollout=heuristic", "pimc:rollout=random"],
+        "rummy_v0": ["pimc:model=1", "pimc:rollout=heuristic", "pimc:rollout=random", "pimc:halving=3"],
+        "crazy_rummy_v0": [
+            "pimc:model=1",
+            "pimc:rollout=heuristic",
+            "pimc:rollout=random",
+            "pimc:halving=3",
+            # the compiled playouts' styles of the other seats (the champion's hold_wilds is checked as champion)
+            "pimc:playout_style=shed_high",
+            "pimc:playout_style=defensive",
+            "pimc:playout_style=hold_wilds_safe",
+        ],
         "rummikub_v0": [
             "pimc:model=1",  # whole plays, uniform worlds (the panel's search)
             "pimc:model=0",  # whole plays, worlds that fit the others' last plays
