@@ -298,9 +298,21 @@ def test_a_time_budget_plays_whole_chunks_of_compiled_worlds(monkeypatch):
     assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
 
 
+#: the action after three chunks of 32 worlds (seed 0)
+EXPECTED_TIMED = {rummy_v0.__name__: (52, "draw stock"), crazy_rummy_v0.__name__: (112, "meld QD QH QS")}
+
+
 @pytest.mark.parametrize("module", [rummy_v0, crazy_rummy_v0], ids=["rummy", "crazy_rummy"])
-def test_a_time_budget_plays_compiled_worlds_where_no_styles_are_weighed(module):
+def test_a_time_budget_plays_compiled_worlds_where_no_styles_are_weighed(module, monkeypatch):
     # these kernels report no styles' weights (evidence None): the time loop must not add them
+    import agents.search.pimc as pimc_module
+    from agents.search.worlds import Budget
+
+    class ThreeChunks(Budget):  # the clock allows exactly three chunks (a real clock varies)
+        def more(self) -> bool:
+            return self.used < 3
+
+    monkeypatch.setattr(pimc_module, "Budget", ThreeChunks)
     env = module.env()
     env.reset(seed=1)
     heuristic = make_agent("heuristic", env)
@@ -309,4 +321,13 @@ def test_a_time_budget_plays_compiled_worlds_where_no_styles_are_weighed(module)
     obs = env.observe(env.agent_selection)
     agent = make_agent("pimc:time=0.001", env, seed=0)
     assert agent.compiled is not None and agent.posterior is None
-    assert agent.act(obs) in np.flatnonzero(obs["action_mask"]).tolist()
+    chunks, real = [], agent.compiled.action_values
+
+    def spy(state, seat, legal, worlds, *rest):
+        chunks.append(worlds)
+        return real(state, seat, legal, worlds, *rest)
+
+    monkeypatch.setattr(agent.compiled, "action_values", spy)
+    action = agent.act(obs)
+    assert chunks == [pimc_module.FAST_CHUNK] * 3 and agent.posterior is None
+    assert (action, env.unwrapped.action_to_string(action)) == EXPECTED_TIMED[module.__name__]
