@@ -14,7 +14,7 @@ from rummy_env import gin_rummy_v0, rummikub_v0
 from rummy_env.core.rummikub_solver import best_play, can_partition
 from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, counts_str, parse_counts
 from rummy_env.games.rummikub.actions import COMMIT, DRAW
-from tests.games.resample_helpers import swap_hidden
+from tests.agents.test_no_peeking_panel import scrambled
 
 
 def test_pimc_on_rummikub_searches_whole_plays_and_bad_options_are_refused():
@@ -174,7 +174,8 @@ def _searched_position(seed, turns):
 def _check_blind_to_hidden_tiles(spec, posterior_moved=False):
     """On 3 searched positions, ``spec``'s plan, values and action under seed 11, and the
     public turns and style posterior, are the same in 3 other true deals with the same
-    information (hidden tiles swapped between the other rack and the pool); with
+    information (hidden tiles swapped between the other rack and the pool), positions
+    where a search of the true deal would give other values in one of them; with
     ``posterior_moved`` some position's opponent posterior must differ from the prior."""
     checked, moved = 0, False
     for seed in range(30):
@@ -196,10 +197,17 @@ def _check_blind_to_hidden_tiles(spec, posterior_moved=False):
         truth = raw.game_state
         other = 1 - seat  # 2 seats
         moved = moved or posterior[other].tolist() != [0.5, 0.5]
-        # swaps of a tile of the other rack with one of the pool (pool-pool swaps skipped)
-        deals = (swap_hidden(truth, seat, np.random.default_rng(k)) for k in range(100))
+        # 20 swaps of hidden tiles each, keeping the deals that changed the other rack
+        deals = (scrambled(truth, seat, np.random.default_rng(k), swaps=20) for k in range(100))
         deals = [d for d in deals if not np.array_equal(d.racks[other], truth.racks[other])][:3]
         assert len(deals) == 3
+        # the control: a search whose worlds were the true deal would value the plays
+        # differently in one of these deals; positions where it would not cannot tell
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(type(truth), "resample", lambda state, seat, rng: state.clone())
+            peeked = [make_agent(spec, env, seed=11).play_values(d, seat, plays).tolist() for d in (truth, *deals)]
+        if all(v == peeked[0] for v in peeked[1:]):
+            continue
         for swapped in deals:
             assert sorted(swapped.pool) != sorted(truth.pool)
             raw.game_state = swapped  # another true deal, the same information
@@ -219,8 +227,7 @@ def _check_blind_to_hidden_tiles(spec, posterior_moved=False):
 
 @pytest.mark.parametrize("rollout", ["heuristic", "patient"])
 def test_whole_play_decisions_do_not_change_when_hidden_tiles_are_permuted(rollout):
-    # max-play rollouts give values that differ from world to world: a search that read
-    # the true racks fails here (checked by replacing resample with clone)
+    # each position checked is one where a search that read the true racks would fail
     _check_blind_to_hidden_tiles(f"pimc:worlds=2,candidates=3,late=106,rollout={rollout}")
 
 
