@@ -200,8 +200,10 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
     play(env, *RUMMY_OUT)
     assert env.rewards == {"player_0": 128.0, "player_1": -128.0}
     expected = {"player_0": 128.0, "player_1": -128.0}
+    received = {"player_0": 0.0, "player_1": 0.0}  # what env.last() hands each agent, AEC's accounting
     hands_seen = 1
-    for _ in random_playthrough(env, np.random.default_rng(3)):
+    for agent, _, _ in random_playthrough(env, np.random.default_rng(3)):
+        received[agent] += env.last()[1]
         state = env.unwrapped.game_state
         if state.hands_played > hands_seen:  # a hand just ended: its zero-sum payments
             hands_seen = state.hands_played
@@ -211,8 +213,9 @@ def test_score_rewards_add_up_over_the_hands_of_a_game_r_rummy_15_17():
                 for q, a in enumerate(env.possible_agents):
                     expected[a] += last["hand_scores"][q] if q == last["winner"] else -factor * last["hand_values"][q]
     state = env.unwrapped.game_state
-    assert state.hands_played >= 2
-    assert dict(zip(env.possible_agents, state.returns(), strict=False)) == expected
+    assert (state.hands_played, state.scores) == (16, [314, 82])
+    assert expected == received == {"player_0": 232.0, "player_1": -232.0}
+    assert state.returns() == [232.0, -232.0]
 
 
 def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
@@ -226,8 +229,7 @@ def test_the_deal_passes_left_every_hand_with_four_players_r_rummy_04():
             hands = state.hands_played
             dealers.append(state.dealer)
             assert state.current == (state.dealer + 1) % 4  # R-RUMMY-05
-    assert len(dealers) >= 3
-    assert [(d - dealers[0]) % 4 for d in dealers] == [h % 4 for h in range(len(dealers))]
+    assert dealers == [0, 1, 2]
 
 
 def test_turn_limit_in_a_game_ends_the_hand_and_max_hands_truncates_the_game_r_rummy_13():
