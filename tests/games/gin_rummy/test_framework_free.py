@@ -23,8 +23,18 @@ def test_gin_engine_loads_neither_pettingzoo_nor_gymnasium():
     assert out.stdout.strip() == "[]"
 
 
-def test_constant_tables_are_built_once_at_import():
+def test_constant_tables_are_built_once_at_import(monkeypatch):
     # a reset must not rebuild tables: the deadwood tables are module constants
+    from rummy_env import gin_rummy_v0
     from rummy_env.core import deadwood
 
-    assert len(deadwood.SUIT_DEADWOOD) == 8192 and isinstance(deadwood.SUIT_DEADWOOD, tuple)
+    before = deadwood.SUIT_DEADWOOD
+    assert len(before) == 8192 and isinstance(before, tuple)
+    assert sum(before) == 191488  # the least deadwood of every one-suit holding (runs only), summed
+    builds = []
+    monkeypatch.setattr(deadwood, "_build_tables", lambda: builds.append(1))
+    env = gin_rummy_v0.env()
+    for seed in range(3):
+        env.reset(seed=seed)
+        env.step(int(env.observe(env.agent_selection)["action_mask"].argmax()))
+    assert builds == [] and deadwood.SUIT_DEADWOOD is before
