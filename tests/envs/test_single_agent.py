@@ -191,6 +191,13 @@ def test_a_deal_that_ends_before_the_learner_acts_is_dealt_again():
     with pytest.raises(RuntimeError, match="stacked episode ended before the learner's first decision"):
         env.reset(options={"deck": deck, "dealer": 0})
     assert env.reset(seed=1)[1]["skipped_episodes"] == 0  # random deals: the learner acts first here
+    # with a 1-turn limit, seed 8's first two deals end with the opponent's first turn,
+    # before seat 1 acts: they are dealt again, and the third gives the learner its first
+    # decision (draw upcard or pass)
+    short = single(gin_rummy_v0, seat=1, max_turns=1)
+    _, info = short.reset(seed=8)
+    assert info["skipped_episodes"] == 2
+    assert np.flatnonzero(short.action_masks()).tolist() == np.flatnonzero(info["action_mask"]).tolist() == [105, 106]
 
 
 def test_refused_reset_options_change_nothing():
