@@ -161,7 +161,7 @@ def test_stacked_decks_draw_the_same_wild_ranks_and_dealers_in_both_implementati
     deals = [kernel.deal_of(i) for i in range(6)]
     assert deals == [reference.deal_of(i) for i in range(6)]
     assert [d["deck"] for d in deals] == [[card_str(int(c)) for c in deck] for deck in decks]
-    assert len({d["wild_rank"] for d in deals}) > 1  # drawn per game from its deal stream
+    assert [d["wild_rank"] for d in deals] == [4, 13, 12, 8, 7, 6]  # drawn per game from its deal stream
     for name, u, v in zip(Batch._fields, got, want, strict=True):
         assert np.array_equal(u, v), name
 
