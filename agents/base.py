@@ -36,8 +36,8 @@ class Agent(ABC):
         """The action id to play.
 
         Args:
-            observation: the env's observation of this agent,
-                ``{"observation": float32 array, "action_mask": int8 array}``.
+            observation: the env's observation of this agent, ``{"observation": float32
+                (layout size,), "action_mask": int8 (num_actions,)}``.
             info: the env's ``infos[agent]`` (optional; baselines ignore it).
 
         Returns:

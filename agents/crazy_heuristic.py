@@ -95,6 +95,12 @@ class CrazyRummyHeuristicAgent(Agent):
         self._next = layout.slice("known_1")
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The heuristic's action id for this seat's ``observation`` (the class docstring).
+
+        Raises:
+            TypeError, ValueError: not an observation dict of this env (``legal_ids``,
+                ``observation_vector``).
+        """
         legal = [int(a) for a in legal_ids(observation)]
         obs = observation_vector(observation, self._size)
         hand = plane_mask(obs[self._hand])

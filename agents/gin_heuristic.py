@@ -97,6 +97,12 @@ class GinHeuristicAgent(Agent):
         self._stock = layout.offset("stock_size")
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The heuristic's action id for this seat's ``observation`` (the class docstring).
+
+        Raises:
+            TypeError, ValueError: not an observation dict with a usable ``action_mask``
+                (:func:`agents.base.legal_ids`).
+        """
         legal = legal_ids(observation)
         legal_set = set(int(a) for a in legal)
         obs = observation_vector(observation, self._size)

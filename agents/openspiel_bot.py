@@ -245,10 +245,18 @@ class OpenSpielGinBot(Agent):
         self._record: _HandRecord | None = None
 
     def reset(self, seed: int | None = None) -> None:
+        """Start a new hand: forget the OpenSpiel state kept for the last one; with ``seed``, reseed."""
         super().reset(seed)
         self._record = None
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """OpenSpiel's bot's move in its own state of the hand, mapped to our action id (the
+        class docstring: the rule differences are mapped to the nearest legal move).
+
+        Raises:
+            TypeError, ValueError: not an observation dict with a usable ``action_mask``
+                (:func:`agents.base.legal_ids`).
+        """
         legal = [int(a) for a in legal_ids(observation)]
         os_state, os_player, view, replayed = self.openspiel_state(observation)
         if not replayed:

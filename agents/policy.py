@@ -79,6 +79,11 @@ class PolicyAgent(Agent):
         self.model = model
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The model's action id for ``observation`` (deterministic: the most likely legal action).
+
+        Raises:
+            ValueError: the observation's shape is not the one the model was trained on.
+        """
         obs = observation["observation"]
         expected = self.model.observation_space.shape
         if obs.shape != expected:

@@ -15,5 +15,11 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """A uniformly random legal action id (the agent's generator).
+
+        Raises:
+            TypeError, ValueError: not an observation dict with a usable ``action_mask``
+                (:func:`agents.base.legal_ids`).
+        """
         legal = legal_ids(observation)
         return int(legal[self.rng.integers(legal.size)])

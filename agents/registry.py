@@ -106,7 +106,7 @@ def seat_seed(seed: int, seat: int) -> int:
     """The agent seed of ``seat`` (0-based) in a game dealt with reset seed ``seed``, as
     every job seats agents (``make_agent(name, env, seed=seat_seed(seed, seat))``), so that
     a game of a tournament, an evaluation or the web arena replays with the same agents'
-    choices: ``seed + 7919 * seat``.  (``rummy_env.envs.SingleAgentEnv`` reseeds its
+    choices: ``seed + 7919 * seat``.  (``rummy_env.envs.single_agent.SingleAgentEnv`` reseeds its
     opponents by the same rule.)"""
     return seed + SEAT_SEED_STRIDE * seat
 

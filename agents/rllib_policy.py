@@ -168,6 +168,11 @@ class RLlibAgent(Agent):
         self.observation_shape = tuple(space["observations"].shape)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The RLlib module's action id for ``observation`` (the most likely legal action).
+
+        Raises:
+            ValueError: the observation's shape is not the module's.
+        """
         obs = observation["observation"]
         if obs.shape != self.observation_shape:
             raise ValueError(

@@ -75,6 +75,12 @@ class RummikubMaxPlayAgent(Agent):
         self._plan: list[int] = []
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The heuristic's action id for this seat's ``observation`` (the class docstring).
+
+        Raises:
+            TypeError, ValueError: not an observation dict of this env (``legal_ids``,
+                ``observation_vector``).
+        """
         legal = legal_ids(observation)
         obs = observation_vector(observation, self._size)
         chosen = obs[self._play].astype(np.int64)

@@ -90,6 +90,12 @@ class PatientAgent(Agent):
         self._steps = _PlanSteps()
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The patient policy's next action id: the next tile of its planned play, commit, or draw.
+
+        Raises:
+            TypeError, ValueError: not an observation dict of this env (``legal_ids``,
+                ``observation_vector``).
+        """
         legal = legal_ids(observation)
         view = _observed_view(self._decode, observation, self._size)
         if not self._steps.matches(view.chosen) or int(view.chosen.sum()) == 0:

@@ -136,6 +136,12 @@ class RummyHeuristicAgent(Agent):
         self._melded = layout.offset("melded")
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The heuristic's action id for this seat's ``observation`` (the class docstring).
+
+        Raises:
+            TypeError, ValueError: not an observation dict of this env (``legal_ids``,
+                ``observation_vector``).
+        """
         legal = legal_ids(observation)
         obs = observation_vector(observation, self._size)
         legal_set = set(int(a) for a in legal)

@@ -58,6 +58,10 @@ class ActorCritic(nn.Module):
         features: input features appended to the observation (``agents.policy_features``:
             ``"none"``, ``"meld"``, ``"gin"``); the network's input is
             ``obs_size + FEATURES[features]`` wide and the caller appends them.
+
+    Raises:
+        ValueError: unknown ``features``, or a size (``obs_size``, ``num_actions``, a
+            hidden width) not positive.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = (256, 256), features: str = "none"):
@@ -273,7 +277,13 @@ class TorchPolicy:
             self.featurize = Featurizer(net.features, variant, layout)
 
     def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
-        """The action for one observation (like SB3's ``predict``): an int64 scalar array."""
+        """The action for one observation (like SB3's ``predict``): an int64 scalar array.
+
+        Args:
+            obs: float32 ``(obs_size,)``, the env's flat observation (features appended here).
+            action_masks: int8 or bool ``(num_actions,)``, at least one legal action.
+            deterministic: the most likely legal action, else one drawn from the policy.
+        """
         with torch.no_grad():
             x = torch.from_numpy(self.featurize(np.array(obs, dtype=np.float32).reshape(1, -1)))
             m = torch.as_tensor(np.asarray(action_masks, dtype=bool)).reshape(1, -1)

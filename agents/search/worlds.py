@@ -233,10 +233,18 @@ class SearchAgent(Agent):
         self.policy = RolloutPolicy(env, rollout, seed)
 
     def reset(self, seed: int | None = None) -> None:
+        """Start a new episode: the rollout policy too; with ``seed``, reseed both."""
         super().reset(seed)
         self.policy.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The search's action id for ``observation`` (a lone legal action is played at once).
+
+        Raises:
+            ValueError: ``observation`` is not the acting seat's observation of the env the agent
+                was made for (``acting_state``).
+            TypeError: not an observation dict (``legal_ids``).
+        """
         legal = [int(a) for a in legal_ids(observation)]
         state, seat = acting_state(self.env, observation)  # checked before a lone action is played too
         if len(legal) == 1:

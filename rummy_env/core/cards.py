@@ -180,15 +180,31 @@ def cards_str(cards: Iterable[int]) -> str:
 
 
 def mask_of(cards: Iterable[int]) -> int:
-    """Bitmask (Python int, bit ``c`` set for each card ``c``) of card ids."""
+    """Bitmask (Python int, bit ``c`` set for each card ``c``) of card ids.
+
+    Raises:
+        ValueError: an id is not a card id 0..51 (negative, too large, or not an int).
+    """
     mask = 0
     for c in cards:
-        mask |= 1 << c
+        try:
+            bit = 1 << c
+        except (TypeError, ValueError):  # a negative shift count, a float or a str
+            raise ValueError(f"card id {c!r} is not a card id 0..51") from None
+        mask |= bit
+    if mask >> NUM_CARDS:
+        raise ValueError(f"card id {int(mask).bit_length() - 1} is not a card id 0..51")
     return mask
 
 
 def cards_of(mask: int) -> list[int]:
-    """Card ids set in a bitmask, ascending."""
+    """Card ids set in a bitmask (a Python int >= 0, bits 0..51), ascending.
+
+    Raises:
+        ValueError: a negative mask (its set bits never end).
+    """
+    if mask < 0:
+        raise ValueError(f"mask {mask} is negative: a card bitmask is an int >= 0")
     out = []
     while mask:
         low = mask & -mask

@@ -45,7 +45,8 @@ HIGH_ACE_POSITION = 13
 
 
 class Meld(NamedTuple):
-    """One entry of the meld table.
+    """One entry of the meld table: a set (3 or 4 cards of one rank) or a run (3 or more
+    cards of one suit in sequence), R-RUMMY-07, R-GIN-05, R-CRAZY-04.
 
     Attributes:
         id: index in :data:`MELDS`.
@@ -56,7 +57,7 @@ class Meld(NamedTuple):
         suit: suit index of a run, -1 for a set.
         low, high: positions of a run's ends (0..13, see module doc); for a set both
             are its rank index.
-        needs_ace_high: True for runs that hold a high ace (legal only with
+        needs_ace_high: True for runs that hold a high ace (legal only with R-RUMMY-01's
             ``ace_high=True``).
     """
 

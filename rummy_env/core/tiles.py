@@ -173,8 +173,17 @@ def tiles_to_counts(tiles: Iterable[int]) -> np.ndarray:
 
 
 def counts_to_tiles(counts: np.ndarray) -> list[int]:
-    """Tile types of a count vector (shape (53,)), sorted, one entry per tile."""
+    """Tile types of a count vector (shape (53,), integer counts >= 0), sorted, one entry
+    per tile.
+
+    Raises:
+        ValueError: ``counts`` is not of shape (53,), or holds a negative count.
+    """
     counts = np.asarray(counts)
+    if counts.shape != (NUM_TILE_TYPES,):
+        raise ValueError(f"a count vector has shape ({NUM_TILE_TYPES},), one count per tile type; got {counts.shape}")
+    if (counts < 0).any():
+        raise ValueError(f"counts are >= 0; tile types {np.flatnonzero(counts < 0).tolist()} have negative counts")
     return [t for t in range(NUM_TILE_TYPES) for _ in range(int(counts[t]))]
 
 
@@ -188,7 +197,12 @@ def parse_counts(tiles: str | Iterable[str]) -> np.ndarray:
 
 
 def counts_str(counts: np.ndarray) -> str:
-    """Text form of a count vector: sorted tile strings separated by spaces (``""`` if empty)."""
+    """Text form of a count vector (shape (53,), counts >= 0): sorted tile strings separated
+    by spaces (``""`` if empty).
+
+    Raises:
+        ValueError: as :func:`counts_to_tiles`.
+    """
     return " ".join(tile_str(t) for t in counts_to_tiles(counts))
 
 

@@ -37,6 +37,9 @@ class Layout:
 
     Args:
         fields: the fields in vector order; names must be distinct.
+
+    Raises:
+        ValueError: two fields share a name.
     """
 
     def __init__(self, fields: Sequence[Field]):
@@ -65,8 +68,12 @@ class Layout:
             raise KeyError(f"no field {name!r} in this layout: fields are {', '.join(self._slices)}") from None
 
     def offset(self, name: str) -> int:
-        """Index of the first entry of field ``name``."""
-        return self._slices[name].start
+        """Index of the first entry of field ``name``.
+
+        Raises:
+            KeyError: no such field (as :meth:`slice`).
+        """
+        return self.slice(name).start
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``vector`` per field name; ``vector`` has shape ``(size,)`` or a batch

@@ -33,7 +33,14 @@ from rummy_env.games.errors import to_action_id
 
 
 class Policy(Protocol):
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int: ...
+    """What :class:`SingleAgentEnv` asks of an opponent: ``act`` (every agent of ``agents``
+    has it)."""
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The action id to play from the opponent's own ``observation`` (the env's dict:
+        ``"observation"`` float32 (layout size,), ``"action_mask"`` int8 (num_actions,)), a
+        legal one."""
+        ...
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -107,6 +114,12 @@ class SingleAgentEnv(gymnasium.Env):
 
         ``seed`` reseeds the env's generator (Gymnasium's contract); ``options`` go to
         the AEC env's ``reset`` (a stacked deck, a dealer).
+
+        Returns:
+            ``(observation, info)``: the learner's float32 ``(layout size,)`` observation;
+            ``info["action_mask"]`` int8 ``(num_actions,)`` (a copy) and
+            ``info["skipped_episodes"]``, the deals dealt again because they ended before
+            the learner's first decision.
 
         Raises:
             ValueError: ``options`` the AEC env refuses (its message); nothing changes then:

@@ -79,6 +79,8 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
     Raises (``step``, for a live agent):
         ActionTypeError: the action is not an integer (which value, which type, the ids).
         IllegalActionError: an integer outside the action ids (which value, the range).
+        ValueError: the wrapped env gives no action mask (``observation["action_mask"]``
+            or ``info["action_mask"]``).
     """
 
     def __init__(self, env: AECEnv, illegal_reward: float):
@@ -91,12 +93,16 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
         self._terminated = False  # terminated by an illegal move
 
     def reset(self, seed: Any = None, options: Any = None) -> None:
+        """Reset the wrapped env (its ``reset``: the same arguments and errors) and forget
+        the last observation and an illegal-move termination."""
         self.env.reset(seed=seed, options=options)
         self._terminated = False
         self._prev_obs = None
         self._prev_info = None
 
     def observe(self, agent: Any) -> Any:
+        """The wrapped env's observation of ``agent``; the acting agent's is kept, for the
+        mask :meth:`step` checks."""
         # PettingZoo's observe: remember the acting agent's observation (for its mask)
         obs = self.env.observe(agent)
         raw = self._raw
@@ -106,6 +112,8 @@ class TerminateIllegalWrapper(_fast(wrappers.TerminateIllegalWrapper)):  # type:
         return obs
 
     def step(self, action: Any) -> None:
+        """Play ``action`` for the acting agent; an illegal one ends the game for its
+        player instead (the class docstring, its errors too)."""
         raw = self._raw
         agent = raw.agent_selection
         prev = self._prev_obs
@@ -191,6 +199,8 @@ class AssertOutOfBoundsWrapper(_fast(wrappers.AssertOutOfBoundsWrapper)):  # typ
         super().__init__(env)
 
     def step(self, action: Any) -> None:
+        """Step the wrapped env with ``action`` after checking it is an action id in
+        range (the errors in the class docstring)."""
         # Discrete(n).contains for the common case of a plain int, without numpy
         if type(action) is int and 0 <= action < self._num_actions:
             self.env.step(action)
@@ -226,6 +236,7 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
         super().__init__(env)
 
     def observe(self, agent: Any) -> Any:
+        """``agent``'s observation (as :meth:`rummy_env.envs.driver.TurnBasedEnv.observe`)."""
         inner = self._inner
         if inner is None or not self._has_reset:
             return super().observe(agent)
@@ -234,6 +245,8 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
     observe.__doc__ = _doc(TurnBasedEnv.observe)
 
     def last(self, observe: bool = True) -> tuple:
+        """The acting agent's ``(observation, reward, termination, truncation, info)`` (as
+        :meth:`rummy_env.envs.driver.TurnBasedEnv.last`)."""
         inner = self._inner
         if self._has_reset and not self._raw.agents:
             return self._raw.last(observe)  # its error: the episode has ended, call reset()
@@ -247,6 +260,7 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
     last.__doc__ = _doc(TurnBasedEnv.last)
 
     def step(self, action: Any) -> None:
+        """Play ``action`` for the acting agent (as :meth:`rummy_env.envs.driver.TurnBasedEnv.step`)."""
         inner = self._inner
         if (
             inner is not None
@@ -263,6 +277,7 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
     step.__doc__ = _doc(TurnBasedEnv.step)
 
     def reset(self, seed: Any = None, options: Any = None) -> None:
+        """Deal a new episode (as :meth:`rummy_env.envs.driver.TurnBasedEnv.reset`)."""
         # PettingZoo marks the env as reset before resetting it; a reset refused for a
         # bad option must leave the wrapper as it was (not reset, if it never was)
         was_reset, was_updated = self._has_reset, self._has_updated
@@ -275,6 +290,12 @@ class OrderEnforcingWrapper(_fast(wrappers.OrderEnforcingWrapper, check_reset=Tr
     reset.__doc__ = _doc(TurnBasedEnv.reset)
 
     def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """The acting agents, one per step, until the episode ends or ``max_iter`` steps
+        (PettingZoo's ``agent_iter``).
+
+        Raises:
+            AssertionError: before the first ``reset`` (PettingZoo's order enforcing).
+        """
         if not self._has_reset:
             return super().agent_iter(max_iter)
         return _AgentIterable(self, max_iter)

@@ -44,6 +44,7 @@ class EngineGame:
 
     @property
     def num_players(self) -> int:
+        """Seats of the games this game makes (its config's ``num_players``)."""
         return self.config.num_players
 
     def num_distinct_actions(self) -> int:
@@ -111,6 +112,7 @@ class EngineState:
 
     @property
     def num_players(self) -> int:
+        """Seats of this game."""
         return self._n
 
     def _seat(self, player: Any) -> int:
@@ -129,6 +131,7 @@ class EngineState:
         return TERMINAL if self._terminal else self.current
 
     def is_terminal(self) -> bool:
+        """Whether the episode (a hand, or a whole game with ``episode="game"``) is over."""
         return self._terminal
 
     def returns(self) -> list[float]:

@@ -97,7 +97,8 @@ def stack_first_player(deal: dict, pool: Callable[[Any], list[int]], num_players
 
 def round_robin(hands: Sequence[Sequence[int]], first: int, cards_each: int) -> list[int]:
     """The cards of ``hands`` in the order they are dealt: one at a time, seat ``first``
-    first, then clockwise (seat order), ``cards_each`` rounds."""
+    first, then clockwise (seat order), ``cards_each`` rounds (R-RUMMY-03, R-GIN-02,
+    R-CRAZY-03: the dealer's left first)."""
     n = len(hands)
     return [hands[(first + i) % n][i // n] for i in range(n * cards_each)]
 

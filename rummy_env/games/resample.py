@@ -139,7 +139,15 @@ def rummy_public_holdings(state: Any) -> tuple[list[int], bool, int]:
 
 
 def resample_rummy(state: Any, player: Any, rng: Any) -> Any:
-    """``RummyState.resample`` (see the module docstring and :func:`rummy_public_holdings`)."""
+    """``RummyState.resample`` (see the module docstring and :func:`rummy_public_holdings`):
+    the cards every player knows another holds stay with it, and the stock too once it is
+    public (R-RUMMY-12); the rest of the other hands and the stock are dealt again.
+
+    Raises:
+        ValueError: ``player`` is not an int seat ``0..num_players-1`` (bools refused).
+        TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        RuntimeError: the state's cards do not add up (``deal_unknown``).
+    """
     player = check_resample_args(state, player, rng)
     known, stock_public, upcard = rummy_public_holdings(state)
     others = _others(player, state.num_players)
@@ -163,7 +171,13 @@ def resample_rummy(state: Any, player: Any, rng: Any) -> Any:
 def resample_gin(state: Any, player: Any, rng: Any) -> Any:
     """``GinRummyState.resample``: the opponent's cards taken from the discard pile stay
     (after a showdown its whole hand, laid out by R-GIN-08); its other cards and the
-    stock's order are dealt again."""
+    stock's order are dealt again.
+
+    Raises:
+        ValueError: ``player`` is not an int seat ``0..num_players-1`` (bools refused).
+        TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        RuntimeError: the state's cards do not add up (``deal_unknown``).
+    """
     player = check_resample_args(state, player, rng)
     other = 1 - player
     known = state.hands[other] if state.showdown is not None else state.known[other]
@@ -187,6 +201,11 @@ def resample_crazy(state: Any, player: Any, rng: Any) -> Any:
     (R-CRAZY-10) and that card is unknown, it becomes the first card dealt to that
     player (any of its unknown cards, equally likely); when its only card is known, the
     old card was played and the obligation is void (-1: the same legal moves).
+
+    Raises:
+        ValueError: ``player`` is not an int seat ``0..num_players-1`` (bools refused).
+        TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        RuntimeError: the state's cards do not add up (``deal_unknown``).
     """
     player = check_resample_args(state, player, rng)
     n = state.num_players

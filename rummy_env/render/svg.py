@@ -62,5 +62,11 @@ def to_svg(picture: Picture) -> SvgPicture:
 
 
 def render_svg(state: Any, viewer: int, last_move: tuple[int, int] | None = None) -> SvgPicture:
-    """SVG of ``state`` as seat ``viewer`` sees it (``scene.table_picture``)."""
+    """SVG of ``state`` as seat ``viewer`` sees it (``scene.table_picture``); ``last_move``
+    (seat, action id) marks the move just played.
+
+    Raises:
+        ValueError, TypeError: as ``scene.table_picture`` (``viewer`` not a seat, a state
+            of no variant).
+    """
     return to_svg(table_picture(state, viewer, last_move))

@@ -26,6 +26,10 @@ def render_rummy(state, viewer: int) -> str:
 
     Returns:
         a multi-line string.
+
+    Raises:
+        ValueError: ``viewer`` is not an int seat ``0..num_players-1`` (the state's
+            ``observation``).
     """
     view = state.observation(viewer)
     n = state.num_players
@@ -63,6 +67,13 @@ def render_crazy_rummy(state, viewer: int) -> str:
     Args:
         state: a ``games.crazy_rummy.CrazyRummyState``.
         viewer: seat whose hand is shown.
+
+    Returns:
+        a multi-line string.
+
+    Raises:
+        ValueError: ``viewer`` is not an int seat ``0..num_players-1`` (the state's
+            ``observation``).
     """
     view = state.observation(viewer)
     n = state.num_players
@@ -114,6 +125,10 @@ def render_gin(state, viewer: int) -> str:
 
     Returns:
         a multi-line string.
+
+    Raises:
+        ValueError: ``viewer`` is not an int seat ``0..num_players-1`` (the state's
+            ``observation``).
     """
     from rummy_env.core.melds import MELDS
 
@@ -162,6 +177,13 @@ def render_rummikub(state, viewer: int) -> str:
     Args:
         state: a ``games.rummikub.RummikubState``.
         viewer: seat whose rack is shown.
+
+    Returns:
+        a multi-line string.
+
+    Raises:
+        ValueError: ``viewer`` is not an int seat ``0..num_players-1`` (the state's
+            ``observation``).
     """
     from rummy_env.core.rummikub_solver import partition
     from rummy_env.core.tiles import counts_str, tile_str

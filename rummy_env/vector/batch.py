@@ -46,14 +46,16 @@ def mix64(z: int) -> int:
 
 
 def next64(state: np.ndarray, i: int) -> int:
-    """Advance generator ``state[i]`` (a ``uint64`` array) and return its next output."""
+    """Advance generator ``state[i]`` (``state``: uint64 ``(num_envs,)``, one splitmix64
+    generator per game, updated in place) and return its next output (a 64-bit int)."""
     s = (int(state[i]) + GOLDEN) & MASK64
     state[i] = s
     return mix64(s)
 
 
 def draw_deck(state: np.ndarray, i: int) -> list[int]:
-    """A shuffled deck from generator ``state[i]``: 52 card ids, top first (Fisher-Yates,
+    """A shuffled deck from generator ``state[i]`` (uint64 ``(num_envs,)``, as
+    :func:`next64`): 52 card ids, top first (Fisher-Yates,
     ``j = next() % (k + 1)`` for ``k = 51 .. 1``)."""
     deck = list(range(NUM_CARDS))
     for k in range(NUM_CARDS - 1, 0, -1):
@@ -63,13 +65,15 @@ def draw_deck(state: np.ndarray, i: int) -> list[int]:
 
 
 def draw_dealer(state: np.ndarray, i: int, num_players: int) -> int:
-    """A dealer seat from generator ``state[i]`` (drawn after the deck)."""
+    """A dealer seat ``0..num_players-1`` from generator ``state[i]`` (uint64
+    ``(num_envs,)``, as :func:`next64`; drawn after the deck)."""
     return next64(state, i) % num_players
 
 
 def draw_wild_rank(state: np.ndarray, i: int) -> int:
-    """A Crazy Rummy round's wild rank 1..13 from generator ``state[i]`` (drawn after the
-    dealer when the ``wild_rank`` option does not fix it)."""
+    """A Crazy Rummy round's wild rank 1..13 (R-CRAZY-02) from generator ``state[i]``
+    (uint64 ``(num_envs,)``, as :func:`next64`; drawn after the dealer when the
+    ``wild_rank`` option does not fix it)."""
     return next64(state, i) % 13 + 1
 
 

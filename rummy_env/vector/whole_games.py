@@ -58,21 +58,29 @@ class WholeGames:
         return {"deck": [card_str(c) for c in draw_deck(stream, 0)]}
 
     # ------------------------------------------------------------------- API
-    # the engines' signatures and docstrings (help(), the docs site): the mixin comes first
-    # in their bases, so its methods are the ones users reach
+    # the engines' signatures and docstrings: the mixin comes first in their bases, so its
+    # methods are the ones users reach; help() shows VecBase's full docstrings (copied
+    # below), the docs site, which reads the source, these summaries
     def reset(self, seed: int | None = None, decks: Any = None, dealers: Any = None, out: Batch | None = None) -> Batch:
+        """Deal every game again (as :meth:`rummy_env.vector.batch.VecBase.reset`) and keep
+        the first deals that :meth:`deal_of` replays."""
         out = super().reset(seed=seed, decks=decks, dealers=dealers, out=out)
         self._first_decks[:] = self._decks
         self._first_dealers[:] = self._dealers
         return out
 
     def step(self, actions: Any, out: Batch | None = None) -> Batch:
+        """One action per game (as :meth:`rummy_env.vector.batch.VecBase.step`), keeping the
+        first deals of the games that start anew."""
         starting = self._episode_over() if self.config.episode == "game" else None
         out = super().step(actions, out=out)
         self._record_first_deals(starting)
         return out
 
     def step_random(self, out: Batch | None = None) -> Batch:
+        """A uniformly random legal action per game (as
+        :meth:`rummy_env.vector.batch.VecBase.step_random`), keeping the first deals of the
+        games that start anew."""
         starting = self._episode_over() if self.config.episode == "game" else None
         out = super().step_random(out=out)
         self._record_first_deals(starting)

@@ -68,7 +68,14 @@ def test_card_values_follow_r_rummy_14():
 
 def test_masks():
     cards = parse_cards("AC KS 7H")
-    assert cards_of(mask_of(cards)) == sorted(cards)
+    assert mask_of(cards) == (1 << 0) | (1 << 51) | (1 << 32)
+    assert cards_of(mask_of(cards)) == sorted(cards) == [0, 32, 51]
+    # a negative mask looped for ever; ids out of 0..51 made masks no card reads
+    for bad, message in [([1, -1], "card id -1 is"), ([60], "card id 60 is"), (["x"], "card id 'x' is")]:
+        with pytest.raises(ValueError, match=f"^{message} not a card id 0..51$"):
+            mask_of(bad)
+    with pytest.raises(ValueError, match="^mask -5 is negative: a card bitmask is an int >= 0$"):
+        cards_of(-5)
 
 
 def test_parse_deck_accepts_a_permutation_and_names_problems():

@@ -144,6 +144,12 @@ def test_counts_helpers():
     assert counts_to_tiles(c) == [0, 0, 38, JOKER]
     assert counts_str(c) == "R1 R1 K13 JK"
     assert counts_str(np.zeros(53, dtype=np.int8)) == ""
+    with pytest.raises(ValueError, match=r"^a count vector has shape \(53,\), one count per tile type; got \(52,\)$"):
+        counts_str(np.zeros(52, dtype=np.int8))
+    bad = np.zeros(53, dtype=np.int64)
+    bad[[3, 52]] = -1
+    with pytest.raises(ValueError, match=r"^counts are >= 0; tile types \[3, 52\] have negative counts$"):
+        counts_to_tiles(bad)
     with pytest.raises(ValueError):
         tiles_to_counts([53])
 

@@ -272,7 +272,9 @@ def best_play(
 
 
 def play_points(table, play) -> int:
-    """Points placed by ``play`` onto ``table`` as ``best_play`` counts them (unit: points).
+    """Points placed by ``play`` onto ``table`` as ``best_play`` counts them (unit: points;
+    R-RK-07's initial meld threshold counts them).  ``table`` and ``play``: tile counts per
+    type, shape (53,), integers 0..2.
 
     Coloured tiles count their number; jokers of the play count the highest numbers they
     can stand for in an arrangement of table + play.  Returns -1 if table + play does not

@@ -21,7 +21,8 @@ _LEGAL_MELD_BASE = ~MELD_ACE_HIGH_ARRAY  # R-CRAZY-01: the ace is never above th
 
 
 def wild_cards(rank_index: int) -> int:
-    """Bitmask of the four cards of a rank index (0 = aces .. 12 = kings)."""
+    """Bitmask of the four cards of a rank index (0 = aces .. 12 = kings): the wild cards
+    of the round whose wild rank it is (R-CRAZY-02)."""
     return sum(1 << card_id(rank_index, s) for s in range(NUM_SUITS))
 
 

@@ -233,7 +233,9 @@ class GinRummyState(CardPiles, EngineState):
     # ---------------------------------------------------------------- queries
     def legal_bits(self) -> int:
         """The acting player's legal action ids as a bitmask (bit ``a`` set if legal);
-        0 when the episode is over."""
+        0 when the episode is over.  The upcard offer (R-GIN-03), the draw and discard
+        (R-GIN-04, the card just taken from the pile not discarded again), knocks within
+        ``knock_limit`` and gin (R-GIN-06), lay-offs after a knock (R-GIN-08)."""
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
