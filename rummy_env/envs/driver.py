@@ -42,6 +42,16 @@ class TurnBasedEnv(AECEnv, EzPickle):
         _layout() -> Layout: the observation layout of ``self.game.config``.
         _new_state(rng, options): override for reset options other than a card deck
             and a dealer.
+
+    Args:
+        render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` (needs Pillow) or None.
+        **options: the variant's options (its config class: ``num_players``, ...).
+
+    Raises:
+        ValueError: an unknown ``render_mode``, or an option the variant refuses (its
+            message names it and what is allowed).
+        ImportError: ``render_mode="rgb_array"`` without Pillow (the message gives the
+            install command).
     """
 
     metadata: dict[str, Any] = {

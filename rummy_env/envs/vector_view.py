@@ -63,6 +63,7 @@ class SeatVectorEnv(VectorEnv):
 
     Raises:
         ValueError: an unknown variant or engine, a bad seat or option.
+        ImportError: ``engine="kernel"`` without numba (``rummy_env.vector``'s message).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}

@@ -156,6 +156,7 @@ class Core:
         return self.setup[DEALER] if self.engine is None else self.engine.dealer
 
     def returns(self) -> list[float]:
+        """Each seat's return so far (the engine's; 0 while the deal is being drawn)."""
         return self.engine.returns() if self.engine is not None else [0.0] * self.data.n
 
     def action_text(self, player: int, action: int) -> str:
@@ -406,7 +407,12 @@ class Core:
     def resampled(self, player: int, rng: np.random.Generator) -> tuple[Core, dict[int, int]]:
         """A copy in which what ``player`` does not know is drawn again (the engine's
         ``resample``), with the other seats' logs rewritten to match, and the history
-        entries (index -> new outcome) whose chance outcomes changed."""
+        entries (index -> new outcome) whose chance outcomes changed.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+            TypeError: ``rng`` is not a ``numpy.random.Generator`` (the engine's ``resample``).
+        """
         player = self._check_player(player)
         new = copy.deepcopy(self)
         changes: dict[int, int] = {}

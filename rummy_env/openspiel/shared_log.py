@@ -22,11 +22,15 @@ class SharedLog:
         self.size = len(self.items)
 
     def fork(self) -> SharedLog:
+        """A log with the same entries, in the same storage (each log reads only its own
+        first ``size`` entries)."""
         other = SharedLog.__new__(SharedLog)
         other.items, other.size = self.items, self.size
         return other
 
     def append(self, item: Any) -> None:
+        """Add ``item`` at the end: in place, or on a copy of this log's entries when a log
+        sharing the storage has already appended past this one's end."""
         if len(self.items) != self.size:
             self.items = self.items[: self.size]
         self.items.append(item)

@@ -143,6 +143,11 @@ class Variant:
         return engine.hands[seat]
 
     def outcome_text(self, outcome: int) -> str:
+        """Text of a chance outcome: a card (``"7H"``) or a tile (``"R13"``, ``"JK"``).
+
+        Raises:
+            ValueError: not a card id 0..51 or a tile type 0..52.
+        """
         return tile_str(outcome) if self.tiles else card_str(outcome)
 
     # ----------------------------------------------------------- encoding
@@ -151,7 +156,7 @@ class Variant:
         raise NotImplementedError
 
     def encode(self, view: Any, layout: Layout) -> np.ndarray:
-        """The float32 observation of an engine view, as ``env()`` makes it."""
+        """The float32 ``(layout.size,)`` observation of an engine view, as ``env()`` makes it."""
         raise NotImplementedError
 
     # -------------------------------------------------------------- bounds
