@@ -59,6 +59,8 @@ class TimedAgent(Agent):
         self.times: list[float] = []
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The inner agent's action; its time (seconds) is kept when two or more actions
+        were legal."""
         start = time.perf_counter()
         action = self.inner.act(observation, info)
         if np.count_nonzero(observation["action_mask"]) > 1:

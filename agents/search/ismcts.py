@@ -75,6 +75,8 @@ class ISMCTSAgent(SearchAgent):
         self.simulations, self.c, self.fpu = simulations, c, fpu
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
+        """The most visited root action of :meth:`search`, the prior's action counting
+        ``prior`` times the root's visits more; ties go to the lowest id."""
         root = self.search(state, seat)
         prior = self.policy.observed_action(observation, seat)
         bonus = self.prior * root.visits if prior is not None else 0.0

@@ -181,6 +181,8 @@ class PIMCAgent(SearchAgent):
                 raise ValueError(f"playout_style={playout_style}: {err}") from None
 
     def choose(self, state: Any, seat: int, legal: list[int], observation: dict[str, np.ndarray]) -> int:
+        """The action of the best mean value over the sampled worlds (:meth:`action_values`,
+        with the prior's bonus; successive halving of the candidates with ``halving``)."""
         if self._halves(legal):  # the prior's bonus counts in every round's ranking
             bonus = self._bonus(observation, seat, legal)
             values = self.action_values(state, seat, legal, bonus) + bonus

@@ -64,6 +64,7 @@ class RolloutPolicy:
         self._random = RandomAgent(seed)
 
     def reset(self, seed: int | None) -> None:
+        """Start a new episode; with ``seed``, reseed the random fallback."""
         self._random.reset(seed)
 
     def observed_action(self, observation: dict[str, np.ndarray], seat: int) -> int | None:
@@ -179,6 +180,8 @@ class Budget:
         self.used = 0
 
     def more(self) -> bool:
+        """Whether to draw another world: always the first, then while ``seconds`` have
+        not passed (a time budget) or ``used < count``."""
         if self.used == 0:
             return True
         if self.seconds is not None:
