@@ -231,6 +231,9 @@ def chunks(variant: str, env_options: dict, agent: str, seed: int, games: int | 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m experiments.pimc_labels``: the exit status, 0 when done, 2 for a
+    usage error, 130 or 143 when stopped by Ctrl-C or SIGTERM after writing the finished
+    games' labels."""
     p = argparse.ArgumentParser(
         prog=program_name("experiments.pimc_labels", "rummy-pimc-labels"), description=description(__doc__)
     )

@@ -183,6 +183,8 @@ def human_move(env: Any, agent: str, hint_agent: Any) -> int:
 
 
 def hand_summary(state: Any) -> str:
+    """One line on the hand just ended: its number, its result when the engine names one
+    (``last_hand["result"]``), the winners, the hand's scores and the totals."""
     last = state.last_hand
     winners = last.get("winners", [last["winner"]] if last["winner"] >= 0 else [])
     won = ", ".join(f"player_{q}" for q in winners) or "no one"
@@ -324,6 +326,7 @@ def write_play_record(args: argparse.Namespace, recorder: GameRecorder, seed: in
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of ``experiments.play`` (``--help``); a bad value exits with status 2."""
     p = argparse.ArgumentParser(prog=program_name("experiments.play", "rummy-play"), description=description(__doc__))
     p.add_argument(
         "--variant", default="gin_rummy", help="variant to play, e.g. gin_rummy or rummy_v0 (default: gin_rummy)"

@@ -45,6 +45,7 @@ def _viewer(env: Any, seat: str | None) -> int:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of ``experiments.replay`` (``--help``); a bad value exits with status 2."""
     p = argparse.ArgumentParser(
         prog=program_name("experiments.replay", "rummy-replay"),
         description=description(__doc__),

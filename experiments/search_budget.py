@@ -171,6 +171,9 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m experiments.search_budget``: the exit status, 0 when done, 2 for a
+    usage error, 130 or 143 when stopped by Ctrl-C or SIGTERM after writing the budgets
+    measured."""
     p = argparse.ArgumentParser(prog="python -m experiments.search_budget", description=description(__doc__))
     p.add_argument("--variant", required=True, help="e.g. gin_rummy or gin_rummy_v0")
     p.add_argument("--agent", choices=sorted(BUDGET_OPTION), required=True)

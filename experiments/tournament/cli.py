@@ -48,6 +48,7 @@ from experiments.tournament.run import run_local, run_ray
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of ``experiments.tournament`` (``--help``), checked; a bad value exits with status 2."""
     p = argparse.ArgumentParser(
         prog=program_name("experiments.tournament", "rummy-tournament"), description=description(__doc__)
     )

@@ -30,6 +30,7 @@ RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minib
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of ``experiments.train`` (``--help``), checked; a bad value exits with status 2."""
     p = argparse.ArgumentParser(
         prog=program_name("experiments.train", "rummy-train"),
         description="Train a masked PPO agent on one seat of a variant, then evaluate it in the tournament.",
@@ -149,6 +150,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m experiments.train`` (``--algo selfplay`` hands the other arguments to
+    ``experiments.selfplay``): the exit status, 0 when done, 2 for a usage error, 130 or
+    143 when stopped by Ctrl-C or SIGTERM after writing the model (the evaluation
+    skipped)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for i, arg in enumerate(argv):  # --algo selfplay hands every other argument to experiments.selfplay
         if arg == "--algo=selfplay" or arg == "--algo" and argv[i + 1 : i + 2] == ["selfplay"]:
