@@ -79,7 +79,8 @@ class PolicyAgent(Agent):
         self.model = model
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
-        """The model's action id for ``observation`` (deterministic: the most likely legal action).
+        """The model's action id for ``observation``: the most likely legal action, or one
+        sampled with ``deterministic=False``.
 
         Raises:
             ValueError: the observation's shape is not the one the model was trained on.

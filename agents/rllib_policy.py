@@ -168,7 +168,8 @@ class RLlibAgent(Agent):
         self.observation_shape = tuple(space["observations"].shape)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
-        """The RLlib module's action id for ``observation`` (the most likely legal action).
+        """The RLlib module's action id for ``observation``: the most likely legal action, or
+        one sampled with ``deterministic=False`` (the class docstring).
 
         Raises:
             ValueError: the observation's shape is not the module's.

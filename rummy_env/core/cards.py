@@ -15,6 +15,7 @@ which makes containment tests one ``&``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 import numpy as np
@@ -183,17 +184,21 @@ def mask_of(cards: Iterable[int]) -> int:
     """Bitmask (Python int, bit ``c`` set for each card ``c``) of card ids.
 
     Raises:
-        ValueError: an id is not a card id 0..51 (negative, too large, or not an int).
+        ValueError: an id is not a card id 0..51 (negative, too large, a bool or not an
+            int; numpy ints are read as ints).
     """
     mask = 0
     for c in cards:
-        try:
-            bit = 1 << c
-        except (TypeError, ValueError):  # a negative shift count, a float or a str
-            raise ValueError(f"card id {c!r} is not a card id 0..51") from None
-        mask |= bit
-    if mask >> NUM_CARDS:
-        raise ValueError(f"card id {int(mask).bit_length() - 1} is not a card id 0..51")
+        if type(c) is not int:  # numpy ints shift as numpy ints: 1 << np.int64(64) is 0
+            try:
+                if isinstance(c, bool):
+                    raise TypeError
+                c = operator.index(c)
+            except TypeError:
+                raise ValueError(f"card id {c!r} is not a card id 0..51") from None
+        if not 0 <= c < NUM_CARDS:
+            raise ValueError(f"card id {c!r} is not a card id 0..51")
+        mask |= 1 << c
     return mask
 
 

@@ -411,9 +411,13 @@ class Core:
 
         Raises:
             ValueError: ``player`` is not a seat.
-            TypeError: ``rng`` is not a ``numpy.random.Generator`` (the engine's ``resample``).
+            TypeError: ``rng`` is not a ``numpy.random.Generator`` (while the deal is drawn too).
+            RuntimeError: the engine's world moved cards a seat's log cannot hold (a broken
+                engine: ``_remap``).
         """
         player = self._check_player(player)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         new = copy.deepcopy(self)
         changes: dict[int, int] = {}
         if self._dealing():

@@ -25,10 +25,11 @@ from agents.base import Agent, legal_ids
 from agents.champion import champion_name
 from agents.panel import PANELS
 from agents.registry import STYLES
-from agents.search import ISMCTSAgent, PIMCAgent, is_search_spec, parse_search_spec, search_settings
+from agents.search import is_search_spec, parse_search_spec, search_settings
 from agents.search.rummikub_plan import RummikubPlanAgent
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
-from tests.games.resample_helpers import swap_hidden
+from tests.agents.search_spies import record_search_values
+from tests.games.resample_helpers import scrambled
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = {m.__name__.split(".")[-1]: m for m in (gin_rummy_v0, rummy_v0, crazy_rummy_v0, rummikub_v0)}
@@ -112,43 +113,6 @@ def tiny(name: str, variant: str) -> str:
     return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
 
 
-# ------------------------------------------------------------------ the values a search computes
-def _record(monkeypatch):
-    """Keep on each search agent the values of every search it runs (``_values``)."""
-
-    def spy(cls, method, summary):
-        original = getattr(cls, method)
-
-        def recorded(self, *args, **kwargs):
-            out = original(self, *args, **kwargs)
-            self.__dict__.setdefault("_values", []).append(summary(out))
-            return out
-
-        monkeypatch.setattr(cls, method, recorded)
-
-    spy(PIMCAgent, "action_values", lambda v: np.asarray(v).tolist())
-    spy(RummikubPlanAgent, "play_values", lambda v: np.asarray(v).tolist())
-    spy(ISMCTSAgent, "search", _tree)
-
-
-def _tree(node):
-    """An ISMCTS tree as comparable values, every level: the other seats' nodes hold the
-    actions legal in the worlds drawn, so a tree grown in true deals differs even where
-    every playout's value is 0 (short playouts of Rummikub)."""
-    return sorted((a, n.visits, n.value, n.avail, _tree(n)) for a, n in node.children.items())
-
-
-def scrambled(state, seat, rng, swaps=3):
-    """``state`` with ``swaps`` exchanges of hidden cards of ``seat``'s view in a row: the
-    same information for ``seat``, another true deal (``state`` itself if nothing can move)."""
-    for _ in range(swaps):
-        new = swap_hidden(state, seat, rng)
-        if new is None:
-            break
-        state = new
-    return state
-
-
 def check_blind(variant: str, name: str, deals=(0, 1), twins: int = 2, max_decisions: int = 40, seed: int = 5):
     """Play ``deals`` (agent ``name`` in seat ``deal % n``, the heuristic elsewhere) and, at
     each of its decisions (up to ``max_decisions`` per deal), let ``twins`` copies of it
@@ -196,7 +160,7 @@ def check_blind(variant: str, name: str, deals=(0, 1), twins: int = 2, max_decis
 
 @pytest.mark.parametrize(("variant", "name"), CASES, ids=IDS)
 def test_decisions_and_values_do_not_change_when_hidden_cards_are_permuted(variant, name, monkeypatch):
-    _record(monkeypatch)
+    record_search_values(monkeypatch)
     spec = tiny(name, variant)
     checked, moved, searched = check_blind(variant, spec)
     assert checked >= 10 and moved >= checked  # the twins saw other true deals

@@ -10,7 +10,8 @@ from agents.search import ISMCTSAgent, PIMCAgent, parse_search_spec
 from experiments.common import play_episode
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.rummy import stack_deck
-from tests.agents.test_no_peeking_panel import _record, scrambled
+from tests.agents.search_spies import record_search_values
+from tests.games.resample_helpers import scrambled
 
 MODULES = [
     (rummy_v0, {}),
@@ -102,7 +103,7 @@ def _position(module, options, seed, steps):
 def test_decisions_do_not_change_when_hidden_cards_are_permuted(kind, module, options, monkeypatch):
     # the values of every search are compared, not only the action: with 6 simulations or 2
     # worlds the action rarely depends on the worlds drawn (a search of the true deal passed)
-    _record(monkeypatch)
+    record_search_values(monkeypatch)
     spec = {"ismcts": "ismcts:simulations=40,depth=8", "pimc": "pimc:worlds=2,depth=8"}[kind]
     if kind == "pimc" and module is rummikub_v0:  # whole plays searched from the first turn, not late only
         spec = "pimc:worlds=2,candidates=3,late=106"

@@ -71,7 +71,15 @@ def test_masks():
     assert mask_of(cards) == (1 << 0) | (1 << 51) | (1 << 32)
     assert cards_of(mask_of(cards)) == sorted(cards) == [0, 32, 51]
     # a negative mask looped for ever; ids out of 0..51 made masks no card reads
-    for bad, message in [([1, -1], "card id -1 is"), ([60], "card id 60 is"), (["x"], "card id 'x' is")]:
+    assert mask_of(np.array([0, 51, 32])) == mask_of(cards) and type(mask_of(np.array([3]))) is int
+    bad_ids = [
+        ([1, -1], "card id -1 is"),
+        ([60], "card id 60 is"),
+        (["x"], "card id 'x' is"),
+        ([True], "card id True is"),
+    ]
+    bad_ids.append((np.array([64]), "card id 64 is"))  # 1 << np.int64(64) is 0: it went unnoticed
+    for bad, message in bad_ids:
         with pytest.raises(ValueError, match=f"^{message} not a card id 0..51$"):
             mask_of(bad)
     with pytest.raises(ValueError, match="^mask -5 is negative: a card bitmask is an int >= 0$"):

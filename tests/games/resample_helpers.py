@@ -121,8 +121,10 @@ def state_key(state):
 
 def _exchanged(record, x, y):
     """``record`` (a deal's card or tile ids) with the first ``x`` and the first ``y``
-    exchanged: the deal that gives the swapped hands (cards are unique; of a tile type's
-    two copies, the first)."""
+    exchanged.  Cards are unique: the record deals the swapped hands.  Of a tile type's
+    two copies the first is exchanged, which need not be the one that moved (the state
+    does not say which): the record then holds the same tiles, in another order than the
+    swapped racks' deal."""
     out = list(record)
     if x in out and y in out:
         i, j = out.index(x), out.index(y)
@@ -135,9 +137,10 @@ def _rewrite_records(new, x, y, rng):
     ``x`` and ``y`` exchanged (an agent reading the true deal record would act on the
     truth in every twin), another seed for the later deals, and no stacked deals."""
     new.deck = _exchanged(new.deck, x, y)
-    new.hand_decks = [*new.hand_decks[:-1], _exchanged(new.hand_decks[-1], x, y)]
-    if new.hands_played == 0:
-        new.initial_deck = _exchanged(new.initial_deck, x, y)
+    if new.hand_decks:  # a resampled world keeps none
+        if len(new.hand_decks) == 1:  # the first hand (hands_played is 1 already once it ended)
+            new.initial_deck = _exchanged(new.initial_deck, x, y)
+        new.hand_decks = [*new.hand_decks[:-1], _exchanged(new.hand_decks[-1], x, y)]
     new.rng = np.random.default_rng(int(rng.integers(2**63)))
     new.next_hands = []
     new._legal = None
@@ -148,8 +151,10 @@ def swap_hidden(state, player, rng):
     """A copy of ``state`` with hidden cards of ``player``'s view exchanged (an unknown
     card of another hand with a stock card or with another hand's unknown card): the
     same information for ``player``, another true deal, whose deal records
-    (``deck``, ``hand_decks``, ``initial_deck``) say so, with other later deals (``rng``,
-    ``next_hands``).  None if nothing can be swapped."""
+    (``deck``, ``hand_decks``, ``initial_deck``: :func:`_exchanged`) say so, with other
+    later deals (``rng``, ``next_hands``).  Crazy Rummy's cards that a table wild stands
+    for stay where they are (moved into the hand of the wild's player, the record would
+    have it meld the natural card).  None if nothing can be swapped."""
     new = state.clone()
     n = state.num_players
     if hasattr(state, "racks"):
@@ -182,6 +187,8 @@ def swap_hidden(state, player, rng):
         hidden += [("hand", q, c) for c in cards_of(state.hands[q] & ~known[q]) if c != skip]
     if not (isinstance(state.game, RummyGame) and rummy_public_holdings(state)[1]):
         hidden += [("stock", i, c) for i, c in enumerate(state.stock)]
+    stood_for = getattr(state, "wild_for", {})
+    hidden = [h for h in hidden if h[2] not in stood_for]
     for _ in range(50):
         if len(hidden) < 2:
             return None
@@ -196,3 +203,15 @@ def swap_hidden(state, player, rng):
         else:
             new.stock[where] = c_new
     return _rewrite_records(new, a[2], b[2], rng)
+
+
+def scrambled(state, seat, rng, swaps=3):
+    """``state`` with ``swaps`` exchanges of hidden cards of ``seat``'s view in a row
+    (:func:`swap_hidden`): the same information for ``seat``, another true deal
+    (``state`` itself if nothing can move)."""
+    for _ in range(swaps):
+        new = swap_hidden(state, seat, rng)
+        if new is None:
+            break
+        state = new
+    return state

@@ -171,7 +171,7 @@ def test_a_world_drops_the_stacked_hands_and_depends_only_on_the_information(mod
         states.append(state)
     stacked, plain = states
     other = swap_hidden(plain, 0, np.random.default_rng(1))  # and other hidden cards
-    assert len(stacked.next_hands) == 1 and plain.next_hands == [] and state_key(other) != state_key(plain)
+    assert len(stacked.next_hands) == 1 and plain.next_hands == [] and state_key(other)[:-1] != state_key(plain)[:-1]
     want = state_key(stacked.resample(0, np.random.default_rng(5)))
     for true in (stacked, plain, other):
         world = true.resample(0, np.random.default_rng(5))

@@ -65,7 +65,7 @@ def test_same_information_gives_the_same_world(name, factory, n):
             if other is None:
                 continue
             swaps += 1
-            assert state_key(other) != state_key(state)
+            assert state_key(other)[:-1] != state_key(state)[:-1]  # cards moved (the generator is reseeded too)
             a = state.resample(player, np.random.default_rng(5))
             b = other.resample(player, np.random.default_rng(5))
             assert state_key(a) == state_key(b)

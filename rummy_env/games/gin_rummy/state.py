@@ -233,9 +233,8 @@ class GinRummyState(CardPiles, EngineState):
     # ---------------------------------------------------------------- queries
     def legal_bits(self) -> int:
         """The acting player's legal action ids as a bitmask (bit ``a`` set if legal);
-        0 when the episode is over.  The upcard offer (R-GIN-03), the draw and discard
-        (R-GIN-04, the card just taken from the pile not discarded again), knocks within
-        ``knock_limit`` and gin (R-GIN-06), lay-offs after a knock (R-GIN-08)."""
+        0 when the episode is over: the upcard offer (R-GIN-03), the draw and discard
+        (R-GIN-04), knocks and gin (R-GIN-06), big gin (R-GIN-07, with ``big_gin``)."""
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
