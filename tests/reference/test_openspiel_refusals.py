@@ -215,3 +215,15 @@ def test_rummikub_resample_of_the_engine_keeps_the_play_finishable():
                 assert world.legal_actions(), (str(engine), seat, k)
                 np.testing.assert_array_equal(world.chosen, engine.chosen)
                 np.testing.assert_array_equal(world.racks[seat], engine.racks[seat])
+
+
+@pytest.mark.parametrize("variant", sorted(NAMES))
+def test_a_world_for_a_generator_that_is_not_one_is_refused_before_any_card_moves(variant):
+    # while the deal was still being drawn, a RandomState (or an int) reached rng.permutation
+    state = load(variant).new_initial_state()
+    core = state._core
+    for bad in (np.random.RandomState(0), 3):
+        with pytest.raises(TypeError, match=f"^rng must be a numpy.random.Generator, got {type(bad).__name__}$"):
+            core.resampled(0, bad)
+    world, changes = core.resampled(0, np.random.default_rng(0))
+    assert changes == {} and world is not core
