@@ -28,7 +28,6 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +37,7 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import load_variant, new_figure
+from experiments.common.progress import progress_counter
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -86,14 +86,14 @@ class CurveCallback:
         stop: Any = None,
     ):
         from stable_baselines3.common.callbacks import BaseCallback
-        from tqdm import tqdm
 
         class _Callback(BaseCallback):
             def __init__(self):
                 super().__init__()
                 self.episodes: list[tuple[int, float]] = []  # (timestep, return)
                 bar_total = total if total < UNTIL_THE_MINUTES else None  # --minutes alone: no total
-                self.bar = tqdm(total=bar_total, unit="step", disable=None if progress else True, file=sys.stderr)
+                # a bar on a terminal, a line now and then in a log file, as the other jobs
+                self.bar = progress_counter(bar_total, "step", "train", enabled=progress)
                 self.last_snapshot = 0
 
             def _on_step(self) -> bool:

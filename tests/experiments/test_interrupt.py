@@ -248,13 +248,14 @@ def test_sigterm_in_sb3_training_writes_the_model_and_skips_the_evaluation(tmp_p
     out = tmp_path / "sb3"
     proc = start(
         "experiments.train", "--variant", "gin_rummy", "--timesteps", "10000000", "--n-steps", "256",
-        "--out", str(out), "--no-progress",
+        "--out", str(out),
     )  # fmt: skip
-    time.sleep(20)
-    rc, stdout, stderr = stop(proc, signal.SIGTERM)
+    progress = Progress(proc)
+    progress.wait("train", at_least=300)  # past the first rollout of 256 steps (not a fixed sleep)
+    rc, stdout, stderr = progress.stop(signal.SIGTERM)
     assert rc == 143 and "Traceback" not in stderr, stderr
     summary = json.loads((out / "evaluation.json").read_text())
-    assert summary["stopped_early"] is True and summary["evaluation"] == [] and summary["timesteps"] > 0
+    assert summary["stopped_early"] is True and summary["evaluation"] == [] and summary["timesteps"] >= 300
     assert (out / "model.zip").is_file() and "kept model.zip" in stdout
 
 
