@@ -1,7 +1,11 @@
 """Screenshots of the server's three pages (``docs/images/serve_*.png``) in headless Chromium.
 
-    python -m experiments.dev.serve_screenshots --records results/records --results results/tour \\
+    python -m experiments.tournament --variants gin_rummy_v0 --deals 20 --out results/tour --record results/records/tour
+    python -m experiments.dev.serve_screenshots --records results/records --results results \\
         --replay tour/gin_rummy_v0-random-heuristic-deal0-rot0.jsonl --run tour/summary.json
+
+(the first line makes the tournament and its records the pages show; ``--replay`` and
+``--run`` are read under ``--records`` and ``--results``).
 
 Play: a Gin Rummy game (``--seed``) a few moves in, the hint shown; Replay: ``--replay``
 at its last step with all hands open; Results: the tournament ``--run`` with its heat map.
