@@ -111,7 +111,9 @@ class SeatVectorEnv(VectorEnv):
 
         Returns:
             (observation float32 ``(num_envs, obs_size)``, ``{"action_mask": int8
-            (num_envs, num_actions), "skipped_episodes": int64 (num_envs,)}``).
+            (num_envs, num_actions), "skipped_episodes": int64 (num_envs,)}``, each key with
+            its ``_key`` bool ``(num_envs,)`` companion, all True, as Gymnasium's vector envs
+            give).
             ``skipped_episodes[i]`` is 1 when game ``i``'s episode ended before the
             learner's first decision (in Gin Rummy the opponent may take the upcard and
             knock at once): its row's mask is all 0, the learner had no choice in it, and
@@ -129,8 +131,7 @@ class SeatVectorEnv(VectorEnv):
         batch = self.vec.step_opponents(self.seats)
         self._mask = batch.action_mask.copy()
         self._ended = batch.terminated | batch.truncated
-        skipped = self._ended.astype(np.int64)
-        return batch.observation.copy(), {"action_mask": self._mask.copy(), "skipped_episodes": skipped}
+        return batch.observation.copy(), self._infos(self._ended)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One decision of the learner in every game (see the module docstring).
@@ -142,7 +143,7 @@ class SeatVectorEnv(VectorEnv):
             ``{"action_mask": int8 (num_envs, num_actions), "skipped_episodes": int64
             (num_envs,)}``: 1 where the episode dealt on this autoreset step ended before the
             learner's first decision (reward 0, neither flag, mask all 0; the next step deals
-            again)).
+            again); each key with its ``_key`` companion as in :meth:`reset`).
 
         Raises:
             ValueError: an action of the wrong shape or not legal in some live game.
@@ -158,8 +159,19 @@ class SeatVectorEnv(VectorEnv):
         self._mask = batch.action_mask.copy()
         rewards = np.where(skipped, 0.0, batch.rewards[self._rows, self.seats]).astype(np.float32)
         terminated, truncated = batch.terminated & ~skipped, batch.truncated & ~skipped
-        infos = {"action_mask": self._mask.copy(), "skipped_episodes": skipped.astype(np.int64)}
-        return batch.observation.copy(), rewards, terminated, truncated, infos
+        return batch.observation.copy(), rewards, terminated, truncated, self._infos(skipped)
+
+    def _infos(self, skipped: np.ndarray) -> dict[str, np.ndarray]:
+        """The infos of a step: each key with Gymnasium's ``_key`` companion (bool
+        ``(num_envs,)``, True where the row holds the key: every row here), as
+        ``gymnasium.vector.SyncVectorEnv`` aggregates its sub-envs' infos."""
+        every = np.ones(self.num_envs, np.bool_)
+        return {
+            "action_mask": self._mask.copy(),
+            "_action_mask": every,
+            "skipped_episodes": skipped.astype(np.int64),
+            "_skipped_episodes": every.copy(),
+        }
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now: int8 ``(num_envs, num_actions)`` (sb3-contrib's name).

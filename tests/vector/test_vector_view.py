@@ -128,6 +128,24 @@ def test_an_episode_that_ends_before_the_learners_first_decision_is_marked_skipp
     assert infos["action_mask"][1016].sum() > 0
 
 
+def test_infos_carry_gymnasiums_key_masks():
+    """Each info key comes with its ``_key`` companion, as ``gymnasium.vector``'s own
+    aggregation (``VectorEnv._add_info``) builds it from per-game dicts."""
+    envs = SeatVectorEnv("gin_rummy", 8, seed=0, num_threads=1, max_turns=1)
+    _, infos = envs.reset(seed=0)
+    expected: dict = {}
+    for i in range(8):
+        one = {"action_mask": infos["action_mask"][i], "skipped_episodes": infos["skipped_episodes"][i]}
+        expected = envs._add_info(expected, one, i)
+    assert sorted(infos) == ["_action_mask", "_skipped_episodes", "action_mask", "skipped_episodes"]
+    assert data_equivalence(infos, expected, exact=True)
+    assert infos["_action_mask"].dtype == np.bool_ and infos["_action_mask"].tolist() == [True] * 8
+    _, _, _, _, infos = envs.step(np.argmax(infos["action_mask"], axis=1))
+    assert infos["_skipped_episodes"].tolist() == [True] * 8
+    infos["_action_mask"][0] = False  # a copy: the next step's infos are not touched
+    assert envs.step(np.argmax(infos["action_mask"], axis=1))[4]["_action_mask"].all()
+
+
 def test_an_episode_dealt_on_the_autoreset_step_that_ends_at_once_is_skipped_too():
     """Gymnasium's NEXT_STEP: the autoreset step never ends an episode.  With one turn
     (seed 0, 8 games) games 5 and 6 end at step 1; at step 2 their new deals end before the
