@@ -48,6 +48,11 @@ def every_seconds(file: TextIO | None = None) -> float:
     return value
 
 
+def _count(x: float) -> str:
+    """``12`` -> ``"12"``, ``12.5`` -> ``"12.50"`` (a whole count, or minutes to the hundredth)."""
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
+
+
 def _clock(seconds: float) -> str:
     """``3725.2`` -> ``"1h 2m 5s"`` (whole seconds, leading zero units left out)."""
     s = int(round(seconds))
@@ -68,6 +73,8 @@ class ProgressLines:
         file: where the lines go.
         every: least seconds between two lines (the last line is always printed).
         clock: the time source in seconds (tests pass a fake one).
+        initial: units done before this process (a resumed run); the time left is
+            estimated from the units done since.
     """
 
     def __init__(
@@ -78,27 +85,39 @@ class ProgressLines:
         file: TextIO,
         every: float = EVERY,
         clock: Any = time.monotonic,
+        initial: float = 0,
     ):
         self.total, self.unit, self.label, self.file, self.every = total, unit, label, file, every
         self.clock = clock
-        self.n = 0
+        self.n = self.initial = initial
         self.start = self.last = clock()
         self.printed = ""  # the last line printed
         self.closed = False
+        self.postfix = ""
+
+    def set_postfix(self, **values: Any) -> None:
+        """Figures to end each line with, ``name=value`` (tqdm's ``set_postfix``)."""
+        self.postfix = ", ".join(f"{k}={v}" for k, v in values.items())
+
+    def set_description(self, label: str) -> None:
+        """The line's prefix (tqdm's ``set_description``)."""
+        self.label = label
 
     def line(self, final: bool = False) -> str:
         """The current line, e.g. ``evaluate: 120/400 deals (30%), 5m 12s, about 12m 8s left``
         (``final``: without the time left, which a job stopped early will not spend)."""
         elapsed = self.clock() - self.start
         if self.total is None:
-            return f"{self.label}: {self.n} {self.unit}s, {_clock(elapsed)}"
-        text = f"{self.label}: {self.n}/{self.total} {self.unit}s"
-        if self.total > 0:
-            text += f" ({100 * self.n // self.total}%)"
-        text += f", {_clock(elapsed)}"
-        if 0 < self.n < self.total and not final:
-            text += f", about {_clock(elapsed * (self.total - self.n) / self.n)} left"
-        return text
+            text = f"{self.label}: {_count(self.n)} {self.unit}s, {_clock(elapsed)}"
+        else:
+            text = f"{self.label}: {_count(self.n)}/{_count(self.total)} {self.unit}s"
+            if self.total > 0:
+                text += f" ({int(100 * self.n // self.total)}%)"
+            text += f", {_clock(elapsed)}"
+            done = self.n - self.initial
+            if done > 0 and self.n < self.total and not final:
+                text += f", about {_clock(elapsed * (self.total - self.n) / done)} left"
+        return f"{text}, {self.postfix}" if self.postfix else text
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` more units; print a line if ``every`` seconds passed since the last."""
@@ -131,17 +150,26 @@ def progress_counter(
     enabled: bool = True,
     file: TextIO | None = None,
     every: float | None = None,
+    initial: float = 0,
+    **bar_options: Any,
 ) -> Any:
     """A context manager counting ``total`` units of work with ``update(n)``: a tqdm bar
     when ``file`` (default stderr) is a terminal, :class:`ProgressLines` otherwise (a line
     at most every ``every`` seconds, default :func:`every_seconds`), a disabled tqdm bar
-    when ``enabled`` is false (``--no-progress``)."""
+    when ``enabled`` is false (``--no-progress``).  Both take ``set_postfix(**values)`` and
+    ``set_description(label)``.
+
+    Args:
+        initial: units already done (a resumed run); a float counts fractions (minutes).
+        bar_options: more of tqdm's options for the terminal's bar (``bar_format``).
+    """
     from tqdm import tqdm
 
     file = sys.stderr if file is None else file
     if not enabled:
-        return tqdm(total=total, unit=unit, disable=True, file=file)
+        return tqdm(total=total, unit=unit, disable=True, file=file, initial=initial)
     isatty = getattr(file, "isatty", None)
     if isatty is not None and isatty():
-        return tqdm(total=total, unit=unit, file=file)
-    return ProgressLines(total, unit, label, file, every_seconds(file) if every is None else every)
+        return tqdm(total=total, unit=unit, file=file, initial=initial, **bar_options)
+    every = every_seconds(file) if every is None else every
+    return ProgressLines(total, unit, label, file, every, initial=initial)

@@ -20,6 +20,7 @@ import numpy as np
 
 from experiments.common import atomic_open, load_variant, output_folder, program_name
 from experiments.common.interrupt import StopRequest
+from experiments.common.progress import progress_counter
 from experiments.selfplay.checkpoint import (
     clear_earlier_run,
     load_checkpoint,
@@ -67,8 +68,6 @@ def train(
     Returns:
         the run's summary (also written to ``summary.json``).
     """
-    from tqdm import tqdm
-
     # the learner (network, optimizer, counters) and who plays the other seats
     cfg = learner.cfg
     if state is not None:
@@ -108,11 +107,12 @@ def train(
 
     # the bar counts training minutes when there is a time budget, env steps otherwise
     by_time = cfg.minutes is not None
-    bar = tqdm(
-        total=round(cfg.minutes, 2) if by_time else cfg.timesteps,
+    bar = progress_counter(
+        round(cfg.minutes, 2) if by_time else cfg.timesteps,
+        "training min" if by_time else "step",
+        cfg.variant,
+        enabled=progress,
         initial=round(learner.training_minutes(), 2) if by_time else learner.steps,
-        unit="min" if by_time else "step",
-        disable=None if progress else True,
         bar_format="{l_bar}{bar}| {n:.2f}/{total} training min [{elapsed}<{remaining}{postfix}]" if by_time else None,
     )
     bar.set_description(cfg.variant)
@@ -128,13 +128,13 @@ def train(
             learner.pool = (learner.pool + [copy.deepcopy(learner.net.state_dict())])[-cfg.pool_size :]
         speed = {"steps_per_s": (learner.steps - steps0) / (t2 - t0), "rollout_s": t1 - t0, "update_s": t2 - t1}
         append_csv(out / "scalars.csv", [scalars_row(learner, {**stats, **speed}, recent)])
-        bar.update((round(learner.training_minutes(), 2) if by_time else learner.steps) - bar.n)
         bar.set_postfix(
             steps=learner.steps,
             ent=f"{stats['entropy']:.2f}",
             kl=f"{stats['kl']:.3f}",
             ev=f"{stats['explained_var']:.2f}",
-        )
+        )  # before the update: a log file's line carries this update's figures
+        bar.update((round(learner.training_minutes(), 2) if by_time else learner.steps) - bar.n)
         now = time.perf_counter()
         if now - last_eval >= 60 * cfg.eval_every and not stopped():
             evaluate_now(learner, out, cfg.eval_deals, stop=stop)

@@ -58,6 +58,22 @@ def test_a_job_to_a_deadline_counts_without_a_total():
     assert out.getvalue() == "pimc_labels: 376 games, 1m 0s\n"
 
 
+def test_a_resumed_count_in_minutes_with_figures():
+    """Self-play's bar: training minutes (a float) from a resumed run's minutes, the
+    update's figures at the end; the time left comes from the minutes done since."""
+    out, clock = io.StringIO(), FakeClock()
+    with ProgressLines(30, "training min", "gin_rummy", out, every=60.0, clock=clock, initial=10.5) as bar:
+        clock.now += 90.0
+        bar.set_postfix(steps=120000, ent="1.23")
+        bar.update(1.5)  # 12 of 30 minutes: 1.5 done in 90 s, 18 to go
+        bar.set_description("gin_rummy (resumed)")
+        bar.update(0.25)
+    assert out.getvalue().splitlines() == [
+        "gin_rummy: 12/30 training mins (40%), 1m 30s, about 18m 0s left, steps=120000, ent=1.23",
+        "gin_rummy (resumed): 12.25/30 training mins (40%), 1m 30s, steps=120000, ent=1.23",
+    ]
+
+
 def test_a_log_file_gets_lines_a_terminal_a_bar_and_no_progress_nothing():
     log = io.StringIO()
     with progress_counter(5, "deal", "tournament", file=log, every=0.0) as bar:

@@ -242,6 +242,24 @@ def test_resume_continues_the_step_count_and_the_logs(smoke_run, tmp_path, capsy
     assert [int(r["steps"]) for r in rows] == [510, 1014, 1517, 2018, 2518, 3026, 3530]
 
 
+def test_a_run_logged_to_a_file_prints_progress_lines(smoke_run, tmp_path, capsys, monkeypatch):
+    """stderr not a terminal (a log file): a line per update here (every 0 s), counted from the
+    resumed step, with the update's figures; the final evaluation's own lines follow."""
+    import shutil
+
+    monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "0")
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    assert selfplay.main(["--variant", "gin_rummy", "--out", str(out), "--resume", "--timesteps", "3418"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("gin_rummy_v0: ")]
+    assert [line.split(",")[0] for line in lines] == [
+        "gin_rummy_v0: 3026/3418 steps (88%)",
+        "gin_rummy_v0: 3530/3418 steps (103%)",  # the last update passes the budget
+    ]
+    assert lines[0].split(", ")[3] == "steps=3026" and lines[1].split(", ")[2] == "steps=3530"
+    assert [line.split(", ")[-3].split("=")[0] for line in lines] == ["ent", "ent"]
+
+
 def test_a_resume_with_the_budget_spent_says_there_is_nothing_to_train(smoke_run, tmp_path, capsys):
     import shutil
 
