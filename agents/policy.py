@@ -50,9 +50,10 @@ class PolicyAgent(Agent):
     Args:
         path: the model's file: a ``.zip`` (``experiments.train`` writes ``model.zip``)
             or a ``.pt`` (``experiments.selfplay`` writes ``model.pt``).
-        deterministic: take the most likely legal action (default) or sample one (the
-            sampling draws from torch's global generator).
-        seed: unused (kept for the common interface).
+        deterministic: take the most likely legal action (default) or sample one from
+            the policy's masked distribution.
+        seed: the sampling's generator (``self.rng``; the same seed plays the same
+            actions); unused with ``deterministic=True``.
         model: an already loaded model instead of ``path`` (e.g. a frozen self-play copy).
 
     Raises:
@@ -94,5 +95,32 @@ class PolicyAgent(Agent):
             )
         legal_ids(observation)  # a mask with no legal action: this player is not acting
         mask = observation["action_mask"].astype(bool)
-        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        if not self.deterministic:
+            p = policy_probabilities(self.model, obs, mask)
+            return int(self.rng.choice(p.size, p=p))
+        action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
         return int(action)
+
+
+def policy_probabilities(model: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The masked action distribution of a loaded model (:func:`load_model`) for one observation.
+
+    Args:
+        model: a :class:`agents.torch_policy.TorchPolicy` or an sb3-contrib ``MaskablePPO``.
+        obs: float32 ``(obs_size,)``.
+        mask: bool ``(num_actions,)``, at least one True.
+
+    Returns:
+        float64 ``(num_actions,)``, 0 on illegal actions, summing to 1, so that the caller
+        samples with its own generator (torch's global one would tie the play to whatever
+        else used it).
+    """
+    if hasattr(model, "probabilities"):
+        return model.probabilities(obs, mask)
+    import torch
+
+    with torch.no_grad():
+        tensor, _ = model.policy.obs_to_tensor(obs)
+        dist = model.policy.get_distribution(tensor, action_masks=mask)
+        p = dist.distribution.probs[0].double().cpu().numpy() * mask
+    return p / p.sum()

@@ -276,6 +276,23 @@ class TorchPolicy:
             layout = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.layout
             self.featurize = Featurizer(net.features, variant, layout)
 
+    def probabilities(self, obs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's distribution over the legal actions of one observation.
+
+        Args:
+            obs: float32 ``(obs_size,)``, the env's flat observation.
+            action_masks: int8 or bool ``(num_actions,)``, at least one legal action.
+
+        Returns:
+            float64 ``(num_actions,)``: the masked softmax, 0 on illegal actions, summing to 1.
+        """
+        with torch.no_grad():
+            x = torch.from_numpy(self.featurize(np.array(obs, dtype=np.float32).reshape(1, -1)))
+            m = torch.as_tensor(np.asarray(action_masks, dtype=bool)).reshape(1, -1)
+            logits = masked_logits(self.net(x)[0], m)[0].double()
+        p = torch.softmax(logits, -1).numpy() * m[0].numpy()  # illegal logits are finite: zero them exactly
+        return p / p.sum()
+
     def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
         """The action for one observation (like SB3's ``predict``): an int64 scalar array.
 

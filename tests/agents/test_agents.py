@@ -187,3 +187,40 @@ def test_a_policy_refuses_an_observation_with_no_legal_action(path):
         agent.act(env.observe(idle))  # the seat not acting: its mask is all 0
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs)] == 1
+
+
+#: actions a sampling policy plays with seeds 0..7 at the discard of ``discard_position()``
+SAMPLED = {
+    "docs/results/selfplay-gin/model.pt": [37, 37, 37, 25, 37, 37, 37, 37],
+    "docs/results/sb3-gin/model.zip": [32, 25, 12, 11, 37, 37, 30, 32],
+}
+
+
+def discard_position():
+    """Gin Rummy, seed 3: the first player passes the upcard (106), the other takes the
+    last legal id of its draw, then is to discard: 11 legal discards."""
+    env = gin_rummy_v0.env()
+    env.reset(seed=3)
+    env.step(106)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))
+    return env.last()[0]
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLED))
+def test_a_sampling_policy_draws_from_its_own_seed(path):
+    """``deterministic=False`` samples the masked distribution with the agent's generator:
+    the same seed plays the same action whatever torch's global generator holds."""
+    import torch
+
+    from agents.policy import PolicyAgent, policy_probabilities
+
+    obs = discard_position()
+    legal = np.flatnonzero(obs["action_mask"])
+    assert legal.tolist() == [2, 11, 12, 18, 23, 25, 30, 31, 32, 37, 41]
+    full = str(Path(__file__).parents[2] / path)
+    p = policy_probabilities(PolicyAgent(full).model, obs["observation"], obs["action_mask"].astype(bool))
+    assert p.dtype == np.float64 and p.sum() == pytest.approx(1.0) and np.flatnonzero(p).tolist() == legal.tolist()
+    assert int(np.argmax(p)) == PolicyAgent(full).act(obs) == 37  # the deterministic agent's choice
+    for torch_seed in (0, 12345):
+        torch.manual_seed(torch_seed)
+        assert [PolicyAgent(full, deterministic=False, seed=s).act(obs) for s in range(8)] == SAMPLED[path]
