@@ -90,6 +90,15 @@ def test_a_replay_that_parts_from_its_record_stops_with_the_reason():
     bad[-1]["returns"] = [5.0, -5.0]
     with pytest.raises(RecordMismatch, match=r"returns \[.*\] in the replay, \[5.0, -5.0\] in the record"):
         replay(bad)
+    for huge in (10**30, -(10**20)):  # JSON integers beyond int64 (numpy's allclose raised TypeError)
+        bad = [dict(x) for x in lines]
+        bad[-1]["returns"] = [huge, 0]
+        with pytest.raises(RecordMismatch, match=rf"^returns \[.*\] in the replay, \[{huge}, 0\] in the record$"):
+            replay(bad)
+        bad = [dict(x) for x in lines]
+        bad[rewarded]["rewards"] = [0, huge]
+        with pytest.raises(RecordMismatch, match=rf"rewards \[.*\] in the replay, \[0, {huge}\] in the record$"):
+            replay(bad)
     # the end line's scores and status (the web arena's table shows the scores)
     end = lines[-1]
     assert end["status"] == "complete" and len(end["hand_scores"]) == 1 and sorted(end["total_scores"])[0] == 0
