@@ -15,8 +15,18 @@ from agents.random_agent import RandomAgent
 
 
 def agent_names(variant: str) -> list[str]:
-    """Names of the built-in agents that can play ``variant`` (e.g. ``"rummy_v0"``)."""
-    return ["random"] + (["heuristic"] if variant in HEURISTICS else [])
+    """The plain agent names of ``variant`` (e.g. ``"rummy_v0"``): ``["random", "heuristic"]``.
+
+    These take no options and no path; :func:`make_agent` also takes ``champion``, the
+    heuristic's styles, the search agents, ``policy:``/``rllib:`` models, import paths and,
+    on Gin Rummy, ``openspiel_gin_bot``.
+
+    Raises:
+        ValueError: ``variant`` is not an env name of the package (the message lists them).
+    """
+    if not isinstance(variant, str) or variant not in HEURISTICS:
+        raise ValueError(f"variant {variant!r} is not an env name: use one of {', '.join(sorted(HEURISTICS))}")
+    return ["random", "heuristic"]
 
 
 POLICY_PREFIX = "policy:"
@@ -140,7 +150,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             variant, a bad search option, an import path that does not give an agent, or
             ``openspiel_gin_bot`` without open_spiel or not on Gin, options after
             ``champion``, or a ``seed`` that is not an int >= 0 (bools refused) or None.
-        TypeError: a name that is not a string.
+        TypeError: a name that is not a string, or an ``env`` that is not an env.
     """
     from agents.search import is_search_spec, make_search_agent
 
@@ -148,6 +158,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         raise TypeError(f"agent name {name!r} has type {type(name).__name__}: names are strings such as 'heuristic'")
     if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"agent {name!r}: seed {seed!r} is not a seed: an agent's seed is an int >= 0 or None")
+    if not isinstance(getattr(getattr(env, "unwrapped", None), "metadata", None), dict):
+        raise TypeError(f"env {env!r} is not an env of rummy_env: pass the env the agent will play in")
     base, colon, _ = name.partition(":")
     if colon and base in ("random", "champion"):
         raise ValueError(f"agent {name!r}: {base} takes no options; write {base!r}")

@@ -48,6 +48,7 @@ from typing import Any
 from agents import make_agent
 from agents.registry import POLICY_PREFIX, SHAPE_MISMATCH, same_agent
 from experiments.common import (
+    check_deals,
     deal_count,
     load_variant,
     new_figure,
@@ -97,7 +98,12 @@ def panel_chunks(
 ) -> list[Chunk]:
     """The games of an evaluation: for each opponent the lineup ``(agent, opponent, ...,
     opponent)`` (one seat to the agent, the others to the opponent) on ``deals`` deals, each
-    played once per seat rotation (:func:`experiments.tournament.run_chunk`)."""
+    played once per seat rotation (:func:`experiments.tournament.run_chunk`).
+
+    Raises:
+        ValueError: ``deals`` not an int 1..``MAX_DEALS``, or bad env options.
+    """
+    check_deals(deals)
     seats = len(load_variant(variant).env(**env_options).possible_agents)
     options = tuple(sorted({**env_options, "reward": "win"}.items()))
     return [
@@ -360,8 +366,10 @@ def evaluate(
         ``(result, records)``: the dict written to ``evaluation.json`` and the games' records.
 
     Raises:
-        ValueError: an unknown variant or agent, bad options, or no opponent left.
+        ValueError: an unknown variant or agent, bad options, no opponent left, or
+            ``deals`` not an int 1..``MAX_DEALS``.
     """
+    check_deals(deals)
     env_options = dict(env_options or {})
     env = load_variant(variant).env(**env_options)
     agent, members, version, left_out = panel_members(agent, variant, env_options, opponents)

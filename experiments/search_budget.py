@@ -29,6 +29,7 @@ import numpy as np
 
 from agents import Agent, make_agent, seat_seed
 from experiments.common import (
+    check_deals,
     deal_count,
     description,
     load_variant,
@@ -111,7 +112,11 @@ def measure(
         dict: ``deals`` (played), ``games``, ``win_rate`` (the search agent's share of wins),
         ``ci_low``, ``ci_high`` (95% Wilson, one trial per deal), ``median_ms``, ``p99_ms``,
         ``max_ms``, ``decisions``.
+
+    Raises:
+        ValueError: ``deals`` not an int 1..``MAX_DEALS``, or bad env options or agent names.
     """
+    check_deals(deals)
     env = load_variant(variant).env(**(env_options or {}))
     warm_up(variant)
     n = len(env.possible_agents)

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import rummy_env
 from agents import Agent
 
@@ -158,6 +160,19 @@ def deal_count_or_zero(text: str) -> int:
         argparse.ArgumentTypeError: not an integer, negative, or above the limit.
     """
     return _deals(_int_at_least(text, 0))
+
+
+def check_deals(deals: Any, least: int = 1) -> int:
+    """``deals`` as an int, for the jobs' Python functions (the command lines use
+    :func:`deal_count`): deals to play per lineup or opponent, ``least`` .. :data:`MAX_DEALS`.
+
+    Raises:
+        ValueError: not an int (bools refused), below ``least`` or above the limit.
+    """
+    is_int = isinstance(deals, (int, np.integer)) and not isinstance(deals, (bool, np.bool_))
+    if not is_int or not least <= deals <= MAX_DEALS:
+        raise ValueError(f"deals={deals!r}: the number of deals is an int {least}..{MAX_DEALS:,}")
+    return int(deals)
 
 
 def _deals(value: int) -> int:

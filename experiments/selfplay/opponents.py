@@ -58,7 +58,7 @@ def compiled_heuristic(vec: Any, style: int | str = 0):
     styles = STYLES.get(vec.variant, ("default",))
     if isinstance(style, str):
         style = style_id(vec.variant, style) if vec.variant in STYLES else styles.index(style)
-    if not (isinstance(style, int | np.integer) and 0 <= style < len(styles)):
+    if isinstance(style, bool | np.bool_) or not (isinstance(style, int | np.integer) and 0 <= style < len(styles)):
         raise ValueError(
             f"style {style!r} is not a style id of {vec.variant}: 0..{len(styles) - 1} ({', '.join(styles)})"
         )

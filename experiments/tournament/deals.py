@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents import agent_names, make_agent, seat_seed
-from experiments.common import MAX_DEALS, load_variant, play_episode  # noqa: F401 - MAX_DEALS: its home before common
+from experiments.common import MAX_DEALS, check_deals, load_variant, play_episode  # noqa: F401 - MAX_DEALS: its home before common
 
 #: Games per variant when ``--deals`` is not given (split over the lineups and seat
 #: rotations): the default run of every variant takes about a minute on 2 cores.
@@ -142,8 +142,11 @@ def make_chunks(
     """The work of a tournament, cut into chunks of ``chunk_size`` deals.
 
     Raises:
-        ValueError: an unknown variant or agent, or env options the variant refuses.
+        ValueError: an unknown variant or agent, env options the variant refuses, or
+            ``deals`` not None and not an int 1..``MAX_DEALS``.
     """
+    if deals is not None:
+        check_deals(deals)
     chunks = []
     for variant in variants:
         module = load_variant(variant)

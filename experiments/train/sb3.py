@@ -243,7 +243,11 @@ def train(
     rows = curve_rows(curve.episodes)
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
     stopped = stop is not None and stop.requested
-    evaluation = [] if stopped else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1, stop)
+    evaluation = (
+        []
+        if stopped or not eval_deals
+        else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1, stop)
+    )
     if stop is not None and stop.requested:  # Ctrl-C during the evaluation: it ends, and is no figure
         stopped, evaluation = True, []
     summary = {

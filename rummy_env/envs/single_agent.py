@@ -43,6 +43,17 @@ class Policy(Protocol):
         ...
 
 
+def check_policies(policies: Sequence[Any]) -> None:
+    """Refuse, before any game, an opponent that cannot play.
+
+    Raises:
+        TypeError: an entry without a callable ``act(observation, info)``.
+    """
+    for p in policies:
+        if not callable(getattr(p, "act", None)):
+            raise TypeError(f"opponent {p!r} has no act(observation, info) method")
+
+
 class SingleAgentEnv(gymnasium.Env):
     """A Gymnasium view of one seat of an AEC env, the other seats played by ``opponents``.
 
@@ -73,6 +84,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     Raises:
         ValueError: no opponent given, or a learner seat outside the table.
+        TypeError: an opponent without an ``act`` method (e.g. the name ``"random"``:
+            :func:`single_agent_env` takes it).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -84,6 +97,7 @@ class SingleAgentEnv(gymnasium.Env):
         super().__init__()
         if not opponents:
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
+        check_policies(opponents)
         n = len(aec_env.possible_agents)
         if learner_seat is not None and (
             isinstance(learner_seat, bool)
@@ -317,7 +331,5 @@ def single_agent_env(
             f"opponents of type {type(opponents).__name__}: pass None, 'random', a list of policies "
             "(act(observation, info) -> int) or a callable aec_env -> list of policies"
         )
-    for p in policies:
-        if not callable(getattr(p, "act", None)):
-            raise TypeError(f"opponent {p!r} has no act(observation, info) method")
+    check_policies(policies)
     return SingleAgentEnv(aec, policies, learner_seat=learner_seat, seed=seed)

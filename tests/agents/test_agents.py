@@ -94,7 +94,13 @@ def test_heuristic_lays_off_when_it_cannot_meld():
 def test_registry():
     env = rummy_v0.env()
     assert agent_names("rummy_v0") == ["random", "heuristic"]
+    for variant in ("gin", None, "rummy_v1"):  # not ["random"] for a name that is no variant
+        with pytest.raises(ValueError, match=rf"^variant {variant!r} is not an env name: use one of crazy_rummy_v0, "):
+            agent_names(variant)
     assert isinstance(make_agent("heuristic", env), RummyHeuristicAgent)
+    for bad in (None, "rummy_v0"):  # not an AttributeError from inside the registry
+        with pytest.raises(TypeError, match=rf"^env {bad!r} is not an env of rummy_env: pass the env"):
+            make_agent("heuristic", bad)
     known = (
         "unknown agent 'genius' for rummy_v0: known agents are random, heuristic, champion, "
         "heuristic:style=NAME \\(go_rummy, defensive, shed_high\\), ismcts:"

@@ -166,8 +166,10 @@ def test_compiled_styles_pick_the_python_styles_action_on_every_row(cls, module,
             # random legal moves (not the style's) reach positions it would avoid
             batch = vec.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in batch.action_mask]))
         assert checked > 800
-    with pytest.raises(ValueError, match=f"^style 9 is not a style id of {env.unwrapped.metadata['name']}: 0..3"):
-        compiled_heuristic(cls(2, seed=0, num_threads=1, **options), 9)
+    variant = env.unwrapped.metadata["name"]
+    for bad in (9, True):  # True is no style 1
+        with pytest.raises(ValueError, match=f"^style {bad} is not a style id of {variant}: 0..3"):
+            compiled_heuristic(cls(2, seed=0, num_threads=1, **options), bad)
 
 
 @pytest.mark.parametrize("players", [3, 5])

@@ -178,6 +178,16 @@ def test_meld_helpers():
     assert meld_points(parse_tiles("R5 R6 JK")) == 18
     assert meld_points(parse_tiles("R5 B5 K5 JK")) == 20
     assert meld_points(parse_tiles("JK JK")) is None
+    assert meld_points(np.array([4, 5, 52])) == 18 and meld_points((4, 5)) is None  # numpy ids; too short
+    for bad, shown in [
+        ([4, 5, 53], "53"), ([4, 5, -1], "-1"), ([4.0, 5.0, 6.0], "4.0"), ([True, 5, 6], "True"),
+        (["R5", 5, 6], "'R5'"),
+    ]:  # fmt: skip
+        with pytest.raises(ValueError, match=rf"^meld .*: {shown} is not a tile type: tile types are ints 0..52$"):
+            is_valid_meld(bad)
+    for bad in ("abc", 5, None):
+        with pytest.raises(ValueError, match=rf"^meld {bad!r} is not a sequence of tile types 0..52$"):
+            meld_points(bad)
 
 
 def test_input_errors():

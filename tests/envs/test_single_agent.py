@@ -139,6 +139,9 @@ def test_bad_arguments():
         SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat=2)
     with pytest.raises(ValueError, match="learner_seat 'player_1' is not a seat: use 0..1 or None"):
         SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat="player_1")
+    for bad in ("random", 7):  # refused when built, not at the first opponent move (after the learner's)
+        with pytest.raises(TypeError, match=f"^opponent {bad!r} has no act\\(observation, info\\) method$"):
+            SingleAgentEnv(aec, [make_agent("random", aec), bad])
 
 
 @pytest.mark.parametrize(

@@ -157,6 +157,31 @@ def test_deal_counts_and_paths_of_the_jobs_flags(tmp_path):
     assert path_arg("results/x") == Path("results/x") and path_arg(".") == Path(".")
 
 
+def test_the_jobs_python_functions_refuse_a_deal_count_before_any_game():
+    """``make_chunks(deals=-1)`` listed no work and ``evaluate(deals=0)`` returned empty rows."""
+    import numpy as np
+
+    from experiments.common import check_deals
+    from experiments.evaluate import evaluate
+    from experiments.search_budget import measure
+    from experiments.tournament import evaluate_against_baselines, make_chunks
+
+    assert (check_deals(np.int64(7)), check_deals(0, least=0)) == (7, 0)
+    message = r"^deals=(-1|0|True|2\.0|'5'|10000001): the number of deals is an int 1\.\.10,000,000$"
+    for bad in (-1, 0, True, 2.0, "5", 10_000_001):
+        with pytest.raises(ValueError, match=message):
+            check_deals(bad)
+    calls = [
+        lambda: make_chunks(["rummy"], ["random", "heuristic"], -1, {}, 0),
+        lambda: evaluate("random", "rummy_v0", deals=0, opponents=["heuristic"]),
+        lambda: evaluate_against_baselines("random", "rummy_v0", {}, 0, 1, 0),
+        lambda: measure("rummy_v0", "random", "heuristic", -3),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"^deals=(-1|0|-3): the number of deals is an int 1\.\.10,000,000$"):
+            call()
+
+
 def test_a_folder_is_checked_without_being_made(tmp_path):
     from experiments.common import check_folder
 

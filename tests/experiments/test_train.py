@@ -215,3 +215,14 @@ def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path,
     assert seen == [stop]  # the job's stop request reaches the evaluation
     assert summary["stopped_early"] is True and summary["evaluation"] == []
     assert json.loads((tmp_path / "evaluation.json").read_text())["stopped_early"] is True
+
+
+def test_no_evaluation_deals_make_no_evaluation(tmp_path, monkeypatch):
+    """``--eval-deals 0`` (allowed by the flag) skips the evaluation: the tournament's
+    functions refuse 0 deals."""
+    played = []
+    monkeypatch.setattr(tournament, "evaluate_against_baselines", lambda *a, **k: played.append(a) or [])
+    summary = sb3.train(
+        "gin_rummy_v0", {}, ["self"], 256, 0, tmp_path, n_steps=256, eval_deals=0, workers=1, progress=False
+    )
+    assert played == [] and summary["evaluation"] == [] and summary["stopped_early"] is False

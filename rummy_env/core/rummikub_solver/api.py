@@ -289,15 +289,36 @@ def play_points(table, play) -> int:
 
 def is_valid_meld(meld: Sequence[int]) -> bool:
     """True iff the tile types form one valid meld: a group (R-RK-03) or run (R-RK-04),
-    jokers (52) standing for any tile that makes it valid (R-RK-05)."""
+    jokers (52) standing for any tile that makes it valid (R-RK-05).
+
+    Args:
+        meld: tile types, ints 0..52 (``rummy_env.core.tiles``: colour * 13 + number - 1,
+            52 the joker), in any order.
+
+    Raises:
+        ValueError: an entry that is not a tile type (not an int, a bool, or out of 0..52).
+    """
     return meld_points(meld) is not None
 
 
 def meld_points(meld: Sequence[int]) -> int | None:
     """Points of one meld (R-RK-07): the numbers of its tiles, each joker counting the
-    number it stands for, the highest such; None if the tiles form no valid meld."""
+    number it stands for, the highest such; None if the tiles form no valid meld.
+
+    Args:
+        meld: tile types, ints 0..52, in any order (as :func:`is_valid_meld`).
+
+    Raises:
+        ValueError: an entry that is not a tile type (not an int, a bool, or out of 0..52).
+    """
+    if isinstance(meld, (str, bytes)) or not hasattr(meld, "__iter__"):
+        raise ValueError(f"meld {meld!r} is not a sequence of tile types 0..{NUM_TILE_TYPES - 1}")
     tiles = list(meld)
-    if not 3 <= len(tiles) <= NUM_NUMBERS or any(not 0 <= t < NUM_TILE_TYPES for t in tiles):
+    for t in tiles:
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)) or not 0 <= t < NUM_TILE_TYPES:
+            raise ValueError(f"meld {tiles!r}: {t!r} is not a tile type: tile types are ints 0..{NUM_TILE_TYPES - 1}")
+    tiles = [int(t) for t in tiles]
+    if not 3 <= len(tiles) <= NUM_NUMBERS:
         return None
     real = [t for t in tiles if t != JOKER]
     if not real:
