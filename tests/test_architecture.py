@@ -29,6 +29,12 @@ FRAMEWORK_FREE = [
     "rummy_env.render.scene_rummikub",
     "rummy_env.render.svg",
     "rummy_env.render.image",
+    # the batched engines (their pure-Python twins, vector.reference, drive the env itself)
+    "rummy_env.vector",
+    "rummy_env.vector.gin_vec",
+    "rummy_env.vector.rummy_vec",
+    "rummy_env.vector.crazy_vec",
+    "rummy_env.vector.rummikub_vec",
 ]
 
 

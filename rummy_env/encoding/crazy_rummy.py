@@ -14,9 +14,15 @@ import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout, bits_to_rows
 from rummy_env.encoding.table_counts import count_fields, fill_counts, single
+from rummy_env.games.crazy_rummy.config import CrazyRummyConfig
 from rummy_env.games.crazy_rummy.state import CrazyView
 
 MAX_ROUND_PENALTY = 440  # a bound: 52 cards are worth 340 points, the wild cards at most 96 more (R-CRAZY-12)
+
+
+def layout_of(cfg: CrazyRummyConfig) -> Layout:
+    """The observation layout of a game with the options ``cfg`` (:func:`observation_layout`)."""
+    return observation_layout(cfg.num_players, cfg.max_turns)
 
 
 def observation_layout(num_players: int, max_turns: int) -> Layout:

@@ -14,6 +14,7 @@ import struct
 import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout
+from rummy_env.games.gin_rummy.config import GinRummyConfig
 from rummy_env.games.gin_rummy.state import GinView
 
 PLANES = (
@@ -36,6 +37,33 @@ _PLANE_BITS = 52 * NUM_PLANES  # 468
 _PLANE_BYTES = (_PLANE_BITS + 7) // 8
 MAX_HAND_POINTS = 110  # 11 cards of 10 points
 OBSERVATION_SIZE = _PLANE_BITS + 17
+
+
+def max_total(cfg: GinRummyConfig) -> float:
+    """Largest game total the options allow (the upper bound of the ``scores`` field).
+
+    A hand scores at most 100 (ten cards of deadwood) plus its largest bonus (R-GIN-10..12);
+    a game ends as soon as a total reaches ``target_score`` (R-GIN-13).  With ``game_bonuses``
+    (R-GIN-13) the box bonus counts hands won, which is bounded only when every won hand scores
+    a point (a knock always does; gin, big gin and an undercut do when their bonus is >= 1);
+    otherwise the bound is infinite.
+    """
+    hand = 100 + max(cfg.gin_bonus, cfg.big_gin_bonus if cfg.big_gin else 0, cfg.undercut_bonus)
+    if cfg.episode == "hand":
+        return float(hand)
+    total = cfg.target_score - 1 + hand
+    if not cfg.game_bonuses:
+        return float(total)
+    if min(cfg.gin_bonus, cfg.undercut_bonus, cfg.big_gin_bonus if cfg.big_gin else 1) == 0:
+        return float("inf")
+    return float(2 * (total + 100 + 25 * cfg.target_score))
+
+
+def layout_of(cfg: GinRummyConfig) -> Layout:
+    """The observation layout of a game with the options ``cfg`` (:func:`observation_layout`
+    with Oklahoma's largest knock limit, 10, and :func:`max_total`)."""
+    limit = 10 if cfg.oklahoma else cfg.knock_limit
+    return observation_layout(limit, cfg.target_score, cfg.max_turns, max_total(cfg))
 
 
 def observation_layout(knock_limit: int, target_score: int, max_turns: int, max_score: float) -> Layout:

@@ -13,9 +13,15 @@ import numpy as np
 
 from rummy_env.core.tiles import NUM_TILE_TYPES, TILE_VALUES
 from rummy_env.encoding.layout import Field, Layout
+from rummy_env.games.rummikub.config import RummikubConfig
 from rummy_env.games.rummikub.state import RummikubView
 
 ALL_TILES_VALUE = int(2 * TILE_VALUES.sum())  # 788: every tile on racks, jokers at 30
+
+
+def layout_of(cfg: RummikubConfig) -> Layout:
+    """The observation layout of a game with the options ``cfg`` (:func:`observation_layout`)."""
+    return observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
 
 
 def observation_layout(num_players: int, target_score: int, max_turns: int) -> Layout:

@@ -15,9 +15,15 @@ import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout, bits_to_rows
 from rummy_env.encoding.table_counts import count_fields, fill_counts, single
+from rummy_env.games.rummy.config import RummyConfig
 from rummy_env.games.rummy.state import RummyView
 
 MAX_HAND_POINTS = 2 * 340  # all 52 cards are worth 340 points; going rummy doubles (R-RUMMY-16)
+
+
+def layout_of(cfg: RummyConfig) -> Layout:
+    """The observation layout of a game with the options ``cfg`` (:func:`observation_layout`)."""
+    return observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
 
 
 def observation_layout(num_players: int, target_score: int, max_turns: int) -> Layout:

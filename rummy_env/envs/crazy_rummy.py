@@ -222,8 +222,7 @@ class raw_env(TurnBasedEnv):
     max_hand_loss = encoding.MAX_ROUND_PENALTY  # every card, the four wild cards at 25 (R-CRAZY-12)
 
     def _layout(self) -> Layout:
-        cfg = self.game.config
-        return encoding.observation_layout(cfg.num_players, cfg.max_turns)
+        return encoding.layout_of(self.game.config)
 
     def _new_state(self, rng: Any, options: dict) -> Any:
         deck = parse_deck(options["deck"]) if options.get("deck") is not None else None

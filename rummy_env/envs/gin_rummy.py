@@ -218,12 +218,12 @@ import numpy as np
 from rummy_env.core.cards import cards_of, cards_str
 from rummy_env.core.melds import MELDS
 from rummy_env.encoding import gin_rummy as encoding
+from rummy_env.encoding.gin_rummy import max_total  # noqa: F401 - its former home, still imported from here
 from rummy_env.encoding.layout import Layout
 from rummy_env.envs.driver import TurnBasedEnv
 from rummy_env.envs.wrappers import wrap
 from rummy_env.games.gin_rummy import (
     NUM_ACTIONS,
-    GinRummyConfig,
     GinRummyGame,
 )
 from rummy_env.games.gin_rummy import actions as gin_actions
@@ -231,26 +231,6 @@ from rummy_env.render.text import render_gin
 
 #: Separates the melds (and the lay-offs) in the showdown texts of ``infos``.
 MELD_SEPARATOR = " | "
-
-
-def max_total(cfg: GinRummyConfig) -> float:
-    """Largest game total the options allow (the upper bound of the ``scores`` field).
-
-    A hand scores at most 100 (ten cards of deadwood) plus its largest bonus (R-GIN-10..12);
-    a game ends as soon as a total reaches ``target_score`` (R-GIN-13).  With ``game_bonuses``
-    (R-GIN-13) the box bonus counts hands won, which is bounded only when every won hand scores
-    a point (a knock always does; gin, big gin and an undercut do when their bonus is >= 1);
-    otherwise the bound is infinite.
-    """
-    hand = 100 + max(cfg.gin_bonus, cfg.big_gin_bonus if cfg.big_gin else 0, cfg.undercut_bonus)
-    if cfg.episode == "hand":
-        return float(hand)
-    total = cfg.target_score - 1 + hand
-    if not cfg.game_bonuses:
-        return float(total)
-    if min(cfg.gin_bonus, cfg.undercut_bonus, cfg.big_gin_bonus if cfg.big_gin else 1) == 0:
-        return float("inf")
-    return float(2 * (total + 100 + 25 * cfg.target_score))
 
 
 class raw_env(TurnBasedEnv):
@@ -284,9 +264,7 @@ class raw_env(TurnBasedEnv):
         return 100 + max(cfg.gin_bonus, cfg.big_gin_bonus, cfg.undercut_bonus)
 
     def _layout(self) -> Layout:
-        cfg = self.game.config
-        limit = 10 if cfg.oklahoma else cfg.knock_limit
-        return encoding.observation_layout(limit, cfg.target_score, cfg.max_turns, max_total(cfg))
+        return encoding.layout_of(self.game.config)
 
     def _encode(self, view: Any) -> np.ndarray:
         return encoding.encode(view)

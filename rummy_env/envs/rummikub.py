@@ -200,8 +200,7 @@ class raw_env(TurnBasedEnv):
     max_hand_loss = encoding.ALL_TILES_VALUE  # every tile left on one rack (R-RK-10)
 
     def _layout(self) -> Layout:
-        cfg = self.game.config
-        return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+        return encoding.layout_of(self.game.config)
 
     def _new_state(self, rng: np.random.Generator, options: dict):
         deck = options.get("deck")

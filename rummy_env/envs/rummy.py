@@ -184,8 +184,7 @@ class raw_env(TurnBasedEnv):
     max_hand_loss = 2 * 340  # every card in one hand, doubled by going rummy (R-RUMMY-14, 16)
 
     def _layout(self) -> Layout:
-        cfg = self.game.config
-        return encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+        return encoding.layout_of(self.game.config)
 
     def _public_hand_facts(self, last: dict, seat: int) -> dict:
         return {"winner": self._agent_name(last["winner"]), "rummy": last["rummy"]}

@@ -42,7 +42,7 @@ from rummy_env.games.rummy.state import RummyGame
 #: OpenSpiel's int32 bound: ``max_game_length`` is capped at it (e.g. ``max_turns`` of 10**9).
 UNBOUNDED_LENGTH = 2**31 - 1
 #: ``min_utility`` / ``max_utility`` magnitude when the options bound no total (Gin's box
-#: bonuses with a zero hand bonus, see ``envs.gin_rummy.max_total``).
+#: bonuses with a zero hand bonus, see ``encoding.gin_rummy.max_total``).
 UNBOUNDED_UTILITY = 1e9
 
 DEALER, WILD_RANK, FIRST_PLAYER = "dealer", "wild rank", "first player"  # setup chance steps
@@ -191,7 +191,7 @@ class Rummy(Variant):
         return (lead + 1 + i) % n if i < n * cfg.hand_size else -1
 
     def layout(self, cfg):
-        return rummy_encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+        return rummy_encoding.layout_of(cfg)
 
     def encode(self, view, layout):
         return rummy_encoding.encode(view, layout)
@@ -252,10 +252,7 @@ class GinRummy(Variant):
         return -1
 
     def layout(self, cfg):
-        from rummy_env.envs.gin_rummy import max_total
-
-        limit = 10 if cfg.oklahoma else cfg.knock_limit
-        return gin_encoding.observation_layout(limit, cfg.target_score, cfg.max_turns, max_total(cfg))
+        return gin_encoding.layout_of(cfg)
 
     def encode(self, view, layout):
         return gin_encoding.encode(view)
@@ -263,9 +260,7 @@ class GinRummy(Variant):
     def utility_range(self, cfg):
         if cfg.reward == "win":
             return -1.0, 1.0
-        from rummy_env.envs.gin_rummy import max_total
-
-        bound = min(max_total(cfg), UNBOUNDED_UTILITY)  # a return is one total minus the other
+        bound = min(gin_encoding.max_total(cfg), UNBOUNDED_UTILITY)  # a return is one total minus the other
         return -bound, bound
 
     def max_game_length(self, cfg):
@@ -323,7 +318,7 @@ class CrazyRummy(Variant):
         engine._deal(deck, engine.dealer, engine.round)
 
     def layout(self, cfg):
-        return crazy_encoding.observation_layout(cfg.num_players, cfg.max_turns)
+        return crazy_encoding.layout_of(cfg)
 
     def encode(self, view, layout):
         return crazy_encoding.encode(view, layout)
@@ -381,7 +376,7 @@ class Rummikub(Variant):
         return engine.racks[seat]
 
     def layout(self, cfg):
-        return rummikub_encoding.observation_layout(cfg.num_players, cfg.target_score, cfg.max_turns)
+        return rummikub_encoding.layout_of(cfg)
 
     def encode(self, view, layout):
         return rummikub_encoding.encode(view, layout)

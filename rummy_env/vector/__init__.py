@@ -35,8 +35,6 @@ players come from the same deal streams (``rummikub_world``).
 """
 
 from rummy_env.vector.batch import Batch, empty_batch
-from rummy_env.vector.reference import ReferenceCrazyRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec
-from rummy_env.vector.rummikub_reference import ReferenceRummikubVec
 
 __all__ = [
     "Batch",
@@ -60,7 +58,22 @@ _KERNELS = {
 }
 
 
+#: the pure-Python twins drive the PettingZoo ``raw_env``: loaded when asked for, so that the
+#: engines themselves load no framework (tests/test_architecture.py)
+_REFERENCES = {
+    "ReferenceCrazyRummyVec": "rummy_env.vector.reference",
+    "ReferenceGinRummyVec": "rummy_env.vector.reference",
+    "ReferenceRummyVec": "rummy_env.vector.reference",
+    "ReferenceVec": "rummy_env.vector.reference",
+    "ReferenceRummikubVec": "rummy_env.vector.rummikub_reference",
+}
+
+
 def __getattr__(name: str):
+    import importlib
+
+    if name in _REFERENCES:
+        return getattr(importlib.import_module(_REFERENCES[name]), name)
     # the compiled engines load numba only when asked for
     module = _KERNELS.get(name)
     if module is None:
@@ -72,6 +85,4 @@ def __getattr__(name: str):
             f"rummy_env.vector.{name} is compiled with numba, which is not installed: "
             f"pip install 'rummy-env[fast]' (or use the pure-Python Reference{name}, same API)"
         ) from err
-    import importlib
-
     return getattr(importlib.import_module(module), name)

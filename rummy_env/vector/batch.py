@@ -1,8 +1,9 @@
 """The batch API every batched engine shares: :class:`Batch`, seeding, argument checks.
 
 :class:`VecBase` holds what does not depend on how games are simulated: the options
-(validated by the variant's ``raw_env``, so a batched engine takes exactly the env's
-options), the observation layout, the per-game random streams, the recorded deals,
+(validated by the variant's config class, ``games.<variant>.config``, as ``env()``
+validates them, so a batched engine takes exactly the env's options), the observation
+layout (``encoding.<variant>.layout_of``), the per-game random streams, the recorded deals,
 the output buffers and every argument check.  A simulator subclasses it and writes
 five methods: ``_reset_games``, ``_step_games``, ``_step_random_games``,
 ``_step_opponents_games`` and ``_illegal_game`` (and ``_deal_extras`` when a hand needs
@@ -27,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
-from rummy_env.games.options import check_int
+from rummy_env.games.options import check_int, check_known
 
 MASK64 = (1 << 64) - 1
 #: the most games one engine holds: 2**24 games of 4-player Rummikub take about 60 GiB (its
@@ -187,7 +188,9 @@ class VecBase:
     """
 
     variant = ""  #: the env module, e.g. ``"gin_rummy_v0"``
-    raw_env: Any = None  #: the variant's ``raw_env`` class (options, layout, text)
+    game_class: Any = None  #: the variant's game (``games.<variant>``); its ``config_class`` takes the options
+    actions: Any = None  #: the variant's actions module (``NUM_ACTIONS``, ``action_to_string``)
+    encoder: Any = None  #: the variant's encoding module (``layout_of``)
     whole_games = False  #: plays ``episode="game"`` (``vector.whole_games.WholeGames``)
     deck_size = NUM_CARDS  #: entries of a recorded deal's deck (Rummikub: its 106 tiles)
     backends: tuple[str, ...] = CARD_BACKENDS  #: the ``backend`` values (Rummikub: RUMMIKUB_BACKENDS)
@@ -208,19 +211,20 @@ class VecBase:
         self.num_threads = num_threads
         if "render_mode" in env_options:
             raise ValueError("option render_mode is not an option of a batched engine: it renders nothing")
-        env = self.raw_env(**env_options)  # validates the options exactly as env() does
-        self.config = env.game.config
+        config_class = self.game_class.config_class
+        check_known(env_options, config_class.option_names(), self.variant)  # as env() checks them
+        self.config = config_class(**env_options)
         if self.config.episode != "hand" and not self.whole_games:
             raise ValueError(
                 f"option episode={self.config.episode!r} is not supported by {type(self).__name__} yet: "
                 "it plays episode='hand' (one hand per episode)"
             )
         self.env_options = dict(env_options)
-        self.layout = env.layout
-        self.observation_size = env.layout.size
-        self.num_actions = env.num_actions
-        self.num_players = env.game.num_players
-        self.action_to_string = env.action_to_string
+        self.layout = self.encoder.layout_of(self.config)
+        self.observation_size = self.layout.size
+        self.num_actions = self.actions.NUM_ACTIONS
+        self.num_players = self.game_class(self.config).num_players
+        self.action_to_string = self.actions.action_to_string
         n = self.num_envs
         self._deal_rng, self._action_rng = seed_streams(self.seed, n)
         self._decks = np.zeros((n, self.deck_size), np.int8)  # each game's current deck, top first

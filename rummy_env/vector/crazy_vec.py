@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.envs.crazy_rummy import raw_env as crazy_raw_env
+from rummy_env.encoding import crazy_rummy as crazy_encoding
+from rummy_env.games.crazy_rummy import CrazyRummyGame
+from rummy_env.games.crazy_rummy import actions as crazy_actions
 from rummy_env.vector import crazy_batch_kernel, crazy_world
 from rummy_env.vector import crazy_kernel as k
 from rummy_env.vector.crazy_wild import GivenWildRanks
@@ -44,7 +46,9 @@ class CrazyRummyVec(GivenWildRanks, WholeGames, KernelVec):
 
     variant = "crazy_rummy_v0"
     compile_what = "the Crazy Rummy kernel"
-    raw_env = crazy_raw_env
+    game_class = CrazyRummyGame
+    actions = crazy_actions
+    encoder = crazy_encoding
     kernel = crazy_batch_kernel
 
     def _allocate(self) -> None:

@@ -9,7 +9,9 @@ import numba
 import numpy as np
 
 from rummy_env.core.compile_notice import compile_notice
-from rummy_env.envs.gin_rummy import raw_env as gin_raw_env
+from rummy_env.encoding import gin_rummy as gin_encoding
+from rummy_env.games.gin_rummy import GinRummyGame
+from rummy_env.games.gin_rummy import actions as gin_actions
 from rummy_env.vector import gin_kernel as k
 from rummy_env.vector import gin_world
 from rummy_env.vector.batch import Batch, VecBase
@@ -161,7 +163,9 @@ class GinRummyVec(WholeGames, KernelVec):
 
     variant = "gin_rummy_v0"
     compile_what = "the Gin Rummy kernel"
-    raw_env = gin_raw_env
+    game_class = GinRummyGame
+    actions = gin_actions
+    encoder = gin_encoding
     kernel = k
 
     def _allocate(self) -> None:

@@ -49,6 +49,23 @@ class ReferenceVec(VecBase):
             a ``backend`` the compiled twin refuses.
     """
 
+    raw_env: Any = None  #: the variant's ``raw_env`` class, one per game
+
+    @property
+    def game_class(self) -> Any:
+        """The env's game class (``VecBase`` validates the options with its config class)."""
+        return self.raw_env.game_class
+
+    @property
+    def actions(self) -> Any:
+        """The env's actions module."""
+        return self.raw_env.actions
+
+    @property
+    def encoder(self) -> Any:
+        """The env's encoding module."""
+        return self.raw_env.encoder
+
     def _allocate(self) -> None:
         super()._allocate()
         self._envs = [self.raw_env(**self.env_options) for _ in range(self.num_envs)]

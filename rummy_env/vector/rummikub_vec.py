@@ -37,7 +37,9 @@ import numpy as np
 from rummy_env.core.compile_notice import compile_notice
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import JOKER, NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES
-from rummy_env.envs.rummikub import raw_env as rummikub_raw_env
+from rummy_env.encoding import rummikub as rummikub_encoding
+from rummy_env.games.rummikub import RummikubGame
+from rummy_env.games.rummikub import actions as rummikub_actions
 from rummy_env.games.rummikub.deal import RACK_SIZE
 from rummy_env.vector.batch import RUMMIKUB_BACKENDS, Batch, VecBase
 from rummy_env.vector.rummikub_masks import COMMIT, DRAW, masks_kernel
@@ -52,7 +54,9 @@ class RummikubEngine(VecBase):
     """The simulator of :class:`RummikubVec` (see the module docstring)."""
 
     variant = "rummikub_v0"
-    raw_env = rummikub_raw_env
+    game_class = RummikubGame
+    actions = rummikub_actions
+    encoder = rummikub_encoding
     backends = RUMMIKUB_BACKENDS
     #: below this many live games per thread, the masks run on the calling thread alone
     games_per_thread = 8

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.envs.rummy import raw_env as rummy_raw_env
+from rummy_env.encoding import rummy as rummy_encoding
+from rummy_env.games.rummy import RummyGame
+from rummy_env.games.rummy import actions as rummy_actions
 from rummy_env.vector import rummy_kernel as k
 from rummy_env.vector import rummy_world
 from rummy_env.vector.gin_vec import KernelVec
@@ -34,7 +36,9 @@ class RummyVec(WholeGames, KernelVec):
 
     variant = "rummy_v0"
     compile_what = "the Rummy kernel"
-    raw_env = rummy_raw_env
+    game_class = RummyGame
+    actions = rummy_actions
+    encoder = rummy_encoding
     kernel = k
 
     def _allocate(self) -> None:
