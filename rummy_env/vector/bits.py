@@ -72,6 +72,7 @@ def suit_pattern(hand, suit):
 
 @njit(inline="always", cache=True)
 def mix64(z):
+    """splitmix64's output mix of a uint64 state ``z`` (Steele, Lea and Flood, OOPSLA 2014)."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
@@ -120,6 +121,7 @@ def kth_set_bit(words, k):
 
 @njit(inline="always", cache=True)
 def count_bits(words):
+    """Set bits of a uint64 word array ``(w,)`` (a game's legal-action bits): int."""
     total = 0
     for w in range(words.shape[0]):
         total += popcount(words[w])

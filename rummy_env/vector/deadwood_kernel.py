@@ -104,6 +104,7 @@ def _row_less(x, y):
 
 @njit(cache=True)
 def melds_mask(row):
+    """The cards of an arrangement row (int16 ``(4,)`` meld ids, -1 unused) as a uint64 card mask."""
     m = U0
     for k in range(4):
         if row[k] >= 0:

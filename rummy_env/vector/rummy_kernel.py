@@ -466,24 +466,28 @@ def step_one(
 
 @njit(nogil=True, cache=True)
 def reset_range(lo, hi, *args):
+    """``reset_one`` for the games ``lo .. hi - 1``: one worker thread's slice (``nogil``)."""
     for i in range(lo, hi):
         reset_one(i, *args)
 
 
 @njit(parallel=True, cache=True)
 def reset_parallel(*args):
+    """``reset_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(args[0].shape[0]):
         reset_one(i, *args)
 
 
 @njit(nogil=True, cache=True)
 def step_range(lo, hi, *args):
+    """``step_one`` for the games ``lo .. hi - 1``: one worker thread's slice (``nogil``)."""
     for i in range(lo, hi):
         step_one(i, *args)
 
 
 @njit(parallel=True, cache=True)
 def step_parallel(*args):
+    """``step_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(args[0].shape[0]):
         step_one(i, *args)
 
@@ -511,11 +515,13 @@ def opponents_one(
 
 @njit(nogil=True, cache=True)
 def opponents_range(lo, hi, seats, *args):
+    """``opponents_one`` for the games ``lo .. hi - 1``: one worker thread's slice (``nogil``)."""
     for i in range(lo, hi):
         opponents_one(i, seats[i], *args)
 
 
 @njit(parallel=True, cache=True)
 def opponents_parallel(seats, *args):
+    """``opponents_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(seats.shape[0]):
         opponents_one(i, seats[i], *args)
