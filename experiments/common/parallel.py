@@ -10,6 +10,12 @@ finished results are returned.  With ``in_process_stop`` the tasks in progress a
 too (in a worker through a shared event) and return what they finished (a chunk ends
 after its current deal); otherwise, and on Ray, they are dropped.
 
+A worker that dies (a SIGTERM sent to the whole process group, as ``timeout`` and job
+schedulers do; the kernel's out-of-memory killer) loses the task it held, which
+``multiprocessing.Pool`` would wait for forever: the pool's first workers are watched, and
+when one is gone the run ends with the finished results if a stop was requested (the main
+process got the same signal), else with a ``RuntimeError`` that says so.
+
 Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
 process in which torch has run a parallel operation (a policy agent loaded and used, a
 model trained in a notebook) blocks forever in torch's OpenMP thread pool.  Spawned
@@ -23,6 +29,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,6 +38,9 @@ from experiments.common.interrupt import StopRequest, ignore_interrupts
 #: tasks kept in flight per worker: enough to keep it busy, few enough to stop soon
 IN_FLIGHT = 2
 _POLL_S = 0.2  # the longest wait before a stop request is seen
+#: seconds a dead worker's run waits for the stop request of the signal that killed it (the
+#: main process handles its signal between two polls)
+_DEATH_GRACE_S = 2.0
 
 
 _WORKER_STOP: Any = None  # in a worker process: the pool's shared stop event
@@ -82,6 +92,8 @@ def run_tasks(
     Raises:
         ImportError: ``backend="ray"`` without Ray installed.
         ValueError: an unknown backend or a worker count below 1.
+        RuntimeError: a local worker process died with no stop requested (killed on its
+            own, e.g. out of memory): its task is lost.
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend={backend!r}: use local or ray")
@@ -130,6 +142,10 @@ def _run_pool(fn, tasks, workers, stopped, notify, in_process_stop=False) -> lis
     context = multiprocessing.get_context("spawn")
     stop_event = context.Event()
     pool = _spawn_pool(context, workers, stop_event)
+    # the Pool replaces a dead worker but never fails its task: watch the first workers
+    # (Pool keeps them in _pool, a CPython detail unchanged since 3.2; none exits while the
+    # pool is open)
+    watched = list(getattr(pool, "_pool", []))
     source = iter(enumerate(tasks))
     pending: dict[int, tuple[Any, Any]] = {}  # index -> (task, AsyncResult)
     done: dict[int, Any] = {}
@@ -157,6 +173,14 @@ def _run_pool(fn, tasks, workers, stopped, notify, in_process_stop=False) -> lis
                 stop_event.set()  # the tasks in progress end after their current deal or game
             ready = [i for i, (_, r) in pending.items() if r.ready()]
             if not ready:
+                dead = [p for p in watched if p.exitcode is not None]
+                if dead and _stop_follows(stopped):
+                    break  # the signal that killed the worker stops the job: keep what finished
+                if dead:
+                    raise RuntimeError(
+                        f"a worker process died (exit code {dead[0].exitcode}, e.g. killed for memory) "
+                        "with no stop requested: its task is lost, so the run cannot finish"
+                    )
                 arrived.wait(_POLL_S)  # a result, or a moment to look at the stop request again
                 arrived.clear()
                 continue
@@ -171,6 +195,18 @@ def _run_pool(fn, tasks, workers, stopped, notify, in_process_stop=False) -> lis
             pool.close()
         pool.join()
     return [done[i] for i in sorted(done)]
+
+
+def _stop_follows(stopped: Callable[[], bool]) -> bool:
+    """Whether a stop is requested now or within :data:`_DEATH_GRACE_S` (a signal to the
+    process group reaches the workers and this process at once; its handler runs here at
+    the next poll)."""
+    deadline = time.monotonic() + _DEATH_GRACE_S
+    while not stopped():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:

@@ -52,3 +52,72 @@ def test_without_in_process_stop_the_tasks_in_progress_are_dropped(tmp_path):
     stop = Stop()
     threading.Thread(target=stop_when_started, args=(stop, markers), daemon=True).start()
     assert run_tasks(steps, [(m, 5000) for m in markers], workers=2, stop=stop) == []
+
+
+def mortal(task, stopped=None):
+    """``("ok", marker)`` touches its marker and returns "ok"; ``("die", marker, after,
+    signum)`` waits for ``after`` to exist (and a moment: the main process collects the
+    other result), touches its marker and kills its own worker with ``signum``."""
+    import os
+
+    kind, marker, *rest = task
+    if kind == "ok":
+        Path(marker).touch()
+        return "ok"
+    after, signum = rest
+    while not Path(after).exists():
+        time.sleep(0.01)
+    time.sleep(0.5)
+    Path(marker).touch()
+    os.kill(os.getpid(), signum)
+    time.sleep(60)  # not reached
+
+
+def run_in_thread(call):
+    """``call()`` on a thread, failing the test instead of hanging it (a lost task once
+    blocked the run for ever)."""
+    out = {}
+
+    def target():
+        try:
+            out["result"] = call()
+        except Exception as err:  # noqa: BLE001 - handed to the test
+            out["error"] = err
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "run_tasks waited for a dead worker's task"
+    return out
+
+
+def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path):
+    """SIGTERM to the process group (``timeout``, a scheduler): the worker dies and the main
+    process requests a stop; the run returns the finished results instead of waiting for ever."""
+    import signal
+
+    ok, died = str(tmp_path / "ok"), str(tmp_path / "died")
+    stop = Stop()
+
+    def stop_when_killed():
+        while not Path(died).exists():
+            time.sleep(0.01)
+        stop.requested = True  # the main process's StopRequest, got the same signal
+
+    threading.Thread(target=stop_when_killed, daemon=True).start()
+    tasks = [("ok", ok), ("die", died, ok, signal.SIGTERM)]
+    out = run_in_thread(lambda: run_tasks(mortal, tasks, workers=2, stop=stop, in_process_stop=True))
+    assert out == {"result": ["ok"]}
+
+
+def test_a_worker_that_dies_alone_is_an_error_not_a_hang(tmp_path):
+    import signal
+
+    ok, died = str(tmp_path / "ok"), str(tmp_path / "died")
+    tasks = [("ok", ok), ("die", died, ok, signal.SIGKILL), ("ok", str(tmp_path / "ok2"))]
+    out = run_in_thread(lambda: run_tasks(mortal, tasks, workers=2, stop=Stop()))
+    assert set(out) == {"error"} and isinstance(out["error"], RuntimeError)
+    assert str(out["error"]) == (
+        "a worker process died (exit code -9, e.g. killed for memory) with no stop requested: "
+        "its task is lost, so the run cannot finish"
+    )
