@@ -48,6 +48,7 @@ from typing import Any
 from agents import make_agent
 from agents.registry import POLICY_PREFIX, SHAPE_MISMATCH, same_agent
 from experiments.common import (
+    atomic_open,
     check_deals,
     deal_count,
     load_variant,
@@ -58,6 +59,7 @@ from experiments.common import (
     path_arg,
     program_name,
     resolve_variant,
+    save_figure,
     usable_cpus,
     wilson_interval,
     worker_count,
@@ -257,13 +259,13 @@ def evaluation_figure(result: dict) -> Any:
 
 def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
     """``evaluation.json``, ``evaluation.csv``, ``evaluation.png`` and ``games.csv`` in ``out``."""
-    with open(out / "evaluation.json", "w") as f:
+    with atomic_open(out / "evaluation.json", "w") as f:
         json.dump(result, f, indent=2)
-    with open(out / "evaluation.csv", "w", newline="") as f:
+    with atomic_open(out / "evaluation.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(ROW_FIELDS))
         w.writeheader()
         w.writerows(result["rows"])
-    with open(out / "games.csv", "w", newline="") as f:
+    with atomic_open(out / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"])
         for r in records:
@@ -281,7 +283,7 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
                 ]
             )
     if result["rows"]:
-        evaluation_figure(result).savefig(out / "evaluation.png", dpi=100)
+        save_figure(evaluation_figure(result), out / "evaluation.png")
 
 
 def panel_members(

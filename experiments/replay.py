@@ -32,7 +32,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from experiments.common import description, path_arg, program_name
+from experiments.common import atomic_open, description, path_arg, program_name
 from experiments.common.records import RecordError, RecordMismatch, read_record, replay
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
@@ -123,7 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             img = to_image(table_picture(raw.game_state, seat, raw.last_move))
             if args.images is not None:
-                img.save(args.images / f"step{len(frames):04d}.png")
+                with atomic_open(args.images / f"step{len(frames):04d}.png", "wb") as f:
+                    img.save(f, format="PNG")
             frames.append(img)
 
     agents = game.get("agents") or players
@@ -146,9 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the last frame (the result) stays up longer
         durations = [round(1000 / args.fps)] * (len(frames) - 1) + [4000]
         try:
-            frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+            with atomic_open(args.gif, "wb") as f:  # a stop while it is written keeps an earlier file whole
+                frames[0].save(f, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0)
         except OSError as err:
             args.parser.error(f"cannot write --gif {args.gif}: {err}")
+        except KeyboardInterrupt:
+            print(f"replay: stopped while writing {args.gif}; nothing written there", file=sys.stderr)
+            return 130
         print(f"wrote {args.gif} ({len(frames)} frames)")
     if args.images is not None:
         print(f"wrote {len(frames)} images to {args.images}/")

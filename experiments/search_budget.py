@@ -29,6 +29,7 @@ import numpy as np
 
 from agents import Agent, make_agent, seat_seed
 from experiments.common import (
+    atomic_open,
     check_deals,
     deal_count,
     description,
@@ -41,6 +42,7 @@ from experiments.common import (
     play_episode,
     positive_int,
     resolve_variant,
+    save_figure,
     wilson_interval,
 )
 from experiments.common.interrupt import StopRequest
@@ -172,7 +174,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -238,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"p99 {row['p99_ms']:.1f} max {row['max_ms']:.1f} ({row['seconds']} s)",
                 flush=True,
             )
-            with open(out / "search_budget.csv", "w", newline="") as f:
+            with atomic_open(out / "search_budget.csv", "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=list(rows[0]))
                 w.writeheader()
                 w.writerows(rows)

@@ -361,3 +361,15 @@ def new_figure(**kwargs: Any) -> Any:
     fig = Figure(**kwargs)
     FigureCanvasAgg(fig)
     return fig
+
+
+def save_figure(fig: Any, path: str | Path, dpi: int = 100) -> None:
+    """``fig.savefig(path, dpi=dpi)`` through :func:`atomic_open`: a job quit while it draws
+    keeps the previous picture whole.  The format is the file's suffix (``.png``, ``.svg``).
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    path = Path(path)
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, format=path.suffix.lstrip(".") or "png", dpi=dpi)

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.jobs import load_variant
+from experiments.common.jobs import atomic_open, load_variant
 from experiments.common.record_schema import (  # noqa: F401 - public here too
     FORMAT,
     SCHEMA,
@@ -212,10 +212,11 @@ class GameRecorder:
 
 
 def write_record(lines: Sequence[dict], path: str | Path) -> Path:
-    """Write record lines to ``path``, one JSON object per line."""
+    """Write record lines to ``path``, one JSON object per line (whole or not at all:
+    :func:`~experiments.common.jobs.atomic_open`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
+    with atomic_open(path, "w") as f:
         for line in lines:
             f.write(json.dumps(line) + "\n")
     return path

@@ -17,7 +17,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from experiments.common import MAX_DEALS, max_workers
+from experiments.common import MAX_DEALS, atomic_open, max_workers
 from rummy_env.vector.batch import MAX_NUM_ENVS
 
 
@@ -413,5 +413,6 @@ def write_recipe(config: Config, path: Path) -> Path:
     lines = ["# the settings of this run: python -m experiments.selfplay --recipe <this file> repeats it"]
     lines += [f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None]
     lines += ["", "[env_options]"] + [f"{k} = {_toml_value(v)}" for k, v in options.items()]
-    path.write_text("\n".join(lines) + "\n")
+    with atomic_open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
     return path

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import agent_names
-from experiments.common import new_figure
+from experiments.common import new_figure, save_figure
 from experiments.selfplay.config import eval_opponents
 
 
@@ -150,7 +150,7 @@ def write_curve(out: Path, title: str | None = None) -> Path:
     fig.suptitle(title or out.name)
     fig.tight_layout()
     path = out / "curve.png"
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path)
     return path
 
 

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from experiments.common import new_figure, wilson_interval
+from experiments.common import atomic_open, new_figure, save_figure, wilson_interval
 from experiments.tournament.report import display_names
 
 FIELDS = ("variant", "agent", "opponent", "games", "deals", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
@@ -127,11 +127,11 @@ def write_matrix(out_dir: Path, rows: list[dict]) -> None:
     maps) in ``out_dir``; nothing when no pair met."""
     if not rows:
         return
-    with open(out_dir / "head_to_head.csv", "w", newline="") as f:
+    with atomic_open(out_dir / "head_to_head.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(FIELDS))
         w.writeheader()
         w.writerows(rows)
-    matrix_figure(rows).savefig(out_dir / "head_to_head.png", dpi=100)
+    save_figure(matrix_figure(rows), out_dir / "head_to_head.png")
 
 
 def matrix_by_variant(rows: list[dict]) -> dict[str, dict[str, dict[str, float]]]:

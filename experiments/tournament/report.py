@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import atomic_open, new_figure, wilson_interval
+from experiments.common import atomic_open, new_figure, save_figure, wilson_interval
 
 
 def summarize(records: list[dict]) -> list[dict]:
@@ -195,7 +195,7 @@ def write_results(
         json.dump({"meta": meta, "summary": rows, "head_to_head": head_to_head or []}, f, indent=2)
     if not rows:  # stopped before the first game ended
         return
-    with open(out_dir / "summary.csv", "w", newline="") as f:
+    with atomic_open(out_dir / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -238,4 +238,4 @@ def win_rates_figure(rows: list[dict]) -> Any:
 
 def plot_win_rates(rows: list[dict], path: Path) -> None:
     """``win_rates.png``: :func:`win_rates_figure` saved to ``path``."""
-    win_rates_figure(rows).savefig(path, dpi=100)
+    save_figure(win_rates_figure(rows), path)

@@ -30,7 +30,7 @@ from typing import Any
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
-from experiments.common import load_variant
+from experiments.common import atomic_open, load_variant
 
 ENV_NAME = "rummy_env_rllib"
 
@@ -181,7 +181,7 @@ def train(
     finally:
         if started_here:
             ray.shutdown()
-    with open(out / "progress.csv", "w", newline="") as f:
+    with atomic_open(out / "progress.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -207,7 +207,7 @@ def train(
         "stopped_early": stopped,
         "evaluation": evaluation,
     }
-    with open(out / "evaluation.json", "w") as f:
+    with atomic_open(out / "evaluation.json", "w") as f:
         json.dump(summary, f, indent=2)
     return summary
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from experiments.common import load_variant, new_figure
+from experiments.common import atomic_open, load_variant, new_figure, save_figure
 from experiments.common.progress import progress_counter
 from rummy_env.envs.single_agent import SingleAgentEnv
 
@@ -159,11 +159,11 @@ def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
 
 def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
     """``learning_curve.csv`` and ``learning_curve.png`` in ``out``."""
-    with open(out / "learning_curve.csv", "w", newline="") as f:
+    with atomic_open(out / "learning_curve.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["timestep", "episodes", "win_rate", "draw_rate", "mean_return"])
         w.writeheader()
         w.writerows(rows)
-    curve_figure(rows, title).savefig(out / "learning_curve.png", dpi=100)
+    save_figure(curve_figure(rows, title), out / "learning_curve.png")
 
 
 def evaluate(
@@ -264,7 +264,7 @@ def train(
         "stopped_early": stopped,
         "evaluation": evaluation,
     }
-    with open(out / "evaluation.json", "w") as f:
+    with atomic_open(out / "evaluation.json", "w") as f:
         json.dump(summary, f, indent=2)
     return summary
 

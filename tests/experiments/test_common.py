@@ -182,6 +182,26 @@ def test_the_jobs_python_functions_refuse_a_deal_count_before_any_game():
             call()
 
 
+def test_save_figure_replaces_the_picture_only_once_it_is_drawn(tmp_path, monkeypatch):
+    from experiments.common import new_figure, save_figure
+
+    fig = new_figure(figsize=(2, 2))
+    fig.add_subplot().plot([0, 1])
+    path = tmp_path / "x.png"
+    save_figure(fig, path)
+    first = path.read_bytes()
+    assert first[:8] == b"\x89PNG\r\n\x1a\n"
+
+    def cut(f, **kwargs):
+        f.write(b"\x89PNG")  # a second Ctrl-C while the picture is written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fig, "savefig", cut)
+    with pytest.raises(KeyboardInterrupt):
+        save_figure(fig, path)
+    assert path.read_bytes() == first and not (tmp_path / "x.png.part").exists()
+
+
 def test_a_folder_is_checked_without_being_made(tmp_path):
     from experiments.common import check_folder
 

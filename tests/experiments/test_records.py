@@ -256,6 +256,22 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
     assert "--seat 'player_5' is not a player of this game: player_0, player_1" in capsys.readouterr().err
 
 
+def test_a_stop_while_the_gif_is_written_keeps_the_earlier_gif(tmp_path, capsys, monkeypatch):
+    _, _, path = knock_record(tmp_path)
+    gif = tmp_path / "g.gif"
+    assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 0
+    before = gif.read_bytes()
+
+    def cut(self, fp, *args, **kwargs):
+        fp.write(b"GIF89a")  # the file begun, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Image.Image, "save", cut)
+    assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 130
+    assert gif.read_bytes() == before and not (tmp_path / "g.gif.part").exists()
+    assert f"replay: stopped while writing {gif}; nothing written there" in capsys.readouterr().err
+
+
 def test_an_agent_name_of_bytes_that_are_not_utf8_is_recorded_escaped(tmp_path):
     """A ``policy:PATH`` from a command line of non-UTF-8 bytes reaches Python with lone
     surrogates, which a record may not hold: the recorder writes them escaped, and the
