@@ -41,7 +41,8 @@ Pages
   (end status ``"quit"``, with the moves played), as ``experiments.play`` saves a game
   left with Ctrl-C; a link to a dropped game then says what became of it and names its record.
   An idle game is dropped by the first request after its ``--max-idle`` (any game's), and
-  the games still open when the server stops are not saved.
+  the games still being played when the server stops (Ctrl-C, SIGTERM) are saved as quit
+  games too, a line on stderr naming each record.
   A game's page (``/play?game=ID``) opens only in the tab that started it (its token is
   kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results

@@ -10,8 +10,10 @@ and answer ``{"error": reason}`` with their 4xx status.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -297,7 +299,17 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         Route("/api/results/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        yield
+        # the server stops (Ctrl-C, SIGTERM): the games still being played keep their moves
+        for fate in await run_in_threadpool(games.close):
+            print(f"serve: {fate}", file=sys.stderr)
+
+    app = Starlette(
+        routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error}, lifespan=lifespan
+    )
     app.state.config = config
     app.state.games = games
     app.state.replays = replays

@@ -281,8 +281,9 @@ class GameStore:
 
     A game dropped before its end is saved as quit (:meth:`GameSession.abandon`): a
     closed tab or a forgotten game leaves its record, with the moves played, once the store
-    drops it (expiry is checked at each request; games still held when the server stops
-    are not saved).  A record that cannot be written fails no request.  The
+    drops it (expiry is checked at each request), and the games still held when the server
+    stops are saved the same way (:meth:`close`).  A record that cannot be written fails no
+    request.  The
     ids of the last :data:`MAX_GONE` dropped games are remembered, so that a link to one
     says what became of it.
 
@@ -338,6 +339,18 @@ class GameStore:
                 self._gone[session.id] = fate
                 while len(self._gone) > MAX_GONE:
                     self._gone.popitem(last=False)
+
+    def close(self) -> list[str]:
+        """Drop every game (the server stops): those not over are saved as quit games, as
+        an idle game is; returns what became of each game that was still being played."""
+        dropped: list = []
+        with self._lock:
+            playing = {g for g, s in self._games.items() if s.status == "playing"}
+            for gid in list(self._games):
+                self._drop(gid, "when the server stopped", dropped)
+        self._settle(dropped)
+        with self._lock:
+            return [self._gone[s.id] for s, _ in dropped if s.id in playing and s.id in self._gone]
 
     def add(self, session: GameSession) -> None:
         """Keep ``session``, dropping expired games and, when full, the least recently used."""

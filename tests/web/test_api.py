@@ -465,19 +465,48 @@ def test_the_store_is_bounded_in_count_and_age(make_app):
         assert c.get(f"/api/games/{third[0]}", headers=third[1]).status_code == 200
 
 
+def test_the_games_still_played_when_the_server_stops_are_saved_as_quit(make_app, tmp_path, capsys):
+    app = make_app(records=tmp_path)
+    with TestClient(app) as c:
+        gid, headers, view = new_game(c, seed=7)
+        moves = []
+        while len(moves) < 3:
+            if view["your_turn"]:
+                hint = c.post(f"/api/games/{gid}/hint", headers=headers).json()
+                view = c.post(f"/api/games/{gid}/move", headers=headers, json={"action": hint["action"]}).json()
+            else:
+                view = c.post(f"/api/games/{gid}/advance", headers=headers).json()
+            moves = view["events"]
+        quit_id, quit_headers, _ = new_game(c, seed=8)
+        assert c.post(f"/api/games/{quit_id}/quit", headers=quit_headers).status_code == 200
+        (quit_record,) = [p.name for p in (tmp_path / "play").iterdir()]  # the quit game's, saved at once
+    # the stop (the lifespan's end, as uvicorn's on Ctrl-C) saved the game in play, not the quit one again
+    saved = sorted(p.name for p in (tmp_path / "play").iterdir())
+    assert len(saved) == 2 and quit_record in saved
+    name = next(n for n in saved if n != quit_record)
+    lines = read_record(tmp_path / "play" / name)
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "quit"
+    assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in moves]
+    replay(lines)
+    assert capsys.readouterr().err == (
+        f"serve: game {gid} was dropped when the server stopped, before it ended; "
+        f"its moves so far were saved as a quit game, play/{name} on the Replays page\n"
+    )
+
+
 def test_concurrent_games_are_independent_and_replayable(make_app, served_folders):
     records, _ = served_folders
     app = make_app()
     seeds = [11, 12, 13, 14]
+    with TestClient(app) as c:  # one server (its stop saves the games still open), four players at once
 
-    def one(seed):
-        with TestClient(app) as c:
+        def one(seed):
             gid, headers, view = new_game(c, seed=seed)
             return play_out(c, gid, headers, view)
 
-    with ThreadPoolExecutor(4) as pool:
-        together = list(pool.map(one, seeds))
-    alone = [one(seed) for seed in seeds]
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(one, seeds))
+        alone = [one(seed) for seed in seeds]
     assert [v["events"] for v in together] == [v["events"] for v in alone]
     for view in together:
         lines = read_record(records / "play" / view["record"])
