@@ -14,19 +14,21 @@ import rummy_env
 from experiments.benchmark.envs import compare_gin, format_ratios, format_rows, measure_env, variant_name
 from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
 from experiments.common import batch_size, load_variant, nonnegative_int, parse_env_options, positive_int
+from experiments.common.interrupt import TermAsInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m experiments.benchmark``: the exit code (130 after Ctrl-C, with the rows
-    measured so far printed where the job measures rows)."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:  # --compare, --selfplay, the Rummikub solver's timing: one measurement
-        print("benchmark: stopped (SIGINT) before its measurement was complete", file=sys.stderr)
-        return 130
+    """``python -m experiments.benchmark``: the exit code (130 after Ctrl-C, 143 after SIGTERM,
+    with the rows measured so far printed where the job measures rows)."""
+    with TermAsInterrupt() as stop:
+        try:
+            return _main(argv, stop)
+        except KeyboardInterrupt:  # --compare, --selfplay, the Rummikub solver's timing: one measurement
+            print(f"benchmark: stopped ({stop.name}) before its measurement was complete", file=sys.stderr)
+            return stop.exit_code
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     p = argparse.ArgumentParser(
         prog="python -m experiments.benchmark",
         description="Speed of the environments: decision steps per second and reset time.",
@@ -171,9 +173,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 {"what": label, **measure_env(lambda module=module: module.env(**options), args.seconds, args.seed)}
             )
     except KeyboardInterrupt:  # the rows measured so far are still figures
-        print(f"benchmark: stopped (SIGINT); the {len(rows)} rows measured:", file=sys.stderr)
+        print(f"benchmark: stopped ({stop.name}); the {len(rows)} rows measured:", file=sys.stderr)
         if rows:
             print(format_rows(rows))
-        return 130
+        return stop.exit_code
     print(format_rows(rows))
     return 0

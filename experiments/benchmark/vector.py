@@ -38,6 +38,7 @@ import numpy as np
 
 from experiments.benchmark.envs import measure_env
 from experiments.common import batch_size, description, nonnegative_int, parse_env_options, positive_int
+from experiments.common.interrupt import TermAsInterrupt
 
 VARIANTS = {
     "gin_rummy": "GinRummyVec",
@@ -223,13 +224,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.seconds:g} s of random legal play per row, observation and mask written every step"
     )
     rows: list[dict[str, Any]] = []
-    try:
-        run(args.variant, args.num_envs or [], args.threads, args.seconds, args.seed, None, args.warmup_hands, rows)
-    except KeyboardInterrupt:
-        print(f"benchmark.vector: stopped (SIGINT); the {len(rows)} rows measured:", file=sys.stderr)
-        if rows:
-            print(format_table(rows))
-        return 130
+    with TermAsInterrupt() as stop:
+        try:
+            run(args.variant, args.num_envs or [], args.threads, args.seconds, args.seed, None, args.warmup_hands, rows)
+        except KeyboardInterrupt:
+            print(f"benchmark.vector: stopped ({stop.name}); the {len(rows)} rows measured:", file=sys.stderr)
+            if rows:
+                print(format_table(rows))
+            return stop.exit_code
     print(format_table(rows))
     return 0
 

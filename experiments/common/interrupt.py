@@ -107,6 +107,45 @@ class StopRequest:
         return f"{self.job}: stopped early ({signal.Signals(self.signum).name}); kept {what}"
 
 
+class TermAsInterrupt:
+    """A context manager under which SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does, for
+    the jobs that print each measurement as it ends (``benchmark``, ``vector_differential``):
+    their stop is the interrupt's, keeping the rows printed.  Outside the main thread it does
+    nothing.
+
+    Attributes:
+        signum: the signal that stopped the block (``signal.SIGINT`` until a SIGTERM came).
+    """
+
+    def __init__(self) -> None:
+        self.signum = signal.SIGINT
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.signum = signum
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> TermAsInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+            self._previous = None
+
+    @property
+    def name(self) -> str:
+        """``"SIGINT"`` or ``"SIGTERM"``."""
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        """130 after Ctrl-C, 143 after SIGTERM (as :attr:`StopRequest.exit_code`)."""
+        return 128 + int(self.signum)
+
+
 def ignore_interrupts() -> None:
     """Make this (worker) process ignore SIGINT: the main process handles Ctrl-C and ends its
     workers itself."""

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from experiments.common import batch_size, description
+from experiments.common.interrupt import TermAsInterrupt
 from rummy_env.vector import (
     Batch,
     CrazyRummyVec,
@@ -208,27 +209,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print("| variant | options | decisions | episodes | mismatches | hands | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    try:
-        for variant in args.variant:
-            kernel, reference, _ = ENGINES[variant]
-            configs = shares(variant, episodes, args.decisions)
-            if not configs:
-                print(f"| {variant} | no batched whole games yet | | | | | |")
-                continue
-            for k, (options, share) in enumerate(configs):
-                t = time.perf_counter()
-                r = compare(kernel, reference, options, share, args.num_envs, args.seed + k)
-                total_bad += r["mismatches"]
-                text = ", ".join(f"{key}={v!r}" for key, v in options.items()) or "defaults"
-                note = f" first: {r['first_mismatch']}" if r["mismatches"] else ""
-                print(
-                    f"| {variant} | {text} | {r['decisions']:,} | {r['episodes']:,} | {r['mismatches']}{note} "
-                    f"| {r['hands']:,} | {time.perf_counter() - t:.0f} |",
-                    flush=True,
-                )
-    except KeyboardInterrupt:  # the rows printed are the option sets checked in full
-        print(f"vector_differential: stopped (SIGINT); {total_bad} mismatches in the rows above", file=sys.stderr)
-        return 1 if total_bad else 130
+    with TermAsInterrupt() as stop:
+        try:
+            for variant in args.variant:
+                kernel, reference, _ = ENGINES[variant]
+                configs = shares(variant, episodes, args.decisions)
+                if not configs:
+                    print(f"| {variant} | no batched whole games yet | | | | | |")
+                    continue
+                for k, (options, share) in enumerate(configs):
+                    t = time.perf_counter()
+                    r = compare(kernel, reference, options, share, args.num_envs, args.seed + k)
+                    total_bad += r["mismatches"]
+                    text = ", ".join(f"{key}={v!r}" for key, v in options.items()) or "defaults"
+                    note = f" first: {r['first_mismatch']}" if r["mismatches"] else ""
+                    print(
+                        f"| {variant} | {text} | {r['decisions']:,} | {r['episodes']:,} | {r['mismatches']}{note} "
+                        f"| {r['hands']:,} | {time.perf_counter() - t:.0f} |",
+                        flush=True,
+                    )
+        except KeyboardInterrupt:  # the rows printed are the option sets checked in full
+            print(
+                f"vector_differential: stopped ({stop.name}); {total_bad} mismatches in the rows above", file=sys.stderr
+            )
+            return 1 if total_bad else stop.exit_code
     return 1 if total_bad else 0
 
 

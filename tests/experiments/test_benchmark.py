@@ -1,5 +1,9 @@
 """``python -m experiments.benchmark``: it measures every variant and refuses bad use."""
 
+import os
+import signal
+import time
+
 import pytest
 
 from experiments import benchmark
@@ -135,9 +139,15 @@ def test_the_differential_refuses_a_seed_out_of_range(seed, capsys):
     assert capsys.readouterr().err.endswith(f"error: --seed must be from 0 to 2**64 - 64, got {seed}\n")
 
 
-def test_ctrl_c_keeps_the_rows_measured(monkeypatch, capsys):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_keeps_the_rows_measured(signum, monkeypatch, capsys):
+    """A real signal to this process during the second measurement (SIGTERM used to kill
+    the benchmark with only its header printed)."""
     from experiments.benchmark import cli, vector
     from experiments.dev import vector_differential
+
+    name, code = signal.Signals(signum).name, 128 + int(signum)
+    before = signal.getsignal(signal.SIGTERM)
 
     def stopping(real):
         calls = []
@@ -145,24 +155,27 @@ def test_ctrl_c_keeps_the_rows_measured(monkeypatch, capsys):
         def measure(*args, **kwargs):
             calls.append(1)
             if len(calls) == 2:
-                raise KeyboardInterrupt  # Ctrl-C during the second measurement
+                os.kill(os.getpid(), signum)  # the signal during the second measurement
+                time.sleep(5)  # the handler runs before this ends
             return real(*args, **kwargs)
 
         return measure
 
     monkeypatch.setattr(cli, "measure_env", stopping(cli.measure_env))
-    assert cli.main(["--variant", "all", "--seconds", "0.2"]) == 130
+    assert cli.main(["--variant", "all", "--seconds", "0.2"]) == code
     out, err = capsys.readouterr()
-    assert "benchmark: stopped (SIGINT); the 1 rows measured:" in err and "rummy_env rummy_v0.env()" in out
+    assert f"benchmark: stopped ({name}); the 1 rows measured:" in err and "rummy_env rummy_v0.env()" in out
     monkeypatch.setattr(vector, "measure_vector", stopping(vector.measure_vector))
-    assert vector.main(["--variant", "gin_rummy", "--num-envs", "8", "16", "--threads", "1", "--seconds", "0.2"]) == 130
+    argv = ["--variant", "gin_rummy", "--num-envs", "8", "16", "--threads", "1", "--seconds", "0.2"]
+    assert vector.main(argv) == code
     out, err = capsys.readouterr()
-    assert "benchmark.vector: stopped (SIGINT); the 2 rows measured:" in err
+    assert f"benchmark.vector: stopped ({name}); the 2 rows measured:" in err
     assert "| gin_rummy | env() |" in out and "| gin_rummy | GinRummyVec | 8 |" in out
     monkeypatch.setattr(vector_differential, "compare", stopping(vector_differential.compare))
-    assert vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000"]) == 130
+    assert vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000"]) == code
     out, err = capsys.readouterr()
     assert (
-        "vector_differential: stopped (SIGINT); 0 mismatches in the rows above" in err
+        f"vector_differential: stopped ({name}); 0 mismatches in the rows above" in err
         and out.count("| gin_rummy |") == 1
     )
+    assert signal.getsignal(signal.SIGTERM) is before  # the jobs gave the handler back
