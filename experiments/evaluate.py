@@ -67,7 +67,7 @@ from experiments.common import (
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
 from experiments.common.progress import progress_counter
-from experiments.tournament.deals import Chunk, absolute_policy, run_chunk
+from experiments.tournament.deals import Chunk, absolute_policy, deals_played, run_chunk
 from experiments.tournament.report import display_names
 
 #: deals per opponent by default (each played once per seat)
@@ -386,7 +386,7 @@ def evaluate(
             backend=backend,
             address=address,
             stop=stop,
-            on_result=lambda chunk, _: bar.update(chunk.count),
+            on_result=lambda chunk, part: bar.update(deals_played(chunk, part)),  # a cut chunk: its deals
             in_process_stop=True,
         )
     records = [r for part in parts for r in part]

@@ -96,6 +96,12 @@ def run_chunk(chunk: Chunk, stopped: Callable[[], bool] | None = None) -> list[d
     return records
 
 
+def deals_played(chunk: Chunk, records: list[dict]) -> int:
+    """The deals of ``chunk`` that :func:`run_chunk` finished, from its records (one per seat
+    rotation of a deal): ``chunk.count`` unless a stop cut the chunk short."""
+    return len(records) // len(chunk.lineup)
+
+
 def _play_and_record(env: Any, agents: list, seed: int, chunk: Chunk, seats: list, deal: int, rotation: int) -> dict:
     """``play_episode`` that also writes the game's record (``experiments/common/records.py``)."""
     import re

@@ -9,7 +9,7 @@ from agents import agent_names
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
 from experiments.common.progress import progress_counter
-from experiments.tournament.deals import Chunk, make_chunks, run_chunk
+from experiments.tournament.deals import Chunk, deals_played, make_chunks, run_chunk
 from experiments.tournament.report import summarize
 
 
@@ -56,7 +56,8 @@ def run_ray(
 def _run(chunks: Sequence[Chunk], progress: bool, **how) -> list[dict]:
     # a bar on a terminal, a line a minute in a log file (CI logs, nohup)
     with progress_counter(sum(c.count for c in chunks), "deal", "tournament", progress) as bar:
-        parts = run_tasks(run_chunk, chunks, on_result=lambda chunk, _: bar.update(chunk.count), **how)
+        # a chunk cut short by a stop counts the deals it finished
+        parts = run_tasks(run_chunk, chunks, on_result=lambda chunk, part: bar.update(deals_played(chunk, part)), **how)
     return [r for part in parts for r in part]
 
 

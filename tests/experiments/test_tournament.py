@@ -180,3 +180,25 @@ def test_a_refused_folder_leaves_no_empty_other_folder(tmp_path, capsys):
         tournament.main(["--no-progress", "--out", str(afile), "--record", str(record)])
     assert f"--out '{afile}' is a file, not a folder" in capsys.readouterr().err
     assert not record.exists()
+
+
+def test_a_stopped_run_counts_the_deals_it_finished(capsys, monkeypatch):
+    """The progress line of a chunk cut short by a stop counts its finished deals (it said
+    5/5 when 2 were kept)."""
+    from experiments.tournament.deals import deals_played
+
+    class StopAfterTwoDeals:
+        checks = 0
+
+        @property
+        def requested(self):  # run_chunk asks before each deal
+            self.checks += 1
+            return self.checks > 3  # run_tasks asks once before the chunk, then one per deal
+
+    monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "0")
+    chunks = tournament.make_chunks(["rummy_v0"], ["random", "heuristic"], 5, {}, 0)
+    records = tournament.run_local(chunks, workers=1, progress=True, stop=StopAfterTwoDeals())
+    assert [r["deal"] for r in records] == [0, 0, 1, 1] and deals_played(chunks[0], records) == 2
+    lines = capsys.readouterr().err.splitlines()
+    # the chunk's line, then the closing one (without a time left)
+    assert [line.split(",")[0] for line in lines] == ["tournament: 2/5 deals (40%)"] * 2
