@@ -24,7 +24,10 @@ entries are small integers, exact in float16), ``mask`` (bool ``(N, num_actions)
 ``values`` (float32 ``(N, num_actions)``, NaN for illegal actions), ``heuristic`` and
 ``search`` (int64 ``(N,)``: the heuristic's and the search's choice), ``game`` (int64
 ``(N,)``: the game's number in the file), ``result`` (float32 ``(games,)``: the search's
-seat's final reward in each game) and a JSON ``meta`` string (variant, options,
+seat's final reward in each game), ``deal`` (int64 ``(games,)``: each game's number in the
+stream, so game ``k`` of the file was dealt with seed ``seed + deal[k]``, the search in seat
+``deal[k] % players``; a run stopped early or at its deadline leaves gaps between chunks)
+and a JSON ``meta`` string (variant, options,
 agent spec, seed, games, seconds, and ``stopped_early`` after a Ctrl-C).
 """
 
@@ -163,17 +166,20 @@ def label_games(
     for k, (width, dtype) in shapes.items():
         out[k] = out[k].reshape(-1, width).astype(dtype)
     out["result"] = np.asarray(results, np.float32)  # one per game played: their count too
+    out["deal"] = np.arange(len(results), dtype=np.int64)  # game g of this call: seed + g
     return out
 
 
 def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """One label set from the workers' sets, game numbers made distinct (in part order)."""
+    """One label set from the workers' sets, game numbers made distinct (in part order); each
+    part's ``deal`` numbers are the stream's already (:func:`label_chunk`)."""
     offset, merged = 0, {k: [] for k in ("observation", "mask", "values", "heuristic", "search", "game")}
     for part in parts:
         for k in merged:
             merged[k].append(part[k] + offset if k == "game" else part[k])
         offset += len(part["result"])
     merged["result"] = [part["result"] for part in parts]
+    merged["deal"] = [part["deal"] for part in parts]
     return {k: np.concatenate(v) for k, v in merged.items()}
 
 
@@ -211,13 +217,15 @@ def label_chunk(task: tuple, stopped: Callable[[], bool] | None = None) -> dict[
         stopped: in this process, a stop request's check (the chunk ends after its current game).
 
     Returns:
-        the chunk's labels (:func:`label_games`; game numbers local to the chunk).
+        the chunk's labels (:func:`label_games`; game numbers local to the chunk, ``deal``
+        the stream's).
     """
     variant, env_options, agent_spec, seed, first, count, deadline = task
     seconds = None if deadline is None else max(0.0, deadline - time.time())
-    if seconds == 0.0:
-        return label_games(variant, env_options, agent_spec, seed + first, games=0)
-    return label_games(variant, env_options, agent_spec, seed + first, games=count, seconds=seconds, stopped=stopped)
+    games = 0 if seconds == 0.0 else count
+    part = label_games(variant, env_options, agent_spec, seed + first, games=games, seconds=seconds, stopped=stopped)
+    part["deal"] += first  # the stream's numbers: a stopped chunk leaves a gap before the next
+    return part
 
 
 def chunks(variant: str, env_options: dict, agent: str, seed: int, games: int | None, deadline: float | None):

@@ -122,6 +122,27 @@ def test_the_chunks_merge_with_distinct_game_numbers(label_file):
     merged = pimc_labels.merge([first, second])
     assert np.array_equal(merged["game"], np.concatenate([first["game"], second["game"] + 2]))
     assert np.array_equal(d["game"], merged["game"]) and np.array_equal(d["search"], merged["search"])
+    assert d["deal"].tolist() == [0, 1, 2, 3]
+
+
+def test_a_chunk_cut_short_leaves_a_gap_in_the_deal_numbers():
+    """After a stop, the file's game k is still known as the stream's game ``deal[k]``
+    (dealt with seed + deal[k]; the search in seat deal[k] % 2): a renumbering once made
+    the games after a cut chunk look like the next deals."""
+    checks = []
+
+    def stop_after_one_game():
+        checks.append(1)
+        return len(checks) > 1  # label_games asks before each game
+
+    cut = pimc_labels.label_chunk(("gin_rummy_v0", {}, AGENT, 5, 0, 2, None), stop_after_one_game)
+    full = pimc_labels.label_chunk(("gin_rummy_v0", {}, AGENT, 5, 2, 2, None))
+    merged = pimc_labels.merge([cut, full])
+    assert merged["deal"].tolist() == [0, 2, 3] and len(merged["result"]) == 3
+    alone = pimc_labels.label_games("gin_rummy_v0", {}, AGENT, seed=7, games=1)  # the stream's game 2
+    rows = merged["game"] == 1  # the file's second game
+    assert np.array_equal(merged["observation"][rows], alone["observation"])
+    assert np.array_equal(merged["search"][rows], alone["search"])
 
 
 def test_a_file_without_labels_is_refused(tmp_path):
