@@ -17,7 +17,9 @@ penalty, R-CRAZY-12; the fair share is ``1 / seats``).
 
 Written to ``--out``: ``evaluation.json`` (one row per opponent: ``opponent``, ``games``,
 ``deals``, ``wins``, ``draws``, ``win_rate`` with ``win_rate_ci_low`` / ``win_rate_ci_high``
-(95% Wilson over deals), ``points_per_hand``, ``opponent_points_per_hand``,
+(95% Wilson over deals), ``points_per_hand`` and ``opponent_points_per_hand`` (the agent's
+and the members' mean ``total_score`` per hand: Crazy Rummy's are penalty points per
+round, lower is better; the printed table calls them ``penalty/round`` there),
 ``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat
 whose every game the agent won / lost to another seat: the deals its play decided; in the
 others the seat decided, a win was shared or a game had no winner) and ``same_as_agent``
@@ -68,7 +70,7 @@ from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import run_tasks
 from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, absolute_policy, deals_played, run_chunk
-from experiments.tournament.report import display_names
+from experiments.tournament.report import DEFAULT_POINTS_LABEL, POINTS_LABELS, display_names
 
 #: deals per opponent by default (each played once per seat)
 DEFAULT_DEALS = 500
@@ -201,21 +203,25 @@ def format_rows(result: dict) -> str:
         if result["panel_version"] is not None
         else "the opponents named (not the panel"
     )
+    points = POINTS_LABELS.get(result["variant"], DEFAULT_POINTS_LABEL)  # Crazy Rummy: penalties
+    pw = max(9, len(points))
     lines = [
         f"{result['variant']}: {result['agent']} against {against}, "
         f"{result['seats']} seats, fair share {result['fair_share']:.3f})",
-        f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {'pts/hand':>9} {'theirs':>8} "
+        f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {points:>{pw}} {'theirs':>8} "
         f"{'every-seat W/L':>15}",
     ]
     for r in result["rows"]:
         ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
         lines.append(
             f"  {short[r['opponent']]:<{width}} {r['games']:>6} {r['win_rate']:>9.3f} {ci:>17} "
-            f"{r['points_per_hand']:>9.2f} {r['opponent_points_per_hand']:>8.2f} "
+            f"{r['points_per_hand']:>{pw}.2f} {r['opponent_points_per_hand']:>8.2f} "
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
+    if result["variant"] in POINTS_LABELS:
+        lines.append(f"  {points} and theirs: penalty points, lower is better")
     if any(r.get("same_as_agent") for r in result["rows"]):
         lines.append("  * the same agent as the one evaluated (the same settings): a self-match")
     if result["rows"]:

@@ -121,9 +121,10 @@ list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for rounds 2, 3,
 order (the deal passes left); once the list runs out the seeded generator deals, as
 without it (a stacked hand draws nothing from it).  With ``deck`` and ``dealer`` it
 replays a whole game dealt elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all
-three).  A bad list (not dicts with exactly the key ``deck``, a bad deck, more deals
-than ``max_hands - 1`` (12 at most), or deals with ``episode="hand"``) raises
-``ValueError`` and leaves the env as it was.  Stacked deals are no player's information:
+three, the later rounds those dealt so far: take it after the game's end).  A bad list
+(not dicts with exactly the key ``deck``, a bad deck, more deals than ``max_hands - 1``
+(12 at most), or deals with ``episode="hand"``) raises ``ValueError`` and leaves the env
+as it was.  Stacked deals are no player's information:
 no observation shows them, and ``game_state.resample`` drops them.
 
 ## Infos

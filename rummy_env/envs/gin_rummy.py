@@ -138,11 +138,12 @@ list of deals ``[{"deck": [52 card strings, top first]}, ...]`` for hands 2, 3, 
 order (who deals follows the rules: the last hand's winner, the same dealer after a dead
 hand); once the list runs out the seeded generator deals, as without it (a stacked hand
 draws nothing from it).  With ``deck`` and ``dealer`` it replays a whole game dealt
-elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all three).  A bad list (not
-dicts with exactly the key ``deck``, a bad deck, more deals than ``max_hands - 1``, or
-deals with ``episode="hand"``) raises ``ValueError`` and leaves the env as it was.
-Stacked deals are no player's information: no observation shows them, and
-``game_state.resample`` drops them.
+elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all three, the later hands
+those dealt so far: take it after the game's end).  A bad list (not dicts with exactly
+the key ``deck``, a bad deck, more deals than ``max_hands - 1``, or deals with
+``episode="hand"``) raises ``ValueError`` and leaves the env as it was.  Stacked deals
+are no player's information: no observation shows them, and ``game_state.resample``
+drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the points this hand added to

@@ -107,14 +107,15 @@ player; either may be left out (then it comes from the seeded generator).  A bad
 seat raises ``ValueError`` and leaves the env as it was.
 ``options["next_hands"]`` (``episode="game"``) stacks the later hands of the game: a
 list of deals ``[{"deck": [106 tile strings], "first_player": k}, ...]`` for hands 2, 3,
-... in order (each hand's first player is drawn again, so a deal names it too); once
-the list runs out the seeded generator deals, as without it (a stacked hand draws
-nothing from it).  With ``deck`` and ``first_player`` it replays a whole game dealt
-elsewhere (``rummy_env.vector``'s ``deal_of(i)`` returns all three).  A bad list (not
-dicts with exactly the keys ``deck`` and ``first_player``, a bad pool or seat, more
-deals than ``max_hands - 1``, or deals with ``episode="hand"``) raises ``ValueError``
-and leaves the env as it was.  Stacked deals are no player's information: no observation
-shows them, and ``game_state.resample`` drops them.
+... in order (each hand's first player is drawn again, so a deal names it too); once the
+list runs out the seeded generator deals, as without it (a stacked hand draws nothing
+from it).  With ``deck`` and ``first_player`` it replays a whole game dealt elsewhere
+(``rummy_env.vector``'s ``deal_of(i)`` returns all three, the later hands those dealt so
+far: take it after the game's end).  A bad list (not dicts with exactly the keys ``deck``
+and ``first_player``, a bad pool or seat, more deals than ``max_hands - 1``, or deals
+with ``episode="hand"``) raises ``ValueError`` and leaves the env as it was.  Stacked
+deals are no player's information: no observation shows them, and
+``game_state.resample`` drops them.
 
 ## Infos
 When a hand ends, ``infos[agent]`` holds ``hand_score`` (the agent's signed score of the

@@ -220,6 +220,10 @@ def test_a_member_that_is_the_agent_under_another_name_is_marked_as_a_self_match
     )
     assert text.splitlines()[2].endswith(" *") and not text.splitlines()[3].endswith(" *")
     assert "* the same agent as the one evaluated (the same settings): a self-match" in text
+    # Crazy Rummy's points are penalties: named so, with which way is better
+    header = text.splitlines()[1].split()
+    assert header[header.index("CI") + 1 : header.index("CI") + 3] == ["penalty/round", "theirs"]
+    assert "  penalty/round and theirs: penalty points, lower is better" in text.splitlines()
 
 
 def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatch):
