@@ -84,6 +84,7 @@ def label_games(
     games: int | None = None,
     seconds: float | None = None,
     stopped: Callable[[], bool] | None = None,
+    first: int = 0,
 ) -> dict[str, np.ndarray]:
     """Play games of the search agent against the heuristic and label the search's decisions.
 
@@ -96,10 +97,12 @@ def label_games(
         games: how many games at most.
         seconds: stop starting new games after this many seconds (wall clock).
         stopped: checked before each game; True ends the run there (Ctrl-C).
+        first: the stream's number of game 0 (a chunk's first game): game ``g`` is the
+            stream's ``first + g`` (its ``deal``), the search in its seat ``(first + g) %
+            players``.
 
     Returns:
-        The arrays of the module docstring (``meta`` not included), the search's seat being
-        seat ``g % 2`` of game ``g``.
+        The arrays of the module docstring (``meta`` not included; ``deal`` from ``first``).
 
     Raises:
         ValueError: neither ``games`` nor ``seconds``, or an agent without action values.
@@ -128,7 +131,7 @@ def label_games(
         and not (stopped is not None and stopped())
     ):
         env.reset(seed=seed + g)
-        searcher = env.possible_agents[g % len(env.possible_agents)]
+        searcher = env.possible_agents[(first + g) % len(env.possible_agents)]
         for agent in env.agent_iter():
             obs, reward, term, trunc, _ = env.last()
             if term or trunc:
@@ -166,7 +169,7 @@ def label_games(
     for k, (width, dtype) in shapes.items():
         out[k] = out[k].reshape(-1, width).astype(dtype)
     out["result"] = np.asarray(results, np.float32)  # one per game played: their count too
-    out["deal"] = np.arange(len(results), dtype=np.int64)  # game g of this call: seed + g
+    out["deal"] = first + np.arange(len(results), dtype=np.int64)  # game g: the stream's first + g
     return out
 
 
@@ -217,15 +220,13 @@ def label_chunk(task: tuple, stopped: Callable[[], bool] | None = None) -> dict[
         stopped: in this process, a stop request's check (the chunk ends after its current game).
 
     Returns:
-        the chunk's labels (:func:`label_games`; game numbers local to the chunk, ``deal``
-        the stream's).
+        the chunk's labels (:func:`label_games` with ``first``: game numbers local to the
+        chunk, ``deal`` the stream's).
     """
     variant, env_options, agent_spec, seed, first, count, deadline = task
     seconds = None if deadline is None else max(0.0, deadline - time.time())
     games = 0 if seconds == 0.0 else count
-    part = label_games(variant, env_options, agent_spec, seed + first, games=games, seconds=seconds, stopped=stopped)
-    part["deal"] += first  # the stream's numbers: a stopped chunk leaves a gap before the next
-    return part
+    return label_games(variant, env_options, agent_spec, seed + first, games, seconds, stopped, first)
 
 
 def chunks(variant: str, env_options: dict, agent: str, seed: int, games: int | None, deadline: float | None):

@@ -110,30 +110,38 @@ class StopRequest:
 class TermAsInterrupt:
     """A context manager under which SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does, for
     the jobs that print each measurement as it ends (``benchmark``, ``vector_differential``):
-    their stop is the interrupt's, keeping the rows printed.  Outside the main thread it does
-    nothing.
+    their stop is the interrupt's, keeping the rows printed.  A signal within
+    :data:`SAME_SIGNAL_S` of the one that raised is the same one sent to the process group
+    too (GNU ``timeout``), not a second interrupt in the middle of printing the rows.  Outside
+    the main thread it does nothing.
 
     Attributes:
-        signum: the signal that stopped the block (``signal.SIGINT`` until a SIGTERM came).
+        signum: the signal that stopped the block (``signal.SIGINT`` until one came).
     """
 
     def __init__(self) -> None:
         self.signum = signal.SIGINT
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
+        self._first = float("-inf")  # when a signal last raised (time.monotonic)
 
     def _handle(self, signum: int, frame: Any) -> None:
-        self.signum = signum
+        now = time.monotonic()
+        if now - self._first < SAME_SIGNAL_S:
+            return  # the same signal again, sent to the process group too
+        self.signum, self._first = signum, now
         raise KeyboardInterrupt
 
     def __enter__(self) -> TermAsInterrupt:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGTERM, self._handle)
+            for s in _SIGNALS:
+                self._previous[s] = signal.signal(s, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGTERM, self._previous)
-            self._previous = None
+        for s, handler in self._previous.items():
+            # None: a handler not set from Python, which cannot be put back: the default then
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        self._previous.clear()
 
     @property
     def name(self) -> str:

@@ -93,7 +93,7 @@ def run_tasks(
         ImportError: ``backend="ray"`` without Ray installed.
         ValueError: an unknown backend or a worker count below 1.
         RuntimeError: a local worker process died with no stop requested (killed on its
-            own, e.g. out of memory): its task is lost.
+            own, e.g. out of memory): the task it held may be lost.
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend={backend!r}: use local or ray")
@@ -173,13 +173,13 @@ def _run_pool(fn, tasks, workers, stopped, notify, in_process_stop=False) -> lis
                 stop_event.set()  # the tasks in progress end after their current deal or game
             ready = [i for i, (_, r) in pending.items() if r.ready()]
             if not ready:
-                dead = [p for p in watched if p.exitcode is not None]
+                dead = [p for p in watched if p.exitcode not in (None, 0)]  # 0: a normal exit
                 if dead and _stop_follows(stopped):
                     break  # the signal that killed the worker stops the job: keep what finished
                 if dead:
                     raise RuntimeError(
                         f"a worker process died (exit code {dead[0].exitcode}, e.g. killed for memory) "
-                        "with no stop requested: its task is lost, so the run cannot finish"
+                        "with no stop requested: the task it held may be lost, so the run ends rather than wait"
                     )
                 arrived.wait(_POLL_S)  # a result, or a moment to look at the stop request again
                 arrived.clear()

@@ -316,15 +316,16 @@ class GameStore:
         for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle]:
             self._drop(gid, f"after {self.max_idle:g} s without a request", dropped)
 
-    def _settle(self, dropped: list) -> None:
+    def _settle(self, dropped: list) -> list[str]:
         """Save the dropped games that were not over, outside the store's lock (a
-        session's lock may be held by a request under way)."""
+        session's lock may be held by a request under way); returns what became of each."""
+        fates = []
         for session, why in dropped:
             failed = None
             try:
                 ended = not session.abandon()  # it may have ended since it was dropped
-            except OSError as err:  # this request is another user's: its game must not fail with it
-                ended, failed = False, err.strerror or type(err).__name__
+            except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
+                ended, failed = False, getattr(err, "strerror", None) or type(err).__name__
             name = session.record_name
             if failed is not None:
                 saved = f"its record could not be saved ({failed})"
@@ -335,22 +336,28 @@ class GameStore:
             else:
                 saved = f"its moves so far were saved as a quit game, play/{name} on the Replays page"
             fate = f"game {session.id} was dropped {why}{'' if ended else ', before it ended'}; {saved}"
+            fates.append(fate)
             with self._lock:
                 self._gone[session.id] = fate
                 while len(self._gone) > MAX_GONE:
                     self._gone.popitem(last=False)
+        return fates
 
     def close(self) -> list[str]:
-        """Drop every game (the server stops): those not over are saved as quit games, as
-        an idle game is; returns what became of each game that was still being played."""
+        """Drop every game: the server calls it once, as it stops.  Those not over are saved
+        as quit games, as an idle game is (a save that fails is said, and the others are
+        still saved).
+
+        Returns:
+            what became of each game that was still being played, one line each.
+        """
         dropped: list = []
         with self._lock:
             playing = {g for g, s in self._games.items() if s.status == "playing"}
             for gid in list(self._games):
                 self._drop(gid, "when the server stopped", dropped)
-        self._settle(dropped)
-        with self._lock:
-            return [self._gone[s.id] for s, _ in dropped if s.id in playing and s.id in self._gone]
+        fates = self._settle(dropped)
+        return [fate for (session, _), fate in zip(dropped, fates, strict=True) if session.id in playing]
 
     def add(self, session: GameSession) -> None:
         """Keep ``session``, dropping expired games and, when full, the least recently used."""

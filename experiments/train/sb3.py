@@ -239,7 +239,8 @@ def train(
     curve.bar.close()
     seconds = time.perf_counter() - start
     model_path = out / "model.zip"
-    model.save(model_path)
+    with atomic_open(model_path, "wb") as f:  # a second Ctrl-C while it is saved keeps an earlier model whole
+        model.save(f)
     rows = curve_rows(curve.episodes)
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
     stopped = stop is not None and stop.requested

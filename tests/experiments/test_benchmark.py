@@ -139,6 +139,21 @@ def test_the_differential_refuses_a_seed_out_of_range(seed, capsys):
     assert capsys.readouterr().err.endswith(f"error: --seed must be from 0 to 2**64 - 64, got {seed}\n")
 
 
+def test_the_same_signal_sent_to_the_group_too_interrupts_once(monkeypatch):
+    """GNU ``timeout`` signals the job, then its process group: the copy that comes within
+    ``SAME_SIGNAL_S`` of the first must not interrupt the printing of the rows kept."""
+    from experiments.common import interrupt
+
+    clock = iter([100.0, 100.05, 100.3])  # the first signal, its copy 50 ms later, another 300 ms later
+    monkeypatch.setattr(interrupt.time, "monotonic", lambda: next(clock))
+    stop = interrupt.TermAsInterrupt()
+    with pytest.raises(KeyboardInterrupt):
+        stop._handle(signal.SIGTERM, None)
+    assert stop._handle(signal.SIGTERM, None) is None and stop.exit_code == 143  # the copy: ignored
+    with pytest.raises(KeyboardInterrupt):  # a later signal is another Ctrl-C
+        stop._handle(signal.SIGINT, None)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_keeps_the_rows_measured(signum, monkeypatch, capsys):
     """A real signal to this process during the second measurement (SIGTERM used to kill
@@ -147,7 +162,7 @@ def test_ctrl_c_or_sigterm_keeps_the_rows_measured(signum, monkeypatch, capsys):
     from experiments.dev import vector_differential
 
     name, code = signal.Signals(signum).name, 128 + int(signum)
-    before = signal.getsignal(signal.SIGTERM)
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
 
     def stopping(real):
         calls = []
@@ -178,4 +193,4 @@ def test_ctrl_c_or_sigterm_keeps_the_rows_measured(signum, monkeypatch, capsys):
         f"vector_differential: stopped ({name}); 0 mismatches in the rows above" in err
         and out.count("| gin_rummy |") == 1
     )
-    assert signal.getsignal(signal.SIGTERM) is before  # the jobs gave the handler back
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # handlers given back

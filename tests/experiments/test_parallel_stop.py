@@ -6,6 +6,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from experiments.common.parallel import run_tasks
 
 
@@ -91,9 +93,12 @@ def run_in_thread(call):
     return out
 
 
-def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path):
+@pytest.mark.parametrize("late", [0.0, 0.6])
+def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path, late):
     """SIGTERM to the process group (``timeout``, a scheduler): the worker dies and the main
-    process requests a stop; the run returns the finished results instead of waiting for ever."""
+    process requests a stop, at once or a moment later (its handler runs at its next poll:
+    ``late`` s, within the grace); the run returns the finished results instead of waiting
+    for ever or calling the death an error."""
     import signal
 
     ok, died = str(tmp_path / "ok"), str(tmp_path / "died")
@@ -102,6 +107,7 @@ def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path):
     def stop_when_killed():
         while not Path(died).exists():
             time.sleep(0.01)
+        time.sleep(late)
         stop.requested = True  # the main process's StopRequest, got the same signal
 
     threading.Thread(target=stop_when_killed, daemon=True).start()
@@ -119,5 +125,5 @@ def test_a_worker_that_dies_alone_is_an_error_not_a_hang(tmp_path):
     assert set(out) == {"error"} and isinstance(out["error"], RuntimeError)
     assert str(out["error"]) == (
         "a worker process died (exit code -9, e.g. killed for memory) with no stop requested: "
-        "its task is lost, so the run cannot finish"
+        "the task it held may be lost, so the run ends rather than wait"
     )

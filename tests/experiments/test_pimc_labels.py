@@ -127,7 +127,7 @@ def test_the_chunks_merge_with_distinct_game_numbers(label_file):
 
 def test_a_chunk_cut_short_leaves_a_gap_in_the_deal_numbers():
     """After a stop, the file's game k is still known as the stream's game ``deal[k]``
-    (dealt with seed + deal[k]; the search in seat deal[k] % 2): a renumbering once made
+    (dealt with seed + deal[k]; the search in seat deal[k] % players): a renumbering once made
     the games after a cut chunk look like the next deals."""
     checks = []
 
@@ -143,6 +143,17 @@ def test_a_chunk_cut_short_leaves_a_gap_in_the_deal_numbers():
     rows = merged["game"] == 1  # the file's second game
     assert np.array_equal(merged["observation"][rows], alone["observation"])
     assert np.array_equal(merged["search"][rows], alone["search"])
+
+
+def test_the_search_seat_follows_the_stream_number_with_five_players():
+    """Chunks start at multiples of 12, which 5 does not divide: game ``g`` of a chunk from
+    ``first`` has the search in seat ``(first + g) % 5`` (it was ``g % 5``)."""
+    options = {"num_players": 5, "max_turns": 6}
+    at = {f: pimc_labels.label_games("rummy_v0", options, AGENT, seed=40, games=1, first=f) for f in (0, 2, 12)}
+    assert at[12]["deal"].tolist() == [12] and at[2]["deal"].tolist() == [2]
+    for key in ("observation", "mask", "search", "heuristic"):  # 12 % 5 == 2: the same seat, the same labels
+        assert np.array_equal(at[12][key], at[2][key]), key
+    assert not np.array_equal(at[12]["observation"][:1], at[0]["observation"][:1])  # seat 0's view differs
 
 
 def test_a_file_without_labels_is_refused(tmp_path):

@@ -218,8 +218,8 @@ def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path,
 
 
 def test_no_evaluation_deals_make_no_evaluation(tmp_path, monkeypatch):
-    """``--eval-deals 0`` (allowed by the flag) skips the evaluation: the tournament's
-    functions refuse 0 deals."""
+    """``train(eval_deals=0)`` skips the evaluation (the tournament's functions refuse 0
+    deals; the command line refuses ``--eval-deals 0`` but with ``--backend rllib``)."""
     played = []
     monkeypatch.setattr(tournament, "evaluate_against_baselines", lambda *a, **k: played.append(a) or [])
     summary = sb3.train(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.melds import NUM_MELDS
+from rummy_env.core.rummikub_solver import sweeps as rummikub_sweeps
 from rummy_env.encoding import gin_rummy as gin_encoding
 from rummy_env.games.crazy_rummy import actions as crazy_actions
 from rummy_env.games.crazy_rummy import config as crazy_config
@@ -21,8 +23,9 @@ from rummy_env.games.gin_rummy import GinRummyConfig
 from rummy_env.games.gin_rummy import actions as gin_actions
 from rummy_env.games.gin_rummy import deal as gin_deal
 from rummy_env.games.gin_rummy import state as gin_state
+from rummy_env.games.rummikub import actions as rummikub_actions
 from rummy_env.games.rummy import actions as rummy_actions
-from rummy_env.vector import crazy_batch_kernel, crazy_kernel, gin_kernel, rummy_kernel
+from rummy_env.vector import crazy_batch_kernel, crazy_kernel, gin_kernel, rummikub_masks, rummy_kernel
 
 CASES = [
     # Gin Rummy (games.gin_rummy, R-GIN-09, R-GIN-13)
@@ -43,7 +46,7 @@ CASES = [
     ),
     ((rummy_kernel.DRAW, rummy_kernel.PLAY), (rummy_actions.DRAW, rummy_actions.PLAY)),
     (rummy_kernel.LEGAL_WORDS, -(-rummy_actions.NUM_ACTIONS // 64)),
-    # Crazy Rummy (games.crazy_rummy, R-CRAZY-02, R-CRAZY-03, R-CRAZY-12)
+    # Crazy Rummy (games.crazy_rummy, R-CRAZY-02, R-CRAZY-03, R-CRAZY-12; card values R-CRAZY-12)
     (
         (crazy_kernel.DRAW_STOCK, crazy_kernel.DRAW_DISCARD, crazy_kernel.MELD, crazy_kernel.LAYOFF),
         (crazy_actions.DRAW_STOCK, crazy_actions.DRAW_DISCARD, crazy_actions.MELD, crazy_actions.LAYOFF),
@@ -54,6 +57,10 @@ CASES = [
     (crazy_kernel.LEGAL_WORDS, -(-crazy_actions.NUM_ACTIONS // 64)),
     (crazy_kernel.WILD_PENALTY, crazy_hands.WILD_PENALTY),
     ((crazy_batch_kernel.HAND_SIZE, crazy_batch_kernel.NUM_ROUNDS), (crazy_deal.HAND_SIZE, crazy_config.NUM_ROUNDS)),
+    (crazy_kernel.CARD_VALUE.tolist(), list(CARD_VALUE_LIST)),
+    # Rummikub's masks (games.rummikub.actions; the solver's direction rule)
+    ((rummikub_masks.COMMIT, rummikub_masks.DRAW), (rummikub_actions.COMMIT, rummikub_actions.DRAW)),
+    (rummikub_masks._MIRROR_MEAN, rummikub_sweeps._MIRROR_MEAN),
 ]  # fmt: skip
 
 

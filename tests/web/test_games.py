@@ -100,3 +100,25 @@ def test_a_rummikub_tile_is_taken_back_and_other_variants_moves_are_final(make_a
         said = refused(c.post(f"/api/games/{gid}/undo", headers=headers), 400)
         assert said == "undo takes back a tile of a Rummikub play; in gin_rummy_v0 every move is final"
         assert c.get(f"/api/games/{gid}", headers=headers).json() == view
+
+
+def test_a_save_that_fails_at_the_stop_is_said_and_the_other_games_are_saved(tmp_path):
+    from experiments.serve.games import GameSession, GameStore
+
+    store = GameStore(4, 60)
+    first, second = (GameSession("gin_rummy_v0", {}, "player_0", ["heuristic"], s, tmp_path) for s in (1, 2))
+    for session in (first, second):
+        store.add(session)
+
+    def broken(path):
+        raise ValueError("a bug in the recorder")
+
+    first.recorder.write = broken
+    fates = store.close()
+    assert fates == [
+        f"game {first.id} was dropped when the server stopped, before it ended; its record could not be saved "
+        "(ValueError)",
+        f"game {second.id} was dropped when the server stopped, before it ended; its moves so far were saved "
+        f"as a quit game, play/{second.record_name} on the Replays page",
+    ]
+    assert [p.name for p in tmp_path.iterdir()] == [second.record_name] and len(store) == 0
