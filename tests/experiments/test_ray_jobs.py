@@ -39,7 +39,9 @@ def test_pimc_labels_on_ray_gives_the_local_labels(cluster, tmp_path, monkeypatc
     assert pimc_labels.main([*args, "--backend", "ray", "--out", str(tmp_path / "ray.npz")]) == 0
     local, on_ray = np.load(tmp_path / "local.npz"), np.load(tmp_path / "ray.npz")
     assert sorted(on_ray.files) == sorted(local.files)
-    assert len(on_ray["result"]) == 2 and len(on_ray["search"]) == 51 and set(on_ray["game"]) == {0, 1}
+    # the search in seat 0 of game 0 and seat 1 of game 1 (the stream's numbers, chunk or not)
+    assert len(on_ray["result"]) == 2 and len(on_ray["search"]) == 54 and set(on_ray["game"]) == {0, 1}
+    assert on_ray["deal"].tolist() == [0, 1]
     for key in local.files:
         if key != "meta":
             np.testing.assert_array_equal(on_ray[key], local[key], err_msg=key)
