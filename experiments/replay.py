@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from experiments.common import atomic_open, description, path_arg, program_name
+from experiments.common.interrupt import TermAsInterrupt
 from experiments.common.records import RecordError, RecordMismatch, read_record, replay
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
@@ -52,7 +53,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         epilog="exit codes: 0 the record replayed and matched; 1 the replay parts from the record (another deck, "
         "an illegal action, other rewards or returns); 2 a bad command line or an unreadable file; 3 the record is "
         "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field); "
-        "130 stopped (Ctrl-C, or the end of input with --pause)",
+        "130 stopped (Ctrl-C, or the end of input with --pause), 143 stopped by SIGTERM",
     )
     p.add_argument(
         "record", type=path_arg, help="a record file (JSON lines) written by experiments.play or the tournament"
@@ -75,7 +76,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Replay a record from the command line; returns the exit code (module docstring:
-    0 matched, 1 a mismatch, 3 a damaged record; argparse exits 2 on a bad command line)."""
+    0 matched, 1 a mismatch, 3 a damaged record, 130 / 143 stopped by Ctrl-C / SIGTERM;
+    argparse exits 2 on a bad command line)."""
+    with TermAsInterrupt() as stop:  # SIGTERM stops it as Ctrl-C does: no GIF cut short
+        return _main(argv, stop)
+
+
+def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     args = parse_args(argv)
     try:
         lines = read_record(args.record)
@@ -142,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_MISMATCH
     except KeyboardInterrupt:  # Ctrl-C, or the end of input under --pause
         print("replay: stopped before the end; the record was checked up to the step shown", file=sys.stderr)
-        return 130
+        return stop.exit_code
     if args.gif is not None and frames:
         # the last frame (the result) stays up longer
         durations = [round(1000 / args.fps)] * (len(frames) - 1) + [4000]
@@ -153,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.parser.error(f"cannot write --gif {args.gif}: {err}")
         except KeyboardInterrupt:
             print(f"replay: stopped while writing {args.gif}; nothing written there", file=sys.stderr)
-            return 130
+            return stop.exit_code
         print(f"wrote {args.gif} ({len(frames)} frames)")
     if args.images is not None:
         print(f"wrote {len(frames)} images to {args.images}/")

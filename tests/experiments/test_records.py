@@ -1,6 +1,9 @@
 """Game records (experiments/common/records.py), experiments.replay and the tournament's --record."""
 
 import json
+import os
+import signal
+import time
 
 import pytest
 from PIL import Image
@@ -256,18 +259,20 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
     assert "--seat 'player_5' is not a player of this game: player_0, player_1" in capsys.readouterr().err
 
 
-def test_a_stop_while_the_gif_is_written_keeps_the_earlier_gif(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_gif_is_written_keeps_the_earlier_gif(tmp_path, capsys, monkeypatch, signum):
     _, _, path = knock_record(tmp_path)
     gif = tmp_path / "g.gif"
     assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 0
     before = gif.read_bytes()
 
     def cut(self, fp, *args, **kwargs):
-        fp.write(b"GIF89a")  # the file begun, then Ctrl-C
-        raise KeyboardInterrupt
+        fp.write(b"GIF89a")  # the file begun, then the signal
+        os.kill(os.getpid(), signum)
+        time.sleep(5)  # its handler runs before this ends
 
     monkeypatch.setattr(Image.Image, "save", cut)
-    assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 130
+    assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 128 + int(signum)
     assert gif.read_bytes() == before and not (tmp_path / "g.gif.part").exists()
     assert f"replay: stopped while writing {gif}; nothing written there" in capsys.readouterr().err
 
