@@ -58,8 +58,9 @@ def test_without_in_process_stop_the_tasks_in_progress_are_dropped(tmp_path):
 
 def mortal(task, stopped=None):
     """``("ok", marker)`` touches its marker and returns "ok"; ``("die", marker, after,
-    signum)`` waits for ``after`` to exist (and a moment: the main process collects the
-    other result), touches its marker and kills its own worker with ``signum``."""
+    signum)`` waits for the file ``after`` (another task's marker, or the main process's
+    sign that it has collected a result), touches its marker and kills its own worker with
+    ``signum``."""
     import os
 
     kind, marker, *rest = task
@@ -69,7 +70,6 @@ def mortal(task, stopped=None):
     after, signum = rest
     while not Path(after).exists():
         time.sleep(0.01)
-    time.sleep(0.5)
     Path(marker).touch()
     os.kill(os.getpid(), signum)
     time.sleep(60)  # not reached
@@ -101,7 +101,7 @@ def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path, 
     for ever or calling the death an error."""
     import signal
 
-    ok, died = str(tmp_path / "ok"), str(tmp_path / "died")
+    ok, died, collected = str(tmp_path / "ok"), str(tmp_path / "died"), str(tmp_path / "collected")
     stop = Stop()
 
     def stop_when_killed():
@@ -111,8 +111,12 @@ def test_a_worker_killed_with_the_job_ends_the_run_with_what_finished(tmp_path, 
         stop.requested = True  # the main process's StopRequest, got the same signal
 
     threading.Thread(target=stop_when_killed, daemon=True).start()
-    tasks = [("ok", ok), ("die", died, ok, signal.SIGTERM)]
-    out = run_in_thread(lambda: run_tasks(mortal, tasks, workers=2, stop=stop, in_process_stop=True))
+    tasks = [("ok", ok), ("die", died, collected, signal.SIGTERM)]  # dies once "ok" is collected
+    out = run_in_thread(
+        lambda: run_tasks(
+            mortal, tasks, workers=2, stop=stop, in_process_stop=True, on_result=lambda *_: Path(collected).touch()
+        )
+    )
     assert out == {"result": ["ok"]}
 
 

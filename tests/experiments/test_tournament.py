@@ -185,15 +185,17 @@ def test_a_refused_folder_leaves_no_empty_other_folder(tmp_path, capsys):
 def test_a_stopped_run_counts_the_deals_it_finished(capsys, monkeypatch):
     """The progress line of a chunk cut short by a stop counts its finished deals (it said
     5/5 when 2 were kept)."""
+    from experiments.tournament import deals
     from experiments.tournament.deals import deals_played
 
-    class StopAfterTwoDeals:
-        checks = 0
+    games = []
+    real_play = deals.play_episode
+    monkeypatch.setattr(deals, "play_episode", lambda *a, **k: games.append(1) or real_play(*a, **k))
 
+    class StopAfterTwoDeals:
         @property
-        def requested(self):  # run_chunk asks before each deal
-            self.checks += 1
-            return self.checks > 3  # run_tasks asks once before the chunk, then one per deal
+        def requested(self):  # read before each deal: two deals are two games each
+            return len(games) >= 4
 
     monkeypatch.setenv("RUMMY_ENV_PROGRESS_EVERY", "0")
     chunks = tournament.make_chunks(["rummy_v0"], ["random", "heuristic"], 5, {}, 0)
