@@ -34,6 +34,21 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SAME_SIGNAL_S = 0.1
 
 
+def _install(handler: Any) -> dict[int, Any]:
+    """``handler`` for SIGINT and SIGTERM; returns the handlers it replaced (none outside the
+    main thread, where Python cannot install signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {s: signal.signal(s, handler) for s in _SIGNALS}
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    """Put back the handlers :func:`_install` replaced (None, a handler not set from Python,
+    cannot be put back: the default then)."""
+    for s, handler in previous.items():
+        signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
 class StopRequest:
     """A context manager that turns SIGINT and SIGTERM into a request to stop.
 
@@ -69,9 +84,7 @@ class StopRequest:
         sys.stderr.flush()
 
     def __enter__(self) -> StopRequest:
-        if threading.current_thread() is threading.main_thread():
-            for s in _SIGNALS:
-                self._previous[s] = signal.signal(s, self._handle)
+        self._previous = _install(self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -81,8 +94,7 @@ class StopRequest:
             for s in self._previous:
                 signal.signal(s, self._quit_now)
         else:
-            for s, handler in self._previous.items():
-                signal.signal(s, handler)
+            _restore(self._previous)
         self._previous.clear()
 
     def _quit_now(self, signum: int, frame: Any) -> None:
@@ -132,15 +144,11 @@ class TermAsInterrupt:
         raise KeyboardInterrupt
 
     def __enter__(self) -> TermAsInterrupt:
-        if threading.current_thread() is threading.main_thread():
-            for s in _SIGNALS:
-                self._previous[s] = signal.signal(s, self._handle)
+        self._previous = _install(self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for s, handler in self._previous.items():
-            # None: a handler not set from Python, which cannot be put back: the default then
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        _restore(self._previous)
         self._previous.clear()
 
     @property

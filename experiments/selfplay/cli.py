@@ -21,6 +21,14 @@ from experiments.selfplay.config import (
     vector_class,
 )
 
+#: the help of the numeric settings that need more than their default
+NUMBER_HELP = {
+    "final_eval_deals": "deals per opponent of the final evaluation of model.pt, each played in every seat; "
+    "0 skips it; minutes on 2 cores ",
+    "snapshot_every": "updates between the snapshots of the policy added to the pool (--pool-size); 0 takes none, "
+    "and the --pool-share seats are then played by the learner itself ",
+}
+
 
 def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, set[str]]:
     """The command line of ``python -m experiments.selfplay``.
@@ -137,25 +145,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 "checked after each update, so the run may pass it by one update's rollout and PPO epochs; "
                 "the run also stops at --timesteps, whichever comes first",
             )
-        elif name == "final_eval_deals":
-            p.add_argument(
-                flag,
-                type=int,
-                default=value,
-                help=f"deals per opponent of the final evaluation of model.pt, each played in every seat; "
-                f"0 skips it (default: {value}; minutes on 2 cores)",
-            )
-        elif name == "snapshot_every":
-            p.add_argument(
-                flag,
-                type=int,
-                default=value,
-                help=f"updates between the snapshots of the policy added to the pool (--pool-size); 0 takes none, "
-                f"and the --pool-share seats are then played by the learner itself (default: {value})",
-            )
         else:
             kind = float if isinstance(value, float) or name == "target_kl" else int
-            p.add_argument(flag, type=kind, default=value, help=f"(default: {value})")
+            p.add_argument(flag, type=kind, default=value, help=NUMBER_HELP.get(name, "") + f"(default: {value})")
     recipe: dict = {}
     known, _ = p.parse_known_args(argv)
     if known.recipe is not None:
