@@ -1,9 +1,10 @@
 """Every agent the registry builds uses only what its player can know: a whole seeded
 hand is played, and at each decision of the agent's seat two twins of the agent (same
-name, same seed) decide in other true deals with the same information (hidden cards or
-tiles of the other hands and the stock or pool exchanged, the deal records rewritten to
-match and the later deals reseeded: ``swap_hidden``), from the observation encoded
-there.  The observations, the actions and, for the searches, every value the search
+name, same seed) decide in other true deals with the same information, from the
+observation encoded there: one where a few hidden cards or tiles of the other hands and
+the stock or pool are exchanged (the deal records rewritten to match and the later deals
+reseeded: ``swap_hidden``), one where every hidden card is dealt again (``resample``,
+which keeps no deal record).  The observations, the actions and, for the searches, every value the search
 computes must be the same, decision after decision.
 
 The agents already checked this way elsewhere are listed in :data:`ELSEWHERE`; the
@@ -113,15 +114,24 @@ def tiny(name: str, variant: str) -> str:
     return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
 
 
-def check_blind(variant: str, name: str, deals=(0, 1), twins: int = 2, max_decisions: int = 40, seed: int = 5):
+def check_blind(
+    variant: str,
+    name: str,
+    deals=(0, 1),
+    twins: int = 2,
+    max_decisions: int = 40,
+    seed: int = 5,
+    env_options: dict | None = None,
+):
     """Play ``deals`` (agent ``name`` in seat ``deal % n``, the heuristic elsewhere) and, at
     each of its decisions (up to ``max_decisions`` per deal), let ``twins`` copies of it
-    decide in scrambled deals; assert the same observation, action and search values.
+    decide in other true deals, the even ones scrambled (``scrambled``), the odd ones dealt
+    again (``resample``); assert the same observation, action and search values.
 
     Returns:
         (decisions checked, twin decisions in another true deal, searches run by the agent).
     """
-    env = MODULES[variant].env()
+    env = MODULES[variant].env(**(env_options or {}))
     raw = env.unwrapped
     rng = np.random.default_rng(seed)
     checked = moved = searched = 0
@@ -142,8 +152,9 @@ def check_blind(variant: str, name: str, deals=(0, 1), twins: int = 2, max_decis
                 continue
             truth = raw.game_state
             action = agent.act(obs)
-            for twin in copies:
-                raw.game_state = scrambled(truth, seat, rng)  # another true deal, the same information
+            for k, twin in enumerate(copies):
+                # another true deal, the same information
+                raw.game_state = scrambled(truth, seat, rng) if k % 2 == 0 else truth.resample(seat, rng)
                 moved += raw.game_state is not truth
                 # encoded from the scrambled state (env.observe would hand out its cached arrays until the next step)
                 again = dict(zip(("observation", "action_mask"), raw._observe_arrays(seat), strict=True))
@@ -190,7 +201,8 @@ class RecordPeekingAgent(PeekingAgent):
     """Plays the legal action picked by the true deal's record (a cheat)."""
 
     def act(self, observation, info=None):
-        record = self.env.unwrapped.game_state.hand_decks[-1]
+        decks = self.env.unwrapped.game_state.hand_decks
+        record = decks[-1] if decks else []  # a resampled world keeps no record
         legal = legal_ids(observation)
         return int(legal[sum(c * (i + 1) for i, c in enumerate(record)) % legal.size])
 
@@ -243,3 +255,39 @@ def test_every_agent_of_the_registry_has_a_no_peeking_test():
         for name in sorted(registry_names(variant)):
             family = "heuristic:style=" if name.startswith("heuristic:style=") else name
             assert name in HERE[variant] or family in ELSEWHERE, f"{variant}: {name} has no no-peeking test"
+
+
+#: seat counts and whole games beyond the default options: (variant, env options)
+SETTINGS = [
+    ("rummy_v0", {"num_players": 6}),
+    ("crazy_rummy_v0", {"num_players": 5}),
+    ("rummikub_v0", {"num_players": 4}),
+    ("gin_rummy_v0", {"episode": "game", "oklahoma": True}),
+    ("rummy_v0", {"episode": "game"}),
+    ("crazy_rummy_v0", {"episode": "game"}),
+    ("rummikub_v0", {"episode": "game"}),
+]
+
+
+@pytest.mark.parametrize("name", ["heuristic", "pimc", "ismcts"])
+@pytest.mark.parametrize(("variant", "options"), SETTINGS, ids=[f"{v}-{o}" for v, o in SETTINGS])
+def test_more_seats_and_whole_games_keep_hidden_cards_hidden(variant, options, name, monkeypatch):
+    """The heuristic over whole hands and into the next hand of a game, the searches (tiny
+    budgets) over their first decisions, at every seat count's largest and in whole games."""
+    record_search_values(monkeypatch)
+    spec = tiny(name, variant)
+    checked, moved, searched = check_blind(
+        variant, spec, max_decisions=150 if name == "heuristic" else 30, env_options=options
+    )
+    assert checked >= 10 and moved >= checked
+    assert searched >= 5 or not is_search_spec(spec)
+
+
+STYLE_CASES = [(variant, style) for variant in MODULES for style in STYLES[variant][1:]]
+
+
+@pytest.mark.parametrize(("variant", "style"), STYLE_CASES, ids=[f"{v}-{s}" for v, s in STYLE_CASES])
+def test_every_heuristic_style_keeps_hidden_cards_hidden_over_whole_hands(variant, style):
+    """The styles over two whole hands (``test_styles`` checks a few early positions)."""
+    checked, moved, _ = check_blind(variant, f"heuristic:style={style}", max_decisions=150)
+    assert checked >= 10 and moved >= checked

@@ -208,11 +208,15 @@ def test_permuting_the_cards_it_cannot_see_changes_no_decision(opponent):
             truth = env.unwrapped.game_state
             scratch.unwrapped.game_state = permuted(truth, truth.current_player(), rng)
             changed += scratch.unwrapped.game_state.stock != truth.stock
+            # the twin reads the observation encoded from the permuted deal
+            arrays = scratch.unwrapped._observe_arrays(truth.current_player())
+            again = dict(zip(("observation", "action_mask"), arrays, strict=True))
+            assert all(np.array_equal(again[k], obs[k]) for k in obs)
             mine, player, _, _ = bot.openspiel_state(obs)
-            theirs, _, _, _ = twin.openspiel_state(obs)
+            theirs, _, _, _ = twin.openspiel_state(again)
             assert mine.observation_tensor(player) == theirs.observation_tensor(player)
             action = bot.act(obs)
-            assert twin.act(obs) == action
+            assert twin.act(again) == action
             checked += 1
             env.step(action)
     assert checked > 40 and changed == checked
