@@ -161,13 +161,14 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 current generator (Gymnasium's seeding contract).
             options: reset options of the variant (``reset_option_names``, e.g. a
                 stacked ``"deck"``, and ``"next_hands"``: the stacked deals of the later
-                hands of an ``episode="game"`` game, ``EngineState.stack_next_hands``).  A dict without any of them is ignored, as
-                Gymnasium's ``options`` convention has it (PettingZoo's ``api_test``
-                passes ``{"options": 1}``); next to a known key an unknown one is an
-                error, because a stacked deal with a misspelt seat key would silently
-                deal to other seats, and so is a key of another variant of this
-                package (:data:`RESET_OPTION_NAMES`, e.g. ``dealer`` for Rummikub) or
-                a near miss of one (``decks``, ``Dealer``: ``difflib``'s ratio 0.75).
+                hands of an ``episode="game"`` game, ``EngineState.stack_next_hands``).  A
+                dict without any of them is ignored with a warning, as Gymnasium's
+                ``options`` convention has it (PettingZoo's ``api_test`` passes
+                ``{"options": 1}``); next to a known key an unknown one is an error,
+                because a stacked deal with a misspelt seat key would silently deal to
+                other seats, and so is a key of another variant of this package
+                (:data:`RESET_OPTION_NAMES`, e.g. ``dealer`` for Rummikub) or a near
+                miss of one (``decks``, ``Dealer``: ``difflib``'s ratio 0.75).
 
         Raises:
             ValueError: a seed that is not an int >= 0 (NumPy ints are ints; ``True``
@@ -191,6 +192,13 @@ class TurnBasedEnv(AECEnv, EzPickle):
         )
         if known or foreign or misspelt:
             check_known(options, self.reset_option_names, f"{self.metadata['name']} reset")
+        elif options:
+            # ignored (Gymnasium's convention), but said: a stacked deal under a wrong key
+            # ("cards") would otherwise be lost without a word
+            gymnasium.logger.warn(
+                f"{self.metadata['name']} reset: option(s) {', '.join(map(repr, sorted(map(str, options))))} "
+                f"unknown, ignored; its reset options are {', '.join(self.reset_option_names)}"
+            )
         next_hands = known.get("next_hands")
         if next_hands is not None:
             self.game.parse_next_hands(next_hands)  # refused before the generator draws the first deal

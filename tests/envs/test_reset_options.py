@@ -52,9 +52,11 @@ def test_another_variants_reset_key_is_refused_and_the_env_is_unchanged(module, 
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.split(".")[-1])
-def test_keys_no_variant_knows_are_still_ignored(module):
+def test_keys_no_variant_knows_are_ignored_with_a_warning(module):
     env = module.env()
-    env.reset(seed=1, options={"options": 1})  # PettingZoo's api_test
+    name = module.__name__.split(".")[-1]
+    with pytest.warns(UserWarning, match=rf"{name} reset: option\(s\) 'options' unknown, ignored"):
+        env.reset(seed=1, options={"options": 1})  # PettingZoo's api_test
     plain = module.env()
     plain.reset(seed=1)
     assert env.agent_selection == plain.agent_selection
