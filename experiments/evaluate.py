@@ -470,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=not args.no_progress,
                 stop=stop,
             )
-    except ValueError as err:
+    except (ValueError, ConnectionError) as err:  # ConnectionError: --backend ray, no cluster
         p.error(str(err))
     write_evaluation(out, result, records)
     print(format_rows(result))

@@ -299,16 +299,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ) as stop,
         progress_counter(args.games, "game", "pimc_labels", not args.no_progress) as bar,
     ):
-        parts = run_tasks(
-            label_chunk,
-            tasks,
-            workers=args.workers,
-            backend=args.backend,
-            address=args.address,
-            stop=stop,
-            on_result=lambda task, part: bar.update(len(part["result"])),
-            in_process_stop=True,
-        )
+        try:
+            parts = run_tasks(
+                label_chunk,
+                tasks,
+                workers=args.workers,
+                backend=args.backend,
+                address=args.address,
+                stop=stop,
+                on_result=lambda task, part: bar.update(len(part["result"])),
+                in_process_stop=True,
+            )
+        except ConnectionError as err:  # --backend ray, no cluster
+            p.error(str(err))
     labels = merge(parts) if parts else merge([label_games(variant, env_options, args.agent, args.seed, games=0)])
     meta = {
         "variant": variant,

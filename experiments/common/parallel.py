@@ -94,6 +94,8 @@ def run_tasks(
         ValueError: an unknown backend or a worker count below 1.
         RuntimeError: a local worker process died with no stop requested (killed on its
             own, e.g. out of memory): the task it held may be lost.
+        ConnectionError: ``backend="ray"`` and Ray could not start a cluster or reach the
+            one at ``address`` (nothing was run).
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend={backend!r}: use local or ray")
@@ -214,7 +216,11 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
 
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own types here
+            where = "a new local cluster" if address is None else f"the Ray cluster at address={address!r}"
+            raise ConnectionError(f"cannot start or reach {where}: {type(err).__name__}: {err}") from err
     done: dict[int, Any] = {}
     try:
         remote = ray.remote(fn)

@@ -181,7 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     with StopRequest("tournament", "no new deal starts; writing the games finished") as stop:
         if args.backend == "ray":
-            records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
+            try:
+                records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
+            except ConnectionError as err:
+                args.parser.error(str(err))
         else:
             records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)
     elapsed = time.perf_counter() - start

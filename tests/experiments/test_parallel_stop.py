@@ -2,6 +2,9 @@
 each returns what it finished (a chunk ends after its current deal) instead of being
 dropped with the pool (a Ctrl-C used to keep no game of a chunk in progress)."""
 
+import importlib
+import re
+import sys
 import threading
 import time
 from pathlib import Path
@@ -131,3 +134,50 @@ def test_a_worker_that_dies_alone_is_an_error_not_a_hang(tmp_path):
         "a worker process died (exit code -9, e.g. killed for memory) with no stop requested: "
         "the task it held may be lost, so the run ends rather than wait"
     )
+
+
+class UnreachableRay:
+    """Ray's surface as ``_run_ray`` meets it when the cluster cannot be reached."""
+
+    @staticmethod
+    def is_initialized():
+        return False
+
+    @staticmethod
+    def init(**kwargs):
+        raise ConnectionError("Failed to get cluster ID from GCS server")
+
+
+JOBS = {
+    "tournament": ["--variants", "gin_rummy", "--deals", "1", "--no-progress"],
+    "evaluate": [
+        "--variant",
+        "gin_rummy",
+        "--agent",
+        "random",
+        "--opponents",
+        "random",
+        "--deals",
+        "1",
+        "--no-progress",
+    ],
+    "pimc_labels": ["--variant", "gin_rummy", "--games", "1", "--no-progress"],
+}
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "ray", UnreachableRay)
+    said = (
+        "cannot start or reach the Ray cluster at address='1.2.3.4:1': "
+        "ConnectionError: Failed to get cluster ID from GCS server"
+    )
+    with pytest.raises(ConnectionError, match=re.escape(said)):
+        run_tasks(steps, [("m", 1)], backend="ray", address="1.2.3.4:1")
+    # the jobs say it as a usage error (exit 2), not a traceback
+    main = importlib.import_module(f"experiments.{job}").main
+    out = str(tmp_path / ("labels.npz" if job == "pimc_labels" else "out"))
+    with pytest.raises(SystemExit) as exit_:
+        main([*JOBS[job], "--out", out, "--backend", "ray", "--address", "1.2.3.4:1"])
+    assert exit_.value.code == 2
+    assert said in capsys.readouterr().err
