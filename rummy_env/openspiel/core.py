@@ -163,10 +163,12 @@ class Core:
         """Text of a decision (the env's text) or of a chance outcome.
 
         Raises:
-            ValueError: an action id outside the game's actions (``player >= 0``) or a setup
-                outcome outside that chance node's outcomes.
+            ValueError: ``player`` neither a seat nor -1 (chance), an action id outside the
+                game's actions (``player >= 0``) or a setup outcome outside that chance
+                node's outcomes.
         """
-        if player >= 0:
+        if player != -1:
+            self._check_player(player)
             if not 0 <= action < len(self.data.action_texts):
                 raise ValueError(f"action {action} is not an action id: ids are 0..{len(self.data.action_texts) - 1}")
             return self.data.action_texts[action]

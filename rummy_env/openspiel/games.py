@@ -70,7 +70,10 @@ class RummyEnvGame(pyspiel.Game):
             unknown parameter or one that is not a str name with a bool, int, float or str
             value.
         pyspiel.SpielError: an unknown parameter name through ``pyspiel.load_game`` (pyspiel
-            checks the names before the constructor runs).
+            checks the names before the constructor runs), or an int too big for pyspiel's
+            C++ ``int`` in a game string (``"python_rummy_env_rummy(max_turns=10000000000)"``;
+            ``RuntimeError`` "Unable to cast" in a parameter dict): pyspiel refuses it before
+            the constructor's own range check.
     """
 
     variant: Variant

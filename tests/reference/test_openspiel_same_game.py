@@ -267,3 +267,13 @@ def test_gin_returns_agree_with_openspiels_gin_rummy():
         assert theirs == our_points(last) == state.returns()
         compared[last["result"]] += 1
     assert sum(compared.values()) >= 60 and min(compared.values()) >= 4 and compared["knock"] >= 30, compared
+
+
+def test_action_to_string_refuses_a_player_that_is_neither_a_seat_nor_chance():
+    state = load("rummy").new_initial_state()
+    assert state.action_to_string(-1, 0) == "dealer 0"
+    state = random_play(state, np.random.default_rng(1), until=lambda s: s.engine)
+    assert state.action_to_string(state.current_player(), 52) == "draw stock"
+    for player in (2, 7, -2):
+        with pytest.raises(ValueError, match=rf"player {player} is not a seat: players are 0..1"):
+            state.action_to_string(player, 52)
