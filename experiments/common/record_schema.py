@@ -145,7 +145,8 @@ def _array(item: Callable[[Any, dict], str | None], what: str, size: str | None 
         if not isinstance(v, list):
             return f"{value_kind(v)}, expected an array of {what}"
         if size is not None and len(v) != ctx[size]:
-            return f"{len(v)} item{'' if len(v) == 1 else 's'}, expected {ctx[size]} ({what})"
+            per = ", one per player of field 'players'" if size == "n" else ""
+            return f"{len(v)} item{'' if len(v) == 1 else 's'}, expected {ctx[size]} ({what}{per})"
         for i, x in enumerate(v):
             wrong = item(x, ctx)
             if wrong is not None:  # an item of a nested array names its own item
@@ -161,8 +162,15 @@ def _number(v: Any, ctx: dict) -> str | None:
 
 def _players(v: Any, ctx: dict) -> str | None:
     wrong = _array(_text, "player names")(v, ctx)
-    if wrong is None and (not v or len(set(v)) != len(v)):
-        return f"{v!r}, expected distinct player names"
+    if wrong is None and (not v or v != [f"player_{i}" for i in range(len(v))]):
+        return f"{v!r}, expected the env's player names in seat order: 'player_0', 'player_1', ..."
+    return wrong
+
+
+def _options(v: Any, ctx: dict) -> str | None:
+    wrong = _object(v, ctx)
+    if wrong is None and "render_mode" in v:
+        return "holds 'render_mode', which is how a replay is shown, not a game option (records leave it out)"
     return wrong
 
 
@@ -175,7 +183,7 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
     "game": {
         "format": (True, _one_of(FORMAT)),
         "variant": (True, _one_of(*rummy_env.VARIANTS)),
-        "options": (True, _object),
+        "options": (True, _options),
         "seed": (True, _null_or(_int_at_least(0))),
         "reset_options": (False, _null_or(_object)),
         "players": (True, _players),
@@ -247,6 +255,13 @@ def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None
         if surrogate is not None:
             fail(i, f" ({kind}), {surrogate}: a string with a lone surrogate (as \\ud800), which is no Unicode text")
         schema = _schema(kind, ctx.get("variant", ""))
+        # an unknown field is an edit or another seat key (a Rummikub hand's 'dealer'): a
+        # replay would ignore it, and the reader believe it mattered
+        extra = sorted(set(line) - set(schema) - {"type"}, key=str)
+        if extra:
+            fields = ", ".join(map(repr, ["type", *schema]))
+            article = "an" if kind in ("action", "end") else "a"
+            fail(i, f" ({kind}), field {extra[0]!r}: not a field of {article} {kind} line (its fields: {fields})")
         for key, (required, check) in schema.items():
             if key not in line:
                 if required:
