@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from experiments.common.record_schema import value_kind
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
 
 RUN_FILES = ("summary.json", "evaluation.json")
@@ -185,6 +186,57 @@ def records_folder(games: list[dict]) -> str | None:
     return folders.pop()
 
 
+#: what the page reads of each row: (text fields, number fields; a number may be null)
+ROW_FIELDS = {
+    "summary": (
+        ("variant", "agent"),
+        ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "points_per_hand", "rating"),
+    ),
+    "head_to_head": (
+        ("variant", "agent", "opponent"),
+        ("games", "deals", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high"),
+    ),
+    "rows": (
+        ("opponent",),
+        (
+            "games",
+            "deals",
+            "wins",
+            "draws",
+            "win_rate",
+            "win_rate_ci_low",
+            "win_rate_ci_high",
+            "points_per_hand",
+            "opponent_points_per_hand",
+        ),
+    ),
+}
+
+
+def check_rows(data: dict, key: str) -> None:
+    """Check ``data[key]`` (a list of table rows, :data:`ROW_FIELDS`) as the page reads it:
+    objects whose text fields are strings and whose number fields, when present, are
+    numbers or null.
+
+    Raises:
+        ValueError: the first thing wrong, naming the field, the row and what it is.
+    """
+    texts, numbers = ROW_FIELDS[key]
+    rows = data.get(key, [])
+    if not isinstance(rows, list):
+        raise ValueError(f"field {key!r} is {value_kind(rows)}, expected an array of rows")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise ValueError(f"field {key!r}, item {i} is {value_kind(row)}, expected an object")
+        for k in texts:
+            if not isinstance(row.get(k), str):
+                raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(row.get(k))}, expected a string")
+        for k in numbers:
+            v = row.get(k)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(v)}, expected a number or null")
+
+
 def _no_constants(name: str) -> None:
     """Refuse NaN and Infinity: Python's json writes and reads them, but a browser's JSON cannot."""
     raise ValueError(f"it holds {name}, which JSON has no value for (the jobs never write it)")
@@ -218,6 +270,10 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
             raise ValueError(
                 "not the summary.json of experiments.tournament or the evaluation.json of experiments.evaluate"
             )
+        for key in ("summary", "head_to_head") if kind == "tournament" else ("rows",):
+            check_rows(data, key)
+        if kind == "tournament" and not isinstance(data["meta"].get("variants", []), list):
+            raise ValueError(f"field 'meta', 'variants' is {value_kind(data['meta']['variants'])}, expected an array")
     except (OSError, ValueError, RecursionError) as err:
         raise ApiError(422, f"{name} cannot be read as results: {err}") from None
     base = root.resolve()

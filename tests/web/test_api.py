@@ -242,10 +242,37 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
             refused(
                 c.get("/api/results/run", params={"name": name}), 422, "not the summary.json of experiments.tournament"
             )
-        refused(
-            c.get("/api/results/run", params={"name": "cut/summary.json"}), 422, "not as the tournament writes them"
-        )
+        said = "cut/summary.json cannot be read as results: field 'head_to_head', item 0, 'variant' is null"
+        refused(c.get("/api/results/run", params={"name": "cut/summary.json"}), 422, said)
         assert c.get("/api/results/run", params={"name": "eval/evaluation.json"}).json()["kind"] == "evaluation"
+    # files edited by hand: every field the page reads is checked, and the message names it
+    tour = {"meta": {"variants": ["gin_rummy_v0"]}, "summary": [], "head_to_head": []}
+    evaluation = files["eval/evaluation.json"]
+    edits = [
+        ("cut/summary.json", {**tour, "head_to_head": "abc"}, "field 'head_to_head' is the string 'abc', expected an"),
+        ("cut/summary.json", {**tour, "head_to_head": {"gin_rummy_v0": 5}}, "field 'head_to_head' is an object"),
+        (
+            "cut/summary.json",
+            {**tour, "summary": ["x"]},
+            "field 'summary', item 0 is the string 'x', expected an object",
+        ),
+        (
+            "cut/summary.json",
+            {**tour, "summary": [{}]},
+            "field 'summary', item 0, 'variant' is null, expected a string",
+        ),
+        ("cut/summary.json", {**tour, "meta": {"variants": 5}}, "field 'meta', 'variants' is the number 5, expected"),
+        (
+            "eval/evaluation.json",
+            {**evaluation, "rows": [{"opponent": "random", "win_rate": "high"}]},
+            "field 'rows', item 0, 'win_rate' is the string 'high', expected a number or null",
+        ),
+    ]
+    for name, data, said in edits:
+        (tmp_path / name).write_text(json.dumps(data))
+        with TestClient(make_app(results=tmp_path, save_games=False)) as c:
+            refused(c.get("/api/results/run", params={"name": name}), 422, f"{name} cannot be read as results: {said}")
+    (tmp_path / "eval/evaluation.json").write_text(json.dumps(evaluation))
     # NaN and Infinity (Python's json writes them; the response's JSON cannot carry them)
     for value in ("NaN", "-Infinity"):
         text = json.dumps(files["eval/evaluation.json"])[:-1] + f', "x": {value}}}'
