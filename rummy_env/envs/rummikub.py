@@ -141,7 +141,10 @@ Where ``rummikub.md`` leaves a choice open:
 - R-RK-11: when every player has the same rack total at the pool's end there is no
   winner (``winners`` is ``""``): every score and reward is 0.
 - R-RK-12: with ``episode="hand"`` there is no game: no target and no game winner,
-  however much the hand scores.
+  however much the hand scores.  With ``episode="game"`` the game ends when a total
+  reaches ``target_score`` (``>=``) and its winner is the highest total; players tied on
+  it (only shared winners of an R-RK-11 hand can cross the target together) share the
+  ``"win"`` reward, and ``game_winner`` names the lowest seat among them.
 - R-RK-13: a turn that reaches ``max_turns`` and also empties the rack (or is the last
   pass of R-RK-11) ends the hand as the rules score it, not as a truncation.
 

@@ -164,3 +164,26 @@ def test_pool_exhaustion_with_a_shared_lowest_total_r_rk_11():
     state._end_hand(out=-1)
     assert state.last_hand["winners"] == [0, 1] and state.last_hand["rack_values"] == [10, 10, 31]
     assert state.last_hand["hand_scores"] == [10.5, 10.5, -21]
+
+
+def test_leaders_tied_at_the_target_share_the_game_and_the_lowest_seat_is_named_r_rk_11_12():
+    # player_1 and player_2 hold and draw the two copies of the same 35 low types (the
+    # numbers 1..8 and R9 B9 K9), player_0 the 18 other types twice (both jokers among
+    # them); everyone draws until the pool is empty, then passes: racks 446 / 171 / 171
+    low = [f"{c}{v}" for v in range(1, 9) for c in "RBKY"] + ["R9", "B9", "K9"]
+    high = ["Y9"] + [f"{c}{v}" for v in range(10, 14) for c in "RBKY"] + ["JK"]
+    racks = [high[:14], low[:14], low[:14]]
+    draws = [t for i in range(21) for t in (high[(14 + i) % 18], low[14 + i], low[14 + i])]
+    pool = [*draws, high[(14 + 21) % 18]]  # 64 tiles: player_0 draws 22, the others 21
+    env = rummikub_v0.env(num_players=3, episode="game", target_score=100)
+    env.reset(seed=0, options={"deck": stack_pool([" ".join(r) for r in racks], pool_top=pool), "first_player": 0})
+    while not all(env.terminations.values()):
+        play(env, "draw" if env.unwrapped.game_state.pool else "pass")
+    assert [env.infos[a]["rack_value"] for a in env.agents] == [446, 171, 171]
+    assert {a: env.infos[a]["hand_score"] for a in env.agents} == {
+        "player_0": -275.0,
+        "player_1": 137.5,
+        "player_2": 137.5,
+    }
+    assert env.unwrapped.game_state.game_winner == 1  # both lead with 137.5 >= 100: the lower seat is named
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.5, "player_2": 0.5}
