@@ -170,8 +170,9 @@ lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Rule readings
 Where ``gin_rummy.md`` is silent, this environment reads it as follows:
-- R-GIN-04: the card taken from the discard pile may not be discarded in the same turn,
-  neither plainly nor to knock.
+- R-GIN-04: only the top card of the discard pile can be taken (the cards under it are
+  public, ``discard_rest``, but out of reach); the card taken may not be discarded in the
+  same turn, neither plainly nor to knock.
 - R-GIN-06: the knocker's arrangements are compared with adjacent runs of one suit
   merged (a 6-card run is one meld); "meld-table order" is the lexicographic order of
   an arrangement's ascending meld ids (``rummy_env.core.melds.MELDS``).
@@ -188,7 +189,13 @@ Where ``gin_rummy.md`` is silent, this environment reads it as follows:
 - R-GIN-13: with ``episode="hand"`` there is no game: no target and no game bonuses.
   ``hand_score`` is the hand's points; the end-of-game bonuses are reported in
   ``game_bonus`` and included in ``total_score``.
+- R-GIN-13: a game truncated by ``max_hands`` has no winner: no game bonuses, and a 0
+  reward with ``reward="win"``.
 - R-GIN-14: Oklahoma sets only the knock limit (no doubling for a spade upcard).
+- ``max_turns`` (no rule: a limit of this environment) counts the turns that end with a
+  discard, a knock or big gin (passes of the upcard are not turns) and is checked after
+  a plain discard only: a knock on the turn that reaches it is scored, and a discard that
+  leaves the wall (R-GIN-09) ends a dead hand, not a truncated one.
 
 ## Against OpenSpiel's ``gin_rummy``
 The defaults are not OpenSpiel's: it has no big gin (use ``big_gin=False``), scores an

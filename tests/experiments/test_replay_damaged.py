@@ -90,10 +90,10 @@ DAMAGED = [
     ("players number", put(1, "players", 2), r"line 1 \(game\), field 'players': the number 2, expected an array"),
     ("players same", put(1, "players", ["a", "a"]), r"line 1 \(game\), field 'players': \['a', 'a'\], expected"),
     ("players other", put(1, "players", ["a", "b"]), r"field 'players': \['a', 'b'\], expected the env's player names"),
-    ("players one", put(1, "players", ["player_0"]), r"field 'agents': 2 items, expected 1 \(agent names, one per player"),
+    ("players one", put(1, "players", ["player_0"]), r"'agents': 2 items, expected 1 \(agent names, one per player"),
     ("agents short", put(1, "agents", ["human"]), r"line 1 \(game\), field 'agents': 1 item, expected 2"),
     # fields a line does not have, and a replay's render mode among the game's options
-    ("extra", put(3, "extra", 1), r"line 3 \(action\), field 'extra': not a field of an action line \(its fields: 'type'"),
+    ("extra", put(3, "extra", 1), r"line 3 \(action\), field 'extra': not a field of an action line \(its fields:"),
     ("seat key", put(2, "first_player", 0), r"line 2 \(hand\), field 'first_player': not a field of a hand line"),
     ("render", put(1, "options", {"render_mode": "human"}), r"field 'options': holds 'render_mode', which is how a"),
     ("dealer string", put(2, "dealer", "1"), r"line 2 \(hand\), field 'dealer': the string '1', expected a seat 0..1"),

@@ -127,3 +127,36 @@ def test_the_default_max_hands_and_its_range():
         assert config_class(max_hands=10**9).max_hands == 10**9
     with pytest.raises(ValueError, match="max_hands=14 is out of range: max_hands must be an int from 1 to 13"):
         CrazyRummyConfig(max_hands=14)
+
+
+def _gin_knock_deal(**options):
+    """README's deal: both pass the upcard, player_0 draws KH and knocks (4 deadwood
+    against 33 after lay-offs: 34 points), its first turn."""
+    from rummy_env.games.gin_rummy import stack_deck
+
+    deck = stack_deck(
+        ["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"], dealer=1
+    )
+    env = gin_rummy_v0.env(**options)
+    env.reset(seed=0, options={"deck": deck, "dealer": 1})
+    for move in ["pass", "pass", "knock KH"]:
+        env.step(env.unwrapped.string_to_action(move))
+    return env
+
+
+def test_gin_a_knock_on_the_turn_that_reaches_max_turns_is_scored():
+    env = _gin_knock_deal(max_turns=1)  # the passes are not turns; the knock is the first
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env.infos["player_0"]["hand_score"] == 34 and env._cumulative_rewards["player_0"] == 1.0
+
+
+def test_gin_a_game_truncated_at_max_hands_has_no_winner_and_no_game_bonuses():
+    env = _gin_knock_deal(episode="game", game_bonuses=True, max_turns=1, max_hands=2)
+    assert env.unwrapped.game_state.scores == [34, 0] and not any(env.truncations.values())
+    while not all(env.truncations.values()):  # hand 2 ends at its first plain discard
+        texts = {env.unwrapped.action_to_string(int(a)): a for a in env.unwrapped.game_state.legal_actions()}
+        env.step(stalling_move(texts))
+    state = env.unwrapped.game_state
+    assert state.hands_played == 2 and state.game_winner == -1 and state.scores == [34, 0]
+    assert env.infos["player_0"]["game_bonus"] == 0 and env.infos["player_0"]["total_score"] == 34
+    assert env._cumulative_rewards == {"player_0": 0.0, "player_1": 0.0}
