@@ -99,7 +99,15 @@ class RummyEnvGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=min(variant.max_game_length(cfg), UNBOUNDED_LENGTH),  # pyspiel's int32
         )
+        # pyspiel takes a Python game's chance nodes to be at most its decisions, which a
+        # hand's deal alone exceeds with a small max_turns
+        self._max_chance_nodes = variant.max_chance_nodes(cfg)
         super().__init__(game_type(variant, cfg), info, params)
+
+    def max_chance_nodes_in_history(self) -> int:
+        """Most chance nodes of an episode (``Variant.max_chance_nodes``): with
+        ``max_game_length`` it bounds ``max_history_length`` and ``max_move_number``."""
+        return self._max_chance_nodes
 
     def new_initial_state(self) -> RummyEnvState:
         """The first chance node (the dealer, or Rummikub's first player)."""
@@ -307,7 +315,8 @@ class RummyEnvObserver:
         perfect_recall: strings are information states (the player's whole record)
             rather than the current observation.  The tensor is the project's encoding
             in both cases: it summarises the record (``Layout`` fields), it does not
-            list it.
+            list it, so two information states can share a tensor (all zeros during the
+            deal; in Rummikub, another player's tiles added before its commit).
     """
 
     def __init__(self, layout, perfect_recall: bool):

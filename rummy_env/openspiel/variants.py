@@ -39,8 +39,9 @@ from rummy_env.games.rummy import actions as rummy_actions
 from rummy_env.games.rummy.config import RummyConfig
 from rummy_env.games.rummy.state import RummyGame
 
-#: OpenSpiel's int32 bound: ``max_game_length`` is capped at it (e.g. ``max_turns`` of 10**9).
-UNBOUNDED_LENGTH = 2**31 - 1
+#: The cap of ``max_game_length`` and of ``max_chance_nodes_in_history`` (e.g. ``max_turns``
+#: of 10**9): OpenSpiel adds the two in an int32 (``max_history_length``, ``max_move_number``).
+UNBOUNDED_LENGTH = 2**30 - 1
 #: ``min_utility`` / ``max_utility`` magnitude when the options bound no total (Gin's box
 #: bonuses with a zero hand bonus, see ``encoding.gin_rummy.max_total``).
 UNBOUNDED_UTILITY = 1e9
@@ -167,6 +168,14 @@ class Variant:
     def max_game_length(self, cfg: Any) -> int:
         """Most decisions (not chance outcomes) of an episode, or :data:`UNBOUNDED_LENGTH`."""
         raise NotImplementedError
+
+    def max_chance_nodes(self, cfg: Any) -> int:
+        """Most chance nodes of an episode, capped at :data:`UNBOUNDED_LENGTH`: each hand's
+        setup steps and deal, and at most one draw per decision (a draw follows the decision
+        to draw, or Gin's second pass of the upcard, R-GIN-03)."""
+        hands = 1 if cfg.episode == "hand" else cfg.max_hands
+        setup = max(len(self.setup_steps(cfg, True)), len(self.setup_steps(cfg, False)))
+        return min(UNBOUNDED_LENGTH, hands * (setup + self.deal_size(cfg)) + self.max_game_length(cfg))
 
 
 def _win_range(n: int, shared: bool) -> tuple[float, float]:

@@ -186,8 +186,32 @@ def test_decision_nodes_list_no_chance_outcomes_and_texts_refuse_unknown_ids(var
 
 
 def test_a_length_bound_beyond_int32_is_capped_as_openspiel_stores_it():
-    assert load("rummy", max_turns=200_000_000).max_game_length() == 2**31 - 1
+    # OpenSpiel adds decisions and chance nodes in an int32: each is capped at 2**30 - 1
+    huge = load("rummy", max_turns=200_000_000)
+    assert huge.max_game_length() == huge.max_chance_nodes_in_history() == 2**30 - 1
+    assert huge.max_history_length() == huge.max_move_number() == 2**31 - 2
     assert load("rummy", max_turns=100).max_game_length() == 100 * (10 + 3)
+
+
+@pytest.mark.parametrize(
+    "variant, options, decisions, chance",
+    [
+        # a hand's deal outnumbers its decisions with a small max_turns: dealer + 21 cards, 4 decisions
+        ("gin_rummy", {"max_turns": 1}, 2 + 2, 1 + 21 + 4),
+        ("rummy", {"num_players": 6, "max_turns": 1}, 6 + 3, 1 + 6 * 6 + 1 + 9),  # six cards each with six players
+        ("crazy_rummy", {"num_players": 6, "max_turns": 1}, 2 + 2 * 9 + 4, 2 + 6 * 7 + 1 + 24),
+        ("rummikub", {"num_players": 4, "max_turns": 1}, 107, 1 + 4 * 14 + 107),
+        ("gin_rummy", {"max_turns": 1, "episode": "game", "max_hands": 3}, 3 * 4, 3 * (1 + 21) + 3 * 4),
+    ],
+)
+def test_every_history_stays_within_max_history_length(variant, options, decisions, chance):
+    game = load(variant, **options)
+    assert (game.max_game_length(), game.max_chance_nodes_in_history()) == (decisions, chance)
+    assert game.max_history_length() == game.max_move_number() == decisions + chance
+    longest = max(
+        len(random_play(game.new_initial_state(), np.random.default_rng(seed)).history()) for seed in range(20)
+    )
+    assert longest <= game.max_history_length()
 
 
 @pytest.mark.parametrize(
