@@ -269,6 +269,8 @@ SETTINGS = [
 ]
 
 
+# pimc says that whole games take its Python playouts (the compiled ones play single hands)
+@pytest.mark.filterwarnings("ignore:pimc on .*the compiled playouts are out:UserWarning")
 @pytest.mark.parametrize("name", ["heuristic", "pimc", "ismcts"])
 @pytest.mark.parametrize(("variant", "options"), SETTINGS, ids=[f"{v}-{o}" for v, o in SETTINGS])
 def test_more_seats_and_whole_games_keep_hidden_cards_hidden(variant, options, name, monkeypatch):
