@@ -81,8 +81,7 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
             f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
             "module importable from the current directory or the environment"
         ) from None
-    # a built-in (os:system) is never a factory, and calling it with (env, seed) could act
-    if isinstance(target, type) and not issubclass(target, Agent) or not callable(target) or inspect.isbuiltin(target):
+    if isinstance(target, type) and not issubclass(target, Agent) or not callable(target):
         raise ValueError(
             f"agent {spec!r} is a {type(target).__name__} {attr!r}: write an agents.Agent subclass, "
             "or a factory called as factory(env, seed) that returns one"

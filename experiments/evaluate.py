@@ -67,7 +67,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import run_tasks
+from experiments.common.parallel import RayUnreachableError, run_tasks
 from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, absolute_policy, deals_played, run_chunk
 from experiments.tournament.report import DEFAULT_POINTS_LABEL, POINTS_LABELS, display_names
@@ -470,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=not args.no_progress,
                 stop=stop,
             )
-    except (ValueError, ConnectionError) as err:  # ConnectionError: --backend ray, no cluster
+    except (ValueError, RayUnreachableError) as err:
         p.error(str(err))
     write_evaluation(out, result, records)
     print(format_rows(result))

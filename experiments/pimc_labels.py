@@ -58,7 +58,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import run_tasks
+from experiments.common.parallel import RayUnreachableError, run_tasks
 from experiments.common.progress import progress_counter
 
 #: games per task: a multiple of 2, 3 and 4, so that the search's seat, which moves on by one
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 on_result=lambda task, part: bar.update(len(part["result"])),
                 in_process_stop=True,
             )
-        except ConnectionError as err:  # --backend ray, no cluster
+        except RayUnreachableError as err:
             p.error(str(err))
     labels = merge(parts) if parts else merge([label_games(variant, env_options, args.agent, args.seed, games=0)])
     meta = {

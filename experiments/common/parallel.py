@@ -59,6 +59,10 @@ def init_worker(stop_event: Any = None) -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
+class RayUnreachableError(ConnectionError):
+    """Ray could not start a local cluster or reach the one at the address given."""
+
+
 def run_tasks(
     fn: Callable[[Any], Any],
     tasks: Iterable[Any],
@@ -94,8 +98,8 @@ def run_tasks(
         ValueError: an unknown backend or a worker count below 1.
         RuntimeError: a local worker process died with no stop requested (killed on its
             own, e.g. out of memory): the task it held may be lost.
-        ConnectionError: ``backend="ray"`` and Ray could not start a cluster or reach the
-            one at ``address`` (nothing was run).
+        RayUnreachableError: ``backend="ray"`` and Ray could not start a cluster or reach
+            the one at ``address`` (nothing was run).
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend={backend!r}: use local or ray")
@@ -220,7 +224,7 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own types here
             where = "a new local cluster" if address is None else f"the Ray cluster at address={address!r}"
-            raise ConnectionError(f"cannot start or reach {where}: {type(err).__name__}: {err}") from err
+            raise RayUnreachableError(f"cannot start or reach {where}: {type(err).__name__}: {err}") from err
     done: dict[int, Any] = {}
     try:
         remote = ray.remote(fn)

@@ -41,6 +41,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
+from experiments.common.parallel import RayUnreachableError
 from experiments.tournament.deals import DEFAULT_GAMES, make_chunks
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
@@ -183,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.backend == "ray":
             try:
                 records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
-            except ConnectionError as err:
+            except RayUnreachableError as err:
                 args.parser.error(str(err))
         else:
             records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)

@@ -12,6 +12,7 @@ engine's public API (``current_player``, ``legal_actions``, ``apply_action``,
 from __future__ import annotations
 
 import difflib
+import warnings
 from typing import Any
 
 import gymnasium
@@ -195,9 +196,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
         elif options:
             # ignored (Gymnasium's convention), but said: a stacked deal under a wrong key
             # ("cards") would otherwise be lost without a word
-            gymnasium.logger.warn(
-                f"{self.metadata['name']} reset: option(s) {', '.join(map(repr, sorted(map(str, options))))} "
-                f"unknown, ignored; its reset options are {', '.join(self.reset_option_names)}"
+            warnings.warn(
+                f"{self.metadata['name']} reset: option(s) {', '.join(map(repr, sorted(options, key=str)))} "
+                f"unknown, ignored; its reset options are {', '.join(self.reset_option_names)}",
+                UserWarning,
+                stacklevel=2,
             )
         next_hands = known.get("next_hands")
         if next_hands is not None:

@@ -168,7 +168,8 @@ class Core:
                 node's outcomes.
         """
         if player != -1:
-            self._check_player(player)
+            if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < self.data.n:
+                raise ValueError(f"player {player!r} is neither a seat 0..{self.data.n - 1} nor -1 (chance)")
             if not 0 <= action < len(self.data.action_texts):
                 raise ValueError(f"action {action} is not an action id: ids are 0..{len(self.data.action_texts) - 1}")
             return self.data.action_texts[action]

@@ -114,6 +114,13 @@ def tiny(name: str, variant: str) -> str:
     return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
 
 
+def holdings(state) -> tuple[list, list]:
+    """Every hand or rack and the stock or pool: whether a twin's deal differs from the truth."""
+    if hasattr(state, "racks"):
+        return [r.tolist() for r in state.racks], list(state.pool)
+    return list(state.hands), list(state.stock)
+
+
 def check_blind(
     variant: str,
     name: str,
@@ -129,12 +136,16 @@ def check_blind(
     again (``resample``); assert the same observation, action and search values.
 
     Returns:
-        (decisions checked, twin decisions in another true deal, searches run by the agent).
+        (decisions checked, twin decisions in a deal other than the truth's for the kind
+        of twin that saw the fewest: at most ``checked``, less where little or nothing
+        is hidden (a resample of two hidden cards deals them as they were half the
+        time), searches run by the agent).
     """
     env = MODULES[variant].env(**(env_options or {}))
     raw = env.unwrapped
     rng = np.random.default_rng(seed)
-    checked = moved = searched = 0
+    checked = searched = 0
+    moved = [0, 0]  # decisions where the scrambled / resampled twin's deal differed from the truth's
     for deal in deals:
         env.reset(seed=deal)
         n = len(env.possible_agents)
@@ -152,10 +163,10 @@ def check_blind(
                 continue
             truth = raw.game_state
             action = agent.act(obs)
-            for k, twin in enumerate(copies):
+            for i, twin in enumerate(copies):
                 # another true deal, the same information
-                raw.game_state = scrambled(truth, seat, rng) if k % 2 == 0 else truth.resample(seat, rng)
-                moved += raw.game_state is not truth
+                raw.game_state = scrambled(truth, seat, rng) if i % 2 == 0 else truth.resample(seat, rng)
+                moved[i % 2] += holdings(raw.game_state) != holdings(truth)
                 # encoded from the scrambled state (env.observe would hand out its cached arrays until the next step)
                 again = dict(zip(("observation", "action_mask"), raw._observe_arrays(seat), strict=True))
                 assert all(np.array_equal(again[k], obs[k]) for k in obs), (deal, decisions, "observation")
@@ -166,7 +177,8 @@ def check_blind(
             decisions += 1
             checked += 1
         searched += len(agent.__dict__.get("_values", []))
-    return checked, moved, searched
+    kinds = (twins + 1) // 2, twins // 2  # twins of each kind per decision
+    return checked, min(m / k for m, k in zip(moved, kinds, strict=True) if k), searched
 
 
 @pytest.mark.parametrize(("variant", "name"), CASES, ids=IDS)
@@ -174,7 +186,7 @@ def test_decisions_and_values_do_not_change_when_hidden_cards_are_permuted(varia
     record_search_values(monkeypatch)
     spec = tiny(name, variant)
     checked, moved, searched = check_blind(variant, spec)
-    assert checked >= 10 and moved >= checked  # the twins saw other true deals
+    assert checked >= 10 and moved >= 0.9 * checked  # the twins saw other true deals
     assert searched >= 5 or not is_search_spec(spec)  # the searches' values were compared too
 
 
@@ -281,7 +293,7 @@ def test_more_seats_and_whole_games_keep_hidden_cards_hidden(variant, options, n
     checked, moved, searched = check_blind(
         variant, spec, max_decisions=150 if name == "heuristic" else 30, env_options=options
     )
-    assert checked >= 10 and moved >= checked
+    assert checked >= 10 and moved >= 0.9 * checked
     assert searched >= 5 or not is_search_spec(spec)
 
 
@@ -292,4 +304,4 @@ STYLE_CASES = [(variant, style) for variant in MODULES for style in STYLES[varia
 def test_every_heuristic_style_keeps_hidden_cards_hidden_over_whole_hands(variant, style):
     """The styles over two whole hands (``test_styles`` checks a few early positions)."""
     checked, moved, _ = check_blind(variant, f"heuristic:style={style}", max_decisions=150)
-    assert checked >= 10 and moved >= checked
+    assert checked >= 10 and moved >= 0.9 * checked

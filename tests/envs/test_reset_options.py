@@ -57,6 +57,8 @@ def test_keys_no_variant_knows_are_ignored_with_a_warning(module):
     name = module.__name__.split(".")[-1]
     with pytest.warns(UserWarning, match=rf"{name} reset: option\(s\) 'options' unknown, ignored"):
         env.reset(seed=1, options={"options": 1})  # PettingZoo's api_test
+    with pytest.warns(UserWarning, match=r"option\(s\) 1, '100%' unknown, ignored"):
+        env.reset(seed=1, options={"100%": 1, 1: 0})  # keys as they are, a % in them too
     plain = module.env()
     plain.reset(seed=1)
     assert env.agent_selection == plain.agent_selection

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.common.parallel import run_tasks
+from experiments.common.parallel import RayUnreachableError, run_tasks
 
 
 def steps(task, stopped=None):
@@ -172,7 +172,7 @@ def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_pat
         "cannot start or reach the Ray cluster at address='1.2.3.4:1': "
         "ConnectionError: Failed to get cluster ID from GCS server"
     )
-    with pytest.raises(ConnectionError, match=re.escape(said)):
+    with pytest.raises(RayUnreachableError, match=re.escape(said)):
         run_tasks(steps, [("m", 1)], backend="ray", address="1.2.3.4:1")
     # the jobs say it as a usage error (exit 2), not a traceback
     main = importlib.import_module(f"experiments.{job}").main

@@ -11,7 +11,7 @@ import pytest
 
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.crazy_rummy import CrazyRummyConfig, CrazyRummyGame
-from rummy_env.games.gin_rummy import GinRummyConfig, GinRummyGame
+from rummy_env.games.gin_rummy import GinRummyConfig, GinRummyGame, stack_deck
 from rummy_env.games.rummikub import RummikubConfig, RummikubGame
 from rummy_env.games.rummy import RummyConfig, RummyGame
 
@@ -132,8 +132,6 @@ def test_the_default_max_hands_and_its_range():
 def _gin_knock_deal(**options):
     """README's deal: both pass the upcard, player_0 draws KH and knocks (4 deadwood
     against 33 after lay-offs: 34 points), its first turn."""
-    from rummy_env.games.gin_rummy import stack_deck
-
     deck = stack_deck(
         ["4D 5D 6D 2C 3C 4C JS QS KS 3H", "7C 7D 7H 7S 8D QH JH 9C 6S 2H"], upcard="AS", stock=["KH"], dealer=1
     )
