@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common.record_schema import value_kind
+from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
+from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
 RUN_FILES = ("summary.json", "evaluation.json")
 IMAGES = ("win_rates.png", "head_to_head.png", "evaluation.png")
@@ -186,30 +188,16 @@ def records_folder(games: list[dict]) -> str | None:
     return folders.pop()
 
 
-#: what the page reads of each row: (text fields, number fields; a number may be null)
+#: what the page reads of each row: (text fields, number fields; a number may be null).  The
+#: head-to-head cells and evaluation rows are the jobs' own field lists; a summary row is
+#: built by ``experiments.tournament.report.summarize`` (these are the fields the page shows).
 ROW_FIELDS = {
     "summary": (
         ("variant", "agent"),
         ("games", "wins", "draws", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "points_per_hand", "rating"),
     ),
-    "head_to_head": (
-        ("variant", "agent", "opponent"),
-        ("games", "deals", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high"),
-    ),
-    "rows": (
-        ("opponent",),
-        (
-            "games",
-            "deals",
-            "wins",
-            "draws",
-            "win_rate",
-            "win_rate_ci_low",
-            "win_rate_ci_high",
-            "points_per_hand",
-            "opponent_points_per_hand",
-        ),
-    ),
+    "head_to_head": (MATRIX_FIELDS[:3], MATRIX_FIELDS[3:]),
+    "rows": (EVALUATION_FIELDS[:1], tuple(f for f in EVALUATION_FIELDS[1:] if f != "same_as_agent")),
 }
 
 
