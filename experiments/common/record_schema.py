@@ -6,6 +6,7 @@ one line naming its line and field (:class:`RecordError`) instead of a traceback
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -167,6 +168,21 @@ def _players(v: Any, ctx: dict) -> str | None:
     return wrong
 
 
+def _reset_options(v: Any, ctx: dict) -> str | None:
+    """Null, or the variant's own reset options (a key it does not know would be ignored at
+    the replay's reset, and the replay part from the record at once)."""
+    if v is None:
+        return None
+    wrong = _object(v, ctx)
+    if wrong is None:
+        variant = ctx.get("variant", "")
+        known = importlib.import_module(f"rummy_env.{variant}").raw_env.reset_option_names
+        unknown = sorted(set(v) - set(known), key=str)
+        if unknown:
+            return f"holds {unknown[0]!r}, not a reset option of {variant} (its reset options: {', '.join(known)})"
+    return wrong
+
+
 def _options(v: Any, ctx: dict) -> str | None:
     wrong = _object(v, ctx)
     if wrong is None and "render_mode" in v:
@@ -185,7 +201,7 @@ SCHEMA: dict[str, dict[str, tuple[bool, Callable[[Any, dict], str | None]]]] = {
         "variant": (True, _one_of(*rummy_env.VARIANTS)),
         "options": (True, _options),
         "seed": (True, _null_or(_int_at_least(0))),
-        "reset_options": (False, _null_or(_object)),
+        "reset_options": (False, _reset_options),
         "players": (True, _players),
         "agents": (False, _null_or(_array(_text, "agent names", size="n"))),
     },

@@ -96,6 +96,7 @@ DAMAGED = [
     ("extra", put(3, "extra", 1), r"line 3 \(action\), field 'extra': not a field of an action line \(its fields:"),
     ("seat key", put(2, "first_player", 0), r"line 2 \(hand\), field 'first_player': not a field of a hand line"),
     ("render", put(1, "options", {"render_mode": "human"}), r"field 'options': holds 'render_mode', which is how a"),
+    ("reset key", put(1, "reset_options", {"cards": []}), r"'reset_options': holds 'cards', not a reset option of gin"),
     ("dealer string", put(2, "dealer", "1"), r"line 2 \(hand\), field 'dealer': the string '1', expected a seat 0..1"),
     ("dealer 2", put(2, "dealer", 2), r"line 2 \(hand\), field 'dealer': the number 2, expected a seat 0..1"),
     # values of the right type the game refuses, and lines out of order
