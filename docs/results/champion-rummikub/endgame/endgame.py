@@ -11,8 +11,6 @@ and keeps the play whose worst reply is best (minimax over two plies, max-play r
 after them).  Elsewhere it is the champion.
 """
 
-import numpy as np
-
 from agents.search.rummikub_plan import MIX, RummikubPlanAgent
 from agents.search.rummikub_plays import World, candidate_plays, playout
 
@@ -38,9 +36,7 @@ class EndgameAgent(RummikubPlanAgent):
             if after.over:
                 value = 1.0 if seat in after.winners else 0.0
             else:
-                replies = candidate_plays(
-                    self.rules, after.table, after.racks[other], after.melded[other], WIDTH
-                )
+                replies = candidate_plays(self.rules, after.table, after.racks[other], after.melded[other], WIDTH)
                 value = 1.0
                 for reply in replies:
                     trial = after.copy()
