@@ -62,6 +62,7 @@ from experiments.common import (
     program_name,
     resolve_variant,
     save_figure,
+    take_back_empty,
     usable_cpus,
     wilson_interval,
     worker_count,
@@ -455,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():  # evaluate() below warns about the members left out
             warnings.simplefilter("ignore")
             panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists
+        made = args.out is None or not Path(args.out).exists()
         out = output_folder(args.out, "evaluate")
         with StopRequest("evaluate", "no new deal starts; writing the games finished") as stop:
             result, records = evaluate(
@@ -470,7 +472,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=not args.no_progress,
                 stop=stop,
             )
-    except (ValueError, RayUnreachableError) as err:
+    except RayUnreachableError as err:
+        take_back_empty([out] if made else [])
+        p.error(str(err))
+    except ValueError as err:
         p.error(str(err))
     write_evaluation(out, result, records)
     print(format_rows(result))

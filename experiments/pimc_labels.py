@@ -55,6 +55,7 @@ from experiments.common import (
     positive_int,
     program_name,
     resolve_variant,
+    take_back_empty,
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
@@ -279,6 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out.suffix != ".npz":
             # numpy would add the suffix itself, and the file written would not be the one named
             raise ValueError(f"--out {str(args.out)!r} must end in .npz")
+        made = [] if args.out.parent.exists() else [args.out.parent]
         output_folder(args.out.parent, "", what="--out's folder")
         if args.out.is_dir():
             raise ValueError(f"--out {str(args.out)!r} is a folder: name the .npz file to write")
@@ -311,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 in_process_stop=True,
             )
         except RayUnreachableError as err:
+            take_back_empty(made)
             p.error(str(err))
     labels = merge(parts) if parts else merge([label_games(variant, env_options, args.agent, args.seed, games=0)])
     meta = {

@@ -298,6 +298,15 @@ def output_folder(path: Path | str | None, default_stem: str, what: str = "--out
     return path
 
 
+def take_back_empty(folders: Sequence[Path]) -> None:
+    """Remove those of ``folders`` that are still empty: made by a job (:func:`output_folder`)
+    that then failed before writing anything (an unreachable Ray cluster), so that it leaves
+    the disk as it was.  A folder holding anything stays."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | None = None) -> dict[str, Any]:
     """Play one episode of ``env`` with ``agents[i]`` in seat ``i``.
 

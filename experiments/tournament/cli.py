@@ -26,6 +26,7 @@ import argparse
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 import rummy_env
 from experiments.common import (
@@ -37,6 +38,7 @@ from experiments.common import (
     path_arg,
     program_name,
     resolve_variant,
+    take_back_empty,
     usable_cpus,
     worker_count,
 )
@@ -174,9 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_folder(args.record, "--record")
         if args.out is not None:
             check_folder(args.out, "--out")
+        made = [Path(f) for f in (args.record, args.out) if f is not None and not Path(f).exists()]
         if args.record:
             output_folder(args.record, "record", what="--record")
         out = output_folder(args.out, "tournament")
+        made += [out] if args.out is None else []
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()
@@ -185,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
             except RayUnreachableError as err:
+                take_back_empty(made)
                 args.parser.error(str(err))
         else:
             records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)

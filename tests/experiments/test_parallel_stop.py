@@ -176,8 +176,14 @@ def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_pat
         run_tasks(steps, [("m", 1)], backend="ray", address="1.2.3.4:1")
     # the jobs say it as a usage error (exit 2), not a traceback
     main = importlib.import_module(f"experiments.{job}").main
-    out = str(tmp_path / ("labels.npz" if job == "pimc_labels" else "out"))
+    folder = tmp_path / "new"
+    out = folder / "labels.npz" if job == "pimc_labels" else folder
     with pytest.raises(SystemExit) as exit_:
-        main([*JOBS[job], "--out", out, "--backend", "ray", "--address", "1.2.3.4:1"])
+        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", "1.2.3.4:1"])
     assert exit_.value.code == 2
     assert said in capsys.readouterr().err
+    assert not folder.exists()  # the folder the job made for its output is taken back
+    (folder / "mine").mkdir(parents=True)  # one that was there before stays, with what it holds
+    with pytest.raises(SystemExit):
+        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", "1.2.3.4:1"])
+    assert (folder / "mine").is_dir()
