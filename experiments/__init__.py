@@ -11,6 +11,7 @@ each instead of a traceback (left as Python has them when it is imported as a li
 """
 
 import sys as _sys
+from contextlib import suppress as _suppress
 from importlib.util import find_spec as _find_spec
 
 #: the extra (``pyproject.toml``) that brings each module a job may import
@@ -53,7 +54,11 @@ def _job_excepthook(kind, value, tb, _previous=_sys.excepthook):
     # broken install, whose traceback says more
     if issubclass(kind, ModuleNotFoundError) and top in EXTRA_OF_MODULE and not _installed(top):
         extra = EXTRA_OF_MODULE[top]
-        print(f'{value}: it comes with the {extra} extra: pip install -e ".[{extra}]"', file=_sys.stderr)
+        hint = f'pip install -e ".[{extra}]"'
+        if top == "torch":  # pinned first: the extra's plain torch would fetch the CUDA build
+            with _suppress(ImportError):
+                from agents.base import TRAIN_EXTRA as hint
+        print(f"{value}: it comes with the {extra} extra: {hint}", file=_sys.stderr)
         return
     _previous(kind, value, tb)
 

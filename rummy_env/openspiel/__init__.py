@@ -19,6 +19,13 @@ variant's deal, bounds and parameters (Crazy Rummy's ``wild_rank=0`` means "draw
 chance", the engine's ``None``).
 """
 
+try:
+    import pyspiel  # noqa: F401
+except ModuleNotFoundError as err:  # say which extra brings it, as the jobs do
+    raise ModuleNotFoundError(
+        f'rummy_env.openspiel needs OpenSpiel ({err}): pip install -e ".[reference]"', name="pyspiel"
+    ) from None
+
 from rummy_env.openspiel.games import GAME_CLASSES, PREFIX, RummyEnvGame, RummyEnvObserver, RummyEnvState, game_type
 
 GAME_NAMES = tuple(GAME_CLASSES)  #: the registered short names

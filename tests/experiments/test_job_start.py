@@ -73,3 +73,12 @@ def test_a_missing_submodule_of_an_installed_extra_keeps_its_traceback():
     done = run("import sys; sys.argv[:1] = ['-m']; import experiments; import tqdm._no_such_part")
     assert done.returncode == 1 and done.stderr.startswith("Traceback")
     assert done.stderr.endswith("ModuleNotFoundError: No module named 'tqdm._no_such_part'\n")
+
+
+def test_a_job_without_torch_names_the_pinned_install(tmp_path):
+    without_torch = WITHOUT_EXTRA.replace('("tqdm", "openskill", "matplotlib")', '("torch",)')
+    args = ["--variant", "gin_rummy", "--minutes", "0.01", "--out", str(tmp_path / "s")]
+    done = run(without_torch.format(module="experiments.selfplay", args=args))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    said = ': it comes with the train extra: pip install torch==2.13.0 && pip install -e ".[train]"\n'
+    assert done.stderr.endswith(said), done.stderr[-300:]

@@ -5,6 +5,9 @@ turns and in the middle of multi-step turns (a draw taken, melds laid, a Rummiku
 being built), and once the game is over.  And a Rummikub world resampled for a seat
 that is not acting while another builds a play still lets that play be finished."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pyspiel
 import pytest
@@ -227,3 +230,11 @@ def test_a_world_for_a_generator_that_is_not_one_is_refused_before_any_card_move
             core.resampled(0, bad)
     world, changes = core.resampled(0, np.random.default_rng(0))
     assert changes == {} and world is not core
+
+
+def test_without_openspiel_the_import_names_the_extra():
+    code = "import sys; sys.modules['pyspiel'] = None; import rummy_env.openspiel"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    said = "ModuleNotFoundError: rummy_env.openspiel needs OpenSpiel (import of pyspiel halted; None in sys.modules)"
+    assert said in done.stderr and 'pip install -e ".[reference]"' in done.stderr
