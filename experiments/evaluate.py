@@ -232,8 +232,11 @@ def format_rows(result: dict) -> str:
         names = ", ".join(display_names(missing).values())
         members = f"{len(played)} member{'' if len(played) == 1 else 's'}"
         over = f" over the {members} played; not played: {names}" if missing else ""
+        # named opponents are no panel: the same figures (evaluation.json's panel_mean /
+        # panel_min) under a name that does not claim one
+        what = "panel " if result["panel_version"] is not None else "opponents' "
         lines.append(
-            f"  panel mean {result['panel_mean']:.3f}, panel min {result['panel_min']:.3f} "
+            f"  {what}mean {result['panel_mean']:.3f}, {what}min {result['panel_min']:.3f} "
             f"(against {short[result['panel_min_opponent']]}){over}"
         )
     if result.get("left_out"):

@@ -123,7 +123,8 @@ def test_every_deal_is_played_once_with_the_agent_in_each_seat(tmp_path, capsys)
         assert [r["opponent"] for r in csv.DictReader(f)] == result["opponents"]
     assert (out / "evaluation.png").stat().st_size > 0
     printed, progress = capsys.readouterr()
-    assert "panel mean" in printed and "12 games" in printed
+    # named opponents are not the panel: the printed figures say so
+    assert "  opponents' mean 0.833, opponents' min 0.667 (against " in printed and "12 games" in printed
     # stderr is not a terminal here: the progress is a plain line, not a bar
     assert progress.strip().splitlines()[-1].startswith("evaluate: 6/6 deals (100%), ")
 
@@ -235,6 +236,9 @@ def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatc
     )
     assert [r["opponent"] for r in result["rows"]] == ["random"]
     assert evaluate.format_rows(result).splitlines()[-1] == (
-        "  panel mean 1.000, panel min 1.000 (against random) over the 1 member played; "
+        "  opponents' mean 1.000, opponents' min 1.000 (against random) over the 1 member played; "
         "not played: heuristic:style=defensive"
     )
+    # the same figures of a panel's evaluation are the panel's
+    panel = evaluate.format_rows({**result, "panel_version": 3}).splitlines()[-1]
+    assert panel.startswith("  panel mean 1.000, panel min 1.000 (against random) over the 1 member played")
