@@ -168,7 +168,7 @@ class Core:
                 node's outcomes.
         """
         if player != -1:
-            if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < self.data.n:
+            if not self._is_seat(player):
                 raise ValueError(f"player {player!r} is neither a seat 0..{self.data.n - 1} nor -1 (chance)")
             if not 0 <= action < len(self.data.action_texts):
                 raise ValueError(f"action {action} is not an action id: ids are 0..{len(self.data.action_texts) - 1}")
@@ -343,8 +343,11 @@ class Core:
             self.phase = PLAY
 
     # --------------------------------------------------------- observations
+    def _is_seat(self, player: Any) -> bool:
+        return not isinstance(player, bool) and isinstance(player, (int, np.integer)) and 0 <= player < self.data.n
+
     def _check_player(self, player: int) -> int:
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < self.data.n:
+        if not self._is_seat(player):
             raise ValueError(f"player {player!r} is not a seat: players are 0..{self.data.n - 1}")
         return int(player)
 

@@ -148,7 +148,7 @@ def test_gin_a_knock_on_the_turn_that_reaches_max_turns_is_scored():
     assert env.infos["player_0"]["hand_score"] == 34 and env._cumulative_rewards["player_0"] == 1.0
 
 
-def test_gin_a_game_truncated_at_max_hands_has_no_winner_and_no_game_bonuses():
+def test_gin_a_game_truncated_at_max_hands_has_no_winner_and_no_game_bonuses_r_gin_13():
     env = _gin_knock_deal(episode="game", game_bonuses=True, max_turns=1, max_hands=2)
     assert env.unwrapped.game_state.scores == [34, 0] and not any(env.truncations.values())
     while not all(env.truncations.values()):  # hand 2 ends at its first plain discard
