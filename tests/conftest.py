@@ -10,7 +10,7 @@ usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else o
 if usable < 2:
     os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 
-# the "compiling ..., about a minute the first time" notice of a kernel's first call
+# the "compiling ..., up to a minute the first time" notice of a kernel's first call
 # (rummy_env.core.compile_notice) is noise in test output; tests/core/test_compile_notice.py
 # turns it back on where it is the subject
 os.environ.setdefault("RUMMY_ENV_QUIET_COMPILE", "1")

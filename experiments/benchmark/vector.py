@@ -154,8 +154,12 @@ def run(
         )
         sizes = num_envs or (RUMMIKUB_NUM_ENVS if variant == "rummikub" else NUM_ENVS)
         for n in sizes:
+            used: set[int] = set()
             for t in threads:
                 r = measure_vector(variant, n, t, seconds, seed, warmup_steps=warmup)
+                if r["threads"] in used:  # a batch too small for t threads ran on fewer: a row already there
+                    continue
+                used.add(r["threads"])
                 rows.append(
                     {
                         "variant": variant,

@@ -1,14 +1,14 @@
 """One line on stderr when a numba kernel is about to compile (its on-disk cache is cold).
 
 The first use of a batched engine (``rummy_env.vector``), of the Rummikub solver's
-kernels or of ``pimc``'s compiled playouts compiles for about a minute; loaded from
-numba's cache (``cache=True``: ``__pycache__`` or ``NUMBA_CACHE_DIR``) it takes a second
-or two.  numba reports each real compilation, not a load from its cache, as a
-``"numba:compile"`` event (``numba.core.event``, numba's documented event API);
-:func:`compile_notice` listens for it around a kernel's first call and says, once per
-process and kernel::
+kernels or of ``pimc``'s compiled playouts compiles for up to a minute (a small kernel
+in seconds, the Rummikub solver the longest); loaded from numba's cache (``cache=True``:
+``__pycache__`` or ``NUMBA_CACHE_DIR``) it takes a second or two.  numba reports each
+real compilation, not a load from its cache, as a ``"numba:compile"`` event
+(``numba.core.event``, numba's documented event API); :func:`compile_notice` listens for
+it around a kernel's first call and says, once per process and kernel::
 
-    rummy_env: compiling the Gin Rummy kernel with numba, about a minute the first time; cached after
+    rummy_env: compiling the Gin Rummy kernel with numba, up to a minute the first time; cached after
 
 ``RUMMY_ENV_QUIET_COMPILE=1`` (any value but ``""`` and ``"0"``) turns the notice off; the
 test suite sets it (``tests/conftest.py``).  Nothing here imports numba before a kernel
@@ -42,7 +42,7 @@ def _say(what: str) -> None:
             return
         _said.add(what)
     print(
-        f"rummy_env: compiling {what} with numba, about a minute the first time; cached after",
+        f"rummy_env: compiling {what} with numba, up to a minute the first time; cached after",
         file=sys.stderr,
         flush=True,
     )

@@ -43,7 +43,7 @@ SCRIPT = textwrap.dedent(
         print(tiny.other(5))
     """
 )
-NOTICE = "rummy_env: compiling the tiny kernel with numba, about a minute the first time; cached after\n"
+NOTICE = "rummy_env: compiling the tiny kernel with numba, up to a minute the first time; cached after\n"
 
 
 def run(tmp_path, quiet):
@@ -91,7 +91,7 @@ def test_the_batched_engine_says_so_on_its_first_compiling_call(fresh_notices, m
     vec.step_random()
     vec.step_random()  # the reset and step calls compiled: one notice for the kernel
     assert capsys.readouterr().err == (
-        "rummy_env: compiling the Gin Rummy kernel with numba, about a minute the first time; cached after\n"
+        "rummy_env: compiling the Gin Rummy kernel with numba, up to a minute the first time; cached after\n"
     )
 
 
