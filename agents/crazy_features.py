@@ -55,163 +55,16 @@ import numpy as np
 CRAZY_OUT_SIZE = 59
 #: entries of :func:`crazy_discard_features`
 CRAZY_DISCARD_SIZE = 156
-_KIND_MELD, _KIND_LAYOFF, _KIND_WILD, _KIND_SWAP, _KIND_OUT = 2, 3, 4, 5, 6
-_CARDS = 7
-
-_KERNELS: list = []
 
 
 def _kernels():
-    """The compiled loops ``(crazy_out, crazy_discard)``, built once (numba is imported
-    here: like the compiled planner, only these features need it).  Each takes the float32
-    observations, the offsets of the planes it reads (its function's ``at``) and the
-    float32 output, zeroed."""
-    if not _KERNELS:
-        from numba import njit
+    """The compiled loops ``(crazy_out, crazy_discard)`` of ``agents.feature_kernels``
+    (numba is imported there, on first use: like the compiled planner, only these
+    features need it).  Each takes the float32 observations, the offsets of the planes it
+    reads (its function's ``at``) and the float32 output, zeroed."""
+    from agents import feature_kernels
 
-        from agents.search import crazy_fast
-        from agents.search import crazy_plan as plan
-        from rummy_env.vector.bits import U0, U1, bit, ctz, popcount
-        from rummy_env.vector.deadwood_kernel import MELD_MASK
-
-        @njit(cache=True)
-        def plane(row, start):
-            """The 52-card plane of ``row`` at ``start`` as a bitmask."""
-            m = U0
-            for c in range(52):
-                if row[start + c] > 0:
-                    m |= bit(c)
-            return m
-
-        @njit(cache=True)
-        def wild_cards(row, rank_at):
-            """``(wild_rank, the four wild cards)`` from the one-hot ``wild_rank`` plane."""
-            wild_rank = 0
-            for r in range(13):
-                if row[rank_at + r] > 0:
-                    wild_rank = r
-            wilds = U0
-            for s in range(4):
-                wilds |= bit(13 * s + wild_rank)
-            return wild_rank, wilds
-
-        @njit(cache=True)
-        def table(row, natural_at, wild_at, wild_rank, stands):
-            """``(rep, occupied)``: the cards the table represents (as themselves or by a wild
-            card) and the cards on it; ``stands[s]``: the card suit ``s``'s wild card stands
-            for, -1 for none."""
-            rep = plane(row, natural_at)
-            occupied = rep
-            for s in range(4):
-                stands[s] = -1
-                for c in range(52):
-                    if row[wild_at + 52 * s + c] > 0:
-                        stands[s] = c
-                        rep |= bit(c)
-                        occupied |= bit(c) | bit(13 * s + wild_rank)
-                        break
-            return rep, occupied
-
-        @njit(cache=True)
-        def out_kernel(obs, at, out):
-            keys, results = plan.memo_arrays()
-            gen = np.uint64(0)
-            stands = np.empty(4, np.int64)
-            hand_at, top_at, natural_at, wild_at, forbidden_at, rank_at, phase_at, melded_at = at
-            for i in range(obs.shape[0]):
-                row = obs[i]
-                draw, play = row[phase_at] > 0, row[phase_at + 1] > 0
-                if not (draw or play):
-                    continue
-                hand = plane(row, hand_at)
-                wild_rank, wilds = wild_cards(row, rank_at)
-                rep, occupied = table(row, natural_at, wild_at, wild_rank, stands)
-                melded = row[melded_at] > 0
-                gen += np.uint64(1)
-                if draw:
-                    top = plane(row, top_at)
-                    if top == U0:
-                        continue
-                    move = plan.first_move(
-                        hand | top, melded, top, wilds, rep, occupied, stands, U0, False, keys, results, gen
-                    )
-                    out[i, 0] = 1.0 if move != plan.NO_PLAN else 0.0
-                    spots = plan.guess_spots(rep, occupied)
-                    out[i, 1] = 1.0 if crazy_fast.useful(ctz(top), hand, wilds, melded, spots) else 0.0
-                    continue
-                keep_out = plane(row, forbidden_at)
-                move = plan.first_move(
-                    hand, melded, keep_out, wilds, rep, occupied, stands, U0, False, keys, results, gen
-                )
-                if move == plan.NO_PLAN:
-                    continue
-                out[i, 0] = 1
-                if move == plan.EMPTY_PLAN:
-                    out[i, _KIND_OUT] = 1
-                    cards = hand
-                elif move >= plan.MELD_MOVE:
-                    out[i, _KIND_MELD] = 1
-                    cards = MELD_MASK[move - plan.MELD_MOVE]
-                elif move >= plan.SWAP_MOVE:
-                    out[i, _KIND_SWAP] = 1
-                    cards = bit(move - plan.SWAP_MOVE)
-                elif move >= plan.WILD_MOVE:
-                    out[i, _KIND_WILD] = 1
-                    cards = bit(move - plan.WILD_MOVE)
-                else:
-                    out[i, _KIND_LAYOFF] = 1
-                    cards = bit(move - plan.LAYOFF_MOVE)
-                while cards:
-                    c = ctz(cards)
-                    out[i, _CARDS + c] = 1
-                    cards &= cards - np.uint64(1)
-
-        @njit(cache=True)
-        def discard_kernel(obs, at, out):
-            stands = np.empty(4, np.int64)
-            (
-                hand_at,
-                top_at,
-                rest_at,
-                natural_at,
-                wild_at,
-                next_at,
-                forbidden_at,
-                must_at,
-                rank_at,
-                phase_at,
-                melded_at,
-            ) = at
-            for i in range(obs.shape[0]):
-                row = obs[i]
-                if row[phase_at + 1] <= 0:
-                    continue
-                hand = plane(row, hand_at)
-                wild_rank, wilds = wild_cards(row, rank_at)
-                naturals = hand & ~wilds
-                known = plane(row, next_at)
-                pile = plane(row, top_at) | plane(row, rest_at)
-                spots = U0
-                if row[melded_at + 1] > 0:  # the next player has melded: it may lay off
-                    rep, occupied = table(row, natural_at, wild_at, wild_rank, stands)
-                    spots = plan.guess_spots(rep, occupied)
-                m = hand
-                while m:
-                    c = ctz(m)
-                    m &= m - U1
-                    out[i, c] = popcount(crazy_fast.PARTNERS[c] & naturals) / 7.0
-                    out[i, 52 + c] = crazy_fast.discard_risk(c, known, pile, spots) / 8.0
-                discards = hand & ~plane(row, forbidden_at)
-                must = plane(row, must_at) & hand
-                if must:
-                    discards = must
-                pool = crazy_fast.discard_pool(discards, wilds, naturals, wild_rank)
-                if pool:
-                    pick = crazy_fast.defensive_discard(pool, known, pile, spots, wild_rank, naturals)
-                    out[i, 104 + pick] = 1.0
-
-        _KERNELS.extend((out_kernel, discard_kernel))
-    return _KERNELS
+    return feature_kernels.crazy_out, feature_kernels.crazy_discard
 
 
 def _offsets(layout, fields) -> tuple[int, ...]:

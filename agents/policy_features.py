@@ -128,39 +128,14 @@ def _gin_deadwood_python(masks: np.ndarray, ups: np.ndarray) -> np.ndarray:
     return out
 
 
-_KERNEL: list = []
-
-
 def _deadwood_kernel():
-    """The compiled deadwood-feature loop, or None without numba (built once)."""
-    if not _KERNEL:
-        try:
-            from numba import njit
-
-            from rummy_env.vector.deadwood_kernel import deadwood as dw
-        except ImportError:
-            _KERNEL.append(None)
-        else:
-
-            @njit(cache=True)
-            def kernel(masks, ups, out):
-                one = np.uint64(1)
-                for i in range(masks.shape[0]):
-                    h = masks[i]
-                    for c in range(52):
-                        if h >> np.uint64(c) & one:
-                            out[i, c] = dw(h ^ (one << np.uint64(c))) / 100.0
-                    u = ups[i]
-                    if u >= 0 and h != 0 and not h >> np.uint64(u) & one:
-                        with_up = h | one << np.uint64(u)
-                        best = 1000
-                        for c in range(52):
-                            if h >> np.uint64(c) & one:
-                                best = min(best, dw(with_up ^ (one << np.uint64(c))))
-                        out[i, 52] = best / 100.0
-
-            _KERNEL.append(kernel)
-    return _KERNEL[0]
+    """The compiled deadwood-feature loop (``agents.feature_kernels.gin_deadwood``), or None
+    without numba."""
+    try:
+        from agents import feature_kernels
+    except ImportError:
+        return None
+    return feature_kernels.gin_deadwood
 
 
 def opponent_features(hand: np.ndarray, known: np.ndarray, seen: np.ndarray, table: np.ndarray | None) -> np.ndarray:

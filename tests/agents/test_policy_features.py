@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from agents.policy_features import _BITS, FEATURES, Featurizer, _gin_deadwood_python, gin_deadwood_features
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.core.cards import parse_card as card_id
+from tests.markdown_code import ROOT
 
 PLANES = ["opp_rank", "opp_adjacent", "opp_gap", "live_rank", "live_adjacent", "live_gap", "layoff"]
 
@@ -103,3 +108,39 @@ def test_the_compiled_deadwood_planes_equal_the_python_reference():
 def test_gin_features_are_refused_for_rummy(name):
     with pytest.raises(ValueError, match=f"features {name!r} do not apply to rummy_v0"):
         Featurizer(name, "rummy_v0", rummy_v0.env().unwrapped.layout)
+
+
+def test_the_compiled_feature_loops_load_from_numba_cache_in_a_new_process(tmp_path):
+    # built as closures on first use they compiled again in every process (numba keys a
+    # closure's cache by what it captures): the second process here must compile nothing
+    code = """if True:
+        import numpy as np
+        from numba.core import event
+        from agents import feature_kernels as fk
+        import rummy_env.crazy_rummy_v0 as crazy
+        from agents.crazy_features import crazy_discard_features
+
+        class Count(event.Listener):
+            n = 0
+            def on_start(self, ev): Count.n += 1
+            def on_end(self, ev): pass
+
+        env = crazy.env()
+        env.reset(seed=0)
+        for _ in range(2):  # player_0 discards, player_1 draws: its play phase
+            env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+        obs = env.last()[0]["observation"][None]
+        with event.install_listener("numba:compile", Count()):
+            out = np.zeros((1, 53), np.float32)
+            fk.gin_deadwood(np.array([7], np.uint64), np.array([-1], np.int64), out)
+            discard = crazy_discard_features(obs, env.unwrapped.layout)
+        print(Count.n > 0, [round(float(x), 4) for x in out[0, :3]], np.flatnonzero(discard[0, 104:]).tolist())
+    """
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    run = [sys.executable, "-c", code]
+    runs = [subprocess.run(run, capture_output=True, text=True, env=env, cwd=ROOT) for _ in "ab"]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr[-2000:]
+    first, second = (r.stdout.split(None, 1) for r in runs)
+    assert (first[0], second[0]) == ("True", "False")
+    # AC 2C 3C: the deadwood without AC is 2 + 3, ...; player_1 sheds QC (card 11)
+    assert first[1] == second[1] == "[0.05, 0.04, 0.03] [11]\n"
