@@ -53,6 +53,8 @@ def test_the_pages_show_the_jobs_commands():
     assert len(COMMANDS) > 150
 
 
+# runpy runs a job's module again as __main__ after earlier tests imported it, and says so
+@pytest.mark.filterwarnings("ignore:.*found in sys.modules after import of package:RuntimeWarning")
 @pytest.mark.parametrize(
     ("page", "path", "job", "args"), COMMANDS, ids=[f"{c[0]}:{c[2]} {' '.join(c[3])}"[:90] for c in COMMANDS]
 )
