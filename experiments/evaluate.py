@@ -22,7 +22,10 @@ and the members' mean ``total_score`` per hand: Crazy Rummy's are penalty points
 round, lower is better; the printed table calls them ``penalty/round`` there),
 ``deals_won_in_every_seat`` / ``deals_lost_in_every_seat`` (deals played in every seat
 whose every game the agent won / lost to another seat: the deals its play decided; in the
-others the seat decided, a win was shared or a game had no winner) and ``same_as_agent``
+others the seat decided, a win was shared or a game had no winner), ``points_margin`` with
+``points_margin_ci_low`` / ``points_margin_ci_high`` (the agent's points a hand more than
+the other seats', paired per deal, with a 95% interval over the deals; on Crazy Rummy the
+others' penalty minus the agent's: positive is better on every variant) and ``same_as_agent``
 (the member builds the very agent evaluated, under its own name or another one,
 :func:`agents.registry.same_agent`, e.g. ``pimc`` and ``pimc:model=1`` on Crazy Rummy: that
 row is a self-match, at the fair share by construction); plus
@@ -30,7 +33,8 @@ row is a self-match, at the fair share by construction); plus
 ``panel_min_opponent``, ``fair_share``, ``left_out`` (the panel's members that cannot play
 here, with why: an extra not installed, a model trained for another number of seats), the
 panel version and the settings), the same rows
-as ``evaluation.csv``, the bar chart ``evaluation.png``, and ``games.csv`` (every game).
+as ``evaluation.csv``, the bar chart ``evaluation.png``, and ``games.csv`` (every game: the
+agent's seat, win share and points, and the other seats' mean points).
 Ctrl-C stops it with the games finished (``"partial": true``).
 """
 
@@ -88,6 +92,9 @@ ROW_FIELDS = (
     "opponent_points_per_hand",
     "deals_won_in_every_seat",
     "deals_lost_in_every_seat",
+    "points_margin",
+    "points_margin_ci_low",
+    "points_margin_ci_high",
     "same_as_agent",
 )
 
@@ -141,7 +148,12 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
     share, its 95% Wilson interval over deals, both sides' points per hand, and the deals
     played in every seat that the agent won (or lost: another seat won) in all of them (win
     share 1 / 0 in every game): the deals its play decided, where the others' winner was the
-    seat, a shared win or no one (a draw).
+    seat, a shared win or no one (a draw).  ``points_margin``: the agent's points per hand
+    minus the other seats' mean, averaged per deal, then over the deals, with a 95% normal
+    interval over the deals (``None`` below two deals); on a penalty variant
+    (``POINTS_LABELS``: Crazy Rummy) the others' penalty minus the agent's, so that a
+    positive margin is better on every variant.  Paired on duplicate deals, it tells apart
+    agents that win as often but by different amounts.
 
     Raises:
         ValueError: a record that does not seat ``agent`` where its rotation says.
@@ -154,6 +166,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
             "points": 0.0,
             "their_points": 0.0,
             "deals": defaultdict(list),
+            "margins": defaultdict(list),
         }
     )
     for r in records:
@@ -167,6 +180,9 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         s["points"] += r["points_per_hand"][seat]
         s["their_points"] += sum(r["points_per_hand"][o] for o in others) / len(others)
         s["deals"][r["deal"]].append(r["win_share"][seat] if any(r["win_share"]) else None)  # None: no winner
+        better = -1.0 if r.get("variant") in POINTS_LABELS else 1.0  # penalty points: fewer is better
+        mine, theirs = r["points_per_hand"][seat], sum(r["points_per_hand"][o] for o in others) / len(others)
+        s["margins"][r["deal"]].append(better * (mine - theirs))
     rows = []
     for opponent in opponents:
         s = stats.get(opponent)
@@ -175,6 +191,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         rate = s["wins"] / s["games"]
         low, high = wilson_interval(rate, len(s["deals"]))
         every_seat = [shares for shares in s["deals"].values() if len(shares) == s["seats"]]
+        margin, margin_low, margin_high = _mean_interval([sum(m) / len(m) for m in s["margins"].values()])
         rows.append(
             {
                 "opponent": opponent,
@@ -190,9 +207,32 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
                 "deals_won_in_every_seat": sum(all(w == 1.0 for w in shares) for shares in every_seat),
                 # a game without a winner holds None: a deal drawn in a seat is not lost in every seat
                 "deals_lost_in_every_seat": sum(all(w == 0.0 for w in shares) for shares in every_seat),
+                "points_margin": margin,
+                "points_margin_ci_low": margin_low,
+                "points_margin_ci_high": margin_high,
             }
         )
     return rows
+
+
+def _mean_interval(values: list[float]) -> tuple[float, float | None, float | None]:
+    """The mean of ``values`` and its 95% normal interval (1.96 standard errors, the
+    sample's standard deviation); no interval below two values."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None, None
+    half = 1.96 * (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** 0.5
+    return mean, mean - half, mean + half
+
+
+def _margin(row: dict) -> str:
+    """``points_margin`` and its interval's half-width as ``+2.71±0.85`` (a row written
+    before the field: empty)."""
+    margin, low, high = (row.get(k) for k in ("points_margin", "points_margin_ci_low", "points_margin_ci_high"))
+    if margin is None:
+        return ""
+    return f"{margin:+.2f}" + ("" if low is None or high is None else f"±{(high - low) / 2:.2f}")
 
 
 def format_rows(result: dict) -> str:
@@ -210,16 +250,17 @@ def format_rows(result: dict) -> str:
         f"{result['variant']}: {result['agent']} against {against}, "
         f"{result['seats']} seats, fair share {result['fair_share']:.3f})",
         f"  {'opponent':<{width}} {'games':>6} {'win rate':>9} {'95% CI':>17} {points:>{pw}} {'theirs':>8} "
-        f"{'every-seat W/L':>15}",
+        f"{'margin':>15} {'every-seat W/L':>15}",
     ]
     for r in result["rows"]:
         ci = f"[{r['win_rate_ci_low']:.3f}, {r['win_rate_ci_high']:.3f}]"
         lines.append(
             f"  {short[r['opponent']]:<{width}} {r['games']:>6} {r['win_rate']:>9.3f} {ci:>17} "
-            f"{r['points_per_hand']:>{pw}.2f} {r['opponent_points_per_hand']:>8.2f} "
+            f"{r['points_per_hand']:>{pw}.2f} {r['opponent_points_per_hand']:>8.2f} {_margin(r):>15} "
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
+    lines.append("  margin: points a hand more than the others', paired per deal, and its 95% half-width (+: better)")
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     if result["variant"] in POINTS_LABELS:
         lines.append(f"  {points} and theirs: penalty points, lower is better")
@@ -277,9 +318,13 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
         w.writerows(result["rows"])
     with atomic_open(out / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"])
+        w.writerow(
+            ["opponent", "deal", "seed", "rotation", "agent_seat", "win_share", "points_per_hand", "steps"]
+            + ["opponent_points_per_hand"]  # the other seats' mean: the margin can be computed again
+        )
         for r in records:
             seat, opponent = agent_seat(result["agent"], r)
+            others = [p for i, p in enumerate(r["points_per_hand"]) if i != seat]
             w.writerow(
                 [
                     opponent,
@@ -290,6 +335,7 @@ def write_evaluation(out: Path, result: dict, records: list[dict]) -> None:
                     r["win_share"][seat],
                     r["points_per_hand"][seat],
                     r["steps"],
+                    sum(others) / len(others),
                 ]
             )
     if result["rows"]:

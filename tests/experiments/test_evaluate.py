@@ -45,6 +45,11 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
             "opponent_points_per_hand": 3.75,
             "deals_won_in_every_seat": 0,  # each deal split between the seats
             "deals_lost_in_every_seat": 0,
+            # per deal: deal 0 (20 - 15) / 2 = 2.5, deal 1 (0 + 30) / 2 = 15; their standard
+            # deviation 12.5 / sqrt(2), its standard error 6.25 over 2 deals
+            "points_margin": 8.75,
+            "points_margin_ci_low": pytest.approx(8.75 - 1.96 * 6.25),
+            "points_margin_ci_high": pytest.approx(8.75 + 1.96 * 6.25),
         },
         {
             "opponent": "C",
@@ -59,8 +64,35 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
             "opponent_points_per_hand": 3.5,  # the mean over the other seats: (4.5 + 0 + 6) / 3
             "deals_won_in_every_seat": 0,
             "deals_lost_in_every_seat": 0,
+            "points_margin": -0.5,  # (-4.5 + 9 - 6) / 3: one deal, no interval
+            "points_margin_ci_low": None,
+            "points_margin_ci_high": None,
         },
     ]
+
+
+def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed():
+    records = [
+        {**_record(d, seats, [0.0] * 3, points), "variant": "crazy_rummy_v0"}
+        for d, seats, points in [
+            (0, ("A", "C", "C"), [10.0, 20.0, 30.0]),  # 15 fewer than the others' mean
+            (0, ("C", "A", "C"), [12.0, 20.0, 16.0]),  # 6 more
+            (1, ("A", "C", "C"), [0.0, 8.0, 4.0]),  # 6 fewer
+        ]
+    ]
+    (row,) = evaluate.panel_rows("A", ["C"], records)
+    # deal 0: (15 - 6) / 2 = 4.5, deal 1: 6; standard error |6 - 4.5| / 2 = 0.75
+    assert (row["points_margin"], row["points_margin_ci_low"], row["points_margin_ci_high"]) == pytest.approx(
+        (5.25, 5.25 - 1.96 * 0.75, 5.25 + 1.96 * 0.75)
+    )
+    result = {
+        "variant": "crazy_rummy_v0", "agent": "A", "panel_version": None, "seats": 3, "fair_share": 1 / 3,
+        "rows": [{**row, "same_as_agent": False}], "opponents": ["C"], "panel_mean": 0.0, "panel_min": 0.0,
+        "panel_min_opponent": "C",
+    }  # fmt: skip
+    lines = evaluate.format_rows(result).splitlines()
+    assert lines[2].split()[5:8] == ["10.00", "15.00", "+5.25±1.47"]  # penalties, theirs, margin
+    assert "margin: points a hand more than the others'" in lines[3]
 
 
 def test_rows_count_the_deals_won_or_lost_in_every_seat():
@@ -166,9 +198,16 @@ def test_an_agent_of_the_panel_plays_itself_as_a_marked_self_match(tmp_path):
     result = json.loads((tmp_path / "evaluation.json").read_text())
     rows = [(r["opponent"], r["games"], r["win_rate"], r["same_as_agent"]) for r in result["rows"]]
     assert rows == [("random", 6, 1.0, False), ("heuristic", 6, 0.5, True)]
+    # the deterministic heuristic plays each deal's two games alike from either seat: every
+    # deal's margin is its points minus the same points
+    self_match = result["rows"][1]
+    assert [self_match[k] for k in ("points_margin", "points_margin_ci_low", "points_margin_ci_high")] == [0, 0, 0]
     with open(tmp_path / "games.csv") as f:
-        seats = [(g["opponent"], g["rotation"], g["agent_seat"]) for g in csv.DictReader(f)]
+        games = list(csv.DictReader(f))
+    seats = [(g["opponent"], g["rotation"], g["agent_seat"]) for g in games]
     assert seats[-2:] == [("heuristic", "0", "0"), ("heuristic", "1", "1")]
+    mine = [(g["points_per_hand"], g["opponent_points_per_hand"]) for g in games[-2:]]
+    assert mine[0] == mine[1][::-1] and mine[0] != ("0.0", "0.0")
 
 
 def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_warning(monkeypatch):

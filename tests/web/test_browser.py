@@ -202,12 +202,16 @@ def test_an_evaluation_links_no_replays_it_never_recorded(page, site, served_fol
     _, results = served_folders
     row = {"opponent": "random", "games": 4, "deals": 2, "wins": 3, "draws": 0, "win_rate": 0.75}
     row |= {"win_rate_ci_low": 0.3, "win_rate_ci_high": 0.95, "points_per_hand": 9.5, "opponent_points_per_hand": 2}
-    evaluation = {"agent": "heuristic", "variant": "gin_rummy_v0", "games": 4, "deals": 2, "rows": [row]}
+    older = {**row, "opponent": "heuristic"}  # written before the margin fields
+    row |= {"points_margin": 7.5, "points_margin_ci_low": 6.3, "points_margin_ci_high": 8.7}
+    evaluation = {"agent": "heuristic", "variant": "gin_rummy_v0", "games": 4, "deals": 2, "rows": [row, older]}
     (results / "eval").mkdir(exist_ok=True)
     (results / "eval" / "evaluation.json").write_text(json.dumps(evaluation))
     try:
         page.goto(f"{url}/results?run=eval/evaluation.json")
         page.wait_for_selector("table.evaluation")
+        margins = page.locator("table.evaluation tr td:last-child").all_text_contents()
+        assert margins == ["+7.50±1.20", "-"]
         assert page.locator("#run a[href^='/replay']").count() == 0  # the heuristic's games of other jobs, not these
         assert page.text_content("#run p.muted") == (
             "an evaluation records no games (python -m experiments.tournament --record DIR does)"

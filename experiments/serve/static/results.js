@@ -29,6 +29,15 @@ function interval(r) {
   return `${fmt(r.win_rate)} [${fmt(r.win_rate_ci_low)}, ${fmt(r.win_rate_ci_high)}]`;
 }
 
+// points a hand more than the opponents', paired per deal (+: better), as the job prints it
+function margin(r) {
+  if (typeof r.points_margin !== "number") return "-";
+  const sign = r.points_margin >= 0 ? "+" : "";
+  const low = r.points_margin_ci_low, high = r.points_margin_ci_high;
+  const half = typeof low === "number" && typeof high === "number" ? `±${fmt((high - low) / 2, 2)}` : "";
+  return `${sign}${fmt(r.points_margin, 2)}${half}`;
+}
+
 function heatMap(variant, grid, folder) {
   const head = el("tr", {}, el("th", { text: "row vs column" }), ...grid.agents.map((a) => el("th", { text: a })));
   const rows = grid.agents.map((a) =>
@@ -116,7 +125,7 @@ function showEvaluation(box, run) {
     el("p", { text: `${e.agent} on ${e.variant}: panel mean ${fmt(e.panel_mean)}, lowest ${fmt(e.panel_min)} (against ${e.panel_min_opponent}), fair share ${fmt(e.fair_share)}; ${e.games} games, ${e.deals} deals per opponent` }),
     table(
       "evaluation",
-      ["opponent", "games", "deals", "wins", "draws", "win rate [95% CI]", "points/hand", "opponent points/hand"],
+      ["opponent", "games", "deals", "wins", "draws", "win rate [95% CI]", "points/hand", "opponent points/hand", "margin ±95%"],
       (e.rows || []).map((r) =>
         el(
           "tr",
@@ -129,6 +138,7 @@ function showEvaluation(box, run) {
           el("td", { class: "num", style: `background: ${heatColour(r.win_rate)}`, text: interval(r) }),
           el("td", { class: "num", text: fmt(r.points_per_hand, 2) }),
           el("td", { class: "num", text: fmt(r.opponent_points_per_hand, 2) }),
+          el("td", { class: "num", text: margin(r) }),
         ),
       ),
     ),
