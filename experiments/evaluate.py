@@ -177,11 +177,11 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         s["seats"] = len(r["seats"])
         s["wins"] += r["win_share"][seat]
         s["draws"] += 0 if any(r["win_share"]) else 1
-        s["points"] += r["points_per_hand"][seat]
-        s["their_points"] += sum(r["points_per_hand"][o] for o in others) / len(others)
+        mine, theirs = r["points_per_hand"][seat], sum(r["points_per_hand"][o] for o in others) / len(others)
+        s["points"] += mine
+        s["their_points"] += theirs
         s["deals"][r["deal"]].append(r["win_share"][seat] if any(r["win_share"]) else None)  # None: no winner
         better = -1.0 if r.get("variant") in POINTS_LABELS else 1.0  # penalty points: fewer is better
-        mine, theirs = r["points_per_hand"][seat], sum(r["points_per_hand"][o] for o in others) / len(others)
         s["margins"][r["deal"]].append(better * (mine - theirs))
     rows = []
     for opponent in opponents:
