@@ -93,7 +93,7 @@ def test_a_whole_gin_game_played_by_clicking(page, site):
         mine.append(hinted)
     assert clicked_cards >= 3
     over = page.text_content("#game-over")
-    assert over.startswith("game over: returns player_0 (you)")
+    assert over.startswith("game over, ")
     assert page.text_content("#result h3") == "hand 1 over"
     name = page.text_content("#record-link")
     lines = read_record(records / name)
@@ -104,7 +104,9 @@ def test_a_whole_gin_game_played_by_clicking(page, site):
     ]
     replay(lines)  # the saved game replays (raises RecordMismatch otherwise)
     r0, r1 = lines[-1]["returns"]
-    assert over == f"game over: returns player_0 (you) {r0:+g}, player_1 (heuristic) {r1:+g}"
+    won = "no winner" if r0 == r1 else f"won by {'player_0 (you)' if r0 > r1 else 'player_1 (heuristic)'}"
+    assert over == f"game over, {won}: player_0 (you) {r0:+g}, player_1 (heuristic) {r1:+g}"
+    assert (r0, r1) in [(1, -1), (-1, 1)]  # a hand won on the stacked deal of seed 5: no "+0"
 
 
 def test_a_rummikub_turn_of_several_tiles_played_by_clicking(page, site):
@@ -238,3 +240,54 @@ def test_a_link_to_a_game_this_tab_cannot_show_says_why(page, site):
         "(idle over 7200 s, or 64 newer games). Start a new game below."
     )
     assert page.is_visible("#setup")
+
+
+def test_a_narrow_window_stacks_the_page_and_the_cards_are_named_buttons(site):
+    url, context, _ = site
+    page = context.new_page()
+    try:
+        page.set_viewport_size({"width": 420, "height": 800})
+        start_game(page, url, "gin_rummy_v0", seed=5)
+        assert wait_for_turn_or_end(page)
+        # one column below 900 px: the picture takes the window's width, not a 105 px sliver
+        assert page.locator("#table svg").bounding_box()["width"] > 360
+        view = page.evaluate("view")
+        assert page.text_content("#hand-text") == "your hand: " + " ".join(view["hand"])
+        attrs = "['role', 'tabindex', 'aria-label'].map(a => x.getAttribute(a)).concat([x.dataset.card])"
+        cards = page.eval_on_selector_all("#table rect.hit", f"r => r.map(x => {attrs})")
+        assert cards and all(c[:3] == ["button", "0", c[3]] for c in cards)
+        page.focus("#moves button.move")
+        count = len(events(page))
+        page.keyboard.press("Enter")  # the first move, played from the keyboard
+        wait_for_turn_or_end(page)
+        assert len(events(page)) > count
+        # after the redraw the focus is on the new moves, not lost to the page's body
+        assert page.evaluate("document.activeElement.classList.contains('move')")
+        assert page.get_attribute("#status", "aria-live") == "polite"
+    finally:
+        page.close()
+
+
+def test_quit_clicked_twice_and_a_dropped_game_say_what_happened(page, site, served_folders):
+    from experiments.serve.app import ServeConfig, create_app
+
+    url, _, _ = site
+    start_game(page, url, "gin_rummy_v0", seed=5)
+    assert wait_for_turn_or_end(page)
+    page.dblclick("#quit")
+    page.wait_for_selector("#game-over")
+    assert page.text_content("#game-over").startswith("game abandoned: player_0 (you) ")
+    assert page.text_content("#error") == ""  # the second click sent nothing: no "game is over (quit)"
+    # a game dropped while idle: its controls go off and the error links its record
+    records, results = served_folders
+    app = create_app(ServeConfig(records=records, results=results, max_idle=0.5))
+    with serve_in_thread(app) as idle_url:
+        start_game(page, idle_url, "gin_rummy_v0", seed=5)
+        assert wait_for_turn_or_end(page)
+        page.wait_for_timeout(1500)
+        page.click("#moves button.move")
+        page.wait_for_selector("#gone-record")
+        assert " was dropped " in page.text_content("#error")
+        record = page.get_attribute("#gone-record", "href")
+        assert record.startswith("/replay?record=play%2F") and record.endswith(".jsonl")
+        assert page.eval_on_selector_all("#moves button, #hint, #quit", "b => b.every(x => x.disabled)")

@@ -7,6 +7,8 @@ let game = null;        // {id, token}
 let view = null;        // the last view of the seat
 let selected = [];      // cards or tiles clicked in the picture
 let busy = false;       // a request or the opponents' moves are under way
+let quitting = false;   // Quit was clicked: the opponents' loop stops, a second click does nothing
+let gone = false;       // the server no longer has the game (dropped when idle): controls off
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -94,7 +96,7 @@ async function start(event) {
     const made = await api("POST", "/api/games", body);
     game = { id: made.id, token: made.token };
     sessionStorage.setItem(`game:${made.id}`, made.token);
-    history.replaceState(null, "", `/play?game=${made.id}`);
+    history.replaceState(null, "", `/play?game=${made.id}&speed=${$("speed").value}`);
     show(made.view);
     await opponentsMove();
   } catch (err) {
@@ -105,31 +107,83 @@ async function start(event) {
 }
 
 // ------------------------------------------------------------------ the game
+function signed(x) {
+  const text = String(Number(x.toFixed(3)));  // -0.3333333333333333 as -0.333, 1 as 1
+  return x > 0 ? `+${text}` : text;
+}
+
 function status(v) {
   if (v.status !== "playing") {
-    const returns = Object.entries(v.returns || {}).map(([a, r]) => `${a} (${v.labels[a]}) ${r > 0 ? "+" : ""}${r}`);
-    return `game ${v.status === "quit" ? "abandoned" : "over"}: returns ${returns.join(", ")}`;
+    const entries = Object.entries(v.returns || {});
+    const results = entries.map(([a, r]) => `${a} (${v.labels[a]}) ${signed(r)}`);
+    if (v.status === "quit") return `game abandoned: ${results.join(", ")}`;
+    // the game's winners: the best result, when not everyone has it (R-CRAZY-13's lowest total, ...)
+    const best = Math.max(...entries.map(([, r]) => r));
+    const winners = entries.filter(([, r]) => r === best).map(([a]) => `${a} (${v.labels[a]})`);
+    const won = entries.length && winners.length < entries.length ? `won by ${winners.join(" and ")}` : "no winner";
+    return `game over, ${won}: ${results.join(", ")}`;
   }
   return v.your_turn ? `your turn (${v.seat})` : `${v.to_act} (${v.labels[v.to_act]}) is to move…`;
 }
 
-function show(v) {
+// the game's controls off: it is over on the server's side (dropped while idle)
+function disableGame() {
+  gone = true;
+  for (const b of $("game").querySelectorAll("button")) if (b.id !== "new") b.disabled = true;
+  for (const hit of $("table").querySelectorAll("rect.hit")) hit.removeAttribute("tabindex");
+}
+
+// a failed request: 404 the game is gone (its record linked when saved), 409 / 422 the
+// view was stale (another tab moved, the game ended): shown again from the server
+async function failed(err) {
+  showError(err.message);
+  if (err.status === 404) {
+    disableGame();
+    const record = /play\/\S+\.jsonl/.exec(err.message);
+    if (record) {
+      $("error").append(" ", el("a", { href: `/replay?record=${encodeURIComponent(record[0])}`, id: "gone-record", text: "open it" }));
+    }
+  } else if (err.status === 409 || err.status === 422) {
+    try { show(await api("GET", `/api/games/${game.id}`, undefined, game.token), false); } catch (e) { /* the error shown stays */ }
+  }
+}
+
+function show(v, clear = true) {
+  // after Quit, a view of the game still in play is an opponent's move that crossed it
+  if (gone || (quitting && v.status === "playing")) return;
   view = v;
   selected = [];
+  if (clear) showError("");  // a new view: an earlier error is out of date
+  // a keyboard user's focus was on a control this redraw replaces: it goes to the new moves
+  const focused = document.activeElement;
+  const refocus = focused && ($("moves").contains(focused) || $("table").contains(focused));
   $("setup").hidden = true;
   $("game").hidden = false;
   $("status").textContent = status(v);
   $("status").className = "status" + (v.your_turn ? " yours" : "");
   $("table").innerHTML = v.svg;
-  for (const hit of $("table").querySelectorAll("rect.hit")) hit.addEventListener("click", () => clickCard(hit));
+  for (const hit of $("table").querySelectorAll("rect.hit")) {
+    // the picture draws suits as shapes: each clickable card is a named button for the keyboard and screen readers
+    hit.setAttribute("role", "button");
+    hit.setAttribute("tabindex", "0");
+    hit.setAttribute("aria-label", hit.dataset.card);
+    hit.addEventListener("click", () => clickCard(hit));
+    hit.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCard(hit); }
+    });
+  }
+  $("hand-text").textContent = v.hand && v.hand.length ? `your hand: ${v.hand.join(" ")}` : "";
   $("moves").replaceChildren(
     ...v.moves.map((m) => el("button", { type: "button", class: "move", "data-action": m.action, onclick: () => play(m.action) }, m.text)),
   );
+  if (refocus && v.moves.length) $("moves").querySelector("button.move").focus();
+  const last = v.events[v.events.length - 1];
+  $("last-event").textContent = last ? `${last.agent} (${last.who}): ${last.text}` : "";
   $("hint").disabled = !v.your_turn;
   // only Rummikub builds a play over several moves; the other variants' moves are final
   $("undo").hidden = v.variant !== "rummikub_v0";
   $("undo").disabled = !v.can_undo;
-  $("quit").disabled = v.status !== "playing";
+  $("quit").disabled = v.status !== "playing" || quitting;
   $("hint-text").textContent = "";
   $("selection").textContent = "";
   const events = $("events");
@@ -180,59 +234,66 @@ function clickCard(hit) {
 }
 
 async function play(action) {
-  if (busy) return;
+  if (busy || gone) return;
   busy = true;
+  $("hint").disabled = true;  // a hint asked now would answer after the move: not your turn any more
   showError("");
   try {
     show(await api("POST", `/api/games/${game.id}/move`, { action }, game.token));
   } catch (err) {
-    showError(err.message);
+    await failed(err);
   }
   busy = false;
   await opponentsMove();
 }
 
 async function opponentsMove() {
-  if (busy) return;
+  if (busy || gone) return;
   busy = true;
   try {
-    while (view.status === "playing" && !view.your_turn) {
+    while (view.status === "playing" && !view.your_turn && !quitting) {
       await sleep(Number($("speed").value));
+      if (quitting) break;
       show(await api("POST", `/api/games/${game.id}/advance`, undefined, game.token));
     }
   } catch (err) {
-    showError(err.message);
+    // quit while an opponent's move was on its way: the game is over, not in error
+    if (!(quitting && err.status === 409)) await failed(err);
   }
   busy = false;
 }
 
 async function hint() {
+  if (busy || gone || !view.your_turn) return;
   try {
     const h = await api("POST", `/api/games/${game.id}/hint`, undefined, game.token);
     $("hint-text").textContent = `the heuristic would play: ${h.text}`;
     for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
   } catch (err) {
-    showError(err.message);
+    await failed(err);
   }
 }
 
 async function undo() {
-  if (busy) return;
+  if (busy || gone) return;
   busy = true;
   showError("");
   try {
     show(await api("POST", `/api/games/${game.id}/undo`, undefined, game.token));
   } catch (err) {
-    showError(err.message);
+    await failed(err);
   }
   busy = false;
 }
 
 async function quit() {
+  if (quitting || gone) return;
+  quitting = true;
+  $("quit").disabled = true;
   try {
     show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
   } catch (err) {
-    showError(err.message);
+    await failed(err);
   }
 }
 
@@ -251,6 +312,9 @@ async function init() {
   $("undo").addEventListener("click", undo);
   $("new").addEventListener("click", () => { location.href = "/play"; });
   if (params.get("speed") !== null) $("speed").value = params.get("speed");
+  $("speed").addEventListener("change", () => {
+    if (game) history.replaceState(null, "", `/play?game=${game.id}&speed=${$("speed").value}`);
+  });
   const id = params.get("game");
   if (!id) return;
   // the token lives in the sessionStorage of the tab that started the game: another tab,
