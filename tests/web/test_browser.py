@@ -291,3 +291,28 @@ def test_quit_clicked_twice_and_a_dropped_game_say_what_happened(page, site, ser
         record = page.get_attribute("#gone-record", "href")
         assert record.startswith("/replay?record=play%2F") and record.endswith(".jsonl")
         assert page.eval_on_selector_all("#moves button, #hint, #quit", "b => b.every(x => x.disabled)")
+
+
+def test_a_tab_left_behind_by_another_reloads_its_view_after_a_refused_move(page, site):
+    url, context, _ = site
+    start_game(page, url, "gin_rummy_v0", seed=5)
+    assert wait_for_turn_or_end(page)
+    game_id = page.evaluate("game.id")
+    token = page.evaluate(f"sessionStorage.getItem('game:{game_id}')")
+    other = context.new_page()  # a duplicated tab: the same game key in its sessionStorage
+    try:
+        other.goto(f"{url}/play")
+        other.evaluate(f"sessionStorage.setItem('game:{game_id}', '{token}')")
+        other.goto(f"{url}/play?game={game_id}&speed=0")
+        assert wait_for_turn_or_end(other)
+        stale = other.eval_on_selector_all("#moves button.move", "b => b.map(x => x.textContent)")
+        count = len(events(page))
+        page.click("#moves button.move")  # the first tab moves on
+        wait_for_turn_or_end(page)
+        assert len(events(page)) > count
+        # the second tab's buttons are stale: a click is refused (422) and its view reloaded
+        other.click(f'#moves button.move:has-text("{stale[-1]}")')
+        other.wait_for_function(f"() => document.querySelectorAll('#events li').length >= {len(events(page))}")
+        assert other.text_content("#error") != "" and events(other) == events(page)
+    finally:
+        other.close()

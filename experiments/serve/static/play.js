@@ -247,9 +247,10 @@ async function play(action) {
   await opponentsMove();
 }
 
-async function opponentsMove() {
+async function opponentsMove(retries = 1) {
   if (busy || gone) return;
   busy = true;
+  let stale = false;
   try {
     while (view.status === "playing" && !view.your_turn && !quitting) {
       await sleep(Number($("speed").value));
@@ -259,8 +260,11 @@ async function opponentsMove() {
   } catch (err) {
     // quit while an opponent's move was on its way: the game is over, not in error
     if (!(quitting && err.status === 409)) await failed(err);
+    stale = err.status === 409 || err.status === 422;
   }
   busy = false;
+  // the view reloaded after a refusal may have the opponents to move: go on with them
+  if (stale && retries > 0) await opponentsMove(retries - 1);
 }
 
 async function hint() {
