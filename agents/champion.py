@@ -24,7 +24,8 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   snapshots, ``experiments/recipes/gin_league.toml``): the model's choice gets 0.05 more
   value, so the search overrules it only where its worlds agree by more than that.  Against
   every member of panel version 2 its point estimate is above 0.5, but against
-  ``pimc:model=1`` it is level (0.502 [0.490, 0.515] over 6,100 hands; the league model
+  ``pimc:model=1`` it is level in hands won (0.502 [0.491, 0.513] over 8,100 hands; +2.62
+  [+1.54, +3.71] points a hand over 2,000 of them; the league model
   0.528 [0.506, 0.549] over 2,100; the heuristic 0.615 over 2,300); against OpenSpiel's bot 0.594 [0.577, 0.611] over
   3,300 hands, where the league model alone wins 0.580 on 3,000 of them (paired gain on
   held-out deals +0.013 [-0.003, +0.030]: a little better, not beyond doubt); about 47 ms
