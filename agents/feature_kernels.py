@@ -6,7 +6,12 @@ import this one on first use, so that a policy without these inputs never loads 
 The loops are top-level functions because numba's on-disk cache keys a closure by the
 values it captures, which differ from process to process: built as closures on first use,
 they compiled again in every process (about 1 s for the Gin loop, 3 s for the Crazy Rummy
-ones, in every worker of a job) and left one more cache file each time.
+ones, in every worker of a job) and left one more cache file each time.  The price of the
+cache: numba checks only this file's time stamp, so after an edit of the code compiled in
+here (``agents.search.crazy_plan``, ``crazy_fast``, ``rummy_env.vector.bits``,
+``deadwood_kernel``) delete ``agents/__pycache__/feature_kernels.*.nb[ic]`` (or touch this
+file): a stale loop would feed old features to a trained policy (``docs/vector.md``: the
+rule of every cached kernel here).
 """
 
 from __future__ import annotations

@@ -56,6 +56,8 @@ installed (the same values; a Python loop over ``core.deadwood`` otherwise).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from rummy_env.core.deadwood import deadwood
@@ -128,6 +130,7 @@ def _gin_deadwood_python(masks: np.ndarray, ups: np.ndarray) -> np.ndarray:
     return out
 
 
+@functools.cache  # without numba a failed import each call cost 1 ms a batch
 def _deadwood_kernel():
     """The compiled deadwood-feature loop (``agents.feature_kernels.gin_deadwood``), or None
     without numba."""

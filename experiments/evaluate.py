@@ -141,7 +141,7 @@ def agent_seat(agent: str, record: dict) -> tuple[int, str]:
     return seat, seats[(seat + 1) % len(seats)]
 
 
-def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> list[dict]:
+def panel_rows(agent: str, opponents: Sequence[str], records: list[dict], penalty: bool = False) -> list[dict]:
     """One row per opponent (:data:`ROW_FIELDS` but ``same_as_agent``, which :func:`evaluate`
     adds) from the games' records (each with ``seats``, ``rotation``, ``deal``,
     ``win_share`` and ``points_per_hand``, as the tournament writes them): the agent's win
@@ -150,10 +150,11 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
     share 1 / 0 in every game): the deals its play decided, where the others' winner was the
     seat, a shared win or no one (a draw).  ``points_margin``: the agent's points per hand
     minus the other seats' mean, averaged per deal, then over the deals, with a 95% normal
-    interval over the deals (``None`` below two deals); on a penalty variant
-    (``POINTS_LABELS``: Crazy Rummy) the others' penalty minus the agent's, so that a
-    positive margin is better on every variant.  Paired on duplicate deals, it tells apart
-    agents that win as often but by different amounts.
+    interval over the deals (the normal approximation, 1.96 standard errors: meant for
+    tens of deals or more; ``None`` below two deals); with ``penalty`` (the variant's
+    points are penalties, ``POINTS_LABELS``: Crazy Rummy) the others' penalty minus the
+    agent's, so that a positive margin is better on every variant.  Paired on duplicate
+    deals, it tells apart agents that win as often but by different amounts.
 
     Raises:
         ValueError: a record that does not seat ``agent`` where its rotation says.
@@ -181,8 +182,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
         s["points"] += mine
         s["their_points"] += theirs
         s["deals"][r["deal"]].append(r["win_share"][seat] if any(r["win_share"]) else None)  # None: no winner
-        better = -1.0 if r.get("variant") in POINTS_LABELS else 1.0  # penalty points: fewer is better
-        s["margins"][r["deal"]].append(better * (mine - theirs))
+        s["margins"][r["deal"]].append(theirs - mine if penalty else mine - theirs)
     rows = []
     for opponent in opponents:
         s = stats.get(opponent)
@@ -216,8 +216,9 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict]) -> lis
 
 
 def _mean_interval(values: list[float]) -> tuple[float, float | None, float | None]:
-    """The mean of ``values`` and its 95% normal interval (1.96 standard errors, the
-    sample's standard deviation); no interval below two values."""
+    """The mean of ``values`` and its 95% interval by the normal approximation (1.96
+    standard errors of the sample's standard deviation: too narrow for a handful of
+    values, where Student's t would be wider); no interval below two values."""
     n = len(values)
     mean = sum(values) / n
     if n < 2:
@@ -260,7 +261,7 @@ def format_rows(result: dict) -> str:
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
-    lines.append("  margin: points a hand more than the others', paired per deal, and its 95% half-width (+: better)")
+    lines.append("  margin: points a hand more than the others', paired per deal, 95% half-width (normal; +: better)")
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     if result["variant"] in POINTS_LABELS:
         lines.append(f"  {points} and theirs: penalty points, lower is better")
@@ -446,7 +447,7 @@ def evaluate(
             in_process_stop=True,
         )
     records = [r for part in parts for r in part]
-    rows = panel_rows(agent, members, records)
+    rows = panel_rows(agent, members, records, penalty=variant in POINTS_LABELS)
     for row in rows:  # a member that is the agent itself, under its name or another: a self-match
         row["same_as_agent"] = same_agent(agent, row["opponent"], env)
     rates = [r["win_rate"] for r in rows]

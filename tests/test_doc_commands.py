@@ -17,7 +17,7 @@ from tests.markdown_code import FENCE, ROOT
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: a command in a fenced shell block (continuation lines joined) or in one inline code span
 JOB = re.compile(r"(?:PYTHONPATH=(\S+) )?python -m (experiments(?:\.\w+)+)((?: [^#`|;&\n]*)?)")
-INLINE = re.compile(r"(?<!`)`([^`\n]*python -m experiments[^`\n]*)`(?!`)")
+INLINE = re.compile(r"(?<!`)`((?:[^`\n]|\n(?!\s*\n))*python -m experiments(?:[^`\n]|\n(?!\s*\n))*)`(?!`)")
 #: arguments standing for the reader's own value, not literal text
 PLACEHOLDER = re.compile(r"<[^>]*>|\$|\.\.\.|^[A-Z]+$")
 
@@ -27,15 +27,16 @@ def _commands() -> list[tuple[str, str | None, str, list[str]]]:
     for page in PAGES:
         text = page.read_text()
         shell = [body for lang, body in FENCE.findall(text) if lang in ("bash", "sh", "")]
-        lines = [line for body in shell for line in re.sub(r"\\\n\s*", " ", body).splitlines()]
+        # (line, whether a job named alone is a command: in a code block, not in a sentence's span)
+        lines = [(line, True) for body in shell for line in re.sub(r"\\\n\s*", " ", body).splitlines()]
         prose = FENCE.sub("", text)
-        lines += INLINE.findall(prose)
+        lines += [(" ".join(span.split()), False) for span in INLINE.findall(prose)]  # a span may wrap
         indented = re.sub(r"\\\n\s*", " ", prose).splitlines()  # indented code blocks
-        lines += [line for line in indented if line.startswith("    ")]
-        for line in lines:
+        lines += [(line, True) for line in indented if line.startswith("    ")]
+        for line, bare in lines:
             for m in JOB.finditer(line):
                 args = shlex.split(m.group(3))
-                if args and m.group(2) != "experiments.dev" and not any(PLACEHOLDER.search(a) for a in args):
+                if (args or bare) and m.group(2) != "experiments.dev" and not any(PLACEHOLDER.search(a) for a in args):
                     found.append((page.relative_to(ROOT).as_posix(), m.group(1), m.group(2), args))
     return found
 

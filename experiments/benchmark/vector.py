@@ -156,10 +156,14 @@ def run(
         for n in sizes:
             used: set[int] = set()
             for t in threads:
-                r = measure_vector(variant, n, t, seconds, seed, warmup_steps=warmup)
-                if r["threads"] in used:  # a batch too small for t threads ran on fewer: a row already there
+                # a batch too small for t threads runs on fewer: that row may be measured already
+                probe = vec_class(variant)(n, seed=seed, num_threads=t)
+                runs_on = probe.threads_used()
+                probe.close()
+                if runs_on in used:
                     continue
-                used.add(r["threads"])
+                used.add(runs_on)
+                r = measure_vector(variant, n, t, seconds, seed, warmup_steps=warmup)
                 rows.append(
                     {
                         "variant": variant,

@@ -116,7 +116,7 @@ def test_the_compiled_feature_loops_load_from_numba_cache_in_a_new_process(tmp_p
     code = """if True:
         import numpy as np
         from numba.core import event
-        from agents import feature_kernels as fk
+        from agents.policy_features import gin_deadwood_features
         import rummy_env.crazy_rummy_v0 as crazy
         from agents.crazy_features import crazy_discard_features
 
@@ -131,8 +131,9 @@ def test_the_compiled_feature_loops_load_from_numba_cache_in_a_new_process(tmp_p
             env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
         obs = env.last()[0]["observation"][None]
         with event.install_listener("numba:compile", Count()):
-            out = np.zeros((1, 53), np.float32)
-            fk.gin_deadwood(np.array([7], np.uint64), np.array([-1], np.int64), out)
+            hand = np.zeros((1, 52), np.float32)
+            hand[0, :3] = 1  # AC 2C 3C, no upcard
+            out = gin_deadwood_features(hand, np.zeros((1, 52), np.float32))
             discard = crazy_discard_features(obs, env.unwrapped.layout)
         print(Count.n > 0, [round(float(x), 4) for x in out[0, :3]], np.flatnonzero(discard[0, 104:]).tolist())
     """

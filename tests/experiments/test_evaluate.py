@@ -73,14 +73,14 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
 
 def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed():
     records = [
-        {**_record(d, seats, [0.0] * 3, points), "variant": "crazy_rummy_v0"}
+        _record(d, seats, [0.0] * 3, points)
         for d, seats, points in [
             (0, ("A", "C", "C"), [10.0, 20.0, 30.0]),  # 15 fewer than the others' mean
             (0, ("C", "A", "C"), [12.0, 20.0, 16.0]),  # 6 more
             (1, ("A", "C", "C"), [0.0, 8.0, 4.0]),  # 6 fewer
         ]
     ]
-    (row,) = evaluate.panel_rows("A", ["C"], records)
+    (row,) = evaluate.panel_rows("A", ["C"], records, penalty=True)
     # deal 0: (15 - 6) / 2 = 4.5, deal 1: 6; standard error |6 - 4.5| / 2 = 0.75
     assert (row["points_margin"], row["points_margin_ci_low"], row["points_margin_ci_high"]) == pytest.approx(
         (5.25, 5.25 - 1.96 * 0.75, 5.25 + 1.96 * 0.75)

@@ -257,12 +257,14 @@ def test_a_narrow_window_stacks_the_page_and_the_cards_are_named_buttons(site):
         cards = page.eval_on_selector_all("#table rect.hit", f"r => r.map(x => {attrs})")
         assert cards and all(c[:3] == ["button", "0", c[3]] for c in cards)
         page.focus("#moves button.move")
-        count = len(events(page))
-        page.keyboard.press("Enter")  # the first move, played from the keyboard
-        wait_for_turn_or_end(page)
-        assert len(events(page)) > count
-        # after the redraw the focus is on the new moves, not lost to the page's body
-        assert page.evaluate("document.activeElement.classList.contains('move')")
+        for _ in range(2):  # a draw (still this seat's turn), then a discard (the opponent's turn between)
+            count = len(events(page))
+            page.keyboard.press("Enter")  # the first move, played from the keyboard
+            page.wait_for_function(f"() => document.querySelectorAll('#events li').length > {count}")
+            assert wait_for_turn_or_end(page)
+            # after the redraws the focus is on the new moves, not lost to the page's body
+            page.wait_for_function("() => document.activeElement.classList.contains('move')")
+        assert events(page)[-1].startswith("player_1 (heuristic): ")
         assert page.get_attribute("#status", "aria-live") == "polite"
     finally:
         page.close()
@@ -306,13 +308,33 @@ def test_a_tab_left_behind_by_another_reloads_its_view_after_a_refused_move(page
         other.goto(f"{url}/play?game={game_id}&speed=0")
         assert wait_for_turn_or_end(other)
         stale = other.eval_on_selector_all("#moves button.move", "b => b.map(x => x.textContent)")
-        count = len(events(page))
-        page.click("#moves button.move")  # the first tab moves on
-        wait_for_turn_or_end(page)
-        assert len(events(page)) > count
+        click_and_wait(page, "#moves button.move", len(events(page)))  # the first tab moves on
+        assert wait_for_turn_or_end(page)
         # the second tab's buttons are stale: a click is refused (422) and its view reloaded
         other.click(f'#moves button.move:has-text("{stale[-1]}")')
         other.wait_for_function(f"() => document.querySelectorAll('#events li').length >= {len(events(page))}")
         assert other.text_content("#error") != "" and events(other) == events(page)
     finally:
         other.close()
+
+
+def test_a_quit_that_fails_leaves_the_game_playable_and_a_late_hint_is_dropped(page, site):
+    url, _, _ = site
+    start_game(page, url, "gin_rummy_v0", seed=5)
+    assert wait_for_turn_or_end(page)
+    page.route("**/quit", lambda route: route.abort())  # the request never reaches the server
+    page.click("#quit")
+    page.wait_for_function("() => document.querySelector('#error').textContent !== ''")
+    assert page.is_enabled("#quit") and page.query_selector("#game-over") is None
+    page.unroute("**/quit")
+    # a hint answered after a move was made belongs to the decision before: not shown
+    page.evaluate(
+        """() => { const fetch0 = window.fetch;
+        window.fetch = async (url, init) => { const r = await fetch0(url, init);
+          if (String(url).endsWith('/hint')) await new Promise((ok) => setTimeout(ok, 600));
+          return r; }; }"""
+    )
+    page.click("#hint")
+    click_and_wait(page, "#moves button.move", len(events(page)))  # the game goes on after the failed quit
+    page.wait_for_timeout(1200)
+    assert page.text_content("#hint-text") == ""

@@ -9,6 +9,7 @@ let selected = [];      // cards or tiles clicked in the picture
 let busy = false;       // a request or the opponents' moves are under way
 let quitting = false;   // Quit was clicked: the opponents' loop stops, a second click does nothing
 let gone = false;       // the server no longer has the game (dropped when idle): controls off
+let wantsFocus = false; // the keyboard was on the moves: focus goes back to them on the next turn
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -126,6 +127,14 @@ function status(v) {
   return v.your_turn ? `your turn (${v.seat})` : `${v.to_act} (${v.labels[v.to_act]}) is to move…`;
 }
 
+// the record a dropped game's message names ("... play/NAME.jsonl on the Replays page"), as a link
+function linkRecord(message) {
+  const record = /play\/\S+\.jsonl/.exec(message);
+  if (record) {
+    $("error").append(" ", el("a", { href: `/replay?record=${encodeURIComponent(record[0])}`, id: "gone-record", text: "open it" }));
+  }
+}
+
 // the game's controls off: it is over on the server's side (dropped while idle)
 function disableGame() {
   gone = true;
@@ -139,10 +148,7 @@ async function failed(err) {
   showError(err.message);
   if (err.status === 404) {
     disableGame();
-    const record = /play\/\S+\.jsonl/.exec(err.message);
-    if (record) {
-      $("error").append(" ", el("a", { href: `/replay?record=${encodeURIComponent(record[0])}`, id: "gone-record", text: "open it" }));
-    }
+    linkRecord(err.message);
   } else if (err.status === 409 || err.status === 422) {
     try { show(await api("GET", `/api/games/${game.id}`, undefined, game.token), false); } catch (e) { /* the error shown stays */ }
   }
@@ -156,7 +162,7 @@ function show(v, clear = true) {
   if (clear) showError("");  // a new view: an earlier error is out of date
   // a keyboard user's focus was on a control this redraw replaces: it goes to the new moves
   const focused = document.activeElement;
-  const refocus = focused && ($("moves").contains(focused) || $("table").contains(focused));
+  if (focused && ($("moves").contains(focused) || $("table").contains(focused))) wantsFocus = true;
   $("setup").hidden = true;
   $("game").hidden = false;
   $("status").textContent = status(v);
@@ -167,6 +173,7 @@ function show(v, clear = true) {
     hit.setAttribute("role", "button");
     hit.setAttribute("tabindex", "0");
     hit.setAttribute("aria-label", hit.dataset.card);
+    hit.setAttribute("aria-pressed", "false");
     hit.addEventListener("click", () => clickCard(hit));
     hit.addEventListener("keydown", (e) => {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCard(hit); }
@@ -176,7 +183,10 @@ function show(v, clear = true) {
   $("moves").replaceChildren(
     ...v.moves.map((m) => el("button", { type: "button", class: "move", "data-action": m.action, onclick: () => play(m.action) }, m.text)),
   );
-  if (refocus && v.moves.length) $("moves").querySelector("button.move").focus();
+  if (wantsFocus && v.moves.length) {  // the opponents' views in between have no moves: wait for one
+    $("moves").querySelector("button.move").focus();
+    wantsFocus = false;
+  }
   const last = v.events[v.events.length - 1];
   $("last-event").textContent = last ? `${last.agent} (${last.who}): ${last.text}` : "";
   $("hint").disabled = !v.your_turn;
@@ -218,7 +228,7 @@ function showResult(v) {
 }
 
 function clickCard(hit) {
-  if (busy || !view.your_turn) return;
+  if (busy || gone || !view.your_turn) return;
   const card = hit.dataset.card;
   const i = selected.indexOf(card);
   if (i >= 0) selected.splice(i, 1); else selected.push(card);
@@ -226,7 +236,10 @@ function clickCard(hit) {
   const matches = view.moves.filter((m) => selected.length && selected.every((c) => m.cards.includes(c)));
   const exact = matches.filter((m) => m.cards.length === selected.length);
   if (matches.length === 1 && exact.length === 1) { play(exact[0].action); return; }
-  for (const h of $("table").querySelectorAll("rect.hit")) h.classList.toggle("selected", selected.includes(h.dataset.card));
+  for (const h of $("table").querySelectorAll("rect.hit")) {
+    h.classList.toggle("selected", selected.includes(h.dataset.card));
+    h.setAttribute("aria-pressed", String(selected.includes(h.dataset.card)));
+  }
   for (const b of $("moves").querySelectorAll("button.move")) {
     b.classList.toggle("match", matches.some((m) => String(m.action) === b.dataset.action));
   }
@@ -269,8 +282,10 @@ async function opponentsMove(retries = 1) {
 
 async function hint() {
   if (busy || gone || !view.your_turn) return;
+  const asked = view;
   try {
     const h = await api("POST", `/api/games/${game.id}/hint`, undefined, game.token);
+    if (view !== asked) return;  // a move was made meanwhile: the hint was for the decision before
     $("hint-text").textContent = `the heuristic would play: ${h.text}`;
     for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
   } catch (err) {
@@ -297,7 +312,12 @@ async function quit() {
   try {
     show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
   } catch (err) {
+    if (err.status !== 404 && err.status !== 409) {  // not quit after all: the game goes on
+      quitting = false;
+      $("quit").disabled = false;
+    }
     await failed(err);
+    if (!quitting) await opponentsMove();
   }
 }
 
@@ -338,6 +358,7 @@ async function init() {
     await opponentsMove();
   } catch (err) {
     showError(`${err.message}. Start a new game below.`);
+    if (err.status === 404) linkRecord(err.message);
   }
 }
 
