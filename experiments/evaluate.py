@@ -58,6 +58,7 @@ from experiments.common import (
     check_deals,
     deal_count,
     load_variant,
+    mean_interval,
     new_figure,
     nonnegative_int,
     output_folder,
@@ -191,7 +192,7 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict], penalt
         rate = s["wins"] / s["games"]
         low, high = wilson_interval(rate, len(s["deals"]))
         every_seat = [shares for shares in s["deals"].values() if len(shares) == s["seats"]]
-        margin, margin_low, margin_high = _mean_interval([sum(m) / len(m) for m in s["margins"].values()])
+        margin, margin_low, margin_high = mean_interval([sum(m) / len(m) for m in s["margins"].values()])
         rows.append(
             {
                 "opponent": opponent,
@@ -213,18 +214,6 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict], penalt
             }
         )
     return rows
-
-
-def _mean_interval(values: list[float]) -> tuple[float, float | None, float | None]:
-    """The mean of ``values`` and its 95% interval by the normal approximation (1.96
-    standard errors of the sample's standard deviation: too narrow for a handful of
-    values, where Student's t would be wider); no interval below two values."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, None, None
-    half = 1.96 * (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** 0.5
-    return mean, mean - half, mean + half
 
 
 def _margin(row: dict) -> str:
