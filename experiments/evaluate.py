@@ -150,9 +150,9 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict], penalt
     played in every seat that the agent won (or lost: another seat won) in all of them (win
     share 1 / 0 in every game): the deals its play decided, where the others' winner was the
     seat, a shared win or no one (a draw).  ``points_margin``: the agent's points per hand
-    minus the other seats' mean, averaged per deal, then over the deals, with a 95% normal
-    interval over the deals (the normal approximation, 1.96 standard errors: meant for
-    tens of deals or more; ``None`` below two deals); with ``penalty`` (the variant's
+    minus the other seats' mean, averaged per deal, then over the deals, with a 95% Student's
+    t interval over the deals (:func:`experiments.common.mean_interval`; ``None`` below two
+    deals); with ``penalty`` (the variant's
     points are penalties, ``POINTS_LABELS``: Crazy Rummy) the others' penalty minus the
     agent's, so that a positive margin is better on every variant.  Paired on duplicate
     deals, it tells apart agents that win as often but by different amounts.

@@ -1,7 +1,9 @@
-"""What several jobs share: the helpers of every job (:mod:`experiments.common.jobs`), game
-records (:mod:`experiments.common.records`) and a clean stop on Ctrl-C
+"""What several jobs share: the helpers of every job (:mod:`experiments.common.jobs`), the
+intervals they report (:mod:`experiments.common.intervals`), game records
+(:mod:`experiments.common.records`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
+from experiments.common.intervals import mean_interval, t_quantile_95, wilson_interval
 from experiments.common.jobs import (
     MAX_DEALS,
     atomic_open,
@@ -13,7 +15,6 @@ from experiments.common.jobs import (
     description,
     load_variant,
     max_workers,
-    mean_interval,
     new_figure,
     nonnegative_int,
     output_folder,
@@ -27,7 +28,6 @@ from experiments.common.jobs import (
     save_figure,
     take_back_empty,
     usable_cpus,
-    wilson_interval,
     worker_count,
 )
 
@@ -54,6 +54,7 @@ __all__ = [
     "program_name",
     "resolve_variant",
     "save_figure",
+    "t_quantile_95",
     "take_back_empty",
     "usable_cpus",
     "wilson_interval",

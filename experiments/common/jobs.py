@@ -9,7 +9,6 @@ import importlib
 import math
 import os
 import re
-import statistics
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -340,38 +339,6 @@ def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | N
         env.step(agents[seat].act(obs, info))
         steps += 1
     return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}
-
-
-def wilson_interval(p: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion ``p`` measured on ``n`` independent trials.
-
-    The interval always contains ``p`` (floating-point rounding can otherwise leave
-    ``p = 1`` just outside it) and lies in [0, 1].
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / denom
-    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
-
-
-def mean_interval(values: Sequence[float], z: float = 1.959964) -> tuple[float, float | None, float | None]:
-    """The mean of ``values`` and its 95% interval by the normal approximation (``z``
-    standard errors of the sample's standard deviation): meant for tens of values or more,
-    too narrow for a handful, where Student's t would be wider.
-
-    Returns:
-        ``(mean, low, high)``; ``low`` and ``high`` are None below two values.
-
-    Raises:
-        statistics.StatisticsError: no values.
-    """
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None, None
-    half = z * statistics.stdev(values, mean) / math.sqrt(len(values))
-    return mean, mean - half, mean + half
 
 
 def new_figure(**kwargs: Any) -> Any:

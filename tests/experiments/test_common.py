@@ -1,11 +1,18 @@
-"""Helpers of the jobs: the Wilson interval, option parsing, variant names."""
+"""Helpers of the jobs: the intervals, option parsing, variant names."""
 
 from pathlib import Path
 
 import pytest
 
 from experiments.common import jobs as common
-from experiments.common import output_folder, parse_env_options, resolve_variant, wilson_interval
+from experiments.common import (
+    mean_interval,
+    output_folder,
+    parse_env_options,
+    resolve_variant,
+    t_quantile_95,
+    wilson_interval,
+)
 
 
 @pytest.mark.parametrize("n", range(1, 400))
@@ -19,6 +26,40 @@ def test_wilson_interval_values():
     low, high = wilson_interval(0.5, 100)
     assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
     assert wilson_interval(0.3, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("df", "quantile"),
+    # scipy.stats.t.ppf(0.975, df) (SciPy 1.17.1), on both sides of the switch to the expansion at 400
+    [
+        (1, 12.706204736174694),
+        (2, 4.302652729749462),
+        (9, 2.262157162798205),
+        (10, 2.228138851986274),
+        (30, 2.0422724563012378),
+        (100, 1.9839715185235518),
+        (400, 1.9659123432294627),
+        (401, 1.965897465336516),
+        (1000, 1.9623390808264083),
+        (100_000, 1.9599877075346095),
+    ],
+)
+def test_t_quantile_95_matches_scipy(df, quantile):
+    assert t_quantile_95(df) == pytest.approx(quantile, abs=1e-12)
+
+
+def test_t_quantile_95_rejects_no_degrees_of_freedom():
+    with pytest.raises(ValueError, match="degrees of freedom must be at least 1, got 0"):
+        t_quantile_95(0)
+
+
+def test_mean_interval_of_known_values():
+    # mean 3, sample standard deviation sqrt(2.5), standard error sqrt(0.5), t at 4 degrees of freedom
+    mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert (mean, low, high) == pytest.approx(
+        (3.0, 3.0 - 2.7764451051977934 * 0.5**0.5, 3.0 + 2.7764451051977934 * 0.5**0.5)
+    )
+    assert mean_interval([7.0]) == (7.0, None, None)
 
 
 def test_parse_env_options():

@@ -12,7 +12,7 @@ import pytest
 from agents.panel import PANEL_VERSION, panel
 from experiments import evaluate
 
-Z = 1.959964  # the normal 97.5% quantile of the intervals (experiments.common.mean_interval)
+T1 = 12.706204736174694  # Student's t two-sided 95% quantile at 1 degree of freedom (two deals)
 
 
 def _record(deal, seats, win_share, points, agent="A"):
@@ -50,8 +50,8 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
             # per deal: deal 0 (20 - 15) / 2 = 2.5, deal 1 (0 + 30) / 2 = 15; their standard
             # deviation 12.5 / sqrt(2), its standard error 6.25 over 2 deals
             "points_margin": 8.75,
-            "points_margin_ci_low": pytest.approx(8.75 - Z * 6.25),
-            "points_margin_ci_high": pytest.approx(8.75 + Z * 6.25),
+            "points_margin_ci_low": pytest.approx(8.75 - T1 * 6.25),
+            "points_margin_ci_high": pytest.approx(8.75 + T1 * 6.25),
         },
         {
             "opponent": "C",
@@ -86,7 +86,7 @@ def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed()
     (row,) = evaluate.panel_rows("A", ["C"], records, penalty=True)
     # deal 0: (15 - 6) / 2 = 4.5, deal 1: 6; standard error |6 - 4.5| / 2 = 0.75
     assert (row["points_margin"], row["points_margin_ci_low"], row["points_margin_ci_high"]) == pytest.approx(
-        (5.25, 5.25 - Z * 0.75, 5.25 + Z * 0.75)
+        (5.25, 5.25 - T1 * 0.75, 5.25 + T1 * 0.75)
     )
     result = {
         "variant": "crazy_rummy_v0", "agent": "A", "panel_version": None, "seats": 3, "fair_share": 1 / 3,
@@ -94,7 +94,7 @@ def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed()
         "panel_min_opponent": "C",
     }  # fmt: skip
     lines = evaluate.format_rows(result).splitlines()
-    assert lines[2].split()[5:8] == ["10.00", "15.00", "+5.25±1.47"]  # penalties, theirs, margin
+    assert lines[2].split()[5:8] == ["10.00", "15.00", "+5.25±9.53"]  # penalties, theirs, margin
     assert "margin: points a hand more than the others'" in lines[3]
 
 
