@@ -279,10 +279,13 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
         _table_box(pic, "showdown: both hands laid out (green: laid off on the knocker's melds)")
         dead_k = cards_of(sd.knocker_deadwood_cards)
         dead_d = cards_of(sd.defender.deadwood_cards)
+        # the defender's deadwood here counts after its lay-offs, the seat line's before them
+        n_laid = len(sd.defender.layoffs)
+        laid_off = f", lays off {n_laid}" if n_laid else ""
         rows = [
             (f"{seat_name(knocker)} knocked · deadwood {sd.knocker_deadwood}", melds, dead_k, laid),
             (
-                f"{seat_name(1 - knocker)} lays out · deadwood {sd.defender.deadwood}",
+                f"{seat_name(1 - knocker)} lays out{laid_off} · deadwood {sd.defender.deadwood}",
                 [list(MELDS[m].cards) for m in sd.defender.melds],
                 dead_d,
                 {},
@@ -299,7 +302,10 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
     if view.forbidden >= 0:
         marks[view.forbidden] = sh.ALERT
         tags[view.forbidden] = ("taken", sh.ALERT)
-    own = f"{seat_name(viewer)} (this view) · deadwood {view.deadwood} · {view.scores[0]} pts"
+    before = (
+        " before laying off" if showdown is not None and viewer != showdown[0] and showdown[1].defender.layoffs else ""
+    )
+    own = f"{seat_name(viewer)} (this view) · deadwood {view.deadwood}{before} · {view.scores[0]} pts"
     if view.forbidden >= 0:
         own += f" · may not discard {card_str(view.forbidden)}"
     hand_row(pic, own, cards_of(view.hand), marks, tags)

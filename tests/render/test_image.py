@@ -78,7 +78,11 @@ def test_gin_showdown_lays_out_both_hands_with_the_layoffs_framed():
     pic = table_picture(env.unwrapped.game_state, 1, env.unwrapped.last_move)
     words = texts(pic)
     assert "player_0 knocked · deadwood 3" in words
-    assert "player_1 lays out · deadwood 37" in words
+    # the defender's deadwood after its two lay-offs, and in its seat line the hand's before them
+    assert "player_1 lays out, lays off 2 · deadwood 37" in words
+    assert "player_1 (this view) · deadwood 45 before laying off · 0 pts" in words
+    knocker_view = texts(table_picture(env.unwrapped.game_state, 0, env.unwrapped.last_move))
+    assert "player_0 (this view) · deadwood 3 · 34 pts" in knocker_view
     assert "last move: player_0 knock KH" in words
     assert "last hand: knock, won by player_0; hand scores player_0 34, player_1 0" in words
     # 7D and 8D are laid off on 4D 5D 6D: two green frames
