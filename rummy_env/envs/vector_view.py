@@ -122,10 +122,12 @@ class SeatVectorEnv(VectorEnv):
 
         Raises:
             ValueError: non-empty ``options`` (none are taken), or a seed that is not an int
-                0..2**64-1.
+                0..2**64-1 (a NumPy integer is taken as the same int).
         """
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
+        if isinstance(seed, np.integer):
+            seed = int(seed)  # the engine takes NumPy ints, Gymnasium's seeding only Python ints
         self.vec.reset(seed=seed)
         super().reset(seed=seed)  # Gymnasium's own np_random follows the seed too
         batch = self.vec.step_opponents(self.seats)

@@ -23,6 +23,21 @@ class ActionTypeError(TypeError, ValueError):
     """
 
 
+def integer_id(action: Any, allowed: str) -> int:
+    """``action`` as a Python int if it is a Python int, a NumPy integer scalar or a 0-d
+    integer array; ``allowed`` ends the error message (what the caller accepts).
+
+    Raises:
+        ActionTypeError: anything else (a float, bool, string, ``Fraction``...), rather
+            than guessed at or truncated.
+    """
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ActionTypeError(f"action {action!r} has type {type(action).__name__}: {allowed}")
+    return int(action)
+
+
 def to_action_id(action: Any, num_actions: int) -> int:
     """``action`` as a Python int in ``0..num_actions-1``.
 
@@ -33,13 +48,7 @@ def to_action_id(action: Any, num_actions: int) -> int:
         ActionTypeError: not an integer.
         IllegalActionError: outside ``0..num_actions-1``.
     """
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        action = action.item()
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ActionTypeError(
-            f"action {action!r} has type {type(action).__name__}: actions are integer ids 0..{num_actions - 1}"
-        )
-    action = int(action)
+    action = integer_id(action, f"actions are integer ids 0..{num_actions - 1}")
     if not 0 <= action < num_actions:
         raise IllegalActionError(f"action {action} is out of range: action ids are 0..{num_actions - 1}")
     return action

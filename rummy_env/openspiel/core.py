@@ -63,10 +63,20 @@ class GameData:
         return game_data, (self.variant.key, tuple(sorted(self.params.items())))
 
 
-@functools.lru_cache(maxsize=64)
 def game_data(key: str, params: tuple) -> GameData:
-    """The shared :class:`GameData` of a variant and its parameters (sorted ``(name, value)`` pairs)."""
-    return GameData(key, dict(params))
+    """The shared :class:`GameData` of a variant and its parameters (sorted ``(name, value)`` pairs).
+
+    Raises:
+        ValueError: an unknown parameter or a bad value (:class:`GameData`).
+    """
+    # keyed by each value's type too: True == 1 == 1.0 would otherwise find a valid game's
+    # data and skip the checks of a wrongly typed value
+    return _game_data(key, tuple((name, type(value), value) for name, value in params))
+
+
+@functools.lru_cache(maxsize=64)
+def _game_data(key: str, typed_params: tuple) -> GameData:
+    return GameData(key, {name: value for name, _, value in typed_params})
 
 
 class Core:

@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from rummy_env.games.errors import integer_id
 from rummy_env.openspiel.core import OVER, Core, game_data
 from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 
 PREFIX = "python_rummy_env_"
+_INTEGER_ACTIONS = "actions and chance outcomes are integer ids (see legal_actions and chance_outcomes)"
 
 
 class SerializedStateError(ValueError):
@@ -179,9 +181,11 @@ class RummyEnvGame(pyspiel.Game):
 class RummyEnvState(pyspiel.State):
     """A state of a variant's OpenSpiel game (see ``rummy_env.openspiel.core``).
 
-    ``apply_action`` (pyspiel's) raises ``IllegalActionError`` (a ``ValueError``) for an action
-    id out of range or not legal now, or a chance outcome this node does not offer, and the
-    state is unchanged; a non-integer is refused by pyspiel's binding itself (``TypeError``).
+    ``apply_action`` raises ``IllegalActionError`` (a ``ValueError``) for an action id out of
+    range or not legal now, or a chance outcome this node does not offer, and
+    ``ActionTypeError`` (a ``TypeError`` and ``ValueError``) for anything but an integer
+    (Python int, NumPy integer, 0-d integer array); the state is unchanged.  So do ``child``
+    and ``apply_action_with_legality_check``.
     """
 
     def __init__(self, game: RummyEnvGame):
@@ -223,6 +227,20 @@ class RummyEnvState(pyspiel.State):
             ValueError: at a decision node or a terminal state.
         """
         return self._core.chance_outcomes()
+
+    # pyspiel's binding takes anything with __int__ (np.float32(105.9) would apply 105, True
+    # apply 1): Python callers get the env's type check first.  C++ callers pass ints.
+    def apply_action(self, action: Any) -> None:
+        """Apply ``action`` (a decision or a chance outcome); see the class docstring."""
+        super().apply_action(integer_id(action, _INTEGER_ACTIONS))
+
+    def apply_action_with_legality_check(self, action: Any) -> None:
+        """As :meth:`apply_action` (which checks legality anyway)."""
+        super().apply_action_with_legality_check(integer_id(action, _INTEGER_ACTIONS))
+
+    def child(self, action: Any) -> RummyEnvState:
+        """A copy of the state with ``action`` applied; see the class docstring."""
+        return super().child(integer_id(action, _INTEGER_ACTIONS))
 
     def _apply_action(self, action: int) -> None:
         self._core.apply(int(action))

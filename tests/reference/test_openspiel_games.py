@@ -101,6 +101,18 @@ def test_bad_parameters_are_refused(variant, params, message):
             cls(bad)
 
 
+@pytest.mark.parametrize(
+    "name, good, bad",
+    [("ace_high", True, 1), ("max_turns", 1, True), ("num_players", 3, 3.0)],
+)
+def test_a_wrongly_typed_parameter_is_refused_after_a_valid_equal_one(name, good, bad):
+    # True == 1 == 1.0: the games' shared data must not be found by an equal value of another type
+    cls = type(load("rummy"))
+    assert cls({name: good}).get_parameters()[name] == bad
+    with pytest.raises(ValueError, match=f"{name}={bad!r}"):
+        cls({name: bad})
+
+
 def test_the_deal_is_a_sequence_of_chance_outcomes():
     game = load("gin_rummy")
     state = game.new_initial_state()

@@ -7,13 +7,15 @@ that is not acting while another builds a play still lets that play be finished.
 
 import subprocess
 import sys
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pyspiel
 import pytest
 
 from rummy_env.games.crazy_rummy.actions import DRAW_STOCK as CRAZY_DRAW
-from rummy_env.games.errors import IllegalActionError
+from rummy_env.games.errors import ActionTypeError, IllegalActionError
 from rummy_env.games.gin_rummy import DRAW_STOCK as GIN_DRAW
 from rummy_env.games.rummikub.actions import DRAW as RUMMIKUB_DRAW
 from rummy_env.games.rummy.actions import DRAW_STOCK as RUMMY_DRAW
@@ -128,7 +130,10 @@ def refused_ids(state):
     return inside + [top, top + 1, 10**6, 2**31, 2**40, -2, -1000]
 
 
-WRONG_TYPES = ["3", 1.5, np.float64(2.0), None, [1], np.array([1]), 2**70]  # pybind11 turns True into 1 itself
+WRONG_TYPES = ["3", 1.5, np.float64(2.0), None, [1], np.array([1]), 2**70]
+# what pybind11's int conversion would take (anything with __int__: 105.9 -> 105, True -> 1)
+# and the states refuse themselves, before pyspiel converts them
+TRUNCATED = [np.float32(2.9), True, np.True_, Fraction(1, 1), Decimal("1"), np.array(1.0)]
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -146,6 +151,10 @@ def test_a_refused_action_changes_nothing(variant, seed):
         for action in [*WRONG_TYPES, -1]:  # -1 is OpenSpiel's kInvalidAction: refused before our code
             with pytest.raises((TypeError, pyspiel.SpielError)):
                 state.apply_action(action)
+        for action in TRUNCATED:
+            for method in (state.apply_action, state.apply_action_with_legality_check, state.child):
+                with pytest.raises(ActionTypeError, match=f"^action .* has type {type(action).__name__}: actions and"):
+                    method(action)
         assert snapshot(state) == before, name
         if not state.is_terminal():  # the state still plays on
             state.apply_action(state.legal_actions()[0] if is_decision(state) else state.chance_outcomes()[0][0])

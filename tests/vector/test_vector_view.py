@@ -114,6 +114,20 @@ def test_bad_view_arguments_are_refused():
         SeatVectorEnv("gin_rummy", 2).step(np.zeros(2, np.int64))
 
 
+def test_a_numpy_seed_deals_what_the_same_int_deals_and_a_bad_seed_changes_nothing():
+    envs = SeatVectorEnv("gin_rummy", 4, seed=0, engine="reference")
+    obs, infos = envs.reset(seed=np.int64(3))  # Gymnasium's seeding alone refuses NumPy ints
+    twin = SeatVectorEnv("gin_rummy", 4, seed=0, engine="reference")
+    assert data_equivalence((obs, infos), twin.reset(seed=3), exact=True)
+    assert envs.np_random_seed == 3
+    decks = envs.vec.decks().copy()
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=-1)
+    assert (envs.vec.decks() == decks).all()  # the games were not dealt again
+    actions = np.array([np.flatnonzero(row)[0] for row in infos["action_mask"]])
+    assert data_equivalence(envs.step(actions), twin.step(actions), exact=True)
+
+
 def test_an_episode_that_ends_before_the_learners_first_decision_is_marked_skipped():
     # gin_rummy, seed 0: in game 1016 the opponent takes the upcard and knocks at once
     envs = SeatVectorEnv("gin_rummy", 1024, seed=0)
