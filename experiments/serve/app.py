@@ -132,7 +132,13 @@ async def _json(request: Request) -> dict:
     data = await _body(request, MAX_JSON_BYTES, "request body")
     try:
         body = json.loads(data or b"{}")
-    except (ValueError, RecursionError):
+    except ValueError as err:
+        if "integer string conversion" in str(err):  # Python's int parsing limit, sys.get_int_max_str_digits
+            raise ApiError(
+                400, "the request body holds an integer of over 4,300 digits, which no field takes"
+            ) from None
+        raise ApiError(400, "the request body is not JSON") from None
+    except RecursionError:
         raise ApiError(400, "the request body is not JSON") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the request body must be a JSON object")
@@ -174,7 +180,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         variant = check_variant(body.get("variant"))
         options = check_options(body.get("options"), variant)
         opponents = body.get("opponents")
-        if not isinstance(opponents, list) or not opponents:
+        if not isinstance(opponents, list):  # how many: GameSession, after the env has checked the options
             raise ApiError(400, "opponents must be a list of agent names, one per other seat")
         opponents = [check_agent(a, config.allowed[variant], variant) for a in opponents]
         seat = body.get("seat", "player_0")

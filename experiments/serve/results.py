@@ -267,7 +267,7 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
     base = root.resolve()
     images = [(folder / i).relative_to(base).as_posix() for i in IMAGES if (folder / i).is_file()]
     if kind == "evaluation":
-        return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
+        return _sendable(name, {"name": name, "kind": "evaluation", "evaluation": data, "images": images})
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
         cells = data.get("head_to_head") or _head_to_head_csv(folder)
         maps = heat_maps(cells)
@@ -275,11 +275,11 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         record_dir = meta.pop("record_dir", None)
         where = record_folder_of(record_dir, records) if records is not None else None
         games = recorded_games(folder, index, meta.get("env_options"), where)
-    except (OSError, KeyError, TypeError, ValueError, AttributeError) as err:
+    except (OSError, KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
         raise ApiError(
             422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
         ) from None
-    return {
+    run = {
         "name": name,
         "kind": "tournament",
         "meta": meta,
@@ -289,6 +289,24 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         "records_folder": records_folder(games),
         "images": images,
     }
+    return _sendable(name, run)
+
+
+def _sendable(name: Any, run: dict) -> dict:
+    """``run`` if the page can be sent it as JSON.
+
+    Raises:
+        ApiError: 422 naming the run when it holds a number JSON has no value for: an
+            infinity from a JSON number too large for a float (``1e400``), or ``nan`` /
+            ``inf`` read from a CSV file, which the jobs never write.
+    """
+    try:
+        json.dumps(run, allow_nan=False)
+    except ValueError:
+        raise ApiError(
+            422, f"{name} cannot be read as results: it holds NaN or an infinity, which JSON has no value for"
+        ) from None
+    return run
 
 
 def image_path(root: Path, name: Any) -> Path:

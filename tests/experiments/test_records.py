@@ -5,6 +5,7 @@ import os
 import signal
 import time
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -216,6 +217,26 @@ def knock_record(tmp_path):
         env.step(action)
         rec.step(agent, action)
     return rec.lines[:2], rec.finish(), rec.write(tmp_path / "knock.jsonl")
+
+
+def test_numpy_option_values_are_recorded_as_json_and_replay(tmp_path):
+    from rummy_env import gin_rummy_v0
+
+    options = {"oklahoma": np.True_, "max_turns": np.int64(40), "reward": "score"}  # env() takes them
+    env = gin_rummy_v0.env(**options)
+    env.reset(seed=5)
+    rec = GameRecorder(env, options, 5)
+    rec.start()
+    agent = make_agent("heuristic", env)
+    for name in env.agent_iter(6):
+        action = agent.act(*env.last()[::4])
+        env.step(action)
+        rec.step(name, action)
+    rec.finish("quit")
+    back = read_record(rec.write(tmp_path / "numpy.jsonl"))
+    assert back[0]["options"] == {"oklahoma": True, "max_turns": 40, "reward": "score"}
+    assert type(back[0]["options"]["oklahoma"]) is bool
+    assert replay(back).unwrapped.game_state.history == env.unwrapped.game_state.history
 
 
 def test_a_stacked_deal_is_recorded_with_its_reset_options(tmp_path):

@@ -144,12 +144,16 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
         ({"seat": "player_7"}, "seat 'player_7' is not a seat"),
         ({"opponents": ["heuristic", "random"]}, "2 opponent(s) for 1 other seat(s)"),
         ({"opponents": "heuristic"}, "opponents must be a list"),
+        ({"opponents": []}, "0 opponent(s) for 1 other seat(s)"),
+        ({"variant": "rummikub", "options": {"num_players": 1}, "opponents": []}, "options refused by rummikub_v0"),
         ({"seed": -1}, "seed -1 is not an int"),
         ({"seed": "7"}, "is not an int"),
     ]
     base = {"variant": "gin_rummy", "opponents": ["heuristic"]}
     for body, words in cases:
         refused(client.post("/api/games", json={**base, **body}), 400, words)
+    digits = b'{"variant": "gin_rummy", "opponents": ["random"], "seed": ' + b"9" * 5000 + b"}"  # valid JSON
+    refused(client.post("/api/games", content=digits), 400, "an integer of over 4,300 digits, which no field takes")
     said = refused(client.post("/api/games", content=b"x" * 70_000), 413)
     assert said == "the request body is larger than 64,000 bytes (got at least 70,000)"  # a move, not a record
 
@@ -283,6 +287,23 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
                 422,
                 f"eval/evaluation.json cannot be read as results: it holds {value}, which JSON has no value for",
             )
+    # numbers no JSON response can carry from elsewhere: a float too large (read as an
+    # infinity), nan / inf in the head-to-head CSV, and a CSV field past the csv module's limit
+    non_finite = "cannot be read as results: it holds NaN or an infinity, which JSON has no value for"
+    text = json.dumps({**evaluation, "rows": [{"opponent": "random", "win_rate": 1.0}]}).replace("1.0", "1e400")
+    (tmp_path / "eval" / "evaluation.json").write_text(text)
+    (tmp_path / "cut" / "summary.json").write_text(json.dumps({"meta": {"variants": ["gin_rummy_v0"]}, "summary": []}))
+    header = "variant,agent,opponent,games,deals,wins,win_rate,win_rate_ci_low,win_rate_ci_high\n"
+    for name, csv_text, said in [
+        ("eval/evaluation.json", None, non_finite),
+        ("cut/summary.json", header + "gin_rummy_v0,a,b,2,1,1,nan,0.1,0.9\n", non_finite),
+        ("cut/summary.json", header + "gin_rummy_v0,a,b,2,1,1,0.5,-inf,0.9\n", non_finite),
+        ("cut/summary.json", header + "gin_rummy_v0," + "a" * 140_000 + ",b,2,1,1,0.5,0.1,0.9\n", "field larger"),
+    ]:
+        if csv_text is not None:
+            (tmp_path / "cut" / "head_to_head.csv").write_text(csv_text)
+        with TestClient(make_app(results=tmp_path, save_games=False)) as c:
+            refused(c.get("/api/results/run", params={"name": name}), 422, said)
 
 
 def test_a_recorded_game_replays_step_by_step(client, served_folders):
