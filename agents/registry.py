@@ -15,7 +15,8 @@ from agents.random_agent import RandomAgent
 
 
 def agent_names(variant: str) -> list[str]:
-    """The plain agent names of ``variant`` (e.g. ``"rummy_v0"``): ``["random", "heuristic"]``.
+    """The plain agent names of ``variant`` (``"rummy_v0"`` or ``"rummy"``, as the jobs and
+    :func:`agents.panel.panel` take it): ``["random", "heuristic"]``.
 
     These take no options and no path; :func:`make_agent` also takes ``champion``, the
     heuristic's styles, the search agents, ``policy:``/``rllib:`` models, import paths and,
@@ -24,7 +25,8 @@ def agent_names(variant: str) -> list[str]:
     Raises:
         ValueError: ``variant`` is not an env name of the package (the message lists them).
     """
-    if not isinstance(variant, str) or variant not in HEURISTICS:
+    full = f"{variant}_v0" if isinstance(variant, str) and variant not in HEURISTICS else variant
+    if not isinstance(full, str) or full not in HEURISTICS:
         raise ValueError(f"variant {variant!r} is not an env name: use one of {', '.join(sorted(HEURISTICS))}")
     return ["random", "heuristic"]
 

@@ -83,9 +83,11 @@ def append_eval(out: Path, rows: Sequence[dict], minutes: float, steps: int, upd
                 **fixed,
                 "opponent": r["opponent"],
                 "games": r["games"],
-                "win_rate": round(r["win_rate"], 4),
-                "ci_low": round(r["win_rate_ci_low"], 4),
-                "ci_high": round(r["win_rate_ci_high"], 4),
+                # unrounded: a figure printed at 3 decimals from a 4-decimal copy could differ in
+                # its last digit from the same figure printed during training (0.32049 -> 0.321)
+                "win_rate": r["win_rate"],
+                "ci_low": r["win_rate_ci_low"],
+                "ci_high": r["win_rate_ci_high"],
             }
             for r in rows
         ],

@@ -94,6 +94,7 @@ def test_heuristic_lays_off_when_it_cannot_meld():
 def test_registry():
     env = rummy_v0.env()
     assert agent_names("rummy_v0") == ["random", "heuristic"]
+    assert agent_names("gin_rummy") == agent_names("gin_rummy_v0")  # the short name, as the jobs take it
     for variant in ("gin", None, "rummy_v1"):  # not ["random"] for a name that is no variant
         with pytest.raises(ValueError, match=rf"^variant {variant!r} is not an env name: use one of crazy_rummy_v0, "):
             agent_names(variant)
