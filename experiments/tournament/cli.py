@@ -219,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_results(out, records, rows, meta, pairs)
     write_matrix(out, pairs)
     if rows:
-        print(format_table(rows))
+        print(format_table(rows, {r["variant"]: len(r["seats"]) for r in records}))
         print(format_matrix(pairs))
     where = f"{args.workers} worker(s)" if args.backend == "local" else "Ray"
     if stop.requested:

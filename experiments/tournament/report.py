@@ -123,9 +123,11 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
     return {name: label if taken[label] == 1 else name for name, label in short.items()}
 
 
-def format_table(rows: list[dict]) -> str:
+def format_table(rows: list[dict], seats: dict[str, int] | None = None) -> str:
     """The summary as a text table, one block per variant (short agent names, see
-    :func:`display_names`; the points column is labelled per variant)."""
+    :func:`display_names`; the points column is labelled per variant).  ``seats``: the
+    players per game of each variant; with 3 or more a line gives the equal share of a
+    seat's games (1/n), the win rate of agents no better than each other."""
     out = []
     short = display_names(list(dict.fromkeys(r["agent"] for r in rows)))
     width = max([12, *(len(v) for v in short.values())])
@@ -142,6 +144,9 @@ def format_table(rows: list[dict]) -> str:
             )
         if variant in POINTS_LABELS:
             out.append(f"  ({points}: penalty points, lower is better)")
+        n = (seats or {}).get(variant, 2)
+        if n > 2:
+            out.append(f"  ({n} seats a game; games count seats played; an equal share is 1/{n} = {1 / n:.3f})")
     named = {k: v for k, v in short.items() if k != v}
     if named:
         out.append("\n" + "\n".join(f"{v} = {k}" for k, v in named.items()))

@@ -72,14 +72,16 @@ def test_the_table_uses_short_names_aligned_and_says_what_they_stand_for():
 
 def test_crazy_rummy_points_are_labelled_as_penalties():
     lines = tournament.format_table(
-        [row("crazy_rummy_v0", "random", 0.3, 1.0), row("crazy_rummy_v0", "heuristic", 0.7, 9.0)]
+        [row("crazy_rummy_v0", "random", 0.3, 1.0), row("crazy_rummy_v0", "heuristic", 0.7, 9.0)],
+        {"crazy_rummy_v0": 3},
     )
-    assert lines.splitlines()[1:6] == [
+    assert lines.splitlines()[1:7] == [
         "crazy_rummy_v0",
         "  agent          games  win rate            95% CI penalty/round   rating",
         "  heuristic        400     0.700    [0.650, 0.750]         12.50     9.00",
         "  random           400     0.300    [0.250, 0.350]         12.50     1.00",
         "  (penalty/round: penalty points, lower is better)",
+        "  (3 seats a game; games count seats played; an equal share is 1/3 = 0.333)",
     ]
 
 
