@@ -45,6 +45,12 @@ class Agent(ABC):
         """
 
 
+def env_name(variant: object, names: object) -> object:
+    """``"gin_rummy"`` -> ``"gin_rummy_v0"`` when the short name is not itself in ``names``
+    (a container of env names); anything else unchanged, for the caller to refuse."""
+    return f"{variant}_v0" if isinstance(variant, str) and variant not in names else variant
+
+
 def legal_ids(observation: dict[str, np.ndarray]) -> np.ndarray:
     """Legal action ids of an observation, ascending (int64 array).
 

@@ -43,7 +43,7 @@ import importlib.util
 import warnings
 from pathlib import Path
 
-from agents.base import TRAIN_EXTRA
+from agents.base import TRAIN_EXTRA, env_name
 
 #: Version of :data:`PANELS`: bump it whenever a list changes.
 PANEL_VERSION = 3
@@ -111,7 +111,7 @@ def panel_variant(variant: str) -> str:
     Raises:
         ValueError: not a variant with a panel (the message lists them).
     """
-    full = f"{variant}_v0" if isinstance(variant, str) and variant not in PANELS else variant
+    full = env_name(variant, PANELS)
     if not isinstance(variant, str) or full not in PANELS:
         raise ValueError(
             f"no opponent panel for variant {variant!r}: panels exist for {', '.join(PANELS)} "

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, env_name
 from agents.heuristics import HEURISTICS, STYLES, heuristic_style, heuristic_styles, style_id  # noqa: F401 - public here
 from agents.random_agent import RandomAgent
 
@@ -25,7 +25,7 @@ def agent_names(variant: str) -> list[str]:
     Raises:
         ValueError: ``variant`` is not an env name of the package (the message lists them).
     """
-    full = f"{variant}_v0" if isinstance(variant, str) and variant not in HEURISTICS else variant
+    full = env_name(variant, HEURISTICS)
     if not isinstance(full, str) or full not in HEURISTICS:
         raise ValueError(f"variant {variant!r} is not an env name: use one of {', '.join(sorted(HEURISTICS))}")
     return ["random", "heuristic"]

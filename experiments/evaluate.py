@@ -250,7 +250,9 @@ def format_rows(result: dict) -> str:
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
-    lines.append("  margin: points a hand more than the others', paired per deal, 95% half-width (normal; +: better)")
+    lines.append(
+        "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
+    )
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     if result["variant"] in POINTS_LABELS:
         lines.append(f"  {points} and theirs: penalty points, lower is better")

@@ -55,10 +55,10 @@ def t_quantile_95(df: int) -> float:
     the Cornish-Fisher expansion of Abramowitz and Stegun 26.7.5 (error below 1e-10 there).
 
     Raises:
-        ValueError: ``df`` below 1.
+        ValueError: ``df`` not an int of at least 1.
     """
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+    if isinstance(df, bool) or not isinstance(df, int) or df < 1:
+        raise ValueError(f"degrees of freedom must be an int of at least 1, got {df!r}")
     if df > 400:
         x = statistics.NormalDist().inv_cdf(0.975)
         g1 = (x**3 + x) / 4

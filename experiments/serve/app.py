@@ -134,8 +134,9 @@ async def _json(request: Request) -> dict:
         body = json.loads(data or b"{}")
     except ValueError as err:
         if "integer string conversion" in str(err):  # Python's int parsing limit, sys.get_int_max_str_digits
+            limit = sys.get_int_max_str_digits()
             raise ApiError(
-                400, "the request body holds an integer of over 4,300 digits, which no field takes"
+                400, f"the request body holds an integer of over {limit:,} digits, which no field takes"
             ) from None
         raise ApiError(400, "the request body is not JSON") from None
     except RecursionError:

@@ -146,7 +146,7 @@ def format_table(rows: list[dict], seats: dict[str, int] | None = None) -> str:
             out.append(f"  ({points}: penalty points, lower is better)")
         n = (seats or {}).get(variant, 2)
         if n > 2:
-            out.append(f"  ({n} seats a game; games count seats played; an equal share is 1/{n} = {1 / n:.3f})")
+            out.append(f"  ({n} seats a game: an equal share is 1/{n} = {1 / n:.3f})")
     named = {k: v for k, v in short.items() if k != v}
     if named:
         out.append("\n" + "\n".join(f"{v} = {k}" for k, v in named.items()))

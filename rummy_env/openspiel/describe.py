@@ -14,7 +14,13 @@ from rummy_env.encoding.layout import Layout
 
 def describe(layout: Layout, vector: np.ndarray, tiles: bool) -> str:
     """An encoded observation as text, one line per field that is not all zero: card
-    planes as cards, tile blocks as tiles with counts, other fields as numbers."""
+    planes as cards, tile blocks as tiles with counts, other fields as numbers.
+
+    Args:
+        layout: the variant's observation layout (its fields' names and slices).
+        vector: the observation, float32 ``(layout.size,)`` as ``env()`` gives it.
+        tiles: Rummikub's layout (53-count tile blocks) rather than the card games'.
+    """
     values = vector.tolist()
     lines = []
     for name, start, stop, kind in _text_fields(layout, tiles):

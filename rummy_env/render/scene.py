@@ -261,6 +261,7 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
         known,
     )
     piles(pic, view.stock_size, view.upcard, len(state.discard))
+    before = ""  # the seat line's deadwood counts before lay-offs; said when the showdown row's does not
     if showdown is None:
         _table_box(pic, "no melds on the table in Gin: they are laid out after a knock")
         if view.opponent_discarded:
@@ -279,9 +280,10 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
         _table_box(pic, "showdown: both hands laid out (green: laid off on the knocker's melds)")
         dead_k = cards_of(sd.knocker_deadwood_cards)
         dead_d = cards_of(sd.defender.deadwood_cards)
-        # the defender's deadwood here counts after its lay-offs, the seat line's before them
         n_laid = len(sd.defender.layoffs)
         laid_off = f", lays off {n_laid}" if n_laid else ""
+        if n_laid and viewer != knocker:
+            before = " before laying off"
         rows = [
             (f"{seat_name(knocker)} knocked · deadwood {sd.knocker_deadwood}", melds, dead_k, laid),
             (
@@ -302,9 +304,6 @@ def _gin_picture(state: Any, viewer: int, last_move: tuple[int, int] | None) -> 
     if view.forbidden >= 0:
         marks[view.forbidden] = sh.ALERT
         tags[view.forbidden] = ("taken", sh.ALERT)
-    before = (
-        " before laying off" if showdown is not None and viewer != showdown[0] and showdown[1].defender.layoffs else ""
-    )
     own = f"{seat_name(viewer)} (this view) · deadwood {view.deadwood}{before} · {view.scores[0]} pts"
     if view.forbidden >= 0:
         own += f" · may not discard {card_str(view.forbidden)}"

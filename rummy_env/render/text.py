@@ -140,7 +140,11 @@ def render_gin(state, viewer: int) -> str:
         f"dealer player_{state.dealer}, knock limit {view.knock_limit}, "
     )
     head += f"player_{state.current} to {phase}" if not state.is_terminal() else "episode over"
-    lines = [head, f"  player_{viewer}'s hand: {hand_text(view.hand)} (deadwood {view.deadwood})"]
+    last = state.last_hand
+    sd = last["showdown"] if last is not None and state.is_terminal() else None
+    # the defender's showdown line counts its deadwood after its lay-offs, the hand's before them
+    before = " before laying off" if sd is not None and viewer != last["knocker"] and sd.defender.layoffs else ""
+    lines = [head, f"  player_{viewer}'s hand: {hand_text(view.hand)} (deadwood {view.deadwood}{before})"]
     if view.forbidden >= 0:
         lines.append(f"  may not discard: {cards_str([view.forbidden])} (taken from the discard pile)")
     top = cards_str([view.upcard]) if view.upcard >= 0 else "none"
@@ -148,9 +152,7 @@ def render_gin(state, viewer: int) -> str:
     if view.opponent_known:
         lines.append(f"  player_{other} is known to hold: {hand_text(view.opponent_known)}")
     lines.append(f"  scores: player_{viewer} {view.scores[0]}, player_{other} {view.scores[1]}")
-    last = state.last_hand
     if last is not None and state.is_terminal():
-        sd = last["showdown"]
         if sd is not None:
             k = last["knocker"]
             melds = " | ".join(cards_str(MELDS[m].cards) for m in sd.knocker_melds) or "none"

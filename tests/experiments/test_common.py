@@ -49,8 +49,9 @@ def test_t_quantile_95_matches_scipy(df, quantile):
 
 
 def test_t_quantile_95_rejects_no_degrees_of_freedom():
-    with pytest.raises(ValueError, match="degrees of freedom must be at least 1, got 0"):
-        t_quantile_95(0)
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match=f"degrees of freedom must be an int of at least 1, got {bad!r}"):
+            t_quantile_95(bad)
 
 
 def test_mean_interval_of_known_values():

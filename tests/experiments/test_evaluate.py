@@ -95,7 +95,10 @@ def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed()
     }  # fmt: skip
     lines = evaluate.format_rows(result).splitlines()
     assert lines[2].split()[5:8] == ["10.00", "15.00", "+5.25±9.53"]  # penalties, theirs, margin
-    assert "margin: points a hand more than the others'" in lines[3]
+    assert (
+        lines[3]
+        == "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
+    )
 
 
 def test_rows_count_the_deals_won_or_lost_in_every_seat():

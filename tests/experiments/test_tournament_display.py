@@ -81,7 +81,7 @@ def test_crazy_rummy_points_are_labelled_as_penalties():
         "  heuristic        400     0.700    [0.650, 0.750]         12.50     9.00",
         "  random           400     0.300    [0.250, 0.350]         12.50     1.00",
         "  (penalty/round: penalty points, lower is better)",
-        "  (3 seats a game; games count seats played; an equal share is 1/3 = 0.333)",
+        "  (3 seats a game: an equal share is 1/3 = 0.333)",
     ]
 
 

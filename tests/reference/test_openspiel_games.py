@@ -108,7 +108,8 @@ def test_bad_parameters_are_refused(variant, params, message):
 def test_a_wrongly_typed_parameter_is_refused_after_a_valid_equal_one(name, good, bad):
     # True == 1 == 1.0: the games' shared data must not be found by an equal value of another type
     cls = type(load("rummy"))
-    assert cls({name: good}).get_parameters()[name] == bad
+    kept = cls({name: good}).get_parameters()[name]
+    assert kept == good and type(kept) is type(good)
     with pytest.raises(ValueError, match=f"{name}={bad!r}"):
         cls({name: bad})
 

@@ -193,3 +193,13 @@ def test_pictures_do_not_change_when_hidden_cards_are_shuffled(variant, opts):
                 a.step(action)
                 b.step(action)
     assert compared >= 40
+
+
+def test_gin_text_showdown_says_the_hands_deadwood_counts_before_the_lay_offs():
+    from rummy_env.render.text import render_gin
+
+    state = SCENES["gin_rummy"]().unwrapped.game_state
+    defender, knocker = render_gin(state, 1).splitlines(), render_gin(state, 0).splitlines()
+    assert defender[1] == "  player_1's hand: 7C 9C | 7D 8D | 2H 7H JH QH | 6S 7S (deadwood 45 before laying off)"
+    assert defender[6] == "  player_1 lays out: melds 7C 7H 7S; lays off 7D 8D; deadwood 37 (9C | 2H JH QH | 6S)"
+    assert knocker[1] == "  player_0's hand: 2C 3C 4C | 4D 5D 6D | 3H | JS QS KS (deadwood 3)"
