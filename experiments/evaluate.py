@@ -489,6 +489,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
+    repeated = sorted({name for name in args.opponents or [] if args.opponents.count(name) > 1})
+    if repeated:  # each would be played and counted once more, as another member
+        p.error(f"--opponents lists {', '.join(repeated)} more than once")
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)

@@ -6,6 +6,7 @@ intervals they report (:mod:`experiments.common.intervals`), game records
 from experiments.common.intervals import mean_interval, t_quantile_95, wilson_interval
 from experiments.common.jobs import (
     MAX_DEALS,
+    MAX_ROLLOUT_STEPS,
     atomic_open,
     batch_size,
     check_deals,
@@ -33,6 +34,7 @@ from experiments.common.jobs import (
 
 __all__ = [
     "MAX_DEALS",
+    "MAX_ROLLOUT_STEPS",
     "atomic_open",
     "batch_size",
     "check_deals",

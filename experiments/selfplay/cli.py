@@ -203,6 +203,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         check_config(cfg, len(env.possible_agents))
     except ValueError as err:
         p.error(str(err))
+    if args.resume and args.out is None:  # the default folder is a new one, named by the time
+        p.error("--resume continues the run in --out: give the run's folder")
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
     tokens = [a.split("=")[0] for a in argv]
     given = {k for k in asdict(d) if "--" + k.replace("_", "-") in tokens} | set(recipe)

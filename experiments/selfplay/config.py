@@ -17,7 +17,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from experiments.common import MAX_DEALS, atomic_open, max_workers
+from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
 from rummy_env.vector.batch import MAX_NUM_ENVS
 
 
@@ -173,6 +173,11 @@ def check_config(config: Config, num_players: int) -> None:
             raise ValueError(f"{name}={getattr(config, name)}: at most {MAX_DEALS:,} deals (days of play on a cluster)")
     if config.num_envs > MAX_NUM_ENVS:
         raise ValueError(f"num_envs={config.num_envs}: at most {MAX_NUM_ENVS:,} games in a batch")
+    if config.num_envs * config.num_steps > MAX_ROLLOUT_STEPS:
+        raise ValueError(
+            f"num_envs={config.num_envs} x num_steps={config.num_steps}: a rollout holds at most "
+            f"{MAX_ROLLOUT_STEPS:,} steps (an observation each)"
+        )
     if config.eval_workers > max_workers():
         raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
     if config.seed < 0:

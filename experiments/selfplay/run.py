@@ -193,9 +193,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         learner = Learner(cfg)  # every setting is checked before the run starts (and before its folder exists)
         out = output_folder(out, "selfplay")  # a bad path fails now, not at the first checkpoint
-    except ValueError as err:
+    except (ValueError, TypeError) as err:  # TypeError: a checkpoint's setting of the wrong type
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
+    if state is not None:
+        try:  # a checkpoint that loads but whose parts do not fit: refused before anything is written
+            learner.load_state(state)
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as err:
+            print(
+                f"{prog}: error: --resume: {out}/checkpoint.pt does not fit this run "
+                f"({type(err).__name__}: {err}): only the checkpoint.pt a run writes resumes it",
+                file=sys.stderr,
+            )
+            return 2
     print(f"{cfg.variant}: resuming {out}/checkpoint.pt" if state is not None else f"{cfg.variant}: {learner.origin}")
     with StopRequest("selfplay", "stopping after this update; then the checkpoint and model.pt are written") as stop:
         result = train(learner, out, state, progress=progress, stop=stop)

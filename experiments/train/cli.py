@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from agents import make_agent
 from agents.base import TRAIN_EXTRA
 from experiments.common import (
+    MAX_ROLLOUT_STEPS,
     deal_count_or_zero,
     load_variant,
     output_folder,
@@ -112,6 +113,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             continue
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
+    if args.n_steps > MAX_ROLLOUT_STEPS:
+        p.error(
+            f"--n-steps must be at most {MAX_ROLLOUT_STEPS:,} (a rollout keeps an observation per step), "
+            f"got {args.n_steps}"
+        )
     if args.backend == "sb3" and args.n_steps < 2:  # one step has no spread to normalise advantages by: NaN
         p.error(f"--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got {args.n_steps}")
     if args.minutes is not None and not (args.minutes > 0 and math.isfinite(args.minutes)):

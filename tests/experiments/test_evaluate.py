@@ -243,6 +243,7 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
         (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
         (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),
+        (["--agent", "random", "--opponents", "heuristic", "random", "heuristic"], "lists heuristic more than once"),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message, tmp_path, capsys):

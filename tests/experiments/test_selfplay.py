@@ -479,3 +479,35 @@ def test_the_files_a_runs_settings_name_are_listed():
     )
     names = ["a/init.pt", "b/member.pt", "c/teacher.pt", "d/guide.pt", "e/one.npz", "f/two.npz"]
     assert named_files(cfg) == {Path(p).resolve() for p in names}
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda s: s["counters"].clear(), "(KeyError: 'steps')"),
+        (lambda s: s.update(net=None), "(TypeError: "),
+        (lambda s: s.update(optimizer={"bad": 1}), "(KeyError: 'param_groups')"),
+    ],
+)
+def test_a_checkpoint_that_loads_but_does_not_fit_is_refused_before_anything_changes(
+    smoke_run, tmp_path, capsys, damage, reason
+):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(smoke_run, out)
+    state = torch.load(out / "checkpoint.pt", map_location="cpu", weights_only=False)
+    damage(state)
+    torch.save(state, out / "checkpoint.pt")
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert selfplay.main(["--variant", "gin_rummy", "--out", str(out), "--resume", "--no-progress"]) == 2
+    said = capsys.readouterr().err
+    assert f"error: --resume: {out}/checkpoint.pt does not fit this run {reason}" in said
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_resume_without_out_is_refused(capsys):
+    with pytest.raises(SystemExit) as stop:
+        selfplay.parse_args(["--variant", "rummy", "--resume"])
+    assert stop.value.code == 2
+    assert "--resume continues the run in --out: give the run's folder" in capsys.readouterr().err

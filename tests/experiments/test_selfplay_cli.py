@@ -61,6 +61,10 @@ from experiments import selfplay
         (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
         (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
         (["--num-envs", "20000000"], "num_envs=20000000: at most 16,777,216 games in a batch"),
+        (
+            ["--num-envs", "8", "--num-steps", "1000000000000"],
+            "num_envs=8 x num_steps=1000000000000: a rollout holds at most 2,097,152 steps",
+        ),
         (["--eval-workers", "100000"], "eval_workers=100000: at most "),
         (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
         (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),

@@ -126,6 +126,7 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
         (["--variant", "gin_rummy", "--minutes", "-1"], "--minutes must be a positive finite number, got -1.0"),
         (["--variant", "gin_rummy", "--minutes", "inf"], "--minutes must be a positive finite number, got inf"),
         (["--variant", "gin_rummy", "--n-steps", "1"], "--n-steps must be at least 2 (PPO normalises"),
+        (["--variant", "gin_rummy", "--n-steps", "1000000000000"], "--n-steps must be at most 2,097,152 (a rollout"),
         (["--variant", "gin_rummy", "--eval-deals", "10000001"], "argument --eval-deals: at most 10,000,000 deals"),
         (["--variant", "gin_rummy", "--out", ""], "argument --out: an empty path"),
         (["--variant", "gin_rummy", "--net-arch", "64,x"], "--net-arch must be positive integers"),
