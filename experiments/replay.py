@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -107,8 +109,16 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     try:
         if args.images is not None:
             args.images.mkdir(parents=True, exist_ok=True)
+            # an earlier replay's frames past this game's last step would stay beside its own
+            earlier = sorted(p for p in args.images.iterdir() if re.fullmatch(r"step\d{4,}\.png", p.name))
+            for p in earlier:
+                p.unlink()
+            if earlier:
+                print(f"removed the {len(earlier)} step images of an earlier replay from {args.images}/")
         if args.gif is not None:
             args.gif.parent.mkdir(parents=True, exist_ok=True)
+            if not os.access(args.gif.parent, os.W_OK):  # known now, not after the whole game is rendered
+                raise PermissionError(f"{args.gif.parent} is not writable")
     except OSError as err:
         args.parser.error(f"cannot create the output folder: {err}")
 

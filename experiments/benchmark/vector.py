@@ -223,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.seconds <= 0 or min(args.num_envs or [1]) < 1 or min(args.threads) < 1 or args.warmup_hands < 0:
         p.error("--seconds, --num-envs and --threads must be positive, --warmup-hands not negative")
+    if args.seed >= 2**64:  # the batched engines' seeds are uint64
+        p.error(f"--seed must be at most 2**64-1 for the batched engines, got {args.seed}")
     if max(args.threads) > numba.config.NUMBA_NUM_THREADS:
         p.error(f"--threads {max(args.threads)}: at most {numba.config.NUMBA_NUM_THREADS} (numba's NUMBA_NUM_THREADS)")
     if parse_env_options(args.env_option):

@@ -52,8 +52,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--max-upload-kb", type=int, default=1000, help="largest record upload in kB (default: 1000)")
     p.add_argument("--no-save", action="store_true", help="do not write the records of the games played")
     args = p.parse_args(argv)
-    if not 0 <= args.port <= 65535:
-        p.error(f"--port must be in 0..65535, got {args.port}")
+    if not 1 <= args.port <= 65535:  # 0 would let the system pick one the address printed could not name
+        p.error(f"--port must be in 1..65535, got {args.port}")
     for flag, value in (("--max-games", args.max_games), ("--max-upload-kb", args.max_upload_kb)):
         if value < 1:
             p.error(f"{flag} must be >= 1, got {value}")

@@ -25,9 +25,15 @@ def test_benchmark_vector_passes_the_batch_sizes_and_threads_on(capsys):
     assert [(r[2].strip(), r[3].strip(), r[4].strip()) for r in rows] == [("env()", "1", "1"), ("RummyVec", "256", "2")]
 
 
-def test_bench_vector_refuses_bad_arguments():
+def test_bench_vector_refuses_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         bench_vector.main(["--seconds", "0"])
+    with pytest.raises(SystemExit) as stop:
+        bench_vector.main(["--seed", str(2**64)])  # refused before the table's header, not in the engine
+    assert stop.value.code == 2
+    said = capsys.readouterr()
+    assert "--seed must be at most 2**64-1 for the batched engines, got 18446744073709551616" in said.err
+    assert "numba" not in said.out
     with pytest.raises(ValueError, match="no batched engine for 'hearts'"):
         bench_vector.vec_class("hearts")
     with pytest.raises(SystemExit):

@@ -268,6 +268,14 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
     gif = Image.open(tmp_path / "g.gif")
     assert gif.n_frames == 4 and gif.size == (960, 560)
     assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == [f"step000{i}.png" for i in range(4)]
+    # a later replay into the same folder leaves none of an earlier, longer one's frames
+    for i in range(4, 9):
+        (tmp_path / "frames" / f"step000{i}.png").write_bytes(b"an earlier game's frame")
+    (tmp_path / "frames" / "notes.txt").write_text("kept")
+    assert replay_job.main([str(path), "--quiet", "--images", str(tmp_path / "frames")]) == 0
+    assert "removed the 9 step images of an earlier replay from" in capsys.readouterr().out
+    names = sorted(p.name for p in (tmp_path / "frames").iterdir())
+    assert names == ["notes.txt"] + [f"step000{i}.png" for i in range(4)]
     lines[-1]["returns"] = [9.0, -9.0]
     write_record(lines, path)
     assert replay_job.main([str(path), "--quiet"]) == 1
@@ -313,3 +321,15 @@ def test_an_agent_name_of_bytes_that_are_not_utf8_is_recorded_escaped(tmp_path):
     back = read_record(write_record(lines, tmp_path / "escaped.jsonl"))
     assert back[0]["agents"] == ["policy:/models/\\udcff.pt", "random"]
     replay(back)
+
+
+def test_a_gif_that_cannot_be_written_is_refused_before_the_replay(tmp_path, capsys, monkeypatch):
+    _, _, path = knock_record(tmp_path)
+    # root writes to a folder without write permission; a read-only mount is what stops it
+    monkeypatch.setattr(replay_job.os, "access", lambda p, mode: False)
+    with pytest.raises(SystemExit) as stop:
+        replay_job.main([str(path), "--gif", str(tmp_path / "ro" / "g.gif")])
+    said = capsys.readouterr()
+    assert stop.value.code == 2
+    assert f"cannot create the output folder: {tmp_path / 'ro'} is not writable" in said.err
+    assert "== deal" not in said.out  # nothing replayed or rendered first

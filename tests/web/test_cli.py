@@ -20,7 +20,8 @@ def test_the_defaults_bind_this_machine_only():
 
 
 BAD = [
-    (["--port", "70000"], "--port must be in 0..65535, got 70000"),
+    (["--port", "70000"], "--port must be in 1..65535, got 70000"),
+    (["--port", "0"], "--port must be in 1..65535, got 0"),
     (["--max-games", "0"], "--max-games must be >= 1, got 0"),
     (["--max-upload-kb", "0"], "--max-upload-kb must be >= 1, got 0"),
     (["--max-idle", "0"], "--max-idle must be a finite number of seconds > 0, got 0.0"),
