@@ -73,7 +73,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import RayUnreachableError, run_tasks
+from experiments.common.parallel import RayUnreachableError, check_ray_address, run_tasks
 from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, absolute_policy, deals_played, run_chunk
 from experiments.tournament.report import DEFAULT_POINTS_LABEL, POINTS_LABELS, display_names
@@ -489,6 +489,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
+    try:  # before the output folder is made: ray.init would keep retrying an address that does not answer
+        check_ray_address(args.address)
+    except RayUnreachableError as err:
+        p.error(str(err))
     repeated = sorted({name for name in args.opponents or [] if args.opponents.count(name) > 1})
     if repeated:  # each would be played and counted once more, as another member
         p.error(f"--opponents lists {', '.join(repeated)} more than once")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -61,6 +62,34 @@ def init_worker(stop_event: Any = None) -> None:
 
 class RayUnreachableError(ConnectionError):
     """Ray could not start a local cluster or reach the one at the address given."""
+
+
+#: Seconds :func:`check_ray_address` waits for a cluster's port to answer.
+RAY_CONNECT_TIMEOUT_S = 10.0
+
+
+def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """Whether a TCP connection to ``address`` (``host:port`` or ``ray://host:port``) opens
+    within ``timeout`` seconds; None and ``"auto"`` (Ray finds the cluster itself) pass.
+
+    Why: ``ray.init`` keeps retrying an address that does not answer (over 12 minutes seen,
+    and one Ctrl-C did not stop it), so the jobs ask first, before their folder is made.
+
+    Raises:
+        RayUnreachableError: nothing answers there, or the address is no ``host:port``.
+    """
+    if address is None or address == "auto":
+        return
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnreachableError(f"address={address!r} is not host:port (or ray://host:port, or auto)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise RayUnreachableError(
+            f"cannot reach the Ray cluster at address={address!r} within {timeout:g} s: {err}"
+        ) from None
 
 
 def run_tasks(
@@ -220,6 +249,7 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
 
     started_here = not ray.is_initialized()
     if started_here:
+        check_ray_address(address)
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own types here

@@ -63,3 +63,40 @@ def test_selfplay_evaluations_on_ray_give_the_local_rows(cluster, tmp_path):
         with open(tmp_path / d / "eval.csv") as f:
             rows[d] = [(r["opponent"], r["games"], r["final"], r["win_rate"]) for r in csv.DictReader(f)]
     assert rows["ray"] == rows["local"] == [("random", "12", "0", "0.5"), ("random", "16", "1", "0.4375")]
+
+
+def _closed_port() -> int:
+    """A local port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, capsys):
+    """``ray.init`` keeps retrying such an address for minutes; every job asks first."""
+    from experiments import selfplay, train
+    from experiments.common.parallel import RayUnreachableError, check_ray_address
+    from experiments.tournament.cli import main as tournament
+
+    address = f"127.0.0.1:{_closed_port()}"
+    out = tmp_path / "never"
+    runs = [
+        (tournament, ["--variants", "rummy", "--agents", "random", "heuristic", "--deals", "1"]),
+        (evaluate.main, ["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--deals", "1"]),
+        (pimc_labels.main, ["--variant", "gin_rummy", "--games", "1"]),
+        (train.main, ["--variant", "gin_rummy", "--backend", "rllib", "--timesteps", "10"]),
+        (selfplay.main, ["--variant", "rummy", "--minutes", "0.01"]),
+    ]
+    for main, args in runs:
+        backend = [] if "rllib" in args else ["--backend", "ray"]
+        with pytest.raises(SystemExit) as stop:
+            main([*args, *backend, "--address", address, "--out", str(out)])
+        assert stop.value.code == 2, main
+        assert f"cannot reach the Ray cluster at address={address!r} within 10 s" in capsys.readouterr().err, main
+        assert not out.exists()
+    check_ray_address(None)  # a local cluster: nothing to ask
+    check_ray_address("auto")
+    with pytest.raises(RayUnreachableError, match="'cluster' is not host:port"):
+        check_ray_address("cluster")
