@@ -505,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore")
             panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists
         made = args.out is None or not Path(args.out).exists()
-        out = output_folder(args.out, "evaluate")
+        out = output_folder(args.out, "evaluate", job="evaluate")
         with StopRequest("evaluate", "no new deal starts; writing the games finished") as stop:
             result, records = evaluate(
                 args.agent,

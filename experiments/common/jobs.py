@@ -273,7 +273,36 @@ def check_folder(path: Path | str, what: str = "--out") -> None:
         raise ValueError(f"{what} {str(path)!r} cannot be made or written: {str(where)!r} is not a writable folder")
 
 
-def output_folder(path: Path | str | None, default_stem: str, what: str = "--out") -> Path:
+#: Files only one job writes, which mark a folder as holding that job's outputs.
+JOB_MARKERS: dict[str, tuple[str, ...]] = {
+    "tournament": ("summary.csv", "head_to_head.csv"),
+    "evaluate": ("evaluation.csv",),
+    "exploit": ("exploit.json",),
+    "selfplay": ("scalars.csv", "checkpoint.pt"),  # an exploit's folder too: exploit.json tells them apart
+    "train": ("learning_curve.csv", "model.zip", "progress.csv"),
+}
+#: The jobs whose outputs a job would overwrite in part (files of the same names: games.csv,
+#: summary.json, evaluation.json), leaving a folder of two runs mixed.
+OVERWRITES: dict[str, tuple[str, ...]] = {
+    "tournament": ("evaluate", "selfplay", "exploit"),
+    "evaluate": ("tournament", "train"),
+    "selfplay": ("tournament", "exploit"),
+    "exploit": ("tournament", "selfplay"),
+    "train": ("evaluate",),
+}
+
+
+def folder_jobs(path: Path) -> dict[str, list[str]]:
+    """The jobs whose outputs ``path`` holds (:data:`JOB_MARKERS`), each with the marker
+    files found; an exploit's folder counts as the exploit's only.  Empty for a folder
+    that does not exist or holds none of the markers."""
+    jobs = {job: [n for n in names if (path / n).is_file()] for job, names in JOB_MARKERS.items()}
+    if jobs["exploit"]:
+        jobs["selfplay"] = []
+    return {job: found for job, found in jobs.items() if found}
+
+
+def output_folder(path: Path | str | None, default_stem: str, what: str = "--out", job: str | None = None) -> Path:
     """The folder a job writes to, created now so that a bad path fails before the work.
 
     Args:
@@ -281,12 +310,15 @@ def output_folder(path: Path | str | None, default_stem: str, what: str = "--out
             ``-3``, ... added when a run of the same second already has that name).
         default_stem: the default folder's name before the time.
         what: the flag, for the error message.
+        job: the job writing there (a key of :data:`OVERWRITES`): a folder holding the
+            outputs of a job whose files it would overwrite in part is refused.
 
     Returns:
         the folder, which exists and is writable.
 
     Raises:
-        ValueError: the path is a file, or cannot be made or written (:func:`check_folder`).
+        ValueError: the path is a file, or cannot be made or written (:func:`check_folder`),
+            or it holds another job's outputs that this one would mix with its own.
     """
     if path is None:
         base = Path("results") / time.strftime(f"{default_stem}-%Y%m%d-%H%M%S")
@@ -296,6 +328,12 @@ def output_folder(path: Path | str | None, default_stem: str, what: str = "--out
             path = base.with_name(f"{base.name}-{k}")
     path = Path(path)
     check_folder(path, what)
+    for other, found in (folder_jobs(path) if job is not None else {}).items():
+        if other in OVERWRITES[job]:
+            raise ValueError(
+                f"{what} {str(path)!r} holds the outputs of experiments.{other} ({', '.join(found)}), "
+                f"some of whose files experiments.{job} would overwrite: give another folder"
+            )
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as err:  # made by another process meanwhile, say

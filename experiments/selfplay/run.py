@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     try:
         learner = Learner(cfg)  # every setting is checked before the run starts (and before its folder exists)
-        out = output_folder(out, "selfplay")  # a bad path fails now, not at the first checkpoint
+        out = output_folder(out, "selfplay", job="selfplay")  # a bad path fails now, not at the first checkpoint
     except (ValueError, TypeError) as err:  # TypeError: a checkpoint's setting of the wrong type
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2

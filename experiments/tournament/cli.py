@@ -181,9 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out is not None:
             check_folder(args.out, "--out")
         made = [Path(f) for f in (args.record, args.out) if f is not None and not Path(f).exists()]
+        out = output_folder(args.out, "tournament", job="tournament")  # before --record's: may refuse
         if args.record:
             output_folder(args.record, "record", what="--record")
-        out = output_folder(args.out, "tournament")
         made += [out] if args.out is None else []
     except ValueError as err:
         args.parser.error(str(err))

@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
     args = parse_args(argv)
     try:
-        out = output_folder(args.out, f"train-{args.variant}")
+        out = output_folder(args.out, f"train-{args.variant}", job="train")
     except ValueError as err:
         args.parser.error(str(err))
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:

@@ -255,3 +255,37 @@ def test_a_folder_is_checked_without_being_made(tmp_path):
     said = f"^--record '{tmp_path / 'afile' / 'x'}' cannot be made or written: '{tmp_path / 'afile'}' is not a writable"
     with pytest.raises(ValueError, match=said):
         check_folder(tmp_path / "afile" / "x", "--record")
+
+
+@pytest.mark.parametrize(
+    ("job", "markers", "refused_by"),
+    [
+        ("tournament", ["summary.csv", "summary.json", "games.csv"], "evaluate"),
+        ("evaluate", ["evaluation.csv", "evaluation.json", "games.csv"], "tournament"),
+        ("evaluate", ["evaluation.csv"], "train"),
+        ("selfplay", ["scalars.csv", "checkpoint.pt", "summary.json"], "exploit"),
+        ("tournament", ["head_to_head.csv"], "selfplay"),
+    ],
+)
+def test_a_folder_holding_another_jobs_outputs_is_refused(tmp_path, job, markers, refused_by):
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in markers:
+        (out / name).write_text("x")
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(ValueError, match=rf"holds the outputs of experiments\.{job} \(.*\), some of whose files "):
+        common.output_folder(out, "x", job=refused_by)
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert common.output_folder(out, "x", job=job) == out  # its own job goes on (or resumes) there
+
+
+def test_an_exploits_folder_is_its_own_and_a_mixed_one_names_what_it_holds(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in ("exploit.json", "scalars.csv", "checkpoint.pt"):
+        (out / name).write_text("x")
+    assert common.folder_jobs(out) == {"exploit": ["exploit.json"]}
+    assert common.output_folder(out, "x", job="exploit") == out
+    with pytest.raises(ValueError, match=r"experiments\.exploit \(exploit\.json\)"):
+        common.output_folder(out, "x", job="selfplay")
+    assert common.folder_jobs(tmp_path / "none") == {}

@@ -288,3 +288,15 @@ def test_a_stopped_run_says_which_members_its_panel_figures_leave_out(monkeypatc
     # the same figures of a panel's evaluation are the panel's
     panel = evaluate.format_rows({**result, "panel_version": 3}).splitlines()[-1]
     assert panel.startswith("  panel mean 1.000, panel min 1.000 (against random) over the 1 member played")
+
+
+def test_a_tournaments_folder_is_refused_before_any_game(tmp_path, capsys):
+    out = tmp_path / "tournament"
+    out.mkdir()
+    (out / "summary.csv").write_text("variant,agent\n")
+    (out / "games.csv").write_text("variant,lineup\n")  # evaluate would replace it with its own columns
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--out", str(out)])
+    assert stop.value.code == 2
+    assert "holds the outputs of experiments.tournament (summary.csv)" in capsys.readouterr().err
+    assert (out / "games.csv").read_text() == "variant,lineup\n"
