@@ -178,6 +178,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and both are checked before either is made (a refused one leaves no empty other)
         if args.record:
             check_folder(args.record, "--record")
+            # another run's records of the same lineups have the same names: this run would
+            # replace some and leave the others, and its summary.json would name a mixed folder
+            earlier = sorted(args.record.glob("*.jsonl")) if args.record.is_dir() else []
+            if earlier:
+                raise ValueError(
+                    f"--record {str(args.record)!r} already holds {len(earlier)} game record(s) "
+                    f"({earlier[0].name}, ...): give a new or empty folder"
+                )
         if args.out is not None:
             check_folder(args.out, "--out")
         made = [Path(f) for f in (args.record, args.out) if f is not None and not Path(f).exists()]

@@ -144,10 +144,17 @@ def test_ray_backend_gives_the_local_results(tmp_path):
 
 def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkeypatch):
     (tmp_path / "afile").write_text("")
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "gin_rummy_v0-random-heuristic-deal0-rot0.jsonl").write_text("{}\n")
     played = []
     monkeypatch.setattr(tournament.cli, "run_local", lambda *a, **k: played.append(a) or [])
     for args, message in [
         (["--out", str(tmp_path / "afile")], f"--out '{tmp_path}/afile' is a file, not a folder"),
+        (
+            ["--record", str(tmp_path / "records")],
+            f"--record '{tmp_path}/records' already holds 1 game record(s) "
+            "(gin_rummy_v0-random-heuristic-deal0-rot0.jsonl, ...): give a new or empty folder",
+        ),
         (
             ["--record", str(tmp_path / "afile" / "r")],
             f"--record '{tmp_path}/afile/r' cannot be made or written: '{tmp_path}/afile' is not a writable folder",
