@@ -108,6 +108,12 @@ def _numba_available() -> bool:
     return fast.numba_available()  # looked up at each call: tests replace it there
 
 
+#: The largest count a search option takes (worlds, simulations, playouts, ...) and the
+#: longest ``time`` in seconds: a typo of a count (10**11 worlds) would run for days or fill
+#: the memory; the defaults are hundreds to thousands, a day a decision is no budget.
+MAX_COUNT, MAX_TIME_S = 10_000_000, 86_400.0
+
+
 def is_search_spec(name: str) -> bool:
     """Whether ``name`` names a search agent: ``ismcts``, ``pimc``, or either with
     ``:options``."""
@@ -119,8 +125,8 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
 
     Raises:
         ValueError: not a search agent, an unknown or empty option, a value of the wrong
-            type, or an option outside its range (counts >= 1, ``c`` >= 0, ``time`` > 0,
-            ``model`` in 0..1, numbers finite).
+            type, or an option outside its range (counts 1.. :data:`MAX_COUNT`, ``c`` >= 0,
+            ``time`` in (0, :data:`MAX_TIME_S`], ``model`` in 0..1, numbers finite).
     """
     kind, _, rest = name.partition(":")
     if kind not in SEARCH_AGENTS:
@@ -147,14 +153,15 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         if isinstance(options[key], float) and not math.isfinite(options[key]):  # nan, inf pass every range test
             raise ValueError(f"agent {name!r}: {key}={value!r} is not a finite number")
         bad = (
-            (allowed[key] is int and options[key] < 1)
+            (allowed[key] is int and not 1 <= options[key] <= MAX_COUNT)
             or (key in ("c", "prior") and options[key] < 0)
             or (key == "model" and options[key] != "mix" and not 0 <= options[key] <= 1)
-            or (key == "time" and options[key] <= 0)
+            or (key == "time" and not 0 < options[key] <= MAX_TIME_S)
         )
         if bad:
             raise ValueError(
-                f"agent {name!r}: {key}={value} is out of range (counts >= 1, c >= 0, time > 0, model 0..1)"
+                f"agent {name!r}: {key}={value} is out of range (counts 1..{MAX_COUNT:,}, c >= 0, "
+                f"time in (0, {MAX_TIME_S:g}] s, model 0..1)"
             )
     return kind, options
 

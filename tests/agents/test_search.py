@@ -41,6 +41,8 @@ def test_names_with_options_parse_and_bad_options_are_refused():
         ("ismcts:worlds=3", "'worlds=3' is not an option of ismcts"),
         ("pimc:worlds=many", "worlds='many' is not an integer"),
         ("pimc:worlds=0", "out of range"),
+        ("pimc:worlds=99999999999", r"worlds=99999999999 is out of range \(counts 1\.\.10,000,000, c >= 0, time in"),
+        ("pimc:time=100000", r"time=100000 is out of range \(counts 1\.\.10,000,000, c >= 0, time in \(0, 86400\] s"),
         ("ismcts:simulations", "is not an option of ismcts"),
         ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
         ("pimc:worlds=5,worlds=6", "agent 'pimc:worlds=5,worlds=6': option worlds is given twice; give it once"),
