@@ -166,7 +166,7 @@ def test_a_second_ctrl_c_quits_at_once(tmp_path):
     # ones are done a costly deal is in progress, and the first Ctrl-C waits for it
     proc = start(
         "experiments.search_budget", "--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "5000",
-        "--options", "rollout=random,depth=400,playouts=100000000", "--deals", "3", "--out", str(tmp_path / "sb"),
+        "--options", "rollout=random,depth=400,playouts=10000000", "--deals", "3", "--out", str(tmp_path / "sb"),
     )  # fmt: skip
     progress = Progress(proc)
     progress.wait("search_budget", at_least=3)
