@@ -254,6 +254,13 @@ def format_rows(result: dict) -> str:
         "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
     )
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
+    drawn = [r for r in result["rows"] if r["draws"]]
+    if drawn:  # a game nobody won counts 0 for every seat: an equal agent wins less than the fair share
+        shares = ", ".join(
+            f"{short[r['opponent']]} {(1 - r['draws'] / r['games']) / result['seats']:.3f} ({r['draws']} drawn)"
+            for r in drawn
+        )
+        lines.append(f"  games nobody won count 0 for every seat; an equally strong agent's share then: {shares}")
     if result["variant"] in POINTS_LABELS:
         lines.append(f"  {points} and theirs: penalty points, lower is better")
     if any(r.get("same_as_agent") for r in result["rows"]):

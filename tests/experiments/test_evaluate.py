@@ -73,6 +73,27 @@ def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
     ]
 
 
+def test_the_table_gives_an_equal_agents_share_where_games_had_no_winner():
+    records = [
+        _record(0, ("A", "B"), [1.0, 0.0], [20.0, 0.0]),
+        _record(0, ("B", "A"), [1.0, 0.0], [15.0, 0.0]),
+        _record(1, ("A", "B"), [0.0, 0.0], [0.0, 0.0]),  # nobody won: 0 for both seats
+        _record(1, ("B", "A"), [0.0, 1.0], [0.0, 30.0]),
+    ]
+    rows = [{**r, "same_as_agent": False} for r in evaluate.panel_rows("A", ["B"], records)]
+    result = {
+        "variant": "gin_rummy_v0", "agent": "A", "panel_version": None, "seats": 2, "fair_share": 0.5,
+        "rows": rows, "opponents": ["B"], "panel_mean": 0.5, "panel_min": 0.5, "panel_min_opponent": "B",
+    }  # fmt: skip
+    lines = evaluate.format_rows(result).splitlines()
+    # 3 of the 4 games had a winner: an agent as strong as B wins 3/4 of a half
+    assert (
+        lines[5] == "  games nobody won count 0 for every seat; an equally strong agent's share then: B 0.375 (1 drawn)"
+    )
+    rows[0]["draws"] = 0
+    assert "nobody won" not in evaluate.format_rows(result)
+
+
 def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed():
     # Crazy Rummy's points are the penalties of the cards left in hand (R-CRAZY-12): fewer is better
     records = [
