@@ -109,16 +109,11 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     try:
         if args.images is not None:
             args.images.mkdir(parents=True, exist_ok=True)
-            # an earlier replay's frames past this game's last step would stay beside its own
-            earlier = sorted(p for p in args.images.iterdir() if re.fullmatch(r"step\d{4,}\.png", p.name))
-            for p in earlier:
-                p.unlink()
-            if earlier:
-                print(f"removed the {len(earlier)} step images of an earlier replay from {args.images}/")
         if args.gif is not None:
             args.gif.parent.mkdir(parents=True, exist_ok=True)
-            if not os.access(args.gif.parent, os.W_OK):  # known now, not after the whole game is rendered
-                raise PermissionError(f"{args.gif.parent} is not writable")
+        for folder in {f for f in (args.images, None if args.gif is None else args.gif.parent) if f is not None}:
+            if not os.access(folder, os.W_OK):  # known now, not after the whole game is rendered
+                raise PermissionError(f"{folder} is not writable")
     except OSError as err:
         args.parser.error(f"cannot create the output folder: {err}")
 
@@ -173,7 +168,16 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
             return stop.exit_code
         print(f"wrote {args.gif} ({len(frames)} frames)")
     if args.images is not None:
-        print(f"wrote {len(frames)} images to {args.images}/")
+        # an earlier, longer replay's frames past this game's last step would stay beside its own
+        earlier = [
+            f
+            for f in args.images.iterdir()
+            if re.fullmatch(r"step\d{4,}\.png", f.name) and int(f.name[4:-4]) >= len(frames)
+        ]
+        for f in earlier:
+            f.unlink()
+        removed = f"; removed {len(earlier)} later step images of an earlier replay" if earlier else ""
+        print(f"wrote {len(frames)} images to {args.images}/{removed}")
     end = next((x for x in lines if x["type"] == "end"), None)
     steps = sum(1 for x in lines if x["type"] == "action")
     if end is None:

@@ -143,7 +143,7 @@ def worker_count(text: str) -> int:
 MAX_DEALS = 10_000_000
 
 #: The most steps one PPO rollout may hold (parallel games x steps per game): its buffers keep
-#: an observation per step, so 2**21 steps of 654 floats take 5.5 GB; the recipes use 16,384.
+#: an observation per step, so 2**21 steps of 654 floats take 5.5 GB; the recipes use 32,768 at most.
 #: A typo of a count (10**12) tried to allocate petabytes after the run had started.
 MAX_ROLLOUT_STEPS = 1 << 21
 

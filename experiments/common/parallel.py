@@ -69,8 +69,8 @@ RAY_CONNECT_TIMEOUT_S = 10.0
 
 
 def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> None:
-    """Whether a TCP connection to ``address`` (``host:port`` or ``ray://host:port``) opens
-    within ``timeout`` seconds; None and ``"auto"`` (Ray finds the cluster itself) pass.
+    """Check that a TCP connection to ``address`` (``host:port`` or ``ray://host:port``)
+    opens within ``timeout`` seconds; None and ``"auto"`` (Ray finds the cluster itself) pass.
 
     Why: ``ray.init`` keeps retrying an address that does not answer (over 12 minutes seen,
     and one Ctrl-C did not stop it), so the jobs ask first, before their folder is made.

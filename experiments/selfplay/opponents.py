@@ -160,14 +160,10 @@ class FrozenAgent:
             self.featurize = Featurizer(self.net.features, variant, env.unwrapped.layout)
             return
         if self.style is None:
-            from agents.registry import is_import_spec
-            from agents.search import is_search_spec
-
-            # a name no job knows is said to be unknown, not to be an agent of the wrong kind
-            known = name == "champion" or name.startswith("rllib:") or is_import_spec(name) or is_search_spec(name)
+            # a name no job knows gets the registry's "unknown agent" error, not this one
+            make_agent(name, env)
             raise ValueError(
-                f"{name!r} {'cannot play' if known else 'is no agent that plays'} on the batched engine's rows: use "
-                "random, heuristic, heuristic:style=NAME "
+                f"{name!r} cannot play on the batched engine's rows: use random, heuristic, heuristic:style=NAME "
                 "or policy:PATH (search agents read an env() through resample; a batch row is not one)"
             )
         # a bad style is refused now, not at the first move (make_agent checks it the same way)

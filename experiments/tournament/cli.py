@@ -44,7 +44,7 @@ from experiments.common import (
 )
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import RayUnreachableError, check_ray_address
-from experiments.tournament.deals import DEFAULT_GAMES, make_chunks
+from experiments.tournament.deals import DEFAULT_GAMES, make_chunks, record_names
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
 from experiments.tournament.run import run_local, run_ray
@@ -178,13 +178,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and both are checked before either is made (a refused one leaves no empty other)
         if args.record:
             check_folder(args.record, "--record")
-            # another run's records of the same lineups have the same names: this run would
-            # replace some and leave the others, and its summary.json would name a mixed folder
-            earlier = sorted(args.record.glob("*.jsonl")) if args.record.is_dir() else []
-            if earlier:
+            # records this run would not replace would stay beside its own, and its
+            # summary.json would name a mixed folder (the same run again replaces them all)
+            mine = record_names(chunks)
+            other = sorted(p.name for p in args.record.glob("*.jsonl") if p.name not in mine)
+            if other:
+                more = f" and {len(other) - 1} more" if len(other) > 1 else ""
                 raise ValueError(
-                    f"--record {str(args.record)!r} already holds {len(earlier)} game record(s) "
-                    f"({earlier[0].name}, ...): give a new or empty folder"
+                    f"--record {str(args.record)!r} holds game records this run would not replace "
+                    f"({other[0]}{more}): give a new or empty folder"
                 )
         if args.out is not None:
             check_folder(args.out, "--out")

@@ -9,6 +9,7 @@ cards: duplicate play, which cancels most of the luck of the deal.
 from __future__ import annotations
 
 import itertools
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -102,15 +103,29 @@ def deals_played(chunk: Chunk, records: list[dict]) -> int:
     return len(records) // len(chunk.lineup)
 
 
+def record_name(chunk: Chunk, deal: int, rotation: int) -> str:
+    """The file name of the record of ``deal`` in seat rotation ``rotation`` of ``chunk``."""
+    lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
+    return f"{chunk.variant}-{lineup}-deal{deal}-rot{rotation}.jsonl"
+
+
+def record_names(chunks: Sequence[Chunk]) -> set[str]:
+    """The file names of every record the tournament of ``chunks`` writes (its first
+    ``record_games`` games per lineup, as :func:`run_chunk` picks them)."""
+    names = set()
+    for chunk in chunks:
+        k = len(chunk.lineup)
+        for deal in range(chunk.first, min(chunk.first + chunk.count, -(-chunk.record_games // k))):
+            names.update(record_name(chunk, deal, r) for r in range(k) if deal * k + r < chunk.record_games)
+    return names
+
+
 def _play_and_record(env: Any, agents: list, seed: int, chunk: Chunk, seats: list, deal: int, rotation: int) -> dict:
     """``play_episode`` that also writes the game's record (``experiments/common/records.py``)."""
-    import re
-
     from experiments.common.records import play_recorded, write_record
 
     result, lines = play_recorded(env, agents, seed, dict(chunk.env_options), seats)
-    lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
-    write_record(lines, Path(chunk.record_dir) / f"{chunk.variant}-{lineup}-deal{deal}-rot{rotation}.jsonl")
+    write_record(lines, Path(chunk.record_dir) / record_name(chunk, deal, rotation))
     return result
 
 

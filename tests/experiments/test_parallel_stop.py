@@ -167,23 +167,29 @@ JOBS = {
 
 @pytest.mark.parametrize("job", JOBS)
 def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_path, capsys):
+    import socket
+
     monkeypatch.setitem(sys.modules, "ray", UnreachableRay)
+    # a port that answers (the jobs' TCP check passes) where no Ray cluster runs: ray.init fails
+    listener = socket.create_server(("127.0.0.1", 0))
+    address = f"127.0.0.1:{listener.getsockname()[1]}"
     said = (
-        "cannot start or reach the Ray cluster at address='1.2.3.4:1': "
+        f"cannot start or reach the Ray cluster at address={address!r}: "
         "ConnectionError: Failed to get cluster ID from GCS server"
     )
     with pytest.raises(RayUnreachableError, match=re.escape(said)):
-        run_tasks(steps, [("m", 1)], backend="ray", address="1.2.3.4:1")
+        run_tasks(steps, [("m", 1)], backend="ray", address=address)
     # the jobs say it as a usage error (exit 2), not a traceback
     main = importlib.import_module(f"experiments.{job}").main
     folder = tmp_path / "new"
     out = folder / "labels.npz" if job == "pimc_labels" else folder
     with pytest.raises(SystemExit) as exit_:
-        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", "1.2.3.4:1"])
+        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", address])
     assert exit_.value.code == 2
     assert said in capsys.readouterr().err
     assert not folder.exists()  # the folder the job made for its output is taken back
     (folder / "mine").mkdir(parents=True)  # one that was there before stays, with what it holds
     with pytest.raises(SystemExit):
-        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", "1.2.3.4:1"])
+        main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", address])
     assert (folder / "mine").is_dir()
+    listener.close()

@@ -197,6 +197,11 @@ def test_tournament_records_the_chosen_number_of_games_and_they_replay(tmp_path,
         capsys.readouterr()
         assert replay_job.main([str(rec / name), "--quiet"]) == 0
         assert "record checked" in capsys.readouterr().out
+    # the same run again replaces its own records (another run's would be refused)
+    before = {name: (rec / name).read_bytes() for name in files}
+    again = argv + ["--out", str(tmp_path / "out2"), "--no-progress", "--record", str(rec), "--record-games", "3"]
+    assert tournament.main(again) == 0
+    assert {p.name: p.read_bytes() for p in rec.iterdir()} == before
 
 
 def knock_record(tmp_path):
@@ -273,7 +278,9 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
         (tmp_path / "frames" / f"step000{i}.png").write_bytes(b"an earlier game's frame")
     (tmp_path / "frames" / "notes.txt").write_text("kept")
     assert replay_job.main([str(path), "--quiet", "--images", str(tmp_path / "frames")]) == 0
-    assert "removed the 9 step images of an earlier replay from" in capsys.readouterr().out
+    assert "wrote 4 images to " + f"{tmp_path / 'frames'}/; removed 5 later step images of an earlier replay" in (
+        capsys.readouterr().out
+    )
     names = sorted(p.name for p in (tmp_path / "frames").iterdir())
     assert names == ["notes.txt"] + [f"step000{i}.png" for i in range(4)]
     lines[-1]["returns"] = [9.0, -9.0]
@@ -326,10 +333,14 @@ def test_an_agent_name_of_bytes_that_are_not_utf8_is_recorded_escaped(tmp_path):
 def test_a_gif_that_cannot_be_written_is_refused_before_the_replay(tmp_path, capsys, monkeypatch):
     _, _, path = knock_record(tmp_path)
     # root writes to a folder without write permission; a read-only mount is what stops it
-    monkeypatch.setattr(replay_job.os, "access", lambda p, mode: False)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "step0007.png").write_bytes(b"an earlier game's frame")
+    monkeypatch.setattr(replay_job.os, "access", lambda p, mode: p != tmp_path / "ro")
     with pytest.raises(SystemExit) as stop:
-        replay_job.main([str(path), "--gif", str(tmp_path / "ro" / "g.gif")])
+        replay_job.main([str(path), "--gif", str(tmp_path / "ro" / "g.gif"), "--images", str(frames)])
     said = capsys.readouterr()
     assert stop.value.code == 2
     assert f"cannot create the output folder: {tmp_path / 'ro'} is not writable" in said.err
     assert "== deal" not in said.out  # nothing replayed or rendered first
+    assert [f.name for f in frames.iterdir()] == ["step0007.png"]  # and nothing removed

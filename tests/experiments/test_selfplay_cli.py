@@ -141,7 +141,7 @@ def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, caps
     ("args", "message"),
     [
         (["--eval-opponents", "nosuch"], "unknown agent 'nosuch'"),
-        (["--league", "nosuch@0.1"], "'nosuch' is no agent that plays on the batched engine's rows"),
+        (["--league", "nosuch@0.1"], "unknown agent 'nosuch' for"),
         (["--league", "heuristic:style=nosuch@0.1"], "nosuch"),
     ],
 )

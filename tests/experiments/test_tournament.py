@@ -151,9 +151,9 @@ def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkey
     for args, message in [
         (["--out", str(tmp_path / "afile")], f"--out '{tmp_path}/afile' is a file, not a folder"),
         (
-            ["--record", str(tmp_path / "records")],
-            f"--record '{tmp_path}/records' already holds 1 game record(s) "
-            "(gin_rummy_v0-random-heuristic-deal0-rot0.jsonl, ...): give a new or empty folder",
+            ["--record", str(tmp_path / "records"), "--agents", "random", "pimc"],
+            f"--record '{tmp_path}/records' holds game records this run would not replace "
+            "(gin_rummy_v0-random-heuristic-deal0-rot0.jsonl): give a new or empty folder",
         ),
         (
             ["--record", str(tmp_path / "afile" / "r")],
