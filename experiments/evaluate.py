@@ -73,7 +73,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import RayUnreachableError, check_ray_address, run_tasks
+from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address, run_tasks
 from experiments.common.progress import progress_counter
 from experiments.tournament.deals import Chunk, absolute_policy, deals_played, run_chunk
 from experiments.tournament.report import DEFAULT_POINTS_LABEL, POINTS_LABELS, display_names
@@ -152,9 +152,9 @@ def panel_rows(agent: str, opponents: Sequence[str], records: list[dict], penalt
     seat, a shared win or no one (a draw).  ``points_margin``: the agent's points per hand
     minus the other seats' mean, averaged per deal, then over the deals, with a 95% Student's
     t interval over the deals (:func:`experiments.common.mean_interval`; ``None`` below two
-    deals); with ``penalty`` (the variant's
-    points are penalties, ``POINTS_LABELS``: Crazy Rummy) the others' penalty minus the
-    agent's, so that a positive margin is better on every variant.  Paired on duplicate
+    deals); with ``penalty`` (the variant's points are penalties, ``POINTS_LABELS``: Crazy
+    Rummy) the others' penalty minus the agent's, so that a positive margin is better on
+    every variant.  Paired on duplicate
     deals, it tells apart agents that win as often but by different amounts.
 
     Raises:
@@ -496,10 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    try:  # before the output folder is made: ray.init would keep retrying an address that does not answer
-        check_ray_address(args.address)
-    except RayUnreachableError as err:
-        p.error(str(err))
+    refuse_unreachable_address(p, args.address)
     repeated = sorted({name for name in args.opponents or [] if args.opponents.count(name) > 1})
     if repeated:  # each would be played and counted once more, as another member
         p.error(f"--opponents lists {', '.join(repeated)} more than once")

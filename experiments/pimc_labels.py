@@ -59,7 +59,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import RayUnreachableError, check_ray_address, run_tasks
+from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address, run_tasks
 from experiments.common.progress import progress_counter
 
 #: games per task: a multiple of 2, 3 and 4, so that the search's seat, which moves on by one
@@ -272,10 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("give --games or --minutes (or both)")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    try:  # before the output folder is made: ray.init would keep retrying an address that does not answer
-        check_ray_address(args.address)
-    except RayUnreachableError as err:
-        p.error(str(err))
+    refuse_unreachable_address(p, args.address)
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)

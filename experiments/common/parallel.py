@@ -92,6 +92,15 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_
         ) from None
 
 
+def refuse_unreachable_address(parser: Any, address: str | None) -> None:
+    """:func:`check_ray_address` for a job's ``--address``, as a usage error (exit 2) of
+    ``parser`` (an ``argparse.ArgumentParser``): called before the job makes its folder."""
+    try:
+        check_ray_address(address)
+    except RayUnreachableError as err:
+        parser.error(str(err))
+
+
 def run_tasks(
     fn: Callable[[Any], Any],
     tasks: Iterable[Any],

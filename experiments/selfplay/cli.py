@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agents.policy_features import FEATURES
 from experiments.common import load_variant, parse_env_options, path_arg, program_name, resolve_variant
+from experiments.common.parallel import refuse_unreachable_address
 from experiments.selfplay.config import (
     Config,
     check_config,
@@ -203,6 +204,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         check_config(cfg, len(env.possible_agents))
     except ValueError as err:
         p.error(str(err))
+    refuse_unreachable_address(p, cfg.address or None)  # before the run's folder
     if args.resume and args.out is None:  # the default folder is a new one, named by the time
         p.error("--resume continues the run in --out: give the run's folder")
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")

@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
-from experiments.common.parallel import check_ray_address
 from rummy_env.vector.batch import MAX_NUM_ENVS
 
 
@@ -189,11 +188,6 @@ def check_config(config: Config, num_players: int) -> None:
         raise ValueError(f"backend={config.backend!r}: use 'local' or 'ray'")
     if config.address and config.backend != "ray":
         raise ValueError(f"address={config.address!r} is a Ray cluster's: it needs backend='ray'")
-    if config.address:  # before the run's folder: ray.init keeps retrying an address that does not answer
-        try:
-            check_ray_address(config.address)
-        except ConnectionError as err:
-            raise ValueError(str(err)) from None
     if config.backend == "ray" and importlib.util.find_spec("ray") is None:  # not at the first evaluation
         raise ValueError("backend='ray' needs Ray: pip install -e \".[distributed]\"")
     if config.critic not in ("shared", "privileged"):

@@ -270,10 +270,10 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     async def run(request: Request) -> Response:
         name = request.query_params.get("name")
 
-        def work() -> dict:
-            return results_data.load_run(config.results, name, record_index(config.records), config.records)
+        def work() -> bytes:
+            return results_data.run_json(config.results, name, record_index(config.records), config.records)
 
-        return JSONResponse(await run_in_threadpool(work))
+        return Response(await run_in_threadpool(work), media_type="application/json")
 
     async def image(request: Request) -> Response:
         path = await run_in_threadpool(results_data.image_path, config.results, request.query_params.get("name"))

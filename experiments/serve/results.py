@@ -267,7 +267,7 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
     base = root.resolve()
     images = [(folder / i).relative_to(base).as_posix() for i in IMAGES if (folder / i).is_file()]
     if kind == "evaluation":
-        return _sendable(name, {"name": name, "kind": "evaluation", "evaluation": data, "images": images})
+        return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
         cells = data.get("head_to_head") or _head_to_head_csv(folder)
         maps = heat_maps(cells)
@@ -279,7 +279,7 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         raise ApiError(
             422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
         ) from None
-    run = {
+    return {
         "name": name,
         "kind": "tournament",
         "meta": meta,
@@ -289,24 +289,24 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         "records_folder": records_folder(games),
         "images": images,
     }
-    return _sendable(name, run)
 
 
-def _sendable(name: Any, run: dict) -> dict:
-    """``run`` if the page can be sent it as JSON.
+def run_json(root: Path, name: Any, index: dict[str, list[dict]], records: Path | None = None) -> bytes:
+    """:func:`load_run` as the JSON the page is sent (UTF-8, compact, as Starlette's
+    ``JSONResponse`` writes it).
 
     Raises:
-        ApiError: 422 naming the run when it holds a number JSON has no value for: an
-            infinity from a JSON number too large for a float (``1e400``), or ``nan`` /
-            ``inf`` read from a CSV file, which the jobs never write.
+        ApiError: :func:`load_run`'s, and 422 naming the run when it holds a number JSON has
+            no value for: an infinity from a JSON number too large for a float (``1e400``),
+            or ``nan`` / ``inf`` read from a CSV file, which the jobs never write.
     """
+    run = load_run(root, name, index, records)
     try:
-        json.dumps(run, allow_nan=False)
+        return json.dumps(run, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
     except ValueError:
         raise ApiError(
             422, f"{name} cannot be read as results: it holds NaN or an infinity, which JSON has no value for"
         ) from None
-    return run
 
 
 def image_path(root: Path, name: Any) -> Path:

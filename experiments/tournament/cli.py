@@ -43,7 +43,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import RayUnreachableError, check_ray_address
+from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address
 from experiments.tournament.deals import DEFAULT_GAMES, make_chunks, record_names
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
@@ -139,10 +139,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    try:  # before the output folder is made: ray.init would keep retrying an address that does not answer
-        check_ray_address(args.address)
-    except RayUnreachableError as err:
-        p.error(str(err))
+    refuse_unreachable_address(p, args.address)
     if args.backend == "ray":
         try:
             import ray  # noqa: F401

@@ -71,7 +71,7 @@ def run_chunk(chunk: Chunk, stopped: Callable[[], bool] | None = None) -> list[d
         for rotation in range(k):
             seats = [chunk.lineup[(i + rotation) % k] for i in range(k)]
             agents = [make_agent(name, env, seed=seat_seed(seed, i)) for i, name in enumerate(seats)]
-            if chunk.record_dir is not None and deal * k + rotation < chunk.record_games:
+            if is_recorded(chunk, deal, rotation):
                 result = _play_and_record(env, agents, seed, chunk, seats, deal, rotation)
             else:
                 result = play_episode(env, agents, seed)
@@ -103,6 +103,12 @@ def deals_played(chunk: Chunk, records: list[dict]) -> int:
     return len(records) // len(chunk.lineup)
 
 
+def is_recorded(chunk: Chunk, deal: int, rotation: int) -> bool:
+    """Whether the game of ``deal`` in seat rotation ``rotation`` of ``chunk`` is recorded:
+    with ``--record``, the lineup's first ``record_games`` games."""
+    return chunk.record_dir is not None and deal * len(chunk.lineup) + rotation < chunk.record_games
+
+
 def record_name(chunk: Chunk, deal: int, rotation: int) -> str:
     """The file name of the record of ``deal`` in seat rotation ``rotation`` of ``chunk``."""
     lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
@@ -116,7 +122,7 @@ def record_names(chunks: Sequence[Chunk]) -> set[str]:
     for chunk in chunks:
         k = len(chunk.lineup)
         for deal in range(chunk.first, min(chunk.first + chunk.count, -(-chunk.record_games // k))):
-            names.update(record_name(chunk, deal, r) for r in range(k) if deal * k + r < chunk.record_games)
+            names.update(record_name(chunk, deal, r) for r in range(k) if is_recorded(chunk, deal, r))
     return names
 
 

@@ -23,7 +23,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
-from experiments.common.parallel import check_ray_address
+from experiments.common.parallel import refuse_unreachable_address
 from experiments.train.sb3 import SELF, UNTIL_THE_MINUTES, format_summary, train
 
 DEFAULT_TIMESTEPS = 300_000
@@ -90,10 +90,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.backend != "rllib" and (given or args.address is not None or args.num_cpus is not None):
         rl_flags = given + [f for f, v in (("--address", args.address), ("--num-cpus", args.num_cpus)) if v is not None]
         p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
-    try:  # before the output folder: ray.init keeps retrying an address that does not answer
-        check_ray_address(args.address)
-    except ConnectionError as err:
-        p.error(str(err))
+    refuse_unreachable_address(p, args.address)
     for k, default in RLLIB_DEFAULTS.items():
         setattr(args, k, default if getattr(args, k) is None else getattr(args, k))
     try:

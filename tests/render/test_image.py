@@ -78,7 +78,8 @@ def test_gin_showdown_lays_out_both_hands_with_the_layoffs_framed():
     pic = table_picture(env.unwrapped.game_state, 1, env.unwrapped.last_move)
     words = texts(pic)
     assert "player_0 knocked · deadwood 3" in words
-    # the defender's deadwood after its two lay-offs, and in its seat line the hand's before them
+    # the defender's deadwood after its two lay-offs (R-GIN-08: 7D and 8D on 4D 5D 6D), and in its
+    # seat line the hand's before them (R-GIN-05's least deadwood of its own melds)
     assert "player_1 lays out, lays off 2 · deadwood 37" in words
     assert "player_1 (this view) · deadwood 45 before laying off · 0 pts" in words
     knocker_view = texts(table_picture(env.unwrapped.game_state, 0, env.unwrapped.last_move))
@@ -198,7 +199,7 @@ def test_pictures_do_not_change_when_hidden_cards_are_shuffled(variant, opts):
 def test_gin_text_showdown_says_the_hands_deadwood_counts_before_the_lay_offs():
     from rummy_env.render.text import render_gin
 
-    state = SCENES["gin_rummy"]().unwrapped.game_state
+    state = SCENES["gin_rummy"]().unwrapped.game_state  # R-GIN-08: 7D 8D laid off, 45 -> 37
     defender, knocker = render_gin(state, 1).splitlines(), render_gin(state, 0).splitlines()
     assert defender[1] == "  player_1's hand: 7C 9C | 7D 8D | 2H 7H JH QH | 6S 7S (deadwood 45 before laying off)"
     assert defender[6] == "  player_1 lays out: melds 7C 7H 7S; lays off 7D 8D; deadwood 37 (9C | 2H JH QH | 6S)"
