@@ -27,7 +27,7 @@ from numba import njit
 
 from rummy_env.vector.bits import PLAIN, U0, U1, bit, ctz, has, popcount, suit_pattern
 from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, RUN_ID_TABLE, SET_PATTERNS
-from rummy_env.vector.rummy_kernel import lay_off, put_down
+from rummy_env.vector.table_kernel import SIDE_HIGH, SIDE_LOW, SIDE_SET, lay_off, put_down
 
 # ints columns (MELDED, PENALTY, TOTAL: six seats each; STAND: four suits).  The round is
 # WILD_RANK + 1 (R-CRAZY-02); DEALER and TOTAL carry a game from one round to the next.
@@ -43,7 +43,6 @@ DRAW, PLAY = 0, 1  # phases (games.crazy_rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP = 52, 53, 54, 423, 579  # games.crazy_rummy.actions
 NUM_MELDS = 369
-SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
 LEGAL_WORDS = 10  # 631 action bits
 WILD_PENALTY = 25  # R-CRAZY-12
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)

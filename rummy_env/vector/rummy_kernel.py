@@ -8,7 +8,8 @@ the table that of ``core.table.Table`` and the observation that of
 The table needs no list of melds: a card's lay-off targets (R-RUMMY-08) are known
 from three bitmasks, the ranks holding a 3-card set (``SET3``) and, per suit, the run
 positions (0..13, 13 = high ace; 14 bits a suit) where a run's low end (``LOW_ENDS``)
-or high end (``HIGH_ENDS``) sits, kept up to date as ``Table`` keeps its indexes.
+or high end (``HIGH_ENDS``) sits, kept up to date as ``Table`` keeps its indexes
+(``vector.table_kernel``, shared with Crazy Rummy's kernel).
 
 With ``episode="game"`` (``cfg[C_GAME]``) a row plays whole games: ``_end_hand`` scores
 the hand into the game (``RummyState._end_hand``: totals, ``target_score``,
@@ -44,17 +45,12 @@ from rummy_env.vector.bits import (
     write_mask,
 )
 from rummy_env.vector.deadwood_kernel import (
-    MELD_HIGH,
-    MELD_IS_RUN,
-    MELD_LOW,
     MELD_MASK,
-    MELD_RANK,
-    MELD_SIZE,
-    MELD_SUIT,
     RUN_ID_TABLE,
     SET_PATTERNS,
     hand_value,
 )
+from rummy_env.vector.table_kernel import HIGH_ACE, lay_off, layoff_sides, put_down
 
 # ints columns (SCORE and MELDED: six seats each)
 CUR, PHASE, DEALER, TAKEN, TURN, STOCK_LEN, PILE_LEN, MELDED_TURN, ENDED = 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -69,55 +65,12 @@ DRAW, PLAY = 0, 1  # phases (games.rummy.state)
 LIVE, TERMINATED, TRUNCATED = 0, 1, 2  # ints[:, ENDED]
 HAND_OVER = 3  # ints[:, ENDED]: the hand ended, the game goes on (the step deals the next hand)
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF = 52, 53, 54, 423  # action ids (games.rummy.actions)
-SIDE_SET, SIDE_LOW, SIDE_HIGH = 0, 1, 2
 LEGAL_WORDS = 10  # 579 action bits
-HIGH_ACE = 13
 
 
 @njit(inline="always", cache=True)
 def _set_legal(legal, i, a):
     legal[i, a >> 6] |= U1 << np.uint64(a & 63)
-
-
-@njit(inline="always", cache=True)
-def layoff_sides(card, set3, low_ends, high_ends, ace_high):
-    """Bits ``1 << side`` of the sides where ``card`` extends a table meld
-    (``Table.layoff_sides``)."""
-    rank, suit = card % 13, card // 13
-    sides = 0
-    if has(set3, rank):
-        sides |= 1 << SIDE_SET
-    if has(low_ends, 14 * suit + rank + 1):
-        sides |= 1 << SIDE_LOW
-    high_pos = HIGH_ACE if rank == 0 else rank
-    if has(high_ends, 14 * suit + high_pos - 1) and (rank != 0 or ace_high):
-        sides |= 1 << SIDE_HIGH
-    return sides
-
-
-@njit(inline="always", cache=True)
-def put_down(meld, set3, low_ends, high_ends):
-    """The table indexes after meld ``meld`` is put down (``Table.put_down``)."""
-    if MELD_IS_RUN[meld]:
-        low_ends |= bit(14 * MELD_SUIT[meld] + MELD_LOW[meld])
-        high_ends |= bit(14 * MELD_SUIT[meld] + MELD_HIGH[meld])
-    elif MELD_SIZE[meld] == 3:
-        set3 |= bit(MELD_RANK[meld])
-    return set3, low_ends, high_ends
-
-
-@njit(inline="always", cache=True)
-def lay_off(card, side, set3, low_ends, high_ends):
-    """The table indexes after ``card`` is laid off on ``side`` (``Table.lay_off``)."""
-    rank, suit = card % 13, card // 13
-    if side == SIDE_SET:
-        set3 &= ~bit(rank)  # four of a kind takes no more
-    elif side == SIDE_LOW:
-        low_ends = (low_ends & ~bit(14 * suit + rank + 1)) | bit(14 * suit + rank)
-    else:
-        pos = HIGH_ACE if rank == 0 else rank
-        high_ends = (high_ends & ~bit(14 * suit + pos - 1)) | bit(14 * suit + pos)
-    return set3, low_ends, high_ends
 
 
 @njit(cache=True)
