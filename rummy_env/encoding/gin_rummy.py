@@ -15,7 +15,7 @@ import numpy as np
 
 from rummy_env.encoding.layout import Field, Layout
 from rummy_env.games.gin_rummy.config import GinRummyConfig
-from rummy_env.games.gin_rummy.state import GinView
+from rummy_env.games.gin_rummy.view import GinView
 
 PLANES = (
     ("hand", "1 for each card in the observer's hand"),
