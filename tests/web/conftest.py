@@ -56,3 +56,30 @@ def client(make_app):
 
     with TestClient(make_app(save_games=False)) as c:
         yield c
+
+
+def new_game(client, seed=5, **body):
+    body = {"variant": "gin_rummy", "opponents": ["heuristic"], "seed": seed, **body}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    return data["id"], {"X-Game-Token": data["token"]}, data["view"]
+
+
+def refused(response, status, *words):
+    assert response.status_code == status, response.text[:400]
+    message = response.json()["error"]
+    for w in words:
+        assert w in message, message
+    return message
+
+
+def play_out(client, gid, headers, view):
+    """Play the game to its end: the human takes the heuristic's hint, the opponent moves."""
+    while view["status"] == "playing":
+        if view["your_turn"]:
+            hint = client.post(f"/api/games/{gid}/hint", headers=headers).json()
+            view = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": hint["action"]}).json()
+        else:
+            view = client.post(f"/api/games/{gid}/advance", headers=headers).json()
+    return view
