@@ -39,11 +39,12 @@ def measure_env(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> d
 
     A first episode (at most 300 decisions) is played before the clock starts, so that
     compiling the numba kernels (Rummikub's solver: about a minute the first time on a
-    fresh machine) is not timed; the timed play stops at ``seconds``, within an episode.
+    fresh machine) is not timed; the timed play stops at ``seconds``, within an episode, and
+    makes at least 64 decisions (or one episode) however short ``seconds`` is.
 
     Returns:
         dict with ``steps_per_s`` (decisions per second), ``steps_per_episode`` (over the
-        episodes finished in the window), ``episodes`` and ``reset_us`` (mean microseconds
+        episodes finished in the window; 0.0 when none did), ``episodes`` and ``reset_us`` (mean microseconds
         per ``reset(seed=...)``).
     """
     env = make_env()
@@ -51,12 +52,14 @@ def measure_env(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> d
     _random_play(env, rng, time.perf_counter() + 3600.0, 300)  # compiles what the env compiles
     steps = episodes = finished_steps = 0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while True:  # at least one episode's start, however short the window
         played, done = _random_play(env, rng, start + seconds)
         steps += played
         if done:
             episodes += 1
             finished_steps += played
+        if time.perf_counter() - start >= seconds:
+            break
     elapsed = time.perf_counter() - start
     resets = 2000
     t0 = time.perf_counter()
@@ -82,7 +85,9 @@ def _random_play(env: Any, rng: np.random.Generator, deadline: float, most: int 
         if termination or truncation:
             env.step(None)
             continue
-        if (most is not None and steps >= most) or (steps % 64 == 0 and time.perf_counter() > deadline):
+        # the clock is read every 64 decisions, never before the first: a window shorter than
+        # a decision still times 64 of them (it timed none and printed 0 steps/s)
+        if (most is not None and steps >= most) or (steps and steps % 64 == 0 and time.perf_counter() > deadline):
             return steps, False
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
@@ -106,7 +111,8 @@ def format_rows(rows: Sequence[dict[str, Any]]) -> str:
     """The results as a text table."""
     out = [f"{'what':<44} {'steps/s':>10} {'steps/episode':>14} {'reset (us)':>11}"]
     for r in rows:
-        out.append(f"{r['what']:<44} {r['steps_per_s']:>10,.0f} {r['steps_per_episode']:>14.1f} {r['reset_us']:>11.1f}")
+        per_episode = f"{r['steps_per_episode']:.1f}" if r["episodes"] else "-"  # none finished in the window
+        out.append(f"{r['what']:<44} {r['steps_per_s']:>10,.0f} {per_episode:>14} {r['reset_us']:>11.1f}")
     return "\n".join(out)
 
 

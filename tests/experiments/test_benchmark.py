@@ -41,9 +41,34 @@ def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
 
     result = measure_env(Counting, 0.0)
     # one random episode of at most 300 decisions (the solver's compile on a fresh machine) before
-    # the clock, none after: seed 0's warm-up episode ends after 165
-    assert sum(decisions) == 165 and result["steps_per_s"] == 0.0 and result["episodes"] == 0
+    # the clock, then the 64 decisions the clock is first read after: seed 0's warm-up episode
+    # ends after 165
+    assert sum(decisions) == 165 + 64 and result["steps_per_s"] > 0.0 and result["episodes"] == 0
     assert result["steps_per_episode"] == 0.0
+
+
+def test_a_window_shorter_than_a_decision_still_times_64_decisions():
+    from experiments.benchmark.envs import format_rows, measure_env
+    from rummy_env import gin_rummy_v0
+
+    decisions = []
+
+    class Counting:
+        def __init__(self):
+            self.env = gin_rummy_v0.env()
+
+        def __getattr__(self, name):
+            return getattr(self.env, name)
+
+        def step(self, action):
+            decisions.append(action is not None)
+            self.env.step(action)
+
+    result = measure_env(Counting, 1e-9)
+    # the untimed warm-up episode (seed 0: 145 decisions), then the clock is first read after 64
+    assert sum(decisions) == 145 + 64 and result["episodes"] == 0 and result["steps_per_s"] > 0
+    row = format_rows([{"what": "gin", **result}]).splitlines()[1].split()
+    assert row[0] == "gin" and row[2] == "-"  # no episode finished: no steps/episode
 
 
 def test_rummikub_measurement_times_the_solver_in_real_hands(capsys):
