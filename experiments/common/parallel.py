@@ -70,7 +70,8 @@ RAY_CONNECT_TIMEOUT_S = 10.0
 
 def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> None:
     """Check that a TCP connection to ``address`` (``host:port`` or ``ray://host:port``)
-    opens within ``timeout`` seconds; None and ``"auto"`` (Ray finds the cluster itself) pass.
+    opens within ``timeout`` seconds; None, ``"auto"`` (Ray finds the cluster itself) and
+    ``"local"`` (Ray starts a new one) pass.
 
     Why: ``ray.init`` keeps retrying an address that does not answer (over 12 minutes seen,
     and one Ctrl-C did not stop it), so the jobs ask first, before their folder is made.
@@ -78,12 +79,12 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_
     Raises:
         RayUnreachableError: nothing answers there, or the address is no ``host:port``.
     """
-    if address is None or address == "auto":
+    if address is None or address in ("auto", "local"):
         return
     hostport = address.removeprefix("ray://")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
-        raise RayUnreachableError(f"address={address!r} is not host:port (or ray://host:port, or auto)")
+        raise RayUnreachableError(f"address={address!r} is not host:port (or ray://host:port, auto or local)")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as err:
@@ -258,6 +259,11 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
 
     started_here = not ray.is_initialized()
     if started_here:
+        if address is None and os.environ.get("RAY_ADDRESS"):  # where ray.init(address=None) goes
+            try:
+                check_ray_address(os.environ["RAY_ADDRESS"])
+            except RayUnreachableError as err:
+                raise RayUnreachableError(f"{err} (the environment variable RAY_ADDRESS)") from None
         check_ray_address(address)
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)

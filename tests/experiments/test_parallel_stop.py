@@ -193,3 +193,20 @@ def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_pat
         main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", address])
     assert (folder / "mine").is_dir()
     listener.close()
+
+
+def test_an_unreachable_ray_address_in_the_environment_is_refused_too(monkeypatch):
+    """``ray.init(address=None)`` connects to ``RAY_ADDRESS`` when it is set, and would retry
+    it for minutes as it does an ``--address``."""
+    import socket
+
+    monkeypatch.setitem(sys.modules, "ray", UnreachableRay)
+    spare = socket.create_server(("127.0.0.1", 0))
+    port = spare.getsockname()[1]
+    spare.close()  # nothing listens there now
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    with pytest.raises(RayUnreachableError) as refused:
+        run_tasks(steps, [("m", 1)], backend="ray")
+    said = str(refused.value)
+    assert said.startswith(f"cannot reach the Ray cluster at address='127.0.0.1:{port}' within 10 s: ")
+    assert said.endswith(" (the environment variable RAY_ADDRESS)")

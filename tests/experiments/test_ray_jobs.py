@@ -98,5 +98,6 @@ def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, 
         assert not out.exists()
     check_ray_address(None)  # a local cluster: nothing to ask
     check_ray_address("auto")
+    check_ray_address("local")  # Ray starts a new cluster
     with pytest.raises(RayUnreachableError, match="'cluster' is not host:port"):
         check_ray_address("cluster")
