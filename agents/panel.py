@@ -19,7 +19,11 @@ Members, in this order:
 - ``policy:PATH``: the variant's committed learned models (``docs/results/``; Gin Rummy
   has two: the self-play model and its league fine-tuning; Crazy Rummy two: the first
   self-play model and the ``crazy_discard`` one; Rummikub two: the ``rk_out`` model and
-  the ``rk_plan`` one);
+  the ``rk_plan`` one).  Not members: the Stable-Baselines3 models (``sb3-gin/``,
+  ``sb3-rummy/``: ten minutes of training each, a demonstration of that integration,
+  weaker than the self-play models) and the Crazy Rummy steps between the first model
+  and ``crazy_discard`` (``selfplay-crazy-out/``, ``selfplay-crazy-safe/``: the same recipe
+  family, a member each side of them already);
 - ``openspiel_gin_bot`` (Gin Rummy only): OpenSpiel's simple Gin Rummy bot as an agent
   of ours (it needs the ``reference`` extra, open_spiel).
 
