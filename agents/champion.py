@@ -9,9 +9,11 @@ engine's rows, which a search agent cannot).  What
 opponent, at about 100 ms per decision at most on one core.  The figures behind each
 choice are on the docs' results page with their commands.  Champions are chosen and
 measured on single hands (``episode="hand"``, the default): their compiled playouts play
-one hand, so with ``episode="game"`` Gin's cannot be built (its opponent model needs them:
-the error says so), and basic Rummy's and Crazy Rummy's search with Python rollouts, far
-above the time budget (a warning says so).
+one hand, so with ``episode="game"`` Gin's opponent model cannot run and its champion is
+:data:`GAME_CHAMPIONS`' instead (the same guided search with uniform worlds and Python
+rollouts, about 25 ms a decision; not measured against the panel: a warning says so), and
+basic Rummy's and Crazy Rummy's search with Python rollouts, far above the time budget (a
+warning says so).
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.
@@ -75,15 +77,23 @@ CHAMPIONS: dict[str, str] = {
 }
 
 
-def champion_name(variant: str) -> str:
-    """The agent name of ``variant``'s champion (``policy:`` and ``guide=`` paths made absolute).
+#: Whole games (``episode="game"``) where the champion cannot be built: Gin's weighs its
+#: worlds with the compiled single-hand playouts, which whole games do not have.
+GAME_CHAMPIONS: dict[str, str] = {
+    "gin_rummy_v0": "pimc:guide=docs/results/selfplay-gin-league/model.pt,prior=0.05",
+}
+
+
+def champion_name(variant: str, episode: str = "hand") -> str:
+    """The agent name of ``variant``'s champion (``policy:`` and ``guide=`` paths made absolute);
+    with ``episode="game"``, :data:`GAME_CHAMPIONS`' name where the variant has one.
 
     Raises:
         ValueError: a variant without a champion (the message lists the variants).
     """
     if variant not in CHAMPIONS:
         raise ValueError(f"no champion for {variant!r}: variants with one are {', '.join(CHAMPIONS)}")
-    name = CHAMPIONS[variant]
+    name = GAME_CHAMPIONS.get(variant, CHAMPIONS[variant]) if episode == "game" else CHAMPIONS[variant]
     if name.startswith("policy:"):
         return "policy:" + str(ROOT / name[len("policy:") :])
     kind, colon, options = name.partition(":")

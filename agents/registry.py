@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -170,9 +171,17 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         if variant in HEURISTICS:
             return HEURISTICS[variant](env, seed, heuristic_style(name, variant))
     if name == "champion":
-        from agents.champion import champion_name
+        from agents.champion import GAME_CHAMPIONS, champion_name
 
-        return make_agent(champion_name(env.unwrapped.metadata["name"]), env, seed)
+        variant, episode = env.unwrapped.metadata["name"], env.unwrapped.game.config.episode
+        if episode == "game" and variant in GAME_CHAMPIONS:
+            warnings.warn(
+                f"champion on {variant} with episode='game': its opponent model needs the compiled "
+                f"single-hand playouts, so it plays {GAME_CHAMPIONS[variant]} (uniform worlds), "
+                "not measured against the panel",
+                stacklevel=2,
+            )
+        return make_agent(champion_name(variant, episode), env, seed)
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):
@@ -235,7 +244,7 @@ def same_agent(a: str, b: str, env: Any) -> bool:
         if name == "champion":
             from agents.champion import champion_name
 
-            name = champion_name(env.unwrapped.metadata["name"])
+            name = champion_name(env.unwrapped.metadata["name"], env.unwrapped.game.config.episode)
         if name == "heuristic:style=default":
             return "heuristic"
         if not is_search_spec(name):

@@ -104,14 +104,27 @@ def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
 
     with pytest.warns(UserWarning, match=r"^pimc on rummy_v0: the compiled playouts are out \(they play single hands"):
         make_agent("champion", rummy_v0.env(episode="game"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError) as err:
-            make_agent("champion", gin_rummy_v0.env(episode="game"))
-    assert str(err.value) == (
-        "model=mix weighs the worlds of rollout=fast only (rollout='heuristic') "
-        "(the compiled playouts play single hands: episode='game' has none)"
+    # Gin's champion weighs its worlds with those playouts: whole games get GAME_CHAMPIONS' name
+    env = gin_rummy_v0.env(episode="game")
+    league = ROOT / "docs/results/selfplay-gin-league/model.pt"
+    assert champion_name("gin_rummy_v0", "game") == f"pimc:guide={league},prior=0.05"
+    assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")  # no other name there
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        agent = make_agent("champion", env, seed=0)
+    assert str(said[0].message) == (
+        "champion on gin_rummy_v0 with episode='game': its opponent model needs the compiled single-hand "
+        "playouts, so it plays pimc:guide=docs/results/selfplay-gin-league/model.pt,prior=0.05 (uniform "
+        "worlds), not measured against the panel"
     )
+    assert isinstance(agent, PIMCAgent) and (agent.model, agent.prior, agent.compiled) == (1.0, 0.05, None)
+    assert type(agent.guide).__name__ == "PolicyAgent"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the search's own: the compiled playouts are out
+        assert same_agent("champion", f"pimc:guide={league},prior=0.05", env)
+    env.reset(seed=4)  # it plays a whole game's first decisions
+    for _ in range(3):
+        env.step(agent.act(env.last()[0]))
 
 
 def test_without_numba_gins_champion_says_what_to_install(monkeypatch):
