@@ -22,15 +22,13 @@ def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
         assert "--seconds must be a positive number" in capsys.readouterr().err
 
 
-def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
-    from experiments.benchmark.envs import measure_env
-    from rummy_env import rummikub_v0
+def counting(module, decisions):
+    """An env factory for ``measure_env``: ``module.env()`` noting in ``decisions`` whether
+    each step it is given carries an action."""
 
-    decisions = []
-
-    class Counting:  # the env, counting the decisions it is stepped with
+    class Counting:
         def __init__(self):
-            self.env = rummikub_v0.env()
+            self.env = module.env()
 
         def __getattr__(self, name):
             return getattr(self.env, name)
@@ -39,7 +37,15 @@ def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
             decisions.append(action is not None)
             self.env.step(action)
 
-    result = measure_env(Counting, 0.0)
+    return Counting
+
+
+def test_env_measurement_warms_up_untimed_and_stops_at_its_deadline():
+    from experiments.benchmark.envs import measure_env
+    from rummy_env import rummikub_v0
+
+    decisions = []
+    result = measure_env(counting(rummikub_v0, decisions), 0.0)
     # one random episode of at most 300 decisions (the solver's compile on a fresh machine) before
     # the clock, then the 64 decisions the clock is first read after: seed 0's warm-up episode
     # ends after 165
@@ -52,19 +58,7 @@ def test_a_window_shorter_than_a_decision_still_times_64_decisions():
     from rummy_env import gin_rummy_v0
 
     decisions = []
-
-    class Counting:
-        def __init__(self):
-            self.env = gin_rummy_v0.env()
-
-        def __getattr__(self, name):
-            return getattr(self.env, name)
-
-        def step(self, action):
-            decisions.append(action is not None)
-            self.env.step(action)
-
-    result = measure_env(Counting, 1e-9)
+    result = measure_env(counting(gin_rummy_v0, decisions), 1e-9)
     # the untimed warm-up episode (seed 0: 145 decisions), then the clock is first read after 64
     assert sum(decisions) == 145 + 64 and result["episodes"] == 0 and result["steps_per_s"] > 0
     row = format_rows([{"what": "gin", **result}]).splitlines()[1].split()
