@@ -89,10 +89,13 @@ def champion_name(variant: str, episode: str = "hand") -> str:
     with ``episode="game"``, :data:`GAME_CHAMPIONS`' name where the variant has one.
 
     Raises:
-        ValueError: a variant without a champion (the message lists the variants).
+        ValueError: a variant without a champion (the message lists the variants), an
+            ``episode`` other than ``"hand"`` or ``"game"``.
     """
     if variant not in CHAMPIONS:
         raise ValueError(f"no champion for {variant!r}: variants with one are {', '.join(CHAMPIONS)}")
+    if episode not in ("hand", "game"):
+        raise ValueError(f"episode={episode!r}: a champion plays episode='hand' or 'game'")
     name = GAME_CHAMPIONS.get(variant, CHAMPIONS[variant]) if episode == "game" else CHAMPIONS[variant]
     if name.startswith("policy:"):
         return "policy:" + str(ROOT / name[len("policy:") :])

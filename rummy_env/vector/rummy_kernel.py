@@ -50,7 +50,15 @@ from rummy_env.vector.deadwood_kernel import (
     SET_PATTERNS,
     hand_value,
 )
-from rummy_env.vector.table_kernel import HIGH_ACE, lay_off, layoff_sides, put_down
+from rummy_env.vector.table_kernel import (  # SIDE_*: where they were defined before, re-exported
+    HIGH_ACE,
+    SIDE_HIGH,  # noqa: F401
+    SIDE_LOW,  # noqa: F401
+    SIDE_SET,  # noqa: F401
+    lay_off,
+    layoff_sides,
+    put_down,
+)
 
 # ints columns (SCORE and MELDED: six seats each)
 CUR, PHASE, DEALER, TAKEN, TURN, STOCK_LEN, PILE_LEN, MELDED_TURN, ENDED = 0, 1, 2, 3, 4, 5, 6, 7, 8

@@ -5,6 +5,11 @@ ranks holding a 3-card set (``set3``: bit ``rank``) and, per suit, the run posit
 (0..13, 13 = high ace; 14 bits a suit, bit ``14 * suit + position``) where a run's low end
 (``low_ends``) or high end (``high_ends``) sits, updated as ``core.table.Table`` keeps its
 indexes.  All three are uint64; cards are ids 0..51 (``suit * 13 + rank``, rank 0 = ace).
+
+numba's cache of a kernel that calls these functions is keyed on that kernel's own file:
+after editing this one, remove the ``__pycache__/*.nbi``/``*.nbc`` files of ``rummy_kernel``,
+``crazy_kernel`` and ``agents.search.rummy_fast`` (or touch those modules).  The constants are
+tied to ``core.melds``' by ``tests/vector/test_kernel_constants.py``.
 """
 
 from __future__ import annotations

@@ -109,6 +109,9 @@ def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
     league = ROOT / "docs/results/selfplay-gin-league/model.pt"
     assert champion_name("gin_rummy_v0", "game") == f"pimc:guide={league},prior=0.05"
     assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")  # no other name there
+    with pytest.raises(ValueError) as err:
+        champion_name("gin_rummy_v0", "games")
+    assert str(err.value) == "episode='games': a champion plays episode='hand' or 'game'"
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         agent = make_agent("champion", env, seed=0)

@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
     import sys
 
-    from experiments import evaluation_report, search_budget
+    from experiments import evaluate, search_budget
     from experiments.selfplay import logs as selfplay_report
     from experiments.train import sb3 as train
     from experiments.tournament import matrix, report as tournament_report
@@ -32,8 +32,8 @@ SCRIPT = textwrap.dedent(
                          "win_rate": 0.5, "ci_low": 0.3, "ci_high": 0.7} for b in (2, 4)], out / "budget.png")
     matrix.write_matrix(out, [{"variant": "gin_rummy_v0", "agent": "a", "opponent": "b", "games": 2, "deals": 1,
                                "wins": 1.0, "win_rate": 0.5, "win_rate_ci_low": 0.1, "win_rate_ci_high": 0.9}])
-    evaluation_report.evaluation_figure({"variant": "gin_rummy_v0", "agent": "heuristic", "panel_version": 1,
-                                         "fair_share": 0.5, "rows": [{"opponent": "random", "win_rate": 0.9,
+    evaluate.evaluation_figure({"variant": "gin_rummy_v0", "agent": "heuristic", "panel_version": 1,
+                                "fair_share": 0.5, "rows": [{"opponent": "random", "win_rate": 0.9,
                                                              "win_rate_ci_low": 0.8, "win_rate_ci_high": 0.95}]})
     print(matplotlib.get_backend(), plt.get_fignums(), type(figure).__module__, len(figure.axes))
     """

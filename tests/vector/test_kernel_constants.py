@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rummy_env.core.cards import CARD_VALUE_LIST
-from rummy_env.core.melds import NUM_MELDS
+from rummy_env.core.melds import HIGH_ACE_POSITION, LAYOFF_RUN_HIGH, LAYOFF_RUN_LOW, LAYOFF_SET, NUM_MELDS
 from rummy_env.core.rummikub_solver import sweeps as rummikub_sweeps
 from rummy_env.encoding import gin_rummy as gin_encoding
 from rummy_env.games.crazy_rummy import actions as crazy_actions
@@ -25,7 +25,7 @@ from rummy_env.games.gin_rummy import deal as gin_deal
 from rummy_env.games.gin_rummy import state as gin_state
 from rummy_env.games.rummikub import actions as rummikub_actions
 from rummy_env.games.rummy import actions as rummy_actions
-from rummy_env.vector import crazy_batch_kernel, crazy_kernel, gin_kernel, rummikub_masks, rummy_kernel
+from rummy_env.vector import crazy_batch_kernel, crazy_kernel, gin_kernel, rummikub_masks, rummy_kernel, table_kernel
 
 CASES = [
     # Gin Rummy (games.gin_rummy, R-GIN-09, R-GIN-13)
@@ -45,6 +45,12 @@ CASES = [
         (rummy_actions.DRAW_STOCK, rummy_actions.DRAW_DISCARD, rummy_actions.MELD, rummy_actions.LAYOFF),
     ),
     ((rummy_kernel.DRAW, rummy_kernel.PLAY), (rummy_actions.DRAW, rummy_actions.PLAY)),
+    # the table's lay-off sides and high-ace run position (core.melds, R-RUMMY-08)
+    (
+        (table_kernel.SIDE_SET, table_kernel.SIDE_LOW, table_kernel.SIDE_HIGH),
+        (LAYOFF_SET, LAYOFF_RUN_LOW, LAYOFF_RUN_HIGH),
+    ),
+    (table_kernel.HIGH_ACE, HIGH_ACE_POSITION),
     (rummy_kernel.LEGAL_WORDS, -(-rummy_actions.NUM_ACTIONS // 64)),
     # Crazy Rummy (games.crazy_rummy, R-CRAZY-02, R-CRAZY-03, R-CRAZY-12; card values R-CRAZY-12)
     (
