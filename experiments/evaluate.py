@@ -405,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    refuse_unreachable_address(p, args.address)
+    refuse_unreachable_address(p, args.address, uses_ray=args.backend == "ray")
     repeated = sorted({name for name in args.opponents or [] if args.opponents.count(name) > 1})
     if repeated:  # each would be played and counted once more, as another member
         p.error(f"--opponents lists {', '.join(repeated)} more than once")

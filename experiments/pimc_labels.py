@@ -272,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("give --games or --minutes (or both)")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    refuse_unreachable_address(p, args.address)
+    refuse_unreachable_address(p, args.address, uses_ray=args.backend == "ray")
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)

@@ -93,11 +93,29 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_
         ) from None
 
 
-def refuse_unreachable_address(parser: Any, address: str | None) -> None:
-    """:func:`check_ray_address` for a job's ``--address``, as a usage error (exit 2) of
-    ``parser`` (an ``argparse.ArgumentParser``): called before the job makes its folder."""
+def check_used_ray_address(address: str | None) -> None:
+    """:func:`check_ray_address` on the address ``ray.init(address=address)`` connects to:
+    the environment variable ``RAY_ADDRESS`` when ``address`` is None or ``"auto"`` and the
+    variable is set (Ray reads it then), else ``address``.
+
+    Raises:
+        RayUnreachableError: as :func:`check_ray_address`, saying when the address came
+            from ``RAY_ADDRESS``.
+    """
+    from_env = address in (None, "auto") and bool(os.environ.get("RAY_ADDRESS"))
     try:
-        check_ray_address(address)
+        check_ray_address(os.environ["RAY_ADDRESS"] if from_env else address)
+    except RayUnreachableError as err:
+        raise RayUnreachableError(f"{err} (the environment variable RAY_ADDRESS)" if from_env else str(err)) from None
+
+
+def refuse_unreachable_address(parser: Any, address: str | None, uses_ray: bool = True) -> None:
+    """:func:`check_used_ray_address` for a job's ``--address`` (``uses_ray``: the job will
+    call ``ray.init``; otherwise only ``address`` itself is checked), as a usage error
+    (exit 2) of ``parser`` (an ``argparse.ArgumentParser``): called before the job makes
+    its folder."""
+    try:
+        check_used_ray_address(address) if uses_ray else check_ray_address(address)
     except RayUnreachableError as err:
         parser.error(str(err))
 
@@ -259,12 +277,7 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
 
     started_here = not ray.is_initialized()
     if started_here:
-        if address is None and os.environ.get("RAY_ADDRESS"):  # where ray.init(address=None) goes
-            try:
-                check_ray_address(os.environ["RAY_ADDRESS"])
-            except RayUnreachableError as err:
-                raise RayUnreachableError(f"{err} (the environment variable RAY_ADDRESS)") from None
-        check_ray_address(address)
+        check_used_ray_address(address)
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own types here

@@ -204,7 +204,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         check_config(cfg, len(env.possible_agents))
     except ValueError as err:
         p.error(str(err))
-    refuse_unreachable_address(p, cfg.address or None)  # before the run's folder
+    refuse_unreachable_address(p, cfg.address or None, uses_ray=cfg.backend == "ray")  # before the run's folder
     if args.resume and args.out is None:  # the default folder is a new one, named by the time
         p.error("--resume continues the run in --out: give the run's folder")
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")

@@ -139,7 +139,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--seed must be >= 0, got {args.seed}")
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
-    refuse_unreachable_address(p, args.address)
+    refuse_unreachable_address(p, args.address, uses_ray=args.backend == "ray")
     if args.backend == "ray":
         try:
             import ray  # noqa: F401

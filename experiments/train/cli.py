@@ -90,7 +90,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.backend != "rllib" and (given or args.address is not None or args.num_cpus is not None):
         rl_flags = given + [f for f, v in (("--address", args.address), ("--num-cpus", args.num_cpus)) if v is not None]
         p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
-    refuse_unreachable_address(p, args.address)
+    refuse_unreachable_address(p, args.address, uses_ray=args.backend == "rllib")
     for k, default in RLLIB_DEFAULTS.items():
         setattr(args, k, default if getattr(args, k) is None else getattr(args, k))
     try:

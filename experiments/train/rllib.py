@@ -162,7 +162,11 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, num_cpus=None if address else num_cpus, include_dashboard=False, log_to_driver=False)
+        # a cluster that exists has its CPUs; a new one (no address, or "local") gets num_cpus
+        new_cluster = address in (None, "local")
+        ray.init(
+            address=address, num_cpus=num_cpus if new_cluster else None, include_dashboard=False, log_to_driver=False
+        )
     try:
         config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
         algo = config.build_algo()

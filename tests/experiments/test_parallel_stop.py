@@ -205,8 +205,9 @@ def test_an_unreachable_ray_address_in_the_environment_is_refused_too(monkeypatc
     port = spare.getsockname()[1]
     spare.close()  # nothing listens there now
     monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
-    with pytest.raises(RayUnreachableError) as refused:
-        run_tasks(steps, [("m", 1)], backend="ray")
-    said = str(refused.value)
-    assert said.startswith(f"cannot reach the Ray cluster at address='127.0.0.1:{port}' within 10 s: ")
-    assert said.endswith(" (the environment variable RAY_ADDRESS)")
+    for address in (None, "auto"):  # Ray reads the variable for both
+        with pytest.raises(RayUnreachableError) as refused:
+            run_tasks(steps, [("m", 1)], backend="ray", address=address)
+        said = str(refused.value)
+        assert said.startswith(f"cannot reach the Ray cluster at address='127.0.0.1:{port}' within 10 s: ")
+        assert said.endswith(" (the environment variable RAY_ADDRESS)")

@@ -74,7 +74,7 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, capsys):
+def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, capsys, monkeypatch):
     """``ray.init`` keeps retrying such an address for minutes; every job asks first."""
     from experiments import selfplay, train
     from experiments.common.parallel import RayUnreachableError, check_ray_address
@@ -96,6 +96,22 @@ def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, 
         assert stop.value.code == 2, main
         assert f"cannot reach the Ray cluster at address={address!r} within 10 s" in capsys.readouterr().err, main
         assert not out.exists()
+    # without --address, Ray goes to RAY_ADDRESS: asked too, before the folder, when the job uses Ray
+    monkeypatch.setenv("RAY_ADDRESS", address)
+    for main, args in runs:
+        backend = [] if "rllib" in args else ["--backend", "ray"]
+        with pytest.raises(SystemExit) as stop:
+            main([*args, *backend, "--out", str(out)])
+        assert stop.value.code == 2, main
+        said = capsys.readouterr().err
+        assert f"cannot reach the Ray cluster at address={address!r} within 10 s" in said, main
+        assert "(the environment variable RAY_ADDRESS)" in said, main
+        assert not out.exists()
+    # a job on local processes never calls ray.init: the variable is not its business
+    evaluate.main(["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--deals", "1",
+                   "--workers", "1", "--out", str(out), "--no-progress"])  # fmt: skip
+    assert (out / "evaluation.json").exists()
+    monkeypatch.delenv("RAY_ADDRESS")
     check_ray_address(None)  # a local cluster: nothing to ask
     check_ray_address("auto")
     check_ray_address("local")  # Ray starts a new cluster
