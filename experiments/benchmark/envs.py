@@ -117,7 +117,8 @@ def format_rows(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def measure_openspiel_gin(seconds: float, seed: int = 0) -> dict[str, float]:
-    """Random legal play in OpenSpiel's ``gin_rummy`` for about ``seconds``.
+    """Random legal play in OpenSpiel's ``gin_rummy`` for about ``seconds`` (whole episodes, at
+    least one).
 
     At every decision the acting player's ``observation_tensor()`` and the
     ``legal_actions()`` are read and an action is drawn uniformly with numpy.  Chance
@@ -135,7 +136,7 @@ def measure_openspiel_gin(seconds: float, seed: int = 0) -> dict[str, float]:
     steps = episodes = 0
     reset_time = 0.0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while True:  # at least one episode, however short the window (as measure_env)
         t0 = time.perf_counter()
         state = game.new_initial_state()
         while state.is_chance_node():
@@ -152,17 +153,20 @@ def measure_openspiel_gin(seconds: float, seed: int = 0) -> dict[str, float]:
             state.apply_action(legal[rng.integers(len(legal))])
             steps += 1
         episodes += 1
+        if time.perf_counter() - start >= seconds:
+            break
     elapsed = time.perf_counter() - start
     return {
         "steps_per_s": steps / elapsed,
-        "steps_per_episode": steps / max(1, episodes),
+        "steps_per_episode": steps / episodes,
         "episodes": episodes,
-        "reset_us": reset_time / max(1, episodes) * 1e6,
+        "reset_us": reset_time / episodes * 1e6,
     }
 
 
 def measure_rlcard_gin(seconds: float, seed: int = 0) -> dict[str, float]:
-    """Random legal play in RLCard's ``gin-rummy`` env (used directly) for about ``seconds``.
+    """Random legal play in RLCard's ``gin-rummy`` env (used directly) for about ``seconds``
+    (whole episodes, at least one).
 
     ``env.step`` returns the next player's state (its ``obs`` array and
     ``legal_actions``); an action is drawn uniformly among the legal ones with numpy.
@@ -177,7 +181,7 @@ def measure_rlcard_gin(seconds: float, seed: int = 0) -> dict[str, float]:
     steps = episodes = 0
     reset_time = 0.0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while True:  # at least one episode, however short the window (as measure_env)
         t0 = time.perf_counter()
         state, _player = env.reset()
         reset_time += time.perf_counter() - t0
@@ -186,12 +190,14 @@ def measure_rlcard_gin(seconds: float, seed: int = 0) -> dict[str, float]:
             state, _player = env.step(legal[rng.integers(len(legal))])
             steps += 1
         episodes += 1
+        if time.perf_counter() - start >= seconds:
+            break
     elapsed = time.perf_counter() - start
     return {
         "steps_per_s": steps / elapsed,
-        "steps_per_episode": steps / max(1, episodes),
+        "steps_per_episode": steps / episodes,
         "episodes": episodes,
-        "reset_us": reset_time / max(1, episodes) * 1e6,
+        "reset_us": reset_time / episodes * 1e6,
     }
 
 

@@ -19,11 +19,14 @@ def test_our_env_and_openspiel_are_measured_alike(monkeypatch):
     monkeypatch.setattr(envs, "time", types.SimpleNamespace(perf_counter=lambda: float(next(ticks))))
     ours = envs.measure_env(lambda: gin_rummy_v0.env(), 3.5)
     ticks = itertools.count()
-    theirs = envs.measure_openspiel_gin(3.5)
-    # 3.5 ticks hold one whole random hand: ours the second hand drawn from seed 0 (the first is
-    # the untimed warm-up), 105 decisions; OpenSpiel's first hand of seed 0, 115 decisions
+    theirs = envs.measure_openspiel_gin(2.5)
+    # 3.5 ticks hold one whole random hand of ours, the second hand drawn from seed 0 (the first
+    # is the untimed warm-up), 105 decisions; 2.5 one of OpenSpiel's (its clock is read at the
+    # start, around the deal and after each hand): its first hand of seed 0, 115 decisions
     assert (ours["episodes"], ours["steps_per_episode"]) == (1, 105.0)
     assert (theirs["episodes"], theirs["steps_per_episode"]) == (1, 115.0)
+    ticks = itertools.count()
+    assert envs.measure_openspiel_gin(3.5)["episodes"] == 2  # a second hand starts before 3.5
     text = envs.format_ratios([{"what": "ours", **ours}, {"what": "OpenSpiel gin_rummy", **theirs}])
     assert text.startswith("ours / OpenSpiel gin_rummy: ") and "x decision steps/s" in text
 
@@ -33,3 +36,12 @@ def test_compare_is_for_gin_rummy_only(capsys):
         benchmark.main(["--variant", "rummy", "--compare", "--seconds", "0.1"])
     assert exit_info.value.code == 2
     assert "--compare measures Gin Rummy only" in capsys.readouterr().err
+
+
+def test_a_window_shorter_than_a_hand_still_plays_one():
+    """``--compare --seconds 0.0001`` divided by OpenSpiel's 0 steps/s."""
+    theirs = envs.measure_openspiel_gin(1e-9)
+    assert theirs["episodes"] == 1 and theirs["steps_per_episode"] == 115.0 and theirs["steps_per_s"] > 0
+    ours = envs.measure_env(lambda: gin_rummy_v0.env(), 1e-9)
+    text = envs.format_ratios([{"what": "ours", **ours}, {"what": "OpenSpiel gin_rummy", **theirs}])
+    assert text.startswith("ours / OpenSpiel gin_rummy: ")
