@@ -177,8 +177,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         if episode == "game" and variant in GAME_CHAMPIONS:
             warnings.warn(
                 f"champion on {variant} with episode='game': its opponent model needs the compiled "
-                f"single-hand playouts, so it plays {GAME_CHAMPIONS[variant]} (uniform worlds), "
-                "not measured against the panel",
+                f"single-hand playouts, so it plays {GAME_CHAMPIONS[variant]} (agents.champion.GAME_CHAMPIONS)",
                 stacklevel=2,
             )
         return make_agent(champion_name(variant, episode), env, seed)

@@ -100,31 +100,24 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
 
 
 def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
-    import warnings
 
     with pytest.warns(UserWarning, match=r"^pimc on rummy_v0: the compiled playouts are out \(they play single hands"):
         make_agent("champion", rummy_v0.env(episode="game"))
-    # Gin's champion weighs its worlds with those playouts: whole games get GAME_CHAMPIONS' name
+    # Gin's champion weighs its worlds with those playouts: whole games get its guide, the league model
     env = gin_rummy_v0.env(episode="game")
     league = ROOT / "docs/results/selfplay-gin-league/model.pt"
-    assert champion_name("gin_rummy_v0", "game") == f"pimc:guide={league},prior=0.05"
+    assert champion_name("gin_rummy_v0", "game") == f"policy:{league}"
     assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")  # no other name there
     with pytest.raises(ValueError) as err:
         champion_name("gin_rummy_v0", "games")
     assert str(err.value) == "episode='games': a champion plays episode='hand' or 'game'"
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
+    with pytest.warns(UserWarning) as said:
         agent = make_agent("champion", env, seed=0)
-    assert str(said[0].message) == (
+    assert [str(w.message) for w in said] == [
         "champion on gin_rummy_v0 with episode='game': its opponent model needs the compiled single-hand "
-        "playouts, so it plays pimc:guide=docs/results/selfplay-gin-league/model.pt,prior=0.05 (uniform "
-        "worlds), not measured against the panel"
-    )
-    assert isinstance(agent, PIMCAgent) and (agent.model, agent.prior, agent.compiled) == (1.0, 0.05, None)
-    assert type(agent.guide).__name__ == "PolicyAgent"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the search's own: the compiled playouts are out
-        assert same_agent("champion", f"pimc:guide={league},prior=0.05", env)
+        "playouts, so it plays policy:docs/results/selfplay-gin-league/model.pt (agents.champion.GAME_CHAMPIONS)"
+    ]
+    assert type(agent).__name__ == "PolicyAgent" and same_agent("champion", f"policy:{league}", env)
     env.reset(seed=4)  # it plays a whole game's first decisions
     for _ in range(3):
         env.step(agent.act(env.last()[0]))
