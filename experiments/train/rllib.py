@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -162,8 +163,9 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     started_here = not ray.is_initialized()
     if started_here:
-        # a cluster that exists has its CPUs; a new one (no address, or "local") gets num_cpus
-        new_cluster = address in (None, "local")
+        # a cluster that exists has its CPUs (Ray refuses num_cpus there); a new one gets them:
+        # "local", or no address while RAY_ADDRESS names none
+        new_cluster = address == "local" or (address is None and not os.environ.get("RAY_ADDRESS"))
         ray.init(
             address=address, num_cpus=num_cpus if new_cluster else None, include_dashboard=False, log_to_driver=False
         )
