@@ -10,7 +10,9 @@ made, each game's direction costs) and the mask computed are saved.  ``time``: t
 positions go through ``rummikub_masks.masks_range`` in one call per repetition (best of
 ``--reps``, one thread) and every mask is compared with the saved one (exit status 1 on a
 difference).  The same positions and direction costs on both trees: only the masks' code
-differs.  The 2026-12-03 (second round) figures of README.md come from this script.
+differs.  The 2026-12-03 (second round) figures of README.md come from this script.  To time another
+checkout, run it with ``PYTHONPATH=THAT_TREE``: the script imports ``rummy_env`` from the path,
+which an editable install points at its own tree.
 """
 
 from __future__ import annotations
