@@ -63,15 +63,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--gif", type=path_arg, default=None, help="write the game as an animated GIF to this file")
     p.add_argument("--images", type=path_arg, default=None, help="write one PNG per step to this folder")
     p.add_argument("--seat", default=None, help="show every step from this agent's seat (default: the acting one)")
-    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default: 2)")
-    p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text)")
+    p.add_argument("--fps", type=float, default=None, help="with --gif: frames per second (default: 2)")
+    p.add_argument("--pause", action="store_true", help="wait for Enter after each step (text; not with --quiet)")
     p.add_argument("--quiet", action="store_true", help="no text, only the check (and the images)")
     args = p.parse_args(argv)
     if args.gif is not None and args.gif.suffix.lower() != ".gif":
         p.error(f"--gif {args.gif}: the file name must end in .gif (the animation is a GIF)")
     # a GIF stores frame times in hundredths of a second, at most 655.35 s
-    if not (math.isfinite(args.fps) and 0.01 <= args.fps <= 100):
+    if args.fps is not None and not (math.isfinite(args.fps) and 0.01 <= args.fps <= 100):
         p.error(f"--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got {args.fps}")
+    # a flag that would change nothing: say so rather than ignore it
+    if args.fps is not None and args.gif is None:
+        p.error(f"--fps {args.fps:g} applies to --gif only: give --gif FILE.gif, or leave --fps out")
+    if args.pause and args.quiet:
+        p.error("--pause waits after each step of the text, which --quiet turns off: give one of them")
+    args.fps = 2.0 if args.fps is None else args.fps
     args.parser = p
     return args
 

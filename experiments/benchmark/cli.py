@@ -99,6 +99,7 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
             ("--torch-threads", args.torch_threads is not None, args.selfplay is not None),
             ("--variant", args.variant != "all", args.selfplay is None),
             ("--vector", args.vector, args.selfplay is None),
+            ("--compare", args.compare, args.selfplay is None and not args.vector),
             ("--hands", args.hands is not None, rummikub),
             ("--no-gc-freeze", args.no_gc_freeze, rummikub),
             ("--num-envs", args.num_envs is not None, args.vector),
@@ -110,7 +111,7 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
         p.error(
             f"{', '.join(misplaced)} do(es) not apply here: --updates and --torch-threads go with --selfplay "
             "(which takes no --variant and no --vector), --hands and --no-gc-freeze with --variant rummikub alone, "
-            "--num-envs and --threads with --vector"
+            "--num-envs and --threads with --vector, --compare with neither --vector nor --selfplay"
         )
     args.updates = 5 if args.updates is None else args.updates
     args.hands = 100 if args.hands is None else args.hands

@@ -344,3 +344,25 @@ def test_seeds_are_non_negative_ints_numpy_ints_included(variant):
         with pytest.raises(ValueError, match=re.escape(f"option seed={seed!r} {why}: seed must be an int >= 0")):
             env.reset(seed=seed)
     assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("gin_rummy_v0", "big_gin"),
+        ("gin_rummy_v0", "oklahoma"),
+        ("gin_rummy_v0", "game_bonuses"),
+        ("rummy_v0", "ace_high"),
+        ("rummy_v0", "two_player_winner_deals"),
+        ("rummikub_v0", "initial_meld_table_play"),
+    ],
+)
+def test_a_numpy_bool_option_is_kept_as_a_python_bool(module, name):
+    import json
+
+    import rummy_env
+
+    value = not getattr(getattr(rummy_env, module).env().unwrapped.game.config, name)  # not the default
+    config = getattr(rummy_env, module).env(**{name: np.bool_(value)}).unwrapped.game.config
+    assert type(getattr(config, name)) is bool and getattr(config, name) is value
+    assert json.loads(json.dumps({name: getattr(config, name)})) == {name: value}

@@ -127,6 +127,8 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
         (["--variant", "rummikub", "--vector", "--no-gc-freeze"], "--no-gc-freeze do(es) not apply here"),
         (["--variant", "rummy", "--num-envs", "64", "--threads", "2"], "--num-envs, --threads do(es) not apply here"),
         (["--selfplay", "gin", "--vector"], "--vector do(es) not apply here"),
+        (["--variant", "gin_rummy", "--compare", "--vector"], "--compare do(es) not apply here"),
+        (["--selfplay", "gin", "--compare"], "--compare do(es) not apply here"),
         (["--selfplay", "gin", "--torch-threads", "0"], "argument --torch-threads: must be positive, got 0"),
         (["--variant", "gin_rummy", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
         (["--vector", "--variant", "gin_rummy", "--threads", "1000"], "--threads 1000: at most"),

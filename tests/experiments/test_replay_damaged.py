@@ -212,6 +212,8 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
         (["--images", "/dev/null/frames"], "cannot create the output folder: [Errno 20] Not a directory"),
         (["--gif", "game.txt"], "--gif game.txt: the file name must end in .gif (the animation is a GIF)"),
         (["--gif", "/dev/null/x/game.gif"], "cannot create the output folder: [Errno 20] Not a directory"),
+        (["--fps", "3"], "--fps 3 applies to --gif only: give --gif FILE.gif, or leave --fps out"),
+        (["--pause"], "--pause waits after each step of the text, which --quiet turns off: give one of them"),
     ],
 )
 def test_bad_output_flags_are_usage_errors_before_the_replay(flags, message, good_lines, tmp_path, capsys):

@@ -68,7 +68,7 @@ class GinRummyConfig(OptionNames):
         for name in ("gin_bonus", "undercut_bonus", "big_gin_bonus"):
             object.__setattr__(self, name, check_int(name, getattr(self, name), 0, MAX_BONUS))
         for name in ("big_gin", "oklahoma", "game_bonuses"):
-            check_bool(name, getattr(self, name))
+            object.__setattr__(self, name, check_bool(name, getattr(self, name)))
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
