@@ -219,7 +219,8 @@ class VecBase:
                 f"option episode={self.config.episode!r} is not supported by {type(self).__name__} yet: "
                 "it plays episode='hand' (one hand per episode)"
             )
-        self.env_options = dict(env_options)
+        # the options given, as the config holds them (Python ints and bools, not numpy's)
+        self.env_options = {name: getattr(self.config, name) for name in env_options}
         self.layout = self.encoder.layout_of(self.config)
         self.observation_size = self.layout.size
         self.num_actions = self.actions.NUM_ACTIONS

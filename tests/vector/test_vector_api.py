@@ -256,3 +256,25 @@ def test_seed_streams_are_splitmix64_of_seed_and_game_index():
         deal, act = seed_streams(seed, 50)
         assert [int(x) for x in deal] == [mix64(seed + mix64(2 * i + 1)) for i in range(50)]
         assert [int(x) for x in act] == [mix64(seed + mix64(2 * i + 2)) for i in range(50)]
+
+
+@pytest.mark.parametrize(
+    ("cls", "options", "expected"),
+    [
+        (GinRummyVec, {"oklahoma": np.True_, "knock_limit": np.int64(8)}, {"oklahoma": True, "knock_limit": 8}),
+        (RummyVec, {"ace_high": np.True_, "num_players": np.int32(3)}, {"ace_high": True, "num_players": 3}),
+        (CrazyRummyVec, {"num_players": np.int64(4), "wild_rank": np.int8(5)}, {"num_players": 4, "wild_rank": 5}),
+        (
+            RummikubVec,
+            {"initial_meld_table_play": np.True_, "initial_meld_points": np.int64(20)},
+            {"initial_meld_table_play": True, "initial_meld_points": 20},
+        ),
+    ],
+)
+def test_env_options_hold_the_options_given_as_python_values(cls, options, expected):
+    import json
+
+    vec = cls(2, **options)
+    assert vec.env_options == expected
+    assert [type(v) for v in vec.env_options.values()] == [type(v) for v in expected.values()]
+    assert json.loads(json.dumps(vec.env_options)) == expected  # a record or summary can store them
