@@ -16,9 +16,13 @@ figure says what one quiet core does.
 Rummikub (``RummikubVec``) is measured the same way, with two differences: its rows also
 split the time per decision into mask, step and observation (``RummikubVec.timings``),
 and the batch first plays ``--warmup-hands`` env() hands' worth of steps (the mean hand
-length env() just measured) before the timed window, so that its games are spread over
-every phase of a hand as env()'s whole hands are (a mask costs more as the table fills:
-a window over fresh deals alone would flatter the batch).  Its default batch sizes
+length env() just measured; 3 by default) before the timed window, so that its games are
+spread over every phase of a hand as env()'s whole hands are (a mask costs more as the
+table fills: a window over fresh deals alone would flatter the batch).  One hand's worth is
+not enough: the games, dealt together, are then still bunched in their first hand's late
+phase, and the window's figure depends on how far a row gets (2026-12-06, 2,048 games:
+after one hand's worth 19.0k decisions/s on one thread and 51.9k on two, after three or six
+22.7-23.9k and 38.6-43.4k, `docs/results/vector-speed/`).  Its default batch sizes
 (``RUMMIKUB_NUM_ENVS``) are smaller than the card games' and stop at 2048: a decision
 costs tens of microseconds, its mask anything from 10 us to 10 ms, and with 256 games a
 step waits on its costliest mask and pays its Python overhead for few decisions (two
@@ -128,7 +132,7 @@ def run(
     seconds: float,
     seed: int = 0,
     env_seconds: float | None = None,
-    warmup_hands: float = 1.0,
+    warmup_hands: float = 3.0,
     rows: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The table rows: per variant, ``env()`` then every (num_envs, threads) batch
@@ -211,8 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--warmup-hands",
         type=float,
-        default=1.0,
-        help="Rummikub: untimed batch steps before the window, in env() hand lengths (default: 1)",
+        default=3.0,
+        help="Rummikub: untimed batch steps before the window, in env() hand lengths (default: 3)",
     )
     p.add_argument(
         "--threads", nargs="+", type=positive_int, default=[1, 2], help="numba threads per row (default: 1 2)"
