@@ -21,7 +21,9 @@ Exit codes:
 - 3: the record is damaged: a line that is not JSON or not a JSON object, a missing key,
   a value of the wrong type or size, or a game the env cannot set up
   (``record is damaged: <file>, line <n> (<type>), field '<key>': ...``; see
-  ``experiments.common.record_schema``).
+  ``experiments.common.record_schema``);
+- 130 / 143: stopped by Ctrl-C (or the end of input with ``--pause``) / SIGTERM;
+- 141: the output's reader stopped reading (``| head``), quietly as a shell tool does.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from experiments.common.records import RecordError, RecordMismatch, read_record,
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
 EXIT_DAMAGED = 3  #: the record is damaged (argparse's usage errors are 2)
+EXIT_PIPE = 141  #: the reader of the output stopped (``| head``): 128 + SIGPIPE, as a shell tool
 
 
 def _viewer(env: Any, seat: str | None) -> int:
@@ -55,7 +58,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         epilog="exit codes: 0 the record replayed and matched; 1 the replay parts from the record (another deck, "
         "an illegal action, other rewards or returns); 2 a bad command line or an unreadable file; 3 the record is "
         "damaged (not JSON, a missing key, a value of the wrong type or size; the message names the line and field); "
-        "130 stopped (Ctrl-C, or the end of input with --pause), 143 stopped by SIGTERM",
+        "130 stopped (Ctrl-C, or the end of input with --pause), 143 stopped by SIGTERM, 141 the output's reader "
+        "stopped reading (| head)",
     )
     p.add_argument(
         "record", type=path_arg, help="a record file (JSON lines) written by experiments.play or the tournament"
@@ -84,10 +88,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Replay a record from the command line; returns the exit code (module docstring:
-    0 matched, 1 a mismatch, 3 a damaged record, 130 / 143 stopped by Ctrl-C / SIGTERM;
-    argparse exits 2 on a bad command line)."""
+    0 matched, 1 a mismatch, 3 a damaged record, 130 / 143 stopped by Ctrl-C / SIGTERM,
+    141 the output's reader stopped reading; argparse exits 2 on a bad command line)."""
     with TermAsInterrupt() as stop:  # SIGTERM stops it as Ctrl-C does: no GIF cut short
-        return _main(argv, stop)
+        try:
+            return _main(argv, stop)
+        except BrokenPipeError:
+            # nothing more can be shown; stdout to /dev/null so that the interpreter's own
+            # flush at exit does not fail again with a traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_PIPE
 
 
 def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:

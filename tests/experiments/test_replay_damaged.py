@@ -234,6 +234,19 @@ def test_pause_without_more_input_stops_with_130_and_no_traceback(good_lines, tm
     assert "replay: stopped before the end; the record was checked up to the step shown" in run.stderr
 
 
+def test_a_reader_that_stops_early_ends_the_replay_with_141_and_no_traceback(good_lines, tmp_path):
+    path = write_record(good_lines, tmp_path / "good.jsonl")
+    # as `python -m experiments.replay RECORD | head -1`: the pipe closes after the first line
+    run = subprocess.Popen(
+        [sys.executable, "-m", "experiments.replay", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    first = run.stdout.readline()
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=120) == 141, err
+    assert first.startswith(b"gin_rummy_v0 ") and err == ""
+
+
 def test_a_rummikub_deck_holds_each_tile_twice():
     """Rummikub's 106 tiles are every coloured tile and the joker twice: a third copy is
     a damaged record even with the deck's length right."""
