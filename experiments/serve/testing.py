@@ -10,6 +10,8 @@ download (``playwright install``) is never used.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -17,6 +19,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+#: Debian's path; elsewhere the first ``chromium`` on the PATH (:func:`chromium_path`)
 CHROMIUM = "/usr/bin/chromium"
 #: Chromium as root in a container with no network: no sandbox, no GPU, nothing fetched
 CHROMIUM_ARGS = (
@@ -60,16 +63,38 @@ def serve_in_thread(app: Any, startup_seconds: float = 30.0) -> Iterator[str]:
         sock.close()
 
 
+def chromium_path() -> str:
+    """The Chromium executable: :data:`CHROMIUM` when it is there, else ``chromium`` on the
+    PATH.
+
+    Raises:
+        FileNotFoundError: neither, with the install line.
+    """
+    if os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    found = shutil.which("chromium")
+    if found is None:
+        raise FileNotFoundError(
+            f"no Chromium at {CHROMIUM} nor on the PATH: the browser tests and screenshots drive Debian's "
+            "chromium (apt-get install chromium chromium-driver; .ci/run installs it when it is missing)"
+        )
+    return found
+
+
 @contextlib.contextmanager
 def chromium(width: int = 1400, height: int = 1000) -> Iterator[Any]:
     """A Playwright browser context of headless Chromium (a fresh ``--user-data-dir``);
-    yields the context (``context.new_page()``)."""
+    yields the context (``context.new_page()``).
+
+    Raises:
+        FileNotFoundError: no Chromium (:func:`chromium_path`)."""
     from playwright.sync_api import sync_playwright
 
+    executable = chromium_path()
     with tempfile.TemporaryDirectory(prefix="chromium-") as profile, sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             profile,
-            executable_path=CHROMIUM,
+            executable_path=executable,
             headless=True,
             args=list(CHROMIUM_ARGS),
             viewport={"width": width, "height": height},
