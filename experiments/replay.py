@@ -92,7 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     141 the output's reader stopped reading; argparse exits 2 on a bad command line)."""
     with TermAsInterrupt() as stop:  # SIGTERM stops it as Ctrl-C does: no GIF cut short
         try:
-            return _main(argv, stop)
+            code = _main(argv, stop)
+            sys.stdout.flush()  # inside the try: a reader gone before the interpreter's last flush
+            return code
         except BrokenPipeError:
             # nothing more can be shown; stdout to /dev/null so that the interpreter's own
             # flush at exit does not fail again with a traceback

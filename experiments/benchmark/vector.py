@@ -21,8 +21,9 @@ spread over every phase of a hand as env()'s whole hands are (a mask costs more 
 table fills: a window over fresh deals alone would flatter the batch).  One hand's worth is
 not enough: the games, dealt together, are then still bunched in their first hand's late
 phase, and the window's figure depends on how far a row gets (2026-12-06, 2,048 games:
-after one hand's worth 19.0k decisions/s on one thread and 51.9k on two, after three or six
-22.7-23.9k and 38.6-43.4k, `docs/results/vector-speed/`).  Its default batch sizes
+after one hand's worth, 3 s windows, 19.0k decisions/s on one thread and 51.9k on two; after
+three or six, 5 s windows, 22.3k-24.0k and 38.6k-46.1k over four runs;
+``docs/results/vector-speed/``).  Its default batch sizes
 (``RUMMIKUB_NUM_ENVS``) are smaller than the card games' and stop at 2048: a decision
 costs tens of microseconds, its mask anything from 10 us to 10 ms, and with 256 games a
 step waits on its costliest mask and pays its Python overhead for few decisions (two

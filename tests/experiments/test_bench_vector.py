@@ -70,6 +70,36 @@ def test_benchmark_vector_splits_rummikub_time_into_mask_step_and_observation(ca
     assert rows[0].split("|")[-2].strip() == "" and float(rows[1].split("|")[-4]) > 0
 
 
+def _record_warmups(monkeypatch) -> list[int]:
+    """Stub the timed parts (env()'s mean hand: 100 steps); returns the list that each
+    batch row's ``warmup_steps`` is appended to."""
+    asked: list[int] = []
+    env_figures = {"steps_per_s": 1.0, "steps_per_episode": 100.0, "reset_us": 1.0}
+    monkeypatch.setattr(bench_vector, "measure_env", lambda *a, **k: env_figures)
+    monkeypatch.setattr(
+        bench_vector,
+        "measure_vector",
+        lambda variant, n, t, seconds, seed, warmup_steps: asked.append(warmup_steps) or {"decisions_per_s": 1.0},
+    )
+    monkeypatch.setattr(bench_vector, "format_table", lambda rows: "")
+    return asked
+
+
+@pytest.mark.parametrize(
+    ("variant", "argv", "steps"),
+    [("rummikub", [], 300), ("rummikub", ["--warmup-hands", "0.5"], 50), ("gin_rummy", [], 3)],
+)
+def test_a_rummikub_batch_warms_up_three_env_hands_worth_by_default(variant, argv, steps, monkeypatch):
+    """The batch plays three env() hands' worth of untimed steps first (a fraction with
+    ``--warmup-hands``); the card games' batches only touch their buffers (3 steps)."""
+    asked = _record_warmups(monkeypatch)
+    assert bench_vector.main(["--variant", variant, "--num-envs", "4", "--threads", "1", *argv]) == 0
+    assert asked == [steps]
+    asked.clear()
+    assert len(bench_vector.run([variant], [4], [1], 0.01)) == 2  # run()'s own default too
+    assert asked == [300 if variant == "rummikub" else 3]
+
+
 class _OffByOneReward(vector_differential.ReferenceGinRummyVec):
     """The reference engine with one wrong number: game 2's seat-1 reward at the third random step."""
 

@@ -234,17 +234,30 @@ def test_pause_without_more_input_stops_with_130_and_no_traceback(good_lines, tm
     assert "replay: stopped before the end; the record was checked up to the step shown" in run.stderr
 
 
-def test_a_reader_that_stops_early_ends_the_replay_with_141_and_no_traceback(good_lines, tmp_path):
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_reader_that_stops_early_ends_the_replay_with_141_and_no_traceback(good_lines, tmp_path, unbuffered):
+    """As ``python -m experiments.replay RECORD | head -1`` once head has gone: the pipe's
+    read end is closed before the replay writes, so every write (its lines, or the last
+    flush of a buffered stdout) meets a closed pipe."""
+    import os
+
     path = write_record(good_lines, tmp_path / "good.jsonl")
-    # as `python -m experiments.replay RECORD | head -1`: the pipe closes after the first line
-    run = subprocess.Popen(
-        [sys.executable, "-m", "experiments.replay", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    first = run.stdout.readline()
-    run.stdout.close()
-    err = run.stderr.read().decode()
-    assert run.wait(timeout=120) == 141, err
-    assert first.startswith(b"gin_rummy_v0 ") and err == ""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "experiments.replay", str(path)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141 and run.stderr == b"", run.stderr.decode()
 
 
 def test_a_rummikub_deck_holds_each_tile_twice():

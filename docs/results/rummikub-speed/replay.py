@@ -3,16 +3,17 @@
     python docs/results/rummikub-speed/replay.py record POSITIONS.npz   # on the "before" tree
     python docs/results/rummikub-speed/replay.py time POSITIONS.npz     # on any tree
 
-``record``: ``RummikubVec(256, seed=0, num_threads=1)`` plays ``--warmup`` random steps (147:
-one env() hand's worth, as the benchmark's warm-up), then ``--steps`` more (120); at each of
-those the inputs of every live game's mask (table, acting rack, chosen, last, initial meld
-made, each game's direction costs) and the mask computed are saved.  ``time``: the saved
-positions go through ``rummikub_masks.masks_range`` in one call per repetition (best of
-``--reps``, one thread) and every mask is compared with the saved one (exit status 1 on a
-difference).  The same positions and direction costs on both trees: only the masks' code
-differs.  The 2026-12-03 (second round) figures of README.md come from this script.  To time another
-checkout, run it with ``PYTHONPATH=THAT_TREE``: the script imports ``rummy_env`` from the path,
-which an editable install points at its own tree.
+``record``: ``RummikubVec(256, seed=0, num_threads=1)`` plays ``--warmup`` random steps
+(147: one env() hand's worth, as the benchmark's warm-up was until 2026-12-06, now three),
+then ``--steps`` more (120); at each of those the inputs of every live game's mask (table,
+acting rack, chosen, last, initial meld made, each game's direction costs) and the mask
+computed are saved.  ``time``: the saved positions go through ``rummikub_masks.masks_range``
+in one call per repetition (best of ``--reps``, one thread) and every mask is compared with
+the saved one (exit status 1 on a difference).  The same positions and direction costs on
+both trees: only the masks' code differs.  The 2026-12-03 (second round) figures of
+README.md come from this script.  To time another checkout, run it with
+``PYTHONPATH=THAT_TREE``: the script imports ``rummy_env`` from the path, which an editable
+install points at its own tree.
 """
 
 from __future__ import annotations
