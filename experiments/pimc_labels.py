@@ -265,7 +265,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="game g is dealt from seed + g (default: 0)")
-    p.add_argument("--out", type=path_arg, required=True, help="the .npz file to write")
+    p.add_argument(
+        "--out",
+        type=path_arg,
+        required=True,
+        help="the .npz file to write (an existing one is replaced when the job ends or stops)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     if args.games is None and args.minutes is None:
