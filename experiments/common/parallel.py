@@ -93,18 +93,26 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_
         ) from None
 
 
+def used_ray_address(address: str | None) -> str | None:
+    """The address ``ray.init(address=address)`` goes to: the environment variable
+    ``RAY_ADDRESS`` when ``address`` is None or ``"auto"`` and the variable is set (Ray
+    reads it then), else ``address`` (None or ``"local"``: a new cluster)."""
+    if address in (None, "auto") and os.environ.get("RAY_ADDRESS"):
+        return os.environ["RAY_ADDRESS"]
+    return address
+
+
 def check_used_ray_address(address: str | None) -> None:
-    """:func:`check_ray_address` on the address ``ray.init(address=address)`` connects to:
-    the environment variable ``RAY_ADDRESS`` when ``address`` is None or ``"auto"`` and the
-    variable is set (Ray reads it then), else ``address``.
+    """:func:`check_ray_address` on :func:`used_ray_address`.
 
     Raises:
         RayUnreachableError: as :func:`check_ray_address`, saying when the address came
             from ``RAY_ADDRESS``.
     """
-    from_env = address in (None, "auto") and bool(os.environ.get("RAY_ADDRESS"))
+    used = used_ray_address(address)
+    from_env = used != address
     try:
-        check_ray_address(os.environ["RAY_ADDRESS"] if from_env else address)
+        check_ray_address(used)
     except RayUnreachableError as err:
         raise RayUnreachableError(f"{err} (the environment variable RAY_ADDRESS)" if from_env else str(err)) from None
 

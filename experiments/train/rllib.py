@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
 from experiments.common import atomic_open, load_variant
+from experiments.common.parallel import used_ray_address
 
 ENV_NAME = "rummy_env_rllib"
 
@@ -151,7 +151,8 @@ def train(
         variant: e.g. ``"gin_rummy_v0"``.
         env_options: options of ``env()``.
         iterations: PPO iterations (each samples ``batch_size`` env steps).
-        address: the Ray cluster to join (``ray.init(address=...)``); None starts a local one.
+        address: the Ray cluster to join (``ray.init(address=...)``); None starts a local one
+            unless ``RAY_ADDRESS`` names one (``experiments.common.parallel.used_ray_address``).
         num_cpus: CPUs of the local cluster (None: all of this machine's).
         env_runners: parallel sampling actors (0: sample in the driver).
         minutes: stop after the iteration that passes this wall-clock time.
@@ -163,9 +164,8 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     started_here = not ray.is_initialized()
     if started_here:
-        # a cluster that exists has its CPUs (Ray refuses num_cpus there); a new one gets them:
-        # "local", or no address while RAY_ADDRESS names none
-        new_cluster = address == "local" or (address is None and not os.environ.get("RAY_ADDRESS"))
+        # a cluster that exists has its CPUs (Ray refuses num_cpus there); a new one gets them
+        new_cluster = used_ray_address(address) in (None, "local")
         ray.init(
             address=address, num_cpus=num_cpus if new_cluster else None, include_dashboard=False, log_to_driver=False
         )

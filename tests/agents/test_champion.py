@@ -100,7 +100,6 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
 
 
 def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
-
     with pytest.warns(UserWarning, match=r"^pimc on rummy_v0: the compiled playouts are out \(they play single hands"):
         make_agent("champion", rummy_v0.env(episode="game"))
     # Gin's champion weighs its worlds with those playouts: whole games get its guide, the league model

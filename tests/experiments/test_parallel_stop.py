@@ -211,3 +211,24 @@ def test_an_unreachable_ray_address_in_the_environment_is_refused_too(monkeypatc
         said = str(refused.value)
         assert said.startswith(f"cannot reach the Ray cluster at address='127.0.0.1:{port}' within 10 s: ")
         assert said.endswith(" (the environment variable RAY_ADDRESS)")
+
+
+def test_the_ray_address_in_use_reads_ray_address_as_ray_does(monkeypatch):
+    """None and ``"auto"`` go to ``RAY_ADDRESS`` when it is set; a given address, or
+    ``"local"`` (a new cluster, with ``train --backend rllib``'s ``--num-cpus``), never."""
+    from experiments.common.parallel import used_ray_address
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert [used_ray_address(a) for a in (None, "auto", "local", "10.0.0.1:6379")] == [
+        None,
+        "auto",
+        "local",
+        "10.0.0.1:6379",
+    ]
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.2:6379")
+    assert [used_ray_address(a) for a in (None, "auto", "local", "10.0.0.1:6379")] == [
+        "10.0.0.2:6379",
+        "10.0.0.2:6379",
+        "local",
+        "10.0.0.1:6379",
+    ]
