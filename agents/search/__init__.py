@@ -17,7 +17,7 @@ bonus instead of the heuristic's), ``halving`` (int: rounds of sequential halvin
 the legal actions, ``rollout=fast``; 1, the default, is none), ``playout_style`` (Crazy
 Rummy, ``rollout=fast``: the heuristic style the searching seat plays in its own
 playouts, ``crazy_heuristic.STYLES``; the default style if not named; where the defaults
-give Python rollouts, whole games or no numba, it is dropped with a warning).  Defaults depend on the variant
+give Python rollouts, without numba, it is dropped with a warning).  Defaults depend on the variant
 (:data:`DEFAULTS`; for ``pimc`` on Gin Rummy, basic Rummy and Crazy Rummy :data:`FAST_DEFAULTS` unless
 another ``rollout`` is named) to keep a decision near 100 ms or less.
 
@@ -191,14 +191,15 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
     variant = env.unwrapped.metadata["name"]
     options = {k: v for k, v in options.items() if k != "plan"}
     defaults = DEFAULTS[kind].get(variant, {})
-    fast = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
-    one_hand = env.unwrapped.game.config.episode == "hand"  # the kernels play one hand
-    if fast is not None and one_hand and options.get("rollout", "fast") == "fast" and _numba_available():
-        defaults = fast
-    elif fast is not None and "rollout" not in options and "playout_style" not in options:
+    compiled = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
+    episode = env.unwrapped.game.config.episode
+    playable = episode == "hand" or variant in fast.WHOLE_GAME_VARIANTS  # the kernels play the current hand
+    if compiled is not None and playable and options.get("rollout", "fast") == "fast" and _numba_available():
+        defaults = compiled
+    elif compiled is not None and "rollout" not in options and "playout_style" not in options:
         # the variant's default is the compiled playouts; falling back to Python rollouts
         # costs seconds a decision where they take milliseconds: say so once per agent
-        why = "numba is not installed" if one_hand else "they play single hands, not episode='game'"
+        why = "numba is not installed" if playable else "they play single hands, not episode='game'"
         warnings.warn(
             f"pimc on {variant}: the compiled playouts are out ({why}); it searches with "
             f"rollout={defaults.get('rollout', 'heuristic')}, much slower per decision",
@@ -207,10 +208,10 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
         )
     elif "playout_style" in options and "rollout" not in options:
         # the style is one of the compiled one-round playouts; where the variant's defaults
-        # give Python rollouts instead (whole games, no numba), the search plays without it
+        # give Python rollouts instead (no numba), the search plays without it
         warnings.warn(
             f"playout_style={options['playout_style']} plays in the compiled one-round playouts; "
-            f"{variant} with episode={env.unwrapped.game.config.episode!r} searches with "
+            f"{variant} with episode={episode!r} searches with "
             f"rollout={defaults.get('rollout', 'heuristic')} for every seat instead",
             UserWarning,
             stacklevel=3,

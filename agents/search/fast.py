@@ -7,10 +7,15 @@ that world dealt again inside the kernel, which keeps them uniform over the seat
 information), each hand played out by the variant's heuristic for every seat (Crazy
 Rummy: a compiled rule-of-thumb player, ``crazy_fast``, playing the current round).
 Gin Rummy, basic Rummy and Crazy Rummy have kernels (:data:`FAST_VARIANTS`).
+
+The playouts end with the hand (the round): a search values a hand as the Python rollouts
+do (``worlds.hand_over``), whole games included, where basic Rummy's and Crazy Rummy's
+kernels play the current hand of the game (:data:`WHOLE_GAME_VARIANTS`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -19,6 +24,11 @@ from agents.search.worlds import DISCOUNT
 from rummy_env.core.compile_notice import compile_notice
 
 FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0", "crazy_rummy_v0")
+#: The variants whose playouts also play the current hand of a whole game (``episode="game"``),
+#: loaded into a one-hand kernel (the game's scores do not change how a hand is played out).
+#: Not Gin Rummy: its opponent model reads the revealed decisions from the start of the
+#: history, which in a whole game holds every hand (``gin_records``).
+WHOLE_GAME_VARIANTS = ("rummy_v0", "crazy_rummy_v0")
 
 #: points of the logistic that judges a playout cut off by ``depth`` (as ``worlds.TEMPERATURE``)
 FAST_TEMPERATURE = 10.0
@@ -41,6 +51,25 @@ def numba_available() -> bool:
     return True
 
 
+def playout_config(variant: str, config: Any) -> Any:
+    """The config the compiled playouts of ``variant`` play with: ``config`` itself for
+    single hands, a copy with ``episode="hand"`` for a whole game of
+    :data:`WHOLE_GAME_VARIANTS` (its current hand is played out to the hand's end, as
+    ``worlds.hand_over`` ends the Python rollouts).
+
+    Raises:
+        ValueError: ``episode="game"`` on a variant outside :data:`WHOLE_GAME_VARIANTS`.
+    """
+    if config.episode == "hand":
+        return config
+    if variant not in WHOLE_GAME_VARIANTS:
+        raise ValueError(
+            f"rollout=fast on {variant} plays single hands (episode='hand'), not episode={config.episode!r}: "
+            f"whole games have compiled playouts on {', '.join(WHOLE_GAME_VARIANTS)}"
+        )
+    return dataclasses.replace(config, episode="hand")
+
+
 class CompiledRollouts:
     """Compiled heuristic playouts of one env's variant.
 
@@ -48,8 +77,8 @@ class CompiledRollouts:
         env: the env the search agent plays (wrapped or raw).
 
     Raises:
-        ValueError: a variant without a kernel, or an option the kernel does not play
-            (``episode="game"``); numba missing (the ``fast`` extra).
+        ValueError: a variant without a kernel, ``episode="game"`` outside
+            :data:`WHOLE_GAME_VARIANTS`; numba missing (the ``fast`` extra).
     """
 
     def __init__(self, env: Any):
@@ -64,6 +93,7 @@ class CompiledRollouts:
             import numba  # noqa: F401
         except ImportError as err:
             raise ValueError("rollout=fast needs numba: pip install 'rummy-env[fast]'") from err
+        config = playout_config(self.variant, raw.game.config)
         if self.variant == "gin_rummy_v0":
             from agents.search import gin_fast as fast
             from rummy_env.vector import gin_world as world
@@ -74,9 +104,9 @@ class CompiledRollouts:
             from agents.search import rummy_fast as fast
             from rummy_env.vector import rummy_world as world
         self._fast, self._world = fast, world
-        self._cfg = world.config_vector(raw.game.config)
+        self._cfg = world.config_vector(config)
         self.evidence: np.ndarray | None = None
-        self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, raw.game.config)
+        self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, config)
 
     def action_values(
         self,

@@ -99,10 +99,10 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
         assert hint in str(err.value)
 
 
-def test_whole_games_leave_the_champions_without_compiled_playouts_and_say_so():
-    with pytest.warns(UserWarning, match=r"^pimc on rummy_v0: the compiled playouts are out \(they play single hands"):
-        make_agent("champion", rummy_v0.env(episode="game"))
-    # Gin's champion weighs its worlds with those playouts: whole games get its guide, the league model
+def test_whole_games_of_gin_give_its_champions_guide_and_say_so():
+    # Gin's champion weighs its worlds with its compiled playouts, which play single hands:
+    # whole games get its guide, the league model (basic Rummy's and Crazy Rummy's champions
+    # keep their compiled playouts there: test_search_whole_games)
     env = gin_rummy_v0.env(episode="game")
     league = ROOT / "docs/results/selfplay-gin-league/model.pt"
     assert champion_name("gin_rummy_v0", "game") == f"policy:{league}"

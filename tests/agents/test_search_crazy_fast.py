@@ -205,10 +205,17 @@ def test_playout_style_is_a_crazy_rummy_style_of_the_compiled_playouts():
         make_agent("pimc:playout_style=hold_wilds", gin_rummy_v0.env())
 
 
-def test_the_crazy_champion_plays_whole_games_without_its_playout_style():
-    env = crazy_rummy_v0.env(num_players=3, episode="game")
-    with pytest.warns(UserWarning, match="playout_style=hold_wilds plays in the compiled one-round playouts"):
+def test_without_numba_the_crazy_champion_plays_without_its_playout_style(monkeypatch):
+    from agents.search import fast
+
+    monkeypatch.setattr(fast, "numba_available", lambda: False)
+    env = crazy_rummy_v0.env(num_players=3)
+    with pytest.warns(UserWarning) as said:
         agent = make_agent("champion", env, seed=0)
+    assert [str(w.message) for w in said] == [
+        "playout_style=hold_wilds plays in the compiled one-round playouts; crazy_rummy_v0 with "
+        "episode='hand' searches with rollout=heuristic for every seat instead"
+    ]
     assert isinstance(agent, PIMCAgent) and agent.compiled is None and agent.style_id == 0
     with pytest.raises(ValueError, match="not of crazy_rummy_v0 with rollout=heuristic"):
         make_agent("pimc:rollout=heuristic,playout_style=hold_wilds", env)
