@@ -87,7 +87,9 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
     assert hands >= 6 and scored >= 4 and steps > 300
 
 
-@pytest.mark.parametrize(("module", "alone"), [(rummy_v0, {}), (crazy_rummy_v0, {"wild_rank": 1})], ids=["rummy", "crazy"])
+@pytest.mark.parametrize(
+    ("module", "alone"), [(rummy_v0, {}), (crazy_rummy_v0, {"wild_rank": 1})], ids=["rummy", "crazy"]
+)
 def test_a_whole_games_first_hand_gets_the_values_of_the_same_hand_dealt_alone(module, alone):
     """The game's first hand and a single hand (Crazy Rummy: round one's wild rank, aces)
     from the same seed are the same deal: the compiled values match to the last bit."""
