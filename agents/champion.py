@@ -8,11 +8,11 @@ engine's rows, which a search agent cannot).  What
 (:mod:`agents.panel`, ``python -m experiments.evaluate --agent champion``), not against one
 opponent, at about 100 ms per decision at most on one core.  The figures behind each
 choice are on the docs' results page with their commands.  Champions are chosen and
-measured on single hands (``episode="hand"``, the default): their compiled playouts play
-one hand, so with ``episode="game"`` Gin's opponent model cannot run and its champion is
-:data:`GAME_CHAMPIONS`' instead, the league model that guides it (a warning says so), and
-basic Rummy's and Crazy Rummy's search with Python rollouts, far above the time budget (a
-warning says so).
+measured on single hands (``episode="hand"``, the default).  With ``episode="game"`` the
+searches play the current hand of the game out in their compiled playouts
+(``agents.search.fast.playout_config``: each decision is judged by the hand, as on single
+hands); Gin's champion there is :data:`GAME_CHAMPIONS`' instead, the league model that
+guides its search (a warning says so).
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.
@@ -76,10 +76,11 @@ CHAMPIONS: dict[str, str] = {
 }
 
 
-#: Whole games (``episode="game"``) where the champion cannot be built: Gin's weighs its
-#: worlds with the compiled single-hand playouts, which whole games do not have.  Its guide
-#: plays instead: on whole games against the heuristic it won 0.670 [0.610, 0.725] of 500,
-#: where the same search with uniform worlds and Python rollouts won 0.496 [0.435, 0.558]
+#: Whole games (``episode="game"``) whose champion is another agent than on single hands.
+#: Gin's guided search could not run on whole games until its compiled playouts played a
+#: game's current hand (2026-12-06); its guide, the league model, played there instead and is
+#: the agent measured on whole games: against the heuristic it won 0.670 [0.610, 0.725] of
+#: 500, where the search with uniform worlds and Python rollouts won 0.496 [0.435, 0.558]
 #: and lost 0.406 to it (docs/results/champion-gin/README.md, "whole-games/").
 GAME_CHAMPIONS: dict[str, str] = {
     "gin_rummy_v0": "policy:docs/results/selfplay-gin-league/model.pt",

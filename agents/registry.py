@@ -176,8 +176,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
         variant, episode = env.unwrapped.metadata["name"], env.unwrapped.game.config.episode
         if episode == "game" and variant in GAME_CHAMPIONS:
             warnings.warn(
-                f"champion on {variant} with episode='game': its opponent model needs the compiled "
-                f"single-hand playouts, so it plays {GAME_CHAMPIONS[variant]} (agents.champion.GAME_CHAMPIONS)",
+                f"champion on {variant} with episode='game' plays {GAME_CHAMPIONS[variant]}, the agent "
+                "measured on whole games (agents.champion.GAME_CHAMPIONS)",
                 stacklevel=2,
             )
         return make_agent(champion_name(variant, episode), env, seed)

@@ -193,15 +193,13 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
     defaults = DEFAULTS[kind].get(variant, {})
     compiled = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
     episode = env.unwrapped.game.config.episode
-    playable = episode == "hand" or variant in fast.WHOLE_GAME_VARIANTS  # the kernels play the current hand
-    if compiled is not None and playable and options.get("rollout", "fast") == "fast" and _numba_available():
+    if compiled is not None and options.get("rollout", "fast") == "fast" and _numba_available():
         defaults = compiled
     elif compiled is not None and "rollout" not in options and "playout_style" not in options:
         # the variant's default is the compiled playouts; falling back to Python rollouts
         # costs seconds a decision where they take milliseconds: say so once per agent
-        why = "numba is not installed" if playable else "they play single hands, not episode='game'"
         warnings.warn(
-            f"pimc on {variant}: the compiled playouts are out ({why}); it searches with "
+            f"pimc on {variant}: the compiled playouts are out (numba is not installed); it searches with "
             f"rollout={defaults.get('rollout', 'heuristic')}, much slower per decision",
             UserWarning,
             stacklevel=3,

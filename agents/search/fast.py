@@ -8,9 +8,9 @@ information), each hand played out by the variant's heuristic for every seat (Cr
 Rummy: a compiled rule-of-thumb player, ``crazy_fast``, playing the current round).
 Gin Rummy, basic Rummy and Crazy Rummy have kernels (:data:`FAST_VARIANTS`).
 
-The playouts end with the hand (the round): a search values a hand as the Python rollouts
-do (``worlds.hand_over``), whole games included, where basic Rummy's and Crazy Rummy's
-kernels play the current hand of the game (:data:`WHOLE_GAME_VARIANTS`).
+The playouts end with the hand (the round), as the Python rollouts do (``worlds.hand_over``):
+in a whole game (``episode="game"``) the kernel plays the game's current hand
+(:func:`playout_config`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,6 @@ from agents.search.worlds import DISCOUNT
 from rummy_env.core.compile_notice import compile_notice
 
 FAST_VARIANTS = ("gin_rummy_v0", "rummy_v0", "crazy_rummy_v0")
-#: The variants whose playouts also play the current hand of a whole game (``episode="game"``),
-#: loaded into a one-hand kernel (the game's scores do not change how a hand is played out).
-#: Not Gin Rummy: its opponent model reads the revealed decisions from the start of the
-#: history, which in a whole game holds every hand (``gin_records``).
-WHOLE_GAME_VARIANTS = ("rummy_v0", "crazy_rummy_v0")
 
 #: points of the logistic that judges a playout cut off by ``depth`` (as ``worlds.TEMPERATURE``)
 FAST_TEMPERATURE = 10.0
@@ -51,23 +46,12 @@ def numba_available() -> bool:
     return True
 
 
-def playout_config(variant: str, config: Any) -> Any:
-    """The config the compiled playouts of ``variant`` play with: ``config`` itself for
-    single hands, a copy with ``episode="hand"`` for a whole game of
-    :data:`WHOLE_GAME_VARIANTS` (its current hand is played out to the hand's end, as
-    ``worlds.hand_over`` ends the Python rollouts).
-
-    Raises:
-        ValueError: ``episode="game"`` on a variant outside :data:`WHOLE_GAME_VARIANTS`.
-    """
-    if config.episode == "hand":
-        return config
-    if variant not in WHOLE_GAME_VARIANTS:
-        raise ValueError(
-            f"rollout=fast on {variant} plays single hands (episode='hand'), not episode={config.episode!r}: "
-            f"whole games have compiled playouts on {', '.join(WHOLE_GAME_VARIANTS)}"
-        )
-    return dataclasses.replace(config, episode="hand")
+def playout_config(config: Any) -> Any:
+    """The config the compiled playouts play with: ``config`` itself for single hands, a
+    copy with ``episode="hand"`` for a whole game, whose current hand the kernel plays out
+    to the hand's end (the game's scores do not change how a hand is played out; Gin's
+    opponent model reads the hand's own decisions, from ``GinRummyState.hand_start``)."""
+    return config if config.episode == "hand" else dataclasses.replace(config, episode="hand")
 
 
 class CompiledRollouts:
@@ -77,8 +61,7 @@ class CompiledRollouts:
         env: the env the search agent plays (wrapped or raw).
 
     Raises:
-        ValueError: a variant without a kernel, ``episode="game"`` outside
-            :data:`WHOLE_GAME_VARIANTS`; numba missing (the ``fast`` extra).
+        ValueError: a variant without a kernel; numba missing (the ``fast`` extra).
     """
 
     def __init__(self, env: Any):
@@ -93,7 +76,7 @@ class CompiledRollouts:
             import numba  # noqa: F401
         except ImportError as err:
             raise ValueError("rollout=fast needs numba: pip install 'rummy-env[fast]'") from err
-        config = playout_config(self.variant, raw.game.config)
+        config = playout_config(raw.game.config)
         if self.variant == "gin_rummy_v0":
             from agents.search import gin_fast as fast
             from rummy_env.vector import gin_world as world

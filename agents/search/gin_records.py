@@ -24,7 +24,7 @@ def _walk(state: Any, seat: int) -> list[tuple[int, int, int, int, int, int, int
     from rummy_env.games.gin_rummy.state import DISCARD, DRAW, OFFER
 
     other, dealer = 1 - seat, state.dealer
-    history = state.history
+    history = state.history[state.hand_start :]  # this hand's (a whole game's history holds every hand)
     # the first upcard is known to this replay unless someone took it in the offer (R-GIN-03)
     offer_taken = history[:1] == [k.DRAW_UPCARD] or history[:2] == [k.PASS, k.DRAW_UPCARD]
     first = -1 if offer_taken or not state.discard else state.discard[0]
@@ -114,6 +114,6 @@ def opponent_context(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray, np.
 def _stock_draws(state: Any) -> int:
     """Cards drawn from the stock so far in this hand (the non-dealer's draw after two
     passes included, R-GIN-03)."""
-    history = state.history
+    history = state.history[state.hand_start :]
     both_passed = history[:2] == [k.PASS, k.PASS]
     return sum(1 for a in history if a == k.DRAW_STOCK) + int(both_passed)

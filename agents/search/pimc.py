@@ -132,10 +132,8 @@ class PIMCAgent(SearchAgent):
             self.style_prior = np.full(len(STYLES), 1.0 / len(STYLES))
             model, self.tries = MIX_EPS, MIX_TRIES
         if model < 1.0 and not fast:
-            episode, variant = env.unwrapped.game.config.episode, env.unwrapped.metadata["name"]
-            single = episode == "game" and variant not in fast_module.WHOLE_GAME_VARIANTS
-            why = " (the compiled playouts play single hands: episode='game' has none)" if single else ""
-            if not why and not fast_module.numba_available():
+            why = ""
+            if not fast_module.numba_available():
                 why = ' (the compiled playouts need numba, which is not installed: pip install -e ".[fast]")'
             raise ValueError(f"model={spec} weighs the worlds of rollout=fast only (rollout={rollout!r}){why}")
         super().__init__(env, "heuristic" if fast else rollout, depth, prior, time, seed)

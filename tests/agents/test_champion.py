@@ -100,9 +100,8 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
 
 
 def test_whole_games_of_gin_give_its_champions_guide_and_say_so():
-    # Gin's champion weighs its worlds with its compiled playouts, which play single hands:
-    # whole games get its guide, the league model (basic Rummy's and Crazy Rummy's champions
-    # keep their compiled playouts there: test_search_whole_games)
+    # whole games get the agent measured there, the league model (basic Rummy's and Crazy
+    # Rummy's champions are their searches there too: test_search_whole_games)
     env = gin_rummy_v0.env(episode="game")
     league = ROOT / "docs/results/selfplay-gin-league/model.pt"
     assert champion_name("gin_rummy_v0", "game") == f"policy:{league}"
@@ -113,8 +112,8 @@ def test_whole_games_of_gin_give_its_champions_guide_and_say_so():
     with pytest.warns(UserWarning) as said:
         agent = make_agent("champion", env, seed=0)
     assert [str(w.message) for w in said] == [
-        "champion on gin_rummy_v0 with episode='game': its opponent model needs the compiled single-hand "
-        "playouts, so it plays policy:docs/results/selfplay-gin-league/model.pt (agents.champion.GAME_CHAMPIONS)"
+        "champion on gin_rummy_v0 with episode='game' plays policy:docs/results/selfplay-gin-league/model.pt, "
+        "the agent measured on whole games (agents.champion.GAME_CHAMPIONS)"
     ]
     assert type(agent).__name__ == "PolicyAgent" and same_agent("champion", f"policy:{league}", env)
     env.reset(seed=4)  # it plays a whole game's first decisions

@@ -1,8 +1,9 @@
-"""``pimc``'s compiled playouts in whole games (``episode="game"``) of basic Rummy and
-Crazy Rummy: a later hand of a game, loaded into the one-hand kernel, plays out to the
-hand's end as the game's engine plays it; a game's first hand gets exactly the values of
-the same hand dealt alone; the champions keep their compiled playouts there; Gin Rummy's
-refuse whole games."""
+"""``pimc``'s compiled playouts in whole games (``episode="game"``): a later hand of a game,
+loaded into the one-hand kernel, plays out to the hand's end as the game's engine plays
+it; a game's first hand gets exactly the values of the same hand dealt alone; Gin's
+opponent model reads the current hand's decisions only; basic Rummy's and Crazy Rummy's
+champions keep their compiled playouts there (Gin's is the league model:
+``test_champion``)."""
 
 import warnings
 
@@ -10,32 +11,79 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.gin_heuristic import STYLES as GIN_STYLES
 from agents.search import PIMCAgent
-from agents.search.fast import CompiledRollouts, playout_config
+from agents.search.fast import MIX_EPS, MIX_TRIES, CompiledRollouts, playout_config
+from agents.search.gin_records import opponent_context, opponent_records
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
+from rummy_env.core.cards import card_str
 from rummy_env.vector import crazy_kernel as ck
-from rummy_env.vector import crazy_world, rummy_world
+from rummy_env.vector import crazy_world, gin_world, rummy_world
+from rummy_env.vector import gin_kernel as gk
 from rummy_env.vector import rummy_kernel as rk
 
-CASES = [(rummy_v0, {}), (rummy_v0, {"num_players": 3}), (crazy_rummy_v0, {"num_players": 3})]
-IDS = ["rummy-2p", "rummy-3p", "crazy-3p"]
+CASES = [
+    (gin_rummy_v0, {}),
+    (gin_rummy_v0, {"oklahoma": True}),
+    (rummy_v0, {}),
+    (rummy_v0, {"num_players": 3}),
+    (crazy_rummy_v0, {"num_players": 3}),
+]
+IDS = ["gin", "gin-oklahoma", "rummy-2p", "rummy-3p", "crazy-3p"]
 
 
 def _legal_ids(words):
     return [64 * w + a for w in range(words.shape[0]) for a in range(64) if int(words[w]) >> a & 1]
 
 
-def _into_a_later_hand(env, seed, rng, extra):
-    """``env`` reset with ``seed`` and played at random into its second hand or later, then
-    ``extra`` more random steps; None if the game ended first."""
+def _choose(state, rng):
+    """A random legal action of ``state``, but half the time one that ends the hand if any
+    does (a knock, going out): random play alone rarely ends a Gin hand but by the stock."""
+    legal = state.legal_actions()
+    if rng.random() < 0.5:
+        ending = []
+        for action in legal:
+            after = state.clone()
+            after.apply_action(action)
+            if after.hands_played > state.hands_played or after.is_terminal():
+                ending.append(action)
+        if ending:
+            return int(rng.choice(ending))
+    return int(rng.choice(legal))
+
+
+def _move(env, heuristic, rng):
+    """The heuristic's move 80% of the time, else :func:`_choose`'s: hands that end with a
+    winner and scores, and moves the heuristic would not make."""
+    state = env.unwrapped.game_state
+    return int(heuristic.act(env.observe(env.agent_selection))) if rng.random() < 0.8 else _choose(state, rng)
+
+
+def _into_a_later_hand(env, seed, rng, extra, played=None):
+    """``env`` reset with ``seed`` and played (:func:`_move`) into its second hand or later,
+    then ``extra`` more steps; None if the game ended first.  ``played``, a list, gets the
+    actions of the current hand."""
     env.reset(seed=seed)
     raw = env.unwrapped
+    heuristic = make_agent("heuristic", env)
+    played = [] if played is None else played
     while raw.game_state.hands_played == 0 or extra > 0:
-        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+        if raw.game_state.is_terminal():
             return None
         extra -= raw.game_state.hands_played > 0
-        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        hands = raw.game_state.hands_played
+        action = _move(env, heuristic, rng)
+        env.step(action)
+        played[:] = [] if raw.game_state.hands_played > hands else [*played, action]
     return None if raw.game_state.is_terminal() else raw.game_state
+
+
+#: per variant: the world module, the kernel, and a kernel step (row 0, the action, the arrays, rewards, cfg)
+KERNELS = {
+    "gin_rummy_v0": (gin_world, gk, lambda a, arr, rw, cfg: gk.apply(0, a, arr[0], arr[1], arr[2], arr[4], rw, cfg)),
+    "rummy_v0": (rummy_world, rk, lambda a, arr, rw, cfg: rk.apply(0, a, *arr[:4], rw, cfg)),
+    "crazy_rummy_v0": (crazy_world, ck, lambda a, arr, rw, cfg: ck.apply(0, a, *arr[:4], cfg)),
+}
 
 
 @pytest.mark.parametrize(("module", "options"), CASES, ids=IDS)
@@ -43,78 +91,83 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
     env = module.env(episode="game", **options)
     raw = env.unwrapped
     variant = raw.metadata["name"]
-    config = playout_config(variant, raw.game.config)
-    assert config.episode == "hand" and config.num_players == raw.game.config.num_players
-    crazy = variant == "crazy_rummy_v0"
-    world_module, kernel = (crazy_world, ck) if crazy else (rummy_world, rk)
+    config = playout_config(raw.game.config)
+    assert config.episode == "hand" and config == type(config)(**{**vars(raw.game.config), "episode": "hand"})
+    world_module, kernel, step = KERNELS[variant]
     cfg = world_module.config_vector(config)
-    ints, masks, stock, pile, legal = arrays = world_module.arrays(1) if crazy else world_module.arrays(1, config)
-    n = config.num_players
+    arrays = world_module.arrays(1) if variant == "crazy_rummy_v0" else world_module.arrays(1, config)
+    ints, legal = arrays[0], arrays[3] if variant == "gin_rummy_v0" else arrays[4]
+    n = raw.game.num_players
     rewards = np.zeros((1, n))
     rng = np.random.default_rng(3)
-    hands = steps = scored = 0
-    for seed in range(12):
+    hands = steps = scored = decided = 0
+    for seed in range(20):
         state = _into_a_later_hand(env, seed, rng, int(rng.integers(0, 30)))
         if state is None:
             continue
-        world = state.clone()
-        start = world.hands_played
+        start = state.hands_played
         assert start >= 1
-        scored += any(world.scores)  # a game under way, its scores in the loaded row
-        world_module.load_state(world, 0, *arrays, cfg)
+        scored += any(state.scores)  # a game under way, its scores in the loaded row
+        world_module.load_state(state, 0, *arrays, cfg)
         rewards[:] = 0
-        while world.hands_played == start and not world.is_terminal():
+        heuristic = make_agent("heuristic", env)
+        while raw.game_state.hands_played == start and not raw.game_state.is_terminal():
             assert ints[0, kernel.ENDED] == kernel.LIVE
-            assert _legal_ids(legal[0]) == world.legal_actions()
-            action = int(rng.choice(world.legal_actions()))
-            world.apply_action(action)
-            if crazy:
-                ck.apply(0, action, ints, masks, stock, pile, cfg)
-                ck.compute_legal(0, ints, masks, legal, cfg)
-            else:
-                rk.apply(0, action, ints, masks, stock, pile, rewards, cfg)
-                rk.compute_legal(0, ints, masks, legal, cfg)
+            assert _legal_ids(legal[0]) == raw.game_state.legal_actions()
+            action = _move(env, heuristic, rng)
+            env.step(action)
+            step(action, arrays, rewards, cfg)
+            kernel.compute_legal(0, *arrays[:2], legal, cfg)
             steps += 1
         # the hand ended in both, with the same result; the engine went on to the next hand or ended the game
         assert ints[0, kernel.ENDED] != kernel.LIVE
-        last = world.last_hand
-        if crazy:
+        last = raw.game_state.last_hand
+        if variant == "crazy_rummy_v0":
             assert ints[0, ck.PENALTY : ck.PENALTY + n].tolist() == last["hand_scores"]
         else:
             winner = int(np.argmax(rewards[0])) if rewards[0].max() > 0 else -1
             assert winner == last["winner"]
+        decided += last["winner"] >= 0
         hands += 1
-    assert hands >= 6 and scored >= 4 and steps > 300
-
-
-@pytest.mark.parametrize(
-    ("module", "alone"), [(rummy_v0, {}), (crazy_rummy_v0, {"wild_rank": 1})], ids=["rummy", "crazy"]
-)
-def test_a_whole_games_first_hand_gets_the_values_of_the_same_hand_dealt_alone(module, alone):
-    """The game's first hand and a single hand (Crazy Rummy: round one's wild rank, aces)
-    from the same seed are the same deal: the compiled values match to the last bit."""
-    players = {"num_players": 3} if module is crazy_rummy_v0 else {}
-    envs = [module.env(episode="game", **players), module.env(**players, **alone)]
-    heuristic = make_agent("heuristic", envs[0])
-    for env in envs:
-        env.reset(seed=5)
-    for _ in range(6):
-        obs = [env.observe(env.agent_selection) for env in envs]
-        assert np.array_equal(obs[0]["action_mask"], obs[1]["action_mask"])
-        action = int(heuristic.act(obs[0]))
-        for env in envs:
-            env.step(action)
-    values = []
-    for env in envs:
-        state = env.unwrapped.game_state
-        seat = state.current_player()
-        legal = state.legal_actions()
-        values.append(CompiledRollouts(env).action_values(state, seat, legal, 60, 400, np.random.default_rng(9)))
-    assert len(legal) >= 3 and np.ptp(values[0]) > 0  # a decision with values that differ
-    assert values[0].tolist() == values[1].tolist()
+    assert hands >= 16 and scored >= 15 and decided >= 15 and steps > 400
 
 
 @pytest.mark.parametrize(("module", "options"), CASES, ids=IDS)
+def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(module, options):
+    """A hand of a game, and the same deck dealt as a single hand (Crazy Rummy: with the
+    round's wild rank) and replayed to the same decision: the compiled values match to
+    the last bit, Gin's with the champion's opponent model (the mixture over the styles,
+    fitted on the hand's revealed decisions)."""
+    game_env, played = module.env(episode="game", **options), []
+    state = _into_a_later_hand(game_env, 4, np.random.default_rng(1), 8, played)
+    assert state.hands_played >= 1 and len(played) == 8 and any(state.scores)
+    deal = {"deck": [card_str(c) for c in state.hand_decks[-1]], "dealer": state.dealer}
+    if module is crazy_rummy_v0:
+        deal["wild_rank"] = state.wild_rank + 1
+    alone = module.env(**options)
+    alone.reset(options=deal)
+    for action in played:
+        alone.step(action)
+    model = {}
+    if module is gin_rummy_v0:
+        assert len(state.history) > state.hand_start == len(state.history) - 8  # earlier hands before it
+        model = {"model": MIX_EPS, "tries": MIX_TRIES, "prior": np.full(len(GIN_STYLES), 1.0 / len(GIN_STYLES))}
+        records = [opponent_records(s, s.current_player()) for s in (state, alone.unwrapped.game_state)]
+        assert all(np.array_equal(a, b) for a, b in zip(*records, strict=True)) and records[0][0].size >= 2
+        contexts = [opponent_context(s, s.current_player()) for s in (state, alone.unwrapped.game_state)]
+        assert all(np.array_equal(a, b) for a, b in zip(*contexts, strict=True))
+    values = []
+    for env in (game_env, alone):
+        s = env.unwrapped.game_state
+        rng = np.random.default_rng(9)
+        values.append(
+            CompiledRollouts(env).action_values(s, s.current_player(), s.legal_actions(), 60, 400, rng, **model)
+        )
+    assert len(values[0]) >= 2 and np.ptp(values[0]) > 0  # a decision with values that differ
+    assert values[0].tolist() == values[1].tolist()
+
+
+@pytest.mark.parametrize(("module", "options"), CASES[2:], ids=IDS[2:])
 def test_the_champion_of_a_whole_game_searches_with_compiled_playouts(module, options):
     env = module.env(episode="game", **options)
     with warnings.catch_warnings():
@@ -129,15 +182,3 @@ def test_the_champion_of_a_whole_game_searches_with_compiled_playouts(module, op
     assert state is not None and state.hands_played >= 1
     action = agent.act(env.observe(env.agent_selection))
     assert action in state.legal_actions()
-
-
-def test_gins_compiled_playouts_refuse_whole_games():
-    env = gin_rummy_v0.env(episode="game")
-    with pytest.raises(ValueError) as err:
-        make_agent("pimc:rollout=fast", env)
-    assert str(err.value) == (
-        "rollout=fast on gin_rummy_v0 plays single hands (episode='hand'), not episode='game': "
-        "whole games have compiled playouts on rummy_v0, crazy_rummy_v0"
-    )
-    with pytest.raises(ValueError, match="episode='game' has none"):
-        make_agent("pimc:rollout=heuristic,model=0.5", env)

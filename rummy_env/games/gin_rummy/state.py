@@ -108,8 +108,10 @@ class GinRummyState(CardPiles, EngineState):
     ``total_scores``, ``game_bonuses``, ``knocker`` and the showdown), ``game_winner``,
     ``truncated`` (the episode's: its one hand reached ``max_turns``, or with
     ``episode="game"`` ``max_hands`` hands ended without a game winner; ``last_hand``'s
-    ``truncated``: that hand reached ``max_turns``), ``history`` (actions of this episode), ``initial_deck`` and
-    ``initial_dealer`` (of the first hand), ``hand_decks`` (every hand's deck).
+    ``truncated``: that hand reached ``max_turns``), ``history`` (actions of this episode),
+    ``hand_start`` (the index in ``history`` of the current hand's first action: 0 but in
+    the later hands of a game), ``initial_deck`` and ``initial_dealer`` (of the first hand),
+    ``hand_decks`` (every hand's deck).
     """
 
     num_actions = NUM_ACTIONS
@@ -138,6 +140,8 @@ class GinRummyState(CardPiles, EngineState):
         if not self.initial_deck:
             self.initial_deck, self.initial_dealer = list(deck), dealer
         self.hand_decks.append(list(deck))
+        # a whole game's history holds every hand: what a seat saw in this one starts here
+        self.hand_start = len(self.history)
         self.deck = deck
         self.dealer = dealer
         first = 0
