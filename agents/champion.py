@@ -8,11 +8,11 @@ engine's rows, which a search agent cannot).  What
 (:mod:`agents.panel`, ``python -m experiments.evaluate --agent champion``), not against one
 opponent, at about 100 ms per decision at most on one core.  The figures behind each
 choice are on the docs' results page with their commands.  Champions are chosen and
-measured on single hands (``episode="hand"``, the default).  With ``episode="game"`` the
-searches play the current hand of the game out in their compiled playouts
-(``agents.search.fast.playout_config``: each decision is judged by the hand, as on single
-hands); Gin's champion there is :data:`GAME_CHAMPIONS`' instead, the league model that
-guides its search (a warning says so).
+measured on single hands (``episode="hand"``, the default).  With ``episode="game"``
+basic Rummy's and Crazy Rummy's searches play the current hand of the game out in their
+compiled playouts (``agents.search.fast.playout_config``: each decision is judged by the
+hand, as on single hands); Gin's champion there is :data:`GAME_CHAMPIONS`' instead, the
+league model that guides its search (a warning says so).
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.

@@ -192,7 +192,6 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
     options = {k: v for k, v in options.items() if k != "plan"}
     defaults = DEFAULTS[kind].get(variant, {})
     compiled = FAST_DEFAULTS.get(variant) if kind == "pimc" else None
-    episode = env.unwrapped.game.config.episode
     if compiled is not None and options.get("rollout", "fast") == "fast" and _numba_available():
         defaults = compiled
     elif compiled is not None and "rollout" not in options and "playout_style" not in options:
@@ -205,11 +204,10 @@ def _with_defaults(kind: str, options: dict[str, Any], env: Any) -> dict[str, An
             stacklevel=3,
         )
     elif "playout_style" in options and "rollout" not in options:
-        # the style is one of the compiled one-round playouts; where the variant's defaults
-        # give Python rollouts instead (no numba), the search plays without it
+        # the style is one of the compiled one-round playouts: without numba the search plays without it
         warnings.warn(
-            f"playout_style={options['playout_style']} plays in the compiled one-round playouts; "
-            f"{variant} with episode={episode!r} searches with "
+            f"playout_style={options['playout_style']} plays in the compiled one-round playouts, which "
+            f"need numba (not installed): {variant} searches with "
             f"rollout={defaults.get('rollout', 'heuristic')} for every seat instead",
             UserWarning,
             stacklevel=3,

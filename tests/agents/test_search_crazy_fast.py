@@ -213,8 +213,8 @@ def test_without_numba_the_crazy_champion_plays_without_its_playout_style(monkey
     with pytest.warns(UserWarning) as said:
         agent = make_agent("champion", env, seed=0)
     assert [str(w.message) for w in said] == [
-        "playout_style=hold_wilds plays in the compiled one-round playouts; crazy_rummy_v0 with "
-        "episode='hand' searches with rollout=heuristic for every seat instead"
+        "playout_style=hold_wilds plays in the compiled one-round playouts, which need numba (not installed): "
+        "crazy_rummy_v0 searches with rollout=heuristic for every seat instead"
     ]
     assert isinstance(agent, PIMCAgent) and agent.compiled is None and agent.style_id == 0
     with pytest.raises(ValueError, match="not of crazy_rummy_v0 with rollout=heuristic"):

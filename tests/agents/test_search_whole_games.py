@@ -1,6 +1,6 @@
 """``pimc``'s compiled playouts in whole games (``episode="game"``): a later hand of a game,
 loaded into the one-hand kernel, plays out to the hand's end as the game's engine plays
-it; a game's first hand gets exactly the values of the same hand dealt alone; Gin's
+it; a later hand of a game gets exactly the values of the same hand dealt alone; Gin's
 opponent model reads the current hand's decisions only; basic Rummy's and Crazy Rummy's
 champions keep their compiled playouts there (Gin's is the league model:
 ``test_champion``)."""
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.champion import champion_name
 from agents.gin_heuristic import STYLES as GIN_STYLES
 from agents.search import PIMCAgent
 from agents.search.fast import MIX_EPS, MIX_TRIES, CompiledRollouts, playout_config
@@ -107,7 +108,7 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
             continue
         start = state.hands_played
         assert start >= 1
-        scored += any(state.scores)  # a game under way, its scores in the loaded row
+        scored += any(state.scores)  # a game under way: scores the one-hand kernel must not mind
         world_module.load_state(state, 0, *arrays, cfg)
         rewards[:] = 0
         heuristic = make_agent("heuristic", env)
@@ -165,6 +166,21 @@ def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(modul
         )
     assert len(values[0]) >= 2 and np.ptp(values[0]) > 0  # a decision with values that differ
     assert values[0].tolist() == values[1].tolist()
+
+
+def test_gins_guided_search_plays_a_later_hand_of_a_whole_game():
+    """The single-hand champion's spec (the mixture opponent model, guided by the league
+    model) builds and acts on a whole game, where it used to be refused (whole games'
+    champion is the league model: ``test_champion``)."""
+    env = gin_rummy_v0.env(episode="game")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = make_agent(champion_name("gin_rummy_v0"), env, seed=0)
+    assert isinstance(agent, PIMCAgent) and agent.compiled is not None and agent.guide is not None
+    state = _into_a_later_hand(env, 2, np.random.default_rng(0), 3)
+    assert state is not None and state.hands_played >= 1 and state.hand_start > 0
+    action = agent.act(env.observe(env.agent_selection))
+    assert action in state.legal_actions() and agent.posterior is not None  # the styles were weighed
 
 
 @pytest.mark.parametrize(("module", "options"), CASES[2:], ids=IDS[2:])

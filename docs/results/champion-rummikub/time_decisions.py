@@ -1,4 +1,7 @@
-"""Mean / median / p99 / max ms per decision (2+ legal actions) of two agents playing each other."""
+"""Mean / median / p99 / max ms per decision (2+ legal actions) of two agents playing each other.
+
+Usage: time_decisions.py VARIANT AGENT OPPONENT DEALS SEED [KEY=VALUE ...] (options of env(),
+e.g. episode=game)."""
 
 import sys
 import time
@@ -7,12 +10,13 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import load_variant, play_episode
+from experiments.common.jobs import parse_env_options
 from experiments.search_budget import TimedAgent, warm_up
 from experiments.tournament import deal_seed
 
 variant, spec, opp, deals, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 warm_up(variant)
-env = load_variant(variant).env()
+env = load_variant(variant).env(**parse_env_options(sys.argv[6:]))
 times = {spec: [], opp: []}
 t0 = time.time()
 for d in range(deals):
