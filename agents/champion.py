@@ -11,8 +11,8 @@ choice are on the docs' results page with their commands.  Champions are chosen 
 measured on single hands (``episode="hand"``, the default).  With ``episode="game"``
 basic Rummy's and Crazy Rummy's searches play the current hand of the game out in their
 compiled playouts (``agents.search.fast.playout_config``: each decision is judged by the
-hand, as on single hands, which on Crazy Rummy's whole games loses to the heuristic: the
-docs' results page); Gin's champion there is :data:`GAME_CHAMPIONS`' instead, the
+hand, Crazy Rummy's by the round's penalty margin, ``fast.CRAZY_MARGIN_SCALE``); Gin's
+champion there is :data:`GAME_CHAMPIONS`' instead, the
 league model that guides its search (a warning says so).
 
 The champion of a variant is a name the registry already knows (a search agent with its

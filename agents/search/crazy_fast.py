@@ -320,11 +320,16 @@ def play_out(i, ints, masks, stock, pile, legal, cfg, max_steps, memo_keys, memo
 
 
 @njit(cache=True)
-def seat_value(i, seat, ints, masks, temperature, cfg):
-    """``seat``'s value (0..1) of row ``i`` (``worlds.hand_values``): 1/k when it is one of
+def seat_value(i, seat, ints, masks, temperature, cfg, margin_scale=0.0):
+    """``seat``'s value of row ``i`` (``worlds.hand_values``): 1/k when it is one of
     the k lowest penalties of a finished round (R-CRAZY-12), 0 otherwise, 1/n for a
     round cut by ``max_turns``; a round still live is judged by a softmax of minus each
-    hand's penalty over ``temperature`` points (``worlds.position_values``)."""
+    hand's penalty over ``temperature`` points (``worlds.position_values``).
+
+    ``margin_scale`` > 0 (whole games, which the 13 rounds' total decides, R-CRAZY-13):
+    1/n plus the other seats' mean penalty minus ``seat``'s, over ``margin_scale`` points,
+    for a finished or a live round (1/n for one cut by ``max_turns``): the search then
+    maximizes the expected penalty margin, not the chance of the round's lowest."""
     n = cfg[k.C_PLAYERS]
     if ints[i, k.ENDED] == k.TRUNCATED:
         return 1.0 / n
@@ -334,6 +339,9 @@ def seat_value(i, seat, ints, masks, temperature, cfg):
             points[q] = k.penalty(masks[i, k.HAND + q], ints[i, k.WILD_RANK])
         else:
             points[q] = ints[i, k.PENALTY + q]
+    if margin_scale > 0.0:
+        others = (points.sum() - points[seat]) / (n - 1)
+        return 1.0 / n + (others - points[seat]) / margin_scale
     low = points.min()
     if ints[i, k.ENDED] != k.LIVE:
         if points[seat] > low:
@@ -349,7 +357,7 @@ def seat_value(i, seat, ints, masks, temperature, cfg):
 
 
 @njit(cache=True)
-def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg, rng, totals, style):
+def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg, rng, totals, style, margin_scale=0.0):
     """Add to ``totals[a]`` the value for ``seat`` of root action ``actions[a]`` in each
     of ``worlds`` worlds and return ``worlds`` (the sum of the weights, all 1); ``seat``
     plays its playouts in style ``style`` (``crazy_heuristic.STYLES`` index, 0 = default),
@@ -358,7 +366,7 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
     ``seat``'s information, its hidden cards dealt again for each world
     (``crazy_world.redeal_hidden``, generator ``rng[0]``).  Every action is played in
     the same worlds (common random numbers); values move towards 1/n by ``discount``
-    per action played."""
+    per action played; ``margin_scale``: as :func:`seat_value`."""
     b_ints, b_masks, b_stock, b_pile, b_legal = base
     w_ints, w_masks, w_stock = b_ints.copy(), b_masks.copy(), b_stock.copy()
     w_pile, w_legal = b_pile.copy(), b_legal.copy()
@@ -378,6 +386,6 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
             steps = play_out(
                 0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps, memo_keys, memo_results, gen, seat, style
             )
-            value = seat_value(0, seat, w_ints, w_masks, temperature, cfg)
+            value = seat_value(0, seat, w_ints, w_masks, temperature, cfg, margin_scale)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

@@ -32,6 +32,9 @@ MODEL_TRIES = 40
 #: ``model=mix`` (Gin Rummy): the weight of each decision a style would not have made
 #: (no style is exactly the opponent: a miss makes a world less likely, not impossible)
 MIX_EPS = 0.2
+#: Crazy Rummy's whole games: the playouts value a round by its penalty margin over this many
+#: points (``crazy_fast.seat_value``); a round's penalties rarely differ by more than 100
+CRAZY_MARGIN_SCALE = 200.0
 #: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
 #: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
 MIX_TRIES = 8
@@ -88,6 +91,10 @@ class CompiledRollouts:
             from rummy_env.vector import rummy_world as world
         self._fast, self._world = fast, world
         self._cfg = world.config_vector(config)
+        # a whole game of Crazy Rummy is decided by the 13 rounds' total (R-CRAZY-13), not by
+        # who has a round's lowest penalty: its playouts are valued by the penalty margin there
+        whole_crazy = self.variant == "crazy_rummy_v0" and raw.game.config.episode == "game"
+        self.margin_scale = CRAZY_MARGIN_SCALE if whole_crazy else 0.0
         self.evidence: np.ndarray | None = None
         self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, config)
 
@@ -104,7 +111,8 @@ class CompiledRollouts:
         prior: np.ndarray | None = None,
         style: int = 0,
     ) -> np.ndarray:
-        """Mean value (0..1) for ``seat`` of each action of ``legal`` over ``worlds``
+        """Mean value (0..1; Crazy Rummy's whole games: about 1/n plus the penalty margin over
+        :data:`CRAZY_MARGIN_SCALE`) for ``seat`` of each action of ``legal`` over ``worlds``
         worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
         dealt again for each world by a kernel generator seeded from ``rng``; playouts of
         at most ``depth`` actions (then judged by the deadwood or hand points left).
@@ -152,7 +160,7 @@ class CompiledRollouts:
             self.evidence = np.zeros(styles.shape[0])
             args = (records, context, styles, model, tries, self._cfg, kernel_rng, totals, self.evidence)
         elif self.variant == "crazy_rummy_v0":
-            args = (self._cfg, kernel_rng, totals, style)
+            args = (self._cfg, kernel_rng, totals, style, self.margin_scale)
         else:
             from rummy_env.games.resample import rummy_public_holdings
 

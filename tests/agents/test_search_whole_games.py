@@ -13,8 +13,8 @@ import pytest
 from agents import make_agent
 from agents.champion import champion_name
 from agents.gin_heuristic import STYLES as GIN_STYLES
-from agents.search import PIMCAgent
-from agents.search.fast import MIX_EPS, MIX_TRIES, CompiledRollouts, playout_config
+from agents.search import PIMCAgent, crazy_fast
+from agents.search.fast import CRAZY_MARGIN_SCALE, MIX_EPS, MIX_TRIES, CompiledRollouts, playout_config
 from agents.search.gin_records import opponent_context, opponent_records
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.core.cards import card_str
@@ -137,8 +137,9 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
 def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(module, options):
     """A hand of a game, and the same deck dealt as a single hand (Crazy Rummy: with the
     round's wild rank) and replayed to the same decision: the compiled values match to
-    the last bit, Gin's with the champion's opponent model (the mixture over the styles,
-    fitted on the hand's revealed decisions)."""
+    the last bit (Crazy Rummy's valued as a whole game values a round, by its penalty
+    margin, on both), Gin's with the champion's opponent model (the mixture over the
+    styles, fitted on the hand's revealed decisions)."""
     game_env, played = module.env(episode="game", **options), []
     state = _into_a_later_hand(game_env, 4, np.random.default_rng(1), 8, played)
     assert state.hands_played >= 1 and len(played) == 8 and any(state.scores)
@@ -158,14 +159,31 @@ def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(modul
         contexts = [opponent_context(s, s.current_player()) for s in (state, alone.unwrapped.game_state)]
         assert all(np.array_equal(a, b) for a, b in zip(*contexts, strict=True))
     values = []
-    for env in (game_env, alone):
+    compiled = [CompiledRollouts(env) for env in (game_env, alone)]
+    assert compiled[0].margin_scale == (CRAZY_MARGIN_SCALE if module is crazy_rummy_v0 else 0.0)
+    assert compiled[1].margin_scale == 0.0
+    compiled[1].margin_scale = compiled[0].margin_scale  # the value a whole game gives a round, on both
+    for env, rollouts in zip((game_env, alone), compiled, strict=True):
         s = env.unwrapped.game_state
         rng = np.random.default_rng(9)
-        values.append(
-            CompiledRollouts(env).action_values(s, s.current_player(), s.legal_actions(), 60, 400, rng, **model)
-        )
+        values.append(rollouts.action_values(s, s.current_player(), s.legal_actions(), 60, 400, rng, **model))
     assert len(values[0]) >= 2 and np.ptp(values[0]) > 0  # a decision with values that differ
     assert values[0].tolist() == values[1].tolist()
+
+
+def test_crazy_rummys_whole_games_value_a_round_by_its_penalty_margin():
+    """A finished round with penalties 10, 30 and 50: a single round's value is 1 for the
+    lowest and 0 for the others (R-CRAZY-12); a whole game's is 1/3 plus the margin to the
+    others' mean over the scale (R-CRAZY-13); a round cut by max_turns is 1/3 either way."""
+    cfg = crazy_world.config_vector(crazy_rummy_v0.env(num_players=3).unwrapped.game.config)
+    ints, masks = crazy_world.arrays(1)[:2]
+    ints[0, ck.ENDED] = ck.TERMINATED
+    ints[0, ck.PENALTY : ck.PENALTY + 3] = [10, 30, 50]
+    assert [crazy_fast.seat_value(0, q, ints, masks, 10.0, cfg) for q in range(3)] == [1.0, 0.0, 0.0]
+    margins = [crazy_fast.seat_value(0, q, ints, masks, 10.0, cfg, 200.0) for q in range(3)]
+    assert margins == pytest.approx([1 / 3 + 30 / 200, 1 / 3, 1 / 3 - 30 / 200], abs=1e-12)
+    ints[0, ck.ENDED] = ck.TRUNCATED
+    assert crazy_fast.seat_value(0, 0, ints, masks, 10.0, cfg, 200.0) == pytest.approx(1 / 3, abs=1e-12)
 
 
 def test_gins_guided_search_plays_a_later_hand_of_a_whole_game():
