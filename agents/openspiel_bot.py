@@ -136,21 +136,6 @@ def openspiel_moves(action: int, second_pass: bool = False) -> tuple[int, ...]:
     raise ValueError("big gin (107) has no OpenSpiel gin_rummy move: OpenSpiel has no big gin")
 
 
-def hand_actions(history: list[int], turn: int) -> list[int]:
-    """The actions of the hand being played: the tail of an episode's ``history`` after
-    the move that ended the hand before (a knock, big gin or a last discard), given the
-    ``turn`` count of this hand (its discards)."""
-    i, seen = len(history), 0
-    while i > 0:
-        action = history[i - 1]
-        if action < DRAW_STOCK or action == BIG_GIN:  # a turn ends with it
-            if seen == turn:
-                break
-            seen += 1
-        i -= 1
-    return history[i:]
-
-
 _PROTOTYPES: dict[tuple, tuple[Any, list[Any]]] = {}
 _PROTOTYPES_LOCK = threading.Lock()
 
@@ -198,7 +183,8 @@ def standalone_state(view: GinView) -> Any:
 @dataclass
 class _HandRecord:
     """What the seat saw itself in the hand being played: the first upcard, its ten
-    dealt cards and its stock draws (index in :func:`hand_actions` -> card)."""
+    dealt cards and its stock draws (index in the hand's actions, ``history[hand_start:]``,
+    -> card)."""
 
     start: tuple[int, int]
     upcard: int
@@ -281,7 +267,7 @@ class OpenSpielGinBot(Agent):
         state, seat = acting_state(self.env, observation)
         world = state.resample(seat, self.rng)
         view = world.observation(seat)
-        moves = hand_actions(world.history, view.turn)
+        moves = world.history[world.hand_start :]  # this hand's (a whole game's history holds every hand)
         record = self._hand_record(world, seat, view, moves)
         os_state = self._replay(world, seat, view, moves, record)
         if os_state is None:  # OpenSpiel's hand ended at its 50th upcard draw
@@ -291,7 +277,7 @@ class OpenSpielGinBot(Agent):
     # ------------------------------------------------------------ the OpenSpiel state
     def _hand_record(self, world: Any, seat: int, view: GinView, moves: list[int]) -> _HandRecord:
         """The seat's record of this hand: new at its first decision, else the one kept."""
-        start = (world.hands_played, len(world.history) - len(moves))
+        start = (world.hands_played, world.hand_start)
         if seat not in _movers(moves, world.dealer):  # its first decision of the hand
             known = cards_of(view.opponent_known)
             upcard = view.upcard if view.phase == OFFER else known[0] if len(known) == 1 else -1
