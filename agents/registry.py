@@ -49,6 +49,8 @@ def is_import_spec(name: str) -> bool:
 
 def _rllib_agent(path: str, env: Any, seed: int | None) -> Agent:
     """The shared policy of an RLlib checkpoint (``experiments.train --backend rllib``)."""
+    if not path:  # not read as "." (the working directory)
+        raise ValueError("agent 'rllib:' names no checkpoint folder: give rllib:PATH of an RLlib checkpoint")
     try:
         from agents.rllib_policy import RLlibAgent  # needs the rllib extra (ray[rllib], torch)
     except ImportError as err:

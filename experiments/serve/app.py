@@ -229,10 +229,14 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     # -------------------------------------------------------- replays
     async def records(request: Request) -> Response:
         variant = request.query_params.get("variant") or None
+        if variant is not None:
+            variant = check_variant(variant)
         agents = request.query_params.getlist("agent")
         folder = request.query_params.get("folder")  # "": the top folder itself
-        if folder and (len(folder) > 1024 or any(p in ("", ".", "..") for p in folder.split("/"))):
-            raise ApiError(400, f"folder {folder[:80]!r} is refused: a relative path under --records, no ..")
+        if folder and len(folder) > 1024:
+            raise ApiError(400, f"folder {folder[:80]!r}... is refused: {len(folder)} characters, at most 1024")
+        if folder and any(p in ("", ".", "..") for p in folder.split("/")):
+            raise ApiError(400, f"folder {folder!r} is refused: a relative path under --records, no ..")
         found = await run_in_threadpool(list_records, config.records, variant, agents, folder)
         return JSONResponse({"records": found})
 

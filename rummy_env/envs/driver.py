@@ -134,17 +134,23 @@ class TurnBasedEnv(AECEnv, EzPickle):
         of ``agent``, with the bounds of ``layout`` and a 0/1 mask.
 
         Raises:
-            KeyError: ``agent`` is not one of ``possible_agents``.
+            KeyError: ``agent`` is not one of ``possible_agents`` (naming the agents allowed).
         """
-        return self.observation_spaces[agent]
+        return self._space(self.observation_spaces, agent)
 
     def action_space(self, agent: str) -> spaces.Space:
         """``Discrete(num_actions)``.
 
         Raises:
-            KeyError: ``agent`` is not one of ``possible_agents``.
+            KeyError: ``agent`` is not one of ``possible_agents`` (naming the agents allowed).
         """
-        return self.action_spaces[agent]
+        return self._space(self.action_spaces, agent)
+
+    def _space(self, spaces_of: dict[str, spaces.Space], agent: str) -> spaces.Space:
+        space = spaces_of.get(agent) if isinstance(agent, str) else None
+        if space is None:
+            raise KeyError(f"agent {agent!r} is not an agent of this env: agents are {', '.join(self.possible_agents)}")
+        return space
 
     @property
     def np_random(self) -> np.random.Generator:

@@ -147,8 +147,12 @@ class EngineState:
         self._returns[player] += reward
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
-        if self._terminal or (player is not None and player != self.current):
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting.
+
+        Raises:
+            ValueError: ``player`` is neither None nor an int seat ``0..num_players-1``.
+        """
+        if player is not None and self._seat(player) != self.current or self._terminal:
             return []
         if self._legal is None:
             self._legal = self._compute_legal()

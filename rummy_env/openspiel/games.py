@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from rummy_env.games.errors import integer_id
+from rummy_env.games.errors import IllegalActionError, integer_id
 from rummy_env.openspiel.core import OVER, Core, game_data
 from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 
@@ -229,18 +229,29 @@ class RummyEnvState(pyspiel.State):
         return self._core.chance_outcomes()
 
     # pyspiel's binding takes anything with __int__ (np.float32(105.9) would apply 105, True
-    # apply 1): Python callers get the env's type check first.  C++ callers pass ints.
+    # apply 1), and stops -1 (kInvalidAction) with an internal check before the game sees it:
+    # Python callers get the env's type check and this game's error first.  C++ callers pass ints.
+    def _action_id(self, action: Any) -> int:
+        action = integer_id(action, _INTEGER_ACTIONS)
+        if action == pyspiel.INVALID_ACTION:
+            game = self.get_game()
+            raise IllegalActionError(
+                f"action {action} is not an action id: decisions are 0..{game.num_distinct_actions() - 1}, "
+                f"chance outcomes 0..{game.max_chance_outcomes() - 1} (see legal_actions and chance_outcomes)"
+            )
+        return action
+
     def apply_action(self, action: Any) -> None:
         """Apply ``action`` (a decision or a chance outcome); see the class docstring."""
-        super().apply_action(integer_id(action, _INTEGER_ACTIONS))
+        super().apply_action(self._action_id(action))
 
     def apply_action_with_legality_check(self, action: Any) -> None:
         """As :meth:`apply_action` (which checks legality anyway)."""
-        super().apply_action_with_legality_check(integer_id(action, _INTEGER_ACTIONS))
+        super().apply_action_with_legality_check(self._action_id(action))
 
     def child(self, action: Any) -> RummyEnvState:
         """A copy of the state with ``action`` applied; see the class docstring."""
-        return super().child(integer_id(action, _INTEGER_ACTIONS))
+        return super().child(self._action_id(action))
 
     def _apply_action(self, action: int) -> None:
         self._core.apply(int(action))

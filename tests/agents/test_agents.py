@@ -173,6 +173,9 @@ def test_a_policy_path_that_is_no_file_says_why(tmp_path):
         make_agent(f"policy:{tmp_path}", env)
     with pytest.raises(ValueError, match=f"^policy file '{tmp_path / 'x.pt'}' does not exist{tail}"):
         make_agent(f"policy:{tmp_path / 'x.pt'}", env)
+    # an empty checkpoint path is refused before the rllib extra is needed (not read as ".")
+    with pytest.raises(ValueError, match="^agent 'rllib:' names no checkpoint folder: give rllib:PATH of an RLlib"):
+        make_agent("rllib:", env)
 
 
 def test_heuristic_beats_random_in_every_hand_of_forty_seeded_deals():

@@ -304,6 +304,27 @@ def test_observing_an_agent_that_is_not_one_names_the_agents(variant):
             KeyError, match=re.escape(f"agent {bad!r} is not an agent of this env: agents are {agents}")
         ):
             env.observe(bad)
+        for space in (env.observation_space, env.action_space):
+            with pytest.raises(
+                KeyError, match=re.escape(f"agent {bad!r} is not an agent of this env: agents are {agents}")
+            ):
+                space(bad)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+def test_legal_actions_of_a_player_who_is_not_a_seat_is_refused(variant):
+    """The engine state's ``legal_actions(player)``: the acting seat's ids, [] for another
+    seat, a ValueError for anything that is not an int seat (1.0 and True are not seat 1)."""
+    raw = variant.module.raw_env()
+    raw.reset(seed=0)
+    state = raw.game_state
+    seat, n = state.current_player(), state.num_players
+    assert state.legal_actions(seat) == state.legal_actions() and len(state.legal_actions()) >= 1
+    assert state.legal_actions(np.int64(seat)) == state.legal_actions()
+    assert all(state.legal_actions(q) == [] for q in range(n) if q != seat)
+    for bad in (n, -1, "0", float(seat), True, False):
+        with pytest.raises(ValueError, match=re.escape(f"player {bad!r} is not a seat: the player must be an int")):
+            state.legal_actions(bad)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)

@@ -148,9 +148,14 @@ def test_a_refused_action_changes_nothing(variant, seed):
                 state.apply_action(action)
             assert quick_look(state) == look, (name, action)
         assert snapshot(state) == before, name
-        for action in [*WRONG_TYPES, -1]:  # -1 is OpenSpiel's kInvalidAction: refused before our code
+        for action in WRONG_TYPES:
             with pytest.raises((TypeError, pyspiel.SpielError)):
                 state.apply_action(action)
+        # -1, OpenSpiel's kInvalidAction, which pyspiel would stop with an internal check
+        said = f"^action -1 is not an action id: decisions are 0..{state.get_game().num_distinct_actions() - 1}, "
+        for method in (state.apply_action, state.apply_action_with_legality_check, state.child):
+            with pytest.raises(IllegalActionError, match=said):
+                method(-1)
         for action in TRUNCATED:
             for method in (state.apply_action, state.apply_action_with_legality_check, state.child):
                 with pytest.raises(ActionTypeError, match=f"^action .* has type {type(action).__name__}: actions and"):

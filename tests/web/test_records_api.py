@@ -7,6 +7,7 @@ import os
 
 from starlette.testclient import TestClient
 
+import rummy_env
 from experiments.common.records import read_record, replay
 from tests.web.conftest import GIN_RECORD, refused, write_gin_record
 
@@ -182,6 +183,11 @@ def test_a_tournaments_links_lead_to_its_own_records(make_app, tmp_path):
         for folder in ("../b", "/a", "a/./b"):
             said = refused(c.get("/api/records", params={**query, "folder": folder}), 400)
             assert said == f"folder {folder!r} is refused: a relative path under --records, no .."
+        said = refused(c.get("/api/records", params={**query, "folder": "a" * 1025}), 400)
+        assert said == f"folder {'a' * 80!r}... is refused: 1025 characters, at most 1024"
+        said = refused(c.get("/api/records", params={"variant": "nope"}), 400)
+        assert said == "variant 'nope' is unknown: variants are " + ", ".join(rummy_env.VARIANTS)
+        assert len(c.get("/api/records", params={**query, "variant": "gin_rummy"}).json()["records"]) == 5
     # tournament a's records overwritten by b's (one --record folder for both): a links none of them
     for n in names:
         (records / "a" / n).write_bytes((records / "b" / n).read_bytes())

@@ -182,8 +182,12 @@ class GinRummyState(CardPiles, EngineState):
         return legal
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting."""
-        if self._terminal or (player is not None and player != self.current):
+        """Sorted legal action ids of ``player`` (default: the acting one); [] if not acting.
+
+        Raises:
+            ValueError: ``player`` is neither None nor an int seat ``0..num_players-1``.
+        """
+        if player is not None and self._seat(player) != self.current or self._terminal:
             return []
         return cards_of(self.legal_bits())
 
