@@ -35,6 +35,9 @@ MIX_EPS = 0.2
 #: Crazy Rummy's whole games: the playouts value a round by its penalty margin over this many
 #: points (``crazy_fast.seat_value``); a round's penalties rarely differ by more than 100
 CRAZY_MARGIN_SCALE = 200.0
+#: basic Rummy's whole games: the playouts value a hand by its points margin over this many
+#: points (``rummy_fast.seat_value``); without a prior bonus only the values' order counts
+RUMMY_MARGIN_SCALE = 200.0
 #: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
 #: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
 MIX_TRIES = 8
@@ -91,10 +94,12 @@ class CompiledRollouts:
             from rummy_env.vector import rummy_world as world
         self._fast, self._world = fast, world
         self._cfg = world.config_vector(config)
-        # a whole game of Crazy Rummy is decided by the 13 rounds' total (R-CRAZY-13), not by
-        # who has a round's lowest penalty: its playouts are valued by the penalty margin there
-        whole_crazy = self.variant == "crazy_rummy_v0" and raw.game.config.episode == "game"
-        self.margin_scale = CRAZY_MARGIN_SCALE if whole_crazy else 0.0
+        # a whole game is decided by points, not by who wins a hand: Crazy Rummy's by the 13
+        # rounds' total (R-CRAZY-13), basic Rummy's by who reaches the target (R-RUMMY-17);
+        # their playouts are valued by the hand's points margin there
+        margins = {"crazy_rummy_v0": CRAZY_MARGIN_SCALE, "rummy_v0": RUMMY_MARGIN_SCALE}
+        whole = raw.game.config.episode == "game"
+        self.margin_scale = margins.get(self.variant, 0.0) if whole else 0.0
         self.evidence: np.ndarray | None = None
         self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, config)
 
@@ -111,10 +116,11 @@ class CompiledRollouts:
         prior: np.ndarray | None = None,
         style: int = 0,
     ) -> np.ndarray:
-        """Mean value (0..1; Crazy Rummy's whole games: about 1/n plus the penalty margin over
-        :data:`CRAZY_MARGIN_SCALE`) for ``seat`` of each action of ``legal`` over ``worlds``
-        worlds: ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards
-        dealt again for each world by a kernel generator seeded from ``rng``; playouts of
+        """Mean value (0..1; whole games of Crazy Rummy and basic Rummy: about 1/n plus the
+        points margin over :data:`CRAZY_MARGIN_SCALE` / :data:`RUMMY_MARGIN_SCALE`) for
+        ``seat`` of each action of ``legal`` over ``worlds`` worlds:
+        ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards dealt again
+        for each world by a kernel generator seeded from ``rng``; playouts of
         at most ``depth`` actions (then judged by the deadwood or hand points left).
 
         ``model`` < 1 (Gin Rummy): worlds are weighted by how well they fit the
@@ -165,7 +171,7 @@ class CompiledRollouts:
             from rummy_env.games.resample import rummy_public_holdings
 
             known, stock_public, _ = rummy_public_holdings(first)
-            args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals)
+            args = (np.asarray(known, np.uint64), stock_public, self._cfg, kernel_rng, totals, self.margin_scale)
         weight = self._fast.evaluate(self._arrays, seat, actions, worlds, depth, FAST_TEMPERATURE, DISCOUNT, *args)
         if weight <= 0.0:  # no deal fits the opponent's decisions: uniform worlds
             evidence = self.evidence

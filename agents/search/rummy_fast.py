@@ -20,7 +20,7 @@ from agents.styles import KNOWN_WEIGHT, REJECTED_WEIGHT
 from rummy_env.core.melds import MELD_ACE_HIGH_ARRAY, MELDS
 from rummy_env.vector import rummy_kernel as k
 from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount, suit_pattern
-from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, deadwood
+from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE, deadwood, hand_value
 from rummy_env.vector.rummy_world import redeal_hidden
 
 CARD_VALUE = np.array([min(c % 13 + 1, 10) for c in range(52)], dtype=np.int64)
@@ -316,14 +316,32 @@ def play_out(i, ints, masks, stock, pile, legal, rewards, cfg, max_steps):
 
 
 @njit(cache=True)
-def seat_value(i, seat, ints, masks, rewards, temperature, cfg):
+def seat_value(i, seat, ints, masks, rewards, temperature, cfg, margin_scale=0.0):
     """``seat``'s value (0..1) of row ``i``: 1 / 0 for a hand it won / another won, 1/n
     with no winner; a hand still live is judged by a softmax of minus the deadwood of
-    each hand over ``temperature`` points (``worlds.position_values``)."""
+    each hand over ``temperature`` points (``worlds.position_values``).
+
+    ``margin_scale`` > 0 (whole games, won by the first to reach the target, R-RUMMY-17):
+    1/n plus ``seat``'s points margin over ``margin_scale`` points, the margin being what
+    ``seat`` scores minus the other seats' mean: the winner scores the others' hand values
+    (doubled for going rummy, R-RUMMY-15/16), so winning brings that sum and another's win
+    costs its sum over n - 1; 1/n for a hand with no winner.  A live hand weighs each
+    seat's win by the softmax above, its sum by the hands' values now."""
     n = cfg[k.C_PLAYERS]
     if ints[i, k.ENDED] != k.LIVE:
-        r = rewards[i, seat]
-        return 1.0 if r > 0 else (0.0 if r < 0 else 1.0 / n)
+        winner = -1
+        for q in range(n):
+            if rewards[i, q] > 0:
+                winner = q
+        if margin_scale > 0.0:
+            if winner < 0:
+                return 1.0 / n
+            total = 0.0
+            for q in range(n):
+                total += hand_value(masks[i, k.HAND + q])
+            gain = total if ints[i, k.MELDED + winner] else 2.0 * total
+            return 1.0 / n + (gain if winner == seat else -gain / (n - 1)) / margin_scale
+        return 1.0 if winner == seat else (1.0 / n if winner < 0 else 0.0)
     low = 1e9
     points = np.empty(n, np.float64)
     for q in range(n):
@@ -332,17 +350,32 @@ def seat_value(i, seat, ints, masks, rewards, temperature, cfg):
     total = 0.0
     for q in range(n):
         total += np.exp((low - points[q]) / temperature)
-    return np.exp((low - points[seat]) / temperature) / total
+    if margin_scale <= 0.0:
+        return np.exp((low - points[seat]) / temperature) / total
+    values = np.empty(n, np.float64)
+    all_values = 0.0
+    for q in range(n):
+        values[q] = hand_value(masks[i, k.HAND + q])
+        all_values += values[q]
+    margin = 0.0
+    for q in range(n):
+        chance = np.exp((low - points[q]) / temperature) / total
+        gain = all_values - values[q]
+        margin += chance * (gain if q == seat else -gain / (n - 1))
+    return 1.0 / n + margin / margin_scale
 
 
 @njit(cache=True)
-def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, known, stock_public, cfg, rng, totals):
+def evaluate(
+    base, seat, actions, worlds, max_steps, temperature, discount, known, stock_public, cfg, rng, totals, margin_scale
+):
     """Add to ``totals[a]`` the value for ``seat`` of root action ``actions[a]`` in each
     of ``worlds`` worlds and return ``worlds`` (the sum of the weights, all 1).  Row 0 of
     ``base`` (the kernel arrays ``ints, masks, stock, pile, legal``) holds a world of
     ``seat``'s information, dealt again for each world (``known``, ``stock_public``: see
     ``rummy_world.redeal_hidden``; generator ``rng[0]``).  Every action is played in the
-    same worlds; values move towards 1/n by ``discount`` per action played."""
+    same worlds; values move towards 1/n by ``discount`` per action played;
+    ``margin_scale``: as :func:`seat_value`."""
     b_ints, b_masks, b_stock, b_pile, b_legal = base
     w_ints, w_masks, w_stock = b_ints.copy(), b_masks.copy(), b_stock.copy()
     w_pile, w_legal = b_pile.copy(), b_legal.copy()
@@ -360,6 +393,6 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, know
             k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, rewards, cfg)
             k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
             steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, rewards, cfg, max_steps)
-            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, cfg)
+            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, cfg, margin_scale)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

@@ -13,11 +13,18 @@ import pytest
 from agents import make_agent
 from agents.champion import champion_name
 from agents.gin_heuristic import STYLES as GIN_STYLES
-from agents.search import PIMCAgent, crazy_fast
-from agents.search.fast import CRAZY_MARGIN_SCALE, MIX_EPS, MIX_TRIES, CompiledRollouts, playout_config
+from agents.search import PIMCAgent, crazy_fast, rummy_fast
+from agents.search.fast import (
+    CRAZY_MARGIN_SCALE,
+    MIX_EPS,
+    MIX_TRIES,
+    RUMMY_MARGIN_SCALE,
+    CompiledRollouts,
+    playout_config,
+)
 from agents.search.gin_records import opponent_context, opponent_records
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
-from rummy_env.core.cards import card_str
+from rummy_env.core.cards import card_str, parse_cards
 from rummy_env.vector import crazy_kernel as ck
 from rummy_env.vector import crazy_world, gin_world, rummy_world
 from rummy_env.vector import gin_kernel as gk
@@ -137,8 +144,8 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
 def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(module, options):
     """A hand of a game, and the same deck dealt as a single hand (Crazy Rummy: with the
     round's wild rank) and replayed to the same decision: the compiled values match to
-    the last bit (Crazy Rummy's valued as a whole game values a round, by its penalty
-    margin, on both), Gin's with the champion's opponent model (the mixture over the
+    the last bit (Crazy Rummy's and basic Rummy's valued as a whole game values a hand, by
+    its points margin, on both), Gin's with the champion's opponent model (the mixture over the
     styles, fitted on the hand's revealed decisions)."""
     game_env, played = module.env(episode="game", **options), []
     state = _into_a_later_hand(game_env, 4, np.random.default_rng(1), 8, played)
@@ -160,7 +167,8 @@ def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(modul
         assert all(np.array_equal(a, b) for a, b in zip(*contexts, strict=True))
     values = []
     compiled = [CompiledRollouts(env) for env in (game_env, alone)]
-    assert compiled[0].margin_scale == (CRAZY_MARGIN_SCALE if module is crazy_rummy_v0 else 0.0)
+    margins = {crazy_rummy_v0: CRAZY_MARGIN_SCALE, rummy_v0: RUMMY_MARGIN_SCALE}
+    assert compiled[0].margin_scale == margins.get(module, 0.0)
     assert compiled[1].margin_scale == 0.0
     compiled[1].margin_scale = compiled[0].margin_scale  # the value a whole game gives a round, on both
     for env, rollouts in zip((game_env, alone), compiled, strict=True):
@@ -184,6 +192,47 @@ def test_crazy_rummys_whole_games_value_a_round_by_its_penalty_margin():
     assert margins == pytest.approx([1 / 3 + 30 / 200, 1 / 3, 1 / 3 - 30 / 200], abs=1e-12)
     ints[0, ck.ENDED] = ck.TRUNCATED
     assert crazy_fast.seat_value(0, 0, ints, masks, 10.0, cfg, 200.0) == pytest.approx(1 / 3, abs=1e-12)
+
+
+def _rummy_hands(*hands):
+    cfg = rummy_world.config_vector(rummy_v0.env(num_players=len(hands)).unwrapped.game.config)
+    ints, masks = rummy_world.arrays(1)[:2]
+    for q, cards in enumerate(hands):
+        masks[0, rk.HAND + q] = sum(1 << c for c in parse_cards(cards)) if cards else 0
+    return cfg, ints, masks
+
+
+def test_rummys_whole_games_value_a_hand_by_its_points_margin():
+    """Three players, seat 1 out, seat 0 holding 15 points and seat 2 25 (R-RUMMY-14/15):
+    a single hand's value is 1 for the winner and 0 for the others; a whole game's is 1/3
+    plus the seat's score minus the others' mean over the scale (R-RUMMY-17): +40 for the
+    winner, -20 for each other; going rummy doubles it (R-RUMMY-16); no winner gives 1/3."""
+    cfg, ints, masks = _rummy_hands("5H KS", "", "KD 9C 6S")
+    rewards = np.array([[-0.5, 1.0, -0.5]])
+    ints[0, rk.ENDED] = rk.TERMINATED
+    ints[0, rk.MELDED + 1] = 1
+    assert [rummy_fast.seat_value(0, q, ints, masks, rewards, 10.0, cfg, 0.0) for q in range(3)] == [0.0, 1.0, 0.0]
+    margins = [rummy_fast.seat_value(0, q, ints, masks, rewards, 10.0, cfg, 200.0) for q in range(3)]
+    assert margins == pytest.approx([1 / 3 - 20 / 200, 1 / 3 + 40 / 200, 1 / 3 - 20 / 200], abs=1e-12)
+    ints[0, rk.MELDED + 1] = 0
+    rummy = [rummy_fast.seat_value(0, q, ints, masks, rewards, 10.0, cfg, 200.0) for q in range(3)]
+    assert rummy == pytest.approx([1 / 3 - 40 / 200, 1 / 3 + 80 / 200, 1 / 3 - 40 / 200], abs=1e-12)
+    rewards[:] = 0.0  # the stock ran out: no winner (R-RUMMY-12)
+    assert rummy_fast.seat_value(0, 2, ints, masks, rewards, 10.0, cfg, 200.0) == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_rummys_whole_games_value_a_live_hand_by_its_expected_margin():
+    """Two players cut off mid-hand, seat 0 holding KH (10 points of deadwood), seat 1 2C 3D
+    (5): each wins with the softmax of minus its deadwood over 10 points, and a win scores
+    the other's hand: seat 0's margin is 5 times its chance minus 10 times seat 1's."""
+    cfg, ints, masks = _rummy_hands("KH", "2C 3D")
+    rewards = np.zeros((1, 2))
+    chance = np.exp(-0.5) / (np.exp(-0.5) + 1.0)
+    assert rummy_fast.seat_value(0, 0, ints, masks, rewards, 10.0, cfg, 0.0) == pytest.approx(chance, abs=1e-12)
+    margin = 5 * chance - 10 * (1 - chance)
+    value = rummy_fast.seat_value(0, 0, ints, masks, rewards, 10.0, cfg, 200.0)
+    assert value == pytest.approx(0.5 + margin / 200, abs=1e-12)
+    assert rummy_fast.seat_value(0, 1, ints, masks, rewards, 10.0, cfg, 200.0) == pytest.approx(0.5 - margin / 200)
 
 
 def test_gins_guided_search_plays_a_later_hand_of_a_whole_game():
