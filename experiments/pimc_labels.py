@@ -9,7 +9,7 @@ policy labels positions, and the policy learns to play as the search did.  Games
 played in ``env()``; in each, one seat (alternating from game to game) plays the search
 agent's choice and the other the heuristic, so the positions are those of the matches the
 policy will be judged in.  Every decision of the search's seat with more than one legal
-action is kept: the observation its player sees, the mask, the search's value (0..1) of
+action is kept: the observation its player sees, the mask, the search's value (0..1 on single hands) of
 each legal action, and the heuristic's own choice there.  The search reads the engine
 only through ``resample`` of the acting seat, like any agent, so a label uses only what
 its player can know.

@@ -38,6 +38,11 @@ CRAZY_MARGIN_SCALE = 200.0
 #: basic Rummy's whole games: the playouts value a hand by its points margin over this many
 #: points (``rummy_fast.seat_value``); without a prior bonus only the values' order counts
 RUMMY_MARGIN_SCALE = 200.0
+#: Gin Rummy's whole games: the playouts value a hand by its points over this many points
+#: (``gin_fast.seat_value``); a hand's points are about 25 on average, so the guided
+#: search's ``prior`` bonus of 0.05 stands for about the 2.5 points a 5% chance of the hand
+#: stood for with values by who wins it
+GIN_MARGIN_SCALE = 50.0
 #: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
 #: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
 MIX_TRIES = 8
@@ -95,9 +100,10 @@ class CompiledRollouts:
         self._fast, self._world = fast, world
         self._cfg = world.config_vector(config)
         # a whole game is decided by points, not by who wins a hand: Crazy Rummy's by the 13
-        # rounds' total (R-CRAZY-13), basic Rummy's by who reaches the target (R-RUMMY-17);
-        # their playouts are valued by the hand's points margin there
+        # rounds' total (R-CRAZY-13), basic Rummy's and Gin's by who reaches the target first
+        # (R-RUMMY-17, R-GIN-13); their playouts are valued by the hand's points margin there
         margins = {"crazy_rummy_v0": CRAZY_MARGIN_SCALE, "rummy_v0": RUMMY_MARGIN_SCALE}
+        margins["gin_rummy_v0"] = GIN_MARGIN_SCALE
         whole = raw.game.config.episode == "game"
         self.margin_scale = margins.get(self.variant, 0.0) if whole else 0.0
         self.evidence: np.ndarray | None = None
@@ -116,8 +122,9 @@ class CompiledRollouts:
         prior: np.ndarray | None = None,
         style: int = 0,
     ) -> np.ndarray:
-        """Mean value (0..1; whole games of Crazy Rummy and basic Rummy: about 1/n plus the
-        points margin over :data:`CRAZY_MARGIN_SCALE` / :data:`RUMMY_MARGIN_SCALE`) for
+        """Mean value (0..1; whole games: about 1/n plus the points margin over
+        :data:`CRAZY_MARGIN_SCALE` / :data:`RUMMY_MARGIN_SCALE` / :data:`GIN_MARGIN_SCALE`,
+        which a gin or an undercut takes past 1) for
         ``seat`` of each action of ``legal`` over ``worlds`` worlds:
         ``state.resample(seat, rng)`` loaded into the kernel, its hidden cards dealt again
         for each world by a kernel generator seeded from ``rng``; playouts of
@@ -165,6 +172,7 @@ class CompiledRollouts:
             styles = np.array([1.0, 0.0, 0.0, 0.0]) if prior is None else np.asarray(prior, np.float64)
             self.evidence = np.zeros(styles.shape[0])
             args = (records, context, styles, model, tries, self._cfg, kernel_rng, totals, self.evidence)
+            args += (self.margin_scale,)
         elif self.variant == "crazy_rummy_v0":
             args = (self._cfg, kernel_rng, totals, style, self.margin_scale)
         else:

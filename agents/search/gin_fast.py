@@ -209,15 +209,29 @@ def play_out(i, ints, masks, pile, legal, decks, rewards, cfg, max_steps, opp=-1
 
 
 @njit(cache=True)
-def seat_value(i, seat, ints, masks, rewards, temperature):
+def seat_value(i, seat, ints, masks, rewards, temperature, margin_scale, before):
     """``seat``'s value (0..1) of row ``i``: 1 / 0 / 0.5 for a hand won / lost / with no
     winner; a hand still live is judged by a logistic of the deadwood difference over
-    ``temperature`` points (``worlds.position_values`` for two seats)."""
+    ``temperature`` points (``worlds.position_values`` for two seats).
+
+    ``margin_scale`` > 0 (whole games, won by the first to the target, R-GIN-13): 0.5 plus
+    the hand's points (R-GIN-10, 11, 12: the score added since the playout's start, whose
+    scores are ``before``) for the seat that won it, minus them for the other, over
+    ``margin_scale`` points; 0.5 for a hand with no winner; a live hand by the deadwood
+    difference, the points a knock would score now, over ``margin_scale``."""
     if ints[i, k.ENDED] != k.LIVE:
         r = rewards[i, seat]
+        if margin_scale > 0.0:
+            winner = seat if r > 0 else (1 - seat if r < 0 else -1)
+            if winner < 0:
+                return 0.5
+            points = ints[i, k.SCORE + winner] - before[winner]
+            return 0.5 + (points if winner == seat else -points) / margin_scale
         return 1.0 if r > 0 else (0.0 if r < 0 else 0.5)
     mine = deadwood(masks[i, k.HAND + seat])
     theirs = deadwood(masks[i, k.HAND + 1 - seat])
+    if margin_scale > 0.0:
+        return 0.5 + (theirs - mine) / margin_scale
     return 1.0 / (1.0 + np.exp((mine - theirs) / temperature))
 
 
@@ -330,6 +344,7 @@ def evaluate(
     rng,
     totals,
     evidence,
+    margin_scale,
 ):
     """Add to ``totals[a]`` the weighted value for ``seat`` of root action ``actions[a]``
     in ``worlds`` worlds, and return the sum of the weights.
@@ -347,11 +362,12 @@ def evaluate(
     of weight 0, or under 1% of the best weight so far, is not played, and dealing stops
     after ``tries * worlds`` deals.  Every action is played in the same worlds.  Values
     move towards 0.5 by ``discount`` per action played (``worlds.DISCOUNT``: the sooner of
-    two wins is worth more)."""
+    two wins is worth more); ``margin_scale``: as :func:`seat_value`."""
     b_ints, b_masks, b_pile, b_legal, b_decks = base
     w_ints, w_masks, w_pile = b_ints.copy(), b_masks.copy(), b_pile.copy()
     w_legal, w_decks = b_legal.copy(), b_decks.copy()
     rewards = np.zeros((1, 2), np.float64)
+    before = b_ints[0, k.SCORE : k.SCORE + 2].copy()
     other = 1 - seat
     limit = b_ints[0, k.LIMIT]
     big_gin = cfg[k.C_BIG_GIN]
@@ -403,6 +419,6 @@ def evaluate(
             k.apply(0, actions[a], w_ints, w_masks, w_pile, w_decks, rewards, cfg)
             k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
             steps = play_out(0, w_ints, w_masks, w_pile, w_legal, w_decks, rewards, cfg, max_steps, other, style)
-            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature)
+            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, margin_scale, before)
             totals[a] += weight * (0.5 + (value - 0.5) * discount ** (steps + 1))
     return total_weight

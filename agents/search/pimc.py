@@ -206,8 +206,9 @@ class PIMCAgent(SearchAgent):
         return self.compiled is not None and self.time is None and self.halving > 1 and len(legal) > 2
 
     def action_values(self, state: Any, seat: int, legal: list[int], bonus: np.ndarray | None = None) -> np.ndarray:
-        """Mean value (0..1) of each of ``legal`` for ``seat`` over the sampled worlds,
-        float64 ``(len(legal),)``.
+        """Mean value (0..1 on single hands; on whole games the compiled playouts' points
+        margin, ``fast.CompiledRollouts.action_values``, may leave it) of each of ``legal``
+        for ``seat`` over the sampled worlds, float64 ``(len(legal),)``.
 
         With ``halving`` (more than two legal actions), the actions dropped before the
         last round are valued over fewer worlds, and :attr:`dropped` (int64

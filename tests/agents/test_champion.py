@@ -1,10 +1,12 @@
 """``champion``: a registry name for each variant's strongest agent, built as the agent its
 table names."""
 
+import warnings
+
 import pytest
 
 from agents import make_agent
-from agents.champion import CHAMPIONS, ROOT, champion_name
+from agents.champion import CHAMPIONS, GAME_CHAMPIONS, ROOT, champion_name
 from agents.registry import same_agent
 from agents.search import PIMCAgent
 from agents.search.rummikub_plan import RummikubPlanAgent
@@ -99,26 +101,40 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
         assert hint in str(err.value)
 
 
-def test_whole_games_of_gin_give_its_champions_guide_and_say_so():
-    # whole games get the agent measured there, the league model (basic Rummy's and Crazy
-    # Rummy's champions are their searches there too: test_search_whole_games)
+def test_whole_games_of_gin_give_the_same_champion():
+    # whole games get the guided search too since its playouts value a hand by its points
+    # there (GAME_CHAMPIONS is empty; basic Rummy's and Crazy Rummy's champions are their
+    # searches there too: test_search_whole_games)
     env = gin_rummy_v0.env(episode="game")
-    league = ROOT / "docs/results/selfplay-gin-league/model.pt"
-    assert champion_name("gin_rummy_v0", "game") == f"policy:{league}"
-    assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")  # no other name there
+    assert GAME_CHAMPIONS == {}
+    assert champion_name("gin_rummy_v0", "game") == champion_name("gin_rummy_v0")
+    assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")
     with pytest.raises(ValueError) as err:
         champion_name("gin_rummy_v0", "games")
     assert str(err.value) == "episode='games': a champion plays episode='hand' or 'game'"
-    with pytest.warns(UserWarning) as said:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         agent = make_agent("champion", env, seed=0)
-    assert [str(w.message) for w in said] == [
-        "champion on gin_rummy_v0 with episode='game' plays policy:docs/results/selfplay-gin-league/model.pt, "
-        "the agent measured on whole games (agents.champion.GAME_CHAMPIONS)"
-    ]
-    assert type(agent).__name__ == "PolicyAgent" and same_agent("champion", f"policy:{league}", env)
+    assert isinstance(agent, PIMCAgent) and agent.guide is not None and agent.compiled.margin_scale == 50.0
     env.reset(seed=4)  # it plays a whole game's first decisions
     for _ in range(3):
         env.step(agent.act(env.last()[0]))
+
+
+def test_a_whole_game_champion_of_its_own_is_played_and_said(monkeypatch):
+    """A variant listed in GAME_CHAMPIONS gets that agent on whole games, with a warning,
+    and keeps its single-hand champion on single hands."""
+    monkeypatch.setitem(GAME_CHAMPIONS, "rummy_v0", "heuristic:style=defensive")
+    assert champion_name("rummy_v0", "game") == "heuristic:style=defensive"
+    with pytest.warns(UserWarning) as said:
+        agent = make_agent("champion", rummy_v0.env(episode="game"), seed=0)
+    assert [str(w.message) for w in said] == [
+        "champion on rummy_v0 with episode='game' plays heuristic:style=defensive, "
+        "the agent measured on whole games (agents.champion.GAME_CHAMPIONS)"
+    ]
+    assert same_agent("champion", "heuristic:style=defensive", rummy_v0.env(episode="game"))
+    assert type(agent).__name__ == type(make_agent("heuristic", rummy_v0.env())).__name__
+    assert champion_name("rummy_v0") == CHAMPIONS["rummy_v0"]
 
 
 def test_without_numba_gins_champion_says_what_to_install(monkeypatch):

@@ -13,9 +13,10 @@ import pytest
 from agents import make_agent
 from agents.champion import champion_name
 from agents.gin_heuristic import STYLES as GIN_STYLES
-from agents.search import PIMCAgent, crazy_fast, rummy_fast
+from agents.search import PIMCAgent, crazy_fast, gin_fast, rummy_fast
 from agents.search.fast import (
     CRAZY_MARGIN_SCALE,
+    GIN_MARGIN_SCALE,
     MIX_EPS,
     MIX_TRIES,
     RUMMY_MARGIN_SCALE,
@@ -144,8 +145,8 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
 def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(module, options):
     """A hand of a game, and the same deck dealt as a single hand (Crazy Rummy: with the
     round's wild rank) and replayed to the same decision: the compiled values match to
-    the last bit (Crazy Rummy's and basic Rummy's valued as a whole game values a hand, by
-    its points margin, on both), Gin's with the champion's opponent model (the mixture over the
+    the last bit (valued as a whole game values a hand, by its points margin, on both: the
+    game's scores so far do not count), Gin's with the champion's opponent model (the mixture over the
     styles, fitted on the hand's revealed decisions)."""
     game_env, played = module.env(episode="game", **options), []
     state = _into_a_later_hand(game_env, 4, np.random.default_rng(1), 8, played)
@@ -167,7 +168,7 @@ def test_a_later_hand_gets_exactly_the_values_of_the_same_hand_dealt_alone(modul
         assert all(np.array_equal(a, b) for a, b in zip(*contexts, strict=True))
     values = []
     compiled = [CompiledRollouts(env) for env in (game_env, alone)]
-    margins = {crazy_rummy_v0: CRAZY_MARGIN_SCALE, rummy_v0: RUMMY_MARGIN_SCALE}
+    margins = {crazy_rummy_v0: CRAZY_MARGIN_SCALE, rummy_v0: RUMMY_MARGIN_SCALE, gin_rummy_v0: GIN_MARGIN_SCALE}
     assert compiled[0].margin_scale == margins.get(module, 0.0)
     assert compiled[1].margin_scale == 0.0
     compiled[1].margin_scale = compiled[0].margin_scale  # the value a whole game gives a round, on both
@@ -233,6 +234,32 @@ def test_rummys_whole_games_value_a_live_hand_by_its_expected_margin():
     value = rummy_fast.seat_value(0, 0, ints, masks, rewards, 10.0, cfg, 200.0)
     assert value == pytest.approx(0.5 + margin / 200, abs=1e-12)
     assert rummy_fast.seat_value(0, 1, ints, masks, rewards, 10.0, cfg, 200.0) == pytest.approx(0.5 - margin / 200)
+
+
+def test_gins_whole_games_value_a_hand_by_its_points():
+    """Gin's whole games (R-GIN-13: the first to 100 wins) value a hand by the points it adds
+    to the winner's score since the playout began, over the scale: seat 0 knocks and scores
+    25 (its score 15 to 40), seat 1 undercuts for 27 (10 to 37), a dead hand is 0.5 (R-GIN-09);
+    a live hand by the deadwood difference (KH against 2C 3D: 10 against 5)."""
+    ints, masks = gin_world.arrays(1)[:2]
+    before = np.array([15, 10], np.int32)
+    ints[0, gk.ENDED] = gk.TERMINATED
+
+    def values(rewards, scale):
+        return [gin_fast.seat_value(0, q, ints, masks, np.array([rewards], float), 10.0, scale, before) for q in (0, 1)]
+
+    ints[0, gk.SCORE : gk.SCORE + 2] = [40, 10]
+    assert values([1.0, -1.0], 0.0) == [1.0, 0.0]
+    assert values([1.0, -1.0], 50.0) == pytest.approx([0.5 + 25 / 50, 0.5 - 25 / 50], abs=1e-12)
+    ints[0, gk.SCORE : gk.SCORE + 2] = [15, 37]
+    assert values([-1.0, 1.0], 50.0) == pytest.approx([0.5 - 27 / 50, 0.5 + 27 / 50], abs=1e-12)
+    ints[0, gk.SCORE : gk.SCORE + 2] = [15, 10]
+    assert values([0.0, 0.0], 50.0) == [0.5, 0.5]
+    ints[0, gk.ENDED] = gk.LIVE
+    masks[0, gk.HAND] = sum(1 << c for c in parse_cards("KH"))
+    masks[0, gk.HAND + 1] = sum(1 << c for c in parse_cards("2C 3D"))
+    assert values([0.0, 0.0], 0.0) == pytest.approx([1 / (1 + np.exp(0.5)), 1 / (1 + np.exp(-0.5))], abs=1e-12)
+    assert values([0.0, 0.0], 50.0) == pytest.approx([0.5 - 5 / 50, 0.5 + 5 / 50], abs=1e-12)
 
 
 def test_gins_guided_search_plays_a_later_hand_of_a_whole_game():
