@@ -43,6 +43,8 @@ RUMMY_MARGIN_SCALE = 200.0
 #: search's ``prior`` bonus of 0.05 stands for about the 2.5 points a 5% chance of the hand
 #: stood for with values by who wins it
 GIN_MARGIN_SCALE = 50.0
+#: the scale of each variant's whole-game playouts (every variant with a kernel)
+MARGIN_SCALES = {"gin_rummy_v0": GIN_MARGIN_SCALE, "rummy_v0": RUMMY_MARGIN_SCALE, "crazy_rummy_v0": CRAZY_MARGIN_SCALE}
 #: ``model=mix``: deals per world at most (each deal is fitted in every style: fewer
 #: deals than :data:`MODEL_TRIES` keep a decision near 100 ms)
 MIX_TRIES = 8
@@ -102,10 +104,7 @@ class CompiledRollouts:
         # a whole game is decided by points, not by who wins a hand: Crazy Rummy's by the 13
         # rounds' total (R-CRAZY-13), basic Rummy's and Gin's by who reaches the target first
         # (R-RUMMY-17, R-GIN-13); their playouts are valued by the hand's points margin there
-        margins = {"crazy_rummy_v0": CRAZY_MARGIN_SCALE, "rummy_v0": RUMMY_MARGIN_SCALE}
-        margins["gin_rummy_v0"] = GIN_MARGIN_SCALE
-        whole = raw.game.config.episode == "game"
-        self.margin_scale = margins.get(self.variant, 0.0) if whole else 0.0
+        self.margin_scale = MARGIN_SCALES[self.variant] if raw.game.config.episode == "game" else 0.0
         self.evidence: np.ndarray | None = None
         self._arrays = world.arrays(1) if self.variant == "crazy_rummy_v0" else world.arrays(1, config)
 

@@ -239,7 +239,8 @@ def test_rummys_whole_games_value_a_live_hand_by_its_expected_margin():
 def test_gins_whole_games_value_a_hand_by_its_points():
     """Gin's whole games (R-GIN-13: the first to 100 wins) value a hand by the points it adds
     to the winner's score since the playout began, over the scale: seat 0 knocks and scores
-    25 (its score 15 to 40), seat 1 undercuts for 27 (10 to 37), a dead hand is 0.5 (R-GIN-09);
+    25 (R-GIN-10; its score 15 to 40), seat 1 undercuts for 27 (R-GIN-11; 10 to 37), a dead
+    hand is 0.5 (R-GIN-09);
     a live hand by the deadwood difference (KH against 2C 3D: 10 against 5)."""
     ints, masks = gin_world.arrays(1)[:2]
     before = np.array([15, 10], np.int32)
