@@ -9,10 +9,13 @@ policy labels positions, and the policy learns to play as the search did.  Games
 played in ``env()``; in each, one seat (alternating from game to game) plays the search
 agent's choice and the other the heuristic, so the positions are those of the matches the
 policy will be judged in.  Every decision of the search's seat with more than one legal
-action is kept: the observation its player sees, the mask, the search's value (0..1 on single hands) of
-each legal action, and the heuristic's own choice there.  The search reads the engine
-only through ``resample`` of the acting seat, like any agent, so a label uses only what
-its player can know.
+action is kept: the observation its player sees, the mask, the search's value of each
+legal action, and the heuristic's own choice there.  A value is 0..1 on single hands; with
+``--env-option episode=game`` it is the compiled playouts' points margin (1/n for n players
+plus the margin over ``agents.search.fast.MARGIN_SCALES``), which can leave 0..1, and
+self-play's ``--teacher-margin`` is then in those units.  The search reads the engine only
+through ``resample`` of the acting seat, like any agent, so a label uses only what its
+player can know.
 
 The games are dealt from one stream (game ``g`` from seed ``seed + g``) and played in chunks
 of :data:`CHUNK_GAMES` games, on local worker processes or as Ray tasks (``--backend ray``:

@@ -9,8 +9,9 @@ update adds the cross-entropy to the search's choice on a minibatch of labelled
 positions, with the kickstarting weight and its schedule (``--kickstart``,
 ``--kickstart-anneal``, ``--kickstart-floor``); the PPO terms are unchanged.
 
-``--teacher-margin m``: a label is the search's best action only where its value (0..1,
-a win probability over the search's worlds) beats that of the heuristic's own choice by
+``--teacher-margin m``: a label is the search's best action only where its value (on
+single hands 0..1, a win probability over the search's worlds; on labels of whole games a
+points margin, see ``experiments.pimc_labels``) beats that of the heuristic's own choice by
 more than ``m``, and the heuristic's choice elsewhere: the search's near-ties are noise
 of its sampled worlds, and the heuristic breaks them as the policy's other teacher did.
 A share of the positions (whole games, :data:`HOLDOUT_SHARE`) is held out: the trainer
