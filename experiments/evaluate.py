@@ -100,6 +100,26 @@ ROW_FIELDS = (
 )
 
 
+#: deals in a chunk of games at most (a chunk is one worker's task, and what Ctrl-C can lose)
+CHUNK_DEALS = 25
+
+
+def chunk_deals(deals: int, opponents: int, workers: int) -> int:
+    """Deals per chunk: :data:`CHUNK_DEALS`, or fewer when the opponents' chunks would be
+    fewer than ``workers`` (one opponent, 20 deals, 2 workers: chunks of 10, so that both
+    workers play).  Each deal is seeded on its own, so the size changes no game.
+
+    Args:
+        deals: deals per opponent (>= 1); opponents: how many (>= 1); workers: local
+            worker processes (>= 1).
+
+    Returns:
+        int, 1..:data:`CHUNK_DEALS`.
+    """
+    per_opponent = -(-workers // max(opponents, 1))  # chunks each opponent needs
+    return max(1, min(CHUNK_DEALS, -(-deals // per_opponent)))
+
+
 def panel_chunks(
     agent: str,
     opponents: Sequence[str],
@@ -107,7 +127,7 @@ def panel_chunks(
     env_options: dict,
     deals: int,
     seed: int,
-    chunk_size: int = 25,
+    chunk_size: int = CHUNK_DEALS,
 ) -> list[Chunk]:
     """The games of an evaluation: for each opponent the lineup ``(agent, opponent, ...,
     opponent)`` (one seat to the agent, the others to the opponent) on ``deals`` deals, each
@@ -339,7 +359,8 @@ def evaluate(
     env_options = dict(env_options or {})
     env = load_variant(variant).env(**env_options)
     agent, members, version, left_out = panel_members(agent, variant, env_options, opponents)
-    chunks = panel_chunks(agent, members, variant, env_options, deals, seed)
+    size = chunk_deals(deals, len(members), workers if backend == "local" else 1)
+    chunks = panel_chunks(agent, members, variant, env_options, deals, seed, chunk_size=size)
     seats = len(env.possible_agents)
     start = time.perf_counter()
     with progress_counter(sum(c.count for c in chunks), "deal", "evaluate", progress) as bar:

@@ -198,6 +198,25 @@ def test_results_do_not_depend_on_the_workers(tmp_path):
     assert rows[0] == rows[1]
 
 
+@pytest.mark.parametrize(
+    ("deals", "opponents", "workers", "size"),
+    [(20, 1, 2, 10), (300, 1, 2, 25), (20, 7, 2, 20), (80, 7, 2, 25), (5, 1, 8, 1), (7, 2, 8, 2), (1, 1, 1, 1)],
+)
+def test_chunks_are_small_enough_for_every_worker_to_play(deals, opponents, workers, size):
+    assert evaluate.chunk_deals(deals, opponents, workers) == size
+
+
+def test_one_opponents_deals_are_split_over_the_workers(monkeypatch):
+    # 20 deals of one opponent on 2 workers: two chunks of 10 (one chunk of 25 left a worker idle)
+    seen = []
+    monkeypatch.setattr(evaluate, "run_tasks", lambda fn, chunks, **kwargs: seen.extend(chunks) or [])
+    evaluate.evaluate("heuristic", "rummy_v0", deals=20, seed=3, opponents=["random"], workers=2)
+    assert [(c.first, c.count) for c in seen] == [(0, 10), (10, 10)]
+    seen.clear()
+    evaluate.evaluate("heuristic", "rummy_v0", deals=20, seed=3, opponents=["random"], workers=2, backend="ray")
+    assert [(c.first, c.count) for c in seen] == [(0, 20)]
+
+
 def test_three_seats_put_the_opponent_in_every_other_seat(tmp_path):
     out = tmp_path / "crazy"
     args = ["--variant", "crazy_rummy", "--agent", "heuristic", "--opponents", "random", "--deals", "2"]

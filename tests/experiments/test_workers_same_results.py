@@ -76,7 +76,7 @@ def test_a_tournament_of_searches_and_a_policy_does_not_depend_on_the_workers(tm
 def test_an_evaluation_split_over_two_workers_gives_the_same_rows_and_games(tmp_path, monkeypatch):
     # chunks of one deal (the job's are 25): the deals of one opponent are split over the workers
     whole = evaluate.panel_chunks
-    monkeypatch.setattr(evaluate, "panel_chunks", lambda *args, **kwargs: whole(*args, **kwargs, chunk_size=1))
+    monkeypatch.setattr(evaluate, "panel_chunks", lambda *args, chunk_size: whole(*args, chunk_size=1))
     results, games = {}, {}
     for workers in (1, 2):
         (tmp_path / f"pids{workers}").mkdir()
