@@ -11,10 +11,15 @@ file holds the agent's win share and points only, so a game where the agent has 
 what the agent did not win.  That reading holds for Rummikub, whose hand scores are
 zero-sum (a loser scores below 0), not for Gin or basic Rummy, where a loser scores 0 as
 in a hand without a winner.
+
+It also counts the deals whose games all lasted the same number of steps (``steps``), which
+is what the two agents playing the same moves in every seating gives (a hint, not a proof:
+the file holds no moves).
 """
 
 import csv
 import sys
+from collections import defaultdict
 
 from experiments.evaluate import panel_rows
 
@@ -37,3 +42,10 @@ for path in sys.argv[1:]:
             f"{path}: against {row['opponent']}: {row['deals']} deals, won in every seat "
             f"{row['deals_won_in_every_seat']}, lost in every seat {row['deals_lost_in_every_seat']}"
         )
+    lengths = defaultdict(set)
+    for g in games:
+        lengths[g["opponent"], g["deal"]].add(g["steps"])
+    for opponent in dict.fromkeys(g["opponent"] for g in games):
+        deals = [steps for (name, _), steps in lengths.items() if name == opponent]
+        same = sum(len(steps) == 1 for steps in deals)
+        print(f"{path}: against {opponent}: {same} of {len(deals)} deals lasted as long in every seating")
