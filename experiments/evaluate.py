@@ -110,8 +110,9 @@ def chunk_deals(deals: int, opponents: int, workers: int) -> int:
     workers play).  Each deal is seeded on its own, so the size changes no game.
 
     Args:
-        deals: deals per opponent (>= 1); opponents: how many (>= 1); workers: local
-            worker processes (>= 1).
+        deals: deals per opponent (>= 1).
+        opponents: how many opponents (>= 1).
+        workers: local worker processes (>= 1).
 
     Returns:
         int, 1..:data:`CHUNK_DEALS`.
