@@ -170,8 +170,8 @@ class CompiledRollouts:
             context = self._fast.opponent_context(first, seat)
             styles = np.array([1.0, 0.0, 0.0, 0.0]) if prior is None else np.asarray(prior, np.float64)
             self.evidence = np.zeros(styles.shape[0])
-            args = (records, context, styles, model, tries, self._cfg, kernel_rng, totals, self.evidence)
-            args += (self.margin_scale,)
+            fitted = (records, context, styles, model, tries)
+            args = (*fitted, self._cfg, kernel_rng, totals, self.evidence, self.margin_scale)
         elif self.variant == "crazy_rummy_v0":
             args = (self._cfg, kernel_rng, totals, style, self.margin_scale)
         else:
