@@ -12,8 +12,8 @@ measured on single hands (``episode="hand"``, the default).  With ``episode="gam
 searches of Gin, basic Rummy and Crazy Rummy play the current hand of the game out in their
 compiled playouts (``agents.search.fast.playout_config``), each decision judged by the
 hand's points margin (``fast.GIN_MARGIN_SCALE``, ``RUMMY_MARGIN_SCALE``,
-``CRAZY_MARGIN_SCALE``); a variant whose whole games have another champion would be in
-:data:`GAME_CHAMPIONS` (none now; a warning says so when one is played).
+``CRAZY_MARGIN_SCALE``); a variant whose whole games have another champion is in
+:data:`GAME_CHAMPIONS` (Crazy Rummy's; a warning says so when one is played).
 
 The champion of a variant is a name the registry already knows (a search agent with its
 options, a committed ``policy:`` model), so a champion is never a second copy of an agent.
@@ -43,7 +43,8 @@ A change of champion is recorded in the CHANGELOG, its figures on the results pa
   ``hold_wilds`` style in its playouts, the other seats the default style.  Against two
   copies of ``pimc:model=1`` (the search with default playouts, the previous champion)
   it has the lowest penalty in 0.379 [0.341, 0.418] of 1,800 rounds (1/3 is an equal
-  share; ``docs/results/champion-crazy/README.md``).
+  share; ``docs/results/champion-crazy/README.md``).  Whole games (13 rounds, the penalty
+  total counts) have their own: ``pimc:playout_style=shed_high`` (:data:`GAME_CHAMPIONS`).
 - Rummikub: ``pimc:model=mix``: whole-play search whose playouts play each opponent as
   max-play or patient, drawn from a posterior over the two fitted on its public turns
   (:mod:`agents.search.rummikub_mix`), where plain ``pimc`` rolls every opponent out as
@@ -77,15 +78,23 @@ CHAMPIONS: dict[str, str] = {
 }
 
 
-#: Whole games (``episode="game"``) whose champion is another agent than on single hands:
-#: none now.  Gin's was its guide, the league model (0.587 [0.543, 0.629] of 1,000 whole
-#: games against ``openspiel_gin_bot``), until the guided search's playouts valued a whole
-#: game's hand by its points (``agents.search.fast.GIN_MARGIN_SCALE``): on 300 deals of seed
-#: 64 it then won 0.642 [0.586, 0.694] of 600 whole games against the league model and 0.683
-#: [0.629, 0.733] of 600 against the bot, past the bar set beforehand (more than 0.5 and at
-#: least 0.58; valued by hands won it had 0.567 and 0.538: docs/results/champion-gin/README.md,
-#: "whole-games/").
-GAME_CHAMPIONS: dict[str, str] = {}
+#: Whole games (``episode="game"``) whose champion is another agent than on single hands. Crazy
+#: Rummy's is ``pimc:playout_style=shed_high``, the single-round champion's search with its own
+#: seat shedding high cards in its playouts instead of holding wild cards: over 13 rounds the
+#: penalty points count, and two ``pimc:model=1`` beat the single-round champion there (0.289
+#: [0.158, 0.467] of 90 games, -1.19 points a round, seed 73) where this search is level with
+#: them and does better than the champion paired by deal, on 24 fresh deals of seed 74 (0.347
+#: [0.190, 0.546] of 72 games against them, -0.02 [-0.97, +0.94] points a round; +1.07 [-0.51,
+#: +2.65] a round better than the champion), adopted by a rule set before the run
+#: (``docs/results/champion-crazy/README.md``, "whole-games-shed-high-s74/").  No agent here
+#: beats ``pimc:model=1`` on whole Crazy Rummy games yet.  Gin's was its guide, the league
+#: model (0.587 [0.543, 0.629] of 1,000 whole games against ``openspiel_gin_bot``), until the
+#: guided search's playouts valued a whole game's hand by its points
+#: (``agents.search.fast.GIN_MARGIN_SCALE``): on 300 deals of seed 64 it then won 0.642 [0.586,
+#: 0.694] of 600 whole games against the league model and 0.683 [0.629, 0.733] of 600 against
+#: the bot, past the bar set beforehand (more than 0.5 and at least 0.58; valued by hands won
+#: it had 0.567 and 0.538: docs/results/champion-gin/README.md, "whole-games/").
+GAME_CHAMPIONS: dict[str, str] = {"crazy_rummy_v0": "pimc:playout_style=shed_high"}
 
 
 def champion_name(variant: str, episode: str = "hand") -> str:

@@ -103,10 +103,10 @@ def test_a_model_without_torch_is_a_value_error_with_the_install_command(monkeyp
 
 def test_whole_games_of_gin_give_the_same_champion():
     # whole games get the guided search too since its playouts value a hand by its points
-    # there (GAME_CHAMPIONS is empty; basic Rummy's and Crazy Rummy's champions are their
-    # searches there too: test_search_whole_games)
+    # there (basic Rummy's champion is its search there too: test_search_whole_games); only
+    # Crazy Rummy's whole games have a champion of their own
     env = gin_rummy_v0.env(episode="game")
-    assert GAME_CHAMPIONS == {}
+    assert GAME_CHAMPIONS == {"crazy_rummy_v0": "pimc:playout_style=shed_high"}
     assert champion_name("gin_rummy_v0", "game") == champion_name("gin_rummy_v0")
     assert champion_name("rummy_v0", "game") == champion_name("rummy_v0")
     with pytest.raises(ValueError) as err:
@@ -119,6 +119,21 @@ def test_whole_games_of_gin_give_the_same_champion():
     env.reset(seed=4)  # it plays a whole game's first decisions
     for _ in range(3):
         env.step(agent.act(env.last()[0]))
+
+
+def test_whole_crazy_rummy_games_get_the_search_that_sheds_high_cards_in_its_playouts():
+    env = crazy_rummy_v0.env(num_players=3, episode="game")
+    assert champion_name("crazy_rummy_v0", "game") == "pimc:playout_style=shed_high"
+    assert champion_name("crazy_rummy_v0") == "pimc:playout_style=hold_wilds"  # single rounds keep theirs
+    with pytest.warns(UserWarning) as said:
+        agent = make_agent("champion", env, seed=0)
+    assert [str(w.message) for w in said] == [
+        "champion on crazy_rummy_v0 with episode='game' plays pimc:playout_style=shed_high, "
+        "the agent measured on whole games (agents.champion.GAME_CHAMPIONS)"
+    ]
+    assert isinstance(agent, PIMCAgent) and (agent.worlds, agent.model, agent.style_id) == (500, 1.0, 2)
+    assert agent.compiled is not None and agent.compiled.margin_scale == 200.0
+    assert same_agent("champion", "pimc:playout_style=shed_high", env)
 
 
 def test_a_whole_game_champion_of_its_own_is_played_and_said(monkeypatch):

@@ -281,14 +281,19 @@ def test_gins_guided_search_plays_a_later_hand_of_a_whole_game():
 @pytest.mark.parametrize(("module", "options"), CASES[2:], ids=IDS[2:])
 def test_the_champion_of_a_whole_game_searches_with_compiled_playouts(module, options):
     env = module.env(episode="game", **options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no "compiled playouts are out", no dropped playout style
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")  # no "compiled playouts are out", no dropped playout style
         agent = make_agent("champion", env, seed=0)
     assert isinstance(agent, PIMCAgent) and agent.compiled is not None
-    if module is crazy_rummy_v0:
+    if module is crazy_rummy_v0:  # whole games have their own champion (test_champion), and say so
         from agents.crazy_heuristic import STYLES
 
-        assert agent.style_id == STYLES.index("hold_wilds") > 0
+        assert agent.style_id == STYLES.index("shed_high") > 0
+        assert [str(w.message).split(",")[0] for w in said] == [
+            "champion on crazy_rummy_v0 with episode='game' plays pimc:playout_style=shed_high"
+        ]
+    else:
+        assert said == []
     state = _into_a_later_hand(env, 2, np.random.default_rng(0), 3)
     assert state is not None and state.hands_played >= 1
     action = agent.act(env.observe(env.agent_selection))
