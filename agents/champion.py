@@ -78,7 +78,7 @@ CHAMPIONS: dict[str, str] = {
 }
 
 
-#: Whole games (``episode="game"``) whose champion is another agent than on single hands. Crazy
+#: Whole games (``episode="game"``) whose champion is another agent than on single hands.  Crazy
 #: Rummy's is ``pimc:playout_style=shed_high``, the single-round champion's search with its own
 #: seat shedding high cards in its playouts instead of holding wild cards: over 13 rounds the
 #: penalty points count, and two ``pimc:model=1`` beat the single-round champion there (0.289

@@ -6,7 +6,9 @@ Prints, per deal averaged over its seatings, A's penalty margin a round minus B'
 opponents' mean penalty minus the agent's: + is better for A) and A's share of games with the
 lowest total minus B's, each with its 95% Student's t interval over the deals
 (``experiments.common.mean_interval``).  Raises ValueError when the two runs did not play the
-same deals (the games' seeds differ).
+same deals (the games' seeds differ).  ``docs/results/champion-gin/guided/paired.py`` pairs
+win shares only, over every opponent of a run, with a normal interval; its logged Gin figures
+were made with it, so it is kept as it is rather than folded into this one.
 """
 
 import csv
