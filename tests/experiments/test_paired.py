@@ -1,0 +1,101 @@
+"""``experiments.paired``: two evaluations on the same deals, A minus B paired by deal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments import paired
+
+T2 = 4.302652729911275  # Student's t two-sided 95% quantile at 2 degrees of freedom (three deals)
+T1 = 12.706204736174694  # at 1 degree of freedom (two deals)
+HEADER = "opponent,deal,seed,rotation,agent_seat,win_share,points_per_hand,steps,opponent_points_per_hand\n"
+
+
+def _run(folder, variant, games, margin=True):
+    """An evaluation folder: ``evaluation.json`` naming the variant and ``games.csv`` with
+    one line per ``(opponent, deal, rotation, win_share, points, their_points)``."""
+    folder.mkdir()
+    (folder / "evaluation.json").write_text(json.dumps({"variant": variant}))
+    header = HEADER if margin else HEADER.replace(",opponent_points_per_hand", "")
+    lines = [
+        f"{opp},{deal},{100 + 10 * deal + rot},{rot},{rot},{share},{pts},30" + (f",{theirs}" if margin else "")
+        for opp, deal, rot, share, pts, theirs in games
+    ]
+    (folder / "games.csv").write_text(header + "\n".join(lines) + "\n")
+    return folder
+
+
+def _gin_pair(tmp_path):
+    # per deal, A's win shares 0.5, 1.0, 0.0 and B's 0.0, 0.5, 0.5: differences +0.5, +0.5, -0.5;
+    # A's margins (points - theirs) +5, +10, -10 and B's -5, +2, -4: differences +10, +8, -6
+    a = _run(
+        tmp_path / "a",
+        "gin_rummy_v0",
+        [("bot", 0, 0, 1.0, 10, 0), ("bot", 0, 1, 0.0, 0, 0), ("bot", 1, 0, 1.0, 12, 2), ("bot", 1, 1, 1.0, 10, 0)]
+        + [("bot", 2, 0, 0.0, 0, 20), ("bot", 2, 1, 0.0, 0, 0)],
+    )
+    b = _run(
+        tmp_path / "b",
+        "gin_rummy_v0",
+        [("bot", 0, 0, 0.0, 0, 10), ("bot", 0, 1, 0.0, 0, 0), ("bot", 1, 0, 1.0, 4, 0), ("bot", 1, 1, 0.0, 0, 0)]
+        + [("bot", 2, 0, 0.0, 0, 8), ("bot", 2, 1, 1.0, 0, 0)],
+    )
+    return a, b
+
+
+def test_a_pair_gives_the_per_deal_differences_with_their_t_intervals(tmp_path):
+    a, b = _gin_pair(tmp_path)
+    (row,) = paired.paired([a, b])
+    assert row["pair"] == f"{a} - {b}" and row["deals"] == 3
+    share_half = T2 * (1 / 3) ** 0.5 / 3**0.5  # the differences' standard deviation is sqrt(1/3)
+    assert row["share"] == pytest.approx((1 / 6, 1 / 6 - share_half, 1 / 6 + share_half))
+    margin_sd = ((10 - 4) ** 2 + (8 - 4) ** 2 + (-6 - 4) ** 2) ** 0.5 / 2**0.5  # mean +4
+    assert row["margin"] == pytest.approx((4.0, 4.0 - T2 * margin_sd / 3**0.5, 4.0 + T2 * margin_sd / 3**0.5))
+
+
+def test_crazy_rummy_margins_are_the_others_penalty_minus_the_agents(tmp_path):
+    a = _run(tmp_path / "a", "crazy_rummy_v0", [("h", 0, 0, 1.0, 2, 12), ("h", 1, 0, 0.0, 30, 10)])
+    b = _run(tmp_path / "b", "crazy_rummy_v0", [("h", 0, 0, 0.0, 9, 7), ("h", 1, 0, 0.0, 20, 10)])
+    (row,) = paired.paired([a / "games.csv", b / "games.csv"])  # the files work as the folders
+    # A: +10 and -20 a round; B: -2 and -10: differences +12 and -10
+    assert row["margin"] == pytest.approx((1.0, 1.0 - T1 * 11.0, 1.0 + T1 * 11.0))
+    assert row["share"] == pytest.approx((0.5, 0.5 - T1 * 0.5, 0.5 + T1 * 0.5))
+
+
+def test_an_opponent_filter_and_pooled_pairs(tmp_path):
+    a = _run(tmp_path / "a", "rummy_v0", [("x", 0, 0, 1.0, 5, 0), ("y", 0, 0, 0.0, 0, 9)])
+    b = _run(tmp_path / "b", "rummy_v0", [("x", 0, 0, 0.0, 0, 5), ("y", 0, 0, 1.0, 9, 0)])
+    c = _run(tmp_path / "c", "rummy_v0", [("x", 0, 0, 1.0, 3, 0)], margin=False)
+    d = _run(tmp_path / "d", "rummy_v0", [("x", 0, 0, 1.0, 1, 0)], margin=False)
+    rows = paired.paired([a, b, c, d], opponent="x")
+    assert [r["pair"] for r in rows] == [f"{a} - {b}", f"{c} - {d}", "pooled"]
+    assert rows[0]["share"] == (1.0, None, None) and rows[0]["margin"] == (10.0, None, None)
+    assert rows[1]["share"] == (0.0, None, None) and rows[1]["margin"] is None  # written before the column
+    assert rows[2]["deals"] == 2 and rows[2]["share"] == pytest.approx((0.5, 0.5 - T1 * 0.5, 0.5 + T1 * 0.5))
+    assert rows[2]["margin"] is None  # one pair has no margins: no pooled margin
+
+
+def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
+    a, b = _gin_pair(tmp_path)
+    other = _run(tmp_path / "other", "gin_rummy_v0", [("bot", 5, 0, 1.0, 10, 0)])
+    with pytest.raises(ValueError, match="did not play the same deals"):
+        paired.paired([a, other])
+    with pytest.raises(ValueError, match="^give runs in pairs, RUN_A RUN_B \\[RUN_A2 RUN_B2 ...\\]: got 3$"):
+        paired.paired([a, b, a])
+    with pytest.raises(ValueError, match="no game against 'nobody'"):
+        paired.paired([a, b], opponent="nobody")
+    with pytest.raises(ValueError, match="no games.csv of experiments.evaluate there"):
+        paired.paired([a, tmp_path / "missing"])
+
+
+def test_the_command_prints_each_pair_and_refuses_bad_runs(tmp_path, capsys):
+    a, b = _gin_pair(tmp_path)
+    assert paired.main([str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{a} - {b}: 3 deals; win share +0.1667 [-1.2676, +1.6009]; margin a hand +4.00 [-17.66, +25.66]"
+    with pytest.raises(SystemExit) as stop:
+        paired.main([str(a)])
+    assert stop.value.code == 2
+    assert "give runs in pairs" in capsys.readouterr().err
