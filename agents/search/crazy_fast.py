@@ -374,18 +374,33 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
     even = 1.0 / n
     memo_keys, memo_results = plan.memo_arrays()
     gen = np.zeros(1, np.int64)
+    # the world's row as an int64, not the literal 0: numba compiles a kernel function once per
+    # argument type, and a literal is a type of its own
+    row = np.int64(0)
     for _ in range(worlds):
-        redeal_hidden(0, seat, b_ints, b_masks, b_stock, cfg, rng, 0)
+        redeal_hidden(row, seat, b_ints, b_masks, b_stock, cfg, rng, 0)
         for a in range(actions.shape[0]):
             w_ints[0] = b_ints[0]
             w_masks[0] = b_masks[0]
             w_stock[0] = b_stock[0]
             w_pile[0] = b_pile[0]
-            k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, cfg)
-            k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
+            k.apply(row, actions[a], w_ints, w_masks, w_stock, w_pile, cfg)
+            k.compute_legal(row, w_ints, w_masks, w_legal, cfg)
             steps = play_out(
-                0, w_ints, w_masks, w_stock, w_pile, w_legal, cfg, max_steps, memo_keys, memo_results, gen, seat, style
+                row,
+                w_ints,
+                w_masks,
+                w_stock,
+                w_pile,
+                w_legal,
+                cfg,
+                max_steps,
+                memo_keys,
+                memo_results,
+                gen,
+                seat,
+                style,
             )
-            value = seat_value(0, seat, w_ints, w_masks, temperature, cfg, margin_scale)
+            value = seat_value(row, seat, w_ints, w_masks, temperature, cfg, margin_scale)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

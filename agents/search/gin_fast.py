@@ -366,7 +366,9 @@ def evaluate(
     b_ints, b_masks, b_pile, b_legal, b_decks = base
     w_ints, w_masks, w_pile = b_ints.copy(), b_masks.copy(), b_pile.copy()
     w_legal, w_decks = b_legal.copy(), b_decks.copy()
-    rewards = np.zeros((1, 2), np.float64)
+    # float32 as the batched engine's: the kernel functions compiled for it serve (only the
+    # rewards' signs are read, and the points are whole numbers, exact in float32)
+    rewards = np.zeros((1, 2), np.float32)
     before = b_ints[0, k.SCORE : k.SCORE + 2].copy()
     other = 1 - seat
     limit = b_ints[0, k.LIMIT]
@@ -379,8 +381,11 @@ def evaluate(
             mixed += 1
     played, dealt = 0, 0
     total_weight, best = 0.0, 0.0
+    # the world's row as an int64, not the literal 0: numba compiles a kernel function once per
+    # argument type, and a literal is a type of its own
+    row = np.int64(0)
     while played < worlds and dealt < tries * worlds:
-        redeal_hidden(0, seat, b_ints, b_masks, b_decks, rng, 0)
+        redeal_hidden(row, seat, b_ints, b_masks, b_decks, rng, 0)
         dealt += 1
         weight = 1.0
         style = 0
@@ -416,9 +421,9 @@ def evaluate(
             w_decks[0] = b_decks[0]
             rewards[0, 0] = 0.0
             rewards[0, 1] = 0.0
-            k.apply(0, actions[a], w_ints, w_masks, w_pile, w_decks, rewards, cfg)
-            k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
-            steps = play_out(0, w_ints, w_masks, w_pile, w_legal, w_decks, rewards, cfg, max_steps, other, style)
-            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, margin_scale, before)
+            k.apply(row, actions[a], w_ints, w_masks, w_pile, w_decks, rewards, cfg)
+            k.compute_legal(row, w_ints, w_masks, w_legal, cfg)
+            steps = play_out(row, w_ints, w_masks, w_pile, w_legal, w_decks, rewards, cfg, max_steps, other, style)
+            value = seat_value(row, seat, w_ints, w_masks, rewards, temperature, margin_scale, before)
             totals[a] += weight * (0.5 + (value - 0.5) * discount ** (steps + 1))
     return total_weight

@@ -380,19 +380,24 @@ def evaluate(
     w_ints, w_masks, w_stock = b_ints.copy(), b_masks.copy(), b_stock.copy()
     w_pile, w_legal = b_pile.copy(), b_legal.copy()
     n = cfg[k.C_PLAYERS]
-    rewards = np.zeros((1, n), np.float64)
+    # float32 as the batched engine's: the kernel functions compiled for it serve (only the
+    # rewards' signs are read, and the points are whole numbers, exact in float32)
+    rewards = np.zeros((1, n), np.float32)
     even = 1.0 / n
+    # the world's row as an int64, not the literal 0: numba compiles a kernel function once per
+    # argument type, and a literal is a type of its own
+    row = np.int64(0)
     for _ in range(worlds):
-        redeal_hidden(0, seat, b_ints, b_masks, b_stock, known, stock_public, cfg, rng, 0)
+        redeal_hidden(row, seat, b_ints, b_masks, b_stock, known, stock_public, cfg, rng, 0)
         for a in range(actions.shape[0]):
             w_ints[0] = b_ints[0]
             w_masks[0] = b_masks[0]
             w_stock[0] = b_stock[0]
             w_pile[0] = b_pile[0]
             rewards[0, :] = 0.0
-            k.apply(0, actions[a], w_ints, w_masks, w_stock, w_pile, rewards, cfg)
-            k.compute_legal(0, w_ints, w_masks, w_legal, cfg)
-            steps = play_out(0, w_ints, w_masks, w_stock, w_pile, w_legal, rewards, cfg, max_steps)
-            value = seat_value(0, seat, w_ints, w_masks, rewards, temperature, cfg, margin_scale)
+            k.apply(row, actions[a], w_ints, w_masks, w_stock, w_pile, rewards, cfg)
+            k.compute_legal(row, w_ints, w_masks, w_legal, cfg)
+            steps = play_out(row, w_ints, w_masks, w_stock, w_pile, w_legal, rewards, cfg, max_steps)
+            value = seat_value(row, seat, w_ints, w_masks, rewards, temperature, cfg, margin_scale)
             totals[a] += even + (value - even) * discount ** (steps + 1)
     return float(worlds)

@@ -436,7 +436,9 @@ def reset_range(lo, hi, *args):
 def reset_parallel(*args):
     """``reset_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(args[0].shape[0]):
-        reset_one(i, *args)
+        # int64 as in the other drivers: prange's index is unsigned, and numba would compile
+        # every kernel function once more for it
+        reset_one(np.int64(i), *args)
 
 
 @njit(nogil=True, cache=True)
@@ -450,7 +452,7 @@ def step_range(lo, hi, *args):
 def step_parallel(*args):
     """``step_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(args[0].shape[0]):
-        step_one(i, *args)
+        step_one(np.int64(i), *args)
 
 
 @njit(cache=True)
@@ -485,4 +487,4 @@ def opponents_range(lo, hi, seats, *args):
 def opponents_parallel(seats, *args):
     """``opponents_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(seats.shape[0]):
-        opponents_one(i, seats[i], *args)
+        opponents_one(np.int64(i), seats[i], *args)
