@@ -23,27 +23,3 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("deterministic", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
-
-
-def pytest_configure(config):
-    """Before the pytest-xdist workers of a whole-suite run start: compile the numba kernels
-    into numba's cache in two processes (``tests/precompile.py``), so that the workers load
-    them instead of each compiling most of them again (on a fresh machine about 280 s of
-    compiling, done once instead of twice; with a warm cache this takes a few seconds).  A
-    failure here is left to the tests that call the kernel to report."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    import pytest
-
-    workers = getattr(config.option, "numprocesses", None) or 0
-    whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if hasattr(config, "workerinput") or not whole_suite or not isinstance(workers, int) or workers < 2:
-        return
-    halves = (["gin_rummy", "rummikub"], ["rummy", "crazy_rummy"])  # about 155 s and 125 s cold
-    root = Path(__file__).resolve().parents[1]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    runs = [subprocess.Popen([sys.executable, "-m", "tests.precompile", *half], cwd=root, **quiet) for half in halves]
-    for run in runs:
-        run.wait()
