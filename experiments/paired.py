@@ -30,6 +30,9 @@ from statistics import fmean
 from experiments.common import mean_interval
 from experiments.tournament.report import POINTS_LABELS
 
+#: the columns of ``games.csv`` read here (``opponent_points_per_hand`` too when present)
+COLUMNS = ("opponent", "deal", "seed", "rotation", "win_share", "points_per_hand")
+
 
 def games_file(run: str | Path) -> Path:
     """``run``'s ``games.csv``: ``run`` itself or the file in the folder ``run``.
@@ -66,13 +69,17 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         "seeds": {(opponent, deal, rotation): the game's seed}}``.
 
     Raises:
-        ValueError: no ``games.csv``, or no game against ``opponent`` in it.
+        ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, or no game
+            against ``opponent`` in it.
     """
     games = games_file(run)
     sign = -1.0 if _penalty(games) else 1.0
     shares, margins, seeds = defaultdict(list), defaultdict(list), {}
     with open(games, newline="") as f:
         reader = csv.DictReader(f)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ValueError(f"{games}: not a games.csv of experiments.evaluate (no column {', '.join(missing)})")
         with_margin = "opponent_points_per_hand" in (reader.fieldnames or ())
         for row in reader:
             if opponent is not None and row["opponent"] != opponent:

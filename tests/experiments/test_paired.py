@@ -88,6 +88,9 @@ def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
         paired.paired([a, b], opponent="nobody")
     with pytest.raises(ValueError, match="no games.csv of experiments.evaluate there"):
         paired.paired([a, tmp_path / "missing"])
+    (tmp_path / "tournament.csv").write_text("lineup,deal,seed\nx,0,1\n")  # another job's games
+    with pytest.raises(ValueError, match="not a games.csv of experiments.evaluate \\(no column opponent, rotation, "):
+        paired.paired([a, tmp_path / "tournament.csv"])
 
 
 def test_the_command_prints_each_pair_and_refuses_bad_runs(tmp_path, capsys):
