@@ -3,14 +3,18 @@
     python -m experiments.paired RUN_A RUN_B
     python -m experiments.paired RUN_A RUN_B RUN_A2 RUN_B2 --opponent pimc:model=1
 
-Each RUN is an :mod:`experiments.evaluate` results folder (or its ``games.csv``); A and B of
-a pair must have played the same deals against the same opponents (the same ``--seed``,
-``--deals`` and opponents: checked on the games' seeds).  A deal's games (one per seating)
-share its cards, so the deal, not the game, is the sample: per deal, A's mean win share
-minus B's and, when both runs wrote ``opponent_points_per_hand``, A's points margin a hand
-minus B's (the margin as ``evaluation.json``'s ``points_margin``: the agent's points a hand
-more than the other seats' mean, or on Crazy Rummy the others' penalty minus the agent's;
-positive is better for A).  Printed per pair and, with several pairs, pooled over their
+Each RUN is an :mod:`experiments.evaluate` results folder (or its ``games.csv``, with the
+run's ``evaluation.json`` beside it); A and B of a pair must have played the same deals
+against the same opponents in the same env (the same ``--seed``, ``--deals``, opponents and
+``--env-option``: checked on the games' seeds and the two ``evaluation.json``; with
+``--opponent NAME`` only the games against that opponent are compared).  A deal's games
+(one per seating, and one per opponent: the evaluation deals the same cards to every
+opponent) share its cards, so the deal, not the game, is the sample: per deal, A's mean win
+share minus B's and A's points margin a hand minus B's (the margin as ``evaluation.json``'s
+``points_margin``: the agent's points a hand more than the other seats' mean, or on Crazy
+Rummy the others' penalty a round minus the agent's; positive is better for A; left out
+when a run wrote no ``opponent_points_per_hand``, or has no ``evaluation.json`` to say
+which variant it played).  Printed per pair and, with several pairs, pooled over their
 deals, each as a mean with its 95% Student's t interval over the deals
 (:func:`experiments.common.mean_interval`).  Pairing removes the luck of the cards that both
 runs share, so it separates two close agents on far fewer deals than their two win rates.
@@ -32,6 +36,8 @@ from experiments.tournament.report import POINTS_LABELS
 
 #: the columns of ``games.csv`` read here (``opponent_points_per_hand`` too when present)
 COLUMNS = ("opponent", "deal", "seed", "rotation", "win_share", "points_per_hand")
+#: the settings of ``evaluation.json`` two paired runs must share
+SAME_SETTINGS = ("variant", "env_options", "seats")
 
 
 def games_file(run: str | Path) -> Path:
@@ -47,13 +53,14 @@ def games_file(run: str | Path) -> Path:
     return path
 
 
-def _penalty(games: Path) -> bool:
-    """Whether the run's points are penalties (lower is better: Crazy Rummy), from the
-    ``evaluation.json`` beside its ``games.csv`` (absent: points, higher is better)."""
+def settings(games: Path) -> dict | None:
+    """The :data:`SAME_SETTINGS` of the run, from the ``evaluation.json`` beside its
+    ``games.csv`` (None when there is none)."""
     summary = games.parent / "evaluation.json"
     if not summary.is_file():
-        return False
-    return json.loads(summary.read_text()).get("variant") in POINTS_LABELS
+        return None
+    result = json.loads(summary.read_text())
+    return {key: result.get(key) for key in SAME_SETTINGS}
 
 
 def per_deal(run: str | Path, opponent: str | None = None) -> dict:
@@ -61,87 +68,110 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
 
     Args:
         run: an :mod:`experiments.evaluate` folder or its ``games.csv``.
-        opponent: only the games against this member (None: every opponent of the run).
+        opponent: only the games against this member (None: every opponent of the run,
+            a deal's games against all of them averaged together).
 
     Returns:
-        ``{"share": {(opponent, deal): mean win share}, "margin": {(opponent, deal): mean
-        points margin a hand} or None when the run did not write the other seats' points,
-        "seeds": {(opponent, deal, rotation): the game's seed}}``.
+        ``{"share": {deal: mean win share}, "margin": {deal: mean points margin a hand} or
+        None (no ``opponent_points_per_hand`` column, or no ``evaluation.json`` to tell
+        points from penalties), "seeds": {(opponent, deal, rotation): the game's seed},
+        "settings": :func:`settings`}``.
 
     Raises:
         ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, or no game
             against ``opponent`` in it.
     """
     games = games_file(run)
-    sign = -1.0 if _penalty(games) else 1.0
+    found = settings(games)
+    sign = -1.0 if found is not None and found["variant"] in POINTS_LABELS else 1.0
     shares, margins, seeds = defaultdict(list), defaultdict(list), {}
     with open(games, newline="") as f:
         reader = csv.DictReader(f)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
         if missing:
             raise ValueError(f"{games}: not a games.csv of experiments.evaluate (no column {', '.join(missing)})")
-        with_margin = "opponent_points_per_hand" in (reader.fieldnames or ())
+        with_margin = found is not None and "opponent_points_per_hand" in (reader.fieldnames or ())
         for row in reader:
             if opponent is not None and row["opponent"] != opponent:
                 continue
-            key = (row["opponent"], int(row["deal"]))
-            shares[key].append(float(row["win_share"]))
+            deal = int(row["deal"])
+            shares[deal].append(float(row["win_share"]))
             if with_margin:
-                margins[key].append(sign * (float(row["points_per_hand"]) - float(row["opponent_points_per_hand"])))
-            seeds[key + (int(row["rotation"]),)] = row["seed"]
+                margins[deal].append(sign * (float(row["points_per_hand"]) - float(row["opponent_points_per_hand"])))
+            seeds[row["opponent"], deal, int(row["rotation"])] = row["seed"]
     if not shares:
         raise ValueError(f"{games}: no game" + ("" if opponent is None else f" against {opponent!r}"))
     return {
-        "share": {k: fmean(v) for k, v in shares.items()},
-        "margin": {k: fmean(v) for k, v in margins.items()} if with_margin else None,
+        "share": {d: fmean(v) for d, v in shares.items()},
+        "margin": {d: fmean(v) for d, v in margins.items()} if with_margin else None,
         "seeds": seeds,
+        "settings": found,
     }
 
 
-def paired(
-    runs: Sequence[str | Path], opponent: str | None = None
-) -> list[dict[str, tuple[float, float | None, float | None] | int | str | None]]:
+def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
+    """Refuse two runs that did not play the same games (see :func:`paired`)."""
+    only_a = sorted({o for o, _, _ in da["seeds"]} - {o for o, _, _ in db["seeds"]})
+    only_b = sorted({o for o, _, _ in db["seeds"]} - {o for o, _, _ in da["seeds"]})
+    if only_a or only_b:
+        raise ValueError(
+            f"{a} and {b} played different opponents (only {a}: {', '.join(only_a) or '-'}; "
+            f"only {b}: {', '.join(only_b) or '-'}): name one both played with --opponent"
+        )
+    if da["seeds"] != db["seeds"]:
+        raise ValueError(f"{a} and {b} did not play the same deals (their games' seeds differ)")
+    if da["settings"] is not None and db["settings"] is not None and da["settings"] != db["settings"]:
+        raise ValueError(f"{a} and {b} were played in different settings: {da['settings']} and {db['settings']}")
+
+
+def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict]:
     """A minus B, paired by deal, for each pair of ``runs`` (``A, B, A2, B2, ...``) and pooled.
 
     Returns:
         One dict per pair (``"pair": "A - B"``), then, with more than one pair, ``"pooled"``:
         ``deals`` (int), ``share`` and ``margin`` as ``(mean, low, high)`` of the per-deal
-        differences with their 95% Student's t interval (``margin`` None when a run lacks
-        the other seats' points; ``low``/``high`` None below two deals).
+        differences with their 95% Student's t interval (``margin`` None when a run of the
+        pair, or of any pair for the pooled row, has no margins: see :func:`per_deal`;
+        ``low``/``high`` None below two deals), and ``unit`` (``"a round"`` on Crazy Rummy,
+        else ``"a hand"``).
 
     Raises:
-        ValueError: an odd number of runs or none, or a pair that did not play the same deals
-            (their games' seeds differ).
+        ValueError: an odd number of runs or none; a run :func:`per_deal` refuses; a pair
+            whose runs played different opponents, other deals (their games' seeds differ)
+            or other settings (``evaluation.json``'s :data:`SAME_SETTINGS`).
     """
     if not runs or len(runs) % 2:
         raise ValueError(f"give runs in pairs, RUN_A RUN_B [RUN_A2 RUN_B2 ...]: got {len(runs)}")
-    pairs, pooled_share, pooled_margin = [], [], []
+    rows, pooled_share, pooled_margin = [], [], []
     for a, b in zip(runs[::2], runs[1::2], strict=True):
         da, db = per_deal(a, opponent), per_deal(b, opponent)
-        if da["seeds"] != db["seeds"]:
-            raise ValueError(f"{a} and {b} did not play the same deals (their games' seeds differ)")
-        keys = sorted(da["share"])
-        share = [da["share"][k] - db["share"][k] for k in keys]
+        _check_pair(a, b, da, db)
+        deals = sorted(da["share"])
+        share = [da["share"][d] - db["share"][d] for d in deals]
         margin = None
         if da["margin"] is not None and db["margin"] is not None:
-            margin = [da["margin"][k] - db["margin"][k] for k in keys]
+            margin = [da["margin"][d] - db["margin"][d] for d in deals]
             pooled_margin.append(margin)
         pooled_share.append(share)
-        pairs.append(_row(f"{a} - {b}", share, margin))
-    if len(pairs) > 1:
+        found = da["settings"] or db["settings"]
+        unit = "a round" if found is not None and found["variant"] in POINTS_LABELS else "a hand"
+        rows.append(_row(f"{a} - {b}", share, margin, unit))
+    if len(rows) > 1:
         whole = len(pooled_margin) == len(pooled_share)  # every pair has margins
-        pairs.append(
-            _row("pooled", sum(pooled_share, []), sum(pooled_margin, []) if whole else None),
+        units = {r["unit"] for r in rows}
+        rows.append(
+            _row("pooled", sum(pooled_share, []), sum(pooled_margin, []) if whole else None, " / ".join(sorted(units)))
         )
-    return pairs
+    return rows
 
 
-def _row(name: str, share: list[float], margin: list[float] | None) -> dict:
+def _row(name: str, share: list[float], margin: list[float] | None, unit: str) -> dict:
     return {
         "pair": name,
         "deals": len(share),
         "share": mean_interval(share),
         "margin": None if margin is None else mean_interval(margin),
+        "unit": unit,
     }
 
 
@@ -166,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         p.error(str(err))
     for r in rows:
-        margin = "" if r["margin"] is None else f"; margin a hand {_fmt(r['margin'], 2)}"
+        margin = "" if r["margin"] is None else f"; margin {r['unit']} {_fmt(r['margin'], 2)}"
         print(f"{r['pair']}: {r['deals']} deals; win share {_fmt(r['share'], 4)}{margin}")
     print("A minus B per deal, mean [95% Student's t interval over the deals]; + is better for A")
     return 0

@@ -378,7 +378,7 @@ def evaluate(base, seat, actions, worlds, max_steps, temperature, discount, cfg,
     # argument type, and a literal is a type of its own
     row = np.int64(0)
     for _ in range(worlds):
-        redeal_hidden(row, seat, b_ints, b_masks, b_stock, cfg, rng, 0)
+        redeal_hidden(row, seat, b_ints, b_masks, b_stock, cfg, rng, row)
         for a in range(actions.shape[0]):
             w_ints[0] = b_ints[0]
             w_masks[0] = b_masks[0]

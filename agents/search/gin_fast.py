@@ -385,7 +385,7 @@ def evaluate(
     # argument type, and a literal is a type of its own
     row = np.int64(0)
     while played < worlds and dealt < tries * worlds:
-        redeal_hidden(row, seat, b_ints, b_masks, b_decks, rng, 0)
+        redeal_hidden(row, seat, b_ints, b_masks, b_decks, rng, row)
         dealt += 1
         weight = 1.0
         style = 0
@@ -395,7 +395,7 @@ def evaluate(
             for s in range(n_styles):
                 likes[s] = 0.0
                 if prior[s] > 0.0:
-                    likes[s] = prior[s] * style_fit(hand, records, context, s, limit, big_gin, eps, rng, 0)
+                    likes[s] = prior[s] * style_fit(hand, records, context, s, limit, big_gin, eps, rng, row)
                     evidence[s] += likes[s]
                     weight += likes[s]
                     if mixed == 1:
@@ -404,7 +404,7 @@ def evaluate(
                 continue
             best = max(best, weight)
             if mixed > 1:  # the playout style, drawn from this world's posterior
-                u = below(rng, 0, 1 << 30) / float(1 << 30) * weight
+                u = below(rng, row, 1 << 30) / float(1 << 30) * weight
                 style = -1
                 for s in range(n_styles):
                     if likes[s] > 0.0:

@@ -351,7 +351,7 @@ def reset_range(lo, hi, *args):
 def reset_parallel(*args):
     """``reset_one`` for every game, spread over numba's ``prange`` threads."""
     for i in prange(args[0].shape[0]):
-        # int64 as in the other drivers: prange's index is unsigned, and numba would compile
+        # int64 as in the *_range drivers: prange's index is unsigned, and numba would compile
         # every kernel function once more for it
         reset_one(np.int64(i), *args)
 

@@ -10,6 +10,7 @@ from experiments import paired
 
 T2 = 4.302652729911275  # Student's t two-sided 95% quantile at 2 degrees of freedom (three deals)
 T1 = 12.706204736174694  # at 1 degree of freedom (two deals)
+T5 = 2.5705818366147395  # at 5 degrees of freedom (six deals)
 HEADER = "opponent,deal,seed,rotation,agent_seat,win_share,points_per_hand,steps,opponent_points_per_hand\n"
 
 
@@ -53,6 +54,12 @@ def test_a_pair_gives_the_per_deal_differences_with_their_t_intervals(tmp_path):
     assert row["share"] == pytest.approx((1 / 6, 1 / 6 - share_half, 1 / 6 + share_half))
     margin_sd = ((10 - 4) ** 2 + (8 - 4) ** 2 + (-6 - 4) ** 2) ** 0.5 / 2**0.5  # mean +4
     assert row["margin"] == pytest.approx((4.0, 4.0 - T2 * margin_sd / 3**0.5, 4.0 + T2 * margin_sd / 3**0.5))
+    assert row["unit"] == "a hand"
+    *_, pooled = paired.paired([a, b, a, b])  # the same pair twice: six deals
+    pooled_sd = (2 * (6**2 + 4**2 + 10**2) / 5) ** 0.5
+    assert pooled["deals"] == 6 and pooled["margin"] == pytest.approx(
+        (4.0, 4.0 - T5 * pooled_sd / 6**0.5, 4.0 + T5 * pooled_sd / 6**0.5)
+    )
 
 
 def test_crazy_rummy_margins_are_the_others_penalty_minus_the_agents(tmp_path):
@@ -62,6 +69,10 @@ def test_crazy_rummy_margins_are_the_others_penalty_minus_the_agents(tmp_path):
     # A: +10 and -20 a round; B: -2 and -10: differences +12 and -10
     assert row["margin"] == pytest.approx((1.0, 1.0 - T1 * 11.0, 1.0 + T1 * 11.0))
     assert row["share"] == pytest.approx((0.5, 0.5 - T1 * 0.5, 0.5 + T1 * 0.5))
+    assert row["unit"] == "a round"
+    (a / "evaluation.json").unlink()  # which variant it was is then unknown: no margins
+    (row,) = paired.paired([a, b])
+    assert row["margin"] is None and row["share"] == pytest.approx((0.5, 0.5 - T1 * 0.5, 0.5 + T1 * 0.5))
 
 
 def test_an_opponent_filter_and_pooled_pairs(tmp_path):
@@ -75,6 +86,12 @@ def test_an_opponent_filter_and_pooled_pairs(tmp_path):
     assert rows[1]["share"] == (0.0, None, None) and rows[1]["margin"] is None  # written before the column
     assert rows[2]["deals"] == 2 and rows[2]["share"] == pytest.approx((0.5, 0.5 - T1 * 0.5, 0.5 + T1 * 0.5))
     assert rows[2]["margin"] is None  # one pair has no margins: no pooled margin
+    # without --opponent a deal's games against every opponent make one sample
+    (row,) = paired.paired([a, b])
+    assert row["deals"] == 1 and row["share"] == (0.0, None, None)
+    assert row["margin"] == (-4.0, None, None)  # A: (5 - 9) / 2, B: (-5 + 9) / 2
+    with pytest.raises(ValueError, match=f"played different opponents \\(only {a}: y; only {c}: -\\)"):
+        paired.paired([a, c])
 
 
 def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
@@ -82,6 +99,9 @@ def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
     other = _run(tmp_path / "other", "gin_rummy_v0", [("bot", 5, 0, 1.0, 10, 0)])
     with pytest.raises(ValueError, match="did not play the same deals"):
         paired.paired([a, other])
+    crazy = _run(tmp_path / "crazy", "crazy_rummy_v0", [("bot", d, r, 0.0, 0, 0) for d in range(3) for r in range(2)])
+    with pytest.raises(ValueError, match="were played in different settings"):
+        paired.paired([a, crazy])
     with pytest.raises(ValueError, match="^give runs in pairs, RUN_A RUN_B \\[RUN_A2 RUN_B2 ...\\]: got 3$"):
         paired.paired([a, b, a])
     with pytest.raises(ValueError, match="no game against 'nobody'"):
