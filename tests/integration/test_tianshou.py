@@ -16,7 +16,9 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 CASES = [
     (rummy_v0, {"max_turns": 40}),
     (gin_rummy_v0, {"max_turns": 40}),
-    (gin_rummy_v0, {"reward": "score", "episode": "game", "target_score": 1, "max_turns": 40}),
+    # whole games: a knock ends one at once (target 1); random play seldom knocks, so max_hands
+    # bounds a game to a few hundred steps (a game truncated there ends with the same info keys)
+    (gin_rummy_v0, {"reward": "score", "episode": "game", "target_score": 1, "max_turns": 40, "max_hands": 8}),
     (crazy_rummy_v0, {"max_turns": 40}),
     (rummikub_v0, {"max_turns": 20}),
 ]
@@ -32,9 +34,9 @@ def test_collector_runs_whole_episodes(module, options):
         {a: MARLRandomDiscreteMaskedOffPolicyAlgorithm.Policy(env.action_space) for a in env.agents}
     )
     np.random.seed(0)  # Tianshou's random policy draws from numpy's global generator
-    buffer = VectorReplayBuffer(
-        200_000, 2
-    )  # room for two whole long games per env: a full buffer wraps and drops steps
+    # room for two whole episodes per env (max_turns and max_hands bound them): a full buffer
+    # wraps and drops steps
+    buffer = VectorReplayBuffer(20_000, 2)
     collector = Collector(policy, DummyVectorEnv([make, make]), buffer)
     collector.reset()
     stats = collector.collect(n_episode=2, reset_before_collect=True)
