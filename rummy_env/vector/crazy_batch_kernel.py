@@ -289,7 +289,7 @@ def reset_one(
     _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg, wilds[i])
     for q in range(rewards.shape[1]):
         rewards[i, q] = 0.0
-    _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+    _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
 @njit(**PLAIN)
@@ -306,7 +306,7 @@ def step_one(
         shuffle_into(deal_rng, i, decks[i])
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
         _deal_episode(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg, -1)
-        _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+        _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
     action = actions[i]
     if random:
@@ -316,7 +316,7 @@ def step_one(
     compute_legal(i, ints, masks, legal, cfg)
     if ints[i, ENDED] != LIVE:
         end_round(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, rewards, cfg)
-    viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
+    viewer = np.int64(ints[i, CUR] if ints[i, ENDED] == LIVE else actor)  # one compiled _write_step
     _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 

@@ -336,7 +336,7 @@ def reset_one(
     deal(i, ints, masks, pile, legal, decks, dealers, cfg)
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
-    _write_step(i, ints[i, CUR], ints, masks, pile, legal, obs, mask, current, term, trunc)
+    _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, obs, mask, current, term, trunc)
 
 
 @njit(cache=True)
@@ -371,7 +371,7 @@ def step_one(
         dealers[i] = below(deal_rng, i, 2)
         new_game(i, ints)
         deal(i, ints, masks, pile, legal, decks, dealers, cfg)
-        _write_step(i, ints[i, CUR], ints, masks, pile, legal, obs, mask, current, term, trunc)
+        _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, obs, mask, current, term, trunc)
         return
     action = actions[i]
     if random:
@@ -382,7 +382,7 @@ def step_one(
         next_hand(i, ints, masks, pile, legal, decks, dealers, deal_rng, cfg)
     else:
         compute_legal(i, ints, masks, legal, cfg)
-    viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
+    viewer = np.int64(ints[i, CUR] if ints[i, ENDED] == LIVE else actor)  # one compiled _write_step
     _write_step(i, viewer, ints, masks, pile, legal, obs, mask, current, term, trunc)
 
 

@@ -393,7 +393,7 @@ def reset_one(
     new_game(i, ints)
     deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg)
     rewards[i, :] = 0.0
-    _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+    _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 
 @njit(cache=True)
@@ -410,7 +410,7 @@ def step_one(
         dealers[i] = below(deal_rng, i, cfg[C_PLAYERS])
         new_game(i, ints)
         deal(i, ints, masks, stock, pile, legal, decks, dealers, cfg)
-        _write_step(i, ints[i, CUR], ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
+        _write_step(i, np.int64(ints[i, CUR]), ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
         return
     action = actions[i]
     if random:
@@ -421,7 +421,7 @@ def step_one(
         next_hand(i, ints, masks, stock, pile, legal, decks, dealers, deal_rng, cfg)
     else:
         compute_legal(i, ints, masks, legal, cfg)
-    viewer = ints[i, CUR] if ints[i, ENDED] == LIVE else actor
+    viewer = np.int64(ints[i, CUR] if ints[i, ENDED] == LIVE else actor)  # one compiled _write_step
     _write_step(i, viewer, ints, masks, pile, legal, cfg, obs, mask, current, term, trunc)
 
 

@@ -107,7 +107,7 @@ def test_a_later_hand_of_a_whole_game_plays_out_in_the_kernel_as_in_the_engine(m
     arrays = world_module.arrays(1) if variant == "crazy_rummy_v0" else world_module.arrays(1, config)
     ints, legal = arrays[0], arrays[3] if variant == "gin_rummy_v0" else arrays[4]
     n = raw.game.num_players
-    rewards = np.zeros((1, n))
+    rewards = np.zeros((1, n), np.float32)  # the search and batched engine use float32
     rng = np.random.default_rng(3)
     hands = steps = scored = decided = 0
     for seed in range(20):
@@ -188,7 +188,7 @@ def test_crazy_rummys_whole_games_value_a_round_by_its_penalty_margin():
     ints, masks = crazy_world.arrays(1)[:2]
     ints[0, ck.ENDED] = ck.TERMINATED
     ints[0, ck.PENALTY : ck.PENALTY + 3] = [10, 30, 50]
-    assert [crazy_fast.seat_value(0, q, ints, masks, 10.0, cfg) for q in range(3)] == [1.0, 0.0, 0.0]
+    assert [crazy_fast.seat_value(0, q, ints, masks, 10.0, cfg, 0.0) for q in range(3)] == [1.0, 0.0, 0.0]
     margins = [crazy_fast.seat_value(0, q, ints, masks, 10.0, cfg, 200.0) for q in range(3)]
     assert margins == pytest.approx([1 / 3 + 30 / 200, 1 / 3, 1 / 3 - 30 / 200], abs=1e-12)
     ints[0, ck.ENDED] = ck.TRUNCATED
@@ -209,7 +209,7 @@ def test_rummys_whole_games_value_a_hand_by_its_points_margin():
     plus the seat's score minus the others' mean over the scale (R-RUMMY-17): +40 for the
     winner, -20 for each other; going rummy doubles it (R-RUMMY-16); no winner gives 1/3."""
     cfg, ints, masks = _rummy_hands("5H KS", "", "KD 9C 6S")
-    rewards = np.array([[-0.5, 1.0, -0.5]])
+    rewards = np.array([[-0.5, 1.0, -0.5]], np.float32)
     ints[0, rk.ENDED] = rk.TERMINATED
     ints[0, rk.MELDED + 1] = 1
     assert [rummy_fast.seat_value(0, q, ints, masks, rewards, 10.0, cfg, 0.0) for q in range(3)] == [0.0, 1.0, 0.0]
@@ -227,7 +227,7 @@ def test_rummys_whole_games_value_a_live_hand_by_its_expected_margin():
     (5): each wins with the softmax of minus its deadwood over 10 points, and a win scores
     the other's hand: seat 0's margin is 5 times its chance minus 10 times seat 1's."""
     cfg, ints, masks = _rummy_hands("KH", "2C 3D")
-    rewards = np.zeros((1, 2))
+    rewards = np.zeros((1, 2), np.float32)
     chance = np.exp(-0.5) / (np.exp(-0.5) + 1.0)
     assert rummy_fast.seat_value(0, 0, ints, masks, rewards, 10.0, cfg, 0.0) == pytest.approx(chance, abs=1e-12)
     margin = 5 * chance - 10 * (1 - chance)
@@ -247,7 +247,8 @@ def test_gins_whole_games_value_a_hand_by_its_points():
     ints[0, gk.ENDED] = gk.TERMINATED
 
     def values(rewards, scale):
-        return [gin_fast.seat_value(0, q, ints, masks, np.array([rewards], float), 10.0, scale, before) for q in (0, 1)]
+        rows = np.array([rewards], np.float32)
+        return [gin_fast.seat_value(0, q, ints, masks, rows, 10.0, scale, before) for q in (0, 1)]
 
     ints[0, gk.SCORE : gk.SCORE + 2] = [40, 10]
     assert values([1.0, -1.0], 0.0) == [1.0, 0.0]
