@@ -301,13 +301,16 @@ def showdown(knocker, defender, out):
     scratch = np.empty((MAX_ARRANGEMENTS, 4), np.int16)
     count, _ = best_arrangements(knocker, candidates)
     kd = hand_value(knocker & ~melds_mask(candidates[0]))
-    if kd == 0:
-        laid, dmelds, dd = defender_layout(defender, candidates[0], False, scratch)
+    # no lay-offs on gin (R-GIN-08); a bool rather than the literals False/True, which numba
+    # would compile defender_layout for twice
+    layoffs = kd != 0
+    if not layoffs:
+        laid, dmelds, dd = defender_layout(defender, candidates[0], layoffs, scratch)
         out[0], out[1], out[2] = melds_mask(candidates[0]), laid, dmelds
         return kd, dd
     best = -1
     for k in range(count):  # meld-table order: a later arrangement must do strictly better
-        laid, dmelds, dd = defender_layout(defender, candidates[k], True, scratch)
+        laid, dmelds, dd = defender_layout(defender, candidates[k], layoffs, scratch)
         if best < 0 or dd > best:
             best = dd
             out[0], out[1], out[2] = melds_mask(candidates[k]), laid, dmelds

@@ -205,7 +205,7 @@ def test_the_compiled_crazy_styles_that_read_the_next_player_need_the_number_of_
     memo = (*crazy_plan.memo_arrays(), np.zeros(1, np.int64))
     for style in (crazy_fast.DEFENSIVE, crazy_fast.HOLD_WILDS_SAFE):
         with pytest.raises(ValueError, match="the defensive and hold_wilds_safe styles need players"):
-            crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, style)
+            crazy_fast.heuristic_action(0, ints, masks, pile, legal, *memo, style, 0)
 
 
 def _crazy_checked(env, style, arrays, cfg, memo):
