@@ -27,9 +27,6 @@ from rummy_env.vector.deadwood_kernel import MELD_MASK, deadwood
 # crazy_out's entries (crazy_features' docstring): the plan's move kind, then its cards
 _KIND_MELD, _KIND_LAYOFF, _KIND_WILD, _KIND_SWAP, _KIND_OUT = 2, 3, 4, 5, 6
 _CARDS = 7
-# the planner's use_known: no known cards here; a numpy bool, not the literal False, so that numba
-# compiles crazy_plan.first_move once for these loops and the searches (a literal is a type of its own)
-NO_KNOWN = np.bool_(False)
 
 
 @njit(cache=True)
@@ -117,14 +114,17 @@ def crazy_out(obs, at, out):
             top = _plane(row, top_at)
             if top == U0:
                 continue
-            held = hand | top
-            move = plan.first_move(held, melded, top, wilds, rep, occupied, stands, U0, NO_KNOWN, keys, results, gen)
+            move = plan.first_move(
+                hand | top, melded, top, wilds, rep, occupied, stands, U0, plan.NO_KNOWN, keys, results, gen
+            )
             out[i, 0] = 1.0 if move != plan.NO_PLAN else 0.0
             spots = plan.guess_spots(rep, occupied)
             out[i, 1] = 1.0 if crazy_fast.useful(ctz(top), hand, wilds, melded, spots) else 0.0
             continue
         keep_out = _plane(row, forbidden_at)
-        move = plan.first_move(hand, melded, keep_out, wilds, rep, occupied, stands, U0, NO_KNOWN, keys, results, gen)
+        move = plan.first_move(
+            hand, melded, keep_out, wilds, rep, occupied, stands, U0, plan.NO_KNOWN, keys, results, gen
+        )
         if move == plan.NO_PLAN:
             continue
         out[i, 0] = 1

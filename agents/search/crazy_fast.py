@@ -155,7 +155,7 @@ def heuristic_action(i, ints, masks, pile, legal, memo_keys, memo_results, gen, 
         if _legal(legal, i, k.DRAW_DISCARD):
             top = pile[i, ints[i, k.PILE_LEN] - 1]
             b = bit(top)
-            move = _plan(i, ints, masks, hand | b, melded, b, U0, False, memo_keys, memo_results, gen)
+            move = _plan(i, ints, masks, hand | b, melded, b, U0, plan.NO_KNOWN, memo_keys, memo_results, gen)
             spots = layoff_spots(i, ints, masks) if melded else U0
             if move != plan.NO_PLAN or useful(top, hand, wilds, melded, spots):
                 return k.DRAW_DISCARD

@@ -22,6 +22,9 @@ from rummy_env.vector.bits import U0, U1, bit, ctz, has, popcount
 from rummy_env.vector.deadwood_kernel import MELD_MASK, MELD_SIZE
 
 NO_PLAN, EMPTY_PLAN = -1, 0
+#: ``first_move``'s ``use_known`` when no known cards count: a numpy bool, not the literal False,
+#: which numba types as a type of its own and would compile ``first_move`` (and its callers) again
+NO_KNOWN = np.bool_(False)
 LAYOFF_MOVE, WILD_MOVE, SWAP_MOVE, MELD_MOVE = 100, 200, 300, 400
 MEMO_BITS = 12
 _MEMO_SIZE = 1 << MEMO_BITS

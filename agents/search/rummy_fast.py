@@ -309,7 +309,9 @@ def play_out(i, ints, masks, stock, pile, legal, rewards, cfg, max_steps):
     ``max_steps`` actions; returns the actions played."""
     steps = 0
     while ints[i, k.ENDED] == k.LIVE and steps < max_steps:
-        k.apply(i, heuristic_action(i, ints, masks, pile, legal, cfg), ints, masks, stock, pile, rewards, cfg)
+        # the default style as an int64: a call leaving it out would be another compiled version
+        action = heuristic_action(i, ints, masks, pile, legal, cfg, np.int64(0))
+        k.apply(i, action, ints, masks, stock, pile, rewards, cfg)
         k.compute_legal(i, ints, masks, legal, cfg)
         steps += 1
     return steps

@@ -258,7 +258,8 @@ def apply(i, action, ints, masks, pile, decks, rewards, cfg):
         ints[i, PHASE] = DISCARD
     elif action < DRAW_STOCK:  # knock, discarding a card (R-GIN-06)
         _discard(i, p, action - KNOCK, ints, masks, pile)
-        _show_down(i, p, action == BIG_GIN, ints, masks, rewards, cfg)  # False: a bool, not a literal
+        # always False here; a runtime bool, not a literal, so that numba compiles _show_down once
+        _show_down(i, p, action == BIG_GIN, ints, masks, rewards, cfg)
     elif action == PASS:  # R-GIN-03
         if ints[i, PASSES] == 0:
             ints[i, PASSES] = 1
@@ -271,7 +272,7 @@ def apply(i, action, ints, masks, pile, decks, rewards, cfg):
             ints[i, PHASE] = DISCARD
     else:  # big gin (R-GIN-07)
         ints[i, TURN] += 1
-        _show_down(i, p, action == BIG_GIN, ints, masks, rewards, cfg)  # True (one compiled _show_down)
+        _show_down(i, p, action == BIG_GIN, ints, masks, rewards, cfg)  # always True here (see the knock)
 
 
 @njit(cache=True)

@@ -317,8 +317,9 @@ SIM_CONFIGS = [
     ("crazy_rummy", {"num_players": 6, "episode": "game", "reward": "score", "max_turns": 20}),
     ("rummikub", {"max_turns": 200}),
     *[("rummikub", {"num_players": n, "max_turns": 60}) for n in (3, 4)],
-    # random play seldom scores a Rummikub hand: max_hands bounds the game (hundreds of hands without)
-    ("rummikub", {"episode": "game", "reward": "score", "target_score": 40, "max_turns": 40, "max_hands": 6}),
+    # random play seldom scores a Rummikub hand of 40 turns (a game took hundreds of hands); of 110
+    # turns, most run the pool out and score (R-RK-11), and max_hands bounds the game
+    ("rummikub", {"episode": "game", "reward": "score", "target_score": 40, "max_turns": 110, "max_hands": 6}),
 ]
 
 
