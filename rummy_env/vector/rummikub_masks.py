@@ -61,14 +61,21 @@ from rummy_env.core.rummikub_solver.kernel_tables import (
 from rummy_env.vector import rummikub_jokers
 
 COMMIT, DRAW = 53, 54
-_ALL_COLOURED = (1 << 52) - 1  # the label values of an ordered sweep with below=0
+_ALL_COLOURED = np.int64((1 << 52) - 1)  # the label values of an ordered sweep with below=0
 _MIRROR_MEAN = 8.0  # sweeps._MIRROR_MEAN
 #: ``kernel._kernel_sweep``'s pruning thresholds for these sweeps: one-step dominance on
 #: layers above 32 codes as the solver, but no two-step look-ups (``prune_two`` out of
 #: reach): on 1,200 positions of random play (256 games, after one hand's worth of steps)
 #: they cost more than they saved, 111 ms against 157 ms for the label sweeps, 59 against
 #: 76 for the existence sweeps (same answers: pruning only drops dominated codes).
-_PRUNE_MIN, _PRUNE_TWO = 32, 1 << 62
+_PRUNE_MIN, _PRUNE_TWO = np.int64(32), np.int64(1 << 62)
+#: The flags and zeros of ``_one_mask``'s points and existence sweeps, numpy values rather
+#: than literals: numba compiles a function once per argument type and a literal (``True``,
+#: ``0``) is a type of its own, so with these both sweeps, and the solver's sweep under them,
+#: have the types of the env's calls (``kernel_bounds.PRUNE_MIN``) and share their compiled
+#: code.  The label sweep, where the mask's time goes, keeps its literal flags (numba prunes
+#: the branches they decide) and compiles apart: two versions of each function, not four.
+_YES, _NO, _ZERO = np.bool_(True), np.bool_(False), np.int64(0)
 
 _bounds = None  # the solver's compiled _bounds_sweep_tuned, bound by masks_kernel()
 _run_forced = rummikub_jokers.run_forced
@@ -105,11 +112,11 @@ def _mirror_pays(lo, hi):  # pragma: no cover - compiled
 
 
 def _sweep(  # pragma: no cover - compiled
-    lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work=None, relaxed=False
+    lo, hi, ordered, threshold, labels, below, mirrored, tables, lo_m, hi_m, work, relaxed
 ):
     """One solver sweep (``kernel_bounds._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
-    mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs.
+    mapped back; ``work`` (int64 (1,)) accumulates the sweep's move pairs.
     ``relaxed``: the jokers optional and the restricted joker moves (``rummikub_jokers``;
     the caller checked its conditions and passes ``below > 0``: no joker label)."""
     gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables[:9]
@@ -181,7 +188,7 @@ def _one_mask(  # pragma: no cover - compiled
         for t in range(53):
             lo[t] = chosen[t]
             hi[t] = chosen[t] if t < last else rack[t]
-        bits = _sweep(lo, hi, True, max(points, 0), True, 0, False, tables, lo_m, hi_m)[1]
+        bits = _sweep(lo, hi, _YES, max(points, 0), _YES, _ZERO, _NO, tables, lo_m, hi_m, work, _NO)[1]
     for t in range(53):
         row[t] = (bits >> t) & 1
     if last < 0:
@@ -191,7 +198,7 @@ def _one_mask(  # pragma: no cover - compiled
         for t in range(53):
             lo[t] = table[t] + chosen[t] if done else chosen[t]
         threshold = 0 if done else max(points, 0)
-        commit = 1 if _sweep(lo, lo, False, threshold, False, 0, False, tables, lo_m, hi_m)[0] else 0
+        commit = 1 if _sweep(lo, lo, _NO, threshold, _NO, _ZERO, _NO, tables, lo_m, hi_m, work, _NO)[0] else 0
     row[COMMIT] = commit
 
 
