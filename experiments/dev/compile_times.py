@@ -5,11 +5,14 @@
 Runs a child process with an empty ``NUMBA_CACHE_DIR`` (a temporary folder, removed after)
 that compiles, in this order, and times: the batched engines of Gin Rummy, basic Rummy (3
 players) and Crazy Rummy (3 players) on one thread (512 games: reset, 30 random steps, the
-opponents' moves), the same engines' ``prange`` drivers (2 threads), and the first seven
-``pimc`` decisions of one hand of each variant's ``env()``.  Prints the seconds of each
-step.  The test suite pays these times on a fresh machine; they are measured here, never
-asserted.  Numba compiles a function once per argument type, so a kernel function called
-with a new type (an unsigned index, a literal, another dtype) is compiled again.
+opponents' moves), the same engines' ``prange`` drivers (2 threads), ``RummikubVec`` (2
+players, one thread, 64 games: reset, 60 random steps, the opponents' moves; its masks are
+the solver's sweeps) and the env's own Rummikub masks (``rummikub_v0``, one hand of 60 draws
+and plays), and the first seven ``pimc`` decisions of one hand of each card variant's
+``env()``.  Prints the seconds of each step.  The test suite pays these times on a fresh
+machine; they are measured here, never asserted.  Numba compiles a function once per
+argument type, so a kernel function called with a new type (an unsigned index, a literal,
+another dtype) is compiled again.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ CARD_ENGINES = (("GinRummyVec", {}), ("RummyVec", {"num_players": 3}), ("CrazyRu
 def _child() -> None:
     import rummy_env.vector as vector
     from agents import make_agent
-    from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
+    from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 
     for threads, backend in ((1, "threads"), (2, "prange")):
         for name, options in CARD_ENGINES:
@@ -41,6 +44,23 @@ def _child() -> None:
             vec.step_opponents(np.zeros(512, np.int64))
             vec.close()
             print(f"{name} {backend} on {threads} thread(s): {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    vec = vector.RummikubVec(64, seed=0, num_threads=1)
+    vec.reset()
+    for _ in range(60):
+        vec.step_random()
+    vec.step_opponents(np.zeros(64, np.int64))
+    print(f"RummikubVec on 1 thread: {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    env = rummikub_v0.env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    print(f"rummikub_v0 masks, 60 random steps: {time.perf_counter() - start:.1f} s")
     for module in (gin_rummy_v0, rummy_v0, crazy_rummy_v0):
         start = time.perf_counter()
         env = module.env()

@@ -167,7 +167,10 @@ def _product_kernel_sweep(
     cur_l = np.zeros(1, dtype=np.int64)
     if ordered:
         cur_l[0] = none_yet
-    mode_b = 2 if ordered else 1
+    # the modes and counters as int64, not literals: numba compiles _cached_moves and
+    # _side_moves once per argument type, and a literal 0 is a type of its own
+    mode_a = np.int64(0)
+    mode_b = np.int64(2 if ordered else 1)
     hsize = 4096
     hidx = np.full(hsize, -1, dtype=np.int64)
     for i in range(13):
@@ -180,8 +183,8 @@ def _product_kernel_sweep(
             msize *= 2
         map_a = (np.full(msize, -1, dtype=np.int64), np.empty(msize, dtype=np.int64), np.empty(msize, dtype=np.int64))
         map_b = (np.full(msize, -1, dtype=np.int64), np.empty(msize, dtype=np.int64), np.empty(msize, dtype=np.int64))
-        used_a = 0
-        used_b = 0
+        used_a = np.int64(0)
+        used_b = np.int64(0)
         for q in range(ncur):
             key = cur_c[q]
             lab = cur_l[q]
@@ -194,7 +197,7 @@ def _product_kernel_sweep(
             sa = na_moves = 0
             if not is_done:
                 sa, na_moves, buf_a, used_a, work = _cached_moves(
-                    ca, ja_max - ja, 0, i, lohi_a, capc_a, gstart, moves, gj, ks, work, map_a, buf_a, used_a
+                    ca, ja_max - ja, mode_a, i, lohi_a, capc_a, gstart, moves, gj, ks, work, map_a, buf_a, used_a
                 )
                 if na_moves == 0:
                     continue
