@@ -69,8 +69,8 @@ _MIRROR_MEAN = 8.0  # sweeps._MIRROR_MEAN
 #: they cost more than they saved, 111 ms against 157 ms for the label sweeps, 59 against
 #: 76 for the existence sweeps (same answers: pruning only drops dominated codes).
 _PRUNE_MIN, _PRUNE_TWO = np.int64(32), np.int64(1 << 62)
-#: The flags and zeros of ``_one_mask``'s points and existence sweeps, numpy values rather
-#: than literals: numba compiles a function once per argument type and a literal (``True``,
+#: The flags and zeros of ``_one_mask``'s points and existence sweeps (no ``work`` counter),
+#: numpy values rather than literals: numba compiles a function once per argument type and a literal (``True``,
 #: ``0``) is a type of its own, so with these both sweeps, and the solver's sweep under them,
 #: have the types of the env's calls (``kernel_bounds.PRUNE_MIN``) and share their compiled
 #: code.  The label sweep, where the mask's time goes, keeps its literal flags (numba prunes
@@ -116,7 +116,7 @@ def _sweep(  # pragma: no cover - compiled
 ):
     """One solver sweep (``kernel_bounds._bounds_sweep_tuned``) on ``lo..hi``: ``(found, bits)``; with
     ``mirrored`` over the numbers 13 down to 1 (``lo_m``, ``hi_m``: work rows), the bits
-    mapped back; ``work`` (int64 (1,)) accumulates the sweep's move pairs.
+    mapped back; ``work`` (int64 (1,) or None) accumulates the sweep's move pairs.
     ``relaxed``: the jokers optional and the restricted joker moves (``rummikub_jokers``;
     the caller checked its conditions and passes ``below > 0``: no joker label)."""
     gstart, moves, gj, ups, lohi_table, identity, long_only, block_types, block_colours = tables[:9]
@@ -188,7 +188,7 @@ def _one_mask(  # pragma: no cover - compiled
         for t in range(53):
             lo[t] = chosen[t]
             hi[t] = chosen[t] if t < last else rack[t]
-        bits = _sweep(lo, hi, _YES, max(points, 0), _YES, _ZERO, _NO, tables, lo_m, hi_m, work, _NO)[1]
+        bits = _sweep(lo, hi, _YES, max(points, 0), _YES, _ZERO, _NO, tables, lo_m, hi_m, None, _NO)[1]
     for t in range(53):
         row[t] = (bits >> t) & 1
     if last < 0:
@@ -198,7 +198,7 @@ def _one_mask(  # pragma: no cover - compiled
         for t in range(53):
             lo[t] = table[t] + chosen[t] if done else chosen[t]
         threshold = 0 if done else max(points, 0)
-        commit = 1 if _sweep(lo, lo, _NO, threshold, _NO, _ZERO, _NO, tables, lo_m, hi_m, work, _NO)[0] else 0
+        commit = 1 if _sweep(lo, lo, _NO, threshold, _NO, _ZERO, _NO, tables, lo_m, hi_m, None, _NO)[0] else 0
     row[COMMIT] = commit
 
 
