@@ -153,6 +153,26 @@ def test_full_table_certificate():
         assert_certificate(table, melds)
 
 
+def test_a_warm_cache_gives_the_same_certificates_as_a_cold_one():
+    # partition reads the ordered moves through a cache (rummikub_solver.transitions): the
+    # arrangement it returns must not depend on what earlier calls left there
+    from rummy_env.core.rummikub_solver import clear_caches
+    from rummy_env.core.rummikub_solver import transitions as solver_transitions
+
+    rng = np.random.default_rng(12)
+    tables = [random_table(rng, 45, joker_p=0.2) for _ in range(8)]
+    cold = []
+    for table in tables:
+        clear_caches()
+        cold.append(partition(table))
+    warm = [partition(table) for table in reversed(tables)][::-1]
+    assert warm == cold and sum(melds is not None for melds in cold) >= 4
+    cached = list(solver_transitions._ORDERED_CACHE.data.items())
+    assert len(cached) > 100
+    for key, moves in cached[:300]:  # the cached moves are the computed ones, in their order
+        assert moves == solver_transitions._product_in_order(*key)
+
+
 def test_certificate_order_is_canonical():
     # sorted by lowest coloured tile id (R5 = 4 before K1 = 26); groups by colour R B K Y
     assert partition(C("Y5 B5 R5 K1 K2 K3")) == [

@@ -35,6 +35,7 @@ from rummy_env.core.tiles import NUM_COLOURS, NUM_NUMBERS
 _TRANS_CACHE = BoundedCache("transitions", tuple_of_ints_cost)
 _POINT_CACHE = BoundedCache("point_transitions", tuple_of_triples_cost)
 _HALF_CACHE = BoundedCache("half_moves", half_cost)
+_ORDERED_CACHE = BoundedCache("ordered_transitions", tuple_of_ints_cost)
 
 
 def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
@@ -56,12 +57,23 @@ def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
 
 def _transitions_in_order(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
     """The moves of ``_transitions`` in the order the certificates were always built from
-    (a four-colour product; not memoised: only ``partition`` reads it).
+    (a four-colour product), memoised apart: only ``partition`` reads it, and a sweep over a
+    large table asks for the same joint state about four times.
 
     ``ckeys[c] = (lo, hi, cap1, cap2)`` for colour ``c``; ``budget`` jokers may be used.
     Returns packed transitions (fields ``_X_SHIFT`` ... ``_K_SHIFT``, next colour states in
     the low bits; the jokers used include those placed in groups).
     """
+    key = (state, ckeys, budget)
+    hit = _ORDERED_CACHE.get(key)
+    if hit is None:
+        hit = _product_in_order(state, ckeys, budget)
+        _ORDERED_CACHE.store(key, hit)
+    return hit
+
+
+def _product_in_order(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
+    """``_transitions_in_order`` computed: the four colours' parts, their product in order."""
     parts = []
     for c in range(NUM_COLOURS):
         lo, hi, cap1, cap2 = ckeys[c]
