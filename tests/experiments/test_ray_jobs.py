@@ -1,7 +1,9 @@
 """``experiments.evaluate`` and ``experiments.pimc_labels`` on the tournament's Ray backend
-(``--backend ray``, issue 26): the same rows and the same labels as local processes.  Each
-test starts its own local cluster (a job that finds Ray running leaves it running) and stops
-it, so that no other test, run in the same worker, finds Ray running."""
+(``--backend ray``, issue 26): the same rows and the same labels as local processes.  The
+tests of this module share one local cluster (a job that finds Ray running leaves it
+running): starting one, and its worker processes importing the project, costs about 5 s a
+test.  pytest stops it before the worker runs a test of another module, so that no other
+test finds Ray running."""
 
 import csv
 import json
@@ -13,7 +15,7 @@ import ray  # the distributed extra, part of the test extra: never skipped
 from experiments import evaluate, pimc_labels
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
