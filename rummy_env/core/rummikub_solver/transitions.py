@@ -57,8 +57,8 @@ def _transitions(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
 
 def _transitions_in_order(state: int, ckeys: tuple, budget: int) -> tuple[int, ...]:
     """The moves of ``_transitions`` in the order the certificates were always built from
-    (a four-colour product), memoised apart: only ``partition`` reads it, and a sweep over a
-    large table asks for the same joint state about four times.
+    (a four-colour product), memoised apart: only ``partition`` reads it, and its sweep asks
+    again for the same joint states (over all 106 tiles, each about four times).
 
     ``ckeys[c] = (lo, hi, cap1, cap2)`` for colour ``c``; ``budget`` jokers may be used.
     Returns packed transitions (fields ``_X_SHIFT`` ... ``_K_SHIFT``, next colour states in
