@@ -70,11 +70,10 @@ _MIRROR_MEAN = 8.0  # sweeps._MIRROR_MEAN
 #: 76 for the existence sweeps (same answers: pruning only drops dominated codes).
 _PRUNE_MIN, _PRUNE_TWO = np.int64(32), np.int64(1 << 62)
 #: The flags and zeros of ``_one_mask``'s points and existence sweeps (no ``work`` counter),
-#: numpy values rather than literals: numba compiles a function once per argument type and a literal (``True``,
-#: ``0``) is a type of its own, so with these both sweeps, and the solver's sweep under them,
-#: have the types of the env's calls (``kernel_bounds.PRUNE_MIN``) and share their compiled
-#: code.  The label sweep, where the mask's time goes, keeps its literal flags (numba prunes
-#: the branches they decide) and compiles apart: two versions of each function, not four.
+#: numpy values rather than literals for the reason of ``kernel_bounds.PRUNE_MIN``: these
+#: sweeps, and the solver's sweep under them, share the env's compiled code.  The label
+#: sweep, where the mask's time goes, keeps its literal flags (numba prunes the branches
+#: they decide) and compiles apart: two versions of each function, not four.
 _YES, _NO, _ZERO = np.bool_(True), np.bool_(False), np.int64(0)
 
 _bounds = None  # the solver's compiled _bounds_sweep_tuned, bound by masks_kernel()
