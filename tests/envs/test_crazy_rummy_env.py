@@ -139,3 +139,43 @@ def test_a_wild_card_taken_from_the_discard_pile_fills_a_meld_first_r_crazy_05_0
     assert legal_texts(env) == ["discard KC"]
     play(env, "discard KC")
     assert env.infos["player_1"]["winner"] == "player_1" and env.infos["player_1"]["hand_score"] == 0
+
+
+def _fives_wild_going_out(mirror: bool) -> tuple:
+    """player_3 holds two fives (wild) and needs one of them as itself on AC-4C: the deal of
+    the test below, or the same with clubs and spades exchanged (``mirror``)."""
+    suits = str.maketrans("CS", "SC") if mirror else str.maketrans("", "")
+
+    def m(text: str) -> str:
+        return text.translate(suits)
+
+    hands = [
+        m("AC 2C 3C 4C JC QC KC 8S"),
+        "TC TD TH TS AD 3D 4D",
+        "9C 9H 9S 7C 7D 7S " + m("AS"),
+        m("5C 5S QH KH 6C 9D 7H"),
+    ]
+    env = crazy_rummy_v0.env(num_players=4)
+    deck = stack_deck(hands, stock=[m("6S"), m("JS"), "2D"], dealer=3)
+    env.reset(seed=0, options={"deck": deck, "dealer": 3, "wild_rank": 5})
+    play(env, m("meld AC 2C 3C 4C"), m("discard 8S"))
+    play(env, "draw stock", "meld TC TD TH TS", m("discard 6S"))
+    play(env, "draw stock", "meld 9C 9H 9S", "meld 7C 7D 7S", m("discard JS"))
+    play(env, "draw stock", "meld JH QH KH")
+    return env, m
+
+
+def test_the_lowest_wild_card_fills_even_when_the_player_needs_it_as_itself_r_crazy_05_reading():
+    # fives wild; player_3 (no meld yet) holds 5C 5S QH KH 6C 9D 7H 2D.  Going out needs
+    # JH QH KH with one five standing for JH, and the other five as itself above AC-4C,
+    # then 6C, 9D, 7H laid off and 2D discarded.  v0's action names JH, not the five, and
+    # the lowest card id fills (the env's "Rule readings"): 5C goes down for JH, and with 5C
+    # on the table 5S may not stand for it (R-CRAZY-05a), so player_3 cannot go out here,
+    # while the same deal with clubs and spades exchanged goes out.
+    env, _ = _fives_wild_going_out(mirror=False)
+    state = env.unwrapped.game_state
+    assert state.wild_for == {parse_cards("JH")[0]: (parse_cards("5C")[0], 4)}  # the fifth meld on the table
+    assert "layoff 5C high" not in legal_texts(env) and "layoff 6C high" not in legal_texts(env)
+    env, m = _fives_wild_going_out(mirror=True)
+    play(env, m("layoff 5C high"), m("layoff 6C high"), "layoff 9D set", "layoff 7H set", "discard 2D")
+    assert env.infos["player_3"]["winner"] == "player_3" and env.infos["player_3"]["hand_score"] == 0
