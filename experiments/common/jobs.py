@@ -350,7 +350,57 @@ def take_back_empty(folders: Sequence[Path]) -> None:
             folder.rmdir()
 
 
-def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | None = None) -> dict[str, Any]:
+def agent_action(
+    env: Any, agents: Sequence[Agent], seat: int, obs: dict, info: dict, seed: int, names: Sequence[str] | None = None
+) -> int:
+    """``agents[seat].act(obs, info)``, checked against ``obs["action_mask"]`` before ``env``
+    sees it.
+
+    A job stops here rather than let the env's illegal-move rule (PettingZoo's
+    ``TerminateIllegalWrapper``: the game ends, the offender gets -1) score a broken agent's
+    move as a forfeit that looks like a draw, and rather than write a record that does not
+    replay.
+
+    Args:
+        env: the wrapped AEC env, ``agents[seat]``'s turn (``unwrapped.action_to_string``
+            names the moves in the message).
+        agents: one agent per seat.
+        seat: the seat to move.
+        obs: its observation (``action_mask``: int8, shape ``(num_actions,)``).
+        info: its infos.
+        seed: the game's reset seed, for the message.
+        names: the agents' names, for the message (else their classes).
+
+    Returns:
+        The action id, an int.
+
+    Raises:
+        ValueError: the agent returned no integer action id, or one out of range or not
+            legal here; the message names the agent, its seat, the game's seed, the action
+            and the legal moves.
+    """
+    action = agents[seat].act(obs, info)
+    mask = obs["action_mask"]
+    value = None if isinstance(action, bool | np.bool_) else np.asarray(action)
+    integer = value is not None and value.ndim == 0 and np.issubdtype(value.dtype, np.integer)
+    if integer:
+        action = int(value)
+        if 0 <= action < len(mask) and mask[action]:
+            return action
+    name = names[seat] if names is not None else type(agents[seat]).__name__
+    who = f"agent {name!r} in seat {seat} ({env.agent_selection}), game seed {seed},"
+    if not integer:
+        raise ValueError(f"{who} returned {action!r} ({type(action).__name__}), not an action id 0..{len(mask) - 1}")
+    text = env.unwrapped.action_to_string
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    some = ", ".join(f"{a} ({text(a)})" for a in legal[:6]) + (", ..." if len(legal) > 6 else "")
+    what = f"{action} ({text(action)})" if 0 <= action < len(mask) else f"{action}, out of range 0..{len(mask) - 1},"
+    raise ValueError(f"{who} chose action {what} which is not legal here: the legal actions are {some}")
+
+
+def play_episode(
+    env: Any, agents: Sequence[Agent], seed: int, options: dict | None = None, names: Sequence[str] | None = None
+) -> dict[str, Any]:
     """Play one episode of ``env`` with ``agents[i]`` in seat ``i``.
 
     Args:
@@ -358,16 +408,19 @@ def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | N
         agents: one agent per seat.
         seed: the reset seed (the deal).
         options: reset options (e.g. a stacked deck).
+        names: the agents' names, for the message of an illegal move (else their classes).
 
     Returns:
         dict with ``returns`` (per seat, float), ``infos`` (final infos per seat),
         ``steps`` (decisions taken) and ``truncated`` (bool).
+
+    Raises:
+        ValueError: an agent chose an action that is not legal (:func:`agent_action`).
     """
     env.reset(seed=seed, options=options)
-    names = env.possible_agents
-    seat_of = {a: i for i, a in enumerate(names)}
-    returns = [0.0] * len(names)
-    infos: list[dict] = [{} for _ in names]
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    returns = [0.0] * len(seat_of)
+    infos: list[dict] = [{} for _ in seat_of]
     steps = 0
     truncated = False
     for agent in env.agent_iter():
@@ -379,7 +432,7 @@ def play_episode(env: Any, agents: Sequence[Agent], seed: int, options: dict | N
             truncated = truncated or truncation
             env.step(None)
             continue
-        env.step(agents[seat].act(obs, info))
+        env.step(agent_action(env, agents, seat, obs, info, seed, names))
         steps += 1
     return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}
 

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.jobs import atomic_open, load_variant
+from experiments.common.jobs import agent_action, atomic_open, load_variant
 from experiments.common.record_schema import (  # noqa: F401 - public here too
     FORMAT,
     SCHEMA,
@@ -275,6 +275,10 @@ def play_recorded(
     Returns:
         ``play_episode``'s result dict (``returns``, ``infos``, ``steps``,
         ``truncated``) and the record lines.
+
+    Raises:
+        ValueError: an agent chose an action that is not legal
+            (:func:`experiments.common.jobs.agent_action`): no record is written.
     """
     env.reset(seed=seed)
     rec = GameRecorder(env, options, seed, None, names)
@@ -293,7 +297,7 @@ def play_recorded(
             truncated = truncated or truncation
             env.step(None)
             continue
-        action = agents[seat].act(obs, info)
+        action = agent_action(env, agents, seat, obs, info, seed, names)
         env.step(action)
         rec.step(agent, action)
         steps += 1

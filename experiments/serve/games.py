@@ -25,6 +25,7 @@ from typing import Any
 
 from agents import make_agent, seat_seed
 from experiments.common import load_variant
+from experiments.common.jobs import agent_action
 from experiments.common.records import GameRecorder
 from experiments.play import can_undo, undo_last
 from experiments.serve.safety import ApiError
@@ -222,13 +223,27 @@ class GameSession:
         """The next opponent makes one move.
 
         Raises:
-            ApiError: 409 the game is over or it is the human's turn.
+            ApiError: 409 the game is over or it is the human's turn; 500 the agent chose
+                a move that is not legal (the game stays as it was).
         """
         self._check_playing()
         agent = self.to_act()
         if agent == self.seat:
             raise ApiError(409, "it is your turn: no opponent is to move")
-        action = int(self.agents[agent].act(self.env.observe(agent), self.raw.infos.get(agent, {})))
+        players = self.raw.possible_agents
+        seated = [self.agents.get(p) for p in players]
+        try:
+            action = agent_action(
+                self.env,
+                seated,
+                players.index(agent),
+                self.env.observe(agent),
+                self.raw.infos.get(agent, {}),
+                self.seed,
+                [self.labels[p] for p in players],
+            )
+        except ValueError as err:
+            raise ApiError(500, f"the server's {err}") from None
         self._apply(agent, action)
 
     def hint(self) -> dict:

@@ -32,7 +32,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
 class ApiError(Exception):
-    """A refused request: ``status`` (a 4xx or 503 HTTP code) and the reason.
+    """A refused request: ``status`` (a 4xx, 503, or 500 when an agent of the server chose an
+    illegal move) and the reason.
 
     Args:
         status: the HTTP status code of the answer.

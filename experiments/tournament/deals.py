@@ -74,7 +74,7 @@ def run_chunk(chunk: Chunk, stopped: Callable[[], bool] | None = None) -> list[d
             if is_recorded(chunk, deal, rotation):
                 result = _play_and_record(env, agents, seed, chunk, seats, deal, rotation)
             else:
-                result = play_episode(env, agents, seed)
+                result = play_episode(env, agents, seed, names=seats)
             returns = result["returns"]
             winners = [i for i, r in enumerate(returns) if r > 1e-9]
             records.append(

@@ -10,3 +10,20 @@ class FirstLegalAgent(Agent):
 
     def act(self, observation, info=None):
         return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class FirstIllegalAgent(Agent):
+    """Plays the illegal action with the lowest id (a broken agent, for the jobs' check)."""
+
+    def act(self, observation, info=None):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+
+class ReturnsAnything(Agent):
+    """Returns whatever it was made with, whatever the observation (``make(value)``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def act(self, observation, info=None):
+        return self.value

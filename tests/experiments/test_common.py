@@ -1,7 +1,9 @@
 """Helpers of the jobs: the intervals, option parsing, variant names."""
 
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments.common import jobs as common
@@ -289,3 +291,57 @@ def test_an_exploits_folder_is_its_own_and_a_mixed_one_names_what_it_holds(tmp_p
     with pytest.raises(ValueError, match=r"experiments\.exploit \(exploit\.json\)"):
         common.output_folder(out, "x", job="selfplay")
     assert common.folder_jobs(tmp_path / "none") == {}
+
+
+def test_a_job_stops_at_an_illegal_move_naming_the_agent_and_writes_no_record(tmp_path):
+    # Gin, seed 5: player_1 deals, player_0 takes the upcard and discards (the lowest
+    # legal ids), then player_1 must draw (R-GIN-04); the first illegal id is 0, discarding AC
+    from experiments.common.records import play_recorded
+    from rummy_env import gin_rummy_v0
+    from tests.experiments.custom_agent import FirstIllegalAgent, FirstLegalAgent
+
+    env = gin_rummy_v0.env()
+    agents = [FirstLegalAgent(), FirstIllegalAgent()]
+    message = (
+        "agent 'broken' in seat 1 (player_1), game seed 5, chose action 0 (discard AC) which is not "
+        "legal here: the legal actions are 104 (draw stock), 105 (draw upcard)"
+    )
+    with pytest.raises(ValueError) as err:
+        common.play_episode(env, agents, 5, names=["first", "broken"])
+    assert str(err.value) == message
+    with pytest.raises(ValueError) as err:
+        play_recorded(env, agents, 5, {}, ["first", "broken"])
+    assert str(err.value) == message
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (-1, "chose action -1, out of range 0..107, which is not legal here"),
+        (107, "chose action 107 (big gin) which is not legal here"),
+        (105.0, "returned 105.0 (float), not an action id 0..107"),
+        (True, "returned True (bool), not an action id 0..107"),
+        (np.array([105]), "returned array([105]) (ndarray), not an action id 0..107"),
+    ],
+)
+def test_an_agent_returning_no_legal_action_id_stops_the_episode(value, message):
+    from rummy_env import gin_rummy_v0
+    from tests.experiments.custom_agent import FirstLegalAgent, ReturnsAnything
+
+    with pytest.raises(
+        ValueError, match="^" + re.escape("agent 'ReturnsAnything' in seat 1 (player_1), game seed 5, " + message)
+    ):
+        common.play_episode(gin_rummy_v0.env(), [FirstLegalAgent(), ReturnsAnything(value)], 5)
+
+
+@pytest.mark.parametrize("value", [105, np.int64(105), np.array(105, dtype=np.int32)])
+def test_integer_action_ids_of_any_integer_type_are_played_as_ints(value):
+    from rummy_env import gin_rummy_v0
+    from tests.experiments.custom_agent import ReturnsAnything
+
+    env = gin_rummy_v0.env()
+    env.reset(seed=5)
+    obs, _, _, _, info = env.last()
+    action = common.agent_action(env, [ReturnsAnything(value)] * 2, 0, obs, info, 5)  # player_0 opens
+    assert type(action) is int and action == 105
