@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -59,8 +60,32 @@ def settings(games: Path) -> dict | None:
     summary = games.parent / "evaluation.json"
     if not summary.is_file():
         return None
-    result = json.loads(summary.read_text())
+    try:
+        result = json.loads(summary.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{summary}: not a readable evaluation.json ({err})") from None
+    if not isinstance(result, dict):
+        raise ValueError(f"{summary}: not an evaluation.json of experiments.evaluate (a JSON {type(result).__name__})")
     return {key: result.get(key) for key in SAME_SETTINGS}
+
+
+def _number(games: Path, line: int, row: dict, column: str, kind: type = float) -> float:
+    """``row[column]`` as a finite float or an int (``kind``).
+
+    Raises:
+        ValueError: the value is missing (a cut line) or not such a number; the message
+            names the file, the line and the column.
+    """
+    value = row.get(column)
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not math.isfinite(number):
+        what = "missing (a cut line?)" if value is None else f"{value!r}"
+        wanted = "a finite number" if kind is float else "an integer"
+        raise ValueError(f"{games}, line {line}: {column} is {what}, not {wanted}")
+    return number
 
 
 def per_deal(run: str | Path, opponent: str | None = None) -> dict:
@@ -78,27 +103,45 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         "settings": :func:`settings`}``.
 
     Raises:
-        ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, or no game
-            against ``opponent`` in it.
+        ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, a line
+            whose numbers are missing or not numbers (a win share outside 0..1), a game
+            listed twice (the same opponent, deal and rotation), no game against
+            ``opponent``, or an unreadable ``evaluation.json``; the message names the file
+            (and the line).
     """
     games = games_file(run)
     found = settings(games)
     sign = -1.0 if found is not None and found["variant"] in POINTS_LABELS else 1.0
     shares, margins, seeds = defaultdict(list), defaultdict(list), {}
-    with open(games, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
-        if missing:
-            raise ValueError(f"{games}: not a games.csv of experiments.evaluate (no column {', '.join(missing)})")
-        with_margin = found is not None and "opponent_points_per_hand" in (reader.fieldnames or ())
-        for row in reader:
-            if opponent is not None and row["opponent"] != opponent:
-                continue
-            deal = int(row["deal"])
-            shares[deal].append(float(row["win_share"]))
-            if with_margin:
-                margins[deal].append(sign * (float(row["points_per_hand"]) - float(row["opponent_points_per_hand"])))
-            seeds[row["opponent"], deal, int(row["rotation"])] = row["seed"]
+    try:
+        with open(games, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+            if missing:
+                raise ValueError(f"{games}: not a games.csv of experiments.evaluate (no column {', '.join(missing)})")
+            with_margin = found is not None and "opponent_points_per_hand" in (reader.fieldnames or ())
+            for row in reader:
+                if opponent is not None and row["opponent"] != opponent:
+                    continue
+                line = reader.line_num
+                deal = _number(games, line, row, "deal", int)
+                game = row["opponent"], deal, _number(games, line, row, "rotation", int)
+                if game in seeds:
+                    raise ValueError(
+                        f"{games}, line {line}: a second game against {game[0]!r}, deal {deal}, rotation {game[2]}"
+                    )
+                share = _number(games, line, row, "win_share")
+                if not 0.0 <= share <= 1.0:
+                    raise ValueError(f"{games}, line {line}: win_share {share} is outside 0..1")
+                shares[deal].append(share)
+                if with_margin:
+                    ours, theirs = (
+                        _number(games, line, row, c) for c in ("points_per_hand", "opponent_points_per_hand")
+                    )
+                    margins[deal].append(sign * (ours - theirs))
+                seeds[game] = row["seed"]
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{games}: not a text games.csv ({err})") from None
     if not shares:
         raise ValueError(f"{games}: no game" + ("" if opponent is None else f" against {opponent!r}"))
     return {

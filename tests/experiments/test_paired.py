@@ -122,3 +122,42 @@ def test_the_command_prints_each_pair_and_refuses_bad_runs(tmp_path, capsys):
         paired.main([str(a)])
     assert stop.value.code == 2
     assert "give runs in pairs" in capsys.readouterr().err
+
+
+def _damage(path, old, new):
+    path.write_text(path.read_text().replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    "damage, file, message",
+    [
+        (("bot,0,100,0,0,0.0", "bot,0,100,0,0,nan"), "games.csv", ", line 2: win_share is 'nan', not a finite number"),
+        (("bot,0,100,0,0,0.0", "bot,0,100,0,0,1.5"), "games.csv", ", line 2: win_share 1.5 is outside 0..1"),
+        (("bot,1,110,", "bot,abc,110,"), "games.csv", ", line 4: deal is 'abc', not an integer"),
+        (
+            ("bot,2,121,1,1,1.0,0,30,0\n", "bot,2,121,1"),
+            "games.csv",
+            ", line 7: win_share is missing (a cut line?), not a finite number",
+        ),
+        (("bot,0,101,1", "bot,0,101,0"), "games.csv", ", line 3: a second game against 'bot', deal 0, rotation 0"),
+        (b"\xff\xfe", "games.csv", ": not a text games.csv ("),
+        ("[1, 2]", "evaluation.json", ": not an evaluation.json of experiments.evaluate (a JSON list)"),
+        ("{bad", "evaluation.json", ": not a readable evaluation.json ("),
+    ],
+)
+def test_a_damaged_run_is_refused_naming_the_file_and_line(tmp_path, damage, file, message):
+    a, b = _gin_pair(tmp_path)
+    path = b / file
+    if isinstance(damage, tuple):  # one line's text changed (B's games.csv, _gin_pair)
+        assert damage[0] in path.read_text()
+        path.write_text(path.read_text().replace(*damage, 1))
+    elif isinstance(damage, bytes):  # bytes put before the text
+        path.write_bytes(damage + path.read_bytes())
+    else:
+        path.write_text(damage)
+    with pytest.raises(ValueError) as err:
+        paired.paired([a, b])
+    if message.endswith("("):  # the rest is the decoder's own words
+        assert str(err.value).startswith(str(path) + message)
+    else:
+        assert str(err.value) == str(path) + message
