@@ -129,6 +129,10 @@ class GameRecorder:
             first hand can be replayed).
         reset_options: the reset options passed (e.g. a stacked deck), or None.
         agents: a name per seat, for the reader (not needed to replay).
+
+    Raises:
+        ValueError: ``seed`` is neither None nor an int >= 0 (NumPy integers are written
+            as ints), as ``env.reset`` takes seeds: checked here, not after the game.
     """
 
     def __init__(
@@ -139,6 +143,10 @@ class GameRecorder:
         reset_options: dict | None = None,
         agents: Sequence[str] | None = None,
     ):
+        if seed is not None:
+            if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise ValueError(f"seed={seed!r} cannot be recorded: a record's seed is None or an int >= 0")
+            seed = int(seed)
         raw = env.unwrapped
         self.env = env
         self.variant = raw.metadata["name"]

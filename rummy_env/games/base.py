@@ -31,6 +31,7 @@ class EngineGame:
         config: an instance of ``config_class``; or pass its fields as keyword arguments.
 
     Raises:
+        TypeError: ``config`` is not a ``config_class``.
         ValueError: both a config and options, or a bad option (see the config class).
     """
 
@@ -40,6 +41,11 @@ class EngineGame:
     def __init__(self, config: Any = None, **options: Any):
         if config is not None and options:
             raise ValueError(f"pass either a {self.config_class.__name__} or keyword options, not both")
+        if config is not None and not isinstance(config, self.config_class):
+            raise TypeError(
+                f"config must be a {self.config_class.__name__}, got {type(config).__name__}: "
+                f"pass a {self.config_class.__name__}(...) or its fields as keyword options"
+            )
         self.config = config if config is not None else self.config_class(**options)
 
     @property

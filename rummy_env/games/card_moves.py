@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, check_deck_ids
-from rummy_env.games.options import check_seat
+from rummy_env.games.options import check_rng, check_seat
 
 
 def first_deal_dealer(rng, dealer: int | None, num_players: int) -> tuple[np.random.Generator, int]:
@@ -26,10 +26,10 @@ def first_deal_dealer(rng, dealer: int | None, num_players: int) -> tuple[np.ran
         num_players: seats at the table.
 
     Raises:
-        ValueError: ``dealer`` is not an int seat in ``0..num_players-1``.
+        ValueError: ``rng`` is not a generator, None or an int seed >= 0, or ``dealer`` is
+            not an int seat in ``0..num_players-1``.
     """
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     if dealer is None:
         return rng, int(rng.integers(num_players))
     return rng, check_seat("dealer", dealer, num_players)

@@ -50,6 +50,21 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
+def check_rng(rng: Any) -> np.random.Generator:
+    """A new game's generator: ``rng`` itself if a ``numpy.random.Generator``, else a new one
+    seeded with ``rng`` (None: fresh entropy), as ``env.reset(seed=...)`` takes seeds.
+
+    Raises:
+        ValueError: ``rng`` is neither a generator, None nor an int >= 0 (NumPy integers
+            count; bools, floats and strings do not).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is not None and (isinstance(rng, bool | np.bool_) or not isinstance(rng, int | np.integer) or rng < 0):
+        raise ValueError(f"rng={rng!r} is not a seed: rng must be a numpy.random.Generator, None or an int >= 0")
+    return np.random.default_rng(None if rng is None else int(rng))
+
+
 def _range(low: int, high: int | None) -> str:
     return f" from {low} to {high}" if high is not None else f" >= {low}"
 

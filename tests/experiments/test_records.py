@@ -229,8 +229,8 @@ def test_numpy_option_values_are_recorded_as_json_and_replay(tmp_path):
 
     options = {"oklahoma": np.True_, "max_turns": np.int64(40), "reward": "score"}  # env() takes them
     env = gin_rummy_v0.env(**options)
-    env.reset(seed=5)
-    rec = GameRecorder(env, options, 5)
+    env.reset(seed=np.int64(5))
+    rec = GameRecorder(env, options, np.int64(5))
     rec.start()
     agent = make_agent("heuristic", env)
     for name in env.agent_iter(6):
@@ -241,7 +241,19 @@ def test_numpy_option_values_are_recorded_as_json_and_replay(tmp_path):
     back = read_record(rec.write(tmp_path / "numpy.jsonl"))
     assert back[0]["options"] == {"oklahoma": True, "max_turns": 40, "reward": "score"}
     assert type(back[0]["options"]["oklahoma"]) is bool
+    assert type(back[0]["seed"]) is int and back[0]["seed"] == 5
     assert replay(back).unwrapped.game_state.history == env.unwrapped.game_state.history
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "three"])
+def test_a_seed_a_record_cannot_hold_is_refused_before_the_game(seed):
+    from rummy_env import gin_rummy_v0
+
+    env = gin_rummy_v0.env()
+    env.reset(seed=5)
+    with pytest.raises(ValueError) as err:
+        GameRecorder(env, {}, seed)
+    assert str(err.value) == f"seed={seed!r} cannot be recorded: a record's seed is None or an int >= 0"
 
 
 def test_a_stacked_deal_is_recorded_with_its_reset_options(tmp_path):

@@ -19,7 +19,7 @@ from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str, tiles_to_counts
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
 from rummy_env.games.deal import NextHand, stack_first_player
-from rummy_env.games.options import check_seat
+from rummy_env.games.options import check_rng, check_seat
 from rummy_env.games.resample import resample_rummikub
 from rummy_env.games.rummikub.actions import COMMIT, DRAW, NUM_ACTIONS, action_to_string
 from rummy_env.games.rummikub.config import RummikubConfig
@@ -83,10 +83,10 @@ class RummikubGame(EngineGame):
             first_player: the seat that plays first.
 
         Raises:
-            ValueError: a deck that is not the 106 tiles, or a seat outside the table.
+            ValueError: ``rng`` not a generator, None or an int seed >= 0, a deck that is
+                not the 106 tiles, or a seat outside the table.
         """
-        if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
         n = self.config.num_players
         first_player = int(rng.integers(n)) if first_player is None else check_seat("first_player", first_player, n)
         if deck is None:
