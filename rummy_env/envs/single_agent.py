@@ -47,9 +47,20 @@ def check_policies(policies: Sequence[Any]) -> None:
     """Refuse, before any game, an opponent that cannot play.
 
     Raises:
-        TypeError: an entry without a callable ``act(observation, info)``.
+        TypeError: ``policies`` is one name, or an entry without a callable
+            ``act(observation, info)`` (a name says how to build the agent).
     """
+    if isinstance(policies, str):
+        raise TypeError(
+            f"opponents={policies!r} is a name, not a list of policies: build the agents with "
+            f"agents.make_agent({policies!r}, aec_env), or use single_agent_env(variant, opponents=...)"
+        )
     for p in policies:
+        if isinstance(p, str):
+            raise TypeError(
+                f"opponent {p!r} is a name, not a policy: build it with agents.make_agent({p!r}, aec_env) "
+                f"(through gymnasium.make: opponents=lambda aec: [agents.make_agent({p!r}, aec, seed=1)])"
+            )
         if not callable(getattr(p, "act", None)):
             raise TypeError(f"opponent {p!r} has no act(observation, info) method")
 
@@ -83,9 +94,10 @@ class SingleAgentEnv(gymnasium.Env):
     ``truncated``, everything else as ``terminated``.
 
     Raises:
-        ValueError: no opponent given, or a learner seat outside the table.
-        TypeError: an opponent without an ``act`` method (e.g. the name ``"random"``:
-            :func:`single_agent_env` takes it).
+        ValueError: no opponent given, a learner seat outside the table, or a seed that is
+            neither None nor an int >= 0.
+        TypeError: ``aec_env`` is not an AEC env, or an opponent without an ``act`` method
+            (e.g. the name ``"random"``: :func:`single_agent_env` takes it).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -95,9 +107,18 @@ class SingleAgentEnv(gymnasium.Env):
         self, aec_env: Any, opponents: Sequence[Policy], learner_seat: int | None = None, seed: int | None = None
     ):
         super().__init__()
-        if not opponents:
+        if not hasattr(aec_env, "possible_agents") or not hasattr(aec_env, "agent_iter"):
+            raise TypeError(
+                f"aec_env must be an AEC env of this package (<variant>.env()), got {type(aec_env).__name__}"
+            )
+        if isinstance(opponents, str) or not opponents:
+            check_policies(opponents)  # a name gets its own message
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
         check_policies(opponents)
+        if seed is not None and (
+            isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0
+        ):
+            raise ValueError(f"seed={seed!r} is not a seed: use None or an int >= 0")
         n = len(aec_env.possible_agents)
         if learner_seat is not None and (
             isinstance(learner_seat, bool)
@@ -219,7 +240,13 @@ class SingleAgentEnv(gymnasium.Env):
         return self._advance()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, int8 ``(num_actions,)``, a copy (``MaskablePPO`` reads this)."""
+        """The learner's legal actions now, int8 ``(num_actions,)``, a copy (``MaskablePPO`` reads this).
+
+        Raises:
+            RuntimeError: before :meth:`reset` (as ``SeatVectorEnv.action_masks``).
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
         return self._mask.copy()
 
     def _advance(self) -> tuple[np.ndarray, float, bool, bool, dict]:

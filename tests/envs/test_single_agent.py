@@ -139,9 +139,30 @@ def test_bad_arguments():
         SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat=2)
     with pytest.raises(ValueError, match="learner_seat 'player_1' is not a seat: use 0..1 or None"):
         SingleAgentEnv(aec, [make_agent("random", aec)], learner_seat="player_1")
-    for bad in ("random", 7):  # refused when built, not at the first opponent move (after the learner's)
-        with pytest.raises(TypeError, match=f"^opponent {bad!r} has no act\\(observation, info\\) method$"):
-            SingleAgentEnv(aec, [make_agent("random", aec), bad])
+    # refused when built, not at the first opponent move (after the learner's)
+    with pytest.raises(TypeError, match="^opponent 7 has no act\\(observation, info\\) method$"):
+        SingleAgentEnv(aec, [make_agent("random", aec), 7])
+    with pytest.raises(TypeError) as err:
+        SingleAgentEnv(aec, [make_agent("random", aec), "heuristic"])
+    assert str(err.value) == (
+        "opponent 'heuristic' is a name, not a policy: build it with agents.make_agent('heuristic', aec_env) "
+        "(through gymnasium.make: opponents=lambda aec: [agents.make_agent('heuristic', aec, seed=1)])"
+    )
+    with pytest.raises(TypeError) as err:  # a string is no list of one-letter opponents
+        SingleAgentEnv(aec, "random")
+    assert str(err.value) == (
+        "opponents='random' is a name, not a list of policies: build the agents with "
+        "agents.make_agent('random', aec_env), or use single_agent_env(variant, opponents=...)"
+    )
+    with pytest.raises(
+        TypeError, match="^aec_env must be an AEC env of this package \\(<variant>.env\\(\\)\\), got NoneType$"
+    ):
+        SingleAgentEnv(None, [make_agent("random", aec)])
+    for seed in (-1, 1.5, True, "0"):
+        with pytest.raises(ValueError, match=f"^seed={seed!r} is not a seed: use None or an int >= 0$"):
+            SingleAgentEnv(aec, [make_agent("random", aec)], seed=seed)
+    with pytest.raises(RuntimeError, match="^call reset\\(\\) before action_masks\\(\\)$"):
+        SingleAgentEnv(aec, [make_agent("random", aec)], seed=np.int64(0)).action_masks()
 
 
 @pytest.mark.parametrize(
