@@ -39,6 +39,7 @@ from experiments.serve.safety import (
     check_upload_size,
     check_variant,
     option_fields,
+    shown,
 )
 from rummy_env.games.rummy.config import RESHUFFLES
 
@@ -189,7 +190,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         if seed is None:
             seed = secrets.randbelow(2**31)
         elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
-            raise ApiError(400, f"seed {seed!r} is not an int in 0..2**31-1 (or null for a random one)")
+            raise ApiError(400, f"seed {shown(seed)} is not an int in 0..2**31-1 (or null for a random one)")
 
         def work() -> dict:
             session = GameSession(variant, options, seat, opponents, seed, play_dir)

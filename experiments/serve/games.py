@@ -28,7 +28,7 @@ from experiments.common import load_variant
 from experiments.common.jobs import agent_action
 from experiments.common.records import GameRecorder
 from experiments.play import can_undo, undo_last
-from experiments.serve.safety import ApiError
+from experiments.serve.safety import ApiError, shown
 from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_result, move_entries, seat_picture
 
 #: games kept at once, and how long an untouched game is kept (seconds)
@@ -68,7 +68,7 @@ class GameSession:
         raw = self.raw = self.env.unwrapped
         players = list(raw.possible_agents)
         if seat not in players:
-            raise ApiError(400, f"seat {seat!r} is not a seat of this game: seats are {', '.join(players)}")
+            raise ApiError(400, f"seat {shown(seat)} is not a seat of this game: seats are {', '.join(players)}")
         others = [a for a in players if a != seat]
         if len(opponents) != len(others):
             raise ApiError(400, f"{len(opponents)} opponent(s) for {len(others)} other seat(s) ({', '.join(others)})")
@@ -190,7 +190,7 @@ class GameSession:
             except ValueError as err:
                 raise ApiError(400, f"not a move of {self.variant}: {err}") from None
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < raw.num_actions:
-            raise ApiError(400, f"action {action!r} is not an action id 0..{raw.num_actions - 1} or a move's text")
+            raise ApiError(400, f"action {shown(action)} is not an action id 0..{raw.num_actions - 1} or a move's text")
         legal = [int(a) for a in raw.game_state.legal_actions(self.human)]
         if action not in legal:
             some = ", ".join(raw.action_to_string(a) for a in legal[:6]) + (", ..." if len(legal) > 6 else "")

@@ -29,6 +29,7 @@ from experiments.serve.safety import (
     check_record_lines,
     check_upload_size,
     resolve_inside,
+    shown,
     walk_inside,
 )
 
@@ -160,11 +161,11 @@ class Replay:
             return message  # the end line's checks: no step to name
         line = self.actions[done]
         where = f"step {line['step']} ({line['agent']} {line['text']})"
-        shown = (
+        page = (
             f"step {done + 1} of {len(self.actions)} ({line['agent']} {line['text']}; steps counted from 1 "
             f"as on the Replay page, the record's 'step' field says {line['step']})"
         )
-        return message.replace(where, shown)
+        return message.replace(where, page)
 
     def meta(self) -> dict:
         """What the page lists: variant, options, players and agents, every move, the end."""
@@ -206,9 +207,9 @@ class Replay:
 
         n = len(self.actions)
         if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n:
-            raise ApiError(400, f"step {step!r} is outside this record's 0..{n}")
+            raise ApiError(400, f"step {shown(step)} is outside this record's 0..{n}")
         if seat != "all" and seat not in self.players:
-            raise ApiError(400, f"seat {seat!r} is not a player ({', '.join(self.players)}) nor 'all'")
+            raise ApiError(400, f"seat {shown(seat)} is not a player ({', '.join(self.players)}) nor 'all'")
         state, last = self.state_at(step)
         seats = self.players if seat == "all" else [seat]
         move = self.actions[step - 1] if step else None

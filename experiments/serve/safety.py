@@ -27,6 +27,8 @@ MAX_UPLOAD_BYTES = 1_000_000
 MAX_RECORD_LINES = 20_000
 #: option values of env() a request may set: JSON scalars, never objects
 _SCALARS = (bool, int, str, type(None))
+#: an error message longer than this is cut (characters)
+MAX_MESSAGE = 1_000
 #: names of games, uploads and results folders as the server hands them out
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
@@ -41,9 +43,18 @@ class ApiError(Exception):
     """
 
     def __init__(self, status: int, message: str):
+        if len(message) > MAX_MESSAGE:  # a refused value of 60,000 characters is not sent back whole
+            message = f"{message[:MAX_MESSAGE]}... ({len(message)} characters)"
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to 80 characters: a refused value is named,
+    not echoed whole (the rest of the message says what is allowed)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:80]}... ({len(text)} characters)"
 
 
 # ----------------------------------------------------------------- agents
@@ -89,7 +100,7 @@ def check_variant(name: Any) -> str:
         full = name if name in rummy_env.VARIANTS else f"{name}_v0"
         if full in rummy_env.VARIANTS:
             return full
-    raise ApiError(400, f"variant {name!r} is unknown: variants are {', '.join(rummy_env.VARIANTS)}")
+    raise ApiError(400, f"variant {shown(name)} is unknown: variants are {', '.join(rummy_env.VARIANTS)}")
 
 
 def option_fields(variant: str) -> list[dict]:
@@ -116,11 +127,12 @@ def check_options(options: Any, variant: str) -> dict:
     names = [f["name"] for f in option_fields(variant)]
     for key, value in options.items():
         if key not in names:
-            raise ApiError(400, f"option {key!r} is not an option of {variant}: options are {', '.join(names)}")
+            raise ApiError(400, f"option {shown(key)} is not an option of {variant}: options are {', '.join(names)}")
         if not isinstance(value, _SCALARS):
             raise ApiError(
                 400,
-                f"option {key}={value!r}: values are integers, true/false, strings or null (no option has fractions)",
+                f"option {key}={shown(value)}: values are integers, true/false, strings or null "
+                "(no option has fractions)",
             )
     return dict(options)
 

@@ -230,3 +230,21 @@ def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game
             }
         after = c.get(f"/api/games/{gid}", headers=headers).json()
         assert after["status"] == "playing" and after["to_act"] == "player_0" and after["events"] == []
+
+
+def test_an_oversized_value_is_named_not_echoed_whole(client):
+    huge = "x" * 60_000
+    cut = f"{huge!r}"[:80] + "... (60002 characters)"
+    for body, message in [
+        ({"variant": huge}, f"variant {cut} is unknown: variants are "),
+        ({"seat": huge}, f"seat {cut} is not a seat of this game: seats are player_0, player_1"),
+        ({"options": {"knock_limit": huge}}, "options refused by gin_rummy_v0: "),
+    ]:
+        r = client.post("/api/games", json={"variant": "gin_rummy", "opponents": ["heuristic"], "seed": 1, **body})
+        assert r.status_code == 400 and r.json()["error"].startswith(message)
+        assert len(r.json()["error"]) <= 1_000 + len("... (60062 characters)")
+    gid, headers, _ = new_game(client)
+    r = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": [0] * 30_000})
+    assert r.status_code == 400 and r.json()["error"] == (
+        f"action {[0] * 30_000!r}"[:87] + "... (90000 characters) is not an action id 0..107 or a move's text"
+    )
