@@ -166,7 +166,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if not isinstance(getattr(getattr(env, "unwrapped", None), "metadata", None), dict):
         raise TypeError(f"env {env!r} is not an env of rummy_env: pass the env the agent will play in")
     base, colon, _ = name.partition(":")
-    if colon and base in ("random", "champion"):
+    if colon and base in ("random", "champion", "openspiel_gin_bot"):
         raise ValueError(f"agent {name!r}: {base} takes no options; write {base!r}")
     if base == "heuristic":
         variant = env.unwrapped.metadata["name"]

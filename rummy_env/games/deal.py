@@ -63,10 +63,13 @@ def check_next_hands(
     out = []
     for k, deal in enumerate(deals):
         if not isinstance(deal, dict) or set(deal) != set(keys):
-            got = f"has the keys {', '.join(sorted(map(str, deal)))}" if isinstance(deal, dict) else "is not a dict"
+            got = "is not a dict"
+            if isinstance(deal, dict):
+                got = f"has the keys {', '.join(sorted(map(str, deal)))}" if deal else "has no keys"
+            why = " (no dealer: the rules say who deals the next hand)" if "first_player" not in keys else ""
             raise ValueError(
                 f"next_hands[{k}] {got}: each later hand's deal is a dict with exactly the key(s) "
-                f"{', '.join(keys)} (the rules say who deals)"
+                f"{', '.join(keys)}{why}"
             )
         try:
             out.append(parse_one(deal))

@@ -123,6 +123,9 @@ def test_registry():
         make_agent("random:seed=3", env)
     with pytest.raises(ValueError, match="^agent 'champion:x=1': champion takes no options; write 'champion'$"):
         make_agent("champion:x=1", env)  # it used to look for a module called champion
+    message = "^agent 'openspiel_gin_bot:foo=1': openspiel_gin_bot takes no options; write 'openspiel_gin_bot'$"
+    with pytest.raises(ValueError, match=message):  # checked before open_spiel is imported, on any variant
+        make_agent("openspiel_gin_bot:foo=1", env)
     for seed in (-1, 1.5, True, "3"):
         with pytest.raises(
             ValueError,

@@ -135,6 +135,14 @@ def test_bad_next_hands_are_refused_and_change_nothing(module):
         with pytest.raises(ValueError, match=message):
             env.reset(options={"next_hands": bad})
         assert (env.agent_selection, raw.game_state, raw.np_random.bit_generator.state) == before
+    keys = ", ".join(raw.game.next_hand_keys)
+    why = " (no dealer: the rules say who deals the next hand)" if module is not rummikub_v0 else ""
+    with pytest.raises(ValueError) as err:
+        env.reset(options={"next_hands": [{}]})
+    assert (
+        str(err.value)
+        == f"next_hands[0] has no keys: each later hand's deal is a dict with exactly the key(s) {keys}{why}"
+    )
     one_hand = module.env(**({"num_players": 3} if module is crazy_rummy_v0 else {}))
     with pytest.raises(ValueError, match="episode='hand' deals one hand"):
         one_hand.reset(options={"next_hands": [deal]})
