@@ -201,10 +201,15 @@ ROW_FIELDS = {
 }
 
 
+#: the row fields that count games or deals
+_COUNTS = ("games", "deals", "deals_won_in_every_seat", "deals_lost_in_every_seat")
+
+
 def check_rows(data: dict, key: str) -> None:
     """Check ``data[key]`` (a list of table rows, :data:`ROW_FIELDS`) as the page reads it:
     objects whose text fields are strings and whose number fields, when present, are
-    numbers or null.
+    numbers or null: counts of games and deals integers >= 0, wins and draws >= 0, win
+    rates and their interval ends from 0 to 1.
 
     Raises:
         ValueError: the first thing wrong, naming the field, the row and what it is.
@@ -221,8 +226,15 @@ def check_rows(data: dict, key: str) -> None:
                 raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(row.get(k))}, expected a string")
         for k in numbers:
             v = row.get(k)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(v)}, expected a number or null")
+            if k in _COUNTS and (not isinstance(v, int) or v < 0):
+                raise ValueError(f"field {key!r}, item {i}, {k!r} is {v!r}, expected a count (an integer >= 0)")
+            if (k in ("wins", "draws") and v < 0) or (k.startswith("win_rate") and not 0 <= v <= 1):
+                wanted = "a number >= 0" if k in ("wins", "draws") else "a rate from 0 to 1"
+                raise ValueError(f"field {key!r}, item {i}, {k!r} is {v!r}, expected {wanted}")
 
 
 def _no_constants(name: str) -> None:

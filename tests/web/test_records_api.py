@@ -107,6 +107,21 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
             {**evaluation, "rows": [{"opponent": "random", "win_rate": "high"}]},
             "field 'rows', item 0, 'win_rate' is the string 'high', expected a number or null",
         ),
+        (
+            "eval/evaluation.json",
+            {**evaluation, "rows": [{"opponent": "random", "win_rate": -1}]},
+            "field 'rows', item 0, 'win_rate' is -1, expected a rate from 0 to 1",
+        ),
+        (
+            "eval/evaluation.json",
+            {**evaluation, "rows": [{"opponent": "random", "games": 2.5}]},
+            "field 'rows', item 0, 'games' is 2.5, expected a count (an integer >= 0)",
+        ),
+        (
+            "cut/summary.json",
+            {**tour, "summary": [{"variant": "gin_rummy_v0", "agent": "random", "wins": -3}]},
+            "field 'summary', item 0, 'wins' is -3, expected a number >= 0",
+        ),
     ]
     for name, data, said in edits:
         (tmp_path / name).write_text(json.dumps(data))
@@ -126,7 +141,7 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
     # numbers no JSON response can carry from elsewhere: a float too large (read as an
     # infinity), nan / inf in the head-to-head CSV, and a CSV field past the csv module's limit
     non_finite = "cannot be read as results: it holds NaN or an infinity, which JSON has no value for"
-    text = json.dumps({**evaluation, "rows": [{"opponent": "random", "win_rate": 1.0}]}).replace("1.0", "1e400")
+    text = json.dumps({**evaluation, "rows": [{"opponent": "random", "points_per_hand": 1.0}]}).replace("1.0", "1e400")
     (tmp_path / "eval" / "evaluation.json").write_text(text)
     (tmp_path / "cut" / "summary.json").write_text(json.dumps({"meta": {"variants": ["gin_rummy_v0"]}, "summary": []}))
     header = "variant,agent,opponent,games,deals,wins,win_rate,win_rate_ci_low,win_rate_ci_high\n"
