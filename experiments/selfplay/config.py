@@ -344,6 +344,8 @@ def recipe_path(name: str) -> Path:
     """
     path = Path(name)
     if path.suffix != ".toml":
+        if path.is_file():
+            raise ValueError(f"recipe {name!r} is a file but not a recipe: recipes are .toml files (or a named recipe)")
         path = RECIPES / f"{name}.toml"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in RECIPES.glob("*.toml")))

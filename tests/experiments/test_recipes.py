@@ -81,6 +81,7 @@ def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
     "recipe, message",
     [
         ("nosuch", "recipe 'nosuch': no file"),
+        ("notes.txt", "recipe 'notes.txt' is a file but not a recipe: recipes are .toml files (or a named recipe)"),
         ("bad.toml", "is not valid TOML"),
         ("unknown.toml", "learning_rate is not a setting of experiments.selfplay"),
         # a value of the wrong kind is the recipe's fault, not the flag's (argparse said "argument --lr")
@@ -93,6 +94,7 @@ def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
 )
 def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, capsys, monkeypatch):
     (tmp_path / "bad.toml").write_text("minutes = = 3\n")
+    (tmp_path / "notes.txt").write_text("minutes = 3\n")
     (tmp_path / "unknown.toml").write_text("learning_rate = 0.1\n")
     (tmp_path / "text.toml").write_text('lr = "abc"\n')
     (tmp_path / "half.toml").write_text("num_envs = 2.5\n")
