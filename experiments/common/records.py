@@ -53,6 +53,7 @@ from experiments.common.record_schema import (  # noqa: F401 - public here too
     check_record,
     value_kind,
 )
+from rummy_env.games.options import check_seed
 
 
 class RecordMismatch(ValueError):
@@ -143,10 +144,7 @@ class GameRecorder:
         reset_options: dict | None = None,
         agents: Sequence[str] | None = None,
     ):
-        if seed is not None:
-            if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise ValueError(f"seed={seed!r} cannot be recorded: a record's seed is None or an int >= 0")
-            seed = int(seed)
+        seed = check_seed("seed", seed, " (a record's seed)")
         raw = env.unwrapped
         self.env = env
         self.variant = raw.metadata["name"]

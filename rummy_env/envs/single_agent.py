@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rummy_env.games.errors import to_action_id
+from rummy_env.games.options import check_seed
 
 
 class Policy(Protocol):
@@ -115,10 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
             check_policies(opponents)  # a name gets its own message
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
         check_policies(opponents)
-        if seed is not None and (
-            isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0
-        ):
-            raise ValueError(f"seed={seed!r} is not a seed: use None or an int >= 0")
+        check_seed("seed", seed)
         n = len(aec_env.possible_agents)
         if learner_seat is not None and (
             isinstance(learner_seat, bool)

@@ -50,19 +50,30 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
-def check_rng(rng: Any) -> np.random.Generator:
-    """A new game's generator: ``rng`` itself if a ``numpy.random.Generator``, else a new one
-    seeded with ``rng`` (None: fresh entropy), as ``env.reset(seed=...)`` takes seeds.
+def check_seed(name: str, value: Any, also: str = "") -> int | None:
+    """``value`` as a seed: None, or a Python int >= 0 (NumPy integers count; bools, floats
+    and strings do not), as ``env.reset(seed=...)`` takes seeds.
 
     Raises:
-        ValueError: ``rng`` is neither a generator, None nor an int >= 0 (NumPy integers
-            count; bools, floats and strings do not).
+        ValueError: anything else; the message names ``name`` and ends with ``also``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"{name}={value!r} is not a seed: {name} must be None or an int >= 0{also}")
+    return int(value)
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """A new game's generator: ``rng`` itself if a ``numpy.random.Generator``, else a new one
+    seeded with ``rng`` (None: fresh entropy; :func:`check_seed`).
+
+    Raises:
+        ValueError: ``rng`` is neither a generator, None nor an int >= 0.
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is not None and (isinstance(rng, bool | np.bool_) or not isinstance(rng, int | np.integer) or rng < 0):
-        raise ValueError(f"rng={rng!r} is not a seed: rng must be a numpy.random.Generator, None or an int >= 0")
-    return np.random.default_rng(None if rng is None else int(rng))
+    return np.random.default_rng(check_seed("rng", rng, " (or a numpy.random.Generator)"))
 
 
 def _range(low: int, high: int | None) -> str:

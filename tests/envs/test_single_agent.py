@@ -159,7 +159,7 @@ def test_bad_arguments():
     ):
         SingleAgentEnv(None, [make_agent("random", aec)])
     for seed in (-1, 1.5, True, "0"):
-        with pytest.raises(ValueError, match=f"^seed={seed!r} is not a seed: use None or an int >= 0$"):
+        with pytest.raises(ValueError, match=f"^seed={seed!r} is not a seed: seed must be None or an int >= 0$"):
             SingleAgentEnv(aec, [make_agent("random", aec)], seed=seed)
     with pytest.raises(RuntimeError, match="^call reset\\(\\) before action_masks\\(\\)$"):
         SingleAgentEnv(aec, [make_agent("random", aec)], seed=np.int64(0)).action_masks()

@@ -253,7 +253,7 @@ def test_a_seed_a_record_cannot_hold_is_refused_before_the_game(seed):
     env.reset(seed=5)
     with pytest.raises(ValueError) as err:
         GameRecorder(env, {}, seed)
-    assert str(err.value) == f"seed={seed!r} cannot be recorded: a record's seed is None or an int >= 0"
+    assert str(err.value) == f"seed={seed!r} is not a seed: seed must be None or an int >= 0 (a record's seed)"
 
 
 def test_a_stacked_deal_is_recorded_with_its_reset_options(tmp_path):
