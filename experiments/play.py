@@ -45,6 +45,7 @@ from experiments.common import (
     program_name,
     resolve_variant,
 )
+from experiments.common.jobs import agent_action
 from experiments.common.records import GameRecorder
 
 #: moves of each variant, as the intro shows them
@@ -69,6 +70,10 @@ def help_text(variant: str) -> str:
 
 class Quit(Exception):
     """The player asked to stop (``quit`` or end of input)."""
+
+
+class BrokenAgent(Exception):
+    """An opponent chose an action that is not legal (the message says which)."""
 
 
 def parse_move(text: str, legal: Sequence[int], raw: Any) -> tuple[int | None, str]:
@@ -245,7 +250,8 @@ def undo_last(env: Any, recorder: GameRecorder, seed: int) -> GameRecorder:
 
 def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: int, hint_agent: Any) -> int:
     """Play one game (the human in ``args.seat``) and write its record; returns the exit
-    code (0, or :data:`EXIT_INTERRUPTED` after Ctrl-C)."""
+    code (0; :data:`EXIT_INTERRUPTED` after Ctrl-C; 1 when an opponent chose an illegal
+    action: the game is abandoned there, its legal moves recorded as a quit game)."""
     raw = env.unwrapped
     players = raw.possible_agents
     print(
@@ -260,6 +266,7 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
     recorder.start()
     status = "complete"
     interrupted = False
+    broken = None
     hands = 0
     returns = dict.fromkeys(players, 0.0)
     try:
@@ -277,7 +284,13 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                     print(f"undo: {taken_back} taken back")
                     continue
             else:
-                action = int(agents[agent].act(obs, info))
+                seated = [agents.get(p) for p in players]
+                try:
+                    action = agent_action(
+                        env, seated, players.index(agent), obs, info, seed, [labels[p] for p in players]
+                    )
+                except ValueError as err:
+                    raise BrokenAgent(str(err)) from None
                 print(f"{agent} ({labels[agent]}): {raw.action_to_string(action)}")
             env.step(action)
             recorder.step(agent, action)
@@ -287,6 +300,8 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                 print(hand_summary(state))
     except Quit:
         status = "quit"
+    except BrokenAgent as err:
+        status, broken = "quit", str(err)
     except KeyboardInterrupt:
         status, interrupted = "quit", True
     path = None
@@ -297,6 +312,10 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
         where = f"; record {path}" if path is not None else ""
         print(f"\ninterrupted (Ctrl-C): game abandoned{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if broken is not None:
+        where = f"; the moves before it: record {path}" if path is not None else ""
+        print(f"error: {broken}: game abandoned{where}", file=sys.stderr)
+        return 1
     state = raw.game_state
     if status == "quit":
         print("game abandoned (quit)")

@@ -224,6 +224,24 @@ def test_ctrl_c_exits_130_with_one_line_and_keeps_the_record(tmp_path):
     assert not replay(lines).unwrapped.game_state.is_terminal()
 
 
+def test_an_opponent_choosing_an_illegal_action_ends_the_game_with_its_message_and_record(tmp_path):
+    # Gin, seed 5: player_1 deals, so the opponent in seat 0 opens (R-GIN-03) and the broken
+    # agent picks the lowest illegal id, 0 (discard AC)
+    broken = "tests.experiments.custom_agent:FirstIllegalAgent"
+    child = spawn(tmp_path, "--seed", "5", "--seat", "player_1", "--opponents", broken)
+    child.expect(r"game abandoned; the moves before it: record (\S+\.jsonl)\r\n")
+    path, before = child.match.group(1), child.before
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert before.splitlines()[-1] == (
+        f"error: agent {broken!r} in seat 0 (player_0), game seed 5, chose action 0 (discard AC) which is not "
+        "legal here: the legal actions are 105 (draw upcard), 106 (pass): "
+    )
+    lines = read_record(path)
+    assert lines[-1]["status"] == "quit" and [x for x in lines if x["type"] == "action"] == []
+
+
 def test_digits_int_refuses_and_long_numbers_are_not_moves():
     raw = rummikub_v0.raw_env()
     legal = [0, 6, 19, 54]
