@@ -80,7 +80,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
     p.add_argument("--snapshot-every", type=int, default=20_000, help="self-play: steps between snapshots")
     p.add_argument(
-        "--eval-deals", type=deal_count_or_zero, default=200, help="deals per evaluation lineup (default: 200)"
+        "--eval-deals",
+        type=deal_count_or_zero,
+        default=200,
+        help="deals per evaluation lineup (default: 200; 0 skips the evaluation)",
     )
     p.add_argument("--workers", type=worker_count, default=2, help="evaluation worker processes (default: 2)")
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
@@ -106,13 +109,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--env-runners must be >= 0 and --num-cpus positive")
     if args.backend == "rllib" and args.opponents != ["random"]:
         p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
-    if args.backend == "rllib" and args.eval_deals == 0:
-        args.eval_deals_skipped = True  # rllib: --eval-deals 0 skips the evaluation
     if args.timesteps is None:  # --minutes alone trains for those minutes, as one would read it
         args.timesteps = UNTIL_THE_MINUTES if args.minutes is not None else DEFAULT_TIMESTEPS
-    for name in ("timesteps", "n_steps", "snapshot_every", "eval_deals"):
-        if name == "eval_deals" and getattr(args, "eval_deals_skipped", False):
-            continue
+    for name in ("timesteps", "n_steps", "snapshot_every"):  # --eval-deals 0 skips the evaluation
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.n_steps > MAX_ROLLOUT_STEPS:

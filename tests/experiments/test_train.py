@@ -220,7 +220,11 @@ def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path,
 
 def test_no_evaluation_deals_make_no_evaluation(tmp_path, monkeypatch):
     """``train(eval_deals=0)`` skips the evaluation (the tournament's functions refuse 0
-    deals; the command line refuses ``--eval-deals 0`` but with ``--backend rllib``)."""
+    deals), and ``--eval-deals 0`` asks for it with either backend."""
+    from experiments.train.cli import parse_args
+
+    for backend in ("sb3", "rllib"):
+        assert parse_args(["--variant", "gin_rummy", "--backend", backend, "--eval-deals", "0"]).eval_deals == 0
     played = []
     monkeypatch.setattr(tournament, "evaluate_against_baselines", lambda *a, **k: played.append(a) or [])
     summary = sb3.train(
