@@ -79,8 +79,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--deals",
         type=int,
         default=None,
-        help="deals per matchup, each played once per seat rotation (default: enough for about "
-        "a minute on 2 cores: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")",
+        help="deals per matchup, each played once per seat rotation (default: the deals that make "
+        "about a minute on 2 cores, a budget of games per variant shared by its matchups and "
+        "rotations: " + ", ".join(f"{v} {g} games" for v, g in DEFAULT_GAMES.items()) + ")",
     )
     p.add_argument(
         "--workers",
