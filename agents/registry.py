@@ -8,11 +8,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from agents.base import Agent, env_name
 from agents.heuristics import HEURISTICS, STYLES, heuristic_style, heuristic_styles, style_id  # noqa: F401 - public here
 from agents.random_agent import RandomAgent
+from rummy_env.games.options import check_seed
 
 
 def agent_names(variant: str) -> list[str]:
@@ -161,8 +160,12 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
 
     if not isinstance(name, str):
         raise TypeError(f"agent name {name!r} has type {type(name).__name__}: names are strings such as 'heuristic'")
-    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"agent {name!r}: seed {seed!r} is not a seed: an agent's seed is an int >= 0 or None")
+    try:
+        check_seed("seed", seed)
+    except ValueError:
+        raise ValueError(
+            f"agent {name!r}: seed {seed!r} is not a seed: an agent's seed is an int >= 0 or None"
+        ) from None
     if not isinstance(getattr(getattr(env, "unwrapped", None), "metadata", None), dict):
         raise TypeError(f"env {env!r} is not an env of rummy_env: pass the env the agent will play in")
     base, colon, _ = name.partition(":")

@@ -72,6 +72,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
+from experiments.common.jobs import AgentActionError
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address, run_tasks
 from experiments.common.progress import progress_counter
 from experiments.evaluation_report import evaluation_figure, format_rows
@@ -458,6 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RayUnreachableError as err:
         take_back_empty([out] if made else [])
         p.error(str(err))
+    except AgentActionError as err:  # a broken agent, not a bad flag: no usage line, no empty folder
+        take_back_empty([out] if made else [])
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
+        return 1
     except ValueError as err:
         p.error(str(err))
     write_evaluation(out, result, records)

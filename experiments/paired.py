@@ -56,7 +56,11 @@ def games_file(run: str | Path) -> Path:
 
 def settings(games: Path) -> dict | None:
     """The :data:`SAME_SETTINGS` of the run, from the ``evaluation.json`` beside its
-    ``games.csv`` (None when there is none)."""
+    ``games.csv`` (None when there is none).
+
+    Raises:
+        ValueError: an ``evaluation.json`` that cannot be read or is not a JSON object.
+    """
     summary = games.parent / "evaluation.json"
     if not summary.is_file():
         return None
@@ -142,6 +146,8 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
                 seeds[game] = row["seed"]
     except UnicodeDecodeError as err:
         raise ValueError(f"{games}: not a text games.csv ({err})") from None
+    except csv.Error as err:  # a field past the csv module's limit, a NUL byte
+        raise ValueError(f"{games}: not a games.csv of experiments.evaluate ({err})") from None
     if not shares:
         raise ValueError(f"{games}: no game" + ("" if opponent is None else f" against {opponent!r}"))
     return {

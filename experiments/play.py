@@ -45,7 +45,7 @@ from experiments.common import (
     program_name,
     resolve_variant,
 )
-from experiments.common.jobs import agent_action
+from experiments.common.jobs import AgentActionError, agent_action
 from experiments.common.records import GameRecorder
 
 #: moves of each variant, as the intro shows them
@@ -289,7 +289,7 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                     action = agent_action(
                         env, seated, players.index(agent), obs, info, seed, [labels[p] for p in players]
                     )
-                except ValueError as err:
+                except AgentActionError as err:
                     raise BrokenAgent(str(err)) from None
                 print(f"{agent} ({labels[agent]}): {raw.action_to_string(action)}")
             env.step(action)

@@ -131,7 +131,8 @@ def measure(
             agents = [make_agent(opponent, env, seed=seat_seed(reset_seed, q)) for q in range(n)]
             timed = TimedAgent(make_agent(spec, env, seed=seat_seed(reset_seed, seat)))
             agents[seat] = timed
-            returns = play_episode(env, agents, reset_seed)["returns"]
+            names = [spec if q == seat else opponent for q in range(n)]
+            returns = play_episode(env, agents, reset_seed, names=names)["returns"]
             winners = [q for q, r in enumerate(returns) if r > 1e-9]
             wins += 1.0 / len(winners) if seat in winners else 0.0
             games += 1

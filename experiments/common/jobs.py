@@ -9,6 +9,7 @@ import importlib
 import math
 import os
 import re
+import reprlib
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ import numpy as np
 
 import rummy_env
 from agents import Agent
+from rummy_env.games.errors import ActionTypeError, integer_id
 
 
 def resolve_variant(name: str) -> str:
@@ -350,6 +352,10 @@ def take_back_empty(folders: Sequence[Path]) -> None:
             folder.rmdir()
 
 
+class AgentActionError(ValueError):
+    """An agent returned no legal action id (:func:`agent_action`); the message names it."""
+
+
 def agent_action(
     env: Any, agents: Sequence[Agent], seat: int, obs: dict, info: dict, seed: int, names: Sequence[str] | None = None
 ) -> int:
@@ -375,27 +381,31 @@ def agent_action(
         The action id, an int.
 
     Raises:
-        ValueError: the agent returned no integer action id, or one out of range or not
-            legal here; the message names the agent, its seat, the game's seed, the action
-            and the legal moves.
+        AgentActionError: the agent returned no integer action id
+            (:func:`rummy_env.games.errors.integer_id`), or one out of range or not legal
+            here; the message names the agent, its seat, the game's seed, the action and
+            the legal moves.  What ``act`` itself raises passes through.
     """
     action = agents[seat].act(obs, info)
     mask = obs["action_mask"]
-    value = None if isinstance(action, bool | np.bool_) else np.asarray(action)
-    integer = value is not None and value.ndim == 0 and np.issubdtype(value.dtype, np.integer)
-    if integer:
-        action = int(value)
-        if 0 <= action < len(mask) and mask[action]:
-            return action
+    if type(action) is int and 0 <= action < len(mask) and mask[action]:
+        return action  # what every agent of this repo returns: the check costs next to nothing
     name = names[seat] if names is not None else type(agents[seat]).__name__
     who = f"agent {name!r} in seat {seat} ({env.agent_selection}), game seed {seed},"
-    if not integer:
-        raise ValueError(f"{who} returned {action!r} ({type(action).__name__}), not an action id 0..{len(mask) - 1}")
+    try:
+        action = integer_id(action, "")
+    except ActionTypeError:
+        shown = reprlib.repr(action)
+        raise AgentActionError(
+            f"{who} returned {shown} ({type(action).__name__}), not an action id 0..{len(mask) - 1}"
+        ) from None
+    if 0 <= action < len(mask) and mask[action]:
+        return action
     text = env.unwrapped.action_to_string
     legal = [int(a) for a in np.flatnonzero(mask)]
     some = ", ".join(f"{a} ({text(a)})" for a in legal[:6]) + (", ..." if len(legal) > 6 else "")
     what = f"{action} ({text(action)})" if 0 <= action < len(mask) else f"{action}, out of range 0..{len(mask) - 1},"
-    raise ValueError(f"{who} chose action {what} which is not legal here: the legal actions are {some}")
+    raise AgentActionError(f"{who} chose action {what} which is not legal here: the legal actions are {some}")
 
 
 def play_episode(
@@ -415,7 +425,7 @@ def play_episode(
         ``steps`` (decisions taken) and ``truncated`` (bool).
 
     Raises:
-        ValueError: an agent chose an action that is not legal (:func:`agent_action`).
+        AgentActionError: an agent chose an action that is not legal (:func:`agent_action`).
     """
     env.reset(seed=seed, options=options)
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}

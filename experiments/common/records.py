@@ -283,7 +283,7 @@ def play_recorded(
         ``truncated``) and the record lines.
 
     Raises:
-        ValueError: an agent chose an action that is not legal
+        AgentActionError: an agent chose an action that is not legal
             (:func:`experiments.common.jobs.agent_action`): no record is written.
     """
     env.reset(seed=seed)

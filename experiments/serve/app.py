@@ -5,7 +5,8 @@ for the pages, the API and the safety rules.
 Each handler parses its request, then does the work in a worker thread
 (``run_in_threadpool``): building agents, an agent's move, replaying a record and drawing
 SVG never run on the event loop.  Refusals are :class:`~experiments.serve.safety.ApiError`
-and answer ``{"error": reason}`` with their 4xx status.
+and answer ``{"error": reason}`` with their status: 4xx for a request refused, 503 for a
+server too busy, 500 for an agent of the server that chose an illegal move or failed.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         agents = request.query_params.getlist("agent")
         folder = request.query_params.get("folder")  # "": the top folder itself
         if folder and len(folder) > 1024:
-            raise ApiError(400, f"folder {folder[:80]!r}... is refused: {len(folder)} characters, at most 1024")
+            raise ApiError(400, f"folder {shown(folder)} is refused: at most 1024 characters")
         if folder and any(p in ("", ".", "..") for p in folder.split("/")):
             raise ApiError(400, f"folder {folder!r} is refused: a relative path under --records, no ..")
         found = await run_in_threadpool(list_records, config.records, variant, agents, folder)

@@ -25,7 +25,7 @@ from typing import Any
 
 from agents import make_agent, seat_seed
 from experiments.common import load_variant
-from experiments.common.jobs import agent_action
+from experiments.common.jobs import AgentActionError, agent_action
 from experiments.common.records import GameRecorder
 from experiments.play import can_undo, undo_last
 from experiments.serve.safety import ApiError, shown
@@ -224,7 +224,8 @@ class GameSession:
 
         Raises:
             ApiError: 409 the game is over or it is the human's turn; 500 the agent chose
-                a move that is not legal (the game stays as it was).
+                a move that is not legal, or failed to choose one (the game stays as it
+                was; the message names the agent).
         """
         self._check_playing()
         agent = self.to_act()
@@ -242,8 +243,12 @@ class GameSession:
                 self.seed,
                 [self.labels[p] for p in players],
             )
-        except ValueError as err:
+        except AgentActionError as err:
             raise ApiError(500, f"the server's {err}") from None
+        except Exception as err:  # the agent's own failure: a JSON answer naming it, not a bare 500
+            raise ApiError(
+                500, f"the server's agent {self.labels[agent]!r} ({agent}) failed to move: {type(err).__name__}: {err}"
+            ) from None
         self._apply(agent, action)
 
     def hint(self) -> dict:

@@ -101,7 +101,7 @@ def _head_to_head_csv(folder: Path) -> list[dict]:
     rows = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            for k in ("win_rate", "win_rate_ci_low", "win_rate_ci_high"):
+            for k in ("wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high"):
                 r[k] = float(r[k])
             for k in ("games", "deals"):
                 r[k] = int(r[k])
@@ -282,6 +282,7 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
         cells = data.get("head_to_head") or _head_to_head_csv(folder)
+        check_rows({"head_to_head": cells}, "head_to_head")  # the CSV's cells too
         maps = heat_maps(cells)
         meta = dict(data["meta"])
         record_dir = meta.pop("record_dir", None)

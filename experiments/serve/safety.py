@@ -44,7 +44,9 @@ class ApiError(Exception):
 
     def __init__(self, status: int, message: str):
         if len(message) > MAX_MESSAGE:  # a refused value of 60,000 characters is not sent back whole
-            message = f"{message[:MAX_MESSAGE]}... ({len(message)} characters)"
+            # the middle goes: the start names the value, the end says what is allowed
+            cut = len(message) - MAX_MESSAGE
+            message = f"{message[: MAX_MESSAGE // 2]} [... {cut} characters ...] {message[-MAX_MESSAGE // 2 :]}"
         super().__init__(message)
         self.status = status
         self.message = message
@@ -54,7 +56,10 @@ def shown(value: Any) -> str:
     """``repr(value)`` for an error message, cut to 80 characters: a refused value is named,
     not echoed whole (the rest of the message says what is allowed)."""
     text = repr(value)
-    return text if len(text) <= 80 else f"{text[:80]}... ({len(text)} characters)"
+    if len(text) <= 80:
+        return text
+    size = f"a {type(value).__name__} of length {len(value)}" if isinstance(value, str | list | dict) else "cut"
+    return f"{text[:80]}... ({size})"
 
 
 # ----------------------------------------------------------------- agents
@@ -82,9 +87,9 @@ def check_agent(name: Any, allowed: Sequence[str], variant: str) -> str:
         ApiError: 400, the name is not a string or not on the list (the message lists it).
     """
     if not isinstance(name, str) or name not in allowed:
-        shown = repr(name) if isinstance(name, str) and len(name) <= 80 else f"of type {type(name).__name__}"
+        label = shown(name) if isinstance(name, str) else f"of type {type(name).__name__}"
         raise ApiError(
-            400, f"agent {shown} is not offered for {variant}: choose one of {', '.join(allowed)} (the server's list)"
+            400, f"agent {label} is not offered for {variant}: choose one of {', '.join(allowed)} (the server's list)"
         )
     return name
 
@@ -165,19 +170,19 @@ def resolve_inside(root: Path, name: Any, what: str = "record", suffixes: Sequen
         raise ApiError(400, f"{what} name must be a non-empty relative path of at most 1024 characters")
     parts = name.split("/")
     if name.startswith("/") or "\\" in name or "\x00" in name or any(p in ("", ".", "..") for p in parts):
-        raise ApiError(400, f"{what} name {name[:80]!r} is refused: names are relative paths inside the folder, no ..")
+        raise ApiError(400, f"{what} name {shown(name)} is refused: names are relative paths inside the folder, no ..")
     # an entry with a leading dot is a suffix (".jsonl"), any other a whole file name ("summary.json")
     if not any(parts[-1].endswith(s) if s.startswith(".") else parts[-1] == s for s in suffixes):
-        raise ApiError(400, f"{what} name {name[:80]!r} is refused: the file must be {' or '.join(suffixes)}")
+        raise ApiError(400, f"{what} name {shown(name)} is refused: the file must be {' or '.join(suffixes)}")
     base = root.resolve()
     try:
         real = (base / name).resolve(strict=True)
     except (OSError, RuntimeError):  # missing, or a loop of links
-        raise ApiError(404, f"no {what} {name[:80]!r} in the folder") from None
+        raise ApiError(404, f"no {what} {shown(name)} in the folder") from None
     if not real.is_relative_to(base):
-        raise ApiError(400, f"{what} name {name[:80]!r} is refused: it leads out of the folder (a link)")
+        raise ApiError(400, f"{what} name {shown(name)} is refused: it leads out of the folder (a link)")
     if not real.is_file():
-        raise ApiError(404, f"no {what} {name[:80]!r} in the folder (not a file)")
+        raise ApiError(404, f"no {what} {shown(name)} in the folder (not a file)")
     return real
 
 

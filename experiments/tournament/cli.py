@@ -23,6 +23,7 @@ win counts as a fraction), so the job always plays with ``reward="win"``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from experiments.common import (
     worker_count,
 )
 from experiments.common.interrupt import StopRequest
+from experiments.common.jobs import AgentActionError
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address
 from experiments.tournament.deals import DEFAULT_GAMES, make_chunks, record_names
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
@@ -196,15 +198,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         args.parser.error(str(err))
     start = time.perf_counter()
+    recorded_before = {p.name for p in args.record.glob("*.jsonl")} if args.record else set()
     with StopRequest("tournament", "no new deal starts; writing the games finished") as stop:
-        if args.backend == "ray":
-            try:
+        try:
+            if args.backend == "ray":
                 records = run_ray(chunks, args.address, progress=not args.no_progress, stop=stop)
-            except RayUnreachableError as err:
-                take_back_empty(made)
-                args.parser.error(str(err))
-        else:
-            records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)
+            else:
+                records = run_local(chunks, args.workers, progress=not args.no_progress, stop=stop)
+        except RayUnreachableError as err:
+            take_back_empty(made)
+            args.parser.error(str(err))
+        except AgentActionError as err:
+            # a broken agent: the records this run wrote before it go, and the folders it made
+            for name in record_names(chunks) - recorded_before if args.record else ():
+                (args.record / name).unlink(missing_ok=True)
+            take_back_empty(made)
+            print(f"{args.parser.prog}: error: {err}", file=sys.stderr)
+            return 1
     elapsed = time.perf_counter() - start
     planned: dict[str, int] = defaultdict(int)
     for c in chunks:

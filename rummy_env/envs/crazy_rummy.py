@@ -152,9 +152,8 @@ Where ``crazy_rummy.md`` leaves a choice open:
   the player choose which of two held wild cards fills: with 5C and 5S wild, a meld that
   needs one wild card gets 5C, and 5C, now on the table, can no longer be laid off as
   itself on AC-4C (R-CRAZY-05a), where the rules would let 5S fill and 5C go on the run.
-  In 300 three-player rounds of heuristic play, 10 of 848 fills left another wild card in
-  the hand, the only case where this choice can matter.  Changing it would add actions (a
-  new env version); v0 keeps this reading.
+  The choice can matter only when a fill leaves another wild card in the hand, which is
+  rare.  Changing it would add actions (a new env version); v0 keeps this reading.
 - R-CRAZY-07: the wild card a swap brings to the hand may be discarded in the same turn
   (R-CRAZY-08 holds back only the card taken from the discard pile).
 - R-CRAZY-05a: a card is on the table once: as itself, through a wild card, or as a wild

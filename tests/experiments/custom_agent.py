@@ -27,3 +27,23 @@ class ReturnsAnything(Agent):
 
     def act(self, observation, info=None):
         return self.value
+
+
+class IllegalLater(Agent):
+    """Plays the lowest legal id for its process's first ``LEGAL_MOVES`` moves (over every game
+    it is made for), then the lowest illegal one: a broken agent that fails mid-tournament."""
+
+    LEGAL_MOVES = 200
+    moves = 0
+
+    def act(self, observation, info=None):
+        IllegalLater.moves += 1
+        wanted = 1 if IllegalLater.moves <= self.LEGAL_MOVES else 0
+        return int(np.flatnonzero(observation["action_mask"] == wanted)[0])
+
+
+class FailingAgent(Agent):
+    """Raises from ``act``: an agent's own failure, not an illegal choice."""
+
+    def act(self, observation, info=None):
+        raise ValueError("no model for this table")

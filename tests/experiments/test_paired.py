@@ -141,6 +141,11 @@ def _damage(path, old, new):
         ),
         (("bot,0,101,1", "bot,0,101,0"), "games.csv", ", line 3: a second game against 'bot', deal 0, rotation 0"),
         (b"\xff\xfe", "games.csv", ": not a text games.csv ("),
+        (
+            ("bot,1,110,", "bot,1,110" + "0" * 140_000 + ","),
+            "games.csv",
+            ": not a games.csv of experiments.evaluate (",
+        ),
         ("[1, 2]", "evaluation.json", ": not an evaluation.json of experiments.evaluate (a JSON list)"),
         ("{bad", "evaluation.json", ": not a readable evaluation.json ("),
     ],

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from starlette.testclient import TestClient
 
+import rummy_env
 from experiments.common.records import read_record, replay
 from experiments.serve.safety import builtin_agents
 from tests.web.conftest import new_game, play_out, refused
@@ -234,17 +235,35 @@ def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game
 
 def test_an_oversized_value_is_named_not_echoed_whole(client):
     huge = "x" * 60_000
-    cut = f"{huge!r}"[:80] + "... (60002 characters)"
+    cut = f"{huge!r}"[:80] + "... (a str of length 60000)"
     for body, message in [
-        ({"variant": huge}, f"variant {cut} is unknown: variants are "),
+        ({"variant": huge}, f"variant {cut} is unknown: variants are " + ", ".join(rummy_env.VARIANTS)),
         ({"seat": huge}, f"seat {cut} is not a seat of this game: seats are player_0, player_1"),
-        ({"options": {"knock_limit": huge}}, "options refused by gin_rummy_v0: "),
     ]:
         r = client.post("/api/games", json={"variant": "gin_rummy", "opponents": ["heuristic"], "seed": 1, **body})
-        assert r.status_code == 400 and r.json()["error"].startswith(message)
-        assert len(r.json()["error"]) <= 1_000 + len("... (60062 characters)")
+        assert r.status_code == 400 and r.json()["error"] == message
+    # the env's own message echoes the value: its middle is cut, its start and end kept
+    r = client.post(
+        "/api/games", json={"variant": "gin_rummy", "opponents": ["heuristic"], "options": {"knock_limit": huge}}
+    )
+    env_says = f"option knock_limit={huge!r} is not an integer: knock_limit must be an int from 0 to 1000000000"
+    whole = f"options refused by gin_rummy_v0: {env_says}"
+    assert r.status_code == 400 and r.json()["error"] == (
+        f"{whole[:500]} [... {len(whole) - 1000} characters ...] {whole[-500:]}"
+    )
     gid, headers, _ = new_game(client)
     r = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": [0] * 30_000})
     assert r.status_code == 400 and r.json()["error"] == (
-        f"action {[0] * 30_000!r}"[:87] + "... (90000 characters) is not an action id 0..107 or a move's text"
+        f"action {[0] * 30_000!r}"[:87] + "... (a list of length 30000) is not an action id 0..107 or a move's text"
     )
+
+
+def test_an_opponent_whose_act_fails_gets_a_json_error_naming_it(make_app):
+    failing = "tests.experiments.custom_agent:FailingAgent"
+    with TestClient(make_app(save_games=False, agents=(failing,))) as c:
+        gid, headers, _ = new_game(c, seed=5, opponents=[failing], seat="player_1")  # player_0 opens
+        r = c.post(f"/api/games/{gid}/advance", headers=headers)
+        assert r.status_code == 500 and r.json() == {
+            "error": f"the server's agent {failing!r} (player_0) failed to move: ValueError: no model for this table"
+        }
+        assert c.get(f"/api/games/{gid}", headers=headers).json()["events"] == []

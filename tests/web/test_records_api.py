@@ -147,8 +147,22 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
     header = "variant,agent,opponent,games,deals,wins,win_rate,win_rate_ci_low,win_rate_ci_high\n"
     for name, csv_text, said in [
         ("eval/evaluation.json", None, non_finite),
-        ("cut/summary.json", header + "gin_rummy_v0,a,b,2,1,1,nan,0.1,0.9\n", non_finite),
-        ("cut/summary.json", header + "gin_rummy_v0,a,b,2,1,1,0.5,-inf,0.9\n", non_finite),
+        # the CSV's cells are checked as the JSON's are (a win rate in 0..1)
+        (
+            "cut/summary.json",
+            header + "gin_rummy_v0,a,b,2,1,1,nan,0.1,0.9\n",
+            "'win_rate' is nan, expected a rate from 0 to 1",
+        ),
+        (
+            "cut/summary.json",
+            header + "gin_rummy_v0,a,b,2,1,1,0.5,-inf,0.9\n",
+            "'win_rate_ci_low' is -inf, expected a rate",
+        ),
+        (
+            "cut/summary.json",
+            header + "gin_rummy_v0,a,b,2,1,1,7,0.1,0.9\n",
+            "'win_rate' is 7.0, expected a rate from 0 to 1",
+        ),
         ("cut/summary.json", header + "gin_rummy_v0," + "a" * 140_000 + ",b,2,1,1,0.5,0.1,0.9\n", "field larger"),
     ]:
         if csv_text is not None:
@@ -199,7 +213,7 @@ def test_a_tournaments_links_lead_to_its_own_records(make_app, tmp_path):
             said = refused(c.get("/api/records", params={**query, "folder": folder}), 400)
             assert said == f"folder {folder!r} is refused: a relative path under --records, no .."
         said = refused(c.get("/api/records", params={**query, "folder": "a" * 1025}), 400)
-        assert said == f"folder {'a' * 80!r}... is refused: 1025 characters, at most 1024"
+        assert said == f"folder {'a' * 1025!r}"[:87] + "... (a str of length 1025) is refused: at most 1024 characters"
         said = refused(c.get("/api/records", params={"variant": "nope"}), 400)
         assert said == "variant 'nope' is unknown: variants are " + ", ".join(rummy_env.VARIANTS)
         assert len(c.get("/api/records", params={**query, "variant": "gin_rummy"}).json()["records"]) == 5
