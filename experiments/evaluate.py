@@ -461,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(str(err))
     except AgentActionError as err:  # a broken agent, not a bad flag: no usage line, no empty folder
         take_back_empty([out] if made else [])
-        print(f"{p.prog}: error: {err}", file=sys.stderr)
+        print(f"{p.prog}: error: {getattr(err, 'cause', None) or err}", file=sys.stderr)  # Ray's: its cause
         return 1
     except ValueError as err:
         p.error(str(err))

@@ -19,7 +19,7 @@ import numpy as np
 
 import rummy_env
 from agents import Agent
-from rummy_env.games.errors import ActionTypeError, integer_id
+from rummy_env.games.errors import integer_id
 
 
 def resolve_variant(name: str) -> str:
@@ -394,8 +394,8 @@ def agent_action(
     who = f"agent {name!r} in seat {seat} ({env.agent_selection}), game seed {seed},"
     try:
         action = integer_id(action, "")
-    except ActionTypeError:
-        shown = reprlib.repr(action)
+    except Exception:  # ActionTypeError, or an object whose repr fails: no action id either way
+        shown = reprlib.repr(action)  # reprlib survives a failing repr and cuts a long one
         raise AgentActionError(
             f"{who} returned {shown} ({type(action).__name__}), not an action id 0..{len(mask) - 1}"
         ) from None

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import math
 import secrets
+import sys
 import threading
 import time
+import traceback
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -233,19 +235,14 @@ class GameSession:
             raise ApiError(409, "it is your turn: no opponent is to move")
         players = self.raw.possible_agents
         seated = [self.agents.get(p) for p in players]
+        seat, obs, info = players.index(agent), self.env.observe(agent), self.raw.infos.get(agent, {})
+        names = [self.labels[p] for p in players]
         try:
-            action = agent_action(
-                self.env,
-                seated,
-                players.index(agent),
-                self.env.observe(agent),
-                self.raw.infos.get(agent, {}),
-                self.seed,
-                [self.labels[p] for p in players],
-            )
+            action = agent_action(self.env, seated, seat, obs, info, self.seed, names)
         except AgentActionError as err:
             raise ApiError(500, f"the server's {err}") from None
-        except Exception as err:  # the agent's own failure: a JSON answer naming it, not a bare 500
+        except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
+            traceback.print_exc(file=sys.stderr)
             raise ApiError(
                 500, f"the server's agent {self.labels[agent]!r} ({agent}) failed to move: {type(err).__name__}: {err}"
             ) from None

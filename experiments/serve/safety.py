@@ -35,7 +35,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 class ApiError(Exception):
     """A refused request: ``status`` (a 4xx, 503, or 500 when an agent of the server chose an
-    illegal move) and the reason.
+    illegal move or failed to choose one) and the reason (cut in the middle past
+    :data:`MAX_MESSAGE` characters).
 
     Args:
         status: the HTTP status code of the answer.
@@ -44,9 +45,11 @@ class ApiError(Exception):
 
     def __init__(self, status: int, message: str):
         if len(message) > MAX_MESSAGE:  # a refused value of 60,000 characters is not sent back whole
-            # the middle goes: the start names the value, the end says what is allowed
-            cut = len(message) - MAX_MESSAGE
-            message = f"{message[: MAX_MESSAGE // 2]} [... {cut} characters ...] {message[-MAX_MESSAGE // 2 :]}"
+            # the middle goes: the start names the value, the end says what is allowed; the
+            # marker fits in the limit, so at least 60 characters go and the result is shorter
+            keep = MAX_MESSAGE - 60
+            cut = len(message) - keep
+            message = f"{message[: keep // 2]} [... {cut} characters ...] {message[-(keep - keep // 2) :]}"
         super().__init__(message)
         self.status = status
         self.message = message

@@ -212,8 +212,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a broken agent: the records this run wrote before it go, and the folders it made
             for name in record_names(chunks) - recorded_before if args.record else ():
                 (args.record / name).unlink(missing_ok=True)
+                (args.record / f"{name}.part").unlink(missing_ok=True)  # a write cut short by the stop
             take_back_empty(made)
-            print(f"{args.parser.prog}: error: {err}", file=sys.stderr)
+            # Ray raises the worker's error wrapped with its traceback: its cause is the one line
+            print(f"{args.parser.prog}: error: {getattr(err, 'cause', None) or err}", file=sys.stderr)
             return 1
     elapsed = time.perf_counter() - start
     planned: dict[str, int] = defaultdict(int)

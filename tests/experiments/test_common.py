@@ -1,5 +1,6 @@
 """Helpers of the jobs: the intervals, option parsing, variant names."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -374,3 +375,20 @@ def test_integer_action_ids_of_any_integer_type_are_played_as_ints(value):
     obs, _, _, _, info = env.last()
     action = common.agent_action(env, [ReturnsAnything(value)] * 2, 0, obs, info, 5)  # player_0 opens
     assert type(action) is int and action == 105
+
+
+def test_an_action_whose_repr_fails_is_still_named_as_no_action_id():
+    from rummy_env import gin_rummy_v0
+    from tests.experiments.custom_agent import FirstLegalAgent, ReturnsAnything
+
+    class Odd:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    with pytest.raises(common.AgentActionError) as err:
+        common.play_episode(gin_rummy_v0.env(), [FirstLegalAgent(), ReturnsAnything(Odd())], 5)
+    assert re.fullmatch(
+        r"agent 'ReturnsAnything' in seat 1 \(player_1\), game seed 5, returned <Odd instance at 0x[0-9a-f]+> "
+        r"\(Odd\), not an action id 0\.\.107",
+        str(err.value),
+    )

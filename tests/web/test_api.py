@@ -249,8 +249,13 @@ def test_an_oversized_value_is_named_not_echoed_whole(client):
     env_says = f"option knock_limit={huge!r} is not an integer: knock_limit must be an int from 0 to 1000000000"
     whole = f"options refused by gin_rummy_v0: {env_says}"
     assert r.status_code == 400 and r.json()["error"] == (
-        f"{whole[:500]} [... {len(whole) - 1000} characters ...] {whole[-500:]}"
+        f"{whole[:470]} [... {len(whole) - 940} characters ...] {whole[-470:]}"
     )
+    assert len(r.json()["error"]) <= 1_000
+    from experiments.serve.safety import ApiError
+
+    just_over = ApiError(400, "x" * 1_001).message  # the marker fits in the limit too
+    assert just_over == "x" * 470 + " [... 61 characters ...] " + "x" * 470 and len(just_over) < 1_000
     gid, headers, _ = new_game(client)
     r = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": [0] * 30_000})
     assert r.status_code == 400 and r.json()["error"] == (
