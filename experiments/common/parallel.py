@@ -298,23 +298,25 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
         source = iter(enumerate(tasks))
         pending: dict[Any, tuple[int, Any]] = {}  # ObjectRef -> (index, task)
         exhausted = False
-        while True:
-            while not exhausted and not stopped() and len(pending) < capacity:
-                item = next(source, None)
-                if item is None:
-                    exhausted = True
+        try:
+            while True:
+                while not exhausted and not stopped() and len(pending) < capacity:
+                    item = next(source, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    i, task = item
+                    pending[remote.remote(task)] = (i, task)
+                if not pending or stopped():
                     break
-                i, task = item
-                pending[remote.remote(task)] = (i, task)
-            if not pending or stopped():
-                break
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
-            for ref in ready:
-                i, task = pending.pop(ref)
-                done[i] = ray.get(ref)
-                notify(task, done[i])
-        for ref in pending:
-            ray.cancel(ref, force=True)
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
+                for ref in ready:
+                    i, task = pending.pop(ref)
+                    done[i] = ray.get(ref)
+                    notify(task, done[i])
+        finally:  # a stop, or a task's error raised by ray.get: the tasks still out end here
+            for ref in pending:
+                ray.cancel(ref, force=True)
     finally:
         if started_here:
             ray.shutdown()

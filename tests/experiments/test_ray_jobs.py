@@ -119,3 +119,15 @@ def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, 
     check_ray_address("local")  # Ray starts a new cluster
     with pytest.raises(RayUnreachableError, match="'cluster' is not host:port"):
         check_ray_address("cluster")
+
+
+def test_a_broken_agent_on_ray_stops_the_tournament_with_the_one_line_error(cluster, tmp_path, capsys):
+    from experiments import tournament
+
+    agent = "tests.experiments.custom_agent:FirstIllegalAgent"
+    argv = ["--variants", "gin_rummy", "--agents", "random", agent, "--deals", "4", "--backend", "ray"]
+    assert tournament.main([*argv, "--no-progress", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"python -m experiments.tournament: error: agent {agent!r} in seat ")
+    assert err[0].endswith("which is not legal here: the legal actions are 105 (draw upcard), 106 (pass)")
+    assert not (tmp_path / "out").exists() and ray.is_initialized()
