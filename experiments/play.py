@@ -269,6 +269,7 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
     broken = None
     hands = 0
     returns = dict.fromkeys(players, 0.0)
+    seated, names = [agents.get(p) for p in players], [labels[p] for p in players]  # agent_action's seat order
     try:
         for agent in env.agent_iter():  # an undo resets this env and steps it again: the loop goes on
             obs, reward, termination, truncation, info = env.last()
@@ -284,11 +285,8 @@ def play(args: argparse.Namespace, env: Any, agents: dict, labels: dict, seed: i
                     print(f"undo: {taken_back} taken back")
                     continue
             else:
-                seated = [agents.get(p) for p in players]
                 try:
-                    action = agent_action(
-                        env, seated, players.index(agent), obs, info, seed, [labels[p] for p in players]
-                    )
+                    action = agent_action(env, seated, players.index(agent), obs, info, seed, names)
                 except AgentActionError as err:
                     raise BrokenAgent(str(err)) from None
                 print(f"{agent} ({labels[agent]}): {raw.action_to_string(action)}")

@@ -112,10 +112,9 @@ class SingleAgentEnv(gymnasium.Env):
             raise TypeError(
                 f"aec_env must be an AEC env of this package (<variant>.env()), got {type(aec_env).__name__}"
             )
-        if isinstance(opponents, str) or not opponents:
-            check_policies(opponents)  # a name gets its own message
+        if not opponents:
             raise ValueError("SingleAgentEnv needs at least one opponent policy for the other seats")
-        check_policies(opponents)
+        check_policies(opponents)  # a name ("random") gets its own message
         check_seed("seed", seed)
         n = len(aec_env.possible_agents)
         if learner_seat is not None and (
