@@ -94,17 +94,29 @@ def heat_maps(cells: list[dict]) -> dict[str, dict]:
     return {v: {"agents": sorted(g["agents"]), "cells": dict(g["cells"])} for v, g in out.items()}
 
 
+#: the number columns of ``head_to_head.csv`` and how they are read
+_CSV_NUMBERS = {"wins": float, "win_rate": float, "win_rate_ci_low": float, "win_rate_ci_high": float}
+_CSV_NUMBERS |= {"games": int, "deals": int}
+
+
 def _head_to_head_csv(folder: Path) -> list[dict]:
+    """The cells of ``folder/head_to_head.csv`` (none when it is missing), each checked as
+    :func:`check_rows` checks the JSON's, a refusal naming the file's line."""
     path = folder / "head_to_head.csv"
     if not path.is_file():
         return []
     rows = []
     with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            for k in ("wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high"):
-                r[k] = float(r[k])
-            for k in ("games", "deals"):
-                r[k] = int(r[k])
+        reader = csv.DictReader(f)
+        for r in reader:
+            where = f"head_to_head.csv, line {reader.line_num}"
+            for k, kind in _CSV_NUMBERS.items():
+                try:
+                    r[k] = kind(r[k])
+                except (KeyError, TypeError, ValueError):  # a missing column, a cut line, a word
+                    wanted = "an integer" if kind is int else "a number"
+                    raise ValueError(f"{where}, {k!r} is {r.get(k)!r}, expected {wanted}") from None
+            check_row(r, "head_to_head", where)
             rows.append(r)
     return rows
 
@@ -214,27 +226,36 @@ def check_rows(data: dict, key: str) -> None:
     Raises:
         ValueError: the first thing wrong, naming the field, the row and what it is.
     """
-    texts, numbers = ROW_FIELDS[key]
     rows = data.get(key, [])
     if not isinstance(rows, list):
         raise ValueError(f"field {key!r} is {value_kind(rows)}, expected an array of rows")
     for i, row in enumerate(rows):
-        if not isinstance(row, dict):
-            raise ValueError(f"field {key!r}, item {i} is {value_kind(row)}, expected an object")
-        for k in texts:
-            if not isinstance(row.get(k), str):
-                raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(row.get(k))}, expected a string")
-        for k in numbers:
-            v = row.get(k)
-            if v is None:
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ValueError(f"field {key!r}, item {i}, {k!r} is {value_kind(v)}, expected a number or null")
-            if k in _COUNTS and (not isinstance(v, int) or v < 0):
-                raise ValueError(f"field {key!r}, item {i}, {k!r} is {v!r}, expected a count (an integer >= 0)")
-            if (k in ("wins", "draws") and v < 0) or (k.startswith("win_rate") and not 0 <= v <= 1):
-                wanted = "a number >= 0" if k in ("wins", "draws") else "a rate from 0 to 1"
-                raise ValueError(f"field {key!r}, item {i}, {k!r} is {v!r}, expected {wanted}")
+        check_row(row, key, f"field {key!r}, item {i}")
+
+
+def check_row(row: Any, key: str, where: str) -> None:
+    """Check one row of ``key``'s table (:func:`check_rows`); ``where`` names it in the error.
+
+    Raises:
+        ValueError: ``"{where}, {field!r} is ..., expected ..."``.
+    """
+    texts, numbers = ROW_FIELDS[key]
+    if not isinstance(row, dict):
+        raise ValueError(f"{where} is {value_kind(row)}, expected an object")
+    for k in texts:
+        if not isinstance(row.get(k), str):
+            raise ValueError(f"{where}, {k!r} is {value_kind(row.get(k))}, expected a string")
+    for k in numbers:
+        v = row.get(k)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"{where}, {k!r} is {value_kind(v)}, expected a number or null")
+        if k in _COUNTS and (not isinstance(v, int) or v < 0):
+            raise ValueError(f"{where}, {k!r} is {v!r}, expected a count (an integer >= 0)")
+        if (k in ("wins", "draws") and v < 0) or (k.startswith("win_rate") and not 0 <= v <= 1):
+            wanted = "a number >= 0" if k in ("wins", "draws") else "a rate from 0 to 1"
+            raise ValueError(f"{where}, {k!r} is {v!r}, expected {wanted}")
 
 
 def _no_constants(name: str) -> None:
@@ -281,8 +302,7 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
     if kind == "evaluation":
         return {"name": name, "kind": "evaluation", "evaluation": data, "images": images}
     try:  # files edited by hand or cut short: a 422 naming the run, not a 500
-        cells = data.get("head_to_head") or _head_to_head_csv(folder)
-        check_rows({"head_to_head": cells}, "head_to_head")  # the CSV's cells too
+        cells = data.get("head_to_head") or _head_to_head_csv(folder)  # checked above or as read
         maps = heat_maps(cells)
         meta = dict(data["meta"])
         record_dir = meta.pop("record_dir", None)
@@ -290,7 +310,9 @@ def load_run(root: Path, name: Any, index: dict[str, list[dict]], records: Path 
         games = recorded_games(folder, index, meta.get("env_options"), where)
     except (OSError, KeyError, TypeError, ValueError, AttributeError, csv.Error) as err:
         raise ApiError(
-            422, f"{name}: its head-to-head cells or games.csv are not as the tournament writes them ({err!r})"
+            422,
+            f"{name}: its head-to-head cells or games.csv are not as the tournament writes them "
+            f"({type(err).__name__}: {err})",
         ) from None
     return {
         "name": name,

@@ -151,7 +151,7 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
         (
             "cut/summary.json",
             header + "gin_rummy_v0,a,b,2,1,1,nan,0.1,0.9\n",
-            "'win_rate' is nan, expected a rate from 0 to 1",
+            "head_to_head.csv, line 2, 'win_rate' is nan, expected a rate from 0 to 1",
         ),
         (
             "cut/summary.json",
@@ -162,6 +162,12 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
             "cut/summary.json",
             header + "gin_rummy_v0,a,b,2,1,1,7,0.1,0.9\n",
             "'win_rate' is 7.0, expected a rate from 0 to 1",
+        ),
+        # a line cut short: its missing cells named by the file's line
+        (
+            "cut/summary.json",
+            header + "gin_rummy_v0,a,b,2,1,1,0.5,0.1,0.9\ngin_rummy_v0,a,b,2\n",
+            "(ValueError: head_to_head.csv, line 3, 'wins' is None, expected a number)",
         ),
         ("cut/summary.json", header + "gin_rummy_v0," + "a" * 140_000 + ",b,2,1,1,0.5,0.1,0.9\n", "field larger"),
     ]:
