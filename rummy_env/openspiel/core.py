@@ -93,6 +93,9 @@ class Core:
         receipts: per seat, ``(log line, history index, outcome)`` of each card it was
             dealt or drew unseen by the others (a :class:`SharedLog`).
         rewards: rewards since the last decision, per seat.  moves: actions applied.
+        actions: ``(player, action)`` of each action applied, the history the contents
+            hold (a :class:`SharedLog`; a resample rewrites its chance outcomes as it
+            rewrites the history), which ``deserialize_state`` compares with the text's.
     """
 
     def __init__(self, data: GameData):
@@ -110,6 +113,7 @@ class Core:
         self.receipts = [SharedLog() for _ in range(n)]
         self.rewards = [0.0] * n
         self.moves = 0
+        self.actions = SharedLog()
         self.hands_seen = 0
 
     def __deepcopy__(self, memo) -> Core:
@@ -121,6 +125,7 @@ class Core:
         other.logs = [log.fork() for log in self.logs]
         other.receipts = [log.fork() for log in self.receipts]
         other.rewards = list(self.rewards)
+        other.actions = self.actions.fork()
         return other
 
     # ------------------------------------------------------------- queries
@@ -214,6 +219,7 @@ class Core:
                 f"chance outcome {action} is not offered at this chance node: {self._offer_text()}"
             )
         self.moves += 1
+        self.actions.append((self.engine.current_player() if phase == PLAY else -1, action))
         if phase == PLAY:
             self.rewards = [0.0] * self.data.n
             self._decide(action)
@@ -489,3 +495,4 @@ class Core:
         self.receipts[seat][k] = (line, history_index, outcome)
         if history_index >= 0:
             changes[history_index] = outcome
+            self.actions[history_index] = (-1, outcome)

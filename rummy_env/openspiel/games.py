@@ -134,7 +134,8 @@ class RummyEnvGame(pyspiel.Game):
         Raises:
             ValueError: text this game cannot decode (damaged), a state another game
                 (variant or options) serialized, or contents that do not match the
-                history (``history`` edited, or contents missing).
+                history (an entry or ``move_number`` edited, entries added or dropped,
+                contents missing or written by a rummy_env without ``Core.actions``).
             TypeError: ``serialized`` is not a string.
         """
         if not isinstance(serialized, str):
@@ -146,11 +147,26 @@ class RummyEnvGame(pyspiel.Game):
         except Exception as err:  # base64, pickle (its ValueErrors too) or pyspiel's parse of a damaged text
             name = f"{PREFIX}{self._data.variant.key}"
             raise ValueError(f"the text is not a serialized state of {name}: {type(err).__name__}: {err}") from None
-        moves, history = state._core.moves, len(state.history())
-        if moves != history:
+        core = state._core
+        moves, history = core.moves, [(h.player, h.action) for h in state.full_history()]
+        if moves != len(history):
             raise ValueError(
-                f"the serialized contents have {moves} moves applied but the history lists {history}: "
+                f"the serialized contents have {moves} moves applied but the history lists {len(history)}: "
                 "the text was edited or its contents are missing"
+            )
+        applied = getattr(core, "actions", None)
+        if applied is None:
+            raise ValueError("the serialized contents hold no action list: an older rummy_env serialized them")
+        for i, (said, done) in enumerate(zip(history, applied.view(), strict=True)):
+            if tuple(said) != tuple(done):
+                raise ValueError(
+                    f"history entry {i} is {said[0]}:{said[1]} (player:action) but the serialized contents "
+                    f"applied {done[0]}:{done[1]} there: the text was edited"
+                )
+        if state.move_number() != moves:
+            raise ValueError(
+                f"move_number={state.move_number()} but the serialized contents have {moves} moves applied: "
+                "the text was edited"
             )
         return state
 
@@ -233,7 +249,9 @@ class RummyEnvState(pyspiel.State):
     # Python callers get the env's type check and this game's error first.  C++ callers pass ints.
     def _action_id(self, action: Any) -> int:
         action = integer_id(action, _INTEGER_ACTIONS)
-        if action == pyspiel.INVALID_ACTION:
+        # -1 is pyspiel's kInvalidAction; past int64 its binding refuses the call with a
+        # message that prints the whole state
+        if action == pyspiel.INVALID_ACTION or not -(2**63) <= action < 2**63:
             game = self.get_game()
             raise IllegalActionError(
                 f"action {action} is not an action id: decisions are 0..{game.num_distinct_actions() - 1}, "
@@ -246,12 +264,33 @@ class RummyEnvState(pyspiel.State):
         super().apply_action(self._action_id(action))
 
     def apply_action_with_legality_check(self, action: Any) -> None:
-        """As :meth:`apply_action` (which checks legality anyway)."""
-        super().apply_action_with_legality_check(self._action_id(action))
+        """As :meth:`apply_action`, which checks legality anyway (pyspiel's own check would
+        fail with a ``SpielError`` holding the whole serialized state)."""
+        self.apply_action(action)
 
     def child(self, action: Any) -> RummyEnvState:
         """A copy of the state with ``action`` applied; see the class docstring."""
         return super().child(self._action_id(action))
+
+    def action_to_string(self, *args: Any) -> str:
+        """OpenSpiel's ``action_to_string(action)`` or ``action_to_string(player, action)``.
+
+        Raises:
+            ActionTypeError: an action that is not an integer (pyspiel's binding refused
+                it, and a player that is not one, with a message printing the whole state,
+                hidden cards included).
+            TypeError: a player that is not an integer, or not one or two arguments.
+            ValueError: not an action id (an ``IllegalActionError``) or a player past int64.
+        """
+        if len(args) not in (1, 2):
+            raise TypeError(f"action_to_string takes (action) or (player, action), got {len(args)} arguments")
+        if len(args) == 2:
+            player = args[0]
+            if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+                raise TypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
+            if not -(2**63) <= player < 2**63:
+                raise ValueError(f"player {player} is not a seat: seats are 0..{self.get_game().num_players() - 1}")
+        return super().action_to_string(*args[:-1], self._action_id(args[-1]))
 
     def _apply_action(self, action: int) -> None:
         self._core.apply(int(action))

@@ -382,7 +382,29 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
     def contents(obj):
         return contents_bytes(pickle.dumps(obj))
 
+    entries = [item.split(":") for item in head.split("\n")[0][len("history=") :].split(",")]
+    decision = next(i for i, (p, _) in enumerate(entries) if p != "-1")
+    player, action = entries[decision]
+
+    def edited(i, new):  # history entry i replaced, the same number of entries
+        items = [":".join(e) for e in entries]
+        items[i] = new
+        return text.replace(head.split("\n")[0], "history=" + ",".join(items), 1)
+
+    p3, a3 = entries[3]
     cases = [
+        # an entry edited (a card dealt twice, another seat's decision): the history no longer
+        # replays the contents, though as long
+        (
+            edited(3, f"{p3}:{int(a3) + 1}"),
+            f"^history entry 3 is {p3}:{int(a3) + 1} \\(player:action\\) but "
+            f"the serialized contents applied {p3}:{a3} there: the text was edited$",
+        ),
+        (edited(decision, f"{1 - int(player)}:{action}"), f"^history entry {decision} is {1 - int(player)}:{action} "),
+        (
+            text.replace(f"move_number={moves}", f"move_number={moves + 5}", 1),
+            f"^move_number={moves + 5} but the serialized contents have {moves} moves applied: the text was edited$",
+        ),
         (
             text.replace("history=", "history=0:999,", 1),
             f"have {moves} moves applied but the history lists {moves + 1}",

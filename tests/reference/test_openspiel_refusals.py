@@ -130,7 +130,9 @@ def refused_ids(state):
     return inside + [top, top + 1, 10**6, 2**31, 2**40, -2, -1000]
 
 
-WRONG_TYPES = ["3", 1.5, np.float64(2.0), None, [1], np.array([1]), 2**70]
+WRONG_TYPES = ["3", 1.5, np.float64(2.0), None, [1], np.array([1])]
+# past int64 pyspiel's binding refused the call with a message printing the whole state
+BEYOND_INT64 = [2**63, 2**70, -(2**63) - 1]
 # what pybind11's int conversion would take (anything with __int__: 105.9 -> 105, True -> 1)
 # and the states refuse themselves, before pyspiel converts them
 TRUNCATED = [np.float32(2.9), True, np.True_, Fraction(1, 1), Decimal("1"), np.array(1.0)]
@@ -144,8 +146,11 @@ def test_a_refused_action_changes_nothing(variant, seed):
     for name, state in found.items():
         before, look = snapshot(state), quick_look(state)
         for action in refused_ids(state):
-            with pytest.raises(IllegalActionError):
-                state.apply_action(action)
+            # with pyspiel's own legality check the same error (it was a SpielError holding
+            # the serialized state)
+            for method in (state.apply_action, state.apply_action_with_legality_check):
+                with pytest.raises(IllegalActionError):
+                    method(action)
             assert quick_look(state) == look, (name, action)
         assert snapshot(state) == before, name
         for action in WRONG_TYPES:
@@ -156,6 +161,9 @@ def test_a_refused_action_changes_nothing(variant, seed):
         for method in (state.apply_action, state.apply_action_with_legality_check, state.child):
             with pytest.raises(IllegalActionError, match=said):
                 method(-1)
+            for big in BEYOND_INT64:
+                with pytest.raises(IllegalActionError, match=f"^action {big} is not an action id: decisions are 0.."):
+                    method(big)
         for action in TRUNCATED:
             for method in (state.apply_action, state.apply_action_with_legality_check, state.child):
                 with pytest.raises(ActionTypeError, match=f"^action .* has type {type(action).__name__}: actions and"):
@@ -174,6 +182,25 @@ def test_a_draw_while_the_player_must_discard_or_build_is_refused(variant):
     with pytest.raises(IllegalActionError, match=f"^action {DRAWS[variant]} \\(draw[^)]*\\) is not legal for player"):
         state.apply_action(DRAWS[variant])
     assert snapshot(state) == before and not state.is_chance_node()
+
+
+def test_action_to_string_refuses_what_is_not_an_action_without_printing_the_state():
+    game = load("gin_rummy")
+    state = random_play(game.new_initial_state(), np.random.default_rng(4), until=is_decision)
+    assert state.action_to_string(5) == state.action_to_string(0, 5) == "discard 6C"
+    said = "^action {} is not an action id: decisions are 0..107, chance outcomes 0..51 \\(see legal_actions"
+    for args, error, message in [
+        ((2**63,), IllegalActionError, said.format(2**63)),
+        ((0, -(2**64)), IllegalActionError, said.format(-(2**64))),
+        ((1.5,), ActionTypeError, "^action 1.5 has type float: actions and chance outcomes are integer ids"),
+        ((True,), ActionTypeError, "^action True has type bool"),
+        ((1.5, 5), TypeError, "^player 1.5 has type float: players are integer seats$"),
+        ((2**64, 5), ValueError, f"^player {2**64} is not a seat: seats are 0..1$"),
+        ((), TypeError, r"^action_to_string takes \(action\) or \(player, action\), got 0 arguments$"),
+        ((0, 1, 2), TypeError, "got 3 arguments$"),
+    ]:
+        with pytest.raises(error, match=message):
+            state.action_to_string(*args)
 
 
 def test_an_id_past_the_last_action_leaves_information_states_readable():
