@@ -393,6 +393,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Play from the command line; returns the exit code (module docstring)."""
     args = parse_args(argv)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not text are a bad move, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
     try:
         try:
             game = setup(args)

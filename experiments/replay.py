@@ -15,11 +15,13 @@ Exit codes:
 
 - 0: the record replayed and everything matched (``record checked``);
 - 1: the record is well formed, but the replay parts from it: another deck or dealer,
-  an illegal action, other rewards or returns (``record does not replay: ...``);
+  an illegal action, other rewards or returns, an action after the game's end
+  (``record does not replay: <file>, line <n>, step <k> (<player> <move>): ...``);
 - 2: a bad command line (argparse's code): an unknown flag, a file that cannot be read,
   ``--seat`` not a player, images asked for without Pillow;
-- 3: the record is damaged: a line that is not JSON or not a JSON object, a missing key,
-  a value of the wrong type or size, or a game the env cannot set up
+- 3: the record is damaged: a line that is not JSON or not a JSON object (or longer than
+  a megabyte, or giving a key twice), a missing key, a value of the wrong type or size, no
+  hand line, or a game the env cannot set up
   (``record is damaged: <file>, line <n> (<type>), field '<key>': ...``; see
   ``experiments.common.record_schema``);
 - 130 / 143: stopped by Ctrl-C (or the end of input with ``--pause``) / SIGTERM;
@@ -38,7 +40,7 @@ from typing import Any
 
 from experiments.common import atomic_open, description, path_arg, program_name
 from experiments.common.interrupt import TermAsInterrupt
-from experiments.common.records import RecordError, RecordMismatch, read_record, replay
+from experiments.common.records import RecordError, RecordMismatch, message_text, read_record, replay
 
 EXIT_MISMATCH = 1  #: the record is well formed but the replay parts from it
 EXIT_DAMAGED = 3  #: the record is damaged (argparse's usage errors are 2)
@@ -160,7 +162,7 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     agents = game.get("agents") or players
     print(
         f"{game['variant']} {game['options']} seed {game['seed']}: "
-        + ", ".join(f"{p} {a}" for p, a in zip(players, agents, strict=False))
+        + ", ".join(f"{message_text(p)} {message_text(a)}" for p, a in zip(players, agents, strict=False))
     )
     try:
         env = replay(lines, on_step=on_step)
@@ -168,7 +170,7 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
         print(f"record is damaged: {args.record}, {err}", file=sys.stderr)
         return EXIT_DAMAGED
     except RecordMismatch as err:
-        print(f"record does not replay: {err}", file=sys.stderr)
+        print(f"record does not replay: {args.record}, {err}", file=sys.stderr)
         return EXIT_MISMATCH
     except KeyboardInterrupt:  # Ctrl-C, or the end of input under --pause
         print("replay: stopped before the end; the record was checked up to the step shown", file=sys.stderr)

@@ -44,6 +44,16 @@ def value_kind(value: Any) -> str:
     return "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else type(value).__name__
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to 80 characters: a refused value is named,
+    not echoed whole (the rest of the message says what is allowed)."""
+    text = repr(value)
+    if len(text) <= 80:
+        return text
+    size = f"a {type(value).__name__} of length {len(value)}" if isinstance(value, str | list | dict) else "cut"
+    return f"{text[:80]}... ({size})"
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -233,9 +243,8 @@ def _schema(kind: str, variant: str) -> dict:
 
 def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None, source: str = "") -> None:
     """Check a record's shape against :data:`SCHEMA` before it is replayed: the game line
-    first (and only there), then hand, action and end lines; hands numbered 1, 2, ... and
-    steps 0, 1, ... in order; at most one end line, the last; a record without a seed has
-    its first hand's deck.
+    first (and only there), then hand, action and end lines, one hand line at least; hands
+    numbered 1, 2, ... and steps 0, 1, ... in order; at most one end line, the last.
 
     Args:
         lines: the parsed lines (any JSON values).
@@ -302,3 +311,5 @@ def check_record(lines: Sequence[Any], line_numbers: Sequence[int] | None = None
             ctx["ended"] = True
     if lines[0]["seed"] is None and not hands:
         fail(0, " (game), field 'seed': null, and no hand line: a record without a seed needs its first hand's deck")
+    if not hands:  # a recorder writes the first hand's line as the game starts
+        fail(0, " (game): no hand line follows: a record holds the deck of every hand it deals")

@@ -51,6 +51,7 @@ from experiments.common.record_schema import (  # noqa: F401 - public here too
     SCHEMA,
     RecordError,
     check_record,
+    shown,
     value_kind,
 )
 from rummy_env.games.options import check_seed
@@ -58,6 +59,29 @@ from rummy_env.games.options import check_seed
 
 class RecordMismatch(ValueError):
     """A replay parted from its record (another deck, an illegal action, other rewards)."""
+
+
+#: a record line longer than this is refused unread (bytes; a Rummikub hand line, the
+#: longest a recorder writes, is under 2,000)
+MAX_LINE_BYTES = 1_000_000
+
+
+def message_text(text: str) -> str:
+    """A string of the record as a message shows it: as written when it is short printable
+    text, else :func:`shown` (quoted, escaped, cut): a record's text must not add lines or
+    terminal codes to an error."""
+    return text if len(text) <= 80 and text.isprintable() else shown(text)
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict:
+    """``json.loads``' object hook: a key given twice is refused (JSON keeps the last one,
+    so an edit would pass unseen)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise RecordError(f"field {shown(twice)} is given twice")
+    return out
 
 
 def _deck_strings(variant: str, deck: Sequence[int]) -> list[str]:
@@ -246,17 +270,22 @@ def read_record(path: str | Path) -> RecordLines:
     Raises:
         OSError: the file cannot be read.
         RecordError: (a ``ValueError``) not a record, or a damaged one: a line that is not
-            UTF-8 JSON (or is nested too deeply to parse), an unknown format, a line
+            UTF-8 JSON (or is nested too deeply to parse, or longer than
+            :data:`MAX_LINE_BYTES`, or gives a field twice), an unknown format, a line
             :func:`check_record` refuses.  The message names the file, line and field.
     """
     lines, numbers = [], []
     with open(path, "rb") as f:
-        for i, raw in enumerate(f, 1):
+        for i, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
+            if len(raw) > MAX_LINE_BYTES:
+                raise RecordError(f"{path}, line {i}: longer than {MAX_LINE_BYTES:,} bytes, which no record line is")
             try:
                 text = raw.decode("utf-8")
                 if not text.strip():
                     continue
-                lines.append(json.loads(text))
+                lines.append(json.loads(text, object_pairs_hook=_no_twice))
+            except RecordError as err:
+                raise RecordError(f"{path}, line {i}: {err}") from None
             except (UnicodeDecodeError, json.JSONDecodeError) as err:
                 raise RecordError(f"{path}, line {i}: not JSON ({err})") from None
             except ValueError as err:  # e.g. an integer of more digits than Python converts
@@ -394,11 +423,13 @@ def replay(
                 )
             if seen > 1 and game["seed"] is None:
                 raise RecordMismatch(
-                    f"{where}: hand {seen} is dealt by the env's generator, but a record without a seed "
-                    "replays only its first hand"
+                    f"line {after}, {where}: hand {seen} is dealt by the env's generator, but a record without a "
+                    "seed replays only its first hand"
                 )
             if seen > len(hands):
-                raise RecordMismatch(f"{where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)")
+                raise RecordMismatch(
+                    f"line {after}, {where}: hand {seen} is dealt, but the record has {len(hands)} hand(s)"
+                )
             want = hands[seen - 1]
             got = _hand_line(variant, state, seen)
             wild = "wild_rank" in want and got["wild_rank"] != want["wild_rank"]
@@ -409,7 +440,7 @@ def replay(
                 if wild:
                     what.append(f"wild rank {got['wild_rank']} against {want['wild_rank']}")
                 raise RecordMismatch(
-                    f"{where}: hand {seen} was not dealt as recorded ({', '.join(what)}): "
+                    f"line {numbers[id(want)]} (hand): hand {seen} was not dealt as recorded ({', '.join(what)}): "
                     "the seed or options differ from the game's"
                 )
 
@@ -419,7 +450,10 @@ def replay(
     returns = [0.0] * len(raw.possible_agents)
     hand_scores: list = []
     for k, line in enumerate(actions):
-        where = f"step {line['step']} ({line['agent']} {line['text']})"
+        step = f"step {line['step']} ({message_text(line['agent'])} {message_text(line['text'])})"
+        where = f"line {numbers[id(line)]}, {step}"
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            raise RecordMismatch(f"{where}: the game ended at step {line['step'] - 1}, but the record goes on")
         if env.agent_selection != line["agent"]:
             raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
         mask = env.observe(line["agent"])["action_mask"]
@@ -441,20 +475,21 @@ def replay(
             raise RecordMismatch(f"{where}: rewards {rewards} in the replay, {want} in the record")
         returns = [r + x for r, x in zip(returns, rewards, strict=True)]
         _collect_hand_scores(raw.game_state, hand_scores)
-        check_hands(where, numbers[id(line)], action_lines[k + 1])
+        check_hands(step, numbers[id(line)], action_lines[k + 1])
         if on_step:
             on_step(env, line)
     if end is not None:
+        at = f"line {numbers[id(end)]} (end)"
         if len(hands) > seen:  # a hand line the game never dealt
-            raise RecordMismatch(f"the record has {len(hands)} hands, the replay dealt {seen}")
+            raise RecordMismatch(f"{at}: the record has {len(hands)} hands, the replay dealt {seen}")
         if not _same_numbers(returns, end["returns"]):
-            raise RecordMismatch(f"returns {returns} in the replay, {end['returns']} in the record")
+            raise RecordMismatch(f"{at}: returns {returns} in the replay, {end['returns']} in the record")
         if end["status"] == "complete" and not raw.game_state.is_terminal():
-            raise RecordMismatch("the record says the game is complete, but the replay has not ended")
+            raise RecordMismatch(f"{at}: the record says the game is complete, but the replay has not ended")
         if end["status"] == "quit" and raw.game_state.is_terminal():
-            raise RecordMismatch("the record says the game was quit, but the replay played it to its end")
+            raise RecordMismatch(f"{at}: the record says the game was quit, but the replay played it to its end")
         totals = _jsonable(list(raw.game_state.scores))
         for name, got in (("hand_scores", hand_scores), ("total_scores", totals)):
             if name in end and not _same_numbers(got, end[name]):  # optional fields
-                raise RecordMismatch(f"{name} {got} in the replay, {end[name]} in the record")
+                raise RecordMismatch(f"{at}: {name} {got} in the replay, {end[name]} in the record")
     return env

@@ -28,9 +28,10 @@ from typing import Any
 from agents import make_agent, seat_seed
 from experiments.common import load_variant
 from experiments.common.jobs import AgentActionError, agent_action
+from experiments.common.record_schema import shown
 from experiments.common.records import GameRecorder
 from experiments.play import can_undo, undo_last
-from experiments.serve.safety import ApiError, shown
+from experiments.serve.safety import ApiError
 from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_result, move_entries, seat_picture
 
 #: games kept at once, and how long an untouched game is kept (seconds)

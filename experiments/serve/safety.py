@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import rummy_env
+from experiments.common.record_schema import shown
 
 #: the record files the server lists and opens
 RECORD_SUFFIX = ".jsonl"
@@ -53,16 +54,6 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-def shown(value: Any) -> str:
-    """``repr(value)`` for an error message, cut to 80 characters: a refused value is named,
-    not echoed whole (the rest of the message says what is allowed)."""
-    text = repr(value)
-    if len(text) <= 80:
-        return text
-    size = f"a {type(value).__name__} of length {len(value)}" if isinstance(value, str | list | dict) else "cut"
-    return f"{text[:80]}... ({size})"
 
 
 # ----------------------------------------------------------------- agents

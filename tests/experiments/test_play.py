@@ -2,6 +2,7 @@
 
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -255,3 +256,23 @@ def test_digits_int_refuses_and_long_numbers_are_not_moves():
     assert parse_move("1" * 5000, legal, raw) == long
     assert parse_move("000000003", legal, raw) == (None, "there is no move 000000003: choose a number from 1 to 4")
     assert parse_move("03", legal, raw) == (19, "")
+
+
+def test_input_that_is_not_utf8_is_a_bad_move_not_a_crash(tmp_path):
+    # a strict stdin decoder (PYTHONIOENCODING=utf-8) raised UnicodeDecodeError out of input()
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    argv = [sys.executable, "-m", "experiments.play", "--variant", "gin_rummy", "--seed", "5"]
+    done = subprocess.run(
+        [*argv, "--opponents", "heuristic", "--record", str(tmp_path)],
+        input=b"\xff\xfe\nquit\n",
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    out = done.stdout.decode()
+    assert done.returncode == 0 and "Traceback" not in done.stderr.decode(), done.stderr
+    assert "'\\udcff\\udcfe' is not a move: action text '\\udcff\\udcfe' is not a Gin Rummy action" in out
+    assert "game abandoned (quit)" in out
+    (record,) = tmp_path.glob("*.jsonl")
+    assert read_record(record)[-1]["status"] == "quit"

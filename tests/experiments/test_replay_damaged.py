@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from experiments import replay as replay_job
-from experiments.common.records import RecordError, replay, write_record
+from experiments.common.records import MAX_LINE_BYTES, RecordError, replay, write_record
 from tests.experiments.test_records import knock_record
 
 # The base record (tests/experiments/test_records.py::knock_record), one JSON object a line:
@@ -41,6 +41,12 @@ class RawLine(str):
 
 NESTED = "[" * 100_000 + "]" * 100_000  # json.loads raises RecursionError
 
+
+def key_twice(lines):
+    """Line 3 (step 0's pass) given a second 'action': JSON keeps the last, an edit unseen."""
+    lines[2] = RawLine(json.dumps(lines[2])[:-1] + ', "action": 0}')
+
+
 DAMAGED = [
     # a missing key
     ("no options", delete(1, "options"), r"line 1 \(game\), field 'options': missing"),
@@ -64,6 +70,10 @@ DAMAGED = [
     ("not JSON", replace_line(3, "{nope"), r"line 3: not JSON \(Expecting property name"),
     ("nested", replace_line(4, NESTED), r"line 4: nested too deeply to be a record line"),
     ("huge int", replace_line(1, '{"seed": ' + "9" * 5000 + "}"), r"line 1: a value no record holds \(Exceeds"),
+    ("key twice", key_twice, r"line 3: field 'action' is given twice$"),
+    # read no further than a line can be (a file of zeros or without line breaks filled the memory)
+    ("long line", replace_line(4, " " * MAX_LINE_BYTES), r"line 4: longer than 1,000,000 bytes, which no record line"),
+    ("no hand line", lambda lines: lines.pop(1), r"line 1 \(game\): no hand line follows: a record holds the deck"),
     # a seed that is not a non-negative int
     ("seed string", put(1, "seed", "7"), r"line 1 \(game\), field 'seed': the string '7', expected an int >= 0"),
     ("seed -1", put(1, "seed", -1), r"line 1 \(game\), field 'seed': the number -1, expected an int >= 0"),
@@ -163,13 +173,24 @@ def test_damaged_lines_in_memory_raise_record_error(good_lines):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (put(5, "rewards", [0.0, 0.0]), r"step 2 \(player_0 knock KH\): rewards \[34.0, -34.0\] in the replay"),
-        (put(6, "returns", [9.0, -9.0]), r"returns \[34.0, -34.0\] in the replay, \[9.0, -9.0\] in the record"),
+        (put(5, "rewards", [0.0, 0.0]), r", line 5, step 2 \(player_0 knock KH\): rewards \[34.0, -34.0\] in the"),
+        (put(6, "returns", [9.0, -9.0]), r", line 6 \(end\): returns \[34.0, -34.0\] in the replay, \[9.0, -9.0\] in"),
+        # a record's text is shown quoted and cut: it cannot add a line or a terminal code
+        (
+            put(5, "text", "knock KH\nrecord checked\x1b[31m"),
+            r", line 5, step 2 \(player_0 'knock KH\\nrecord checked\\x1b\[31m'\): action \d+ is 'knock KH' in",
+        ),
+        (put(5, "text", "x" * 200), r"step 2 \(player_0 'xxxx+\.\.\. \(a str of length 200\)\): action"),
+        # an action after the game's last (the knock ended it)
+        (
+            lambda lines: lines.insert(5, {**lines[2], "step": 3, "agent": "player_1"}),
+            r", line 6, step 3 \(player_1 pass\): the game ended at step 2, but the record goes on$",
+        ),
         (put(3, "action", 0), r"step 0 \(player_0 pass\): the action is not legal in the replay"),
         (put(5, "text", "big gin"), r"step 2 \(player_0 big gin\): action \d+ is 'knock KH' in the replay"),
         (lambda lines: lines.insert(5, {**lines[1], "hand": 2}), r"the record has 2 hands, the replay dealt 1"),
         (put(1, "seed", 4), None),  # the stacked deck is in reset_options: the seed changes nothing
-        (put(2, "dealer", 0), r"hand 1 was not dealt as recorded \(dealer 1 against 0\): the seed"),
+        (put(2, "dealer", 0), r", line 2 \(hand\): hand 1 was not dealt as recorded \(dealer 1 against 0\): the seed"),
     ],
 )
 def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, good_lines, tmp_path, capsys):
@@ -182,6 +203,7 @@ def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, 
         assert code == 0 and err == ""
     else:
         assert code == 1 and err.count("\n") == 1 and re.search(message, err), err
+        assert err.startswith(f"record does not replay: {path}, line "), err
 
 
 def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):

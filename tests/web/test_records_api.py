@@ -355,7 +355,8 @@ def test_a_refused_upload_names_the_step_as_the_replay_page_counts(client, serve
     def where(k):
         line = good[at[k]]
         return (
-            f"step {k + 1} of {n} ({line['agent']} {line['text']}; steps counted from 1 as on the Replay page, "
+            f"line {at[k] + 1}, step {k + 1} of {n} ({line['agent']} {line['text']}; steps counted from 1 as on "
+            "the Replay page, "
             f"the record's 'step' field says {k})"
         )
 
