@@ -34,19 +34,20 @@ MAX_LIMIT = 10**9
 MAX_BONUS = 10**6
 
 
-def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+def check_int(name: str, value: Any, low: int, high: int | None = None, kind: str = "option ") -> int:
     """``value`` as a Python int in ``low..high`` (``high=None``: no upper bound).
 
-    Ints and NumPy integers are accepted; bools, floats and strings are refused.
+    Ints and NumPy integers are accepted; bools, floats and strings are refused.  ``kind``
+    starts the message (``"option "``: an ``env()`` option; ``""`` for other arguments).
 
     Raises:
         ValueError: not an integer, or out of range.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"option {name}={value!r} is not an integer: {name} must be an int{_range(low, high)}")
+        raise ValueError(f"{kind}{name}={value!r} is not an integer: {name} must be an int{_range(low, high)}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        raise ValueError(f"option {name}={value!r} is out of range: {name} must be an int{_range(low, high)}")
+        raise ValueError(f"{kind}{name}={value!r} is out of range: {name} must be an int{_range(low, high)}")
     return value
 
 

@@ -165,8 +165,9 @@ def check_backend(backend: Any, allowed: tuple[str, ...]) -> str:
 
 
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` otherwise."""
-    return int(check_int(name, value, low, high))
+    """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` (an argument,
+    not an option) otherwise."""
+    return int(check_int(name, value, low, high, kind=""))
 
 
 class VecBase:

@@ -89,12 +89,15 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
     expected = replay.step_random()
     np.testing.assert_array_equal(after.observation, expected.observation)
     assert [vec.deal_of(i) for i in range(3)] == deals
-    with pytest.raises(ValueError, match="num_envs"):
+    # arguments, not env() options: named as they are
+    with pytest.raises(ValueError, match="^num_envs=0 is out of range: num_envs must be an int from 1 to 16777216$"):
         cls(0, **options)
     with pytest.raises(ValueError, match="num_envs must be an int from 1 to 16777216"):
         cls(MAX_NUM_ENVS + 1, **options)  # refused before any array is made
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(ValueError, match="^seed=-1 is out of range: seed must be an int from 0 to "):
         cls(2, seed=-1, **options)
+    with pytest.raises(ValueError, match="^game index=3 is out of range: game index must be an int from 0 to 2$"):
+        vec.deal_of(3)
     with pytest.raises(ValueError, match="not_an_option"):
         cls(2, not_an_option=1, **options)
     with pytest.raises(ValueError, match=r"out.observation must be"):
