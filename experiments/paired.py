@@ -168,6 +168,14 @@ def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
             f"only {b}: {', '.join(only_b) or '-'}): name one both played with --opponent"
         )
     if da["seeds"] != db["seeds"]:
+        games_a, games_b = da["seeds"].items(), db["seeds"].items()
+        for part, whole, n, m in ((a, b, len(games_a), len(games_b)), (b, a, len(games_b), len(games_a))):
+            if n < m and (games_a <= games_b if part == a else games_b <= games_a):
+                raise ValueError(
+                    f"{a} and {b} did not play the same deals: {part} played {n:,} games, all of them among "
+                    f"{whole}'s {m:,}, as a run stopped early does (its evaluation.json says partial): pair "
+                    "runs that played every deal"
+                )
         raise ValueError(f"{a} and {b} did not play the same deals (their games' seeds differ)")
     if da["settings"] is not None and db["settings"] is not None and da["settings"] != db["settings"]:
         raise ValueError(f"{a} and {b} were played in different settings: {da['settings']} and {db['settings']}")

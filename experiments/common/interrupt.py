@@ -11,7 +11,8 @@ they have done.
 The first SIGINT (Ctrl-C) or SIGTERM sets :attr:`StopRequest.requested` and prints one line
 saying what will happen; the job checks the flag at its safe points (between updates,
 between chunks of deals) and then writes what it finished.  A second signal quits at once
-(exit code 130), without a traceback; one within :data:`SAME_SIGNAL_S` of the first is the
+(exit code 128 + that signal's number), without a traceback, removing the files half
+written (:data:`PARTS`); one within :data:`SAME_SIGNAL_S` of the first is the
 same request (GNU ``timeout -s INT`` signals the job and then its process group, the job
 again; the window counts from when Python ran the first handler, so an echo held back by a
 long compiled call may still read as a second Ctrl-C).  Worker processes ignore SIGINT
@@ -21,15 +22,20 @@ of the group, and the main process decides what to keep.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: the ``.part`` files being written now (``experiments.common.jobs.atomic_open``): a quit
+#: at once removes them, as the error path of ``atomic_open`` would
+PARTS: set[str] = set()
 #: seconds after the first signal in which another is the same request, not "quit now"
 SAME_SIGNAL_S = 0.1
 
@@ -106,7 +112,10 @@ class StopRequest:
         # closed pipe with tracebacks after the job has ended
         for child in multiprocessing.active_children():
             child.kill()
-        os._exit(130)
+        for part in list(PARTS):
+            with contextlib.suppress(OSError):  # renamed into place since the set was read
+                os.unlink(part)
+        os._exit(128 + int(signum))
 
     @property
     def exit_code(self) -> int:
@@ -160,6 +169,23 @@ class TermAsInterrupt:
     def exit_code(self) -> int:
         """130 after Ctrl-C, 143 after SIGTERM (as :attr:`StopRequest.exit_code`)."""
         return 128 + int(self.signum)
+
+
+@contextlib.contextmanager
+def handlers_kept() -> Iterator[None]:
+    """Put back this process's SIGINT and SIGTERM handlers after the block: ``ray.init`` and
+    ``ray.shutdown`` install their own, and under them a SIGTERM killed a job on the Ray
+    backend with nothing kept.  Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {s: signal.getsignal(s) for s in _SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(s, handler)
 
 
 def ignore_interrupts() -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 import rummy_env
 from agents import Agent
+from experiments.common.interrupt import PARTS
 from rummy_env.games.errors import integer_id
 
 
@@ -63,6 +64,7 @@ def atomic_open(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[An
     """
     path = Path(path)
     part = path.with_name(path.name + ".part")
+    PARTS.add(str(part))  # a second Ctrl-C quits with os._exit, past the except below
     try:
         with open(part, mode, **kwargs) as f:
             yield f
@@ -70,6 +72,8 @@ def atomic_open(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[An
     except BaseException:
         part.unlink(missing_ok=True)
         raise
+    finally:
+        PARTS.discard(str(part))
 
 
 def load_variant(name: str):

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from experiments.common.interrupt import StopRequest, ignore_interrupts
+from experiments.common.interrupt import StopRequest, handlers_kept, ignore_interrupts
 
 #: tasks kept in flight per worker: enough to keep it busy, few enough to stop soon
 IN_FLIGHT = 2
@@ -287,7 +287,8 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
     if started_here:
         check_used_ray_address(address)
         try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            with handlers_kept():
+                ray.init(address=address, include_dashboard=False, log_to_driver=False)
         except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own types here
             where = "a new local cluster" if address is None else f"the Ray cluster at address={address!r}"
             raise RayUnreachableError(f"cannot start or reach {where}: {type(err).__name__}: {err}") from err
@@ -319,5 +320,6 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
                 ray.cancel(ref, force=True)
     finally:
         if started_here:
-            ray.shutdown()
+            with handlers_kept():
+                ray.shutdown()
     return [done[i] for i in sorted(done)]

@@ -151,16 +151,20 @@ def train(
 
 def finish(learner: Learner, out: Path, progress: bool = True, stop: StopRequest | None = None) -> dict[str, Any]:
     """The end of a run whose checkpoint is written: ``model.pt``, the final evaluation (not
-    after a stop), the curve and ``summary.json``; returns the summary."""
+    after a stop), the curve and ``summary.json``; returns the summary.  The run stopped
+    early when a stop came before its last update or during its final evaluation; one
+    that comes later (while the curve is drawn) finds the run complete."""
     cfg = learner.cfg
     stopped = (lambda: stop.requested) if stop is not None else (lambda: False)
     model = learner.save_model(out / "model.pt")
     final = []
-    if cfg.final_eval_deals and not stopped():
+    early = stopped()
+    if cfg.final_eval_deals and not early:
         final = evaluate_now(learner, out, cfg.final_eval_deals, path=model, final=True, stop=stop, progress=progress)
+        early = not final and stopped()  # [] after a stop during it: a partial evaluation is no figure
     if (out / "eval.csv").is_file():
         write_curve(out)
-    result = summary(learner, final, stopped=stopped())
+    result = summary(learner, final, stopped=early)
     with atomic_open(out / "summary.json", "w") as f:
         json.dump(result, f, indent=2)
     return result
@@ -213,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{cfg.variant}: {result['steps']} steps in {result['minutes']} training min "
         f"({result['steps_per_s_training']} steps/s of training, {result['sim_share_of_training']:.0%} in simulation)"
     )
-    if stop.requested:
+    if result["stopped_early"]:
         print(stop.kept(f"checkpoint.pt and model.pt in {out}/ (the final evaluation was skipped); --resume continues"))
         return stop.exit_code
     for r in result["evaluation"]:

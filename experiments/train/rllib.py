@@ -31,6 +31,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
 from experiments.common import atomic_open, load_variant
+from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import used_ray_address
 
 ENV_NAME = "rummy_env_rllib"
@@ -166,9 +167,13 @@ def train(
     if started_here:
         # a cluster that exists has its CPUs (Ray refuses num_cpus there); a new one gets them
         new_cluster = used_ray_address(address) in (None, "local")
-        ray.init(
-            address=address, num_cpus=num_cpus if new_cluster else None, include_dashboard=False, log_to_driver=False
-        )
+        with handlers_kept():
+            ray.init(
+                address=address,
+                num_cpus=num_cpus if new_cluster else None,
+                include_dashboard=False,
+                log_to_driver=False,
+            )
     try:
         config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
         algo = config.build_algo()
@@ -186,7 +191,8 @@ def train(
         algo.stop()
     finally:
         if started_here:
-            ray.shutdown()
+            with handlers_kept():
+                ray.shutdown()
     with atomic_open(out / "progress.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from experiments.selfplay.checkpoint import trim_logs
 
@@ -311,3 +312,73 @@ def test_a_second_signal_within_the_window_is_the_same_request(monkeypatch):
     clock[0] += 0.2  # a second Ctrl-C
     request._handle(signal.SIGINT, None)
     assert exits == [130]
+
+
+def test_a_quit_at_once_exits_with_its_own_signal_and_removes_the_files_half_written(monkeypatch, tmp_path):
+    from experiments.common import interrupt
+    from experiments.common.jobs import atomic_open
+
+    exits = []
+    monkeypatch.setattr(interrupt.os, "_exit", exits.append)
+    (tmp_path / "games.csv").write_text("the earlier run's\n")
+    request = interrupt.StopRequest("job", "then")
+    request._handle(signal.SIGINT, None)
+    request._first -= 1.0  # the second signal comes a second later
+    with pytest.raises(FileNotFoundError), atomic_open(tmp_path / "games.csv") as f:  # (the mock did not exit)
+        f.write("half")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "games.csv.part"]
+        request._handle(signal.SIGTERM, None)  # os._exit would end the process here
+        assert exits == [143]  # 128 + SIGTERM, not the first signal's 130
+        assert [p.name for p in tmp_path.iterdir()] == ["games.csv"]
+    assert (tmp_path / "games.csv").read_text() == "the earlier run's\n" and not interrupt.PARTS
+
+
+def test_sigterm_keeps_the_finished_deals_of_a_tournament_on_ray(tmp_path):
+    # ray.init and ray.shutdown install their own SIGTERM handlers: under them the job died
+    # with nothing written (experiments.common.interrupt.handlers_kept puts the job's back)
+    out = tmp_path / "t"
+    proc = start(
+        "experiments.tournament", "--variants", "gin_rummy", "--agents", "random", "heuristic",
+        "--deals", "100000", "--backend", "ray", "--out", str(out),
+    )  # fmt: skip
+    progress = Progress(proc)
+    progress.wait("tournament")
+    proc.send_signal(signal.SIGTERM)  # the job alone (kill PID): its cluster's processes stay up until it ends
+    proc.wait(timeout=120)
+    for thread in progress.threads:
+        thread.join(timeout=60)
+    stdout, stderr = "".join(progress.out), "".join(progress.seen)
+    assert proc.returncode == 143 and "Traceback" not in stderr and "SIGTERM received" not in stderr, stderr
+    assert "tournament: stopped early (SIGTERM); kept the " in stdout
+    meta = json.loads((out / "summary.json").read_text())["meta"]
+    assert meta["partial"] is True and meta["backend"] == "ray" and meta["games"] > 0
+    with open(out / "games.csv") as f:
+        assert len(list(csv.DictReader(f))) == 2 * meta["games"]  # a row per seat
+
+
+def test_a_stop_after_the_final_evaluation_finds_the_run_complete(tmp_path, monkeypatch):
+    # a Ctrl-C while the curve was drawn marked a finished run stopped, and --resume made its
+    # final evaluation again (two final rows in eval.csv)
+    from experiments import selfplay
+    from experiments.common.interrupt import StopRequest
+    from experiments.selfplay import run
+
+    learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,), final_eval_deals=3))
+    stop = StopRequest("selfplay", "then")
+    row = {"opponent": "heuristic", "win_rate": 0.5}
+
+    def evaluated(*args, **kwargs):  # the final evaluation ends, then the signal comes
+        (tmp_path / "eval.csv").write_text("steps,final\n0,1\n")
+        return [row]
+
+    monkeypatch.setattr(run, "evaluate_now", evaluated)
+    monkeypatch.setattr(run, "write_curve", lambda out: stop._handle(signal.SIGINT, None))
+    result = run.finish(learner, tmp_path, progress=False, stop=stop)
+    assert stop.requested and result["stopped_early"] is False and result["evaluation"] == [row]
+    assert json.loads((tmp_path / "summary.json").read_text())["stopped_early"] is False
+    assert not run.final_evaluation_missing(tmp_path, learner.cfg, learner)  # --resume has nothing to make
+
+    stopped = StopRequest("selfplay", "then")  # a stop during the evaluation: no figure, stopped early
+    monkeypatch.setattr(run, "evaluate_now", lambda *a, **k: stopped._handle(signal.SIGINT, None) or [])
+    assert run.finish(learner, tmp_path, progress=False, stop=stopped)["stopped_early"] is True
+    assert run.final_evaluation_missing(tmp_path, learner.cfg, learner)

@@ -97,8 +97,13 @@ def test_an_opponent_filter_and_pooled_pairs(tmp_path):
 def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
     a, b = _gin_pair(tmp_path)
     other = _run(tmp_path / "other", "gin_rummy_v0", [("bot", 5, 0, 1.0, 10, 0)])
-    with pytest.raises(ValueError, match="did not play the same deals"):
+    with pytest.raises(ValueError, match="did not play the same deals \\(their games' seeds differ\\)$"):
         paired.paired([a, other])
+    # a run stopped early: its games are some of the other's, which the message says
+    stopped = _run(tmp_path / "stopped", "gin_rummy_v0", [("bot", 0, 0, 1.0, 10, 0), ("bot", 0, 1, 0.0, 0, 0)])
+    said = f"^{b} and {stopped} did not play the same deals: {stopped} played 2 games, all of them among {b}'s 6, as a"
+    with pytest.raises(ValueError, match=said.replace("(", "\\(")):
+        paired.paired([b, stopped])
     crazy = _run(tmp_path / "crazy", "crazy_rummy_v0", [("bot", d, r, 0.0, 0, 0) for d in range(3) for r in range(2)])
     with pytest.raises(ValueError, match="were played in different settings"):
         paired.paired([a, crazy])
