@@ -167,16 +167,23 @@ def write_curve(rows: list[dict[str, float]], out: Path, title: str) -> None:
 
 
 def evaluate(
-    model_path: Path, variant: str, env_options: dict, deals: int, workers: int, seed: int, stop: Any = None
+    model_path: Path,
+    variant: str,
+    env_options: dict,
+    deals: int,
+    workers: int,
+    seed: int,
+    stop: Any = None,
+    progress: bool = False,
 ) -> list[dict]:
     """Win rates (95% Wilson intervals over deals) of the saved policy against each
     baseline agent, with the tournament's duplicate deals
     (:func:`experiments.tournament.evaluate_against_baselines`); ``stop``: a Ctrl-C ends it
-    after the deals in progress."""
+    after the deals in progress; ``progress``: a bar of deals per opponent."""
     from experiments import tournament
 
     return tournament.evaluate_against_baselines(
-        f"policy:{model_path.resolve()}", variant, env_options, deals, workers, seed, stop=stop
+        f"policy:{model_path.resolve()}", variant, env_options, deals, workers, seed, progress=progress, stop=stop
     )
 
 
@@ -247,7 +254,7 @@ def train(
     evaluation = (
         []
         if stopped or not eval_deals
-        else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1, stop)
+        else evaluate(model_path, variant, env_options, eval_deals, workers, seed + 1, stop, progress)
     )
     if stop is not None and stop.requested:  # Ctrl-C during the evaluation: it ends, and is no figure
         stopped, evaluation = True, []
