@@ -204,7 +204,7 @@ def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path,
 
     stop, seen = Stop(), []
 
-    def interrupted_evaluation(agent, variant, env_options, deals, workers, seed, stop=None):
+    def interrupted_evaluation(agent, variant, env_options, deals, workers, seed, stop=None, progress=False):
         seen.append(stop)
         stop.requested = True  # Ctrl-C while the deals are played: they end after the current one
         return [{"opponent": "random", "games": 2, "wins": 2}]
