@@ -101,7 +101,7 @@ class SingleAgentEnv(gymnasium.Env):
             (e.g. the name ``"random"``: :func:`single_agent_env` takes it).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     MAX_SKIPPED = 100  # consecutive deals that end before the learner acts, before giving up
 
     def __init__(
@@ -137,8 +137,9 @@ class SingleAgentEnv(gymnasium.Env):
         mode = getattr(aec_env, "render_mode", None)
         self.render_mode = mode if mode in self.metadata["render_modes"] else None
 
-    def render(self) -> str | None:
-        """The AEC env's text table, as the acting player (the learner, during its turn) sees it."""
+    def render(self) -> str | np.ndarray | None:
+        """The AEC env's picture of the table as the acting player (the learner, during its
+        turn) sees it: text (``"ansi"``) or a uint8 image ``(H, W, 3)`` (``"rgb_array"``)."""
         return self.aec.render() if self.render_mode is not None else None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -321,7 +322,9 @@ def single_agent_env(
             ``opponents(aec_env) -> sequence of policies``, for agents that are built
             from the env, e.g. ``lambda aec: [agents.make_agent("heuristic", aec, seed=1)]``.
         learner_seat, seed: as :class:`SingleAgentEnv`.
-        render_mode: None or ``"ansi"`` (``render()`` returns the AEC env's text).
+        render_mode: None, ``"ansi"`` or ``"rgb_array"`` (``render()`` returns the AEC
+            env's text or image; ``"human"``, which would print every opponent move too, is
+            refused).
         options: options of ``<variant>.env()`` (e.g. ``knock_limit=5``).
 
     Raises:
@@ -335,7 +338,9 @@ def single_agent_env(
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
     if render_mode not in (None, *SingleAgentEnv.metadata["render_modes"]):
-        raise ValueError(f"render_mode={render_mode!r} is not supported by the single-agent view: use 'ansi' or None")
+        raise ValueError(
+            f"render_mode={render_mode!r} is not supported by the single-agent view: use 'ansi', 'rgb_array' or None"
+        )
     aec = importlib.import_module(f"rummy_env.{variant}").env(render_mode=render_mode, **options)
     if opponents is None or (isinstance(opponents, str) and opponents == "random"):
         policies: Sequence[Policy] = [RandomOpponent(aec)]

@@ -110,10 +110,12 @@ def check_known(options: dict, known: Sequence[str], what: str) -> None:
     Raises:
         ValueError: an unknown name; the message lists the known ones.
     """
-    unknown = sorted(set(options) - set(known))
+    unknown = sorted(set(options) - set(known), key=str)
     if unknown:
+        # PettingZoo's classic envs take max_cycles: the same limit is max_turns here
+        hint = "; PettingZoo's max_cycles is max_turns here" if "max_cycles" in unknown and "max_turns" in known else ""
         raise ValueError(
-            f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}"
+            f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}{hint}"
         )
 
 

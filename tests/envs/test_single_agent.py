@@ -258,3 +258,18 @@ def test_empty_reset_options_deal_again_as_none_does():
     env = single_agent_env("gin_rummy_v0", learner_seat=1, seed=0, max_turns=1)
     assert env.reset(seed=5)[1]["skipped_episodes"] == 1
     assert env.reset(seed=5, options={})[1]["skipped_episodes"] == 1
+
+
+def test_pettingzoos_max_cycles_is_pointed_to_max_turns():
+    with pytest.raises(ValueError, match="known options are .*; PettingZoo's max_cycles is max_turns here$"):
+        gin_rummy_v0.env(max_cycles=100)
+
+
+def test_rgb_array_renders_the_aec_envs_picture_and_human_is_refused():
+    env = single_agent_env("gin_rummy_v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    image = env.render()
+    assert image.dtype == np.uint8 and image.shape == (560, 960, 3)
+    np.testing.assert_array_equal(image, env.aec.render())  # the learner's view, its turn
+    with pytest.raises(ValueError, match="^render_mode='human' is not supported by the single-agent view: use 'ansi',"):
+        single_agent_env("gin_rummy_v0", render_mode="human")
