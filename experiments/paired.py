@@ -173,8 +173,8 @@ def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
             if n < m and (games_a <= games_b if part == a else games_b <= games_a):
                 raise ValueError(
                     f"{a} and {b} did not play the same deals: {part} played {n:,} games, all of them among "
-                    f"{whole}'s {m:,}, as a run stopped early does (its evaluation.json says partial): pair "
-                    "runs that played every deal"
+                    f"{whole}'s {m:,}, as a run stopped early (its evaluation.json says partial) or given fewer "
+                    "--deals does: pair runs that played the same deals"
                 )
         raise ValueError(f"{a} and {b} did not play the same deals (their games' seeds differ)")
     if da["settings"] is not None and db["settings"] is not None and da["settings"] != db["settings"]:

@@ -30,12 +30,16 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: the ``.part`` files being written now (``experiments.common.jobs.atomic_open``): a quit
 #: at once removes them, as the error path of ``atomic_open`` would
 PARTS: set[str] = set()
+#: folders whose ``*.part`` files worker processes write (a tournament's ``--record``): a
+#: quit at once kills the workers, then removes those files too
+PART_FOLDERS: set[str] = set()
 #: seconds after the first signal in which another is the same request, not "quit now"
 SAME_SIGNAL_S = 0.1
 
@@ -112,7 +116,7 @@ class StopRequest:
         # closed pipe with tracebacks after the job has ended
         for child in multiprocessing.active_children():
             child.kill()
-        for part in list(PARTS):
+        for part in list(PARTS) + [str(p) for folder in PART_FOLDERS for p in Path(folder).glob("*.part")]:
             with contextlib.suppress(OSError):  # renamed into place since the set was read
                 os.unlink(part)
         os._exit(128 + int(signum))

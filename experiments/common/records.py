@@ -276,8 +276,8 @@ def read_record(path: str | Path) -> RecordLines:
     """
     lines, numbers = [], []
     with open(path, "rb") as f:
-        for i, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
-            if len(raw) > MAX_LINE_BYTES:
+        for i, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 3), b""), 1):
+            if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
                 raise RecordError(f"{path}, line {i}: longer than {MAX_LINE_BYTES:,} bytes, which no record line is")
             try:
                 text = raw.decode("utf-8")
@@ -453,7 +453,7 @@ def replay(
         step = f"step {line['step']} ({message_text(line['agent'])} {message_text(line['text'])})"
         where = f"line {numbers[id(line)]}, {step}"
         if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
-            raise RecordMismatch(f"{where}: the game ended at step {line['step'] - 1}, but the record goes on")
+            raise RecordMismatch(f"{where}: the game had ended with the action before, but the record goes on")
         if env.agent_selection != line["agent"]:
             raise RecordMismatch(f"{where}: {env.agent_selection} is to act, not {line['agent']}")
         mask = env.observe(line["agent"])["action_mask"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common.record_schema import lone_surrogate
-from experiments.common.records import read_record, replay
+from experiments.common.records import message_text, read_record, replay
 from experiments.serve.safety import (
     MAX_RECORD_LINES,
     RECORD_SUFFIX,
@@ -160,9 +160,10 @@ class Replay:
         if done >= len(self.actions):
             return message  # the end line's checks: no step to name
         line = self.actions[done]
-        where = f"step {line['step']} ({line['agent']} {line['text']})"
+        move = f"{message_text(line['agent'])} {message_text(line['text'])}"  # as replay() shows them
+        where = f"step {line['step']} ({move})"
         page = (
-            f"step {done + 1} of {len(self.actions)} ({line['agent']} {line['text']}; steps counted from 1 "
+            f"step {done + 1} of {len(self.actions)} ({move}; steps counted from 1 "
             f"as on the Replay page, the record's 'step' field says {line['step']})"
         )
         return message.replace(where, page)

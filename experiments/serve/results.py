@@ -115,7 +115,8 @@ def _head_to_head_csv(folder: Path) -> list[dict]:
                     r[k] = kind(r[k])
                 except (KeyError, TypeError, ValueError):  # a missing column, a cut line, a word
                     wanted = "an integer" if kind is int else "a number"
-                    raise ValueError(f"{where}, {k!r} is {r.get(k)!r}, expected {wanted}") from None
+                    what = "missing (a cut line?)" if r.get(k) is None else repr(r[k])
+                    raise ValueError(f"{where}, {k!r} is {what}, expected {wanted}") from None
             check_row(r, "head_to_head", where)
             rows.append(r)
     return rows

@@ -43,7 +43,7 @@ from experiments.common import (
     usable_cpus,
     worker_count,
 )
-from experiments.common.interrupt import StopRequest
+from experiments.common.interrupt import PART_FOLDERS, StopRequest
 from experiments.common.jobs import AgentActionError
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address
 from experiments.tournament.deals import DEFAULT_GAMES, make_chunks, record_names
@@ -199,6 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error(str(err))
     start = time.perf_counter()
     recorded_before = {p.name for p in args.record.glob("*.jsonl")} if args.record else set()
+    if args.record:  # the workers write the records: a quit at once removes what they left half written
+        PART_FOLDERS.add(str(args.record))
     with StopRequest("tournament", "no new deal starts; writing the games finished") as stop:
         try:
             if args.backend == "ray":

@@ -112,8 +112,9 @@ def check_known(options: dict, known: Sequence[str], what: str) -> None:
     """
     unknown = sorted(set(options) - set(known), key=str)
     if unknown:
-        # PettingZoo's classic envs take max_cycles: the same limit is max_turns here
-        hint = "; PettingZoo's max_cycles is max_turns here" if "max_cycles" in unknown and "max_turns" in known else ""
+        # a PettingZoo habit (its parallel envs take max_cycles): name the limit this env has
+        hint = "; there is no max_cycles: max_turns limits a hand's turns" if "max_cycles" in unknown else ""
+        hint = hint if "max_turns" in known else ""
         raise ValueError(
             f"unknown {what} option(s) {', '.join(map(repr, unknown))}: known options are {', '.join(known)}{hint}"
         )

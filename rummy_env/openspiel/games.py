@@ -154,10 +154,7 @@ class RummyEnvGame(pyspiel.Game):
                 f"the serialized contents have {moves} moves applied but the history lists {len(history)}: "
                 "the text was edited or its contents are missing"
             )
-        applied = getattr(core, "actions", None)
-        if applied is None:
-            raise ValueError("the serialized contents hold no action list: an older rummy_env serialized them")
-        for i, (said, done) in enumerate(zip(history, applied.view(), strict=True)):
+        for i, (said, done) in enumerate(zip(history, core.actions.view(), strict=True)):
             if tuple(said) != tuple(done):
                 raise ValueError(
                     f"history entry {i} is {said[0]}:{said[1]} (player:action) but the serialized contents "
@@ -216,6 +213,10 @@ class RummyEnvState(pyspiel.State):
             if not isinstance(value, Core):
                 raise SerializedStateError(
                     f"the serialized contents hold {type(value).__name__} as _core, not a state's Core"
+                )
+            if "actions" not in vars(value):  # every path that unpickles a state comes here
+                raise SerializedStateError(
+                    "the serialized contents hold no action list: a rummy_env before 2026-12-07 serialized them"
                 )
             mine = self.get_game()._data
             if value.data is not mine and value.data.__reduce__() != mine.__reduce__():
@@ -280,7 +281,8 @@ class RummyEnvState(pyspiel.State):
                 it, and a player that is not one, with a message printing the whole state,
                 hidden cards included).
             TypeError: a player that is not an integer, or not one or two arguments.
-            ValueError: not an action id (an ``IllegalActionError``) or a player past int64.
+            ValueError: not an action id (an ``IllegalActionError``), or a player that is
+                neither a seat nor -1 (chance).
         """
         if len(args) not in (1, 2):
             raise TypeError(f"action_to_string takes (action) or (player, action), got {len(args)} arguments")
@@ -288,8 +290,10 @@ class RummyEnvState(pyspiel.State):
             player = args[0]
             if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
                 raise TypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
-            if not -(2**63) <= player < 2**63:
-                raise ValueError(f"player {player} is not a seat: seats are 0..{self.get_game().num_players() - 1}")
+            if not -1 <= player < self.get_game().num_players():  # pyspiel's int32 would print the state
+                raise ValueError(
+                    f"player {player} is neither a seat 0..{self.get_game().num_players() - 1} nor -1 (chance)"
+                )
         return super().action_to_string(*args[:-1], self._action_id(args[-1]))
 
     def _apply_action(self, action: int) -> None:

@@ -261,15 +261,23 @@ def test_empty_reset_options_deal_again_as_none_does():
 
 
 def test_pettingzoos_max_cycles_is_pointed_to_max_turns():
-    with pytest.raises(ValueError, match="known options are .*; PettingZoo's max_cycles is max_turns here$"):
+    with pytest.raises(
+        ValueError, match="known options are .*; there is no max_cycles: max_turns limits a hand's turns$"
+    ):
         gin_rummy_v0.env(max_cycles=100)
 
 
-def test_rgb_array_renders_the_aec_envs_picture_and_human_is_refused():
-    env = single_agent_env("gin_rummy_v0", render_mode="rgb_array")
-    env.reset(seed=0)
-    image = env.render()
-    assert image.dtype == np.uint8 and image.shape == (560, 960, 3)
-    np.testing.assert_array_equal(image, env.aec.render())  # the learner's view, its turn
+def test_rgb_array_renders_the_learners_seat_and_human_is_refused():
+    from rummy_env.render.image import render_rgb
+
+    for seat in (0, 1):
+        env = single_agent_env("gin_rummy_v0", render_mode="rgb_array", learner_seat=seat)
+        env.reset(seed=0)
+        image = env.render()
+        assert image.dtype == np.uint8 and image.shape == (560, 960, 3)
+        raw = env.aec.unwrapped
+        np.testing.assert_array_equal(image, render_rgb(raw.game_state, seat, raw.last_move))
+        other = render_rgb(raw.game_state, 1 - seat, raw.last_move)  # the other hand face up
+        assert not np.array_equal(image, other)
     with pytest.raises(ValueError, match="^render_mode='human' is not supported by the single-agent view: use 'ansi',"):
         single_agent_env("gin_rummy_v0", render_mode="human")

@@ -321,15 +321,21 @@ def test_a_quit_at_once_exits_with_its_own_signal_and_removes_the_files_half_wri
     exits = []
     monkeypatch.setattr(interrupt.os, "_exit", exits.append)
     (tmp_path / "games.csv").write_text("the earlier run's\n")
+    records = tmp_path / "records"  # a folder the killed workers wrote records into
+    records.mkdir()
+    (records / "a.jsonl").write_text("kept\n")
+    (records / "b.jsonl.part").write_text("half")
+    monkeypatch.setattr(interrupt, "PART_FOLDERS", {str(records)})
     request = interrupt.StopRequest("job", "then")
     request._handle(signal.SIGINT, None)
     request._first -= 1.0  # the second signal comes a second later
     with pytest.raises(FileNotFoundError), atomic_open(tmp_path / "games.csv") as f:  # (the mock did not exit)
         f.write("half")
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "games.csv.part"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "games.csv.part", "records"]
         request._handle(signal.SIGTERM, None)  # os._exit would end the process here
         assert exits == [143]  # 128 + SIGTERM, not the first signal's 130
-        assert [p.name for p in tmp_path.iterdir()] == ["games.csv"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "records"]
+        assert [p.name for p in records.iterdir()] == ["a.jsonl"]
     assert (tmp_path / "games.csv").read_text() == "the earlier run's\n" and not interrupt.PARTS
 
 
@@ -382,3 +388,19 @@ def test_a_stop_after_the_final_evaluation_finds_the_run_complete(tmp_path, monk
     monkeypatch.setattr(run, "evaluate_now", lambda *a, **k: stopped._handle(signal.SIGINT, None) or [])
     assert run.finish(learner, tmp_path, progress=False, stop=stopped)["stopped_early"] is True
     assert run.final_evaluation_missing(tmp_path, learner.cfg, learner)
+
+
+def test_handlers_kept_puts_back_the_jobs_handlers_that_ray_replaces():
+    from experiments.common.interrupt import handlers_kept
+
+    def mine(signum, frame):
+        raise AssertionError("not called")
+
+    before, interrupt = signal.signal(signal.SIGTERM, mine), signal.getsignal(signal.SIGINT)
+    try:
+        with handlers_kept():
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # what ray.init and ray.shutdown do
+            signal.signal(signal.SIGINT, signal.SIG_IGN if interrupt is not signal.SIG_IGN else signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is interrupt
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -104,6 +104,8 @@ def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
     said = f"^{b} and {stopped} did not play the same deals: {stopped} played 2 games, all of them among {b}'s 6, as a"
     with pytest.raises(ValueError, match=said.replace("(", "\\(")):
         paired.paired([b, stopped])
+    with pytest.raises(ValueError, match=f"^{stopped} and {b} did not play the same deals: {stopped} played 2 games"):
+        paired.paired([stopped, b])
     crazy = _run(tmp_path / "crazy", "crazy_rummy_v0", [("bot", d, r, 0.0, 0, 0) for d in range(3) for r in range(2)])
     with pytest.raises(ValueError, match="were played in different settings"):
         paired.paired([a, crazy])

@@ -72,7 +72,7 @@ DAMAGED = [
     ("huge int", replace_line(1, '{"seed": ' + "9" * 5000 + "}"), r"line 1: a value no record holds \(Exceeds"),
     ("key twice", key_twice, r"line 3: field 'action' is given twice$"),
     # read no further than a line can be (a file of zeros or without line breaks filled the memory)
-    ("long line", replace_line(4, " " * MAX_LINE_BYTES), r"line 4: longer than 1,000,000 bytes, which no record line"),
+    ("long line", replace_line(4, " " * (MAX_LINE_BYTES + 1)), r"line 4: longer than 1,000,000 bytes, which no"),
     ("no hand line", lambda lines: lines.pop(1), r"line 1 \(game\): no hand line follows: a record holds the deck"),
     # a seed that is not a non-negative int
     ("seed string", put(1, "seed", "7"), r"line 1 \(game\), field 'seed': the string '7', expected an int >= 0"),
@@ -184,7 +184,7 @@ def test_damaged_lines_in_memory_raise_record_error(good_lines):
         # an action after the game's last (the knock ended it)
         (
             lambda lines: lines.insert(5, {**lines[2], "step": 3, "agent": "player_1"}),
-            r", line 6, step 3 \(player_1 pass\): the game ended at step 2, but the record goes on$",
+            r", line 6, step 3 \(player_1 pass\): the game had ended with the action before, but the record goes on$",
         ),
         (put(3, "action", 0), r"step 0 \(player_0 pass\): the action is not legal in the replay"),
         (put(5, "text", "big gin"), r"step 2 \(player_0 big gin\): action \d+ is 'knock KH' in the replay"),
@@ -329,3 +329,12 @@ def test_a_later_hand_line_out_of_place_is_refused(tmp_path):
     )
     with pytest.raises(RecordError, match=said):
         replay(moved)
+
+
+def test_a_line_of_the_longest_length_is_read(good_lines, tmp_path, capsys):
+    # the limit is the line's, without its line break: a blank line of exactly that many bytes
+    # is read (and skipped, as blank lines are); one byte more is refused
+    lines = json.loads(json.dumps(good_lines))
+    lines.insert(3, RawLine(" " * MAX_LINE_BYTES))
+    path = write_lines(lines, tmp_path / "long.jsonl")
+    assert replay_job.main([str(path), "--quiet"]) == 0, capsys.readouterr().err

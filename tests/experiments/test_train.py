@@ -205,15 +205,15 @@ def test_a_stop_during_the_evaluation_ends_it_and_the_run_says_stopped(tmp_path,
     stop, seen = Stop(), []
 
     def interrupted_evaluation(agent, variant, env_options, deals, workers, seed, stop=None, progress=False):
-        seen.append(stop)
+        seen.append((stop, progress))
         stop.requested = True  # Ctrl-C while the deals are played: they end after the current one
         return [{"opponent": "random", "games": 2, "wins": 2}]
 
     monkeypatch.setattr(tournament, "evaluate_against_baselines", interrupted_evaluation)
     summary = sb3.train(
-        "gin_rummy_v0", {}, ["self"], 512, 0, tmp_path, n_steps=256, eval_deals=50, workers=1, progress=False, stop=stop
+        "gin_rummy_v0", {}, ["self"], 512, 0, tmp_path, n_steps=256, eval_deals=50, workers=1, progress=True, stop=stop
     )
-    assert seen == [stop]  # the job's stop request reaches the evaluation
+    assert seen == [(stop, True)]  # the job's stop request and progress setting reach the evaluation
     assert summary["stopped_early"] is True and summary["evaluation"] == []
     assert json.loads((tmp_path / "evaluation.json").read_text())["stopped_early"] is True
 

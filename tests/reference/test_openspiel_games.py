@@ -3,6 +3,7 @@ type and info, the chance nodes of the deal and the draws, OpenSpiel's own rando
 simulation test, OpenSpiel's MCTS and IS-MCTS bots and ``rl_environment``."""
 
 import base64
+import copy
 import pickle
 import re
 import subprocess
@@ -392,6 +393,8 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
         return text.replace(head.split("\n")[0], "history=" + ",".join(items), 1)
 
     p3, a3 = entries[3]
+    without_actions = copy.deepcopy(state._core)  # as a rummy_env before Core.actions pickled it
+    del without_actions.actions
     cases = [
         # an entry edited (a card dealt twice, another seat's decision): the history no longer
         # replays the contents, though as long
@@ -411,6 +414,7 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
         ),
         (contents({}), f"have 0 moves applied but the history lists {moves}"),  # the initial state's contents
         (contents({"_core": 5}), "^the serialized contents hold int as _core, not a state's Core$"),
+        (contents({"_core": without_actions}), "^the serialized contents hold no action list: a rummy_env before "),
         (text[: len(text) // 2], rf"^the text is not a serialized state of {NAMES[variant]}: "),
         (contents_bytes(b"\x80\x09N."), rf"^the text is not a serialized state of {NAMES[variant]}: ValueError: "),
         ("hello", rf"^the text is not a serialized state of {NAMES[variant]}: "),

@@ -167,7 +167,7 @@ def test_only_tournaments_and_evaluations_are_runs_and_a_damaged_one_is_422(make
         (
             "cut/summary.json",
             header + "gin_rummy_v0,a,b,2,1,1,0.5,0.1,0.9\ngin_rummy_v0,a,b,2\n",
-            "(ValueError: head_to_head.csv, line 3, 'wins' is None, expected a number)",
+            "(ValueError: head_to_head.csv, line 3, 'wins' is missing (a cut line?), expected a number)",
         ),
         ("cut/summary.json", header + "gin_rummy_v0," + "a" * 140_000 + ",b,2,1,1,0.5,0.1,0.9\n", "field larger"),
     ]:
@@ -366,6 +366,10 @@ def test_a_refused_upload_names_the_step_as_the_replay_page_counts(client, serve
     assert said == f"the upload does not replay: {where(0)}: the action is not legal in the replay"
     said = refused(upload(3, rewards=[5.0, 0.0]), 422)
     assert said == f"the upload does not replay: {where(3)}: rewards [0.0, 0.0] in the replay, [5.0, 0.0] in the record"
+    # a move text the replay quotes and cuts: the page's step number still replaces the record's
+    said = refused(upload(2, text="x" * 200), 422)
+    assert said.startswith(f"the upload does not replay: line {at[2] + 1}, step 3 of {n} (player_"), said
+    assert "'xxxx" in said and "(a str of length 200); steps counted from 1 as on the Replay page" in said
     said = refused(upload(n - 1, action=10**6), 422)
     assert said == (
         f"the upload does not replay: line {at[-1] + 1} (action), field 'action': 1000000 is not an action id "
