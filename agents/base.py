@@ -74,15 +74,20 @@ def observation_vector(observation: dict[str, np.ndarray], size: int) -> np.ndar
     by the layout of the env it was made for.
 
     Raises:
-        ValueError: the vector has another shape: the agent was made for an env with
-            other options (for example another number of players).
+        ValueError: the vector has another shape (the agent was made for an env with other
+            options, for example another number of players), is not an array, or holds NaN
+            or an infinity (no env writes them).
     """
-    vector = observation["observation"]
+    vector = observation.get("observation")
+    if not isinstance(vector, np.ndarray):
+        raise ValueError(f"observation['observation'] is {type(vector).__name__}, not the env's float32 array")
     if vector.shape != (size,):
         raise ValueError(
             f"observation of shape {vector.shape}, but this agent was made for an env whose observation "
             f"has shape ({size},): make the agent from the env it plays, agents.make_agent(name, env)"
         )
+    if not np.isfinite(vector).all():
+        raise ValueError("the observation holds NaN or an infinity: it is not one an env wrote")
     return vector
 
 

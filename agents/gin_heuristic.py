@@ -106,7 +106,13 @@ class GinHeuristicAgent(Agent):
         legal = legal_ids(observation)
         legal_set = set(int(a) for a in legal)
         obs = observation_vector(observation, self._size)
-        hand = plane_mask(obs[self._hand])
+        plane = obs[self._hand]
+        if not np.isin(plane, (0.0, 1.0)).all() or plane.sum() > 11:  # the deadwood search would not end
+            raise ValueError(
+                f"the observation's hand plane holds {int(np.count_nonzero(plane))} nonzero entries, not a hand of "
+                "10 or 11 cards as 0/1: it is not one an env wrote"
+            )
+        hand = plane_mask(plane)
         if DRAW_UPCARD in legal_set:
             up = np.flatnonzero(obs[self._upcard])
             if up.size and self._takes(int(up[0]), hand):

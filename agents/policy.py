@@ -38,7 +38,10 @@ def load_model(path: Path) -> Any:
         try:
             model = MaskablePPO.load(path, device="cpu")
         except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
-            raise ValueError(f"policy file {str(path)!r} is not a MaskablePPO model: {err}") from None
+            raise ValueError(
+                f"policy file {str(path)!r} is not a MaskablePPO model ({err}); a file not ending in .pt is "
+                "read as the model.zip of experiments.train"
+            ) from None
         _MODELS[key] = model
     return model
 
@@ -84,17 +87,26 @@ class PolicyAgent(Agent):
         sampled with ``deterministic=False``.
 
         Raises:
-            ValueError: the observation's shape is not the one the model was trained on.
+            TypeError: not the env's observation dict (:func:`agents.base.legal_ids`).
+            ValueError: the observation's shape is not the one the model was trained on,
+                it holds NaN or an infinity, or the mask is not one entry per action.
         """
-        obs = observation["observation"]
+        legal_ids(observation)  # not an observation dict, or a mask with no legal action
+        obs = observation.get("observation")
         expected = self.model.observation_space.shape
-        if obs.shape != expected:
+        if not isinstance(obs, np.ndarray) or obs.shape != expected:
+            shape = obs.shape if isinstance(obs, np.ndarray) else type(obs).__name__
             raise ValueError(
-                f"observation of shape {obs.shape} does not fit this policy, trained on {expected}: "
+                f"observation of shape {shape} does not fit this policy, trained on {expected}: "
                 "play it on the variant and options it was trained with"
             )
-        legal_ids(observation)  # a mask with no legal action: this player is not acting
-        mask = observation["action_mask"].astype(bool)
+        if not np.isfinite(obs).all():
+            raise ValueError("the observation holds NaN or an infinity: it is not one an env wrote")
+        mask = np.asarray(observation["action_mask"])
+        actions = self.model.action_space.n
+        if mask.shape != (actions,):
+            raise ValueError(f"action mask of shape {mask.shape}, but this policy has {actions} actions")
+        mask = mask.astype(bool)
         if not self.deterministic:
             p = policy_probabilities(self.model, obs, mask)
             return int(self.rng.choice(p.size, p=p))

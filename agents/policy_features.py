@@ -96,7 +96,17 @@ def meld_features(hand: np.ndarray, upcard: np.ndarray) -> np.ndarray:
 
 def gin_deadwood_features(hand: np.ndarray, upcard: np.ndarray) -> np.ndarray:
     """Deadwood without each held card and after taking the upcard (see the module
-    docstring): float32 (n, 53)."""
+    docstring): float32 (n, 53).
+
+    Raises:
+        ValueError: a hand plane of more than 11 cards (no Gin hand; the deadwood search
+            over it would not end in any useful time).
+    """
+    held = (hand > 0).sum(1)
+    if held.size and held.max() > 11:
+        raise ValueError(
+            f"a hand plane holds {int(held.max())} cards, not a Gin hand of 10 or 11: not an env's observation"
+        )
     masks = ((hand > 0).astype(np.uint64) * _BITS).sum(1, dtype=np.uint64)
     ups = np.where(upcard.any(1), upcard.argmax(1), -1).astype(np.int64)
     kernel = _deadwood_kernel()

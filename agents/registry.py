@@ -202,6 +202,12 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
                 f"({env.metadata.get('name')}, {len(env.possible_agents)} players): a model plays the "
                 "variant and number of players it was trained on"
             )
+        actions = env.action_space(env.possible_agents[0]).n
+        if getattr(agent.model.action_space, "n", actions) != actions:
+            raise ValueError(
+                f"policy {name!r} has {agent.model.action_space.n} actions, this env {actions} "
+                f"({env.metadata.get('name')}): a model plays the variant it was trained on"
+            )
         return agent
     if name.startswith(RLLIB_PREFIX):
         return _rllib_agent(name[len(RLLIB_PREFIX) :], env, seed)

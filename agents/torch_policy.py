@@ -211,12 +211,18 @@ def load_model(path: str | Path) -> ActorCritic:
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"policy file {str(path)!r} is not a {FORMAT} model (experiments.selfplay writes them)")
-    cfg = data["config"]
     try:
+        cfg = data["config"]
         model = ActorCritic(cfg["obs_size"], cfg["num_actions"], cfg["hidden"], cfg.get("features", "none"))
         model.load_state_dict(data["state_dict"])
-    except (KeyError, RuntimeError) as err:
-        raise ValueError(f"policy file {str(path)!r} does not hold a complete {FORMAT} model: {err}") from None
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, ImportError) as err:
+        # a field missing or of another type: the file was edited or written by other code
+        raise ValueError(
+            f"policy file {str(path)!r} does not hold a complete {FORMAT} model: {type(err).__name__}: {err}"
+        ) from None
+    bad = [k for k, v in model.state_dict().items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    if bad:
+        raise ValueError(f"policy file {str(path)!r} holds NaN or infinite values in {', '.join(bad)}: a damaged model")
     model.extra = {k: v for k, v in cfg.items() if k not in ("obs_size", "num_actions", "hidden", "features")}
     model.eval()
     return model
@@ -261,11 +267,12 @@ def widen_inputs(model: ActorCritic, features: str) -> ActorCritic:
 
 class TorchPolicy:
     """A loaded :class:`ActorCritic` with the few attributes ``agents.PolicyAgent`` and the
-    registry read from SB3 models (``observation_space``, ``predict``)."""
+    registry read from SB3 models (``observation_space``, ``action_space``, ``predict``)."""
 
     def __init__(self, net: ActorCritic):
         self.net = net
         self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (net.obs_size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(net.num_actions)
         self.featurize = lambda x: x
         if net.features != "none":
             import importlib
