@@ -79,8 +79,25 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
     try:
         if not module_name or not attr:
             raise ImportError("the module or the name is empty")
-        target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError, TypeError, ValueError) as err:  # TypeError: a relative module
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name and not (module_name == err.name or module_name.startswith(err.name + ".")):
+            # the module was found: what it imports is missing
+            raise ValueError(f"agent {spec!r}: importing {module_name} failed ({err})") from err
+        raise ValueError(
+            f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
+            "module importable from the current directory or the environment"
+        ) from None
+    except (ImportError, TypeError, ValueError) as err:  # TypeError: a relative module
+        raise ValueError(
+            f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
+            "module importable from the current directory or the environment"
+        ) from None
+    except Exception as err:  # the module's own code failed (a SyntaxError, an error at import)
+        raise ValueError(f"agent {spec!r}: importing {module_name} failed ({type(err).__name__}: {err})") from err
+    try:
+        target = getattr(module, attr)
+    except AttributeError as err:
         raise ValueError(
             f"agent {spec!r} cannot be imported ({err}): write package.module:Name, with the "
             "module importable from the current directory or the environment"
@@ -96,16 +113,23 @@ def _import_agent(spec: str, env: Any, seed: int | None) -> Agent:
             "to subclasses): name a subclass that implements them"
         )
     try:
-        if isinstance(target, type):
-            takes_env = "env" in inspect.signature(target).parameters
-            agent = target(env, seed=seed) if takes_env else target(seed=seed)
-        else:
-            agent = target(env, seed)
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):  # a callable without one (a builtin): called as it is
+        signature = None
+    if isinstance(target, type):
+        takes_env = signature is None or "env" in signature.parameters
+        args, kwargs = ((env,) if takes_env else ()), {"seed": seed}
+    else:
+        args, kwargs = (env, seed), {}
+    try:  # the call's arguments checked apart: an error inside the constructor keeps its traceback
+        if signature is not None:
+            signature.bind(*args, **kwargs)
     except TypeError as err:  # a constructor or factory with other arguments
         raise ValueError(
             f"agent {spec!r} could not be built ({err}): a class is built as Name(env, seed=seed) "
             "when it takes env, else Name(seed=seed); a factory is called as Name(env, seed)"
         ) from None
+    agent = target(*args, **kwargs)
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r} built a {type(agent).__name__}, not an agents.Agent")
     return agent
@@ -155,6 +179,8 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
             ``openspiel_gin_bot`` without open_spiel or not on Gin, options after
             ``champion``, or a ``seed`` that is not an int >= 0 (bools refused) or None.
         TypeError: a name that is not a string, or an ``env`` that is not an env.
+        Exception: what your own ``package.module:Name`` raises while it is built, as it
+            raised it (its traceback into your code kept).
     """
     from agents.search import is_search_spec, make_search_agent
 

@@ -167,6 +167,35 @@ class NeedsTable(Agent):
         return 0
 
 
+class BrokenInside(Agent):
+    """An agent whose constructor takes the right arguments and fails inside (the test below)."""
+
+    def __init__(self, env, seed=None):
+        super().__init__(seed)
+        len(5)  # a bug of the agent's author
+
+    def act(self, observation, info=None):
+        return 0
+
+
+def test_an_agents_own_errors_are_its_own_and_a_missing_dependency_is_named(tmp_path, monkeypatch):
+    env = rummy_v0.env()
+    # the constructor's TypeError was reported as a calling-convention problem, its traceback dropped
+    with pytest.raises(TypeError, match="^object of type 'int' has no len\\(\\)$") as err:
+        make_agent("tests.agents.test_agents:BrokenInside", env)
+    assert err.traceback[-1].name == "__init__"
+    (tmp_path / "needs_dep.py").write_text("import no_such_dependency_xyz\n")
+    (tmp_path / "syntax_error.py").write_text("def broken(:\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # the module was found: what it imports is missing (it said to make the module importable)
+    with pytest.raises(
+        ValueError, match="^agent 'needs_dep:X': importing needs_dep failed \\(No module named 'no_such_"
+    ):
+        make_agent("needs_dep:X", env)
+    with pytest.raises(ValueError, match="^agent 'syntax_error:X': importing syntax_error failed \\(SyntaxError: "):
+        make_agent("syntax_error:X", env)
+
+
 def test_a_policy_path_that_is_no_file_says_why(tmp_path):
     env = rummy_v0.env()
     tail = ": pass the model.zip that experiments.train wrote or the model.pt of experiments.selfplay$"
