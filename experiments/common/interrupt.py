@@ -180,16 +180,12 @@ def handlers_kept() -> Iterator[None]:
     """Put back this process's SIGINT and SIGTERM handlers after the block: ``ray.init`` and
     ``ray.shutdown`` install their own, and under them a SIGTERM killed a job on the Ray
     backend with nothing kept.  Outside the main thread it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {s: signal.getsignal(s) for s in _SIGNALS}
+    main = threading.current_thread() is threading.main_thread()
+    saved = {s: signal.getsignal(s) for s in _SIGNALS} if main else {}
     try:
         yield
     finally:
-        for s, handler in saved.items():
-            if handler is not None:  # None: set outside Python, cannot be put back
-                signal.signal(s, handler)
+        _restore(saved)
 
 
 def ignore_interrupts() -> None:

@@ -9,7 +9,6 @@ import importlib
 import math
 import os
 import re
-import reprlib
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 import rummy_env
 from agents import Agent
 from experiments.common.interrupt import PARTS
+from experiments.common.record_schema import shown
 from rummy_env.games.errors import integer_id
 
 
@@ -399,9 +399,8 @@ def agent_action(
     try:
         action = integer_id(action, "")
     except Exception:  # ActionTypeError, or an object whose repr fails: no action id either way
-        shown = reprlib.repr(action)  # reprlib survives a failing repr and cuts a long one
         raise AgentActionError(
-            f"{who} returned {shown} ({type(action).__name__}), not an action id 0..{len(mask) - 1}"
+            f"{who} returned {shown(action)} ({type(action).__name__}), not an action id 0..{len(mask) - 1}"
         ) from None
     if 0 <= action < len(mask) and mask[action]:
         return action

@@ -46,8 +46,12 @@ def value_kind(value: Any) -> str:
 
 def shown(value: Any) -> str:
     """``repr(value)`` for an error message, cut to 80 characters: a refused value is named,
-    not echoed whole (the rest of the message says what is allowed)."""
-    text = repr(value)
+    not echoed whole (the rest of the message says what is allowed); an object whose
+    ``repr`` fails is named by its type and id, as ``reprlib`` names it."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail on the value it names
+        return f"<{type(value).__name__} instance at {id(value):#x}>"
     if len(text) <= 80:
         return text
     size = f"a {type(value).__name__} of length {len(value)}" if isinstance(value, str | list | dict) else "cut"

@@ -92,10 +92,11 @@ class Core:
         logs: per seat, the lines of its information state (a :class:`SharedLog`).
         receipts: per seat, ``(log line, history index, outcome)`` of each card it was
             dealt or drew unseen by the others (a :class:`SharedLog`).
-        rewards: rewards since the last decision, per seat.  moves: actions applied.
+        rewards: rewards since the last decision, per seat.
         actions: ``(player, action)`` of each action applied, the history the contents
             hold (a :class:`SharedLog`; a resample rewrites its chance outcomes as it
-            rewrites the history), which ``deserialize_state`` compares with the text's.
+            rewrites the history), which ``deserialize_state`` compares with the text's;
+            :attr:`moves` counts them.
     """
 
     def __init__(self, data: GameData):
@@ -112,7 +113,6 @@ class Core:
         self.logs = [SharedLog() for _ in range(n)]
         self.receipts = [SharedLog() for _ in range(n)]
         self.rewards = [0.0] * n
-        self.moves = 0
         self.actions = SharedLog()
         self.hands_seen = 0
 
@@ -127,6 +127,11 @@ class Core:
         other.rewards = list(self.rewards)
         other.actions = self.actions.fork()
         return other
+
+    @property
+    def moves(self) -> int:
+        """The actions applied (chance outcomes and decisions)."""
+        return len(self.actions)
 
     # ------------------------------------------------------------- queries
     def current_player(self) -> int:
@@ -218,7 +223,6 @@ class Core:
             raise IllegalActionError(
                 f"chance outcome {action} is not offered at this chance node: {self._offer_text()}"
             )
-        self.moves += 1
         self.actions.append((self.engine.current_player() if phase == PLAY else -1, action))
         if phase == PLAY:
             self.rewards = [0.0] * self.data.n
