@@ -29,14 +29,14 @@ def load_model(path: Path) -> Any:
             from agents.torch_policy import TorchPolicy
             from agents.torch_policy import load_model as load_torch_model
         elif model is None:
-            from sb3_contrib import MaskablePPO
+            from agents.sb3_model import load_maskable_ppo
     except ImportError as err:
         raise ValueError(f"policy file {str(path)!r} needs the train extra ({err}): {TRAIN_EXTRA}") from None
     if model is None and path.suffix == ".pt":
         model = _MODELS[key] = TorchPolicy(load_torch_model(path))
     if model is None:
         try:
-            model = MaskablePPO.load(path, device="cpu")
+            model = load_maskable_ppo(path)
         except Exception as err:  # noqa: BLE001 - any load failure means the file is not a model
             raise ValueError(
                 f"policy file {str(path)!r} is not a MaskablePPO model ({err}); a file not ending in .pt is "

@@ -38,8 +38,9 @@ def load_checkpoint(out: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: there is none.
-        ValueError: the file is not a checkpoint of this job (unreadable, or without the
-            parts it saves: another file copied in, such as a ``model.pt``).
+        ValueError: the file is not a checkpoint of this job (unreadable, holding objects
+            other than tensors and plain values, or without the parts it saves: another
+            file copied in, such as a ``model.pt``).
     """
     import torch
 
@@ -47,7 +48,9 @@ def load_checkpoint(out: Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"--resume: no checkpoint.pt in {out}")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
+        # weights_only: a checkpoint is tensors and plain values, so a file made to run code
+        # when unpickled (any pickle can) is refused instead of run
+        state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises pickle's, zipfile's and its own errors for a damaged file
         raise ValueError(f"--resume: {path} cannot be read as a checkpoint ({type(err).__name__}: {err})") from None
     missing = [k for k in ("config", "net", "optimizer", "counters") if not isinstance(state, dict) or k not in state]
