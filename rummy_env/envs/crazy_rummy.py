@@ -136,7 +136,7 @@ until the next round ends.  At the episode's end each agent leaves
 before that step (or the engine's ``env.unwrapped.game_state.last_hand``).
 After an illegal action through ``env()``, the infos of its player also hold
 ``illegal_action``: the engine's message naming the action and why it was illegal.
-Every key keeps one type in every step where it appears (ints, bools and strings: no None, no
+Every key keeps one type in every step where it appears (ints and strings: no None, no
 lists of varying length), so that learners that stack infos (Tianshou) can.
 
 ## Rule readings

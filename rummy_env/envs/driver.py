@@ -285,7 +285,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         the variant's public facts of it (``last_hand`` of the engine).
 
         The infos contract: every key has one type in every step where it appears (ints,
-        floats, strings; no None and no lists of varying length), so that infos stack."""
+        floats, bools, strings; no None and no lists of varying length), so that infos stack."""
         last = self.game_state.last_hand
         return [
             {
