@@ -3,6 +3,7 @@ or a ``.pt`` network of ``experiments.selfplay`` (``agents.torch_policy``)."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,12 @@ import numpy as np
 from agents.base import TRAIN_EXTRA, Agent, legal_ids
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
+#: options that leave a hand's rules as they are (how episodes end and are rewarded, and
+#: whole-game scoring a model of single hands never saw): a model plays under other values
+#: of these without a warning
+NOT_HAND_RULES = frozenset(
+    {"episode", "reward", "max_turns", "max_hands", "target_score", "game_bonuses", "two_player_winner_deals"}
+)
 
 
 def load_model(path: Path) -> Any:
@@ -44,6 +51,53 @@ def load_model(path: Path) -> Any:
             ) from None
         _MODELS[key] = model
     return model
+
+
+def check_trained_on(model: Any, env: Any, what: str) -> None:
+    """Refuse a model recorded as trained on another variant than ``env``'s, and warn when
+    it was trained under other rules of a hand than ``env`` plays (its observations and
+    actions fit, but what it learned may not hold).
+
+    Only a self-play ``.pt`` records its variant and ``env_options``; other models pass.
+
+    Args:
+        model: a loaded model (:func:`load_model`).
+        env: the env the model is to play (``env.unwrapped.game.config``, a dataclass).
+        what: how messages name the model (``"policy 'policy:PATH'"``).
+
+    Raises:
+        ValueError: the recorded variant is not ``env``'s.
+
+    Warns:
+        UserWarning: an option outside :data:`NOT_HAND_RULES` (``knock_limit``,
+            ``wild_rank``, ``initial_meld_points``, ...) has another value in ``env`` than
+            in the model's training env, naming each such option with both values (not
+            when the training env's value was None: Crazy Rummy's ``wild_rank`` drawn per
+            hand covers every rank).
+    """
+    import dataclasses
+    import importlib
+
+    trained = getattr(getattr(model, "net", None), "extra", {})
+    variant = env.unwrapped.metadata["name"]
+    if "variant" not in trained:
+        return
+    if trained["variant"] != variant:
+        raise ValueError(f"{what} is a policy of {trained['variant']}, this env is {variant}")
+    config = env.unwrapped.game.config
+    theirs = importlib.import_module(f"rummy_env.{variant}").env(**trained.get("env_options", {})).unwrapped.game.config
+    differ = [
+        f"{f.name}={getattr(theirs, f.name)!r} (this env {getattr(config, f.name)!r})"
+        for f in dataclasses.fields(config)
+        # None in training (Crazy Rummy's wild_rank: drawn per hand) covers every value
+        if f.name not in NOT_HAND_RULES and getattr(theirs, f.name) not in (None, getattr(config, f.name))
+    ]
+    if differ:
+        warnings.warn(
+            f"{what} was trained on {variant} with {', '.join(differ)}: it plays, but under rules it did not learn",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class PolicyAgent(Agent):

@@ -215,7 +215,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):
-        from agents.policy import PolicyAgent  # loading needs the train extra (torch, sb3-contrib)
+        from agents.policy import PolicyAgent, check_trained_on  # loading needs the train extra
 
         agent = PolicyAgent(name[len(POLICY_PREFIX) :], seed=seed)
         expected = env.unwrapped.layout.size
@@ -234,6 +234,7 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
                 f"policy {name!r} has {agent.model.action_space.n} actions, this env {actions} "
                 f"({env.metadata.get('name')}): a model plays the variant it was trained on"
             )
+        check_trained_on(agent.model, env, f"policy {name!r}")
         return agent
     if name.startswith(RLLIB_PREFIX):
         return _rllib_agent(name[len(RLLIB_PREFIX) :], env, seed)

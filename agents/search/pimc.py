@@ -142,7 +142,7 @@ class PIMCAgent(SearchAgent):
         if guide is not None:
             if prior <= 0:
                 raise ValueError(f"guide={guide}: the policy's choice gets the prior bonus; give prior > 0")
-            from agents.policy import PolicyAgent
+            from agents.policy import PolicyAgent, check_trained_on
 
             self.guide = PolicyAgent(guide)
             expected = (env.unwrapped.layout.size,)
@@ -151,10 +151,7 @@ class PIMCAgent(SearchAgent):
                     f"guide={guide} was trained on observations of shape "
                     f"{self.guide.model.observation_space.shape}, this env's are {expected}"
                 )
-            trained_on = getattr(getattr(self.guide.model, "net", None), "extra", {}).get("variant")
-            variant = env.unwrapped.metadata["name"]
-            if trained_on is not None and trained_on != variant:  # a .pt records its variant
-                raise ValueError(f"guide={guide} is a policy of {trained_on}, this env is {variant}")
+            check_trained_on(self.guide.model, env, f"guide={guide}")
         self.compiled = None
         if fast:
             from agents.search.fast import CompiledRollouts

@@ -77,3 +77,37 @@ def test_observations_no_env_writes_are_refused(position):
     with pytest.raises(ValueError, match=r"^observation of shape list does not fit this policy, trained on \(485,\)"):
         policy.act({"observation": [1, 2], "action_mask": mask})
     assert policy.act(obs) == 105 and mask[105]  # the position itself still plays
+
+
+def test_a_model_of_another_variant_is_refused_and_other_hand_rules_warn(tmp_path):
+    """A .pt records its variant and env options: another variant is refused even where the
+    shapes fit, other rules of a hand warn (once per option, both values named), options
+    that only end or score episodes differently do not."""
+    import warnings
+
+    from rummy_env import crazy_rummy_v0, rummikub_v0
+
+    relabelled = tmp_path / "rummy.pt"  # Gin's observation and action sizes, recorded as Rummy's
+    save_model(relabelled, ActorCritic(485, 108, (8,)), variant="rummy_v0", env_options={})
+    relabelled = f"policy:{relabelled}"
+    with pytest.raises(
+        ValueError, match=rf"^policy '{re.escape(relabelled)}' is a policy of rummy_v0, this env is gin_rummy_v0$"
+    ):
+        make_agent(relabelled, gin_rummy_v0.env())
+    name = f"policy:{GIN_MODEL}"
+    with pytest.warns(UserWarning) as said:
+        make_agent(name, gin_rummy_v0.env(knock_limit=5, big_gin=False, episode="game", reward="score"))
+    assert [str(w.message) for w in said] == [
+        f"policy {name!r} was trained on gin_rummy_v0 with knock_limit=10 (this env 5), big_gin=True (this env "
+        "False): it plays, but under rules it did not learn"
+    ]
+    rummikub = Path(__file__).resolve().parents[2] / "docs" / "results" / "selfplay-rummikub" / "model.pt"
+    with pytest.warns(UserWarning, match=r"with initial_meld_points=30 \(this env 0\): it plays"):
+        make_agent(f"policy:{rummikub}", rummikub_v0.env(initial_meld_points=0))
+    with pytest.warns(UserWarning, match=rf"^guide={re.escape(str(GIN_MODEL))} was trained on gin_rummy_v0 with gin"):
+        make_agent(f"pimc:guide={GIN_MODEL},prior=0.1", gin_rummy_v0.env(gin_bonus=20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_agent(name, gin_rummy_v0.env(episode="game", target_score=50, game_bonuses=True, max_turns=7))
+        crazy = Path(__file__).resolve().parents[2] / "docs" / "results" / "selfplay-crazy" / "model.pt"
+        make_agent(f"policy:{crazy}", crazy_rummy_v0.env(wild_rank=5))  # trained on every rank (None)
