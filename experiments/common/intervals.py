@@ -18,6 +18,11 @@ Z_95 = 1.959964
 def wilson_interval(p: float, n: int, z: float = Z_95) -> tuple[float, float]:
     """95% Wilson score interval of a proportion ``p`` measured on ``n`` independent trials.
 
+    The jobs also pass a win rate over duplicate deals with ``n`` the deals: ``p`` is then
+    the mean of ``n`` independent per-deal means in [0, 1] (a deal's games share its
+    cards, so they are no independent trials), whose variance is at most ``p(1 - p)``: the
+    interval is then conservative (at least as wide as the deals' spread calls for).
+
     The interval always contains ``p`` (floating-point rounding can otherwise leave
     ``p = 1`` just outside it) and lies in [0, 1].
     """
