@@ -15,7 +15,9 @@ share minus B's and A's points margin a hand minus B's (the margin as ``evaluati
 Rummy the others' penalty a round minus the agent's; positive is better for A; left out
 when a run wrote no ``opponent_points_per_hand``, or has no ``evaluation.json`` to say
 which variant it played).  Printed per pair and, with several pairs, pooled over their
-deals, each as a mean with its 95% Student's t interval over the deals
+deals (a deal that several pairs played, the same cards by its seed, counts once, with the
+mean of their differences: two pairs on the same ``--seed`` are not twice the deals), each
+as a mean with its 95% Student's t interval over the deals
 (:func:`experiments.common.mean_interval`).  Pairing removes the luck of the cards that both
 runs share, so it separates two close agents on far fewer deals than their two win rates.
 """
@@ -104,7 +106,7 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         ``{"share": {deal: mean win share}, "margin": {deal: mean points margin a hand} or
         None (no ``opponent_points_per_hand`` column, or no ``evaluation.json`` to tell
         points from penalties), "seeds": {(opponent, deal, rotation): the game's seed},
-        "settings": :func:`settings`}``.
+        "deal_seeds": {deal: its reset seed, the cards it dealt}, "settings": :func:`settings`}``.
 
     Raises:
         ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, a line
@@ -154,6 +156,7 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         "share": {d: fmean(v) for d, v in shares.items()},
         "margin": {d: fmean(v) for d, v in margins.items()} if with_margin else None,
         "seeds": seeds,
+        "deal_seeds": {deal: seed for (_, deal, _), seed in seeds.items()},
         "settings": found,
     }
 
@@ -185,9 +188,10 @@ def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict
     """A minus B, paired by deal, for each pair of ``runs`` (``A, B, A2, B2, ...``) and pooled.
 
     Returns:
-        One dict per pair (``"pair": "A - B"``), then, with more than one pair, ``"pooled"``:
-        ``deals`` (int), ``share`` and ``margin`` as ``(mean, low, high)`` of the per-deal
-        differences with their 95% Student's t interval (``margin`` None when a run of the
+        One dict per pair (``"pair": "A - B"``), then, with more than one pair, ``"pooled"``
+        (per deal seed: the mean of the pairs' differences on that deal): ``deals`` (int),
+        ``share`` and ``margin`` as ``(mean, low, high)`` of the per-deal differences with
+        their 95% Student's t interval (``margin`` None when a run of the
         pair, or of any pair for the pooled row, has no margins: see :func:`per_deal`;
         ``low``/``high`` None below two deals), and ``unit`` (``"a round"`` on Crazy Rummy,
         else ``"a hand"``).
@@ -199,7 +203,7 @@ def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict
     """
     if not runs or len(runs) % 2:
         raise ValueError(f"give runs in pairs, RUN_A RUN_B [RUN_A2 RUN_B2 ...]: got {len(runs)}")
-    rows, pooled_share, pooled_margin = [], [], []
+    rows, pooled_share, pooled_margin = [], defaultdict(list), defaultdict(list)  # by deal seed
     for a, b in zip(runs[::2], runs[1::2], strict=True):
         da, db = per_deal(a, opponent), per_deal(b, opponent)
         _check_pair(a, b, da, db)
@@ -208,17 +212,19 @@ def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict
         margin = None
         if da["margin"] is not None and db["margin"] is not None:
             margin = [da["margin"][d] - db["margin"][d] for d in deals]
-            pooled_margin.append(margin)
-        pooled_share.append(share)
+        # a deal another pair also played (the same seed: the same cards) is one sample, not two
+        for i, d in enumerate(deals):
+            pooled_share[da["deal_seeds"][d]].append(share[i])
+            pooled_margin[da["deal_seeds"][d]].append(None if margin is None else margin[i])
         found = da["settings"] or db["settings"]
         unit = "a round" if found is not None and found["variant"] in POINTS_LABELS else "a hand"
         rows.append(_row(f"{a} - {b}", share, margin, unit))
     if len(rows) > 1:
-        whole = len(pooled_margin) == len(pooled_share)  # every pair has margins
+        whole = all(r["margin"] is not None for r in rows)  # every pair has margins
         units = {r["unit"] for r in rows}
-        rows.append(
-            _row("pooled", sum(pooled_share, []), sum(pooled_margin, []) if whole else None, " / ".join(sorted(units)))
-        )
+        share = [fmean(v) for v in pooled_share.values()]
+        margin = [fmean(v) for v in pooled_margin.values()] if whole else None
+        rows.append(_row("pooled", share, margin, " / ".join(sorted(units))))
     return rows
 
 

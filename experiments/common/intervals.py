@@ -18,9 +18,24 @@ Z_95 = 1.959964
 def wilson_interval(p: float, n: int, z: float = Z_95) -> tuple[float, float]:
     """95% Wilson score interval of a proportion ``p`` measured on ``n`` independent trials.
 
+    The jobs also pass a win rate over duplicate deals with ``n`` the deals: ``p`` is then
+    the mean of ``n`` independent per-deal means in [0, 1] (a deal's games share its
+    cards, so they are no independent trials), whose variance is at most ``p(1 - p)``: the
+    interval is then conservative (at least as wide as the deals' spread calls for).
+
     The interval always contains ``p`` (floating-point rounding can otherwise leave
-    ``p = 1`` just outside it) and lies in [0, 1].
+    ``p = 1`` just outside it) and lies in [0, 1]; with no trial (``n = 0``) it is
+    ``(0.0, 1.0)``: nothing is known.
+
+    Raises:
+        ValueError: ``n`` not an int of at least 0, or ``p`` not a number in 0..1 (a sum of
+            shared wins rounded a hair past 1, within 1e-9, is taken as 1).
     """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"the number of trials must be an int of at least 0, got {n!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not -1e-9 <= p <= 1 + 1e-9:
+        raise ValueError(f"a proportion must be a number in 0..1, got {p!r}")
+    p = min(1.0, max(0.0, float(p)))
     if n == 0:
         return (0.0, 1.0)
     denom = 1 + z * z / n

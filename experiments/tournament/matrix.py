@@ -9,7 +9,10 @@ fraction, a game nobody wins (a dead hand) as 0 for both, so with two seats ``a`
 ``b``'s cells add up to 1 minus the share of draws.  With more seats a game counts for
 every pair of different agents in it: the fair share is then ``1 / seats``.
 
-The 95% interval is Wilson's over deals (the seat rotations of one deal share its cards).
+The 95% interval is Wilson's over deals: the seat rotations of one deal share its cards,
+and with three or more seats so do the lineups a pair meets in, which all play the same
+deals (:func:`~experiments.tournament.deals.deal_seed`), so a deal counts once however
+many of its games the pair played.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ def head_to_head(records: list[dict]) -> list[dict]:
                 c = cells.setdefault((g["variant"], a, b), {"games": 0, "wins": 0.0, "deals": set()})
                 c["games"] += 1
                 c["wins"] += share
-                c["deals"].add((g["lineup"], g["deal"]))
+                c["deals"].add(g["deal"])  # every lineup is dealt the same cards: one trial per deal
     # variants in the order the records have them (the summary table's order), agents sorted
     order = {v: i for i, v in enumerate(dict.fromkeys(g["variant"] for g in records))}
     rows = []

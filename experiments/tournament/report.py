@@ -22,9 +22,12 @@ def summarize(records: list[dict]) -> list[dict]:
     """Per (variant, agent): games, wins, win rate and its 95% CI, points per hand, rating.
 
     ``games`` counts seats played (an agent holding two seats of a game counts twice).
-    The 95% interval is Wilson's, counting each deal of a lineup once: the seat
-    rotations of one deal share its cards, so they are not independent trials.  The
-    rating is OpenSkill's Plackett-Luce, updated game by game in a fixed order.
+    The 95% interval is Wilson's, counting each deal once: the seat rotations of one deal
+    share its cards, and so do the lineups, which all play the same deals
+    (:func:`~experiments.tournament.deals.deal_seed`), so none of them are independent
+    trials.  The win rate is then the mean of per-deal means in [0, 1], whose variance is
+    at most ``p(1 - p)``: Wilson's interval on the deals is conservative.  The rating is
+    OpenSkill's Plackett-Luce, updated game by game in a fixed order.
     """
     from openskill.models import PlackettLuce
 
@@ -37,10 +40,10 @@ def summarize(records: list[dict]) -> list[dict]:
         model = PlackettLuce()
         ratings: dict[str, Any] = {}
         stats: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        units: dict[str, set] = defaultdict(set)
+        units: dict[str, set] = defaultdict(set)  # the deals each agent played
         for g in games:
             for seat, name in enumerate(g["seats"]):
-                units[name].add((g["lineup"], g["deal"]))
+                units[name].add(g["deal"])  # not (lineup, deal): every lineup is dealt the same cards
                 s = stats[name]
                 s["games"] += 1
                 s["wins"] += g["win_share"][seat]

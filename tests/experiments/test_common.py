@@ -30,6 +30,31 @@ def test_wilson_interval_values():
     assert wilson_interval(0.3, 0) == (0.0, 1.0)
 
 
+def test_wilson_interval_at_the_edges():
+    z2 = 1.959964**2
+    # no win in 1 trial: [0, z^2 / (1 + z^2)]; all won in 4: [4 / (4 + z^2), 1]
+    assert wilson_interval(0.0, 1) == pytest.approx((0.0, z2 / (1 + z2)), abs=1e-12)
+    assert wilson_interval(1.0, 4) == pytest.approx((4 / (4 + z2), 1.0), abs=1e-12)
+    assert wilson_interval(1 + 1e-12, 4) == wilson_interval(1.0, 4)  # shared wins summed a hair past 1
+
+
+@pytest.mark.parametrize(
+    ("p", "n", "message"),
+    [
+        (0.5, -1, "the number of trials must be an int of at least 0, got -1"),
+        (0.5, 2.0, "the number of trials must be an int of at least 0, got 2.0"),
+        (0.5, True, "the number of trials must be an int of at least 0, got True"),
+        (1.5, 10, "a proportion must be a number in 0..1, got 1.5"),
+        (-0.1, 10, "a proportion must be a number in 0..1, got -0.1"),
+        (float("nan"), 10, "a proportion must be a number in 0..1, got nan"),
+        ("0.5", 10, "a proportion must be a number in 0..1, got '0.5'"),
+    ],
+)
+def test_wilson_interval_refuses_bad_input(p, n, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        wilson_interval(p, n)
+
+
 @pytest.mark.parametrize(
     ("df", "quantile"),
     # scipy.stats.t.ppf(0.975, df) (SciPy 1.17.1), on both sides of the switch to the expansion at 400

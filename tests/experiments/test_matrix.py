@@ -98,3 +98,19 @@ def test_variants_keep_the_records_order_as_in_the_summary():
         ("crazy_rummy_v0", "b", "a"),
     ]
     assert list(matrix_by_variant(head_to_head(RECORDS))) == ["gin_rummy_v0", "crazy_rummy_v0"]
+
+
+def test_a_deal_counts_once_for_a_pair_that_meets_in_several_lineups():
+    # three seats: a and b meet in both lineups, which are dealt the same cards (deal 0):
+    # one deal, not two independent trials
+    records = [
+        game("a vs a vs b", 0, 0, ["a", "a", "b"], [1.0, 0.0, 0.0], "crazy_rummy_v0"),  # a's seats: mean 0.5
+        game("a vs b vs b", 0, 0, ["a", "b", "b"], [1.0, 0.0, 0.0], "crazy_rummy_v0"),  # a: 1.0
+    ]
+    cells = {(r["agent"], r["opponent"]): r for r in head_to_head(records)}
+    ab = cells["a", "b"]
+    assert (ab["games"], ab["deals"], ab["wins"], ab["win_rate"]) == (2, 1, 1.5, 0.75)
+    # Wilson, p = 0.75, n = 1, z = 1.959964: centre (0.75 + z^2/2) / (1 + z^2) = 0.551637,
+    # half z * sqrt(0.1875 + z^2/4) / (1 + z^2) = 0.433727
+    assert (ab["win_rate_ci_low"], ab["win_rate_ci_high"]) == pytest.approx((0.117910, 0.985365), abs=1e-6)
+    assert (cells["b", "a"]["deals"], cells["b", "a"]["win_rate"]) == (1, 0.0)

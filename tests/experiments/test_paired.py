@@ -10,18 +10,19 @@ from experiments import paired
 
 T2 = 4.302652729911275  # Student's t two-sided 95% quantile at 2 degrees of freedom (three deals)
 T1 = 12.706204736174694  # at 1 degree of freedom (two deals)
-T5 = 2.5705818366147395  # at 5 degrees of freedom (six deals)
+T3 = 3.1824463052837078  # at 3 degrees of freedom (four deals)
 HEADER = "opponent,deal,seed,rotation,agent_seat,win_share,points_per_hand,steps,opponent_points_per_hand\n"
 
 
-def _run(folder, variant, games, margin=True):
+def _run(folder, variant, games, margin=True, seed=100):
     """An evaluation folder: ``evaluation.json`` naming the variant and ``games.csv`` with
-    one line per ``(opponent, deal, rotation, win_share, points, their_points)``."""
+    one line per ``(opponent, deal, rotation, win_share, points, their_points)``; the games'
+    seeds from ``seed`` (runs of another ``seed`` played other deals)."""
     folder.mkdir()
     (folder / "evaluation.json").write_text(json.dumps({"variant": variant}))
     header = HEADER if margin else HEADER.replace(",opponent_points_per_hand", "")
     lines = [
-        f"{opp},{deal},{100 + 10 * deal + rot},{rot},{rot},{share},{pts},30" + (f",{theirs}" if margin else "")
+        f"{opp},{deal},{seed + 10 * deal + rot},{rot},{rot},{share},{pts},30" + (f",{theirs}" if margin else "")
         for opp, deal, rot, share, pts, theirs in games
     ]
     (folder / "games.csv").write_text(header + "\n".join(lines) + "\n")
@@ -55,11 +56,25 @@ def test_a_pair_gives_the_per_deal_differences_with_their_t_intervals(tmp_path):
     margin_sd = ((10 - 4) ** 2 + (8 - 4) ** 2 + (-6 - 4) ** 2) ** 0.5 / 2**0.5  # mean +4
     assert row["margin"] == pytest.approx((4.0, 4.0 - T2 * margin_sd / 3**0.5, 4.0 + T2 * margin_sd / 3**0.5))
     assert row["unit"] == "a hand"
-    *_, pooled = paired.paired([a, b, a, b])  # the same pair twice: six deals
-    pooled_sd = (2 * (6**2 + 4**2 + 10**2) / 5) ** 0.5
-    assert pooled["deals"] == 6 and pooled["margin"] == pytest.approx(
-        (4.0, 4.0 - T5 * pooled_sd / 6**0.5, 4.0 + T5 * pooled_sd / 6**0.5)
-    )
+    *_, pooled = paired.paired([a, b, a, b])  # the same pair twice: the same three deals, not six
+    assert pooled["deals"] == 3 and pooled["share"] == row["share"] and pooled["margin"] == row["margin"]
+
+
+def test_pooled_pairs_count_a_deal_they_share_once(tmp_path):
+    a, b = _gin_pair(tmp_path)  # deals 0, 1, 2: share differences +0.5, +0.5, -0.5; margins +10, +8, -6
+    # e and f on the same seed (the same cards) for deals 0 and 1, and deal 3: differences
+    # +1.0, 0.0, +0.5 and margins 0
+    e = _run(tmp_path / "e", "gin_rummy_v0", [("bot", d, r, s, 0, 0) for d, r, s in E_GAMES])
+    f = _run(tmp_path / "f", "gin_rummy_v0", [("bot", d, r, 0.0, 0, 0) for d, r, _ in E_GAMES])
+    *_, pooled = paired.paired([a, b, e, f])
+    # per deal: (0.5 + 1.0) / 2, (0.5 + 0.0) / 2, -0.5, +0.5 = 0.75, 0.25, -0.5, 0.5: mean 0.25,
+    # squared deviations 0.25 + 0 + 0.5625 + 0.0625 = 0.875, sd sqrt(0.875 / 3)
+    half = T3 * (0.875 / 3) ** 0.5 / 2
+    assert pooled["deals"] == 4 and pooled["share"] == pytest.approx((0.25, 0.25 - half, 0.25 + half))
+    assert pooled["margin"][0] == pytest.approx((5 + 4 - 6 + 0) / 4)  # deals 0 and 1: (10 + 0) / 2, (8 + 0) / 2
+
+
+E_GAMES = [(0, 0, 1.0), (0, 1, 1.0), (1, 0, 0.0), (1, 1, 0.0), (3, 0, 1.0), (3, 1, 0.0)]
 
 
 def test_crazy_rummy_margins_are_the_others_penalty_minus_the_agents(tmp_path):
@@ -78,8 +93,9 @@ def test_crazy_rummy_margins_are_the_others_penalty_minus_the_agents(tmp_path):
 def test_an_opponent_filter_and_pooled_pairs(tmp_path):
     a = _run(tmp_path / "a", "rummy_v0", [("x", 0, 0, 1.0, 5, 0), ("y", 0, 0, 0.0, 0, 9)])
     b = _run(tmp_path / "b", "rummy_v0", [("x", 0, 0, 0.0, 0, 5), ("y", 0, 0, 1.0, 9, 0)])
-    c = _run(tmp_path / "c", "rummy_v0", [("x", 0, 0, 1.0, 3, 0)], margin=False)
-    d = _run(tmp_path / "d", "rummy_v0", [("x", 0, 0, 1.0, 1, 0)], margin=False)
+    # c and d played another deal (another --seed): pooled with a and b's, two deals
+    c = _run(tmp_path / "c", "rummy_v0", [("x", 0, 0, 1.0, 3, 0)], margin=False, seed=200)
+    d = _run(tmp_path / "d", "rummy_v0", [("x", 0, 0, 1.0, 1, 0)], margin=False, seed=200)
     rows = paired.paired([a, b, c, d], opponent="x")
     assert [r["pair"] for r in rows] == [f"{a} - {b}", f"{c} - {d}", "pooled"]
     assert rows[0]["share"] == (1.0, None, None) and rows[0]["margin"] == (10.0, None, None)

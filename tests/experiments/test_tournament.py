@@ -211,3 +211,26 @@ def test_a_stopped_run_counts_the_deals_it_finished(capsys, monkeypatch):
     lines = capsys.readouterr().err.splitlines()
     # the chunk's line, then the closing one (without a time left)
     assert [line.split(",")[0] for line in lines] == ["tournament: 2/5 deals (40%)"] * 2
+
+
+def test_the_pooled_interval_counts_each_deal_once_across_lineups():
+    from experiments.tournament.report import summarize
+
+    def g(lineup, deal, seats, share):
+        return {"variant": "crazy_rummy_v0", "lineup": lineup, "deal": deal, "rotation": 0, "seats": seats,
+                "win_share": share, "points_per_hand": [0.0] * 3}  # fmt: skip
+
+    aab, abb = ["a", "a", "b"], ["a", "b", "b"]
+    records = [
+        g("a vs a vs b", 0, aab, [1.0, 0.0, 0.0]),
+        g("a vs b vs b", 0, abb, [1.0, 0.0, 0.0]),
+        g("a vs a vs b", 1, aab, [0.0, 1.0, 0.0]),
+        g("a vs b vs b", 1, abb, [0.0, 1.0, 0.0]),
+    ]
+    rows = {r["agent"]: r for r in summarize(records)}
+    # a: 6 seats played, 3 won; both lineups were dealt deals 0 and 1: 2 trials, not 4.
+    # Wilson p = 0.5, n = 2: centre 0.5, half z * sqrt(0.125 + z^2/16) / (1 + z^2/2) = 0.405469
+    assert (rows["a"]["games"], rows["a"]["wins"], rows["a"]["win_rate"]) == (6, 3.0, 0.5)
+    assert (rows["a"]["win_rate_ci_low"], rows["a"]["win_rate_ci_high"]) == pytest.approx(
+        (0.094531, 0.905469), abs=1e-6
+    )
