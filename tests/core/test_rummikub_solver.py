@@ -210,7 +210,7 @@ def test_meld_helpers():
 
 
 def test_input_errors():
-    with pytest.raises(ValueError, match=r"shape \(53,\)"):
+    with pytest.raises(ValueError, match=r"^counts must be a tile count vector of shape \(53,\), got shape \(52,\)$"):
         can_partition(np.zeros(52, dtype=np.int64))
     bad = ZERO.copy()
     bad[0] = 3

@@ -146,7 +146,7 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
         with pytest.raises(ValueError, match=message):
             env.reset(seed=3, options=options)
         assert (str(env.unwrapped.game_state), env.agent_selection, env.unwrapped.game_state.history) == before
-    with pytest.raises(ValueError, match="is not a dict"):
+    with pytest.raises(ValueError, match=whole("options=['deck'] is not a dict: pass e.g. options={'deck': [...]}")):
         env.reset(options=["deck"])
     # no known key: ignored (Gymnasium convention, PettingZoo's api_test), with a warning
     said = rf"{variant.name} reset: option\(s\) 'cards' unknown, ignored; its reset options are deck"
