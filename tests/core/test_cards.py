@@ -50,7 +50,7 @@ def test_unknown_card_is_a_value_error_naming_it(bad):
 
 
 def test_non_string_card_is_a_value_error():
-    with pytest.raises(ValueError, match="is not a string"):
+    with pytest.raises(ValueError, match=r"^card 5 is not a string: cards are written like 'AH', 'TS' or '10S'$"):
         parse_card(5)
 
 
@@ -89,7 +89,7 @@ def test_masks():
 def test_parse_deck_accepts_a_permutation_and_names_problems():
     deck = [card_str(c) for c in range(52)][::-1]
     assert parse_deck(deck) == list(range(52))[::-1]
-    with pytest.raises(ValueError, match="deck has 51 cards"):
+    with pytest.raises(ValueError, match="^deck has 51 cards: a stacked deck lists all 52 cards, top card first$"):
         parse_deck(deck[:-1])
     with pytest.raises(ValueError, match=r"card 'KS' appears twice.*missing cards: AC"):
         parse_deck(deck[:-1] + ["KS"])
@@ -98,7 +98,7 @@ def test_parse_deck_accepts_a_permutation_and_names_problems():
     with pytest.raises(ValueError, match=r"card 51 is not a string.*\[card_str\(c\) for c in ids\]") as err:
         parse_deck(list(range(52))[::-1])
     assert "missing cards" not in str(err.value)  # card ids are all there, only not written as text
-    with pytest.raises(ValueError, match="not one string"):
+    with pytest.raises(ValueError, match="^deck must be a list of 52 card strings, top card first, not one string$"):
         parse_deck("AC 2C")
 
 

@@ -120,12 +120,12 @@ def test_pure_python_path_matches_kernel(monkeypatch):
                 chosen[t] = 1
         positions.append((table, rack, chosen))
     kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
     for table, rack, chosen in positions:
         lo, hi = table + chosen, table + rack
         keys = solver_sweeps._cell_keys(lo, hi)
         py = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]))
-        if kernel:
-            assert kernel(lo, hi) == py
+        assert kernel(lo, hi) == py
         # the unpruned forward-only sweep agrees too (pruning is exact)
         monkeypatch.setattr(solver_sweeps, "_prune", lambda layer: layer)
         assert solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER])) == py

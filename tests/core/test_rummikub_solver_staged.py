@@ -108,8 +108,9 @@ def test_ordered_bit_exists_equals_the_one_pass_bit():
 
 def test_stand_ins_python_and_kernel_give_the_one_pass_answer():
     """With any subset of the answer standing in for its colour, the remapped sweep plus that
-    subset is the one-pass answer: pure Python, and compiled when numba is there."""
+    subset is the one-pass answer: pure Python and compiled."""
     kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
     rng = np.random.default_rng(1720)
     stood_in = 0
     for k in range(24):
@@ -123,9 +124,8 @@ def test_stand_ins_python_and_kernel_give_the_one_pass_answer():
         remap = {1 << t: 1 << u for t, u in pairs.items()}
         f, bits = solver_sweeps._label_sweep_py(keys, int(lo[JOKER]), int(hi[JOKER]), True, below=below, remap=remap)
         assert (f, bits | known) == (found, want), (k, below, lo.tolist(), hi.tolist())
-        if kernel:
-            f, bits = kernel(lo, hi, True, below=below, remap=solver_kernel.remap_table(pairs))
-            assert (f, bits | known) == (found, want), ("kernel", k, below)
+        f, bits = kernel(lo, hi, True, below=below, remap=solver_kernel.remap_table(pairs))
+        assert (f, bits | known) == (found, want), ("kernel", k, below)
     assert stood_in >= 6
 
 
@@ -352,6 +352,7 @@ def test_meld_existence_stops_early_with_the_same_answer():
     that stop at the first code with the points and only runs of 3+ open (pure Python's
     ``stop``, the kernel's ``long_only``) answer as the full sweeps, thresholds 1 to 60."""
     kernel = solver_kernel._kernel()
+    assert kernel, "the compiled sweep is missing: the test extra installs numba (the fast extra)"
     rng = np.random.default_rng(1800)
     answers = set()
     for k in range(40):
@@ -365,13 +366,12 @@ def test_meld_existence_stops_early_with_the_same_answer():
         want = solver_sweeps._label_sweep_points(keys, 0, jhi, threshold) != 0
         assert (solver_sweeps._label_sweep_points(keys, 0, jhi, threshold, stop=True) != 0) == want, k
         assert solver_table_play._meld_from(ZERO, rack, threshold) == want, k
-        if kernel:
-            gstart, moves, gj, ups = solver_kernel._shared_tables()
-            lohi, capc = solver_kernel._lohi_capc(ZERO, rack)
-            vmask, block = solver_kernel.ordered_masks(0, False)
-            identity = solver_kernel._IDENTITY
-            args = (lohi, capc, 0, jhi, gstart, moves, gj, ups, False, threshold, False, 32, 64, 0, identity)
-            full = solver_kernel._kernel_sweep(*args, None, vmask, block)
-            assert bool(full[0]) == want, k
+        gstart, moves, gj, ups = solver_kernel._shared_tables()
+        lohi, capc = solver_kernel._lohi_capc(ZERO, rack)
+        vmask, block = solver_kernel.ordered_masks(0, False)
+        identity = solver_kernel._IDENTITY
+        args = (lohi, capc, 0, jhi, gstart, moves, gj, ups, False, threshold, False, 32, 64, 0, identity)
+        full = solver_kernel._kernel_sweep(*args, None, vmask, block)
+        assert bool(full[0]) == want, k
         answers.add(want)
     assert answers == {False, True}

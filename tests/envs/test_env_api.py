@@ -12,6 +12,21 @@ from pettingzoo.utils.env_logger import EnvLogger
 from rummy_env.games.errors import ActionTypeError, IllegalActionError
 from tests.envs.variants import VARIANTS, api_test_warnings
 
+
+def whole(message: str) -> str:
+    """A ``match=`` pattern for exactly ``message``."""
+    return f"^{re.escape(message)}$"
+
+
+#: the variants' names in their action-text errors
+TITLES = {"rummy_v0": "Rummy", "crazy_rummy_v0": "Crazy Rummy", "gin_rummy_v0": "Gin Rummy", "rummikub_v0": "Rummikub"}
+
+#: the most one hand can cost, by hand: basic Rummy every card (340 points) doubled by going
+#: rummy (R-RUMMY-14, 16); Crazy Rummy's bound of 340 plus 96 for four wild aces at 25 (R-CRAZY-12),
+#: rounded up to 440; Gin 100 points of deadwood plus the biggest bonus, big gin's 31 (R-GIN-10..12);
+#: Rummikub every tile on one rack, 2 * 4 * 91 + 2 * 30 = 788 (R-RK-10)
+MAX_HAND_LOSS = {"rummy_v0": 680.0, "crazy_rummy_v0": 440.0, "gin_rummy_v0": 131.0, "rummikub_v0": 788.0}
+
 API_CASES = [(v, o) for v in VARIANTS for o in v.api_options]
 
 
@@ -72,11 +87,24 @@ def test_action_text_round_trips_for_every_id(variant):
     texts = [raw.action_to_string(a) for a in range(n)]
     assert len(set(texts)) == n
     assert [raw.string_to_action(t) for t in texts] == list(range(n))
-    for bad in ("", "discard XX", 5, "fly away", "meld"):
-        with pytest.raises(ValueError):
+    unknown = f"is not a {TITLES[variant.name]} action: use one of '"
+    card = "action text 'discard XX': card 'XX' is not a card: write rank (A 2-9 T J Q K, or 10) then suit (C D H S)"
+    for bad, message in (
+        ("", f"action text '' {unknown}"),
+        ("discard XX", f"action text 'discard XX' {unknown}" if variant.tiles else card),
+        (5, "action text 5 is not a string: use one of '"),
+        ("fly away", f"action text 'fly away' {unknown}"),
+        ("meld", f"action text 'meld' {unknown}"),
+    ):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
             raw.string_to_action(bad)
-    for bad in (n, -1, "3", 2.0):
-        with pytest.raises(ValueError):
+    for bad, message in (
+        (n, f"action {n} is out of range: action ids are 0..{n - 1}"),
+        (-1, f"action -1 is out of range: action ids are 0..{n - 1}"),
+        ("3", f"action '3' has type str: actions are integer ids 0..{n - 1}"),
+        (2.0, f"action 2.0 has type float: actions are integer ids 0..{n - 1}"),
+    ):
+        with pytest.raises(ValueError, match=whole(message)):
             raw.action_to_string(bad)
 
 
@@ -118,7 +146,7 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
         with pytest.raises(ValueError, match=message):
             env.reset(seed=3, options=options)
         assert (str(env.unwrapped.game_state), env.agent_selection, env.unwrapped.game_state.history) == before
-    with pytest.raises(ValueError, match="is not a dict"):
+    with pytest.raises(ValueError, match=whole("options=['deck'] is not a dict: pass e.g. options={'deck': [...]}")):
         env.reset(options=["deck"])
     # no known key: ignored (Gymnasium convention, PettingZoo's api_test), with a warning
     said = rf"{variant.name} reset: option\(s\) 'cards' unknown, ignored; its reset options are deck"
@@ -156,8 +184,20 @@ def test_raw_env_refuses_bad_actions_and_keeps_its_state(variant):
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     before = (str(env.game_state), env.agent_selection)
-    for action in (env.num_actions, -3, "5", 5.0, None, True, np.array([1]), illegal):
-        with pytest.raises(ValueError):
+    n, seat = env.num_actions, env.game_state.current_player()
+    ids = f"actions are integer ids 0..{n - 1}"
+    illegal_text = f"action {illegal} ({env.action_to_string(illegal)}) is not legal for player {seat} now; legal: "
+    for action, message in (
+        (n, whole(f"action {n} is out of range: action ids are 0..{n - 1}")),
+        (-3, whole(f"action -3 is out of range: action ids are 0..{n - 1}")),
+        ("5", whole(f"action '5' has type str: {ids}")),
+        (5.0, whole(f"action 5.0 has type float: {ids}")),
+        (None, whole(f"action None has type NoneType: {ids}")),
+        (True, whole(f"action True has type bool: {ids}")),
+        (np.array([1]), whole(f"action array([1]) has type ndarray: {ids}")),
+        (illegal, f"^{re.escape(illegal_text)}"),  # then the legal actions of this deal
+    ):
+        with pytest.raises(ValueError, match=message):
             env.step(action)
         assert (str(env.game_state), env.agent_selection) == before
     env.step(np.int64(np.flatnonzero(mask)[0]))  # numpy integers are fine
@@ -240,13 +280,13 @@ def test_observe_of_a_waiting_agent_has_an_all_zero_mask(variant):
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
 def test_an_illegal_move_never_pays_better_than_losing(variant):
-    for reward, expected in (("win", -1.0), ("score", -variant.module.raw_env(reward="score").max_hand_loss)):
+    assert variant.module.raw_env(reward="score").max_hand_loss == MAX_HAND_LOSS[variant.name]
+    for reward, expected in (("win", -1.0), ("score", -MAX_HAND_LOSS[variant.name])):
         env = variant.module.env(reward=reward)
         env.reset(seed=4)
         agent = env.agent_selection
         env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
         assert env._cumulative_rewards[agent] == expected
-    assert variant.module.raw_env(reward="score").max_hand_loss >= 100
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -255,7 +295,7 @@ def test_observations_are_read_only(variant):
     env.reset(seed=4)
     obs = env.observe(env.agent_selection)
     for key in ("observation", "action_mask"):
-        with pytest.raises(ValueError, match="read-only"):
+        with pytest.raises(ValueError, match="^assignment destination is read-only$"):
             obs[key][:] = 1
     copy = obs["action_mask"].copy()
     copy[:] = 1  # a copy can be changed
@@ -265,7 +305,9 @@ def test_observations_are_read_only(variant):
 def test_state_is_pettingzoos_method_not_the_engine(variant):
     env = variant.module.env()
     env.reset(seed=4)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(
+        NotImplementedError, match=rf"^state\(\) method has not been implemented in the environment {variant.name}\.$"
+    ):
         env.state()
     assert env.unwrapped.game_state.current_player() == env.unwrapped.agent_name_mapping[env.agent_selection]
 
@@ -288,8 +330,11 @@ def test_a_failed_first_reset_leaves_the_env_unreset(variant):
 def test_wrapped_env_refuses_bool_actions(variant):
     env = variant.module.env()
     env.reset(seed=4)
+    last = env.unwrapped.num_actions - 1
     for action in (True, np.bool_(False)):
-        with pytest.raises(TypeError, match="has type"):
+        with pytest.raises(
+            TypeError, match=whole(f"action {action!r} has type bool: actions are integer ids 0..{last}")
+        ):
             env.step(action)
     assert env.unwrapped.game_state.history == []
 

@@ -212,7 +212,9 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
         with pytest.raises(ValueError, match=message):
             env.reset(seed=3, options=options)
         assert (str(env.unwrapped.game_state), env.agent_selection) == before
-    with pytest.raises(ValueError, match="is not a dict"):
+    with pytest.raises(
+        ValueError, match=r"^options=\['deck'\] is not a dict: pass e\.g\. options=\{'deck': \[\.\.\.\]\}$"
+    ):
         env.reset(options=["deck"])
     with pytest.warns(UserWarning, match="option\\(s\\) 'unknown' unknown, ignored"):
         env.reset(options={"unknown": 1})  # unknown keys are ignored (Gymnasium convention), and said
@@ -239,8 +241,16 @@ def test_raw_env_refuses_bad_actions_and_keeps_its_state():
     env = gin_rummy_v0.raw_env()
     env.reset(seed=4)
     before = (str(env.game_state), env.agent_selection)
-    for action in (108, -3, "105", 105.0, None, 104):  # 104 = draw stock: not during the upcard offer
-        with pytest.raises(ValueError):
+    for action, message in (
+        (108, "action 108 is out of range: action ids are 0..107"),
+        (-3, "action -3 is out of range: action ids are 0..107"),
+        ("105", "action '105' has type str: actions are integer ids 0..107"),
+        (105.0, "action 105.0 has type float: actions are integer ids 0..107"),
+        (None, "action None has type NoneType: actions are integer ids 0..107"),
+        # draw stock: not during the upcard offer (R-GIN-03)
+        (104, "action 104 (draw stock) is not legal for player 0 now; legal: draw upcard, pass"),
+    ):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             env.step(action)
         assert (str(env.game_state), env.agent_selection) == before
     env.step(np.int64(106))

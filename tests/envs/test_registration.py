@@ -64,7 +64,8 @@ def test_pettingzoo_make_gives_the_wrapped_env_with_the_options(env_id):
         direct = __import__(f"rummy_env.{PZ_IDS[env_id]}", fromlist=["env"]).env(max_turns=77, reward="score")
         direct.reset(seed=3)
         assert str(env.unwrapped.game_state) == str(direct.unwrapped.game_state)
-        with pytest.raises(ValueError, match="max_turn"):
+        refusal = rf"^unknown {PZ_IDS[env_id]} option\(s\) 'max_turn': known options are .*\bmax_turns\b"
+        with pytest.raises(ValueError, match=refusal):
             maker(env_id, max_turn=77)
 
 
@@ -104,7 +105,7 @@ def test_gymnasium_make_takes_the_opponents_and_env_options():
     assert [type(p).__name__ for p in crazy.unwrapped.opponents] == ["RandomAgent", "RandomOpponent"]
     with pytest.raises(ValueError, match="the only name known here is 'random'"):
         gymnasium.make("rummy_env/GinRummy-v0", opponents="heuristic")
-    with pytest.raises(TypeError, match="has no act"):
+    with pytest.raises(TypeError, match=r"^opponent 3 has no act\(observation, info\) method"):
         gymnasium.make("rummy_env/GinRummy-v0", opponents=[3])
     with pytest.raises(ValueError, match="render_mode='human' is not supported by the single-agent view"):
         gymnasium.make("rummy_env/GinRummy-v0", render_mode="human")
