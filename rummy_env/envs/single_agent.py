@@ -63,7 +63,11 @@ def check_policies(policies: Sequence[Any]) -> None:
                 f"(through gymnasium.make: opponents=lambda aec: [agents.make_agent({p!r}, aec, seed=1)])"
             )
         if not callable(getattr(p, "act", None)):
-            raise TypeError(f"opponent {p!r} has no act(observation, info) method")
+            raise TypeError(
+                f"opponent {p!r} has no act(observation, info) method: an opponent is an object with one "
+                "(an agents.Agent, e.g. agents.make_agent('heuristic', aec_env)) or the name 'random' "
+                "(single_agent_env(variant, opponents=...))"
+            )
 
 
 class SingleAgentEnv(gymnasium.Env):

@@ -105,7 +105,9 @@ def test_gymnasium_make_takes_the_opponents_and_env_options():
     assert [type(p).__name__ for p in crazy.unwrapped.opponents] == ["RandomAgent", "RandomOpponent"]
     with pytest.raises(ValueError, match="the only name known here is 'random'"):
         gymnasium.make("rummy_env/GinRummy-v0", opponents="heuristic")
-    with pytest.raises(TypeError, match=r"^opponent 3 has no act\(observation, info\) method"):
+    with pytest.raises(
+        TypeError, match=r"^opponent 3 has no act\(observation, info\) method: an opponent is an object"
+    ):
         gymnasium.make("rummy_env/GinRummy-v0", opponents=[3])
     with pytest.raises(ValueError, match="render_mode='human' is not supported by the single-agent view"):
         gymnasium.make("rummy_env/GinRummy-v0", render_mode="human")
