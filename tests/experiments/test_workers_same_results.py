@@ -1,7 +1,8 @@
 """Same seed, same results, whatever the processes and threads: a tournament of seeded
 searches and a learned policy and an evaluation spread over two workers, ``pimc_labels``
 on two workers, and self-play with two simulation threads or two evaluation workers give
-exactly what one worker or thread gives.
+exactly what one worker or thread gives; a tournament of every variant gives the same games
+and records under two string-hash seeds (``PYTHONHASHSEED``).
 
 (``experiments.tournament`` and ``experiments.evaluate`` with the heuristic and random
 agents, and the engines' worker threads and ``prange`` drivers, are checked in
@@ -14,12 +15,15 @@ from __future__ import annotations
 import csv
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+import rummy_env
 from agents import make_agent
 from experiments import evaluate, pimc_labels, tournament, train
 
@@ -110,6 +114,27 @@ def test_pimc_labels_do_not_depend_on_the_workers(tmp_path, monkeypatch):
     for key in sorted(one.keys() - {"meta"}):
         assert one[key].dtype == two[key].dtype and np.array_equal(one[key], two[key], equal_nan=True), key
     assert sorted(set(one["game"].tolist())) == [0, 1, 2, 3] and len(one["search"]) > 10
+
+
+def test_a_tournament_does_not_depend_on_the_string_hash_seed(tmp_path):
+    # Python salts str hashes per process (PYTHONHASHSEED): an agent, env or job that
+    # iterated a set or dict keyed by strings in hash order would play or write another
+    # game in another process; the heuristics, searches and every variant's rules run here
+    agents = ["heuristic", "pimc:worlds=2", "ismcts:simulations=4"]
+    out = {}
+    for salt in ("1", "2"):
+        args = ["--variants", *rummy_env.VARIANTS, "--agents", *agents, "--deals", "1", "--seed", "1"]
+        folder = tmp_path / f"rec{salt}"
+        args += ["--workers", "1", "--no-progress", "--out", str(tmp_path / salt), "--record", str(folder)]
+        env = {**os.environ, "PYTHONHASHSEED": salt, "PYTHONPATH": str(ROOT)}
+        subprocess.run(
+            [sys.executable, "-m", "experiments.tournament", *args], env=env, cwd=ROOT, check=True, capture_output=True
+        )
+        out[salt] = (tmp_path / salt / "games.csv").read_text(), {p.name: p.read_text() for p in folder.iterdir()}
+    games, records = out["1"]
+    # 3 lineups x 2 rotations x 2 seats in each two-player variant, Crazy Rummy's 7 x 3 x 3
+    assert games.count("\n") == 1 + 3 * 12 + 63
+    assert len(records) == 3 * 3 + 7 and out["1"] == out["2"]  # every lineup's first game
 
 
 # ------------------------------------------------------------------------ self-play
