@@ -70,7 +70,8 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 ``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
-move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged),
+move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
+illegal move itself, the seed and that seat's legal moves go to the server's stderr only),
 ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,

@@ -228,7 +228,8 @@ class GameSession:
         Raises:
             ApiError: 409 the game is over or it is the human's turn; 500 the agent chose
                 a move that is not legal, or failed to choose one (the game stays as it
-                was; the message names the agent).
+                was; the message names the agent; what an illegal choice was, with the
+                seed and legal moves that tell hidden cards, goes to stderr only).
         """
         self._check_playing()
         agent = self.to_act()
@@ -241,7 +242,15 @@ class GameSession:
         try:
             action = agent_action(self.env, seated, seat, obs, info, self.seed, names)
         except AgentActionError as err:
-            raise ApiError(500, f"the server's {err}") from None
+            # the full message names the game's seed (the whole deal) and the agent's legal
+            # moves (its cards): the operator's log gets it, the human's browser must not
+            print(f"serve: game {self.id}: {err}", file=sys.stderr)
+            raise ApiError(
+                500,
+                f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) chose no legal move; the game "
+                "is as it was (the server's log says what it chose: not shown here, as it names that seat's "
+                "legal moves and the game's seed)",
+            ) from None
         except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
             traceback.print_exc(file=sys.stderr)
             raise ApiError(

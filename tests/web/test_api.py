@@ -215,7 +215,7 @@ def test_concurrent_games_are_independent_and_replayable(make_app, served_folder
         assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in view["events"]]
 
 
-def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game_stays_as_it_was(make_app):
+def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game_stays_as_it_was(make_app, capsys):
     # seed 5 (Gin): player_1 deals, so the opponent, player_0, opens: its legal moves are
     # drawing the upcard or passing (R-GIN-03), and the broken agent picks 0, discard AC
     broken = "tests.experiments.custom_agent:FirstIllegalAgent"
@@ -225,10 +225,16 @@ def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game
         for _ in range(2):  # asked again, the same answer: the game did not move
             r = c.post(f"/api/games/{gid}/advance", headers=headers)
             assert r.status_code == 500
+            # neither the seed (the whole deal) nor the agent's legal moves (its cards) reach the browser
             assert r.json() == {
-                "error": f"the server's agent {broken!r} in seat 0 (player_0), game seed 5, chose action 0 "
-                "(discard AC) which is not legal here: the legal actions are 105 (draw upcard), 106 (pass)"
+                "error": f"the server's agent {broken!r} in seat 0 (player_0) chose no legal move; the game is as "
+                "it was (the server's log says what it chose: not shown here, as it names that seat's legal moves "
+                "and the game's seed)"
             }
+            assert capsys.readouterr().err == (
+                f"serve: game {gid}: agent {broken!r} in seat 0 (player_0), game seed 5, chose action 0 "
+                "(discard AC) which is not legal here: the legal actions are 105 (draw upcard), 106 (pass)\n"
+            )
         after = c.get(f"/api/games/{gid}", headers=headers).json()
         assert after["status"] == "playing" and after["to_act"] == "player_0" and after["events"] == []
 
