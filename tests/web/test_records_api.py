@@ -45,6 +45,27 @@ def test_record_names_cannot_leave_the_records_folder(client, served_folders, tm
     assert GIN_RECORD in names
 
 
+def test_a_fifo_named_like_a_record_or_a_run_is_skipped_not_opened(make_app, served_folders, tmp_path):
+    # opening a FIFO blocks until a writer comes: the listings hung for good, each one a worker
+    from experiments.serve.safety import walk_inside
+
+    records, results = tmp_path / "records", tmp_path / "results"
+    write_gin_record(records / GIN_RECORD)
+    os.mkfifo(records / "pipe.jsonl")
+    (results / "tour").mkdir(parents=True)
+    os.mkfifo(results / "tour" / "summary.json")
+    assert list(walk_inside(records, ".jsonl", 10)) == [(records / GIN_RECORD).resolve()]
+    assert list(walk_inside(results, ".json", 10)) == []
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        assert [r["name"] for r in c.get("/api/records").json()["records"]] == [GIN_RECORD]
+        assert c.get("/api/results").json() == {"runs": []}
+        refused(
+            c.get("/api/replays/meta", params={"record": "pipe.jsonl"}),
+            404,
+            "no record 'pipe.jsonl' in the folder (not a file)",
+        )
+
+
 def test_results_names_cannot_leave_the_results_folder(client, served_folders):
     _, results = served_folders
     cases = [
