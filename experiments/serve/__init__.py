@@ -103,6 +103,8 @@ Safety rules
   moves made (another seat's Rummikub tiles stay hidden until its commit), the public
   results, never the seed or the deck; ``tests/web/test_views.py`` permutes the hidden
   cards (``state.resample``) and checks that the view, JSON and SVG, does not change.
+  A random seed is drawn below 2**53, too many to find by trying the deals that give the
+  hand one sees (a seed chosen in the form, 0..2**53-1, is known to the player anyway).
 - Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first).

@@ -130,6 +130,25 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     assert said == "the request body is larger than 64,000 bytes (got at least 70,000)"  # a move, not a record
 
 
+def test_a_random_seed_is_too_large_to_find_from_the_hand(client, monkeypatch):
+    # the hand and the upcard single out a seed among 2**31 in some core-hours of trying
+    # deals, and the seed gives the opponent's hand and the stock: seeds go up to 2**53 - 1
+    from experiments.serve import app as app_module
+
+    bounds = []
+    monkeypatch.setattr(app_module.secrets, "randbelow", lambda n: bounds.append(n) or n - 1)
+    gid, headers, view = new_game(client, seed=None)
+    assert bounds == [2**53]
+    assert client.app.state.games._games[gid].seed == 2**53 - 1
+    assert play_out(client, gid, headers, view)["status"] == "over"  # the agents take such seeds
+    gid, headers, view = new_game(client, seed=2**53 - 1)  # as the form sends it: a JavaScript number
+    refused(
+        client.post("/api/games", json={"variant": "gin_rummy", "opponents": ["random"], "seed": 2**53}),
+        400,
+        "seed 9007199254740992 is not an int in 0..2**53-1 (or null for a random one)",
+    )
+
+
 def test_every_choice_the_play_form_offers_is_accepted(client):
     choices = client.get("/api/config").json()["choices"]
     assert choices["reshuffle"] == ["keep_top", "whole_pile"]  # R-RUMMY-12's readings
