@@ -35,7 +35,9 @@ Pages
   gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
   other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
   (or quit) game is saved as a record (``experiments.common.records``) to
-  ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read.
+  ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read
+  (a record that cannot be written ends the game all the same: the panel says why, as
+  the view's ``record_error``, and stderr names the file).
   A game abandoned before its end (its tab closed, then dropped after ``--max-idle``,
   or pushed out by ``--max-games`` newer games) is saved the same way as a quit game
   (end status ``"quit"``, with the moves played), as ``experiments.play`` saves a game

@@ -96,6 +96,7 @@ class GameSession:
         self._hidden_adds = 0
         self.status = "playing"
         self.record_name: str | None = None
+        self.save_error: str | None = None  # why the record could not be written (an OSError's reason)
         self._record_dir = record_dir
         self.lock = threading.Lock()
         self.touched = time.monotonic()
@@ -141,6 +142,7 @@ class GameSession:
             "hand_result": hand_result(self.raw),
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
             "record": self.record_name,
+            "record_error": None if self.save_error is None else f"its record could not be saved ({self.save_error})",
         }
 
     # ---------------------------------------------------------- changes
@@ -167,7 +169,14 @@ class GameSession:
         if self._record_dir is not None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             name = f"{self.variant}-{stamp}-{self.id[:8]}.jsonl"
-            self.recorder.write(self._record_dir / name)
+            try:
+                self.recorder.write(self._record_dir / name)
+            except OSError as err:
+                # the game is over all the same: the request that ended it still gets its view
+                # (a 500 here was Starlette's plain text), which says why there is no record
+                self.save_error = err.strerror or type(err).__name__
+                print(f"serve: game {self.id}: its record play/{name} could not be saved: {err}", file=sys.stderr)
+                return
             self.record_name = name
 
     def _check_playing(self) -> None:
@@ -353,6 +362,7 @@ class GameStore:
                 ended = not session.abandon()  # it may have ended since it was dropped
             except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
                 ended, failed = False, getattr(err, "strerror", None) or type(err).__name__
+            failed = failed or session.save_error
             name = session.record_name
             if failed is not None:
                 saved = f"its record could not be saved ({failed})"
