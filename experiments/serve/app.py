@@ -134,8 +134,21 @@ async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
     return bytes(data)
 
 
-async def _json(request: Request) -> dict:
+async def _json(request: Request, json_type: bool = False) -> dict:
+    """The request's JSON object (413 past :data:`MAX_JSON_BYTES`, 400 not a JSON object);
+    with ``json_type``, a body sent as anything but ``Content-Type: application/json`` is
+    refused (415)."""
     data = await _body(request, MAX_JSON_BYTES, "request body")
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if json_type and data and media != "application/json":
+        # another website's page may send a form or text/plain here with no CORS preflight
+        # (the game routes need the X-Game-Token header, which forces one): it would start
+        # games in the user's browser's name, pushing the user's own game out of the store
+        raise ApiError(
+            415,
+            f"a new game's request body must be sent as Content-Type: application/json (as the Play page "
+            f"sends it), got {shown(media) if media else 'none'}",
+        )
     try:
         body = json.loads(data or b"{}")
     except ValueError as err:
@@ -183,7 +196,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
 
     # ----------------------------------------------------------- play
     async def new_game(request: Request) -> Response:
-        body = await _json(request)
+        body = await _json(request, json_type=True)
         variant = check_variant(body.get("variant"))
         options = check_options(body.get("options"), variant)
         opponents = body.get("opponents")

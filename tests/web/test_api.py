@@ -2,6 +2,7 @@
 records, moves, agents, options) answers a 4xx JSON error and changes nothing; games are
 bounded, independent and replayable."""
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -125,7 +126,12 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     for body, words in cases:
         refused(client.post("/api/games", json={**base, **body}), 400, words)
     digits = b'{"variant": "gin_rummy", "opponents": ["random"], "seed": ' + b"9" * 5000 + b"}"  # valid JSON
-    refused(client.post("/api/games", content=digits), 400, "an integer of over 4,300 digits, which no field takes")
+    json_type = {"Content-Type": "application/json"}
+    refused(
+        client.post("/api/games", content=digits, headers=json_type),
+        400,
+        "an integer of over 4,300 digits, which no field takes",
+    )
     said = refused(client.post("/api/games", content=b"x" * 70_000), 413)
     assert said == "the request body is larger than 64,000 bytes (got at least 70,000)"  # a move, not a record
 
@@ -147,6 +153,27 @@ def test_a_random_seed_is_too_large_to_find_from_the_hand(client, monkeypatch):
         400,
         "seed 9007199254740992 is not an int in 0..2**53-1 (or null for a random one)",
     )
+
+
+def test_a_new_game_is_json_so_another_website_cannot_start_games_here(client):
+    # a form or text/plain POST needs no CORS preflight: any page the user visits could start
+    # games on this server (127.0.0.1 is the user's own), pushing the user's game out
+    body = json.dumps({"variant": "gin_rummy", "opponents": ["random"], "seed": 1})
+    for media, named in [
+        ("text/plain", "'text/plain'"),
+        ("application/x-www-form-urlencoded", "'application/x-www-form-urlencoded'"),
+        ("multipart/form-data; boundary=x", "'multipart/form-data'"),
+        (None, "none"),
+    ]:
+        headers = {} if media is None else {"Content-Type": media}
+        said = refused(client.post("/api/games", content=body, headers=headers), 415)
+        assert said == (
+            "a new game's request body must be sent as Content-Type: application/json (as the Play page sends it), "
+            f"got {named}"
+        )
+    assert len(client.app.state.games) == 0
+    made = client.post("/api/games", content=body, headers={"Content-Type": "Application/JSON; charset=utf-8"})
+    assert made.status_code == 200 and len(client.app.state.games) == 1
 
 
 def test_every_choice_the_play_form_offers_is_accepted(client):
