@@ -35,7 +35,9 @@ Pages
   gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
   other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
   (or quit) game is saved as a record (``experiments.common.records``) to
-  ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read.
+  ``--records/play/``, which the Replay page and ``python -m experiments.replay`` read
+  (a record that cannot be written ends the game all the same: the panel says why, as
+  the view's ``record_error``, and stderr names the file).
   A game abandoned before its end (its tab closed, then dropped after ``--max-idle``,
   or pushed out by ``--max-games`` newer games) is saved the same way as a quit game
   (end status ``"quit"``, with the moves played), as ``experiments.play`` saves a game
@@ -70,7 +72,8 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 ``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
-move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged),
+move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
+illegal move itself, the seed and that seat's legal moves go to the server's stderr only),
 ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
@@ -95,6 +98,11 @@ Safety rules
   one that does not replay is refused (422) with the reason (its step numbered from 1, as
   the Replay page shows it, and the record's own 0-based ``step``).  JSON request bodies
   are limited to 64 kB.
+- Other websites: ``POST /api/games`` takes only ``Content-Type: application/json`` (415
+  otherwise), which a page of another site cannot send without a CORS preflight this
+  server never grants, and the game routes need the ``X-Game-Token`` header, which forces
+  one too: a page the user visits cannot start games here and push the user's out.  (A DNS
+  rebinding page is same-origin and not stopped by this; nothing checks the ``Host``.)
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
   legal moves); the game is left as it was.
@@ -102,6 +110,8 @@ Safety rules
   moves made (another seat's Rummikub tiles stay hidden until its commit), the public
   results, never the seed or the deck; ``tests/web/test_views.py`` permutes the hidden
   cards (``state.resample``) and checks that the view, JSON and SVG, does not change.
+  A random seed is drawn below 2**53, too many to find by trying the deals that give the
+  hand one sees (a seed chosen in the form, 0..2**53-1, is known to the player anyway).
 - Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first).

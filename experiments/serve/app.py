@@ -49,6 +49,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_JSON_BYTES = 64_000
 TOKEN_HEADER = "x-game-token"
 GAME_ACTIONS = ("move", "advance", "hint", "quit", "undo")
+#: seeds are below this: a random one must be too many to try.  The human sees its hand and
+#: the upcard, which single out the seed among 2**31 (a search of some core-hours at 10 us a
+#: deal), and the seed gives every other card; 2**53 is JavaScript's exact integers (the form's)
+SEED_BOUND = 2**53
 #: the option fields of the Play form whose values are a fixed list
 CHOICES = {"episode": ["hand", "game"], "reward": ["win", "score"], "reshuffle": list(RESHUFFLES)}
 
@@ -130,8 +134,21 @@ async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
     return bytes(data)
 
 
-async def _json(request: Request) -> dict:
+async def _json(request: Request, json_type: bool = False) -> dict:
+    """The request's JSON object (413 past :data:`MAX_JSON_BYTES`, 400 not a JSON object);
+    with ``json_type``, a body sent as anything but ``Content-Type: application/json`` is
+    refused (415)."""
     data = await _body(request, MAX_JSON_BYTES, "request body")
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if json_type and data and media != "application/json":
+        # another website's page may send a form or text/plain here with no CORS preflight
+        # (the game routes need the X-Game-Token header, which forces one): it would start
+        # games in the user's browser's name, pushing the user's own game out of the store
+        raise ApiError(
+            415,
+            f"a new game's request body must be sent as Content-Type: application/json (as the Play page "
+            f"sends it), got {shown(media) if media else 'none'}",
+        )
     try:
         body = json.loads(data or b"{}")
     except ValueError as err:
@@ -179,7 +196,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
 
     # ----------------------------------------------------------- play
     async def new_game(request: Request) -> Response:
-        body = await _json(request)
+        body = await _json(request, json_type=True)
         variant = check_variant(body.get("variant"))
         options = check_options(body.get("options"), variant)
         opponents = body.get("opponents")
@@ -189,9 +206,9 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         seat = body.get("seat", "player_0")
         seed = body.get("seed")
         if seed is None:
-            seed = secrets.randbelow(2**31)
-        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
-            raise ApiError(400, f"seed {shown(seed)} is not an int in 0..2**31-1 (or null for a random one)")
+            seed = secrets.randbelow(SEED_BOUND)
+        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_BOUND:
+            raise ApiError(400, f"seed {shown(seed)} is not an int in 0..2**53-1 (or null for a random one)")
 
         def work() -> dict:
             session = GameSession(variant, options, seat, opponents, seed, play_dir)

@@ -96,6 +96,7 @@ class GameSession:
         self._hidden_adds = 0
         self.status = "playing"
         self.record_name: str | None = None
+        self.save_error: str | None = None  # why the record could not be written (an OSError's reason)
         self._record_dir = record_dir
         self.lock = threading.Lock()
         self.touched = time.monotonic()
@@ -141,6 +142,7 @@ class GameSession:
             "hand_result": hand_result(self.raw),
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
             "record": self.record_name,
+            "record_error": None if self.save_error is None else f"its record could not be saved ({self.save_error})",
         }
 
     # ---------------------------------------------------------- changes
@@ -167,7 +169,14 @@ class GameSession:
         if self._record_dir is not None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             name = f"{self.variant}-{stamp}-{self.id[:8]}.jsonl"
-            self.recorder.write(self._record_dir / name)
+            try:
+                self.recorder.write(self._record_dir / name)
+            except OSError as err:
+                # the game is over all the same: the request that ended it still gets its view
+                # (a 500 here was Starlette's plain text), which says why there is no record
+                self.save_error = err.strerror or type(err).__name__
+                print(f"serve: game {self.id}: its record play/{name} could not be saved: {err}", file=sys.stderr)
+                return
             self.record_name = name
 
     def _check_playing(self) -> None:
@@ -228,7 +237,8 @@ class GameSession:
         Raises:
             ApiError: 409 the game is over or it is the human's turn; 500 the agent chose
                 a move that is not legal, or failed to choose one (the game stays as it
-                was; the message names the agent).
+                was; the message names the agent; what an illegal choice was, with the
+                seed and legal moves that tell hidden cards, goes to stderr only).
         """
         self._check_playing()
         agent = self.to_act()
@@ -241,7 +251,15 @@ class GameSession:
         try:
             action = agent_action(self.env, seated, seat, obs, info, self.seed, names)
         except AgentActionError as err:
-            raise ApiError(500, f"the server's {err}") from None
+            # the full message names the game's seed (the whole deal) and the agent's legal
+            # moves (its cards): the operator's log gets it, the human's browser must not
+            print(f"serve: game {self.id}: {err}", file=sys.stderr)
+            raise ApiError(
+                500,
+                f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) chose no legal move; the game "
+                "is as it was (the server's log says what it chose: not shown here, as it names that seat's "
+                "legal moves and the game's seed)",
+            ) from None
         except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
             traceback.print_exc(file=sys.stderr)
             raise ApiError(
@@ -344,6 +362,7 @@ class GameStore:
                 ended = not session.abandon()  # it may have ended since it was dropped
             except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
                 ended, failed = False, getattr(err, "strerror", None) or type(err).__name__
+            failed = failed or session.save_error
             name = session.record_name
             if failed is not None:
                 saved = f"its record could not be saved ({failed})"

@@ -5,7 +5,9 @@ A record is read with ``experiments.common.records.read_record``, checked by
 :func:`~experiments.serve.safety.check_record_lines` and replayed once through
 ``experiments.common.records.replay``, which checks every deck, action and reward; a
 record that fails any of these is refused (422) with the reason.  The replay keeps a copy
-of the engine state every :data:`CHECKPOINT_EVERY` steps; a step's picture is the env's
+of the engine state every :data:`CHECKPOINT_EVERY` steps (wider apart in a record of over
+``CHECKPOINT_EVERY * MAX_CHECKPOINTS`` steps, so that the copies' memory grows linearly with
+its length); a step's picture is the env's
 SVG of the state rebuilt from the nearest copy (``rummy_env.render.svg.render_svg``, the
 function ``env.render_svg`` calls), from one seat or from every seat (all hands open).
 """
@@ -35,6 +37,10 @@ from experiments.serve.safety import (
 
 #: a copy of the state is kept every this many steps (a frame replays at most that many actions)
 CHECKPOINT_EVERY = 16
+#: at most this many copies per replay: a copy holds the episode's history so far, so copies
+#: every 16 steps of a long record would cost memory in the square of its length (a 1 MB
+#: upload of 12,000 Gin steps kept 47 MB); past ``16 * MAX_CHECKPOINTS`` steps they are spaced wider
+MAX_CHECKPOINTS = 64
 #: records listed at most (the newest first within a folder walk)
 MAX_LISTED = 2000
 #: replays kept in memory (files and uploads together, least recently used dropped)
@@ -138,11 +144,12 @@ class Replay:
         self.end = next((x for x in lines if x["type"] == "end"), None)
         self.upload_name: str | None = None  # the file name an upload came with
         self._checkpoints: list[Any] = []
+        self._every = max(CHECKPOINT_EVERY, -(-len(self.actions) // MAX_CHECKPOINTS))
         done = [0]
 
         def keep(env: Any, line: dict | None) -> None:
             done[0] += line is not None
-            if done[0] % CHECKPOINT_EVERY == 0:
+            if done[0] % self._every == 0:
                 self._checkpoints.append(env.unwrapped.game_state.clone())
 
         try:
@@ -187,9 +194,9 @@ class Replay:
 
     def state_at(self, step: int) -> tuple[Any, tuple[int, int] | None]:
         """The engine state after ``step`` actions and the last move ``(seat, action)``."""
-        base = step // CHECKPOINT_EVERY
+        base = step // self._every
         state = self._checkpoints[base].clone()
-        for line in self.actions[base * CHECKPOINT_EVERY : step]:
+        for line in self.actions[base * self._every : step]:
             state.apply_action(line["action"])
         if step == 0:
             return state, None

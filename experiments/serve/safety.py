@@ -181,7 +181,7 @@ def resolve_inside(root: Path, name: Any, what: str = "record", suffixes: Sequen
 
 
 def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ()) -> Iterator[Path]:
-    """Files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
+    """Regular files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
     through a link out of ``root`` (links to folders are not followed; a linked file
     counts only if its real path is inside ``root``), and not in the folders of ``root``
     named in ``skip``."""
@@ -195,6 +195,10 @@ def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ())
             if not f.endswith(suffix):
                 continue
             path = Path(folder) / f
+            # regular files only, as resolve_inside serves: opening a FIFO named *.jsonl would
+            # block the listing's worker for good (and every later listing with it)
+            if not path.is_file():
+                continue
             if path.is_symlink() and not path.resolve().is_relative_to(base):
                 continue
             yield path

@@ -2,6 +2,7 @@
 records, moves, agents, options) answers a 4xx JSON error and changes nothing; games are
 bounded, independent and replayable."""
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -125,9 +126,54 @@ def test_bad_variants_options_seats_and_seeds_are_400(client):
     for body, words in cases:
         refused(client.post("/api/games", json={**base, **body}), 400, words)
     digits = b'{"variant": "gin_rummy", "opponents": ["random"], "seed": ' + b"9" * 5000 + b"}"  # valid JSON
-    refused(client.post("/api/games", content=digits), 400, "an integer of over 4,300 digits, which no field takes")
+    json_type = {"Content-Type": "application/json"}
+    refused(
+        client.post("/api/games", content=digits, headers=json_type),
+        400,
+        "an integer of over 4,300 digits, which no field takes",
+    )
     said = refused(client.post("/api/games", content=b"x" * 70_000), 413)
     assert said == "the request body is larger than 64,000 bytes (got at least 70,000)"  # a move, not a record
+
+
+def test_a_random_seed_is_too_large_to_find_from_the_hand(client, monkeypatch):
+    # the hand and the upcard single out a seed among 2**31 in some core-hours of trying
+    # deals, and the seed gives the opponent's hand and the stock: seeds go up to 2**53 - 1
+    from experiments.serve import app as app_module
+
+    bounds = []
+    monkeypatch.setattr(app_module.secrets, "randbelow", lambda n: bounds.append(n) or n - 1)
+    gid, headers, view = new_game(client, seed=None)
+    assert bounds == [2**53]
+    assert client.app.state.games._games[gid].seed == 2**53 - 1
+    assert play_out(client, gid, headers, view)["status"] == "over"  # the agents take such seeds
+    gid, headers, view = new_game(client, seed=2**53 - 1)  # as the form sends it: a JavaScript number
+    refused(
+        client.post("/api/games", json={"variant": "gin_rummy", "opponents": ["random"], "seed": 2**53}),
+        400,
+        "seed 9007199254740992 is not an int in 0..2**53-1 (or null for a random one)",
+    )
+
+
+def test_a_new_game_is_json_so_another_website_cannot_start_games_here(client):
+    # a form or text/plain POST needs no CORS preflight: any page the user visits could start
+    # games on this server (127.0.0.1 is the user's own), pushing the user's game out
+    body = json.dumps({"variant": "gin_rummy", "opponents": ["random"], "seed": 1})
+    for media, named in [
+        ("text/plain", "'text/plain'"),
+        ("application/x-www-form-urlencoded", "'application/x-www-form-urlencoded'"),
+        ("multipart/form-data; boundary=x", "'multipart/form-data'"),
+        (None, "none"),
+    ]:
+        headers = {} if media is None else {"Content-Type": media}
+        said = refused(client.post("/api/games", content=body, headers=headers), 415)
+        assert said == (
+            "a new game's request body must be sent as Content-Type: application/json (as the Play page sends it), "
+            f"got {named}"
+        )
+    assert len(client.app.state.games) == 0
+    made = client.post("/api/games", content=body, headers={"Content-Type": "Application/JSON; charset=utf-8"})
+    assert made.status_code == 200 and len(client.app.state.games) == 1
 
 
 def test_every_choice_the_play_form_offers_is_accepted(client):
@@ -215,7 +261,7 @@ def test_concurrent_games_are_independent_and_replayable(make_app, served_folder
         assert [x["text"] for x in lines if x["type"] == "action"] == [e["text"] for e in view["events"]]
 
 
-def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game_stays_as_it_was(make_app):
+def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game_stays_as_it_was(make_app, capsys):
     # seed 5 (Gin): player_1 deals, so the opponent, player_0, opens: its legal moves are
     # drawing the upcard or passing (R-GIN-03), and the broken agent picks 0, discard AC
     broken = "tests.experiments.custom_agent:FirstIllegalAgent"
@@ -225,10 +271,16 @@ def test_an_opponent_that_chooses_an_illegal_move_gets_a_json_error_and_the_game
         for _ in range(2):  # asked again, the same answer: the game did not move
             r = c.post(f"/api/games/{gid}/advance", headers=headers)
             assert r.status_code == 500
+            # neither the seed (the whole deal) nor the agent's legal moves (its cards) reach the browser
             assert r.json() == {
-                "error": f"the server's agent {broken!r} in seat 0 (player_0), game seed 5, chose action 0 "
-                "(discard AC) which is not legal here: the legal actions are 105 (draw upcard), 106 (pass)"
+                "error": f"the server's agent {broken!r} in seat 0 (player_0) chose no legal move; the game is as "
+                "it was (the server's log says what it chose: not shown here, as it names that seat's legal moves "
+                "and the game's seed)"
             }
+            assert capsys.readouterr().err == (
+                f"serve: game {gid}: agent {broken!r} in seat 0 (player_0), game seed 5, chose action 0 "
+                "(discard AC) which is not legal here: the legal actions are 105 (draw upcard), 106 (pass)\n"
+            )
         after = c.get(f"/api/games/{gid}", headers=headers).json()
         assert after["status"] == "playing" and after["to_act"] == "player_0" and after["events"] == []
 

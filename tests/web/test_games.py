@@ -50,6 +50,42 @@ def test_a_dropped_game_that_cannot_be_saved_fails_no_other_request(make_app, tm
         )
 
 
+def test_a_game_whose_record_cannot_be_written_still_ends_with_a_json_answer(make_app, tmp_path, capsys):
+    # the save failed inside the request that ended the game: Starlette's plain-text 500,
+    # though the game had ended, and no word of why there was no record
+    app = make_app(records=tmp_path)
+    with TestClient(app) as c:
+        quitter, headers, _ = new_game(c, seed=1)
+        finisher, finisher_headers, view = new_game(c, seed=4)
+        (tmp_path / "play").write_text("a file where the records' folder should be")
+        r = c.post(f"/api/games/{quitter}/quit", headers=headers)
+        assert r.status_code == 200
+        assert (r.json()["status"], r.json()["record"]) == ("quit", None)
+        assert r.json()["record_error"] == "its record could not be saved (File exists)"
+        assert c.get(f"/api/games/{quitter}", headers=headers).json() == r.json()
+        over = play_out(c, finisher, finisher_headers, view)  # the last move ends the game: the same
+        assert (over["status"], over["record"], over["record_error"]) == (
+            "over",
+            None,
+            "its record could not be saved (File exists)",
+        )
+        err = capsys.readouterr().err.splitlines()
+        assert [line.split(": its record play/")[0] for line in err] == [
+            f"serve: game {quitter}",
+            f"serve: game {finisher}",
+        ]
+        assert all(
+            line.endswith("could not be saved: [Errno 17] File exists: " + repr(str(tmp_path / "play"))) for line in err
+        ), err
+        app.state.games.max_games = 1
+        new_game(c, seed=6)  # drops both: their 404 says the record could not be saved
+        said = refused(c.get(f"/api/games/{quitter}", headers=headers), 404)
+        assert said == (
+            f"game {quitter} was dropped to make room for a newer game (1 kept at once); "
+            "its record could not be saved (File exists)"
+        )
+
+
 def test_a_dropped_game_that_had_ended_names_its_record(make_app, tmp_path):
     app = make_app(records=tmp_path, max_games=1)
     with TestClient(app) as c:

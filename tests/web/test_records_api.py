@@ -45,6 +45,27 @@ def test_record_names_cannot_leave_the_records_folder(client, served_folders, tm
     assert GIN_RECORD in names
 
 
+def test_a_fifo_named_like_a_record_or_a_run_is_skipped_not_opened(make_app, served_folders, tmp_path):
+    # opening a FIFO blocks until a writer comes: the listings hung for good, each one a worker
+    from experiments.serve.safety import walk_inside
+
+    records, results = tmp_path / "records", tmp_path / "results"
+    write_gin_record(records / GIN_RECORD)
+    os.mkfifo(records / "pipe.jsonl")
+    (results / "tour").mkdir(parents=True)
+    os.mkfifo(results / "tour" / "summary.json")
+    assert list(walk_inside(records, ".jsonl", 10)) == [(records / GIN_RECORD).resolve()]
+    assert list(walk_inside(results, ".json", 10)) == []
+    with TestClient(make_app(records=records, results=results, save_games=False)) as c:
+        assert [r["name"] for r in c.get("/api/records").json()["records"]] == [GIN_RECORD]
+        assert c.get("/api/results").json() == {"runs": []}
+        refused(
+            c.get("/api/replays/meta", params={"record": "pipe.jsonl"}),
+            404,
+            "no record 'pipe.jsonl' in the folder (not a file)",
+        )
+
+
 def test_results_names_cannot_leave_the_results_folder(client, served_folders):
     _, results = served_folders
     cases = [
@@ -191,6 +212,38 @@ def test_a_recorded_game_replays_step_by_step(client, served_folders):
     cases = [(len(actions) + 1, "all", "outside"), ("x", "all", "outside"), ("\u00b2", "all", "outside")]
     for step, seat, words in [*cases, (0, "player_9", "seat")]:
         refused(client.get("/api/replays/frame", params={"record": GIN_RECORD, "step": step, "seat": seat}), 400, words)
+
+
+def test_a_long_records_state_copies_are_bounded_and_its_frames_exact():
+    # a copy of the state holds the episode's history: one every 16 steps of a 12,000-step
+    # record (a 1 MB upload) kept 47 MB per replay, in the square of its length
+    from agents import make_agent
+    from experiments.common import load_variant
+    from experiments.common.records import play_recorded
+    from experiments.serve.replays import Replay
+    from rummy_env.render.svg import render_svg
+
+    options = {"episode": "game", "target_score": 10**9, "max_hands": 40}
+    env = load_variant("gin_rummy_v0").env(**options)
+    agents = [make_agent("random", env, seed=1), make_agent("random", env, seed=2)]
+    _, lines = play_recorded(env, agents, 7, options, ["random", "random"])
+    n = sum(x["type"] == "action" for x in lines)
+    assert n == 4665  # 40 hands of random play: copies every 16 steps would be 292
+    rep = Replay(lines, "long")
+    every = 73  # ceil(4665 / 64): at most MAX_CHECKPOINTS = 64 copies
+    assert len(rep._checkpoints) == n // every + 1 == 64
+    wanted = {0, 1, every - 1, every, every + 1, 5 * every + 7, n - 1, n}
+    truth = {}  # step -> player_0's picture, from a replay of its own
+
+    def draw(env, line):
+        step = len(truth)
+        truth[step] = render_svg(env.unwrapped.game_state, 0, env.unwrapped.last_move) if step in wanted else None
+
+    replay(lines, on_step=draw)
+    assert len(truth) == n + 1
+    for k in sorted(wanted):
+        state, last = rep.state_at(k)
+        assert render_svg(state, 0, last) == truth[k], k
 
 
 def test_a_tournaments_links_lead_to_its_own_records(make_app, tmp_path):

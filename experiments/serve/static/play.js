@@ -223,6 +223,8 @@ function showResult(v) {
     if (v.record) {
       const name = `play/${v.record}`;
       box.append(el("p", {}, "record saved: ", el("a", { href: `/replay?record=${encodeURIComponent(name)}`, id: "record-link", text: name })));
+    } else if (v.record_error) {
+      box.append(el("p", { class: "muted", id: "record-error", text: v.record_error }));
     }
   }
 }
