@@ -139,7 +139,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             )
         for i, name in enumerate(args.opponents):
             if name != SELF:
-                make_agent(name, aec, seed=i)
+                try:
+                    make_agent(name, aec, seed=i)
+                except ValueError as err:  # the registry's list lacks the opponent only this job takes
+                    raise ValueError(f"{err}; as an opponent also {SELF!r} (a frozen copy of the learner)") from None
     except ValueError as err:
         p.error(str(err))
     args.parser = p

@@ -149,7 +149,9 @@ def curve_figure(rows: list[dict[str, float]], title: str) -> Any:
     ax.plot(steps, [r.get("draw_rate", 0.0) for r in rows], label="draw rate", linestyle="--")
     ax.set_xlabel("timesteps")
     ax.set_ylabel("rate over the last 100 episodes")
-    ax.set_ylim(0, 1)
+    # a margin past 0 and 1: a rate sitting at either (a draw rate of 1 against random play) would
+    # lie on the frame and not be seen
+    ax.set_ylim(-0.03, 1.03)
     ax.set_title(f"{title}\ntraining episodes (sampling policy)", fontsize=10)
     # below the axes: a legend inside would cover the curve wherever it runs
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)

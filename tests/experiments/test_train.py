@@ -113,7 +113,13 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
     "args, message",
     [
         (["--variant", "poker"], "unknown variant 'poker'"),
-        (["--variant", "gin_rummy", "--opponents", "wizard"], "unknown agent 'wizard'"),
+        (
+            ["--variant", "gin_rummy", "--opponents", "wizard"],
+            "unknown agent 'wizard' for gin_rummy_v0: known agents are random, heuristic, champion, "
+            "heuristic:style=NAME (gin_hunter, defensive, upcard_meld_only), openspiel_gin_bot, ismcts:... or pimc:... "
+            "with search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, or "
+            "package.module:Name of your own Agent class; as an opponent also 'self' (a frozen copy of the learner)\n",
+        ),
         (["--variant", "gin_rummy", "--timesteps", "0"], "--timesteps must be a positive integer"),
         (
             ["--variant", "gin_rummy", "--iterations", "5", "--num-cpus", "2"],
@@ -188,6 +194,13 @@ def test_the_legend_of_the_curve_is_below_the_axes():
     legend = ax.get_legend().get_window_extent()
     assert legend.y1 < ax.get_window_extent().y0  # entirely below the plotting area
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["win rate", "draw rate"]
+
+
+def test_a_rate_of_0_or_1_is_drawn_inside_the_frame_of_the_curve():
+    # a tiny run against random play has a draw rate of 1 throughout: on a frame at y=1 it was not seen
+    rows = [{"timestep": 100 * i, "win_rate": 0.0, "draw_rate": 1.0} for i in range(1, 5)]
+    ax = sb3.curve_figure(rows, "gin_rummy_v0 vs random").axes[0]
+    assert ax.get_ylim() == (-0.03, 1.03)
 
 
 def test_minutes_alone_train_for_the_minutes_and_timesteps_still_cap_them():
