@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--decisions and --num-envs must be positive")
     if not 0 <= args.seed <= 2**64 - 64:  # option set k runs seed + k: every one an engine seed
         p.error(f"--seed must be from 0 to 2**64 - 64, got {args.seed}")
-    total_bad = 0
+    total_bad = total_decisions = 0
     episodes = ["hand", "game"] if args.episode == "both" else [args.episode]
     # one step of a batch is num_envs decisions: an option set's share below that would be overrun
     smallest = min((d for v in args.variant for _, d in shares(v, episodes, args.decisions)), default=args.num_envs)
@@ -221,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     t = time.perf_counter()
                     r = compare(kernel, reference, options, share, args.num_envs, args.seed + k)
                     total_bad += r["mismatches"]
+                    total_decisions += r["decisions"]
                     text = ", ".join(f"{key}={v!r}" for key, v in options.items()) or "defaults"
                     note = f" first: {r['first_mismatch']}" if r["mismatches"] else ""
                     print(
@@ -233,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"vector_differential: stopped ({stop.name}); {total_bad} mismatches in the rows above", file=sys.stderr
             )
             return 1 if total_bad else stop.exit_code
+    print(f"\n{total_decisions:,} decisions compared field by field: {total_bad} mismatches")
     return 1 if total_bad else 0
 
 

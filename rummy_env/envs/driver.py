@@ -415,7 +415,8 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def _make_game(self, options: dict) -> Any:
         """The engine's game; unknown or bad options raise ``ValueError``."""
         config_class = self.game_class.config_class
-        check_known(options, config_class.option_names(), self.metadata["name"])
+        # render_mode was taken by the constructor already, but it is an option too: list it
+        check_known(options, [*config_class.option_names(), "render_mode"], self.metadata["name"])
         return self.game_class(config_class(**options))
 
     def _layout(self) -> Layout:

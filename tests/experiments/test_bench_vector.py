@@ -50,6 +50,8 @@ def test_the_differential_job_compares_every_configuration(episode, capsys):
     assert "rummikub" in expected
     assert [r.split("|")[1].strip() for r in rows] == expected
     assert all(r.split("|")[5].strip() == "0" for r in rows)
+    total = sum(int(r.split("|")[3].strip().replace(",", "")) for r in rows)
+    assert lines[-1] == f"{total:,} decisions compared field by field: 0 mismatches"
 
 
 def test_benchmark_vector_measures_crazy_rummy_beside_env(capsys):
