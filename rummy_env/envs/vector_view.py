@@ -34,8 +34,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
+
+try:
+    from gymnasium.vector import AutoresetMode
+except ImportError:  # gymnasium 1.0 (the pin's lower bound): NEXT_STEP is its only autoreset, unnamed
+    AutoresetMode = None
 
 ENGINES = {
     ("crazy_rummy", "kernel"): ("rummy_env.vector", "CrazyRummyVec"),
@@ -66,7 +71,8 @@ class SeatVectorEnv(VectorEnv):
         ImportError: ``engine="kernel"`` without numba (``rummy_env.vector``'s message).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    # gymnasium >= 1.1's vector wrappers read the mode here (and assume NEXT_STEP without it)
+    metadata = {} if AutoresetMode is None else {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(
         self,

@@ -9,7 +9,9 @@ that bookkeeping cost more than the rules engine itself (measured by
 (they *are* those classes, for ``isinstance``), but read the hot attributes straight
 from the unwrapped env, which is where the wrappers read them anyway.
 
-They rely on no PettingZoo internals that changed between 1.24 and 1.27: the illegal-move
+They rely on no PettingZoo internals that changed between 1.24.3 and 1.27 (1.24.0 to 1.24.2
+assign ``agent_selection`` and the others on the wrapper in ``reset``/``step``, which these
+read-only properties refuse: the pin's lower bound is 1.24.3): the illegal-move
 ending and the action checks are written here on the unwrapped env's ``AECEnv`` methods,
 and the order-enforcing iterator on the ``_has_reset``/``_has_updated`` flags every
 version has.  Bad actions get ``raw_env``'s errors (which value, the range or the type)

@@ -1,14 +1,21 @@
 """The Gymnasium VectorEnv view: one learning seat against random opponents inside the
 engine, under Gymnasium's vector checks; the kernel's view plays the reference's games."""
 
+import importlib.util
+
+import gymnasium.vector
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.utils.passive_env_checker import check_obs
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from rummy_env.envs.vector_view import SeatVectorEnv
+
+# gymnasium >= 1.1 names the autoreset mode; 1.0 (the pin's lower bound) has only NEXT_STEP, unnamed
+MODES = getattr(gymnasium.vector, "AutoresetMode", None)
+AUTORESET = {} if MODES is None else {"autoreset_mode": MODES.NEXT_STEP}
 
 VARIANTS = [
     ("gin_rummy", {}),
@@ -34,7 +41,7 @@ def rollout(envs, steps, seed):
 @pytest.mark.parametrize(("variant", "options"), VARIANTS)
 def test_the_view_passes_gymnasiums_vector_checks(variant, options):
     envs = SeatVectorEnv(variant, 6, **options)
-    assert isinstance(envs, VectorEnv) and envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert isinstance(envs, VectorEnv) and envs.metadata == AUTORESET
     assert envs.observation_space.shape == (6, envs.single_observation_space.shape[0])
     obs, infos = envs.reset(seed=3)
     assert obs in envs.observation_space and obs.dtype == np.float32
@@ -184,3 +191,18 @@ def test_an_episode_dealt_on_the_autoreset_step_that_ends_at_once_is_skipped_too
         ([0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0], [2, 10, 10, 10, 2, 2, 2, 10]),
     ]
     assert envs.np_random_seed == 0  # reset(seed=...) seeds Gymnasium's own generator too
+
+
+def test_the_view_imports_on_gymnasium_1_0_which_has_no_autoreset_mode(monkeypatch):
+    # gymnasium 1.0 (the pin's lower bound) has no AutoresetMode: run the module's code as
+    # a fresh module without it, leaving the imported one (and the other tests) alone
+    import rummy_env.envs.vector_view as view
+
+    monkeypatch.delattr(gymnasium.vector, "AutoresetMode", raising=False)
+    spec = importlib.util.spec_from_file_location("vector_view_on_gymnasium_1_0", view.__file__)
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    envs = old.SeatVectorEnv("gin_rummy", 2)
+    assert old.AutoresetMode is None and envs.metadata == {}
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (2, 485) and infos["action_mask"].any(axis=1).all()
