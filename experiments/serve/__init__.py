@@ -75,7 +75,8 @@ options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{
 move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
 illegal move itself, the seed and that seat's legal moves go to the server's stderr only),
 ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
-(``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body);
+(``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,
+``Content-Type: application/octet-stream``);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
 ``&step=K&seat=player_0|all``); ``GET /api/results``, ``/api/results/run?name=``,
 ``/api/results/image?name=``.
@@ -98,10 +99,11 @@ Safety rules
   one that does not replay is refused (422) with the reason (its step numbered from 1, as
   the Replay page shows it, and the record's own 0-based ``step``).  JSON request bodies
   are limited to 64 kB.
-- Other websites: ``POST /api/games`` takes only ``Content-Type: application/json`` (415
-  otherwise), which a page of another site cannot send without a CORS preflight this
-  server never grants, and the game routes need the ``X-Game-Token`` header, which forces
-  one too: a page the user visits cannot start games here and push the user's out.  (A DNS
+- Other websites: ``POST /api/games`` takes only ``Content-Type: application/json`` and
+  ``POST /api/uploads`` only ``application/octet-stream`` (415 otherwise), which a page of
+  another site cannot send without a CORS preflight this server never grants, and the game
+  routes need the ``X-Game-Token`` header, which forces one too: a page the user visits
+  cannot start games or upload records here and push the user's out.  (A DNS
   rebinding page is same-origin and not stopped by this; nothing checks the ``Host``.)
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming

@@ -260,8 +260,17 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         return JSONResponse({"records": found})
 
     async def upload(request: Request) -> Response:
-        if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media == "multipart/form-data":
             raise ApiError(415, "send the record file itself as the request body (as the page does), not a form")
+        if media != "application/octet-stream":
+            # as for new games: a page of another site can post text/plain, or no type, with
+            # no CORS preflight, and its uploads would push the user's replays out of memory
+            raise ApiError(
+                415,
+                "send the record file as the request body with Content-Type: application/octet-stream (as the "
+                f"Replays page does), got {shown(media) if media else 'none'}",
+            )
         data = await _body(request, config.max_upload)
         filename = request.headers.get("x-filename", "upload")
         rep = await run_in_threadpool(replays.upload, data, filename)

@@ -167,6 +167,20 @@ def test_a_replay_stepped_to_its_end_with_the_keys(page, site):
     )
 
 
+def test_a_record_uploaded_from_the_replays_page_opens_its_replay(page, site):
+    """The page sends the file as application/octet-stream, the one type the server takes
+    for an upload (another site's page cannot send it without a CORS preflight)."""
+    url, _, records = site
+    actions = [x for x in read_record(records / GIN_RECORD) if x["type"] == "action"]
+    page.goto(f"{url}/replay")
+    page.set_input_files("#upload-file", str(records / GIN_RECORD))
+    page.click("#upload")
+    page.wait_for_selector("#frames svg")
+    assert page.text_content("#title") == f"uploaded: {(records / GIN_RECORD).name}"
+    assert page.text_content("#step-label") == f"step 0 / {len(actions)}"
+    assert page.url.startswith(f"{url}/replay?upload=")
+
+
 def test_the_results_page_shows_the_head_to_head_heat_map(page, site, served_folders):
     url, _, _ = site
     _, results = served_folders

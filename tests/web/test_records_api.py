@@ -11,8 +11,13 @@ import rummy_env
 from experiments.common.records import read_record, replay
 from tests.web.conftest import GIN_RECORD, refused, write_gin_record
 
+#: the type the Replays page uploads a record with (others are refused)
+OCTET = {"content-type": "application/octet-stream"}
+
 
 # ---------------------------------------------------------------- records
+
+
 def test_record_names_cannot_leave_the_records_folder(client, served_folders, tmp_path):
     records, _ = served_folders
     outside = tmp_path / "secret.jsonl"
@@ -340,18 +345,25 @@ def test_uploads_are_size_limited(make_app, served_folders):
     records, _ = served_folders
     data = (records / GIN_RECORD).read_bytes()
     with TestClient(make_app(max_upload=len(data))) as c:
-        assert c.post("/api/uploads", content=data).status_code == 200
-        said = refused(c.post("/api/uploads", content=data + b"\n"), 413)
+        assert c.post("/api/uploads", headers=OCTET, content=data).status_code == 200
+        said = refused(c.post("/api/uploads", headers=OCTET, content=data + b"\n"), 413)
         assert (
             said
             == f"the upload is larger than {len(data):,} bytes (got at least {len(data) + 1:,}): records are smaller"
         )
-        refused(c.post("/api/uploads", content=b"x" * 5_000_000), 413)
+        refused(c.post("/api/uploads", headers=OCTET, content=b"x" * 5_000_000), 413)
         # a form (curl -F) is not the record: the page sends the file itself as the body
         headers = {"content-type": "Multipart/Form-Data; boundary=x"}  # media types are case-insensitive
         refused(c.post("/api/uploads", content=b"--x--", headers=headers), 415)
         said = refused(c.post("/api/uploads", files={"file": ("r.jsonl", data)}), 415)
         assert said == "send the record file itself as the request body (as the page does), not a form"
+        # what another site's page can send without a CORS preflight: text/plain, or no type
+        for headers, got in [({"content-type": "text/plain;charset=UTF-8"}, "'text/plain'"), ({}, "none")]:
+            said = refused(c.post("/api/uploads", content=data, headers=headers), 415)
+            assert said == (
+                "send the record file as the request body with Content-Type: application/octet-stream (as the "
+                f"Replays page does), got {got}"
+            )
 
 
 def test_bad_records_are_refused(client, served_folders):
@@ -382,12 +394,12 @@ def test_bad_records_are_refused(client, served_folders):
         (edited(first_action, text="pa\udc00ss"), "lone surrogate"),
     ]
     for data, words in cases:
-        message = refused(client.post("/api/uploads", content=data), 422, words)
+        message = refused(client.post("/api/uploads", headers=OCTET, content=data), 422, words)
         assert "/tmp" not in message and "upload.jsonl" not in message, message  # the server's own file stays private
-    assert refused(client.post("/api/uploads", content=b""), 422).startswith(
+    assert refused(client.post("/api/uploads", headers=OCTET, content=b""), 422).startswith(
         "the upload is not a record this server reads"
     )
-    ok = client.post("/api/uploads", content=(records / GIN_RECORD).read_bytes()).json()
+    ok = client.post("/api/uploads", headers=OCTET, content=(records / GIN_RECORD).read_bytes()).json()
     frame = client.get("/api/replays/frame", params={"upload": ok["upload"], "step": ok["steps"], "seat": "all"})
     assert frame.status_code == 200 and sorted(frame.json()["svgs"]) == ["player_0", "player_1"]
     refused(client.get("/api/replays/meta", params={"upload": "AAAAAAAAAAAAAAAA"}), 404, "no upload")
@@ -403,7 +415,7 @@ def test_a_refused_upload_names_the_step_as_the_replay_page_counts(client, serve
     def upload(k, **change):
         lines = [dict(x) for x in good]
         lines[at[k]].update(change)
-        return client.post("/api/uploads", content="\n".join(json.dumps(x) for x in lines).encode())
+        return client.post("/api/uploads", headers=OCTET, content="\n".join(json.dumps(x) for x in lines).encode())
 
     def where(k):
         line = good[at[k]]

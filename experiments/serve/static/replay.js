@@ -40,7 +40,9 @@ async function upload() {
   if (!file) { showError("choose a record file (.jsonl) first"); return; }
   showError("");
   try {
-    const data = await api("POST", "/api/uploads", file);
+    // a type no other site's page may send without a CORS preflight (the server checks it)
+    const body = new Blob([file], { type: "application/octet-stream" });
+    const data = await api("POST", "/api/uploads", body);
     history.pushState(null, "", `/replay?upload=${data.upload}`);
     await openReplay(`upload=${encodeURIComponent(data.upload)}`, data, `uploaded: ${file.name}`);
   } catch (err) {
