@@ -12,9 +12,9 @@ import numpy as np
 from agents.base import TRAIN_EXTRA, Agent, legal_ids
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
-#: options that leave a hand's rules as they are (how episodes end and are rewarded, and
-#: whole-game scoring a model of single hands never saw): a model plays under other values
-#: of these without a warning
+#: options that leave a hand's play and scoring as they are (where an episode ends, which
+#: reward is given, and whole-game scoring a model of single hands never saw): a model plays
+#: under other values of these without a warning; any other (a hand's bonuses included) warns
 NOT_HAND_RULES = frozenset(
     {"episode", "reward", "max_turns", "max_hands", "target_score", "game_bonuses", "two_player_winner_deals"}
 )
@@ -69,7 +69,8 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
         ValueError: the recorded variant is not ``env``'s.
 
     Warns:
-        UserWarning: an option outside :data:`NOT_HAND_RULES` (``knock_limit``,
+        UserWarning: the recorded options are ones this env no longer takes, or an option
+            outside :data:`NOT_HAND_RULES` (``knock_limit``,
             ``wild_rank``, ``initial_meld_points``, ...) has another value in ``env`` than
             in the model's training env, naming each such option with both values (not
             when the training env's value was None: Crazy Rummy's ``wild_rank`` drawn per
@@ -85,7 +86,17 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
     if trained["variant"] != variant:
         raise ValueError(f"{what} is a policy of {trained['variant']}, this env is {variant}")
     config = env.unwrapped.game.config
-    theirs = importlib.import_module(f"rummy_env.{variant}").env(**trained.get("env_options", {})).unwrapped.game.config
+    options = trained.get("env_options", {})
+    try:
+        theirs = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.game.config
+    except (TypeError, ValueError) as err:  # an option renamed or removed since the model was trained
+        warnings.warn(
+            f"{what} was trained on {variant} with options {options!r}, which this env does not take ({err}): "
+            "it plays, but whether under the rules it learned cannot be told",
+            UserWarning,
+            stacklevel=3,
+        )
+        return
     differ = [
         f"{f.name}={getattr(theirs, f.name)!r} (this env {getattr(config, f.name)!r})"
         for f in dataclasses.fields(config)

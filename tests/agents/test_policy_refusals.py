@@ -111,3 +111,16 @@ def test_a_model_of_another_variant_is_refused_and_other_hand_rules_warn(tmp_pat
         make_agent(name, gin_rummy_v0.env(episode="game", target_score=50, game_bonuses=True, max_turns=7))
         crazy = Path(__file__).resolve().parents[2] / "docs" / "results" / "selfplay-crazy" / "model.pt"
         make_agent(f"policy:{crazy}", crazy_rummy_v0.env(wild_rank=5))  # trained on every rank (None)
+
+
+def test_a_model_of_options_the_env_no_longer_takes_warns_naming_them(tmp_path):
+    old = tmp_path / "old.pt"
+    save_model(old, ActorCritic(485, 108, (8,)), variant="gin_rummy_v0", env_options={"knock_limt": 3})
+    with pytest.warns(UserWarning) as said:
+        make_agent(f"policy:{old}", gin_rummy_v0.env())
+    assert [str(w.message) for w in said] == [
+        f"policy 'policy:{old}' was trained on gin_rummy_v0 with options {{'knock_limt': 3}}, which this env does "
+        "not take (unknown gin_rummy_v0 option(s) 'knock_limt': known options are knock_limit, gin_bonus, "
+        "undercut_bonus, big_gin, big_gin_bonus, oklahoma, target_score, game_bonuses, max_turns, max_hands, "
+        "episode, reward, render_mode): it plays, but whether under the rules it learned cannot be told"
+    ]

@@ -107,21 +107,22 @@ def test_safe_objects_of_the_committed_model():
             lambda d: d.update(
                 policy_kwargs={":type:": "<class 'dict'>", ":serialized:": "AAAA", "activation_fn": "x"}
             ),
-            "its policy_kwargs are pickled (they name classes: [':serialized:', ':type:', 'activation_fn']); "
+            "its policy_kwargs are pickled (settings activation_fn: one names a class, an activation for example); "
             "only plain settings such as net_arch are read without running the file's code",
         ),
         (
             lambda d: d["policy_class"].update(__module__="evil.module"),
-            "its policy class is not sb3-contrib's MaskableActorCriticPolicy (module 'evil.module'); "
+            "its policy class is evil.module.MaskableActorCriticPolicy, not sb3-contrib's MaskableActorCriticPolicy; "
             "only the MlpPolicy of experiments.train is read",
         ),
         (
             lambda d: d["observation_space"].update({":type:": "<class 'gymnasium.spaces.dict.Dict'>"}),
-            "observation_space is a <class 'gymnasium.spaces.dict.Dict'>; a policy of ours has a Box and a Discrete",
+            "observation_space is a <class 'gymnasium.spaces.dict.Dict'>; a policy of ours has a gymnasium Box and a "
+            "gymnasium Discrete",
         ),
         (
             lambda d: d["observation_space"].update(dtype="uint8"),
-            "observation_space is a Box of dtype 'uint8'; a policy of ours reads float32",
+            "observation_space is a Box of dtype 'uint8'; a policy of ours reads float32 or float64",
         ),
         (lambda d: d["observation_space"].pop("_shape"), "observation_space has no readable shape (_shape)"),
         (lambda d: d["action_space"].update(n="many"), "action_space has no readable action count (n)"),
@@ -153,3 +154,51 @@ def test_a_zip_without_data_is_refused(tmp_path):
         ValueError, match=r"empty\.zip: not an SB3 model\.zip \(KeyError: \"There is no item named 'data'"
     ):
         load_maskable_ppo(path)
+
+
+def test_a_policy_of_another_class_is_named(tmp_path):
+    def multi_input(d):
+        d["policy_class"]["__init__"] = "<function MaskableMultiInputActorCriticPolicy.__init__ at 0x7f>"
+
+    with pytest.raises(ValueError) as err:
+        load_maskable_ppo(rewritten(tmp_path / "m.zip", multi_input))
+    assert str(err.value) == (
+        f"{tmp_path / 'm.zip'}: its policy class is sb3_contrib.common.maskable.policies."
+        "MaskableMultiInputActorCriticPolicy, not sb3-contrib's MaskableActorCriticPolicy; only the MlpPolicy of "
+        "experiments.train is read"
+    )
+
+
+def test_a_model_trained_with_a_value_clip_range_loads(tmp_path):
+    """SB3 asserts that a number given for clip_range_vf is above 0: it is switched off."""
+    path = rewritten(tmp_path / "vf.zip", lambda d: d.update(clip_range_vf=dict(d["clip_range"])))
+    model = load_maskable_ppo(path)
+    assert model.clip_range_vf is None and model.action_space.n == 108
+
+
+def test_a_weight_file_holding_objects_is_refused_without_running_them(tmp_path):
+    """SB3 2.8+ reads the .pth entries with torch.load(weights_only=True)."""
+    import io
+
+    marker = tmp_path / "ran"
+    planted = io.BytesIO()
+    torch.save({"mlp_extractor.policy_net.0.weight": Touch(marker)}, planted)
+    path = tmp_path / "pth.zip"
+    with zipfile.ZipFile(GIN_ZIP) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            dst.writestr(item, planted.getvalue() if item.filename == "policy.pth" else src.read(item))
+    with pytest.raises(ValueError, match=r"is not a MaskablePPO model \(Weights only load failed"):
+        make_agent(f"policy:{path}", gin_rummy_v0.env())
+    assert not marker.exists()
+
+
+def test_an_sb3_that_unpickles_tensors_is_refused(monkeypatch):
+    import stable_baselines3
+
+    monkeypatch.setattr(stable_baselines3, "__version__", "2.7.1")
+    with pytest.raises(ValueError) as err:
+        load_maskable_ppo(GIN_ZIP)
+    assert str(err.value) == (
+        f"{GIN_ZIP}: stable-baselines3 2.7.1 reads a model.zip's tensors by unpickling them; 2.8 or later reads "
+        'them as tensors only: pip install -e ".[train]"'
+    )
