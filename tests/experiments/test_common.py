@@ -55,6 +55,15 @@ def test_wilson_interval_refuses_bad_input(p, n, message):
         wilson_interval(p, n)
 
 
+def test_wilson_interval_takes_numpy_scalars():
+    """A count summed with numpy is an np.int64, a rate an np.float32: numbers in range."""
+    import numpy as np
+
+    assert wilson_interval(np.float32(0.5), np.int64(100)) == wilson_interval(0.5, 100)
+    with pytest.raises(ValueError, match=r"^the number of trials must be an int of at least 0, got np.True_$"):
+        wilson_interval(0.5, np.bool_(True))
+
+
 @pytest.mark.parametrize(
     ("df", "quantile"),
     # scipy.stats.t.ppf(0.975, df) (SciPy 1.17.1), on both sides of the switch to the expansion at 400
