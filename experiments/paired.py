@@ -16,8 +16,9 @@ Rummy the others' penalty a round minus the agent's; positive is better for A; l
 when a run wrote no ``opponent_points_per_hand``, or has no ``evaluation.json`` to say
 which variant it played).  Printed per pair and, with several pairs, pooled over their
 deals (a deal that several pairs played, the same cards by its seed, counts once, with the
-mean of their differences: two pairs on the same ``--seed`` are not twice the deals), each
-as a mean with its 95% Student's t interval over the deals
+mean of their differences: two pairs on the same ``--seed`` are not twice the deals; so
+where pairs share only some deals, the shared deals weigh as one each and a pair's own
+deals more than its shared ones), each as a mean with its 95% Student's t interval over the deals
 (:func:`experiments.common.mean_interval`).  Pairing removes the luck of the cards that both
 runs share, so it separates two close agents on far fewer deals than their two win rates.
 """

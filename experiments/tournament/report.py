@@ -25,8 +25,10 @@ def summarize(records: list[dict]) -> list[dict]:
     The 95% interval is Wilson's, counting each deal once: the seat rotations of one deal
     share its cards, and so do the lineups, which all play the same deals
     (:func:`~experiments.tournament.deals.deal_seed`), so none of them are independent
-    trials.  The win rate is then the mean of per-deal means in [0, 1], whose variance is
-    at most ``p(1 - p)``: Wilson's interval on the deals is conservative.  The rating is
+    trials.  In a complete run (every lineup played every deal) the win rate is the mean of
+    per-deal means in [0, 1], whose variance is at most ``p(1 - p)``: Wilson's interval on
+    the deals is conservative (a stopped run's last deals, missing some lineups, weigh a
+    little less than that mean gives them).  The rating is
     OpenSkill's Plackett-Luce, updated game by game in a fixed order.
     """
     from openskill.models import PlackettLuce
