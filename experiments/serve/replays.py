@@ -35,7 +35,8 @@ from experiments.serve.safety import (
     walk_inside,
 )
 
-#: a copy of the state is kept every this many steps (a frame replays at most that many actions)
+#: a copy of the state is kept at least this many steps apart (a frame replays fewer actions
+#: than the spacing of its replay, ``Replay._every``: this on records up to 16 * 64 steps)
 CHECKPOINT_EVERY = 16
 #: at most this many copies per replay: a copy holds the episode's history so far, so copies
 #: every 16 steps of a long record would cost memory in the square of its length (a 1 MB

@@ -297,7 +297,7 @@ def test_observations_are_read_only(variant):
     env.reset(seed=4)
     obs = env.observe(env.agent_selection)
     for key in ("observation", "action_mask"):
-        with pytest.raises(ValueError, match="^assignment destination is read-only$"):
+        with pytest.raises(ValueError, match="read-only"):  # NumPy's own words: a stable fragment
             obs[key][:] = 1
     copy = obs["action_mask"].copy()
     copy[:] = 1  # a copy can be changed
@@ -307,9 +307,8 @@ def test_observations_are_read_only(variant):
 def test_state_is_pettingzoos_method_not_the_engine(variant):
     env = variant.module.env()
     env.reset(seed=4)
-    with pytest.raises(
-        NotImplementedError, match=rf"^state\(\) method has not been implemented in the environment {variant.name}\.$"
-    ):
+    # PettingZoo's own words (a stable fragment: its full text may change between versions)
+    with pytest.raises(NotImplementedError, match=r"^state\(\) method has not been implemented"):
         env.state()
     assert env.unwrapped.game_state.current_player() == env.unwrapped.agent_name_mapping[env.agent_selection]
 
