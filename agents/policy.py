@@ -61,7 +61,8 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
     Only a self-play ``.pt`` records its variant and ``env_options``; other models pass.
 
     Args:
-        model: a loaded model (:func:`load_model`).
+        model: a loaded model (:func:`load_model`) or a self-play network
+            (:class:`agents.torch_policy.ActorCritic`, its ``extra``).
         env: the env the model is to play (``env.unwrapped.game.config``, a dataclass).
         what: how messages name the model (``"policy 'policy:PATH'"``).
 
@@ -79,7 +80,8 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
     import dataclasses
     import importlib
 
-    trained = getattr(getattr(model, "net", None), "extra", {})
+    # a TorchPolicy's network, or the network itself (experiments.selfplay's opponents)
+    trained = getattr(model, "extra", None) or getattr(getattr(model, "net", None), "extra", {})
     variant = env.unwrapped.metadata["name"]
     if "variant" not in trained:
         return

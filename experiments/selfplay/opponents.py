@@ -147,6 +147,7 @@ class FrozenAgent:
         if name == "random":
             return
         if name.startswith("policy:"):
+            from agents.policy import check_trained_on
             from agents.policy_features import Featurizer
             from agents.torch_policy import load_model
 
@@ -157,6 +158,7 @@ class FrozenAgent:
                     f"{name}: a policy of {self.net.extra.get('variant')} with observations of size "
                     f"{self.net.obs_size}, the run plays {variant} ({env.unwrapped.layout.size})"
                 )
+            check_trained_on(self.net, env, name)  # other rules of a hand warn, as in every job
             self.featurize = Featurizer(self.net.features, variant, env.unwrapped.layout)
             return
         if self.style is None:

@@ -124,3 +124,15 @@ def test_a_model_of_options_the_env_no_longer_takes_warns_naming_them(tmp_path):
         "undercut_bonus, big_gin, big_gin_bonus, oklahoma, target_score, game_bonuses, max_turns, max_hands, "
         "episode, reward, render_mode): it plays, but whether under the rules it learned cannot be told"
     ]
+
+
+def test_a_self_play_opponent_of_other_hand_rules_warns():
+    """experiments.selfplay's frozen policy: opponents get the same check as make_agent."""
+    from experiments.selfplay.opponents import FrozenAgent
+
+    with pytest.warns(UserWarning) as said:
+        FrozenAgent(f"policy:{GIN_MODEL}", gin_rummy_v0.env(oklahoma=True), np.random.default_rng(0), seed=0)
+    assert [str(w.message) for w in said] == [
+        f"policy:{GIN_MODEL} was trained on gin_rummy_v0 with oklahoma=False (this env True): it plays, but under "
+        "rules it did not learn"
+    ]
