@@ -88,22 +88,27 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
     if trained["variant"] != variant:
         raise ValueError(f"{what} is a policy of {trained['variant']}, this env is {variant}")
     config = env.unwrapped.game.config
-    options = trained.get("env_options", {})
-    try:
-        theirs = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.game.config
-    except (TypeError, ValueError) as err:  # an option renamed or removed since the model was trained
-        warnings.warn(
-            f"{what} was trained on {variant} with options {options!r}, which this env does not take ({err}): "
-            "it plays, but whether under the rules it learned cannot be told",
-            UserWarning,
-            stacklevel=3,
-        )
-        return
+    theirs = trained.get("env_config")  # every rule, defaults included (models saved since 2026-12-07)
+    if not isinstance(theirs, dict):
+        options = trained.get("env_options", {})
+        try:  # older models: the options given, read with today's defaults
+            made = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.game.config
+        except (TypeError, ValueError) as err:  # an option renamed or removed since the model was trained
+            warnings.warn(
+                f"{what} was trained on {variant} with options {options!r}, which this env does not take ({err}): "
+                "it plays, but whether under the rules it learned cannot be told",
+                UserWarning,
+                stacklevel=3,
+            )
+            return
+        theirs = dataclasses.asdict(made)
     differ = [
-        f"{f.name}={getattr(theirs, f.name)!r} (this env {getattr(config, f.name)!r})"
+        f"{f.name}={theirs[f.name]!r} (this env {getattr(config, f.name)!r})"
         for f in dataclasses.fields(config)
-        # None in training (Crazy Rummy's wild_rank: drawn per hand) covers every value
-        if f.name not in NOT_HAND_RULES and getattr(theirs, f.name) not in (None, getattr(config, f.name))
+        # an option added since the model was trained is not recorded: nothing to compare (a
+        # new option's default keeps the old rules); None in training (Crazy Rummy's
+        # wild_rank: drawn per hand) covers every value
+        if f.name not in NOT_HAND_RULES and f.name in theirs and theirs[f.name] not in (None, getattr(config, f.name))
     ]
     if differ:
         warnings.warn(

@@ -2,7 +2,9 @@
 
 A model file is a ``torch.save`` dict ``{"format": FORMAT, "config": {...}, "state_dict":
 {...}}``; ``config`` holds everything needed to rebuild the network (``obs_size``,
-``num_actions``, ``hidden``, ``variant``, ``env_options``), so that
+``num_actions``, ``hidden``, ``variant``, ``env_options``; since 2026-12-07 also
+``env_config``, every rule of the training env with its defaults, which
+``agents.policy.check_trained_on`` compares with the env a model plays), so that
 ``agents.PolicyAgent("model.pt")`` plays it without the trainer.  The file holds tensors
 and plain Python values only, and loads with ``torch.load(weights_only=True)``.
 """

@@ -92,6 +92,7 @@ class Learner:
         self.gen = torch.Generator().manual_seed(config.seed)
         env = load_variant(config.variant).env(**config.env_options)
         self.layout = env.unwrapped.layout
+        self.rules = asdict(env.unwrapped.game.config)  # recorded in model.pt (save_model)
         self.obs_size = self.layout.size
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
@@ -246,5 +247,7 @@ class Learner:
         from agents.torch_policy import save_model
 
         net = self.net if self.device == "cpu" else copy.deepcopy(self.net).to("cpu")
-        save_model(path, net, variant=self.cfg.variant, env_options=dict(self.cfg.env_options))
+        # every rule as the run played it, defaults included: agents.policy.check_trained_on
+        # then tells a default changed since training from the same rules
+        save_model(path, net, variant=self.cfg.variant, env_options=dict(self.cfg.env_options), env_config=self.rules)
         return path

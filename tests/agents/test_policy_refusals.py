@@ -136,3 +136,31 @@ def test_a_self_play_opponent_of_other_hand_rules_warns():
         f"policy:{GIN_MODEL} was trained on gin_rummy_v0 with oklahoma=False (this env True): it plays, but under "
         "rules it did not learn"
     ]
+
+
+def test_a_model_recording_every_rule_is_compared_on_them_not_on_todays_defaults(tmp_path):
+    """A model saved since 2026-12-07 records env_config (every rule, defaults included): a
+    default changed since training is caught, an option added since is not compared."""
+    import dataclasses
+    import warnings
+
+    rules = dataclasses.asdict(gin_rummy_v0.env().unwrapped.game.config)
+    rules.pop("oklahoma")  # as if added after the model was trained
+    path = tmp_path / "recorded.pt"
+    save_model(path, ActorCritic(485, 108, (8,)), variant="gin_rummy_v0", env_options={}, env_config=rules)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_agent(f"policy:{path}", gin_rummy_v0.env(oklahoma=True))
+    save_model(
+        path,
+        ActorCritic(485, 108, (8,)),
+        variant="gin_rummy_v0",
+        env_options={},
+        env_config={**rules, "knock_limit": 7},
+    )
+    with pytest.warns(UserWarning) as said:
+        make_agent(f"policy:{path}", gin_rummy_v0.env())
+    assert [str(w.message) for w in said] == [
+        f"policy 'policy:{path}' was trained on gin_rummy_v0 with knock_limit=7 (this env 10): it plays, but under "
+        "rules it did not learn"
+    ]

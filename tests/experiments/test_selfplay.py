@@ -85,6 +85,12 @@ def test_smoke_training_writes_model_curves_checkpoint_and_evaluation(smoke_run)
         ("heuristic", "0"), ("random", "0"), ("heuristic", "1"), ("random", "1"),
     ]  # fmt: skip
     assert (smoke_run / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    # every rule of the run's env, defaults included (agents.policy.check_trained_on reads it)
+    assert load_model(smoke_run / "model.pt").extra["env_config"] == {
+        "knock_limit": 10, "gin_bonus": 25, "undercut_bonus": 25, "big_gin": True, "big_gin_bonus": 31,
+        "oklahoma": False, "target_score": 100, "game_bonuses": False, "max_turns": 1000, "max_hands": 1000,
+        "episode": "hand", "reward": "win",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
