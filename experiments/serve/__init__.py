@@ -73,7 +73,8 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
 move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
-illegal move itself, the seed and that seat's legal moves go to the server's stderr only),
+illegal move itself, the seed and that seat's legal moves, or the failing agent's message
+and traceback, go to the server's stderr only),
 ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,
 ``Content-Type: application/octet-stream``);

@@ -261,9 +261,14 @@ class GameSession:
                 "legal moves and the game's seed)",
             ) from None
         except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
+            # only the error's type reaches the browser: an agent's message may quote what its
+            # seat sees (its cards), as the illegal choice above would
             traceback.print_exc(file=sys.stderr)
             raise ApiError(
-                500, f"the server's agent {self.labels[agent]!r} ({agent}) failed to move: {type(err).__name__}: {err}"
+                500,
+                f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) failed to move "
+                f"({type(err).__name__}); the game is as it was (the server's log has the agent's message: not "
+                "shown here, as it may quote that seat's cards)",
             ) from None
         self._apply(agent, action)
 

@@ -317,12 +317,16 @@ def test_an_oversized_value_is_named_not_echoed_whole(client):
     )
 
 
-def test_an_opponent_whose_act_fails_gets_a_json_error_naming_it(make_app):
+def test_an_opponent_whose_act_fails_gets_a_json_error_naming_it(make_app, capsys):
+    """The browser gets the agent and the error's type; its message (which may quote the
+    agent's cards) goes to the server's log only."""
     failing = "tests.experiments.custom_agent:FailingAgent"
     with TestClient(make_app(save_games=False, agents=(failing,))) as c:
         gid, headers, _ = new_game(c, seed=5, opponents=[failing], seat="player_1")  # player_0 opens
         r = c.post(f"/api/games/{gid}/advance", headers=headers)
         assert r.status_code == 500 and r.json() == {
-            "error": f"the server's agent {failing!r} (player_0) failed to move: ValueError: no model for this table"
+            "error": f"the server's agent {failing!r} in seat 0 (player_0) failed to move (ValueError); the game is "
+            "as it was (the server's log has the agent's message: not shown here, as it may quote that seat's cards)"
         }
+        assert "ValueError: no model for this table" in capsys.readouterr().err
         assert c.get(f"/api/games/{gid}", headers=headers).json()["events"] == []
