@@ -43,9 +43,14 @@ def format_rows(result: dict) -> str:
             f"{str(r['deals_won_in_every_seat']) + '/' + str(r['deals_lost_in_every_seat']):>15}"
             + (" *" if r.get("same_as_agent") else "")
         )
-    lines.append(
-        "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
+    # on penalty points (Crazy Rummy) the margin is the others' minus the agent's: "points
+    # more than the others'" would read as the opposite sign of the figure printed
+    margin = (
+        "the others' penalty a round minus the agent's"
+        if result["variant"] in POINTS_LABELS
+        else "points a hand more than the others'"
     )
+    lines.append(f"  margin: {margin}, paired per deal, 95% half-width (Student's t; +: better)")
     lines.append("  every-seat W/L: the deals won / lost in every seat (the others: the seat decided, shared or drawn)")
     drawn = [r for r in result["rows"] if r["draws"]]
     if drawn:  # a game nobody won counts 0 for every seat: an equal agent wins less than the fair share

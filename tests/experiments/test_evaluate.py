@@ -116,9 +116,14 @@ def test_the_points_margin_is_positive_for_fewer_penalty_points_and_is_printed()
     }  # fmt: skip
     lines = evaluate.format_rows(result).splitlines()
     assert lines[2].split()[5:8] == ["10.00", "15.00", "+5.25±9.53"]  # penalties, theirs, margin
-    assert (
-        lines[3]
-        == "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
+    # the footnote says which way the margin goes on penalties (theirs minus the agent's)
+    assert lines[3] == (
+        "  margin: the others' penalty a round minus the agent's, paired per deal, 95% half-width "
+        "(Student's t; +: better)"
+    )
+    result["variant"] = "gin_rummy_v0"  # points scored: the agent's minus the others'
+    assert evaluate.format_rows(result).splitlines()[3] == (
+        "  margin: points a hand more than the others', paired per deal, 95% half-width (Student's t; +: better)"
     )
 
 
