@@ -82,6 +82,7 @@ def train(
             return summary(learner, [])
         if learner.finished():  # stopped in its last update or its final evaluation: make that now
             print(f"{cfg.variant}: the run has spent its budget; its final evaluation is missing: making it now")
+            learner.stop_clock()
             return finish(learner, out, progress, stop)
         trim_logs(out, learner.updates)
     elif out.is_dir():
@@ -143,6 +144,7 @@ def train(
             save_checkpoint(learner, out)
             last_ckpt = now
     bar.close()
+    learner.stop_clock()  # saving and drawing below are not training time
 
     save_checkpoint(learner, out)
     vec.close()

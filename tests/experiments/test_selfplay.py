@@ -285,6 +285,22 @@ def test_a_checkpoint_taken_during_a_session_counts_its_training_time(monkeypatc
     assert learner.training_minutes() == 70.0 / 60
 
 
+def test_the_clock_stops_with_training_and_counts_only_evaluations_after(monkeypatch):
+    import types
+
+    from experiments.selfplay import learner as learner_module
+
+    learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,)))
+    now = [1000.0]
+    monkeypatch.setattr(learner_module, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    learner._elapsed, learner._session_start, learner.timers["eval"] = 60.0, 970.0, 20.0
+    learner.stop_clock()  # the last update ended: 70 s of training
+    now[0] = 1005.0  # 5 s of saving the checkpoint, the model and the curve: not training
+    assert learner.training_minutes() == 70.0 / 60 and learner.state()["counters"]["elapsed"] == 90.0
+    learner.timers["eval"] += 12.0  # the final evaluation: its time counts in elapsed, not in training
+    assert learner.elapsed() == 102.0 and learner.training_minutes() == 70.0 / 60
+
+
 @pytest.mark.parametrize("variant", ["gin_rummy", "rummy"])
 def test_whole_games_are_accepted_on_the_batched_engines(variant):
     cfg = selfplay.parse_args(["--variant", variant, "--env-option", "episode=game"])[0]
