@@ -18,8 +18,13 @@ T1 = 12.706204736174694  # Student's t two-sided 95% quantile at 1 degree of fre
 def _record(deal, seats, win_share, points, agent="A"):
     """A game's record as the tournament writes it: rotation ``k`` seats the lineup's entry
     ``(i + k) % n`` (the agent is entry 0) at seat ``i``."""
-    rotation = -seats.index(agent) % len(seats)
-    return {"deal": deal, "seats": seats, "rotation": rotation, "win_share": win_share, "points_per_hand": points}
+    n = len(seats)
+    rotation = -seats.index(agent) % n
+    lineup = " vs ".join(seats[(j - rotation) % n] for j in range(n))
+    return {
+        "lineup": lineup, "deal": deal, "seats": seats, "rotation": rotation, "win_share": win_share,
+        "points_per_hand": points,
+    }  # fmt: skip
 
 
 def test_rows_count_wins_draws_points_and_deals_of_scripted_games():
@@ -220,6 +225,29 @@ def test_one_opponents_deals_are_split_over_the_workers(monkeypatch):
     seen.clear()
     evaluate.evaluate("heuristic", "rummy_v0", deals=20, seed=3, opponents=["random"], workers=2, backend="ray")
     assert [(c.first, c.count) for c in seen] == [(0, 20)]
+
+
+def test_search_members_are_started_first_and_the_games_keep_the_panels_order(monkeypatch):
+    """The chunks of members that search go to the workers first (so no worker is left alone
+    with one at the end); the records come back in the panel's order, deal and rotation."""
+    from experiments.tournament.deals import run_chunk
+
+    seen = []
+
+    def reversed_run(fn, chunks, **kwargs):  # play every chunk, hand the parts back in another order
+        seen.extend(chunks)
+        return [run_chunk(c) for c in reversed(chunks)]
+
+    monkeypatch.setattr(evaluate, "run_tasks", reversed_run)
+    opponents = ["random", "pimc:worlds=1,depth=2", "heuristic", "champion"]
+    _, records = evaluate.evaluate("heuristic", "rummy_v0", deals=2, seed=3, opponents=opponents, workers=2)
+    assert [c.lineup[1] for c in seen] == ["pimc:worlds=1,depth=2", "champion", "random", "heuristic"]
+    assert [(r["lineup"].split(" vs ")[1], r["deal"], r["rotation"]) for r in records] == [
+        (member, deal, rotation) for member in opponents for deal in (0, 1) for rotation in (0, 1)
+    ]
+    assert [evaluate.slow_member(n) for n in ["ismcts", "pimc", "champion", "random", "policy:x.pt"]] == [
+        True, True, True, False, False,
+    ]  # fmt: skip
 
 
 def test_three_seats_put_the_opponent_in_every_other_seat(tmp_path):
