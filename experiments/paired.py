@@ -168,8 +168,8 @@ def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
     only_b = sorted({o for o, _, _ in db["seeds"]} - {o for o, _, _ in da["seeds"]})
     if only_a or only_b:
         raise ValueError(
-            f"{a} and {b} played different opponents (only {a}: {', '.join(only_a) or '-'}; "
-            f"only {b}: {', '.join(only_b) or '-'}): name one both played with --opponent"
+            f"{a} and {b} played different opponents (only {a}: {', '.join(only_a) or 'none'}; "
+            f"only {b}: {', '.join(only_b) or 'none'}): name one both played with --opponent"
         )
     if da["seeds"] != db["seeds"]:
         games_a, games_b = da["seeds"].items(), db["seeds"].items()

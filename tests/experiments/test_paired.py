@@ -106,7 +106,7 @@ def test_an_opponent_filter_and_pooled_pairs(tmp_path):
     (row,) = paired.paired([a, b])
     assert row["deals"] == 1 and row["share"] == (0.0, None, None)
     assert row["margin"] == (-4.0, None, None)  # A: (5 - 9) / 2, B: (-5 + 9) / 2
-    with pytest.raises(ValueError, match=f"played different opponents \\(only {a}: y; only {c}: -\\)"):
+    with pytest.raises(ValueError, match=f"played different opponents \\(only {a}: y; only {c}: none\\)"):
         paired.paired([a, c])
 
 
