@@ -70,7 +70,7 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
         ValueError: the recorded variant is not ``env``'s.
 
     Warns:
-        UserWarning: the recorded options are ones this env no longer takes, or an option
+        UserWarning: the recorded options or rules are ones this env no longer takes, or an option
             outside :data:`NOT_HAND_RULES` (``knock_limit``,
             ``wild_rank``, ``initial_meld_points``, ...) has another value in ``env`` than
             in the model's training env, naming each such option with both values (not
@@ -110,6 +110,10 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
         # wild_rank: drawn per hand) covers every value
         if f.name not in NOT_HAND_RULES and f.name in theirs and theirs[f.name] not in (None, getattr(config, f.name))
     ]
+    known = {f.name for f in dataclasses.fields(config)}
+    gone = sorted(k for k in theirs if k not in known and k not in NOT_HAND_RULES)
+    if gone:  # a rule removed since training: the env cannot play it, the model may count on it
+        differ.append(f"{', '.join(f'{k}={theirs[k]!r}' for k in gone)} (rules this env no longer has)")
     if differ:
         warnings.warn(
             f"{what} was trained on {variant} with {', '.join(differ)}: it plays, but under rules it did not learn",

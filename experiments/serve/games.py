@@ -263,6 +263,9 @@ class GameSession:
         except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
             # only the error's type reaches the browser: an agent's message may quote what its
             # seat sees (its cards), as the illegal choice above would
+            print(
+                f"serve: game {self.id}: agent {self.labels[agent]!r} in seat {seat} failed to move:", file=sys.stderr
+            )
             traceback.print_exc(file=sys.stderr)
             raise ApiError(
                 500,

@@ -164,3 +164,13 @@ def test_a_model_recording_every_rule_is_compared_on_them_not_on_todays_defaults
         f"policy 'policy:{path}' was trained on gin_rummy_v0 with knock_limit=7 (this env 10): it plays, but under "
         "rules it did not learn"
     ]
+    path = tmp_path / "removed.pt"  # a rule the env no longer has
+    save_model(
+        path, ActorCritic(485, 108, (8,)), variant="gin_rummy_v0", env_options={}, env_config={**rules, "wall": 2}
+    )
+    with pytest.warns(UserWarning) as said:
+        make_agent(f"policy:{path}", gin_rummy_v0.env(oklahoma=False))
+    assert [str(w.message) for w in said] == [
+        f"policy 'policy:{path}' was trained on gin_rummy_v0 with wall=2 (rules this env no longer has): it plays, "
+        "but under rules it did not learn"
+    ]

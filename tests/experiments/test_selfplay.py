@@ -301,6 +301,27 @@ def test_the_clock_stops_with_training_and_counts_only_evaluations_after(monkeyp
     assert learner.elapsed() == 102.0 and learner.training_minutes() == 70.0 / 60
 
 
+def test_a_run_stops_its_clock_before_it_saves_the_checkpoint_and_the_model(monkeypatch, tmp_path):
+    """run.py calls stop_clock after the last update: what follows is not training time."""
+    from experiments.selfplay import checkpoint, run
+    from experiments.selfplay.learner import Learner
+
+    events = []
+    stop_clock, save_model, save_checkpoint = Learner.stop_clock, Learner.save_model, checkpoint.save_checkpoint
+    monkeypatch.setattr(Learner, "stop_clock", lambda self: events.append("stop") or stop_clock(self))
+
+    def saving(self, path):  # the snapshots (snapshots/model-*.pt) are saved during training
+        events.append(path.name if path.name == "model.pt" else "snapshot")
+        return save_model(self, path)
+
+    monkeypatch.setattr(Learner, "save_model", saving)
+    monkeypatch.setattr(run, "save_checkpoint", lambda lr, out: events.append("checkpoint") or save_checkpoint(lr, out))
+    args = [*SMOKE, "--out", str(tmp_path)]
+    assert train.main(["--algo", "selfplay", *args]) == 0
+    assert events[-3:] == ["stop", "checkpoint", "model.pt"] and events.count("stop") == 1
+    assert set(events[:-3]) == {"snapshot"}
+
+
 @pytest.mark.parametrize("variant", ["gin_rummy", "rummy"])
 def test_whole_games_are_accepted_on_the_batched_engines(variant):
     cfg = selfplay.parse_args(["--variant", variant, "--env-option", "episode=game"])[0]

@@ -328,5 +328,7 @@ def test_an_opponent_whose_act_fails_gets_a_json_error_naming_it(make_app, capsy
             "error": f"the server's agent {failing!r} in seat 0 (player_0) failed to move (ValueError); the game is "
             "as it was (the server's log has the agent's message: not shown here, as it may quote that seat's cards)"
         }
-        assert "ValueError: no model for this table" in capsys.readouterr().err
+        log = capsys.readouterr().err  # the operator matches the 500 to its game and agent
+        assert f"serve: game {gid}: agent {failing!r} in seat 0 failed to move:\nTraceback" in log
+        assert "ValueError: no model for this table" in log
         assert c.get(f"/api/games/{gid}", headers=headers).json()["events"] == []
