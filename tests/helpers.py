@@ -2,6 +2,7 @@
 (``env``) and for engine states (``state``)."""
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -95,3 +96,14 @@ def rummikub_shared_win():
     for _ in range(64 + 3):
         env.step(DRAW)
     return env
+
+
+class TouchWhenUnpickled:
+    """Unpickling this creates ``marker``: what a file made to run code when loaded does
+    (the tests of model and checkpoint loading check that it is never unpickled)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))

@@ -134,12 +134,17 @@ async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
     return bytes(data)
 
 
+def _media_type(request: Request) -> str:
+    """The request's media type, lower case, without parameters (``""`` when none is sent)."""
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 async def _json(request: Request, json_type: bool = False) -> dict:
     """The request's JSON object (413 past :data:`MAX_JSON_BYTES`, 400 not a JSON object);
     with ``json_type``, a body sent as anything but ``Content-Type: application/json`` is
     refused (415)."""
     data = await _body(request, MAX_JSON_BYTES, "request body")
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    media = _media_type(request)
     if json_type and data and media != "application/json":
         # another website's page may send a form or text/plain here with no CORS preflight
         # (the game routes need the X-Game-Token header, which forces one): it would start
@@ -260,7 +265,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         return JSONResponse({"records": found})
 
     async def upload(request: Request) -> Response:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        media = _media_type(request)
         if media == "multipart/form-data":
             raise ApiError(415, "send the record file itself as the request body (as the page does), not a form")
         if media != "application/octet-stream":

@@ -16,18 +16,9 @@ from sb3_contrib import MaskablePPO
 from agents import make_agent
 from agents.sb3_model import load_maskable_ppo, safe_objects
 from rummy_env import gin_rummy_v0
+from tests.helpers import TouchWhenUnpickled
 
 GIN_ZIP = Path(__file__).resolve().parents[2] / "docs" / "results" / "sb3-gin" / "model.zip"
-
-
-class Touch:
-    """Unpickling this creates ``marker``: what a model file made to run code would do."""
-
-    def __init__(self, marker: Path):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (Path.touch, (self.marker,))
 
 
 def rewritten(path: Path, change) -> Path:
@@ -44,7 +35,7 @@ def rewritten(path: Path, change) -> Path:
 
 
 def payload(marker: Path) -> str:
-    return base64.b64encode(pickle.dumps(Touch(marker))).decode()
+    return base64.b64encode(pickle.dumps(TouchWhenUnpickled(marker))).decode()
 
 
 def test_pickled_entries_are_replaced_and_never_run(tmp_path):
@@ -182,7 +173,7 @@ def test_a_weight_file_holding_objects_is_refused_without_running_them(tmp_path)
 
     marker = tmp_path / "ran"
     planted = io.BytesIO()
-    torch.save({"mlp_extractor.policy_net.0.weight": Touch(marker)}, planted)
+    torch.save({"mlp_extractor.policy_net.0.weight": TouchWhenUnpickled(marker)}, planted)
     path = tmp_path / "pth.zip"
     with zipfile.ZipFile(GIN_ZIP) as src, zipfile.ZipFile(path, "w") as dst:
         for item in src.infolist():

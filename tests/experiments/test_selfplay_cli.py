@@ -186,27 +186,19 @@ def test_resume_from_a_file_that_is_not_a_checkpoint_is_one_line(tmp_path, capsy
     )
 
 
-class _Touch:
-    """Unpickling this creates ``marker``: what a file made to run code would do."""
-
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (Path.touch, (self.marker,))
-
-
 def test_resume_never_runs_code_a_checkpoint_holds(tmp_path, capsys):
     """checkpoint.pt is read with torch.load(weights_only=True): a pickled object is
     refused, not unpickled (which would run its code)."""
     import torch
 
     from experiments.selfplay.run import main
+    from tests.helpers import TouchWhenUnpickled
 
     marker = tmp_path / "ran"
     out = tmp_path / "run"
     out.mkdir()
-    torch.save({"config": {}, "net": {}, "optimizer": {}, "counters": _Touch(marker)}, out / "checkpoint.pt")
+    planted = {"config": {}, "net": {}, "optimizer": {}, "counters": TouchWhenUnpickled(marker)}
+    torch.save(planted, out / "checkpoint.pt")
     assert main(["--out", str(out), "--resume"]) == 2
     said = capsys.readouterr().err
     assert f"error: --resume: {out / 'checkpoint.pt'} cannot be read as a checkpoint (UnpicklingError: " in said
