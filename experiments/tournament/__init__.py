@@ -7,7 +7,8 @@ The parts: :mod:`~experiments.tournament.deals` (lineups, duplicate deals, the c
 worker plays), :mod:`~experiments.tournament.run` (local processes or Ray, and the
 evaluation of an agent against baselines), :mod:`~experiments.tournament.report` (the
 pooled summary, its files and figure), :mod:`~experiments.tournament.matrix` (the
-head-to-head table and heat map) and
+head-to-head table and heat map), :mod:`~experiments.tournament.resummarize` (a
+summary written anew from a committed ``games.csv``) and
 :mod:`~experiments.tournament.cli` (the command line).
 """
 
@@ -25,6 +26,7 @@ from experiments.tournament.deals import (
 )
 from experiments.tournament.matrix import format_matrix, head_to_head, matrix_figure, write_matrix
 from experiments.tournament.report import display_names, format_table, summarize, win_rates_figure, write_results
+from experiments.tournament.resummarize import read_games, resummarize
 from experiments.tournament.run import evaluate_against_baselines, run_local, run_ray
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "make_chunks",
     "matrix_figure",
     "parse_args",
+    "read_games",
+    "resummarize",
     "run_chunk",
     "run_local",
     "run_ray",

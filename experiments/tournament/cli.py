@@ -4,6 +4,7 @@
     python -m experiments.tournament --variants rummy_v0 --agents random heuristic --deals 500
     python -m experiments.tournament --variants rummy_v0 --env-option num_players=4
     python -m experiments.tournament --backend ray --address auto   # on a running Ray cluster
+    python -m experiments.tournament --resummarize results/tournament-<time>/games.csv  # no game played
 
 Each *matchup* is a lineup of agents, one per seat (every multiset of the named agents
 with at least two different ones).  Each *deal* (a reset seed) of a matchup is played
@@ -49,6 +50,7 @@ from experiments.common.parallel import RayUnreachableError, refuse_unreachable_
 from experiments.tournament.deals import DEFAULT_GAMES, make_chunks, record_names
 from experiments.tournament.matrix import format_matrix, head_to_head, write_matrix
 from experiments.tournament.report import format_table, summarize, write_results
+from experiments.tournament.resummarize import resummarize
 from experiments.tournament.run import run_local, run_ray
 
 
@@ -127,7 +129,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="N",
         help="with --record: games recorded per lineup (default: 1)",
     )
+    p.add_argument(
+        "--resummarize",
+        type=path_arg,
+        default=None,
+        metavar="GAMES.csv",
+        help="play nothing: write the summary of a tournament's games.csv (or NAME-games.csv) anew with "
+        "today's code, as summary.csv (NAME-summary.csv) beside it; the head-to-head CSV, summary.json "
+        "and figures beside it too when they exist",
+    )
     args = p.parse_args(argv)
+    if args.resummarize is not None:
+        # the other flags set up games to play: given with it they would be silently ignored
+        defaults = vars(p.parse_args([]))
+        given = [k for k, v in vars(args).items() if k != "resummarize" and v != defaults[k]]
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            p.error(f"--resummarize plays no game and takes no other option (got {flags})")
+        args.parser = p
+        return args
     if args.record_games is not None and args.record is None:
         p.error("--record-games goes with --record DIR (the folder the records are written to)")
     args.record_games = 1 if args.record_games is None else args.record_games
@@ -164,6 +184,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournament from the command line; returns the exit code."""
     args = parse_args(argv)
+    if args.resummarize is not None:
+        return _resummarize(args)
     try:
         chunks = make_chunks(
             args.variants,
@@ -254,4 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stop.exit_code
     print(f"\n{len(records)} games in {elapsed:.1f} s on {where}; results in {out}/")
     print("(an agent's 'games' counts the seats it played: one per game, or more when a lineup seats it twice)")
+    return 0
+
+
+def _resummarize(args: argparse.Namespace) -> int:
+    """``--resummarize GAMES.csv``: the summary written anew from the games, and printed."""
+    try:
+        done = resummarize(args.resummarize)
+    except ValueError as err:
+        args.parser.error(str(err))
+    records = done["records"]
+    print(format_table(done["summary"], {r["variant"]: len(r["seats"]) for r in records}))
+    print(format_matrix(done["head_to_head"]))
+    print(f"\n{len(records)} games of {args.resummarize}; written: {', '.join(str(p) for p in done['written'])}")
     return 0
