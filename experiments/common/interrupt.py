@@ -52,6 +52,28 @@ def _install(handler: Any) -> dict[int, Any]:
     return {s: signal.signal(s, handler) for s in _SIGNALS}
 
 
+def _say(line: str) -> None:
+    """Write ``line`` on stderr in a signal handler, below the progress bar a job draws there.
+
+    A tqdm bar is cleared, the line written and the bar drawn again under it: written after
+    a newline instead, the line left the bar's last state above it and the bar went on below
+    it, so that a stopped job's terminal showed its progress twice.  Without a bar (a log
+    file's progress lines, ``--no-progress``) the newline first moves past the terminal's
+    ``^C``.
+    """
+    tqdm_module = sys.modules.get("tqdm")  # a job with a bar imported it; a handler imports nothing
+    bars = [bar for bar in getattr(getattr(tqdm_module, "tqdm", None), "_instances", ()) if not bar.disable]
+    if bars:
+        # nolock: the handler runs between two bytecodes of the main thread, which may hold
+        # tqdm's lock in the middle of drawing the bar (waiting for it would never end)
+        with tqdm_module.tqdm.external_write_mode(file=sys.stderr, nolock=True):
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        return
+    sys.stderr.write("\n" + line + "\n")
+    sys.stderr.flush()
+
+
 def _restore(previous: dict[int, Any]) -> None:
     """Put back the handlers :func:`_install` replaced (None, a handler not set from Python,
     cannot be put back: the default then)."""
@@ -90,8 +112,7 @@ class StopRequest:
             self._quit_now(signum, frame)
             return
         self.requested, self.signum, self._first = True, signum, time.monotonic()
-        sys.stderr.write(f"\n{self.job}: {signal.Signals(signum).name}: {self.then} (press Ctrl-C again to quit now)\n")
-        sys.stderr.flush()
+        _say(f"{self.job}: {signal.Signals(signum).name}: {self.then} (press Ctrl-C again to quit now)")
 
     def __enter__(self) -> StopRequest:
         self._previous = _install(self._handle)

@@ -101,6 +101,14 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float | None, float |
     values independent (one per duplicate deal, say) and their mean near normal: from a
     handful of values it is wide, as it should be.
 
+    Values that are all the same give an interval of zero width, ``(m, m, m)``: what the
+    formula gives (and SciPy's ``ttest_1samp(...).confidence_interval()``), kept because it
+    is exact where the jobs meet it: a self-match's margin, 0 on every deal by construction
+    (``evaluate`` marks the row), or two runs of the same agent on the same deals
+    (``paired``).  Otherwise it says that the sample has no spread, not that the mean is
+    certain (three deals that A won and B lost in every game give ``(1, 1, 1)``): read it
+    with the number of values.
+
     Returns:
         ``(mean, low, high)``; ``low`` and ``high`` are None below two values.
 

@@ -6,11 +6,12 @@ python -m experiments.selfplay.logs results/selfplay-gin     # redraw curve.png 
 from __future__ import annotations
 
 import csv
+import re
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from agents import agent_names
@@ -124,11 +125,25 @@ def fair_share(out: Path) -> float:
         return 0.5
 
 
+def short_spec(spec: str) -> str:
+    """An agent spec with each file path in it cut to its folder and file names, for a
+    legend: ``policy:/home/me/runs/league/model.pt`` -> ``policy:league/model.pt``,
+    ``pimc:guide=/x/y/model.pt,prior=0.05`` -> ``pimc:guide=y/model.pt,prior=0.05``.  The
+    files keep the whole spec (``eval.csv``, ``exploit.json``)."""
+
+    def cut(match: re.Match) -> str:
+        path = PurePath(match.group())
+        return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+    # a path is a value (after "name:" or "key=") holding a slash, up to the next option
+    return re.sub(r"(?<=[:=])[^,:=]*/[^,=]*", cut, spec)
+
+
 def write_curve(out: Path, title: str | None = None) -> Path:
     """``curve.png``: win rate (95% interval band) against each opponent by training minutes
     (left; the evaluations' own time is not counted) and env steps (right), from ``eval.csv``,
     with a dashed line at an equal share of the wins (:func:`fair_share`: 1/2, or 1/3 for
-    three seats, ...).
+    three seats, ...).  The legend names an opponent by :func:`short_spec`.
 
     Drawn on a :class:`matplotlib.figure.Figure` without pyplot, so a notebook's backend is
     left alone."""
@@ -140,7 +155,7 @@ def write_curve(out: Path, title: str | None = None) -> Path:
         sel = [r for r in rows if r["opponent"] == opponent]
         for ax, key in zip(axes, ("minutes", "steps"), strict=True):
             x = [r[key] for r in sel]
-            ax.plot(x, [r["win_rate"] for r in sel], marker=".", label=f"vs {opponent}")
+            ax.plot(x, [r["win_rate"] for r in sel], marker=".", label=f"vs {short_spec(opponent)}")
             ax.fill_between(x, [r["ci_low"] for r in sel], [r["ci_high"] for r in sel], alpha=0.2)
     for ax, label in zip(axes, ("training minutes", "env steps (decisions of every seat)"), strict=True):
         ax.axhline(fair, color="grey", lw=0.8, ls="--")
@@ -256,7 +271,7 @@ def summary(learner: Any, final: list[dict], stopped: bool = False) -> dict[str,
         "learner_steps": learner.learner_steps,
         "updates": learner.updates,
         "episodes": learner.episodes,
-        "minutes": round(learner.training_minutes(), 2),
+        "minutes": round(learner.training_minutes(), 3),  # as scalars.csv and eval.csv
         "timers_s": {k: round(v, 1) for k, v in timers.items()},
         "steps_per_s_training": round(learner.steps / max(train_s, 1e-9)),
         "sim_share_of_training": round(timers["sim"] / max(train_s, 1e-9), 3),

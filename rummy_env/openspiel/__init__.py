@@ -27,7 +27,18 @@ except ModuleNotFoundError as err:  # say which extra brings it, as the jobs do
     ) from None
 
 from rummy_env.openspiel.games import GAME_CLASSES, PREFIX, RummyEnvGame, RummyEnvObserver, RummyEnvState, game_type
+from rummy_env.openspiel.players import PlayerIdError, PlayerTypeError
 
 GAME_NAMES = tuple(GAME_CLASSES)  #: the registered short names
 
-__all__ = ["GAME_CLASSES", "GAME_NAMES", "PREFIX", "RummyEnvGame", "RummyEnvObserver", "RummyEnvState", "game_type"]
+__all__ = [
+    "GAME_CLASSES",
+    "GAME_NAMES",
+    "PREFIX",
+    "PlayerIdError",
+    "PlayerTypeError",
+    "RummyEnvGame",
+    "RummyEnvObserver",
+    "RummyEnvState",
+    "game_type",
+]

@@ -380,8 +380,8 @@ class Core:
         ``observation``); zeros while a hand is being dealt (the engine holds no hand yet).
 
         Raises:
-            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
-                pyspiel refuses it first, with ``SpielError``).
+            ValueError: ``player`` is not a seat 0..n-1 (the ``State`` methods and the observer
+                refuse it first: ``rummy_env.openspiel.players``).
         """
         player = self._check_player(player)
         if self._dealing():
@@ -392,8 +392,8 @@ class Core:
         """``player``'s observation as text: each field of the encoding that is not zero.
 
         Raises:
-            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
-                pyspiel refuses it first, with ``SpielError``).
+            ValueError: ``player`` is not a seat 0..n-1 (the ``State`` methods and the observer
+                refuse it first: ``rummy_env.openspiel.players``).
         """
         player = self._check_player(player)
         if self._dealing():
@@ -412,8 +412,8 @@ class Core:
         its current observation (which shows what a showdown revealed).
 
         Raises:
-            ValueError: ``player`` is not a seat 0..n-1 (through pyspiel's ``State`` methods
-                pyspiel refuses it first, with ``SpielError``).
+            ValueError: ``player`` is not a seat 0..n-1 (the ``State`` methods and the observer
+                refuse it first: ``rummy_env.openspiel.players``).
         """
         player = self._check_player(player)
         return "\n".join(map(self._line, self.logs[player].view())) + "\n" + self.observation_string(player)

@@ -19,6 +19,7 @@ import pyspiel
 
 from rummy_env.games.errors import IllegalActionError, integer_id
 from rummy_env.openspiel.core import OVER, Core, game_data
+from rummy_env.openspiel.players import PlayerMethods, check_player
 from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 
 PREFIX = "python_rummy_env_"
@@ -191,8 +192,13 @@ class RummyEnvGame(pyspiel.Game):
         return RummyEnvObserver(self._data.layout, perfect_recall)
 
 
-class RummyEnvState(pyspiel.State):
+class RummyEnvState(PlayerMethods, pyspiel.State):
     """A state of a variant's OpenSpiel game (see ``rummy_env.openspiel.core``).
+
+    The methods that take a player refuse one that is not an integer
+    (``PlayerTypeError``, a ``TypeError`` and ``ValueError``) or not a seat
+    (``PlayerIdError``, a ``ValueError`` and ``pyspiel.SpielError``), before pyspiel sees it
+    (``rummy_env.openspiel.players``).
 
     ``apply_action`` raises ``IllegalActionError`` (a ``ValueError``) for an action id out of
     range or not legal now, or a chance outcome this node does not offer, and
@@ -280,21 +286,16 @@ class RummyEnvState(pyspiel.State):
             ActionTypeError: an action that is not an integer (pyspiel's binding refused
                 it, and a player that is not one, with a message printing the whole state,
                 hidden cards included).
-            TypeError: a player that is not an integer, or not one or two arguments.
+            TypeError: a player that is not an integer (``PlayerTypeError``), or not one
+                or two arguments.
             ValueError: not an action id (an ``IllegalActionError``), or a player that is
-                neither a seat nor -1 (chance).
+                neither a seat nor -1 (chance) (``PlayerIdError``).
         """
         if len(args) not in (1, 2):
             raise TypeError(f"action_to_string takes (action) or (player, action), got {len(args)} arguments")
-        if len(args) == 2:
-            player = args[0]
-            if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-                raise TypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
-            if not -1 <= player < self.get_game().num_players():  # pyspiel's int32 would print the state
-                raise ValueError(
-                    f"player {player} is neither a seat 0..{self.get_game().num_players() - 1} nor -1 (chance)"
-                )
-        return super().action_to_string(*args[:-1], self._action_id(args[-1]))
+        # past pyspiel's int32 its binding would refuse the player with the whole state in the message
+        players = [check_player(args[0], self.get_game().num_players(), chance=True)] if len(args) == 2 else []
+        return super().action_to_string(*players, self._action_id(args[-1]))
 
     def _apply_action(self, action: int) -> None:
         self._core.apply(int(action))
@@ -354,9 +355,12 @@ class RummyEnvState(pyspiel.State):
             probability_sampler: OpenSpiel's sampler (a callable giving a float in [0, 1)).
 
         Raises:
-            ValueError: ``player_id`` is not a seat, or the sampler gave no number in [0, 1).
-            TypeError: ``probability_sampler`` is not callable.
+            ValueError: ``player_id`` is not a seat (``PlayerIdError``), or the sampler gave
+                no number in [0, 1).
+            TypeError: ``probability_sampler`` is not callable, or ``player_id`` is not an
+                integer (``PlayerTypeError``, a ``ValueError`` too).
         """
+        player_id = check_player(player_id, self.get_game().num_players())
         if not callable(probability_sampler):
             raise TypeError(
                 f"probability_sampler must be a callable giving a float in [0, 1), got {probability_sampler!r}"
@@ -400,17 +404,21 @@ class RummyEnvObserver:
         """Write ``player``'s observation of ``state`` into ``tensor`` (float32 ``(layout.size,)``).
 
         Raises:
-            ValueError: ``player`` is not a seat 0..n-1.
+            PlayerTypeError: ``player`` is not an integer (``tensor`` is unchanged).
+            PlayerIdError: ``player`` is not a seat 0..n-1.
         """
-        self.tensor[:] = state._core.observation_tensor(player)
+        core = state._core
+        self.tensor[:] = core.observation_tensor(check_player(player, core.data.n))
 
     def string_from(self, state: RummyEnvState, player: int) -> str:
         """``player``'s information state string (``perfect_recall``) or observation string.
 
         Raises:
-            ValueError: ``player`` is not a seat 0..n-1.
+            PlayerTypeError: ``player`` is not an integer.
+            PlayerIdError: ``player`` is not a seat 0..n-1.
         """
         core = state._core
+        player = check_player(player, core.data.n)
         return core.information_state_string(player) if self.perfect_recall else core.observation_string(player)
 
 

@@ -97,6 +97,8 @@ def test_mean_interval_of_known_values():
         (3.0, 3.0 - 2.7764451051977934 * 0.5**0.5, 3.0 + 2.7764451051977934 * 0.5**0.5)
     )
     assert mean_interval([7.0]) == (7.0, None, None)
+    # no spread: zero width, the formula's answer (documented: exact for a self-match's margins)
+    assert mean_interval([0.0] * 4) == (0.0, 0.0, 0.0) and mean_interval([1.0] * 3) == (1.0, 1.0, 1.0)
 
 
 def test_parse_env_options():

@@ -125,3 +125,44 @@ def test_the_environment_variable_sets_the_seconds_between_lines(monkeypatch):
         assert every_seconds(again) == 60.0 and again.getvalue() == ""  # named once
     monkeypatch.delenv("RUMMY_ENV_PROGRESS_EVERY")
     assert every_seconds() == 60.0
+
+
+def screen(text: str) -> list[str]:
+    """What a terminal shows of ``text``: a carriage return goes back to the line's start,
+    characters overwrite, a newline starts the next line (trailing blanks dropped)."""
+    lines, line, col = [], [], 0
+    for ch in text:
+        if ch == "\r":
+            col = 0
+        elif ch == "\n":
+            lines.append("".join(line).rstrip())
+            line, col = [], 0
+        else:
+            line[col : col + 1] = [ch]
+            col += 1
+    return [*lines, "".join(line).rstrip()]
+
+
+def test_the_stop_message_leaves_the_bar_once_on_the_terminal(monkeypatch):
+    # the message went after a newline: the bar's last state stayed above it and the bar
+    # went on below it, so that the stopped job's terminal showed its progress twice
+    import signal
+
+    from tqdm import tqdm
+
+    from experiments.common.interrupt import StopRequest
+
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    request = StopRequest("evaluate", "no new deal starts; writing the games finished")
+    bar = tqdm(total=400, unit="deal", file=err, bar_format="{n}/{total} deals", mininterval=0)
+    bar.update(120)
+    request._handle(signal.SIGINT, None)
+    bar.update(5)
+    bar.close()
+    said = "evaluate: SIGINT: no new deal starts; writing the games finished (press Ctrl-C again to quit now)"
+    assert screen(err.getvalue()) == [said, "125/400 deals", ""]
+    with tqdm(total=3, file=err, disable=True):  # --no-progress: no bar to clear, a newline first
+        err.seek(0), err.truncate()
+        StopRequest("evaluate", "no new deal starts")._handle(signal.SIGTERM, None)
+    assert err.getvalue() == "\nevaluate: SIGTERM: no new deal starts (press Ctrl-C again to quit now)\n"

@@ -301,6 +301,24 @@ def test_the_clock_stops_with_training_and_counts_only_evaluations_after(monkeyp
     assert learner.elapsed() == 102.0 and learner.training_minutes() == 70.0 / 60
 
 
+def test_the_summary_gives_the_training_minutes_to_the_decimals_of_the_csv_files(monkeypatch, tmp_path):
+    # summary.json rounded them to 2 decimals (1.17), eval.csv and scalars.csv to 3 (1.167)
+    import types
+
+    from experiments.selfplay import learner as learner_module
+    from experiments.selfplay import logs
+
+    learner = selfplay.Learner(selfplay.Config(num_envs=4, hidden=(8,)))
+    monkeypatch.setattr(learner_module, "time", types.SimpleNamespace(perf_counter=lambda: 1000.0))
+    learner._elapsed, learner._session_start = 70.0, 1000.0  # 70 s of training: 1.1666... minutes
+    row = {"opponent": "random", "games": 2, "win_rate": 0.5, "win_rate_ci_low": 0.1, "win_rate_ci_high": 0.9}
+    logs.append_eval(tmp_path, [row], learner.training_minutes(), 0, 0, final=True)
+    recent = dict.fromkeys(("heuristic_wins", "heuristic_games", "random_wins", "random_games"), 0)
+    recent |= dict.fromkeys(("league_wins", "league_games", "duplicate_same"), 0)
+    assert logs.summary(learner, [])["minutes"] == logs.read_eval(tmp_path)[0]["minutes"] == 1.167
+    assert logs.scalars_row(learner, {}, recent)["minutes"] == 1.167
+
+
 def test_a_run_stops_its_clock_before_it_saves_the_checkpoint_and_the_model(monkeypatch, tmp_path):
     """run.py calls stop_clock after the last update: what follows is not training time."""
     from experiments.selfplay import checkpoint, run

@@ -7,6 +7,10 @@ import types
 
 import pytest
 
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
+
 from experiments import benchmark
 from experiments.benchmark import envs
 from rummy_env import gin_rummy_v0

@@ -18,8 +18,11 @@ text: ours are suit-major C D H S (``AC`` = 0), OpenSpiel's suit-major s c d h (
 """
 
 import numpy as np
-import pyspiel
 import pytest
+
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
 
 from agents import make_agent
 from agents.openspiel_bot import GR, STOCK_CARD, TO_OS, openspiel_moves

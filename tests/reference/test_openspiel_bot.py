@@ -6,8 +6,11 @@ the same seed gives the same game."""
 import sys
 
 import numpy as np
-import pyspiel
 import pytest
+
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
 
 from agents import make_agent
 from agents.openspiel_bot import (

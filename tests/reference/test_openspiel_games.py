@@ -10,8 +10,12 @@ import subprocess
 import sys
 
 import numpy as np
-import pyspiel
 import pytest
+
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
+
 from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import ismcts, mcts
 

@@ -5,8 +5,11 @@ nothing); ``resample_from_infostate`` is the engine's ``resample``; the Gin game
 as OpenSpiel's own ``gin_rummy`` where the rules agree."""
 
 import numpy as np
-import pyspiel
 import pytest
+
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
 
 from rummy_env.core.cards import card_str, cards_of
 from rummy_env.core.deadwood import deadwood
