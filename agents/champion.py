@@ -112,6 +112,11 @@ def champion_name(variant: str, episode: str = "hand") -> str:
     name = GAME_CHAMPIONS.get(variant, CHAMPIONS[variant]) if episode == "game" else CHAMPIONS[variant]
     if name.startswith("policy:"):
         return "policy:" + str(ROOT / name[len("policy:") :])
+    from agents.search import quote_option, split_options
+
     kind, colon, options = name.partition(":")
-    resolved = [f"guide={ROOT / o[len('guide=') :]}" if o.startswith("guide=") else o for o in options.split(",")]
+    # quoted when the checkout's folder holds a comma, which would split the path
+    resolved = [
+        f"guide={quote_option(str(ROOT / v))}" if k == "guide" else i for i, k, v in split_options(options, name)
+    ]
     return kind + colon + ",".join(resolved)

@@ -120,8 +120,65 @@ def is_search_spec(name: str) -> bool:
     return name.partition(":")[0] in SEARCH_AGENTS
 
 
+def quote_option(value: str) -> str:
+    """``value`` as an option value of a search agent's name: as it is, or in double quotes
+    (a ``"`` inside doubled) when it holds a comma or starts with a quote, so that
+    :func:`split_options` gives it back (``guide=`` + ``quote_option(path)``)."""
+    if "," not in value and not value.startswith('"'):
+        return value
+    return '"' + value.replace('"', '""') + '"'
+
+
+def split_options(rest: str, name: str) -> list[tuple[str, str, str]]:
+    """The ``key=value`` items of the options ``rest`` of the agent ``name``, as
+    ``(item as written, key, value)`` (``value`` ``""`` and the item without ``=`` when it
+    has none).  Items are separated by commas; a value in double quotes (``guide="a,b.pt"``)
+    may hold commas, a ``""`` in it standing for one ``"``, as in CSV.
+
+    Raises:
+        ValueError: a quoted value without its closing quote, or with text after it
+            before the next comma.
+    """
+    items, start = [], 0
+    while True:
+        key, sep, after = rest[start:].partition("=")
+        if sep and "," not in key and after.startswith('"'):
+            at = start + len(key) + 2  # the quoted text starts here
+            parts = []
+            while True:
+                close = rest.find('"', at)
+                if close < 0:
+                    raise ValueError(
+                        f'agent {name!r}: the value of {key} opens a quote that is not closed; write {key}="..." '
+                        'with "" for a quote inside'
+                    )
+                parts.append(rest[at:close])
+                if rest[close + 1 : close + 2] != '"':
+                    break
+                parts.append('"')
+                at = close + 2
+            end = close + 1
+            if end < len(rest) and rest[end] != ",":
+                raise ValueError(
+                    f"agent {name!r}: text after the closing quote of {key}: {rest[end:].split(',')[0]!r}; "
+                    "a quoted value ends the option, before a comma or the end"
+                )
+            items.append((rest[start:end], key, "".join(parts)))
+        else:
+            comma = rest.find(",", start)
+            end = len(rest) if comma < 0 else comma
+            item = rest[start:end]
+            key, _, value = item.partition("=")
+            items.append((item, key, value))
+        if end >= len(rest):
+            return items
+        start = end + 1
+
+
 def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
-    """``"pimc:worlds=20,rollout=random"`` -> ``("pimc", {"worlds": 20, "rollout": "random"})``.
+    """``"pimc:worlds=20,rollout=random"`` -> ``("pimc", {"worlds": 20, "rollout": "random"})``;
+    a value in double quotes may hold commas (``pimc:guide="runs/a,b/model.pt",prior=0.05``:
+    :func:`split_options`).
 
     Raises:
         ValueError: not a search agent, an unknown or empty option, a value of the wrong
@@ -133,15 +190,19 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"{name!r} is not a search agent: write {' or '.join(SEARCH_AGENTS)}[:option=value,...]")
     options: dict[str, Any] = {}
     allowed = OPTIONS[kind]
-    for item in rest.split(",") if rest else []:
+    last = None
+    for item, key, value in split_options(rest, name) if rest else []:
         if not item:  # a doubled or trailing comma: a typo, not an option left at its default
             raise ValueError(f"agent {name!r}: an empty option between commas; write {kind}:key=value,...")
-        key, sep, value = item.partition("=")
-        if not sep or key not in allowed:
+        if "=" not in item or key not in allowed:
+            cut = ""
+            if "=" not in item and allowed.get(last) is str:  # likely a path cut at its comma (guide=a,b/model.pt)
+                cut = f'; a value holding a comma goes in double quotes ({last}="...")'
             raise ValueError(
                 f"agent {name!r}: {item!r} is not an option of {kind}; write {kind}:key=value,... "
-                f"with keys {', '.join(allowed)}"
+                f"with keys {', '.join(allowed)}{cut}"
             )
+        last = key
         if key in options:
             raise ValueError(f"agent {name!r}: option {key} is given twice; give it once")
         try:

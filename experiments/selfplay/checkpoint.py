@@ -12,6 +12,7 @@ cannot be resumed by mistake.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,7 @@ def named_files(config: Config) -> set[Path]:
     """The files ``config`` names (resolved): ``init_model``, the ``policy:PATH`` and
     ``guide=PATH`` of the league, the teacher agent and the evaluation opponents, and the
     teacher labels."""
+    from agents.search import is_search_spec, parse_search_spec
     from experiments.selfplay.config import eval_opponents, league_members
 
     names = [config.teacher_agent, *(n for n, _ in league_members(config)), *(eval_opponents(config) or ())]
@@ -120,7 +122,8 @@ def named_files(config: Config) -> set[Path]:
     for name in names:
         if name.startswith("policy:"):
             paths.append(name[len("policy:") :])
-        paths += [o[len("guide=") :] for o in name.partition(":")[2].split(",") if o.startswith("guide=")]
+        with contextlib.suppress(ValueError):  # a bad name names no file (the Learner refuses it first)
+            paths.append(parse_search_spec(name)[1].get("guide", "") if is_search_spec(name) else "")
     return {Path(p).resolve() for p in paths if p}
 
 

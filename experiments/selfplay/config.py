@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
+from experiments.common.plain import plain_value
 from rummy_env.vector.batch import MAX_NUM_ENVS
 
 
@@ -148,6 +149,20 @@ def parse_bool(text: str) -> bool:
     if low in ("0", "false", "no"):
         return False
     raise argparse.ArgumentTypeError(f"{text!r} is not a boolean: write true or false")
+
+
+def make_plain(config: Config) -> None:
+    """Turn every NumPy value of ``config`` (``env_options={"knock_limit": np.int64(10)}``,
+    ``lr=np.float64(3e-4)``) into its plain Python value, in place: ``model.pt`` and
+    ``checkpoint.pt`` load with ``torch.load(weights_only=True)``, which refuses NumPy scalars,
+    and ``recipe.toml`` would hold ``np.float64(...)``.
+
+    Raises:
+        ValueError: a setting holds another kind of object (nothing is changed then).
+    """
+    plain = {f.name: plain_value(getattr(config, f.name), f.name) for f in dataclasses.fields(config)}
+    for name, value in plain.items():
+        setattr(config, name, value)
 
 
 def check_config(config: Config, num_players: int) -> None:

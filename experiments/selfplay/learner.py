@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from experiments.common import load_variant
-from experiments.selfplay.config import Config, check_config
+from experiments.selfplay.config import Config, check_config, make_plain
 from experiments.selfplay.opponents import check_agent_names
 from experiments.selfplay.returns import potential_fn
 
@@ -74,8 +74,9 @@ class Learner:
             generator (action sampling).
 
     Raises:
-        ValueError: a setting out of range or contradicting another, one the variant refuses, or
-            an ``init_model`` of another variant or number of players.
+        ValueError: a setting out of range or contradicting another, one the variant refuses,
+            an ``init_model`` of another variant or number of players, or a setting that is no
+            plain value (NumPy scalars and arrays are converted: ``config.make_plain``).
     """
 
     def __init__(self, config: Config):
@@ -84,6 +85,7 @@ class Learner:
         from agents.policy_features import Featurizer
         from agents.torch_policy import ActorCritic
 
+        make_plain(config)  # before anything reads it: the files the run writes must load back
         self.cfg = config
         self.device = resolve_device(config.device)
         torch.manual_seed(config.seed)  # the initial weights

@@ -37,6 +37,7 @@ import numpy as np
 
 from agents import make_agent
 from experiments.common import atomic_open, load_variant, new_figure, save_figure
+from experiments.common.plain import plain_value
 from experiments.common.progress import progress_counter
 from rummy_env.envs.single_agent import SingleAgentEnv
 
@@ -209,7 +210,8 @@ def train(
 
     Args:
         variant: e.g. ``"gin_rummy_v0"``.
-        env_options: options of ``env()`` (e.g. ``{"reward": "score"}``).
+        env_options: options of ``env()`` (e.g. ``{"reward": "score"}``; NumPy values are
+            converted to Python's, as are those of ``seed``, ``opponents`` and ``net_arch``).
         opponents: opponent names for the other seats (``"self"``: frozen learner copy).
         timesteps: learner decisions to train for (:data:`UNTIL_THE_MINUTES`: until ``minutes``).
         seed: seed of the model, the deals and the opponents.
@@ -222,6 +224,9 @@ def train(
     import torch
     from sb3_contrib import MaskablePPO
 
+    # NumPy values (np.int64 from a sweep's grid) would stop evaluation.json's json.dump after the training
+    env_options, seed = plain_value(env_options, "env_options"), plain_value(seed, "seed")
+    opponents, net_arch = plain_value(list(opponents), "opponents"), plain_value(list(net_arch), "net_arch")
     torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
     snapshot = FrozenPolicy(None) if SELF in opponents else None

@@ -285,13 +285,30 @@ class SingleAgentEnv(gymnasium.Env):
 class RandomOpponent:
     """A uniform random opponent over the legal actions of the mask.
 
-    Its choices come from the generator of the AEC env it plays in
-    (``aec_env.unwrapped.np_random``), which :class:`SingleAgentEnv` reseeds at every
-    reset from its own seed: the same ``reset(seed=...)`` gives the same episode.
+    Its choices come from a generator of its own, which :class:`SingleAgentEnv` reseeds at
+    every deal from the deal's seed (:meth:`reset`, as it reseeds ``agents.Agent``
+    opponents): the same ``reset(seed=...)`` gives the same episode.  It never draws from
+    the AEC env's generator, which deals the later hands of an ``episode="game"`` game: the
+    deals of a seeded game are then the same whatever the learner plays.
+
+    Args:
+        aec_env: the AEC env it plays in (not read; kept so that ``RandomOpponent(aec)``
+            still builds one).
+        seed: seed of its generator until :meth:`reset` reseeds it (None: fresh entropy).
     """
 
-    def __init__(self, aec_env: Any):
-        self._raw = aec_env.unwrapped
+    def __init__(self, aec_env: Any = None, seed: int | None = None):
+        check_seed("seed", seed)
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed its generator from ``seed`` (None: keep drawing from the current one).
+
+        Raises:
+            ValueError: a seed that is neither None nor an int >= 0.
+        """
+        if check_seed("seed", seed) is not None:
+            self._rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         """A uniformly random legal id of ``observation["action_mask"]`` (int8 ``(num_actions,)``).
@@ -302,7 +319,7 @@ class RandomOpponent:
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("the action mask has no legal action: this opponent is not acting now")
-        return int(legal[self._raw.np_random.integers(legal.size)])
+        return int(legal[self._rng.integers(legal.size)])
 
 
 def single_agent_env(

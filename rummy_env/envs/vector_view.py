@@ -30,6 +30,7 @@ observation, and ``Batch.rewards`` holds every seat's reward).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -111,9 +112,19 @@ class SeatVectorEnv(VectorEnv):
         self._mask: np.ndarray | None = None
         self._ended = np.zeros(self.num_envs, np.bool_)  # the engine deals these anew at the next step
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        """Deal every game anew (``seed``: reseed the engine) and let the opponents move
-        up to the learner's first decision.
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
+        """Deal every game anew and let the opponents move up to the learner's first decision.
+
+        ``seed``, as Gymnasium's vector envs take it: None continues every game's random
+        streams; an int reseeds the engine (game ``i``'s deals and opponents' moves come
+        from ``(seed, i)``, :mod:`rummy_env.vector.batch`); a list of ``num_envs`` entries
+        (tuple or 1-D array too) gives game ``i`` the seed ``seed[i]``: it plays what game
+        ``i`` of a reset with that int plays (``[s] * num_envs`` is ``s``; unlike
+        ``SyncVectorEnv``'s sub-envs, equal seeds at two indexes deal two different games,
+        the index being part of a game's seed), and a None entry continues game ``i``'s
+        streams.  A list leaves :attr:`np_random` as it is (``SyncVectorEnv`` too).
 
         Returns:
             (observation float32 ``(num_envs, obs_size)``, ``{"action_mask": int8
@@ -127,15 +138,17 @@ class SeatVectorEnv(VectorEnv):
             again and counts ``skipped_episodes``.
 
         Raises:
-            ValueError: non-empty ``options`` (none are taken), or a seed that is not an int
-                0..2**64-1 (a NumPy integer is taken as the same int).
+            ValueError: non-empty ``options`` (none are taken), a seed that is not an int
+                0..2**64-1 (a NumPy integer is taken as the same int), or a list of another
+                length or with such an entry (not None); no game is dealt then.
         """
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")
         if isinstance(seed, np.integer):
             seed = int(seed)  # the engine takes NumPy ints, Gymnasium's seeding only Python ints
-        self.vec.reset(seed=seed)
-        super().reset(seed=seed)  # Gymnasium's own np_random follows the seed too
+        self.vec.reset(seed=seed)  # checks the seed (or each game's) before it deals
+        if not isinstance(seed, (list, tuple, np.ndarray)):
+            super().reset(seed=seed)  # Gymnasium's own np_random follows an int seed too
         batch = self.vec.step_opponents(self.seats)
         self._mask = batch.action_mask.copy()
         self._ended = batch.terminated | batch.truncated

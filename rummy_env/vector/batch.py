@@ -18,7 +18,9 @@ the dealer ``next() % num_players``, then for Crazy Rummy without the ``wild_ran
 option the wild rank ``next() % 13 + 1``) and one for the random actions of
 ``step_random`` (the ``next() % k``-th legal action id, ascending).  They are seeded
 from ``(seed, i)`` alone, so the same seed gives the same deals and the same random
-games in every implementation, whatever the thread count.
+games in every implementation, whatever the thread count; ``reset(seed=[...])`` gives each
+game its own seed, game ``i``'s streams then coming from ``(seed[i], i)``.  The generators
+are in :mod:`rummy_env.vector.streams`.
 """
 
 from __future__ import annotations
@@ -29,73 +31,24 @@ import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
 from rummy_env.games.options import check_int, check_known
+from rummy_env.vector.streams import (  # noqa: F401 - the stream helpers, also imported from here
+    GOLDEN,
+    MASK64,
+    MAX_SEED,
+    check_game_seeds,
+    draw_dealer,
+    draw_deck,
+    draw_wild_rank,
+    mix64,
+    mix64_array,
+    next64,
+    seed_streams,
+)
 
-MASK64 = (1 << 64) - 1
 #: the most games one engine holds: 2**24 games of 4-player Rummikub take about 60 GiB (its
 #: arrays and buffers); a larger ``num_envs`` is refused at once instead of failing to
 #: allocate later
 MAX_NUM_ENVS = 1 << 24
-GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
-
-
-def mix64(z: int) -> int:
-    """The splitmix64 finaliser of a 64-bit int (Python ints, reference arithmetic)."""
-    z &= MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def next64(state: np.ndarray, i: int) -> int:
-    """Advance generator ``state[i]`` (``state``: uint64 ``(num_envs,)``, one splitmix64
-    generator per game, updated in place) and return its next output (a 64-bit int)."""
-    s = (int(state[i]) + GOLDEN) & MASK64
-    state[i] = s
-    return mix64(s)
-
-
-def draw_deck(state: np.ndarray, i: int) -> list[int]:
-    """A shuffled deck from generator ``state[i]`` (uint64 ``(num_envs,)``, as
-    :func:`next64`): 52 card ids, top first (Fisher-Yates,
-    ``j = next() % (k + 1)`` for ``k = 51 .. 1``)."""
-    deck = list(range(NUM_CARDS))
-    for k in range(NUM_CARDS - 1, 0, -1):
-        j = next64(state, i) % (k + 1)
-        deck[k], deck[j] = deck[j], deck[k]
-    return deck
-
-
-def draw_dealer(state: np.ndarray, i: int, num_players: int) -> int:
-    """A dealer seat ``0..num_players-1`` from generator ``state[i]`` (uint64
-    ``(num_envs,)``, as :func:`next64`; drawn after the deck)."""
-    return next64(state, i) % num_players
-
-
-def draw_wild_rank(state: np.ndarray, i: int) -> int:
-    """A Crazy Rummy round's wild rank 1..13 (R-CRAZY-02) from generator ``state[i]``
-    (uint64 ``(num_envs,)``, as :func:`next64`; drawn after the dealer when the
-    ``wild_rank`` option does not fix it)."""
-    return next64(state, i) % 13 + 1
-
-
-def mix64_array(z: np.ndarray) -> np.ndarray:
-    """:func:`mix64` of every entry of a ``uint64`` array (numpy's uint64 arithmetic wraps
-    modulo 2**64, as :func:`mix64` masks)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def seed_streams(seed: int, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
-    """The initial (deal, action) generator states of ``num_envs`` games, ``uint64``
-    ``(num_envs,)`` each: game ``i``'s are ``mix64(seed + mix64(2 * i + 1))`` and
-    ``mix64(seed + mix64(2 * i + 2))`` (modulo 2**64), computed on arrays."""
-    base = np.arange(num_envs, dtype=np.uint64) * np.uint64(2)
-    with np.errstate(over="ignore"):
-        offset = np.uint64(seed & MASK64)
-        deal = mix64_array(offset + mix64_array(base + np.uint64(1)))
-        act = mix64_array(offset + mix64_array(base + np.uint64(2)))
-    return deal, act
 
 
 class Batch(NamedTuple):
@@ -137,10 +90,6 @@ def empty_batch(num_envs: int, observation_size: int, num_actions: int, num_play
         np.zeros(num_envs, np.bool_),
     )
 
-
-#: the largest seed of a batched engine: the streams mix the seed in 64-bit arithmetic
-#: (``seed_streams``), which would fold larger ones onto smaller
-MAX_SEED = 2**64 - 1
 
 #: ``backend`` values: the card engines' kernels run on nogil worker threads or numba's
 #: ``prange``; Rummikub's masks (and so ``RummikubVec``) on threads only
@@ -253,7 +202,11 @@ class VecBase:
 
         Args:
             seed: int 0..2**64-1: reseed every game's streams (as the constructor does);
-                None: continue them.
+                None: continue them; a list (tuple, 1-D array) of ``num_envs`` entries:
+                game ``i``'s streams come from ``(seed[i], i)``, as game ``i`` of a reset
+                with the int ``seed[i]`` (so ``[s] * num_envs`` is the int ``s``; equal
+                seeds at other indexes deal other games), and a None entry continues that
+                game's streams.
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
                 form).  None: shuffled from the deal streams.  Later hands (after an
@@ -275,7 +228,13 @@ class VecBase:
         n = self.num_envs
         deck_ids = None if decks is None else self._check_decks(decks)
         seats = None if dealers is None else self._check_dealers(dealers)
-        if seed is not None:
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            seeds = check_game_seeds(seed, n)
+            new = seeds != None  # noqa: E711 - elementwise on an object array
+            deal, act = seed_streams(np.where(new, seeds, 0).astype(np.uint64), n)
+            self._deal_rng[new], self._action_rng[new] = deal[new], act[new]
+            self.seed = tuple(seeds.tolist())
+        elif seed is not None:
             self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
             self._deal_rng, self._action_rng = seed_streams(self.seed, n)
         given = np.zeros(n, np.bool_) if deck_ids is None else np.ones(n, np.bool_)

@@ -168,3 +168,16 @@ def test_without_numba_gins_champion_says_what_to_install(monkeypatch):
         "model=mix weighs the worlds of rollout=fast only (rollout='heuristic') "
         '(the compiled playouts need numba, which is not installed: pip install -e ".[fast]")'
     )
+
+
+def test_the_gin_champion_plays_from_a_checkout_whose_folder_holds_a_comma(monkeypatch, tmp_path):
+    import agents.champion
+
+    root = tmp_path / "rummy,env"
+    (root / "docs/results/selfplay-gin-league").mkdir(parents=True)
+    model = root / "docs/results/selfplay-gin-league/model.pt"
+    model.write_bytes((ROOT / "docs/results/selfplay-gin-league/model.pt").read_bytes())
+    monkeypatch.setattr(agents.champion, "ROOT", root)
+    assert champion_name("gin_rummy_v0") == f'pimc:model=mix,guide="{model}",prior=0.05'
+    agent = make_agent("champion", gin_rummy_v0.env(), seed=0)
+    assert type(agent.guide).__name__ == "PolicyAgent" and agent.prior == 0.05

@@ -1,6 +1,8 @@
 """``pimc:...,guide=PATH,prior=X``: a learned policy as the search's prior (its choice gets
 ``prior`` more value, so the search departs from it only where the worlds agree by more)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,34 @@ def test_a_guide_needs_a_prior_and_this_envs_observations():
         make_agent("pimc:guide=docs/results/selfplay-rummy/model.pt,prior=0.1", env)
     with pytest.raises(ValueError, match="does not exist"):
         make_agent("pimc:guide=no/such/model.pt,prior=0.1", env)
+
+
+def test_a_guide_path_with_a_comma_is_given_in_double_quotes(tmp_path):
+    from agents.search import parse_search_spec, quote_option
+
+    folder = tmp_path / "a,b"
+    folder.mkdir()
+    (folder / "model.pt").write_bytes(Path(LEAGUE).read_bytes())
+    path = str(folder / "model.pt")
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    agent = make_agent(f'pimc:model=mix,worlds=40,guide="{path}",prior=0.05', env, seed=1)
+    assert type(agent.guide).__name__ == "PolicyAgent" and agent.prior == 0.05
+    assert quote_option(path) == f'"{path}"' and quote_option("plain.pt") == "plain.pt"
+    for value in ('x"y,z.pt', '"q.pt', 'a"b'):  # a quote inside is doubled; one at the start quotes the value
+        assert parse_search_spec(f"pimc:guide={quote_option(value)},prior=0.05")[1] == {"guide": value, "prior": 0.05}
+    with pytest.raises(ValueError) as err:
+        make_agent(f"pimc:guide={path},prior=0.05", env)  # unquoted: the comma cuts the path
+    assert str(err.value) == (
+        f"agent 'pimc:guide={path},prior=0.05': 'b/model.pt' is not an option of pimc; write pimc:key=value,... "
+        "with keys worlds, rollouts, rollout, depth, prior, playouts, time, model, plan, candidates, late, guide, "
+        'halving, playout_style; a value holding a comma goes in double quotes (guide="...")'
+    )
+    for bad, message in [
+        ('pimc:guide="a,b.pt', 'the value of guide opens a quote that is not closed; write guide="..." with "" for '),
+        ('pimc:guide="a"b.pt,prior=1', "text after the closing quote of guide: 'b.pt'; a quoted value ends the"),
+        ('pimc:guide="a,b.pt",', "an empty option between commas; write pimc:key=value,..."),
+    ]:
+        with pytest.raises(ValueError) as err:
+            parse_search_spec(bad)
+        assert str(err.value).startswith(f"agent {bad!r}: {message}")

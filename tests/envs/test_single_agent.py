@@ -257,11 +257,11 @@ def test_the_mask_is_int8_as_gymnasium_samples_with_it_and_a_copy():
 
 
 def test_empty_reset_options_deal_again_as_none_does():
-    """With one turn, seed 5 deals first an episode that ends before the learner (seat 1)
+    """With one turn, seed 6 deals first an episode that ends before the learner (seat 1)
     acts; ``options={}`` holds no stacked deal, so it is dealt again as with None."""
     env = single_agent_env("gin_rummy_v0", learner_seat=1, seed=0, max_turns=1)
-    assert env.reset(seed=5)[1]["skipped_episodes"] == 1
-    assert env.reset(seed=5, options={})[1]["skipped_episodes"] == 1
+    assert env.reset(seed=6)[1]["skipped_episodes"] == 1
+    assert env.reset(seed=6, options={})[1]["skipped_episodes"] == 1
 
 
 def test_pettingzoos_max_cycles_is_pointed_to_max_turns():
@@ -285,3 +285,27 @@ def test_rgb_array_renders_the_learners_seat_and_human_is_refused():
         assert not np.array_equal(image, other)
     with pytest.raises(ValueError, match="^render_mode='human' is not supported by the single-agent view: use 'ansi',"):
         single_agent_env("gin_rummy_v0", render_mode="human")
+
+
+@pytest.mark.parametrize(("module", "options"), [(gin_rummy_v0, {}), (rummy_v0, {"num_players": 3})])
+def test_the_deals_of_a_seeded_game_do_not_depend_on_the_play_against_random_opponents(module, options):
+    """The random opponent draws from its own generator (reseeded per deal), not from the
+    env's, which deals the later hands of ``episode="game"``: two learners, the same deals."""
+
+    def deals(pick):
+        env = single_agent_env(module.__name__.rsplit(".", 1)[1], learner_seat=0, episode="game", **options)
+        _, info = env.reset(seed=5)
+        state, seen = env.aec.unwrapped.game_state, []
+        while True:
+            if state.hands_played == len(seen):
+                seen.append(list(state.deck))
+            if len(seen) == 3:
+                return seen, list(state.history)
+            _, _, terminated, truncated, info = env.step(int(pick(np.flatnonzero(info["action_mask"]))))
+            assert not (terminated or truncated)
+
+    first, first_moves = deals(lambda legal: legal[0])
+    last, last_moves = deals(lambda legal: legal[-1])
+    assert first == last and first[1] != first[2]  # every hand's deck, though the play differed
+    assert first_moves != last_moves
+    assert deals(lambda legal: legal[0]) == (first, first_moves)  # the same seed and play replay

@@ -461,6 +461,8 @@ def test_the_files_a_runs_settings_name_are_listed():
     )
     names = ["a/init.pt", "b/member.pt", "c/teacher.pt", "d/guide.pt", "e/one.npz", "f/two.npz"]
     assert named_files(cfg) == {Path(p).resolve() for p in names}
+    quoted = selfplay.Config(teacher_agent='pimc:guide="g,h/guide.pt",prior=0.05')  # a comma in the path
+    assert named_files(quoted) == {Path("g,h/guide.pt").resolve()}
 
 
 @pytest.mark.parametrize(

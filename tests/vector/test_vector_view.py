@@ -206,3 +206,51 @@ def test_the_view_imports_on_gymnasium_1_0_which_has_no_autoreset_mode(monkeypat
     assert old.AutoresetMode is None and envs.metadata == {}
     obs, infos = envs.reset(seed=0)
     assert obs.shape == (2, 485) and infos["action_mask"].any(axis=1).all()
+
+
+def test_a_list_of_seeds_seeds_each_game_as_the_same_int_seeds_it_and_none_continues_it():
+    def dealt(envs, seed):
+        obs, _ = envs.reset(seed=seed)
+        return obs, [envs.vec.deal_of(i) for i in range(4)]
+
+    envs = SeatVectorEnv("gin_rummy", 4, seed=0, engine="reference")
+    assert data_equivalence(envs.reset(seed=[6, 6, 6, 6]), SeatVectorEnv("gin_rummy", 4, seed=6).reset(), exact=True)
+    # game i of a list seed plays game i of the int seed; a None entry continues the game's streams
+    new = {s: dealt(SeatVectorEnv("gin_rummy", 4, engine="reference"), s) for s in (3, 5)}
+    continued = SeatVectorEnv("gin_rummy", 4, seed=6, engine="reference")
+    continued.reset()
+    new[None] = dealt(continued, None)
+    chosen = [3, None, 5, 3]
+    for seeds in (chosen, (3, None, np.uint64(5), np.int64(3)), np.array(chosen, dtype=object)):
+        envs = SeatVectorEnv("gin_rummy", 4, seed=0, engine="reference")
+        envs.reset(seed=6)
+        obs, deals = dealt(envs, seeds)
+        assert deals == [new[s][1][i] for i, s in enumerate(chosen)]
+        assert all((obs[i] == new[s][0][i]).all() for i, s in enumerate(chosen))
+        assert envs.np_random_seed == 6  # a list leaves Gymnasium's generator alone, as SyncVectorEnv does
+    kernel = SeatVectorEnv("gin_rummy", 4, seed=0)
+    kernel.reset(seed=6)
+    assert data_equivalence(dealt(kernel, chosen), (obs, deals), exact=True)  # the reference's games
+
+
+def test_a_bad_list_of_seeds_is_refused_and_deals_nothing():
+    envs = SeatVectorEnv("gin_rummy", 3, seed=0, engine="reference")
+    obs, _ = envs.reset(seed=4)
+    decks = envs.vec.decks()
+    allowed = f"a seed is an int, or a list of num_envs=3 seeds, each an int from 0 to {2**64 - 1} or None"
+    for seed, start in [
+        ([1, 2], "seed: a list of 2 seeds for 3 games; "),
+        ([1, 2.0, 3], "seed[1]=2.0 is not an integer: "),
+        ([1, 2, True], "seed[2]=True is not an integer: "),
+        ((-1, 0, 0), "seed[0]=-1 is out of range: "),
+        ([0, 2**64, None], f"seed[1]={2**64} is out of range: "),
+        (np.zeros((3, 1), np.int64), "seed: an array of shape (3, 1); "),
+    ]:
+        with pytest.raises(ValueError) as err:
+            envs.reset(seed=seed)
+        assert str(err.value) == start + allowed + " (keep that game's streams)"
+        assert (envs.vec.decks() == decks).all() and envs.vec.seed == 4  # nothing was dealt or reseeded
+    actions = np.array([np.flatnonzero(row)[0] for row in envs.action_masks()])
+    twin = SeatVectorEnv("gin_rummy", 3, seed=0, engine="reference")
+    assert data_equivalence(twin.reset(seed=4)[0], obs, exact=True)
+    assert data_equivalence(envs.step(actions), twin.step(actions), exact=True)
