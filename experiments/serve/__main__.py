@@ -169,8 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "whose name is made to resolve to this machine (DNS rebinding)",
             file=sys.stderr,
         )
+    url_host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host  # IPv6
     print(
-        f"serve: http://{args.host}:{args.port}/  "
+        f"serve: http://{url_host}:{args.port}/  "
         f"(records from {args.records}/, results from {args.results}/; Ctrl-C stops)"
     )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

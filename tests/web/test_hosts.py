@@ -132,6 +132,10 @@ def test_the_command_line_serves_the_allowed_hosts(tmp_path, capsys, monkeypatch
         assert c.get("/api/config", headers={"Host": f"localhost:{port}"}).status_code == 200
         assert c.get("/api/config", headers={"Host": "evil.example"}).status_code == 400
     assert "--allowed-hosts" not in capsys.readouterr().err
+    # an IPv6 address is bracketed in the URL printed, as the browser's Host header has it
+    assert main([*folders, "--host", "::1"]) == 0
+    assert served["host"] == "::1" and served["app"].state.config.allowed_hosts == LOOPBACK_HOSTS
+    assert f"serve: http://[::1]:{port}/  " in capsys.readouterr().out
     assert main([*folders, "--allowed-hosts", "*"]) == 0
     assert served["app"].state.config.allowed_hosts == (*LOOPBACK_HOSTS, "*")
     assert capsys.readouterr().err == (
