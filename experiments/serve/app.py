@@ -287,8 +287,8 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                 f"Replays page does), got {shown(media) if media else 'none'}",
             )
         data = await _body(request, config.max_upload)
-        filename = request.headers.get("x-filename", "upload")
-        rep = await run_in_threadpool(replays.upload, data, filename)
+        # no file name travels: the page shows the one it chose, the server names it by its id
+        rep = await run_in_threadpool(replays.upload, data)
         return JSONResponse({"upload": rep.name.split("/", 1)[1], **rep.meta()})
 
     def _replay(request: Request):
