@@ -13,7 +13,10 @@ Flags: ``--host`` (default ``127.0.0.1``), ``--port`` (8000), ``--records DIR`` 
 to replay; games played are saved to ``DIR/play/``; default ``results``), ``--results
 DIR`` (tournaments and evaluations; default ``results``), ``--agents NAME ...`` (agents the
 browser may choose besides the built-in ones), ``--max-games`` (64), ``--max-idle``
-(seconds, 7200), ``--max-upload-kb`` (1000), ``--no-save``.
+(seconds, 7200), ``--max-upload-kb`` (1000), ``--allowed-hosts HOST[,HOST...]`` (the
+names the browsers use to reach the server besides ``localhost``, ``127.0.0.1``, ``[::1]``
+and ``--host``; may be repeated; required with ``--host 0.0.0.0`` or ``::``, see the
+safety rules), ``--no-save``.
 
 Pages
 -----
@@ -104,8 +107,16 @@ Safety rules
   ``POST /api/uploads`` only ``application/octet-stream`` (415 otherwise), which a page of
   another site cannot send without a CORS preflight this server never grants, and the game
   routes need the ``X-Game-Token`` header, which forces one too: a page the user visits
-  cannot start games or upload records here and push the user's out.  (A DNS
-  rebinding page is same-origin and not stopped by this; nothing checks the ``Host``.)
+  cannot start games or upload records here and push the user's out.
+- DNS rebinding: a page of another site whose name is made to resolve to this machine
+  is same-origin to the browser, but its requests' ``Host`` header names that site: a
+  request whose ``Host`` is none of the allowed hosts is refused (400, Starlette's
+  ``TrustedHostMiddleware``) before any route.  Allowed, as Django's ``ALLOWED_HOSTS``
+  does: ``localhost``, ``127.0.0.1``, ``[::1]``, the ``--host`` bound, and the names of
+  ``--allowed-hosts`` (``*.DOMAIN`` allows a domain's names).  ``--host 0.0.0.0`` (or
+  ``::``) names no host a browser sends, so the server refuses to start without
+  ``--allowed-hosts``: name the hosts (``--allowed-hosts myhost.lan,192.168.1.5``), or
+  pass ``--allowed-hosts '*'`` to accept any ``Host`` and do without this check (it warns).
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
   legal moves); the game is left as it was.
@@ -122,7 +133,8 @@ Safety rules
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile.
 
 Modules: :mod:`~experiments.serve.app` (the app and routes), :mod:`~experiments.serve.games`
-(game sessions and their store), :mod:`~experiments.serve.table` (a seat's view),
+(game sessions and their store), :mod:`~experiments.serve.hosts` (the allowed
+``Host`` names), :mod:`~experiments.serve.table` (a seat's view),
 :mod:`~experiments.serve.replays` (records), :mod:`~experiments.serve.results` (results),
 :mod:`~experiments.serve.safety` (the checks), :mod:`~experiments.serve.testing` (the
 server in a thread and headless Chromium, for the tests and screenshots).  The browser

@@ -15,6 +15,19 @@ from experiments.common import check_folder, description, path_arg, program_name
 INSTALL = 'the server needs the web extra: pip install -e ".[web]"'
 
 
+def _host_list(text: str) -> list[str]:
+    """``--allowed-hosts``' value: host names separated by commas, as Host patterns."""
+    from experiments.serve.hosts import host_pattern
+
+    names = text.split(",")
+    if "" in (n.strip() for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name: give HOST[,HOST...], e.g. myhost.lan,10.0.0.5")
+    try:
+        return [host_pattern(n) for n in names]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line (``--help`` lists it)."""
     import experiments.serve as package
@@ -23,7 +36,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog=program_name("experiments.serve", "rummy-serve"),
         description=description(package.__doc__),
         epilog="Binds 127.0.0.1 unless --host says otherwise: anyone who reaches the port can play and read "
-        "the records and results served.",
+        "the records and results served.  A request whose Host header names none of the allowed hosts is "
+        "refused (400), so that a page of another site whose name is made to resolve to this machine (DNS "
+        "rebinding) cannot use the server.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
@@ -50,8 +65,31 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--max-games", type=int, default=64, help="games kept in memory at once (default: 64)")
     p.add_argument("--max-idle", type=float, default=7200.0, help="seconds an untouched game is kept (default: 7200)")
     p.add_argument("--max-upload-kb", type=int, default=1000, help="largest record upload in kB (default: 1000)")
+    p.add_argument(
+        "--allowed-hosts",
+        action="append",
+        type=_host_list,
+        default=[],
+        metavar="HOST[,HOST...]",
+        help="host names or addresses the browsers use to reach the server (the HTTP Host header), besides "
+        "localhost, 127.0.0.1, [::1] and --host; '*.example.lan' allows a domain's names, '*' any host (no "
+        "DNS-rebinding check).  Required with --host 0.0.0.0 or ::, which name no host.  May be repeated",
+    )
     p.add_argument("--no-save", action="store_true", help="do not write the records of the games played")
     args = p.parse_args(argv)
+    from experiments.serve.hosts import allowed_hosts, listens_everywhere
+
+    extra = [name for names in args.allowed_hosts for name in names]
+    if listens_everywhere(args.host) and not extra:
+        p.error(
+            f"--host {args.host} listens on every address of this machine, which names no host: give the names "
+            "or addresses the browsers will use with --allowed-hosts HOST[,HOST...] (e.g. --allowed-hosts "
+            "myhost.lan,192.168.1.5), or --allowed-hosts '*' to accept any Host header (no DNS-rebinding check)"
+        )
+    try:
+        args.allowed_hosts = allowed_hosts(args.host, extra)
+    except ValueError as err:
+        p.error(f"--host: {err}")
     if not 1 <= args.port <= 65535:  # 0 would let the system pick one the address printed could not name
         p.error(f"--port must be in 1..65535, got {args.port}")
     for flag, value in (("--max-games", args.max_games), ("--max-upload-kb", args.max_upload_kb)):
@@ -114,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_idle=args.max_idle,
         max_upload=args.max_upload_kb * 1000,
         save_games=not args.no_save,
+        allowed_hosts=args.allowed_hosts,
     )
     try:
         app = create_app(config)
@@ -124,8 +163,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error(f"cannot listen on {args.host}:{args.port}: {busy}")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"serve: binding {args.host}: other machines can reach this server", file=sys.stderr)
+    if "*" in args.allowed_hosts:
+        print(
+            "serve: --allowed-hosts '*': requests naming any host are served, also those of a page of another site "
+            "whose name is made to resolve to this machine (DNS rebinding)",
+            file=sys.stderr,
+        )
+    url_host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host  # IPv6
     print(
-        f"serve: http://{args.host}:{args.port}/  "
+        f"serve: http://{url_host}:{args.port}/  "
         f"(records from {args.records}/, results from {args.results}/; Ctrl-C stops)"
     )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

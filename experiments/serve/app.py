@@ -21,6 +21,8 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -29,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 import rummy_env
 from experiments.serve import results as results_data
 from experiments.serve.games import MAX_GAMES, MAX_IDLE_SECONDS, GameSession, GameStore
+from experiments.serve.hosts import LOOPBACK_HOSTS, check_allowed_hosts
 from experiments.serve.replays import ReplayStore, list_records, record_index
 from experiments.serve.safety import (
     MAX_UPLOAD_BYTES,
@@ -70,6 +73,10 @@ class ServeConfig:
         max_games, max_idle: games kept in memory at once, and seconds an untouched game is kept.
         max_upload: the largest record upload, in bytes.
         save_games: write the record of each game played to ``records/play/``.
+        allowed_hosts: the names a request's ``Host`` header may give (a request naming
+            another is refused, 400: a DNS-rebinding page names its own site there);
+            ``*.DOMAIN`` allows a domain's names, ``*`` any (see
+            :mod:`~experiments.serve.hosts`).  Default: this machine's loopback names.
     """
 
     records: Path = Path("results")
@@ -79,6 +86,7 @@ class ServeConfig:
     max_idle: float = MAX_IDLE_SECONDS
     max_upload: int = MAX_UPLOAD_BYTES
     save_games: bool = True
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     allowed: dict[str, list[str]] = field(default_factory=dict)  #: filled by :func:`allowed_agents`
 
 
@@ -174,9 +182,11 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
     """The app serving the pages and the API with ``config`` (default: ``ServeConfig()``).
 
     Raises:
-        ValueError: a ``config.agents`` name that no variant can use.
+        ValueError: a ``config.agents`` name that no variant can use, or
+            ``config.allowed_hosts`` empty or with a name that is not a host name.
     """
     config = config or ServeConfig()
+    config.allowed_hosts = check_allowed_hosts(config.allowed_hosts)
     if not config.allowed:
         config.allowed = allowed_agents(tuple(config.agents))
     games = GameStore(config.max_games, config.max_idle)
@@ -277,8 +287,8 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                 f"Replays page does), got {shown(media) if media else 'none'}",
             )
         data = await _body(request, config.max_upload)
-        filename = request.headers.get("x-filename", "upload")
-        rep = await run_in_threadpool(replays.upload, data, filename)
+        # no file name travels: the page shows the one it chose, the server names it by its id
+        rep = await run_in_threadpool(replays.upload, data)
         return JSONResponse({"upload": rep.name.split("/", 1)[1], **rep.meta()})
 
     def _replay(request: Request):
@@ -351,8 +361,13 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         for fate in await run_in_threadpool(games.close):
             print(f"serve: {fate}", file=sys.stderr)
 
+    # the Host check comes first: a request naming another site reaches no route (DNS rebinding)
+    hosts_only = Middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_hosts), www_redirect=False)
     app = Starlette(
-        routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error}, lifespan=lifespan
+        routes=routes,
+        middleware=[hosts_only],
+        exception_handlers={ApiError: api_error, HTTPException: http_error},
+        lifespan=lifespan,
     )
     app.state.config = config
     app.state.games = games

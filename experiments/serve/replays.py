@@ -143,7 +143,6 @@ class Replay:
         self.agents = list(game.get("agents") or self.players)
         self.actions = [x for x in lines if x["type"] == "action"]
         self.end = next((x for x in lines if x["type"] == "end"), None)
-        self.upload_name: str | None = None  # the file name an upload came with
         self._checkpoints: list[Any] = []
         self._every = max(CHECKPOINT_EVERY, -(-len(self.actions) // MAX_CHECKPOINTS))
         done = [0]
@@ -282,7 +281,7 @@ class ReplayStore:
                 return rep
         return self._keep(key, Replay(_read(path, name), name))
 
-    def upload(self, data: bytes, filename: str = "upload") -> Replay:
+    def upload(self, data: bytes) -> Replay:
         """Check an uploaded record (size, format, shape, replay) and keep it under a new id
         (``rep.name`` is ``upload/<id>``).
 
@@ -299,7 +298,6 @@ class ReplayStore:
             lines = _read(path, "the upload")
         rep = Replay(lines, "the upload")  # a refused upload gets no id: its errors name it so
         rep.name = f"upload/{upload_id}"
-        rep.upload_name = filename[:120]
         return self._keep(("upload", upload_id), rep)
 
     def uploaded(self, upload_id: str) -> Replay:

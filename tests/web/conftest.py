@@ -37,14 +37,17 @@ def served_folders(tmp_path_factory):
 
 @pytest.fixture
 def make_app(served_folders):
-    """``make_app(**config)``: an app over the served folders (``ServeConfig`` fields)."""
+    """``make_app(**config)``: an app over the served folders (``ServeConfig`` fields) that
+    also answers to Starlette's TestClient, whose requests name the host ``testserver``."""
     from experiments.serve.app import ServeConfig, create_app
+    from experiments.serve.hosts import LOOPBACK_HOSTS
 
     records, results = served_folders
 
     def make(**config):
         config.setdefault("records", records)
         config.setdefault("results", results)
+        config.setdefault("allowed_hosts", (*LOOPBACK_HOSTS, "testserver"))
         return create_app(ServeConfig(**config))
 
     return make

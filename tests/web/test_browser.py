@@ -236,6 +236,22 @@ def test_an_evaluation_links_no_replays_it_never_recorded(page, site, served_fol
         shutil.rmtree(results / "eval")
 
 
+def test_a_seed_past_javascripts_exact_integers_is_refused_as_typed(page, site):
+    url, _, _ = site
+    for typed in ["9007199254740993", "18446744073709551617"]:  # Number() would round them both
+        page.goto(f"{url}/play?speed=0&variant=gin_rummy_v0")
+        page.wait_for_selector("#variant option", state="attached")
+        page.fill("#seed", typed)
+        page.click("#start")
+        page.wait_for_function("() => document.querySelector('#error').textContent !== ''")
+        assert page.text_content("#error") == f"seed {typed} is not an int in 0..2**53-1 (or null for a random one)"
+        assert page.is_visible("#setup") and not page.is_visible("#game")
+    page.fill("#seed", "0005")  # leading zeros are no JSON number: the page sends 5
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.text_content("#error") == ""
+
+
 def test_a_link_to_a_game_this_tab_cannot_show_says_why(page, site):
     url, _, _ = site
     page.goto(f"{url}/play?game=AAAAAAAAAAAAAAAA")  # no token in this tab: started elsewhere

@@ -17,6 +17,30 @@ def test_the_defaults_bind_this_machine_only():
         [],
     )
     assert (args.max_games, args.max_idle, args.max_upload_kb, args.no_save) == (64, 7200.0, 1000, False)
+    assert args.allowed_hosts == ("localhost", "127.0.0.1", "[::1]")
+
+
+def test_allowed_hosts_are_the_loopback_names_host_and_the_lists_given():
+    argv = ["--host", "Box.lan", "--allowed-hosts", "10.0.0.5, box.lan", "--allowed-hosts", "::1,*.home.arpa"]
+    assert parse_args(argv).allowed_hosts == ("localhost", "127.0.0.1", "[::1]", "box.lan", "10.0.0.5", "*.home.arpa")
+    # every address names no host: only the names given, or any with '*' said explicitly
+    assert parse_args(["--host", "0.0.0.0", "--allowed-hosts", "box.lan"]).allowed_hosts[3:] == ("box.lan",)
+    assert parse_args(["--host", "::", "--allowed-hosts", "*"]).allowed_hosts[3:] == ("*",)
+
+
+def _everywhere(host):
+    return (
+        f"--host {host} listens on every address of this machine, which names no host: give the names or addresses "
+        "the browsers will use with --allowed-hosts HOST[,HOST...] (e.g. --allowed-hosts myhost.lan,192.168.1.5), "
+        "or --allowed-hosts '*' to accept any Host header (no DNS-rebinding check)"
+    )
+
+
+def _not_a_host(name):
+    return (
+        f"argument --allowed-hosts: host {name!r} is not a host name, an IP address, '*' or '*.DOMAIN': give the "
+        "name alone, without a scheme, port or path (e.g. myhost.lan, 192.168.1.5, ::1)"
+    )
 
 
 BAD = [
@@ -34,6 +58,19 @@ BAD = [
         "the games played are saved there; give another --records or --no-save",
     ),
     (["--records", ""], "argument --records: an empty path: give a file or folder name"),
+    # a server on every address must be told the names it is reached by (DNS rebinding)
+    (["--host", "0.0.0.0"], _everywhere("0.0.0.0")),
+    (["--host", "::"], _everywhere("::")),
+    (["--allowed-hosts", "box.lan:8000"], _not_a_host("box.lan:8000")),
+    (["--allowed-hosts", "http://box.lan"], _not_a_host("http://box.lan")),
+    (
+        ["--host", "0.0.0.0", "--allowed-hosts", "box.lan,,x"],
+        "argument --allowed-hosts: 'box.lan,,x' has an empty name: give HOST[,HOST...], e.g. myhost.lan,10.0.0.5",
+    ),
+    (
+        ["--allowed-hosts", ""],
+        "argument --allowed-hosts: '' has an empty name: give HOST[,HOST...], e.g. myhost.lan,10.0.0.5",
+    ),
 ]
 
 

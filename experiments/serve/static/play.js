@@ -86,12 +86,20 @@ function fillVariant() {
   fillSeats();
 }
 
+// the seed as typed: Number() rounds an integer past 2**53 (the server's bound), and the
+// server's refusal would name another number than the one typed
+function seedValue(text) {
+  const digits = text.trim().replace(/^0+(?=\d)/, "");
+  if (/^\d+$/.test(digits) && typeof JSON.rawJSON === "function") return JSON.rawJSON(digits);
+  return Number(text);
+}
+
 async function start(event) {
   event.preventDefault();
   showError("");
   const opponents = Array.from($("opponents").querySelectorAll("select")).map((s) => s.value);
   const body = { variant: $("variant").value, options: readOptions(), seat: $("seat").value, opponents };
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  if ($("seed").value !== "") body.seed = seedValue($("seed").value);
   $("start").disabled = true;
   try {
     const made = await api("POST", "/api/games", body);
