@@ -482,24 +482,6 @@ def test_chance_sampling_is_the_same_game_for_the_same_seed():
     assert sample_chance(game.new_initial_state(), np.random.default_rng(0)) in range(3)
 
 
-def test_only_the_players_own_observation_types_are_provided():
-    game = load("gin_rummy")
-    own = pyspiel.IIGObservationType(
-        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
-    )
-    assert game.make_py_observer(own).perfect_recall is True
-    public = pyspiel.IIGObservationType(
-        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
-    )
-    with pytest.raises(ValueError) as err:
-        game.make_py_observer(public)
-    assert str(err.value) == (
-        "observation type (public_info=True, perfect_recall=False, private_info=PrivateInfoType.NONE) is not "
-        "provided: only the player's own observation (public and single-player private information), with or "
-        "without perfect recall"
-    )
-
-
 def test_score_rewards_are_those_since_the_last_decision_and_sum_to_the_returns_over_decisions():
     # a game of hands scored in points: the chance nodes that deal the next hand repeat the
     # last hand's rewards (what rl_environment reads after them); summed over the decision

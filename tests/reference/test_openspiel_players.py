@@ -1,0 +1,130 @@
+"""The OpenSpiel states' and observers' player ids (``rummy_env.openspiel.players``):
+which ids each method takes, how a bad one is refused (its value, the players allowed,
+an error of the project's type and OpenSpiel's), and ``legal_actions(p)`` /
+``legal_actions_mask(p)`` of any id, compared with OpenSpiel's C++ ``gin_rummy``."""
+
+import re
+
+import numpy as np
+import pytest
+
+# the reference extra: without OpenSpiel the module is skipped (a pyspiel that is
+# installed but fails to import is an ImportError, not skipped)
+pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
+
+from rummy_env.openspiel.players import PlayerIdError, PlayerTypeError
+from tests.reference.openspiel_play import load, random_play
+from tests.reference.test_openspiel_refusals import PARAMS, is_decision, positions, snapshot
+
+PER_PLAYER = (
+    "observation_string",
+    "observation_tensor",
+    "information_state_string",
+    "information_state_tensor",
+    "player_return",
+    "player_reward",
+)
+
+
+@pytest.mark.parametrize("variant", ["gin_rummy", "rummikub"])
+def test_a_bad_player_is_refused_with_its_value_and_the_players_allowed(variant, capfd):
+    # out-of-range ids reached a C++ check ("python_games.cc:321 player < NumPlayers()",
+    # printed to stderr too), a float or an int past int32 pybind11's TypeError printing the
+    # whole state (hidden cards included), and True was player 1
+    found = positions(variant, 1)
+    observer = load(variant, **PARAMS[variant]).make_py_observer()
+    for name in ("setup", "turn start", "over"):
+        state = found[name]
+        before, tensor = snapshot(state), observer.tensor.copy()
+        for bad in (-1, 2, -4, 2**31, 2**70):
+            said = f"^player {bad} is not a seat: players are 0..1$"
+            for method in PER_PLAYER:
+                with pytest.raises(PlayerIdError, match=said):
+                    getattr(state, method)(bad)
+            for read in (observer.set_from, observer.string_from):
+                with pytest.raises(PlayerIdError, match=said):
+                    read(state, bad)
+        for bad in (2, 7, -2, 2**31):
+            for method in ("legal_actions", "legal_actions_mask"):
+                with pytest.raises(PlayerIdError, match=rf"^player {bad} is neither a seat 0..1 nor -1 \(chance\)$"):
+                    getattr(state, method)(bad)
+        for bad in (1.5, "0", True, np.True_, None, np.float64(0.0)):
+            said = f"^player {re.escape(repr(bad))} has type {type(bad).__name__}: players are integer seats$"
+            for method in (*PER_PLAYER, "legal_actions", "legal_actions_mask"):
+                with pytest.raises(PlayerTypeError, match=said):
+                    getattr(state, method)(bad)
+            with pytest.raises(PlayerTypeError, match=said):
+                observer.set_from(state, bad)
+        with pytest.raises(TypeError, match="^observation_string takes \\(player\\) or no argument, got 2 arguments$"):
+            state.observation_string(0, 1)
+        assert snapshot(state) == before and np.array_equal(observer.tensor, tensor), name
+    assert "OpenSpiel exception" not in capfd.readouterr().err
+
+
+def test_a_refused_player_is_a_value_error_and_the_type_openspiel_raises():
+    state = load("gin_rummy").new_initial_state()
+    with pytest.raises(pyspiel.SpielError):  # what OpenSpiel's C++ gin_rummy raises for player 5
+        state.observation_string(5)
+    with pytest.raises(ValueError):
+        state.observation_string(5)
+    for error in (TypeError, ValueError):
+        with pytest.raises(error):
+            state.observation_string(0.5)
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
+    with pytest.raises(PlayerTypeError, match="^player 1.0 has type float: players are integer seats$"):
+        state.resample_from_infostate(1.0, sampler)
+
+
+def test_without_a_player_the_observations_are_the_acting_players():
+    state = load("gin_rummy").new_initial_state()
+    for method in ("observation_string", "information_state_string", "observation_tensor"):
+        said = (
+            f"^{method}\\(\\) without a player is the acting player's, and at a chance node no seat acts "
+            "\\(current_player\\(\\) is -1\\): give a player 0..1$"
+        )
+        with pytest.raises(PlayerIdError, match=said):
+            getattr(state, method)()
+    state = random_play(state, np.random.default_rng(4), until=is_decision)
+    seat = state.current_player()
+    assert state.observation_string() == state.observation_string(np.int64(seat))
+    assert state.information_state_tensor() == state.information_state_tensor(seat)
+    state = random_play(state, np.random.default_rng(4))
+    with pytest.raises(
+        PlayerIdError, match="^observation_tensor\\(\\) without a player .* at a terminal state no seat"
+    ):
+        state.observation_tensor()
+
+
+def test_a_player_who_is_not_acting_has_no_legal_actions_as_in_openspiels_gin_rummy():
+    # a seat at a chance node was given the chance outcomes, -1 at a decision stopped with
+    # "Called LegalActions for pseudo-player -1"; OpenSpiel's C++ games give both none
+    reference = pyspiel.load_game("gin_rummy").new_initial_state()
+    state = load("gin_rummy").new_initial_state()
+    assert reference.legal_actions(0) == [] and reference.legal_actions(-1) == list(range(52))  # the deal
+    assert reference.legal_actions_mask(0) == [0] * 241
+    assert state.legal_actions(0) == state.legal_actions(1) == [] and state.legal_actions(-1) == [0, 1]  # the dealer
+    assert state.legal_actions_mask(-1) == state.legal_actions_mask() == [1, 1, *[0] * 50]
+    assert state.legal_actions_mask(0) == [0] * 108
+    state = random_play(state, np.random.default_rng(4), until=is_decision)
+    seat = state.current_player()
+    assert state.legal_actions(-1) == state.legal_actions(1 - seat) == [] and state.legal_actions(seat) == [105, 106]
+    assert state.legal_actions_mask(-1) == [0] * 52 and state.legal_actions_mask(1 - seat) == [0] * 108
+    assert [a for a, on in enumerate(state.legal_actions_mask(seat)) if on] == [105, 106]
+
+
+def test_only_the_players_own_observation_types_are_provided():
+    game = load("gin_rummy")
+    own = pyspiel.IIGObservationType(
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+    )
+    assert game.make_py_observer(own).perfect_recall is True
+    public = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    with pytest.raises(ValueError) as err:
+        game.make_py_observer(public)
+    assert str(err.value) == (
+        "observation type (public_info=True, perfect_recall=False, private_info=PrivateInfoType.NONE) is not "
+        "provided: only the player's own observation (public and single-player private information), with or "
+        "without perfect recall"
+    )
