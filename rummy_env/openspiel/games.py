@@ -198,7 +198,8 @@ class RummyEnvState(PlayerMethods, pyspiel.State):
     The methods that take a player refuse one that is not an integer
     (``PlayerTypeError``, a ``TypeError`` and ``ValueError``) or not a seat
     (``PlayerIdError``, a ``ValueError`` and ``pyspiel.SpielError``), before pyspiel sees it
-    (``rummy_env.openspiel.players``).
+    (``rummy_env.openspiel.players``); ``legal_actions(p)`` and ``legal_actions_mask(p)``
+    take any int32 id, and give a player who is not acting none.
 
     ``apply_action`` raises ``IllegalActionError`` (a ``ValueError``) for an action id out of
     range or not legal now, or a chance outcome this node does not offer, and

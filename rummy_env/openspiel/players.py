@@ -2,12 +2,17 @@
 methods that take one.
 
 pyspiel's binding of a ``State`` method converts a player with anything that has
-``__int__`` or ``__index__`` (``True`` is player 1) and refuses the rest (a float, a
-string, an int past int32) with a ``TypeError`` whose message prints the whole state,
-hidden cards included; an int outside the seats reaches a C++ check whose ``SpielError``
-names a source line (``python_games.cc:321 player < NumPlayers()``).  The methods here
-refuse a bad player first, with an error naming the value and the players allowed, of a
-type that both the project's ``except ValueError`` and OpenSpiel's own types catch.
+``__int__`` or ``__index__`` (``True`` is player 1, ``np.array(1.5)`` player 1) and refuses
+the rest (a float, a string, an int past int32) with a ``TypeError`` whose message prints
+the whole state, hidden cards included; an int outside the seats reaches a C++ check whose
+``SpielError`` names a source line (``python_games.cc:321 player < NumPlayers()``).  The
+methods here refuse a bad player first, with an error naming the value and the players
+allowed, of a type that both the project's ``except ValueError`` and OpenSpiel's own types
+catch.  They take a Python int, a NumPy integer or a 0-d integer array, as the actions do,
+and are stricter than pyspiel on one point: a bool (or a 0-d array of another dtype) is
+refused, not taken as a player, since a bool given as a player is most likely a mistake.
+``legal_actions(p)`` and ``legal_actions_mask(p)`` take any int32 id, as OpenSpiel's C++
+games do: a player who is not acting has none.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import pyspiel
 
 
 class PlayerTypeError(TypeError, ValueError):
-    """A player that is not an integer: a ``TypeError`` (what pyspiel's binding raises
-    for it) and a ``ValueError`` (what the project raises for bad input)."""
+    """A player that is not an integer, or (``legal_actions``) one past int32: a
+    ``TypeError`` (what pyspiel's binding raises for it) and a ``ValueError`` (what the
+    project raises for bad input)."""
 
 
 class PlayerIdError(ValueError, pyspiel.SpielError):
@@ -28,21 +34,48 @@ class PlayerIdError(ValueError, pyspiel.SpielError):
     and a ``pyspiel.SpielError`` (what OpenSpiel's C++ games raise for it)."""
 
 
+def player_int(player: Any) -> int:
+    """``player`` as a Python int if it is a Python int, a NumPy integer or a 0-d integer
+    array (pyspiel's binding takes the array through ``__index__``).
+
+    Raises:
+        PlayerTypeError: anything else (a bool, float, string...).
+    """
+    if isinstance(player, np.ndarray) and player.shape == () and np.issubdtype(player.dtype, np.integer):
+        player = player.item()
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise PlayerTypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
+    return int(player)
+
+
 def check_player(player: Any, num_players: int, chance: bool = False) -> int:
     """``player`` as a Python int, a seat ``0..num_players-1`` (or -1, the chance player,
     when ``chance``).
 
     Raises:
-        PlayerTypeError: not an int or a NumPy integer (a bool, float, string...).
+        PlayerTypeError: not an int, a NumPy integer or a 0-d integer array.
         PlayerIdError: an integer outside those players.
     """
-    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise PlayerTypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
+    player = player_int(player)
     if chance and not -1 <= player < num_players:
         raise PlayerIdError(f"player {player} is neither a seat 0..{num_players - 1} nor -1 (chance)")
     if not chance and not 0 <= player < num_players:
         raise PlayerIdError(f"player {player} is not a seat: players are 0..{num_players - 1}")
-    return int(player)
+    return player
+
+
+def any_player(player: Any) -> int:
+    """``player`` as a Python int that OpenSpiel's C++ ``Player`` (an int32) holds: what
+    ``legal_actions(player)`` takes, any id, a seat or not.
+
+    Raises:
+        PlayerTypeError: not an integer (:func:`player_int`), or one past int32, which
+            pyspiel's binding refuses with a ``TypeError``.
+    """
+    player = player_int(player)
+    if not -(2**31) <= player < 2**31:
+        raise PlayerTypeError(f"player {player} does not fit OpenSpiel's player ids, int32: -2147483648..2147483647")
+    return player
 
 
 class PlayerMethods:
@@ -52,16 +85,17 @@ class PlayerMethods:
 
     Raises (each method):
         TypeError: more than one argument.
-        PlayerTypeError: a player that is not an integer.
-        PlayerIdError: a player that is not a seat (``legal_actions`` and
-            ``legal_actions_mask``: neither a seat nor -1, the chance player), or no
+        PlayerTypeError: a player that is not an integer (``legal_actions`` and
+            ``legal_actions_mask``: or one past int32).
+        PlayerIdError: a player that is not a seat (not raised by ``legal_actions`` and
+            ``legal_actions_mask``, which give a player who is not acting none), or no
             player given at a chance node or a terminal state.
     """
 
-    def _player(self, method: str, args: tuple, chance: bool = False) -> int:
+    def _player(self, method: str, args: tuple) -> int:
         if len(args) != 1:
             raise TypeError(f"{method} takes (player) or no argument, got {len(args)} arguments")
-        return check_player(args[0], self.get_game().num_players(), chance)
+        return check_player(args[0], self.get_game().num_players())
 
     def _seat(self, method: str, args: tuple) -> int:
         if args:
@@ -101,23 +135,29 @@ class PlayerMethods:
 
     # pyspiel's Python games give a seat's legal_actions(seat) at a chance node the chance
     # outcomes, and stop legal_actions(-1) at a decision with a fatal error; OpenSpiel's C++
-    # games (gin_rummy) give a player who is not acting none, which these follow
+    # games (State::LegalActions(Player)) give any other int32 id none, which these follow
     def legal_actions(self, *player: Any) -> list[int]:
         """The legal actions (default: of the acting player, or the chance outcomes at a
-        chance node); of a player who is not acting (a seat at a chance node or during
-        another's turn, -1 at a decision), none, as in OpenSpiel's C++ games."""
+        chance node); of any other player id (a seat at a chance node or during another's
+        turn, -1 at a decision, an id that is no player's such as 7 or -2), none, as in
+        OpenSpiel's C++ games."""
         if not player:
             return super().legal_actions()
-        if self._player("legal_actions", player, chance=True) != self.current_player():
+        if len(player) != 1:
+            raise TypeError(f"legal_actions takes (player) or no argument, got {len(player)} arguments")
+        if any_player(player[0]) != self.current_player():
             return []
         return super().legal_actions()
 
     def legal_actions_mask(self, *player: Any) -> list[int]:
-        """:meth:`legal_actions` as 0/1 over the action ids (``num_distinct_actions()``
-        long; for -1, the chance outcomes: ``max_chance_outcomes()`` long)."""
+        """:meth:`legal_actions` as 0/1 over the action ids, as OpenSpiel's C++
+        ``State::LegalActionsMask``: ``max_chance_outcomes()`` long for -1 (the chance
+        player), ``num_distinct_actions()`` long for any other id."""
         if not player:
             return super().legal_actions_mask()
-        seat = self._player("legal_actions_mask", player, chance=True)
+        if len(player) != 1:
+            raise TypeError(f"legal_actions_mask takes (player) or no argument, got {len(player)} arguments")
+        seat = any_player(player[0])
         if seat == self.current_player():
             return super().legal_actions_mask()
         game = self.get_game()

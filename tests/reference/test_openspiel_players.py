@@ -44,11 +44,16 @@ def test_a_bad_player_is_refused_with_its_value_and_the_players_allowed(variant,
             for read in (observer.set_from, observer.string_from):
                 with pytest.raises(PlayerIdError, match=said):
                     read(state, bad)
-        for bad in (2, 7, -2, 2**31):
+        for bad in (2**31, -(2**31) - 1, 2**70):  # pyspiel's binding: a TypeError printing the state
             for method in ("legal_actions", "legal_actions_mask"):
-                with pytest.raises(PlayerIdError, match=rf"^player {bad} is neither a seat 0..1 nor -1 \(chance\)$"):
+                with pytest.raises(
+                    PlayerTypeError,
+                    match=f"^player {bad} does not fit OpenSpiel's player ids, int32: -2147483648..2147483647$",
+                ):
                     getattr(state, method)(bad)
-        for bad in (1.5, "0", True, np.True_, None, np.float64(0.0)):
+        # a bool (and a 0-d array of a dtype other than integer) is refused where pyspiel
+        # takes True, np.True_ and np.array(1.5) as player 1
+        for bad in (1.5, "0", True, np.True_, None, np.float64(0.0), np.array(1.5), np.array(True), np.array([0])):
             said = f"^player {re.escape(repr(bad))} has type {type(bad).__name__}: players are integer seats$"
             for method in (*PER_PLAYER, "legal_actions", "legal_actions_mask"):
                 with pytest.raises(PlayerTypeError, match=said):
@@ -57,6 +62,9 @@ def test_a_bad_player_is_refused_with_its_value_and_the_players_allowed(variant,
                 observer.set_from(state, bad)
         with pytest.raises(TypeError, match="^observation_string takes \\(player\\) or no argument, got 2 arguments$"):
             state.observation_string(0, 1)
+        for method in ("legal_actions", "legal_actions_mask"):
+            with pytest.raises(TypeError, match=f"^{method} takes \\(player\\) or no argument, got 2 arguments$"):
+                getattr(state, method)(0, 1)
         assert snapshot(state) == before and np.array_equal(observer.tensor, tensor), name
     assert "OpenSpiel exception" not in capfd.readouterr().err
 
@@ -128,3 +136,57 @@ def test_only_the_players_own_observation_types_are_provided():
         "provided: only the player's own observation (public and single-player private information), with or "
         "without perfect recall"
     )
+
+
+def test_a_0d_integer_array_is_a_player_as_in_pyspiel():
+    game = load("gin_rummy")
+    state = random_play(game.new_initial_state(), np.random.default_rng(4), until=is_decision)
+    seat = state.current_player()
+    for method in ("observation_string", "information_state_tensor", "player_return", "legal_actions"):
+        assert getattr(state, method)(np.array(seat)) == getattr(state, method)(seat), method
+    assert state.legal_actions_mask(np.array(seat, dtype=np.uint8)) == state.legal_actions_mask(seat)
+    assert state.legal_actions(np.array(1 - seat)) == [] and state.legal_actions(np.array(-1)) == []
+    observer = game.make_py_observer()
+    assert observer.string_from(state, np.array(0)) == observer.string_from(state, 0)
+
+
+IDS = (-(2**31), -5, -4, -3, -2, -1, 0, 1, 2, 7, 2**31 - 1)
+
+
+def legal_by_id(state):
+    """For each id of ``IDS``: whether it has legal actions, and its mask's length as
+    "actions" (``num_distinct_actions()``) or "chance" (``max_chance_outcomes()``)."""
+    game = state.get_game()
+    size = {game.num_distinct_actions(): "actions", game.max_chance_outcomes(): "chance"}
+    table = {}
+    for player in IDS:
+        legal, mask = state.legal_actions(player), state.legal_actions_mask(player)
+        assert [a for a, on in enumerate(mask) if on] == legal, player
+        table[player] = (len(legal) > 0, size[len(mask)])
+    return table
+
+
+def test_legal_actions_of_any_int32_id_are_those_of_openspiels_gin_rummy():
+    # legal_actions(p) refused ids that are no player's (-2, 7), even current_player() at a
+    # terminal state (-4); OpenSpiel's State::LegalActions(Player) gives them none
+    reference = pyspiel.load_game("gin_rummy").new_initial_state()
+    state = load("gin_rummy").new_initial_state()
+    others = {p: (False, "chance" if p == -1 else "actions") for p in IDS}
+    for node in ("chance", "decision", "terminal"):
+        if node == "decision":
+            reference = random_play(reference, np.random.default_rng(0), until=is_decision)
+            state = random_play(state, np.random.default_rng(0), until=is_decision)
+        if node == "terminal":
+            reference = random_play(reference, np.random.default_rng(0))
+            state = random_play(state, np.random.default_rng(0))
+        acting = {"chance": -1, "decision": 0, "terminal": -4}[node]
+        assert reference.current_player() == state.current_player() == acting
+        want = {**others, acting: (node != "terminal", "chance" if acting == -1 else "actions")}
+        assert legal_by_id(reference) == legal_by_id(state) == want, node
+        for player in (2**31, -(2**31) - 1):
+            for method in ("legal_actions", "legal_actions_mask"):
+                with pytest.raises(TypeError):
+                    getattr(reference, method)(player)
+                with pytest.raises(TypeError):
+                    getattr(state, method)(player)
+    assert state.legal_actions(-4) == [] and state.legal_actions_mask(-4) == [0] * 108
