@@ -114,6 +114,10 @@ def _numba_available() -> bool:
 MAX_COUNT, MAX_TIME_S = 10_000_000, 86_400.0
 
 
+#: The options whose value is a file path, the values likely to hold a comma.
+PATH_OPTIONS = frozenset({"guide"})
+
+
 def is_search_spec(name: str) -> bool:
     """Whether ``name`` names a search agent: ``ismcts``, ``pimc``, or either with
     ``:options``."""
@@ -196,7 +200,9 @@ def parse_search_spec(name: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"agent {name!r}: an empty option between commas; write {kind}:key=value,...")
         if "=" not in item or key not in allowed:
             cut = ""
-            if "=" not in item and allowed.get(last) is str:  # likely a path cut at its comma (guide=a,b/model.pt)
+            # after a path (guide=a,b/model.pt) the item is likely the rest of it, cut at its comma;
+            # after rollout=random, x is a typo, and quoting would not help
+            if "=" not in item and last in PATH_OPTIONS:
                 cut = f'; a value holding a comma goes in double quotes ({last}="...")'
             raise ValueError(
                 f"agent {name!r}: {item!r} is not an option of {kind}; write {kind}:key=value,... "

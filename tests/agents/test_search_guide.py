@@ -86,6 +86,13 @@ def test_a_guide_path_with_a_comma_is_given_in_double_quotes(tmp_path):
         "with keys worlds, rollouts, rollout, depth, prior, playouts, time, model, plan, candidates, late, guide, "
         'halving, playout_style; a value holding a comma goes in double quotes (guide="...")'
     )
+    with pytest.raises(ValueError) as err:  # rollout holds no path: no hint to quote it
+        parse_search_spec("pimc:rollout=random,x")
+    assert str(err.value) == (
+        "agent 'pimc:rollout=random,x': 'x' is not an option of pimc; write pimc:key=value,... with keys worlds, "
+        "rollouts, rollout, depth, prior, playouts, time, model, plan, candidates, late, guide, halving, "
+        "playout_style"
+    )
     for bad, message in [
         ('pimc:guide="a,b.pt', 'the value of guide opens a quote that is not closed; write guide="..." with "" for '),
         ('pimc:guide="a"b.pt,prior=1', "text after the closing quote of guide: 'b.pt'; a quoted value ends the"),
