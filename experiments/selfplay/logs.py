@@ -6,7 +6,6 @@ python -m experiments.selfplay.logs results/selfplay-gin     # redraw curve.png 
 from __future__ import annotations
 
 import csv
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from agents import agent_names
+from agents.search import quote_option, split_options
 from experiments.common import new_figure, save_figure
 from experiments.selfplay.config import eval_opponents
 
@@ -125,18 +125,31 @@ def fair_share(out: Path) -> float:
         return 0.5
 
 
+def _folder_and_file(path: str) -> str:
+    parts = PurePath(path)
+    return f"{parts.parent.name}/{parts.name}" if parts.parent.name else parts.name
+
+
 def short_spec(spec: str) -> str:
     """An agent spec with each file path in it cut to its folder and file names, for a
     legend: ``policy:/home/me/runs/league/model.pt`` -> ``policy:league/model.pt``,
-    ``pimc:guide=/x/y/model.pt,prior=0.05`` -> ``pimc:guide=y/model.pt,prior=0.05``.  The
-    files keep the whole spec (``eval.csv``, ``exploit.json``)."""
-
-    def cut(match: re.Match) -> str:
-        path = PurePath(match.group())
-        return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
-
-    # a path is a value (after "name:" or "key=") holding a slash, up to the next option
-    return re.sub(r"(?<=[:=])[^,:=]*/[^,=]*", cut, spec)
+    ``pimc:guide=/x/y/model.pt,prior=0.05`` -> ``pimc:guide=y/model.pt,prior=0.05``, a
+    value that needs them kept in double quotes (``guide="/x/a,b/model.pt"`` ->
+    ``guide="a,b/model.pt"``).  The files keep the whole spec (``eval.csv``,
+    ``exploit.json``)."""
+    kind, colon, rest = spec.partition(":")
+    if not colon or not rest:
+        return spec
+    if kind in ("policy", "rllib"):  # everything after the colon is one path, commas included
+        return f"{kind}:{_folder_and_file(rest)}" if "/" in rest else spec
+    try:  # options as the search agents split them: a quoted value may hold commas
+        items = split_options(rest, spec)
+    except ValueError:  # not a spec an agent takes: shown whole
+        return spec
+    return f"{kind}:" + ",".join(
+        f"{key}={quote_option(_folder_and_file(value))}" if "=" in item and "/" in value else item
+        for item, key, value in items
+    )
 
 
 def write_curve(out: Path, title: str | None = None) -> Path:
