@@ -28,14 +28,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
 
-from experiments.common import mean_interval
+from experiments.common import csv_number, mean_interval
 from experiments.tournament.report import POINTS_LABELS
 
 #: the columns of ``games.csv`` read here (``opponent_points_per_hand`` too when present)
@@ -76,25 +75,6 @@ def settings(games: Path) -> dict | None:
     return {key: result.get(key) for key in SAME_SETTINGS}
 
 
-def _number(games: Path, line: int, row: dict, column: str, kind: type = float) -> float:
-    """``row[column]`` as a finite float or an int (``kind``).
-
-    Raises:
-        ValueError: the value is missing (a cut line) or not such a number; the message
-            names the file, the line and the column.
-    """
-    value = row.get(column)
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        number = None
-    if number is None or not math.isfinite(number):
-        what = "missing (a cut line?)" if value is None else f"{value!r}"
-        wanted = "a finite number" if kind is float else "an integer"
-        raise ValueError(f"{games}, line {line}: {column} is {what}, not {wanted}")
-    return number
-
-
 def per_deal(run: str | Path, opponent: str | None = None) -> dict:
     """One run's results per deal.
 
@@ -131,19 +111,19 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
                 if opponent is not None and row["opponent"] != opponent:
                     continue
                 line = reader.line_num
-                deal = _number(games, line, row, "deal", int)
-                game = row["opponent"], deal, _number(games, line, row, "rotation", int)
+                deal = csv_number(games, line, row, "deal", int)
+                game = row["opponent"], deal, csv_number(games, line, row, "rotation", int)
                 if game in seeds:
                     raise ValueError(
                         f"{games}, line {line}: a second game against {game[0]!r}, deal {deal}, rotation {game[2]}"
                     )
-                share = _number(games, line, row, "win_share")
+                share = csv_number(games, line, row, "win_share")
                 if not 0.0 <= share <= 1.0:
                     raise ValueError(f"{games}, line {line}: win_share {share} is outside 0..1")
                 shares[deal].append(share)
                 if with_margin:
                     ours, theirs = (
-                        _number(games, line, row, c) for c in ("points_per_hand", "opponent_points_per_hand")
+                        csv_number(games, line, row, c) for c in ("points_per_hand", "opponent_points_per_hand")
                     )
                     margins[deal].append(sign * (ours - theirs))
                 seeds[game] = row["seed"]

@@ -1,8 +1,10 @@
 """What several jobs share: the helpers of every job (:mod:`experiments.common.jobs`), the
 intervals they report (:mod:`experiments.common.intervals`), game records
-(:mod:`experiments.common.records`) and a clean stop on Ctrl-C
+(:mod:`experiments.common.records`), the numbers of CSV rows read back
+(:mod:`experiments.common.csv_rows`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
+from experiments.common.csv_rows import csv_number
 from experiments.common.intervals import mean_interval, t_quantile_95, wilson_interval
 from experiments.common.jobs import (
     MAX_DEALS,
@@ -39,6 +41,7 @@ __all__ = [
     "batch_size",
     "check_deals",
     "check_folder",
+    "csv_number",
     "deal_count",
     "deal_count_or_zero",
     "description",

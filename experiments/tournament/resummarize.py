@@ -13,31 +13,15 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from pathlib import Path
 
-from experiments.common import atomic_open
+from experiments.common import atomic_open, csv_number
 from experiments.tournament.matrix import FIELDS, head_to_head, write_matrix
 from experiments.tournament.report import plot_win_rates, summarize
 
 #: The columns of a tournament's ``games.csv`` the summary needs (``seed``, ``return``,
 #: ``steps`` and ``truncated`` are read when present: an older file may lack one).
 COLUMNS = ("variant", "lineup", "deal", "rotation", "seat", "agent", "win_share", "points_per_hand")
-
-
-def _number(path: Path, line: int, row: dict, column: str, kind: type) -> float:
-    """``row[column]`` as ``kind`` (a finite float or an int); a bad value is a ValueError
-    naming the file, the line, the column and the value."""
-    value = row.get(column)
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        number = None
-    if number is None or not math.isfinite(number):
-        what = "missing (a cut line?)" if value is None else repr(value)
-        wanted = "a finite number" if kind is float else "an integer"
-        raise ValueError(f"{path}, line {line}: {column} is {what}, not {wanted}")
-    return number
 
 
 def read_games(path: str | Path) -> list[dict]:
@@ -62,8 +46,8 @@ def read_games(path: str | Path) -> list[dict]:
                 raise ValueError(f"{path}: not a games.csv of experiments.tournament (no column {', '.join(missing)})")
             for row in reader:
                 line = reader.line_num
-                deal, rotation, seat = (_number(path, line, row, c, int) for c in ("deal", "rotation", "seat"))
-                share = _number(path, line, row, "win_share", float)
+                deal, rotation, seat = (csv_number(path, line, row, c, int) for c in ("deal", "rotation", "seat"))
+                share = csv_number(path, line, row, "win_share", float)
                 if not 0.0 <= share <= 1.0:
                     raise ValueError(f"{path}, line {line}: win_share {share} is outside 0..1")
                 key = (row["variant"], row["lineup"], deal, rotation)
@@ -75,7 +59,7 @@ def read_games(path: str | Path) -> list[dict]:
                         "deal": deal,
                         "seed": row.get("seed"),
                         "rotation": rotation,
-                        "steps": _number(path, line, row, "steps", int) if "steps" in row else None,
+                        "steps": csv_number(path, line, row, "steps", int) if "steps" in row else None,
                         "truncated": row["truncated"] == "True" if "truncated" in row else None,
                         "by_seat": {},
                     },
@@ -87,9 +71,9 @@ def read_games(path: str | Path) -> list[dict]:
                     )
                 game["by_seat"][seat] = (
                     row["agent"],
-                    _number(path, line, row, "return", float) if "return" in row else None,
+                    csv_number(path, line, row, "return", float) if "return" in row else None,
                     share,
-                    _number(path, line, row, "points_per_hand", float),
+                    csv_number(path, line, row, "points_per_hand", float),
                 )
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not a text games.csv ({err})") from None

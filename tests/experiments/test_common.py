@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.common import jobs as common
 from experiments.common import (
+    csv_number,
     mean_interval,
     output_folder,
     parse_env_options,
@@ -15,6 +15,7 @@ from experiments.common import (
     t_quantile_95,
     wilson_interval,
 )
+from experiments.common import jobs as common
 
 
 @pytest.mark.parametrize("n", range(1, 400))
@@ -428,3 +429,17 @@ def test_an_action_whose_repr_fails_is_still_named_as_no_action_id():
         r"\(Odd\), not an action id 0\.\.107",
         str(err.value),
     )
+
+
+def test_a_csv_number_is_read_or_refused_naming_the_file_line_and_column():
+    # one reader for the games.csv of --resummarize and of experiments.paired (they had a copy each)
+    row = {"deal": "3", "win_share": "0.5", "steps": "nan", "seat": "1.5"}
+    assert csv_number(Path("g.csv"), 2, row, "deal", int) == 3 and csv_number(Path("g.csv"), 2, row, "win_share") == 0.5
+    for column, kind, said in [
+        ("steps", float, "steps is 'nan', not a finite number"),
+        ("seat", int, "seat is '1.5', not an integer"),
+        ("rotation", int, "rotation is missing (a cut line?), not an integer"),
+    ]:
+        with pytest.raises(ValueError) as err:
+            csv_number(Path("g.csv"), 7, row, column, kind)
+        assert str(err.value) == f"g.csv, line 7: {said}"

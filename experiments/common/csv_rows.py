@@ -1,0 +1,26 @@
+"""Reading the numbers of a job's CSV rows back (``games.csv`` of a tournament, of a
+paired comparison), with an error that names the file, the line and the column."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+
+def csv_number(path: Path, line: int, row: dict, column: str, kind: type = float) -> float:
+    """``row[column]`` as a finite float or an int (``kind``).
+
+    Raises:
+        ValueError: the value is missing (a cut line) or not such a number; the message
+            names the file, the line, the column and the value.
+    """
+    value = row.get(column)
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not math.isfinite(number):
+        what = "missing (a cut line?)" if value is None else repr(value)
+        wanted = "a finite number" if kind is float else "an integer"
+        raise ValueError(f"{path}, line {line}: {column} is {what}, not {wanted}")
+    return number
