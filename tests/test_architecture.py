@@ -179,3 +179,19 @@ def test_the_package_imports_and_plays_with_docstrings_stripped():
     )
     out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert (out.returncode, out.stdout, out.stderr) == (0, "player_0 None\n", "")
+
+
+def test_the_test_extras_pytest_has_what_the_tests_call():
+    # importorskip(..., exc_type=...) came in pytest 8.2: with the pin at 8.0 the OpenSpiel
+    # test modules failed to collect under pytest 8.0 or 8.1
+    import re
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    (pin,) = [r for r in extras["test"] if r.split(">=")[0].strip() == "pytest"]
+    assert any("exc_type=" in p.read_text() for p in (ROOT / "tests").rglob("test_*.py"))
+    major, minor = map(int, re.fullmatch(r"pytest>=(\d+)\.(\d+)", pin).groups())
+    assert (major, minor) >= (8, 2), pin
