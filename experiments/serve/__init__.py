@@ -15,8 +15,8 @@ DIR`` (tournaments and evaluations; default ``results``), ``--agents NAME ...`` 
 browser may choose besides the built-in ones), ``--max-games`` (64), ``--max-idle``
 (seconds, 7200), ``--max-upload-kb`` (1000), ``--allowed-hosts HOST[,HOST...]`` (the
 names the browsers use to reach the server besides ``localhost``, ``127.0.0.1``, ``[::1]``
-and ``--host``; may be repeated; required with ``--host 0.0.0.0`` or ``::``, see the
-safety rules), ``--no-save``.
+and ``--host``; may be repeated; required with ``--host 0.0.0.0``, ``::`` or another
+spelling of every address, see the safety rules), ``--no-save``.
 
 Pages
 -----
@@ -113,10 +113,15 @@ Safety rules
   request whose ``Host`` is none of the allowed hosts is refused (400, Starlette's
   ``TrustedHostMiddleware``) before any route.  Allowed, as Django's ``ALLOWED_HOSTS``
   does: ``localhost``, ``127.0.0.1``, ``[::1]``, the ``--host`` bound, and the names of
-  ``--allowed-hosts`` (``*.DOMAIN`` allows a domain's names).  ``--host 0.0.0.0`` (or
-  ``::``) names no host a browser sends, so the server refuses to start without
-  ``--allowed-hosts``: name the hosts (``--allowed-hosts myhost.lan,192.168.1.5``), or
-  pass ``--allowed-hosts '*'`` to accept any ``Host`` and do without this check (it warns).
+  ``--allowed-hosts`` (``*.DOMAIN`` allows a domain's names).  A name matches with or
+  without one trailing dot (``myhost.lan.`` is ``myhost.lan``), in any case.
+  ``--host 0.0.0.0`` (or ``::``, or any spelling the system binds as every address:
+  ``0``, ``0.0``, ``[::]``, ...) names no host a browser sends, so the server refuses to
+  start without ``--allowed-hosts``: name the hosts (``--allowed-hosts
+  myhost.lan,192.168.1.5``), or pass ``--allowed-hosts '*'`` to accept any ``Host`` and do
+  without this check (it warns); it then prints ``http://localhost:PORT/`` and the URLs of
+  the names given.  A refused request gets a 400 naming the ``Host`` it sent and the
+  ``--allowed-hosts`` that would allow it (``{"error": ...}`` under ``/api``, text elsewhere).
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
   after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
   legal moves); the game is left as it was.

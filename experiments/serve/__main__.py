@@ -73,7 +73,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="HOST[,HOST...]",
         help="host names or addresses the browsers use to reach the server (the HTTP Host header), besides "
         "localhost, 127.0.0.1, [::1] and --host; '*.example.lan' allows a domain's names, '*' any host (no "
-        "DNS-rebinding check).  Required with --host 0.0.0.0 or ::, which name no host.  May be repeated",
+        "DNS-rebinding check); a trailing dot is dropped (myhost.lan. is myhost.lan).  Required with --host "
+        "0.0.0.0, :: or 0 (every address), which name no host.  May be repeated",
     )
     p.add_argument("--no-save", action="store_true", help="do not write the records of the games played")
     args = p.parse_args(argv)
@@ -135,6 +136,18 @@ def _cannot_listen(host: str, port: int) -> str | None:
     return reasons[0] if reasons else None
 
 
+def _url_hosts(host: str, allowed: Sequence[str]) -> list[str]:
+    """The hosts of the URLs printed: ``host`` (an IPv6 address bracketed); for every address
+    (``0.0.0.0``, ``::``, ``0``: :func:`~experiments.serve.hosts.listens_everywhere`), which
+    no browser's ``Host`` may name, ``localhost`` and then the names of ``--allowed-hosts``
+    (``*`` and ``*.DOMAIN`` left out: they name no one host)."""
+    from experiments.serve.hosts import LOOPBACK_HOSTS, listens_everywhere
+
+    if not listens_everywhere(host):
+        return [f"[{host}]" if ":" in host and not host.startswith("[") else host]
+    return ["localhost", *(name for name in allowed if name not in LOOPBACK_HOSTS and not name.startswith("*"))]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until Ctrl-C; returns the exit code."""
     args = parse_args(argv)
@@ -169,11 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "whose name is made to resolve to this machine (DNS rebinding)",
             file=sys.stderr,
         )
-    url_host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host  # IPv6
-    print(
-        f"serve: http://{url_host}:{args.port}/  "
-        f"(records from {args.records}/, results from {args.results}/; Ctrl-C stops)"
-    )
+    urls = [f"http://{name}:{args.port}/" for name in _url_hosts(args.host, args.allowed_hosts)]
+    print(f"serve: {urls[0]}  (records from {args.records}/, results from {args.results}/; Ctrl-C stops)")
+    if urls[1:]:
+        print(f"serve: from other machines: {', '.join(urls[1:])}")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -15,23 +15,26 @@ import contextlib
 import json
 import secrets
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import rummy_env
 from experiments.serve import results as results_data
 from experiments.serve.games import MAX_GAMES, MAX_IDLE_SECONDS, GameSession, GameStore
-from experiments.serve.hosts import LOOPBACK_HOSTS, check_allowed_hosts
+from experiments.serve.hosts import LOOPBACK_HOSTS, check_allowed_hosts, host_name, middleware_hosts
 from experiments.serve.replays import ReplayStore, list_records, record_index
 from experiments.serve.safety import (
     MAX_UPLOAD_BYTES,
@@ -127,6 +130,70 @@ def allowed_agents(extra: tuple[str, ...]) -> dict[str, list[str]]:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+#: the scope key by which :class:`HostCheck` learns that Starlette's check let a request through
+_HOST_PASSED = "rummy_env.host_passed"
+
+
+class HostCheck(TrustedHostMiddleware):
+    """Starlette's ``TrustedHostMiddleware`` (no ``www.`` redirect, the names' dotted forms
+    added by :func:`~experiments.serve.hosts.middleware_hosts`) whose refusal says what to
+    do: still a 400, but naming the ``Host`` received and ``--allowed-hosts``, as JSON
+    (``{"error": ...}``) under ``/api`` and as text elsewhere.  Starlette's check decides;
+    its own answer (a bare "Invalid host header") is dropped, and this one sent instead.
+
+    Args:
+        app: the app behind the check.
+        allowed_hosts: the patterns of :func:`~experiments.serve.hosts.check_allowed_hosts`.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str]) -> None:
+        super().__init__(self._passed, allowed_hosts=middleware_hosts(allowed_hosts), www_redirect=False)
+        self.inner = app
+
+    async def _passed(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # reached only through Starlette's check: the request's own send, not the one dropping the refusal
+        passed, real_send = scope.pop(_HOST_PASSED, (None, send))
+        if passed is not None:
+            passed.append(True)
+        await self.inner(scope, receive, real_send)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run Starlette's check; a request it refuses gets :meth:`refusal` instead of its answer."""
+        if scope["type"] not in ("http", "websocket"):  # lifespan: no Host to check
+            await self.inner(scope, receive, send)
+            return
+        passed: list[bool] = []
+
+        async def drop(message: dict) -> None:  # only Starlette's refusal is sent here
+            pass
+
+        await super().__call__({**scope, _HOST_PASSED: (passed, send)}, receive, drop)
+        if not passed:
+            await self.refusal(scope)(scope, receive, send)
+
+    @staticmethod
+    def refusal(scope: Scope) -> Response:
+        """The 400 answer to a request whose ``Host`` none of the allowed hosts matches."""
+        host = Headers(scope=scope).get("host")
+        name = host_name(host)
+        if name is not None:
+            message = (
+                f"Host {host!r} is not a name this server answers to (the check against DNS rebinding): "
+                f"to reach it by this name, start it with --allowed-hosts {name}"
+            )
+        else:
+            given = "the request has no Host header" if host is None else f"Host {host!r} is not a HOST[:PORT]"
+            message = (
+                f"{given}: this server answers only to the names of localhost and of its --allowed-hosts "
+                "(the check against DNS rebinding)"
+            )
+        message = ApiError(400, message).message  # a long Host is cut as any refused value is
+        path = scope.get("path", "")
+        if path == "/api" or path.startswith("/api/"):
+            return _error(400, message)
+        return PlainTextResponse(message, status_code=400)
 
 
 async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
@@ -362,7 +429,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
             print(f"serve: {fate}", file=sys.stderr)
 
     # the Host check comes first: a request naming another site reaches no route (DNS rebinding)
-    hosts_only = Middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_hosts), www_redirect=False)
+    hosts_only = Middleware(HostCheck, allowed_hosts=config.allowed_hosts)
     app = Starlette(
         routes=routes,
         middleware=[hosts_only],

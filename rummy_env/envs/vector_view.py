@@ -113,7 +113,7 @@ class SeatVectorEnv(VectorEnv):
         self._ended = np.zeros(self.num_envs, np.bool_)  # the engine deals these anew at the next step
 
     def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None
+        self, *, seed: int | Sequence[int | None] | np.ndarray | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
         """Deal every game anew and let the opponents move up to the learner's first decision.
 
@@ -124,7 +124,12 @@ class SeatVectorEnv(VectorEnv):
         ``i`` of a reset with that int plays (``[s] * num_envs`` is ``s``; unlike
         ``SyncVectorEnv``'s sub-envs, equal seeds at two indexes deal two different games,
         the index being part of a game's seed), and a None entry continues game ``i``'s
-        streams.  A list leaves :attr:`np_random` as it is (``SyncVectorEnv`` too).
+        streams.  A list leaves :attr:`np_random` as it is (``SyncVectorEnv`` too).  The
+        forms taken: an int 0..2**64-1 (a NumPy integer too), None, a list or tuple of
+        ``num_envs`` such ints or None, a 1-D array ``(num_envs,)`` of an integer dtype or
+        of object dtype holding ints and None; another sequence (a ``range``) is refused.
+        ``self.vec.seed`` then holds the int, or the list as a tuple of ints and None
+        (:class:`rummy_env.vector.batch.VecBase`).
 
         Returns:
             (observation float32 ``(num_envs, obs_size)``, ``{"action_mask": int8
@@ -138,9 +143,9 @@ class SeatVectorEnv(VectorEnv):
             again and counts ``skipped_episodes``.
 
         Raises:
-            ValueError: non-empty ``options`` (none are taken), a seed that is not an int
-                0..2**64-1 (a NumPy integer is taken as the same int), or a list of another
-                length or with such an entry (not None); no game is dealt then.
+            ValueError: non-empty ``options`` (none are taken), a seed not of those forms,
+                out of range, or a list of another length or with such an entry (not None);
+                no game is dealt then.
         """
         if options:
             raise ValueError(f"options={options!r}: SeatVectorEnv.reset takes no options")

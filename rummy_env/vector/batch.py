@@ -35,6 +35,8 @@ from rummy_env.vector.streams import (  # noqa: F401 - the stream helpers, also 
     GOLDEN,
     MASK64,
     MAX_SEED,
+    SEED_FORMS,
+    SeedArg,
     check_game_seeds,
     draw_dealer,
     draw_deck,
@@ -132,6 +134,13 @@ class VecBase:
             (:func:`check_backend`); the reference checks it as its compiled twin does.
         **env_options: the variant's ``env()`` options (``render_mode`` excluded).
 
+    Attributes:
+        seed: the seed last given: the constructor's int, then a reset's int, or after
+            ``reset(seed=[...])`` that list as a tuple of ``num_envs`` Python ints and None
+            (``reset(seed=[None, 9, None])`` leaves ``(None, 9, None)``: games 0 and 2 kept
+            their streams, whose seed the tuple does not repeat).  ``reset(seed=None)``
+            leaves it as it was.
+
     Raises:
         ValueError: a bad argument or option; ``episode="game"`` in an engine that plays
             one hand per episode (whole games need ``vector.whole_games.WholeGames``).
@@ -155,7 +164,7 @@ class VecBase:
     ):
         self.backend = check_backend(backend, self.backends)
         self.num_envs = check_int_arg("num_envs", num_envs, 1, MAX_NUM_ENVS)
-        self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
+        self.seed: int | tuple[int | None, ...] = check_int_arg("seed", seed, 0, MAX_SEED)
         if num_threads is not None:
             num_threads = check_int_arg("num_threads", num_threads, 1)
         self.num_threads = num_threads
@@ -193,7 +202,7 @@ class VecBase:
     # ------------------------------------------------------------------ API
     def reset(
         self,
-        seed: int | None = None,
+        seed: SeedArg = None,
         decks: Any = None,
         dealers: Any = None,
         out: Batch | None = None,
@@ -201,12 +210,15 @@ class VecBase:
         """Deal a new episode (its first hand) in every game.
 
         Args:
-            seed: int 0..2**64-1: reseed every game's streams (as the constructor does);
-                None: continue them; a list (tuple, 1-D array) of ``num_envs`` entries:
-                game ``i``'s streams come from ``(seed[i], i)``, as game ``i`` of a reset
-                with the int ``seed[i]`` (so ``[s] * num_envs`` is the int ``s``; equal
-                seeds at other indexes deal other games), and a None entry continues that
-                game's streams.
+            seed: int 0..2**64-1 (a NumPy integer too): reseed every game's streams (as
+                the constructor does); None: continue them; a list or tuple of ``num_envs``
+                entries, each an int 0..2**64-1 or None, or a 1-D array ``(num_envs,)`` of
+                an integer dtype (or object dtype holding ints and None): game ``i``'s
+                streams come from ``(seed[i], i)``, as game ``i`` of a reset with the int
+                ``seed[i]`` (so ``[s] * num_envs`` is the int ``s``; equal seeds at other
+                indexes deal other games), and a None entry continues that game's streams.
+                Other sequences (a ``range``, a set) are refused.  The :attr:`seed`
+                attribute then holds the int, or the list as a tuple of ints and None.
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
                 form).  None: shuffled from the deal streams.  Later hands (after an
@@ -235,7 +247,7 @@ class VecBase:
             self._deal_rng[new], self._action_rng[new] = deal[new], act[new]
             self.seed = tuple(seeds.tolist())
         elif seed is not None:
-            self.seed = check_int_arg("seed", seed, 0, MAX_SEED)
+            self.seed = self._check_seed(seed)
             self._deal_rng, self._action_rng = seed_streams(self.seed, n)
         given = np.zeros(n, np.bool_) if deck_ids is None else np.ones(n, np.bool_)
         use_deck = deck_ids if deck_ids is not None else np.zeros((n, self.deck_size), np.int8)
@@ -244,6 +256,16 @@ class VecBase:
         self._done[:] = False
         self._started = True
         return out
+
+    def _check_seed(self, seed: Any) -> int:
+        """A reset's seed that is not a list: an int 0..MAX_SEED, refused with every form a
+        reset takes (:data:`~rummy_env.vector.streams.SEED_FORMS`) otherwise."""
+        try:
+            return check_int_arg("seed", seed, 0, MAX_SEED)
+        except ValueError:
+            whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+            why = "is out of range" if whole else "is not an int, None or a list"
+            raise ValueError(f"seed={seed!r} {why}: {SEED_FORMS.format(max=MAX_SEED, n=self.num_envs)}") from None
 
     def step(self, actions: Any, out: Batch | None = None) -> Batch:
         """Apply one action in every game.

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.vector.batch import Batch
+from rummy_env.vector.streams import SeedArg
 
 
 class GivenWildRanks:
@@ -25,7 +26,7 @@ class GivenWildRanks:
 
     def reset(
         self,
-        seed: int | None = None,
+        seed: SeedArg = None,
         decks: Any = None,
         dealers: Any = None,
         out: Batch | None = None,
@@ -34,7 +35,9 @@ class GivenWildRanks:
         """Deal a new episode (its first round) in every game.
 
         Args:
-            seed, decks, dealers, out: as :meth:`rummy_env.vector.batch.VecBase.reset`.
+            seed, decks, dealers, out: as :meth:`rummy_env.vector.batch.VecBase.reset`
+                (``seed``: an int, None, or ``num_envs`` ints and None, one per game; the
+                engine's ``seed`` attribute then holds the int or that tuple).
             wild_ranks: int array ``(num_envs,)`` of wild ranks 1..13 (A..K), the round of
                 each game's first episode (R-CRAZY-02), as ``deal_of(i)["wild_rank"]``
                 gives them; None: the ``wild_rank`` option's, else drawn from the deal

@@ -5,6 +5,7 @@ deal and one action stream per game, seeded from ``(seed, game index)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,14 @@ GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
 #: the largest seed of a batched engine: the streams mix the seed in 64-bit arithmetic
 #: (``seed_streams``), which would fold larger ones onto smaller
 MAX_SEED = 2**64 - 1
+#: what a batched engine's ``reset(seed=...)`` takes: an int 0..MAX_SEED, None, or one seed
+#: per game (a list or tuple of ints and None, or a 1-D integer or object array)
+SeedArg = int | Sequence[int | None] | np.ndarray | None
+#: the forms of :data:`SeedArg`, as the refusals name them
+SEED_FORMS = (
+    "a seed is an int from 0 to {max}, None (continue every game's streams), or a list or tuple of "
+    "num_envs={n} such ints or None (one per game; a 1-D array too)"
+)
 
 
 def mix64(z: int) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, card_str
 from rummy_env.vector.batch import GOLDEN, MASK64, Batch, VecBase, draw_deck
+from rummy_env.vector.streams import SeedArg
 
 
 class WholeGames:
@@ -61,7 +62,7 @@ class WholeGames:
     # the engines' signatures and docstrings: the mixin comes first in their bases, so its
     # methods are the ones users reach; help() shows VecBase's full docstrings (copied
     # below), the docs site, which reads the source, these summaries
-    def reset(self, seed: int | None = None, decks: Any = None, dealers: Any = None, out: Batch | None = None) -> Batch:
+    def reset(self, seed: SeedArg = None, decks: Any = None, dealers: Any = None, out: Batch | None = None) -> Batch:
         """Deal every game again (as :meth:`rummy_env.vector.batch.VecBase.reset`) and keep
         the first deals that :meth:`deal_of` replays."""
         out = super().reset(seed=seed, decks=decks, dealers=dealers, out=out)

@@ -26,6 +26,12 @@ def test_allowed_hosts_are_the_loopback_names_host_and_the_lists_given():
     # every address names no host: only the names given, or any with '*' said explicitly
     assert parse_args(["--host", "0.0.0.0", "--allowed-hosts", "box.lan"]).allowed_hosts[3:] == ("box.lan",)
     assert parse_args(["--host", "::", "--allowed-hosts", "*"]).allowed_hosts[3:] == ("*",)
+    assert parse_args(["--host", "0", "--allowed-hosts", "box.lan"]).allowed_hosts[3:] == ("box.lan",)
+    # a trailing dot is the fully qualified spelling of the same name
+    assert parse_args(["--allowed-hosts", "MyHost.LAN.,*.home.arpa."]).allowed_hosts[3:] == (
+        "myhost.lan",
+        "*.home.arpa",
+    )
 
 
 def _everywhere(host):
@@ -61,6 +67,10 @@ BAD = [
     # a server on every address must be told the names it is reached by (DNS rebinding)
     (["--host", "0.0.0.0"], _everywhere("0.0.0.0")),
     (["--host", "::"], _everywhere("::")),
+    # other spellings the system binds as every address (getaddrinfo's IPv4 shorthands, a bracketed ::)
+    (["--host", "0"], _everywhere("0")),
+    (["--host", "0.0"], _everywhere("0.0")),
+    (["--host", "[::]"], _everywhere("[::]")),
     (["--allowed-hosts", "box.lan:8000"], _not_a_host("box.lan:8000")),
     (["--allowed-hosts", "http://box.lan"], _not_a_host("http://box.lan")),
     (
