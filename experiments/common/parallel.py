@@ -14,7 +14,13 @@ A worker that dies (a SIGTERM sent to the whole process group, as ``timeout`` an
 schedulers do; the kernel's out-of-memory killer) loses the task it held, which
 ``multiprocessing.Pool`` would wait for forever: the pool's first workers are watched, and
 when one is gone the run ends with the finished results if a stop was requested (the main
-process got the same signal), else with a ``RuntimeError`` that says so.
+process got the same signal), else with a ``RuntimeError`` that says so.  The same signal
+ends the raylet and GCS of a local Ray cluster this process started (Ray blocks SIGINT in
+them, not SIGTERM), and ``ray.shutdown()`` meeting a dead raylet exits the process from
+Ray's C++ side (seen here: "Exiting because the Raylet IPC connection failed") before the
+job writes what it finished; so after a stop a cluster that lost its processes is not shut
+down, nor by Ray's exit hook, and the process ends with the stop's exit code (143) once the
+job is done, without the interpreter's finalization (where what is left of Ray crashed it).
 
 Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
 process in which torch has run a parallel operation (a policy agent loaded and used, a
@@ -24,6 +30,7 @@ workers import the project afresh: ``fn`` must be importable (a module-level fun
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import signal
@@ -39,6 +46,9 @@ from experiments.common.interrupt import StopRequest, handlers_kept, ignore_inte
 #: tasks kept in flight per worker: enough to keep it busy, few enough to stop soon
 IN_FLIGHT = 2
 _POLL_S = 0.2  # the longest wait before a stop request is seen
+#: Seconds a stopped Ray run watches the local cluster it started for processes ended by
+#: the same signal (module docstring; they died within a second here, a busy machine is slower)
+RAY_DEATH_WAIT_S = 3.0
 #: seconds a dead worker's run waits for the stop request of the signal that killed it (the
 #: main process handles its signal between two polls)
 _DEATH_GRACE_S = 2.0
@@ -173,7 +183,7 @@ def run_tasks(
     stopped = (lambda: stop.requested) if stop is not None else (lambda: False)
     notify = on_result or (lambda task, result: None)
     if backend == "ray":
-        return _run_ray(fn, tasks, address, stopped, notify)
+        return _run_ray(fn, tasks, address, stopped, notify, stop)
     if workers == 1:
         results = []
         for task in tasks:
@@ -280,7 +290,7 @@ def _stop_follows(stopped: Callable[[], bool]) -> bool:
     return True
 
 
-def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
+def _run_ray(fn, tasks, address, stopped, notify, stop=None) -> list[Any]:
     import ray
 
     started_here = not ray.is_initialized()
@@ -320,6 +330,39 @@ def _run_ray(fn, tasks, address, stopped, notify) -> list[Any]:
                 ray.cancel(ref, force=True)
     finally:
         if started_here:
-            with handlers_kept():
-                ray.shutdown()
+            if stopped() and _local_cluster_ended(ray):
+                atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
+                atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
+            else:
+                with handlers_kept():
+                    ray.shutdown()
     return [done[i] for i in sorted(done)]
+
+
+def _exit_at_once(code: int) -> None:
+    """End the process with ``code`` (the stop's, 143 after SIGTERM) once the job has written
+    its results and the exit hooks registered after this one ran: what is left of Ray in this
+    process, a core worker whose raylet is dead, crashed the interpreter's finalization (a
+    segmentation fault seen here)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _local_cluster_ended(ray: Any, wait_s: float | None = None) -> bool:
+    """Whether a process of the local Ray cluster this process started is dead, or dies
+    within ``wait_s`` seconds (default :data:`RAY_DEATH_WAIT_S`; a stop's SIGTERM to the
+    process group ends them within a few hundred ms).
+
+    Reads Ray's node object (``ray._private.worker._global_node``, Ray 2.x); without it
+    (another Ray), False: the cluster is shut down as usual.
+    """
+    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    if node is None or not hasattr(node, "remaining_processes_alive"):
+        return False
+    deadline = time.monotonic() + (RAY_DEATH_WAIT_S if wait_s is None else wait_s)
+    while node.remaining_processes_alive():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -232,3 +232,125 @@ def test_the_ray_address_in_use_reads_ray_address_as_ray_does(monkeypatch):
         "local",
         "10.0.0.1:6379",
     ]
+
+
+class LocalRay:
+    """Ray's surface as ``_run_ray`` meets a local cluster it starts: tasks run at once, the
+    first result collected comes with a stop request, and then the cluster's processes are
+    dead unless ``alive_after_stop`` (a SIGTERM to the process group reaches the raylet with
+    the job's stop request; Ctrl-C does not)."""
+
+    def __init__(self, alive_after_stop):
+        self.alive_after_stop = alive_after_stop
+        self.calls = []
+        self.stop = Stop()
+        self.initialized = False
+        node = self
+
+        class Node:
+            @staticmethod
+            def remaining_processes_alive():
+                return not node.stop.requested or node.alive_after_stop
+
+        self._private = type("Private", (), {"worker": type("Worker", (), {"_global_node": Node})})
+
+    def is_initialized(self):
+        return self.initialized
+
+    def init(self, **kwargs):
+        self.initialized = True
+
+    def cluster_resources(self):
+        return {"CPU": 1}
+
+    def remote(self, fn):
+        ray = self
+
+        class Remote:
+            @staticmethod
+            def remote(task):
+                ray.calls.append(("run", task))
+                return fn(task)
+
+        return Remote
+
+    def wait(self, refs, num_returns, timeout):
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref):
+        self.stop.requested = True  # the first result arrives with the signal
+        return ref
+
+    def cancel(self, ref, force):
+        self.calls.append(("cancel", ref))
+
+    def shutdown(self):
+        self.calls.append(("shutdown",))
+
+
+def double(task):
+    return 2 * task
+
+
+@pytest.mark.parametrize("alive", [False, True])
+def test_a_stopped_ray_run_does_not_shut_down_a_cluster_the_signal_ended(alive, monkeypatch):
+    """A SIGTERM to the process group ends a local cluster's raylet too, and Ray's own
+    ``shutdown()`` then exits this process before the job writes what finished: after a stop
+    a cluster whose processes died is left alone (and Ray's exit hook unregistered); one that
+    lives on (Ctrl-C: Ray blocks SIGINT in its processes) is shut down as before."""
+    import atexit
+
+    from experiments.common import parallel
+
+    ray = LocalRay(alive_after_stop=alive)
+    unregistered = []
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
+    monkeypatch.setattr(atexit, "unregister", unregistered.append)
+    assert run_tasks(double, [1, 2, 3], backend="ray", stop=ray.stop) == [2]
+    assert ray.calls == [("run", 1), ("run", 2), ("cancel", 4)] + ([("shutdown",)] if alive else [])
+    assert unregistered == ([] if alive else [ray.shutdown])
+
+
+def test_a_ray_run_that_ends_shuts_its_cluster_down(monkeypatch):
+    ray = LocalRay(alive_after_stop=True)
+    ray.get = lambda ref: ref  # no stop
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    assert run_tasks(double, [1, 2, 3], backend="ray") == [2, 4, 6]
+    assert ray.calls[-1] == ("shutdown",)
+
+
+def test_a_sigterm_to_the_process_group_keeps_a_ray_tournament_s_games(tmp_path):
+    """End to end on a real local cluster: a SIGTERM to the job's process group (``kill --
+    -PGID``, a scheduler ending the job) reaches the raylet too.  The tournament used to be
+    exited by Ray inside ``ray.shutdown()`` before it wrote anything when the raylet died
+    first (four runs of four of a script doing this, one of two runs of this test: a race,
+    which ``test_a_stopped_ray_run_does_not_shut_down_a_cluster_the_signal_ended`` pins
+    without one); it now writes the games finished and exits with 143."""
+    import contextlib
+    import json
+    import os
+    import signal
+    import subprocess
+
+    out, log = tmp_path / "out", tmp_path / "log.txt"
+    cmd = [sys.executable, "-m", "experiments.tournament", "--variants", "gin_rummy", "--agents", "heuristic"]
+    cmd += ["random", "--deals", "100000", "--backend", "ray", "--no-progress", "--out", str(out)]
+    root = Path(__file__).resolve().parents[2]
+    with log.open("w") as sink:
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True, cwd=root)
+    try:
+        deadline = time.monotonic() + 180
+        while "Started a local Ray instance" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(12)  # games under way
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever of the cluster is left
+    text = log.read_text()
+    assert proc.returncode == 143, text
+    assert "tournament: stopped early (SIGTERM); kept the" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["meta"]["partial"] is True and summary["meta"]["games"] < 200_000
