@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
 
-from experiments.common import csv_number, mean_interval
+from experiments.common import csv_number, csv_rows, mean_interval
 from experiments.tournament.report import POINTS_LABELS
 
 #: the columns of ``games.csv`` read here (``opponent_points_per_hand`` too when present)
@@ -102,10 +102,7 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
     shares, margins, seeds = defaultdict(list), defaultdict(list), {}
     try:
         with open(games, newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
-            if missing:
-                raise ValueError(f"{games}: not a games.csv of experiments.evaluate (no column {', '.join(missing)})")
+            reader = csv_rows(f, games, COLUMNS, "experiments.evaluate")
             with_margin = found is not None and "opponent_points_per_hand" in (reader.fieldnames or ())
             for row in reader:
                 if opponent is not None and row["opponent"] != opponent:

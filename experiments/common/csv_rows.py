@@ -3,8 +3,10 @@ paired comparison), with an error that names the file, the line and the column."
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
+from typing import TextIO
 
 
 def csv_number(path: Path, line: int, row: dict, column: str, kind: type = float) -> float:
@@ -24,3 +26,17 @@ def csv_number(path: Path, line: int, row: dict, column: str, kind: type = float
         wanted = "a finite number" if kind is float else "an integer"
         raise ValueError(f"{path}, line {line}: {column} is {what}, not {wanted}")
     return number
+
+
+def csv_rows(f: TextIO, path: Path, columns: tuple[str, ...], job: str) -> csv.DictReader:
+    """A ``csv.DictReader`` over the open file ``f`` (``path``'s), its header checked.
+
+    Raises:
+        ValueError: a column of ``columns`` is missing; the message names the file and says
+            it is not a ``games.csv`` of ``job`` (``"experiments.tournament"``).
+    """
+    reader = csv.DictReader(f)
+    missing = [c for c in columns if c not in (reader.fieldnames or ())]
+    if missing:
+        raise ValueError(f"{path}: not a games.csv of {job} (no column {', '.join(missing)})")
+    return reader

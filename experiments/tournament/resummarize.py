@@ -15,7 +15,7 @@ import csv
 import json
 from pathlib import Path
 
-from experiments.common import atomic_open, csv_number
+from experiments.common import atomic_open, csv_number, csv_rows
 from experiments.tournament.matrix import FIELDS, head_to_head, write_matrix
 from experiments.tournament.report import plot_win_rates, summarize
 
@@ -40,10 +40,7 @@ def read_games(path: str | Path) -> list[dict]:
     games: dict[tuple, dict] = {}
     try:
         with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
-            if missing:
-                raise ValueError(f"{path}: not a games.csv of experiments.tournament (no column {', '.join(missing)})")
+            reader = csv_rows(f, path, COLUMNS, "experiments.tournament")
             for row in reader:
                 line = reader.line_num
                 deal, rotation, seat = (csv_number(path, line, row, c, int) for c in ("deal", "rotation", "seat"))
