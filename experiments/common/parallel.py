@@ -18,9 +18,11 @@ process got the same signal), else with a ``RuntimeError`` that says so.  The sa
 ends the raylet and GCS of a local Ray cluster this process started (Ray blocks SIGINT in
 them, not SIGTERM), and ``ray.shutdown()`` meeting a dead raylet exits the process from
 Ray's C++ side (seen here: "Exiting because the Raylet IPC connection failed") before the
-job writes what it finished; so after a stop a cluster that lost its processes is not shut
-down, nor by Ray's exit hook, and the process ends with the stop's exit code (143) once the
-job is done, without the interpreter's finalization (where what is left of Ray crashed it).
+job writes what it finished; so after a stop by SIGTERM a cluster that lost a process is
+not shut down but its other processes killed, Ray's exit hook is dropped, and the process
+ends with the stop's exit code (143) once the job is done, without the interpreter's
+finalization (where what is left of Ray crashed it).  A Ray task whose result is an error
+once a stop follows (its worker died with the job's signal) is dropped like a local one.
 
 Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
 process in which torch has run a parallel operation (a policy agent loaded and used, a
@@ -31,6 +33,7 @@ workers import the project afresh: ``fn`` must be importable (a module-level fun
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -47,8 +50,9 @@ from experiments.common.interrupt import StopRequest, handlers_kept, ignore_inte
 IN_FLIGHT = 2
 _POLL_S = 0.2  # the longest wait before a stop request is seen
 #: Seconds a stopped Ray run watches the local cluster it started for processes ended by
-#: the same signal (module docstring; they died within a second here, a busy machine is slower)
-RAY_DEATH_WAIT_S = 3.0
+#: the same SIGTERM (module docstring; a few hundred ms here, a busy machine is slower).  Not
+#: after Ctrl-C: Ray's processes ignore SIGINT, so the cluster is shut down at once
+RAY_DEATH_WAIT_S = 5.0
 #: seconds a dead worker's run waits for the stop request of the signal that killed it (the
 #: main process handles its signal between two polls)
 _DEATH_GRACE_S = 2.0
@@ -323,14 +327,20 @@ def _run_ray(fn, tasks, address, stopped, notify, stop=None) -> list[Any]:
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
                 for ref in ready:
                     i, task = pending.pop(ref)
-                    done[i] = ray.get(ref)
+                    try:
+                        done[i] = ray.get(ref)
+                    except Exception:  # noqa: BLE001 - Ray's errors, or the task's own
+                        if _stop_follows(stopped):
+                            break  # its worker died with the job's signal: keep what finished
+                        raise
                     notify(task, done[i])
         finally:  # a stop, or a task's error raised by ray.get: the tasks still out end here
             for ref in pending:
                 ray.cancel(ref, force=True)
     finally:
         if started_here:
-            if stopped() and _local_cluster_ended(ray):
+            if stopped() and getattr(stop, "signum", None) != signal.SIGINT and _local_cluster_ended(ray):
+                _end_cluster(ray)
                 atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
                 atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
             else:
@@ -340,19 +350,34 @@ def _run_ray(fn, tasks, address, stopped, notify, stop=None) -> list[Any]:
 
 
 def _exit_at_once(code: int) -> None:
-    """End the process with ``code`` (the stop's, 143 after SIGTERM) once the job has written
-    its results and the exit hooks registered after this one ran: what is left of Ray in this
-    process, a core worker whose raylet is dead, crashed the interpreter's finalization (a
-    segmentation fault seen here)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    """End the process with ``code`` (the stop's, 143 after SIGTERM; 1 when an exception went
+    unhandled) once the job has written its results and the exit hooks registered after this
+    one ran: what is left of Ray in this process, a core worker whose raylet is dead, crashed
+    the interpreter's finalization (a segmentation fault seen here).  The hooks registered
+    before this one (``logging.shutdown``, temporary folders) and the flushing of files left
+    open are skipped: the jobs write their outputs with ``with`` blocks and renames first."""
+    if getattr(sys, "last_value", None) is not None:
+        code = 1  # a traceback after the stop: not a clean partial run
+    try:
+        with contextlib.suppress(Exception):  # a closed pipe (``| head``) must not keep the process alive
+            sys.stdout.flush()
+            sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def _end_cluster(ray: Any) -> None:
+    """Kill what is left of the local cluster whose processes a stop's signal ended (one dead
+    is enough to call it ended: the raylet and GCS may outlive it), through Ray's node object."""
+    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    with contextlib.suppress(Exception):  # Ray's private API: another version may lack it
+        node.kill_all_processes(check_alive=False, allow_graceful=False)
 
 
 def _local_cluster_ended(ray: Any, wait_s: float | None = None) -> bool:
     """Whether a process of the local Ray cluster this process started is dead, or dies
     within ``wait_s`` seconds (default :data:`RAY_DEATH_WAIT_S`; a stop's SIGTERM to the
-    process group ends them within a few hundred ms).
+    process group ends them within a few hundred ms here).
 
     Reads Ray's node object (``ray._private.worker._global_node``, Ray 2.x); without it
     (another Ray), False: the cluster is shut down as usual.
