@@ -366,10 +366,16 @@ def _exit_at_once(code: int) -> None:
         os._exit(code)
 
 
+def _ray_node(ray: Any) -> Any:
+    """Ray's object for the local cluster this process started (``ray._private.worker._global_node``,
+    Ray 2.x), or None (no such cluster, or another Ray)."""
+    return getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+
+
 def _end_cluster(ray: Any) -> None:
     """Kill what is left of the local cluster whose processes a stop's signal ended (one dead
-    is enough to call it ended: the raylet and GCS may outlive it), through Ray's node object."""
-    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    is enough to call it ended: the raylet and GCS may outlive it), through :func:`_ray_node`."""
+    node = _ray_node(ray)
     with contextlib.suppress(Exception):  # Ray's private API: another version may lack it
         node.kill_all_processes(check_alive=False, allow_graceful=False)
 
@@ -379,10 +385,9 @@ def _local_cluster_ended(ray: Any, wait_s: float | None = None) -> bool:
     within ``wait_s`` seconds (default :data:`RAY_DEATH_WAIT_S`; a stop's SIGTERM to the
     process group ends them within a few hundred ms here).
 
-    Reads Ray's node object (``ray._private.worker._global_node``, Ray 2.x); without it
-    (another Ray), False: the cluster is shut down as usual.
+    Reads :func:`_ray_node`; without it (another Ray), False: the cluster is shut down as usual.
     """
-    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    node = _ray_node(ray)
     if node is None or not hasattr(node, "remaining_processes_alive"):
         return False
     deadline = time.monotonic() + (RAY_DEATH_WAIT_S if wait_s is None else wait_s)
