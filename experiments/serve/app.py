@@ -290,7 +290,10 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         if seed is None:
             seed = secrets.randbelow(SEED_BOUND)
         elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_BOUND:
-            raise ApiError(400, f"seed {shown(seed)} is not an int in 0..2**53-1 (or null for a random one)")
+            raise ApiError(
+                400,
+                f"seed {shown(seed)} is not an int in 0..2**{SEED_BOUND.bit_length() - 1}-1 (or null for a random one)",
+            )
 
         def work() -> dict:
             session = GameSession(variant, options, seat, opponents, seed, play_dir)

@@ -369,7 +369,7 @@ class GameStore:
             try:
                 ended = not session.abandon()  # it may have ended since it was dropped
             except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
-                ended, failed = False, getattr(err, "strerror", None) or type(err).__name__
+                ended, failed = False, type(err).__name__  # a save error is caught in _save
             failed = failed or session.save_error
             name = session.record_name
             if failed is not None:

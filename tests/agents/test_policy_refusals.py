@@ -102,10 +102,18 @@ def test_a_model_of_another_variant_is_refused_and_other_hand_rules_warn(tmp_pat
         "False): it plays, but under rules it did not learn"
     ]
     rummikub = Path(__file__).resolve().parents[2] / "docs" / "results" / "selfplay-rummikub" / "model.pt"
-    with pytest.warns(UserWarning, match=r"with initial_meld_points=30 \(this env 0\): it plays"):
+    with pytest.warns(UserWarning) as said:
         make_agent(f"policy:{rummikub}", rummikub_v0.env(initial_meld_points=0))
-    with pytest.warns(UserWarning, match=rf"^guide={re.escape(str(GIN_MODEL))} was trained on gin_rummy_v0 with gin"):
+    assert [str(w.message) for w in said] == [
+        f"policy 'policy:{rummikub}' was trained on rummikub_v0 with initial_meld_points=30 (this env 0): it "
+        "plays, but under rules it did not learn"
+    ]
+    with pytest.warns(UserWarning) as said:
         make_agent(f"pimc:guide={GIN_MODEL},prior=0.1", gin_rummy_v0.env(gin_bonus=20))
+    assert [str(w.message) for w in said] == [
+        f"guide={GIN_MODEL} was trained on gin_rummy_v0 with gin_bonus=25 (this env 20): it plays, but under "
+        "rules it did not learn"
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make_agent(name, gin_rummy_v0.env(episode="game", target_score=50, game_bonuses=True, max_turns=7))

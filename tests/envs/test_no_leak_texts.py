@@ -52,6 +52,20 @@ def illegal_reasons(state, num_actions):
     return reasons
 
 
+#: (positions compared, of them after a move, illegal-action reasons compared, pictures
+#: compared) of each case's seeded deals
+COMPARED = {
+    ("rummy_env.crazy_rummy_v0", "{'num_players': 3, 'episode': 'game'}"): (180, 180, 37509, 60),
+    ("rummy_env.crazy_rummy_v0", "{'num_players': 3}"): (99, 99, 20676, 39),
+    ("rummy_env.gin_rummy_v0", "{'episode': 'game', 'oklahoma': True}"): (74, 74, 3711, 26),
+    ("rummy_env.gin_rummy_v0", "{}"): (50, 50, 2630, 18),
+    ("rummy_env.rummikub_v0", "{'num_players': 2}"): (240, 240, 6393, 80),
+    ("rummy_env.rummikub_v0", "{'num_players': 3, 'episode': 'game'}"): (180, 180, 3167, 60),
+    ("rummy_env.rummy_v0", "{'num_players': 2}"): (94, 94, 26966, 34),
+    ("rummy_env.rummy_v0", "{'num_players': 4, 'episode': 'game'}"): (240, 240, 34442, 80),
+}
+
+
 @pytest.mark.parametrize(("module", "options"), CASES, ids=IDS)
 def test_the_texts_a_seat_is_shown_do_not_change_when_hidden_cards_are_permuted(module, options):
     env = module.env(render_mode="ansi", **options)
@@ -84,4 +98,4 @@ def test_the_texts_a_seat_is_shown_do_not_change_when_hidden_cards_are_permuted(
                         raw.game_state = truth
                     compared += 1
             env.step(agents[raw.agent_name_mapping[agent]].act(obs))
-    assert compared >= 40 and moved >= 0.8 * compared and reasons >= 100 and pictures >= 10
+    assert (compared, moved, reasons, pictures) == COMPARED[module.__name__, repr(options)]  # seeded: exact
