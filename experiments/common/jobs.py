@@ -10,7 +10,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -431,6 +431,26 @@ def play_episode(
         AgentActionError: an agent chose an action that is not legal (:func:`agent_action`).
     """
     env.reset(seed=seed, options=options)
+    return play_reset(env, agents, seed, names)
+
+
+def play_reset(
+    env: Any,
+    agents: Sequence[Agent],
+    seed: int,
+    names: Sequence[str] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``env``, already reset with ``seed``, to the end: :func:`play_episode` after its
+    reset, with ``on_step(agent, action)`` called after each decision's ``env.step`` (the
+    game recorder's hook, ``experiments.common.records.play_recorded``).
+
+    Returns:
+        :func:`play_episode`'s dict.
+
+    Raises:
+        AgentActionError: an agent chose an action that is not legal (:func:`agent_action`).
+    """
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     returns = [0.0] * len(seat_of)
     infos: list[dict] = [{} for _ in seat_of]
@@ -445,7 +465,10 @@ def play_episode(
             truncated = truncated or truncation
             env.step(None)
             continue
-        env.step(agent_action(env, agents, seat, obs, info, seed, names))
+        action = agent_action(env, agents, seat, obs, info, seed, names)
+        env.step(action)
+        if on_step is not None:
+            on_step(agent, action)
         steps += 1
     return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}
 

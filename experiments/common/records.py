@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common.jobs import agent_action, atomic_open, load_variant
+from experiments.common.jobs import atomic_open, load_variant, play_reset
 from experiments.common.record_schema import (  # noqa: F401 - public here too
     FORMAT,
     SCHEMA,
@@ -318,25 +318,7 @@ def play_recorded(
     env.reset(seed=seed)
     rec = GameRecorder(env, options, seed, None, names)
     rec.start()
-    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    returns = [0.0] * len(seat_of)
-    infos: list[dict] = [{} for _ in seat_of]
-    steps = 0
-    truncated = False
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        seat = seat_of[agent]
-        returns[seat] += reward
-        if termination or truncation:
-            infos[seat] = dict(info)
-            truncated = truncated or truncation
-            env.step(None)
-            continue
-        action = agent_action(env, agents, seat, obs, info, seed, names)
-        env.step(action)
-        rec.step(agent, action)
-        steps += 1
-    return {"returns": returns, "infos": infos, "steps": steps, "truncated": truncated}, rec.finish()
+    return play_reset(env, agents, seed, names, on_step=rec.step), rec.finish()
 
 
 def _same_numbers(a: Any, b: Any) -> bool:
