@@ -31,6 +31,7 @@ def measure_selfplay(recipe: str, updates: int = 5, overrides: dict[str, Any] | 
     from experiments.common import load_variant, resolve_variant
     from experiments.selfplay import Config, Learner
     from experiments.selfplay.config import load_recipe
+    from experiments.selfplay.learner import NOT_TRAINING
     from experiments.selfplay.opponents import Opponents
     from experiments.selfplay.rollout import RECENT, collect
     from experiments.selfplay.run import make_vec
@@ -72,7 +73,7 @@ def measure_selfplay(recipe: str, updates: int = 5, overrides: dict[str, Any] | 
         "cpu_s": cpu,
         "steps_per_s": steps / wall,
         "steps_per_cpu_s": steps / cpu,
-        "phases_s": {k: round(v, 3) for k, v in learner.timers.items() if k != "eval"},
+        "phases_s": {k: round(v, 3) for k, v in learner.timers.items() if k not in NOT_TRAINING},
         "settings": {
             "variant": cfg.variant,
             "features": cfg.features,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,17 @@ LOGS = ("scalars.csv", "eval.csv")
 
 
 def save_checkpoint(learner: Any, out: Path) -> Path:
-    """Write ``checkpoint.pt`` in ``out`` atomically (a temporary file, then a rename)."""
+    """Write ``checkpoint.pt`` in ``out`` atomically (a temporary file, then a rename); its
+    seconds go to ``learner.timers["checkpoint"]``, not to the training time (a large network
+    and pool take seconds to write, every ``--checkpoint-every`` minutes)."""
     import torch
 
+    start = time.perf_counter()
     path = out / "checkpoint.pt"
     tmp = path.with_suffix(".tmp")
     torch.save(learner.state(), tmp)
     tmp.replace(path)
+    learner.timers["checkpoint"] += time.perf_counter() - start
     return path
 
 

@@ -142,7 +142,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 type=float,
                 default=value,
                 help="minutes of training, in total over --resume sessions; the evaluations are not counted "
-                "(the periodic ones, --eval-every, and the final one, --final-eval-deals, which comes after); "
+                "(the periodic ones, --eval-every, and the final one, --final-eval-deals, which comes after), "
+                "nor is the writing of the checkpoints (--checkpoint-every); "
                 "checked after each update, so the run may pass it by one update's rollout and PPO epochs; "
                 "the run also stops at --timesteps, whichever comes first",
             )

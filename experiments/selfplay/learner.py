@@ -21,8 +21,11 @@ from experiments.selfplay.config import Config, check_config, make_plain
 from experiments.selfplay.opponents import check_agent_names
 from experiments.selfplay.returns import potential_fn
 
-#: the parts of the training time, in seconds (``scalars.csv``'s shares, ``summary.json``)
-TIMERS = ("sim", "features", "inference", "heuristic", "update", "eval")
+#: the parts of a run's time, in seconds (``scalars.csv``'s shares, ``summary.json``)
+TIMERS = ("sim", "features", "inference", "heuristic", "update", "eval", "checkpoint")
+#: the timers that are no training: their seconds are taken off the training minutes (the
+#: ``--minutes`` budget) and off the training time of ``summary.json``'s steps per second
+NOT_TRAINING = ("eval", "checkpoint")
 
 
 def resolve_device(name: str) -> str:
@@ -69,7 +72,8 @@ class Learner:
         pool: state dicts of past snapshots of ``net`` (the pool opponents).
         steps: env steps so far (every seat's decisions); ``learner_steps``: the learner
             decisions used in updates; ``updates``, ``episodes``: counts.
-        timers: seconds spent per part of the training (:data:`TIMERS`), over every session.
+        timers: seconds spent per part of the run (:data:`TIMERS`), over every session;
+            those of :data:`NOT_TRAINING` (evaluations, checkpoints) are no training time.
         rng: numpy generator (pool draws, minibatch order, random seats); ``gen``: torch
             generator (action sampling).
 
@@ -166,7 +170,7 @@ class Learner:
         self.timers = dict.fromkeys(TIMERS, 0.0)
         self._elapsed = 0.0  # seconds of earlier sessions (resume)
         self._session_start: float | None = time.perf_counter()  # None: the clock is stopped
-        self._eval_at_stop = 0.0
+        self._untimed_at_stop = 0.0  # the NOT_TRAINING seconds when the clock stopped
 
     # --- time and schedules -------------------------------------------------------------
     def start_session(self) -> None:
@@ -176,22 +180,27 @@ class Learner:
     def stop_clock(self) -> None:
         """Stop counting training time (training is over): the checkpoint, ``model.pt``
         and the curve written next are no training, so ``summary.json``'s minutes stay those
-        of the last update (``scalars.csv``'s); evaluations still add their own time, which
-        :meth:`training_minutes` takes off again."""
+        of the last update (``scalars.csv``'s); evaluations and checkpoints still add their
+        own time (:data:`NOT_TRAINING`), which :meth:`training_minutes` takes off again."""
         self._elapsed = self.elapsed()
         self._session_start = None
-        self._eval_at_stop = self.timers["eval"]
+        self._untimed_at_stop = self.untimed()
+
+    def untimed(self) -> float:
+        """Seconds of this run, over every session, that are no training (:data:`NOT_TRAINING`)."""
+        return sum(self.timers[k] for k in NOT_TRAINING)
 
     def elapsed(self) -> float:
-        """Seconds of this run so far over every session, the evaluations included."""
-        if self._session_start is None:  # stopped: only evaluations add time
-            return self._elapsed + self.timers["eval"] - self._eval_at_stop
+        """Seconds of this run so far over every session, the evaluations and checkpoints included."""
+        if self._session_start is None:  # stopped: only evaluations and checkpoints add time
+            return self._elapsed + self.untimed() - self._untimed_at_stop
         return self._elapsed + time.perf_counter() - self._session_start
 
     def training_minutes(self) -> float:
-        """Minutes of this run spent training, over every session: the evaluations are not
-        counted (``--minutes`` is a budget of these; ``eval.csv`` and the curves count them)."""
-        return (self.elapsed() - self.timers["eval"]) / 60
+        """Minutes of this run spent training, over every session: the evaluations and the
+        checkpoints are not counted (``--minutes`` is a budget of these; ``eval.csv`` and the
+        curves count them)."""
+        return (self.elapsed() - self.untimed()) / 60
 
     def progress(self) -> float:
         """Share of the run done, by steps or by training minutes, whichever is further."""

@@ -17,6 +17,7 @@ from agents import agent_names
 from agents.search import quote_option, split_options
 from experiments.common import new_figure, save_figure
 from experiments.selfplay.config import eval_opponents
+from experiments.selfplay.learner import NOT_TRAINING
 
 
 def evaluate(
@@ -249,7 +250,10 @@ def scalars_row(learner: Any, stats: dict[str, float], recent: dict[str, int]) -
     """One ``scalars.csv`` row: the counters, the update's statistics, the time shares and the
     learner's results in its training games since the last row (``recent`` is then reset)."""
     timers = learner.timers
-    total = sum(timers.values()) or 1.0
+    shares = ("sim", "inference", "features", "heuristic", "update", "eval")
+    # the checkpoints' seconds stay out, as before they were timed: the columns sum to 1 and a
+    # resumed run's rows keep the header its first rows wrote
+    total = sum(timers[k] for k in shares) or 1.0
     row = {
         "minutes": round(learner.training_minutes(), 3),
         "steps": learner.steps,
@@ -257,10 +261,7 @@ def scalars_row(learner: Any, stats: dict[str, float], recent: dict[str, int]) -
         "updates": learner.updates,
         "episodes": learner.episodes,
         **{k: round(v, 5) for k, v in stats.items()},
-        **{
-            f"{k}_share": round(timers[k] / total, 4)
-            for k in ("sim", "inference", "features", "heuristic", "update", "eval")
-        },
+        **{f"{k}_share": round(timers[k] / total, 4) for k in shares},
         "pool": len(learner.pool),
         "train_win_vs_heuristic": round(recent["heuristic_wins"] / max(1, recent["heuristic_games"]), 4),
         "train_games_vs_heuristic": recent["heuristic_games"],
@@ -277,7 +278,7 @@ def scalars_row(learner: Any, stats: dict[str, float], recent: dict[str, int]) -
 def summary(learner: Any, final: list[dict], stopped: bool = False) -> dict[str, Any]:
     """The run in numbers: steps, time, speeds, time shares, final evaluation."""
     timers = learner.timers
-    train_s = sum(v for k, v in timers.items() if k != "eval")
+    train_s = sum(v for k, v in timers.items() if k not in NOT_TRAINING)
     return {
         "config": asdict(learner.cfg),
         "steps": learner.steps,

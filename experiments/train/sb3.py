@@ -182,7 +182,11 @@ def evaluate(
     """Win rates (95% Wilson intervals over deals) of the saved policy against each
     baseline agent, with the tournament's duplicate deals
     (:func:`experiments.tournament.evaluate_against_baselines`); ``stop``: a Ctrl-C ends it
-    after the deals in progress; ``progress``: a bar of deals per opponent."""
+    after the deals in progress; ``progress``: a bar of deals per opponent.  Not the
+    self-play trainer's :func:`experiments.selfplay.logs.evaluate`: with more than two seats
+    this plays every lineup of the policy and the opponent (the policy in one seat or
+    several), that one the policy in one seat and the opponent in the others; on two seats
+    their games and figures are the same."""
     from experiments import tournament
 
     return tournament.evaluate_against_baselines(

@@ -181,15 +181,18 @@ class Core:
         return self.engine.returns() if self.engine is not None else [0.0] * self.data.n
 
     def action_text(self, player: int, action: int) -> str:
-        """Text of a decision (the env's text) or of a chance outcome.
+        """Text of a decision (the env's text) or of a chance outcome: ``player`` says which
+        (a seat, acting or not: a decision; -1: a chance outcome), as in OpenSpiel's
+        ``gin_rummy``.  At a terminal state -4 (``current_player()``) reads decisions too:
+        no seat acts, and a decision's text is the same for every seat.
 
         Raises:
-            ValueError: ``player`` neither a seat nor -1 (chance), an action id outside the
-                game's actions (``player >= 0``) or a setup outcome outside that chance
-                node's outcomes.
+            ValueError: ``player`` neither a seat nor -1 (chance) (nor -4 at a terminal
+                state), an action id outside the game's actions (``player >= 0``) or a
+                setup outcome outside that chance node's outcomes.
         """
         if player != -1:
-            if not self._is_seat(player):
+            if not self._is_seat(player) and not (player == -4 and self.phase == OVER):
                 raise ValueError(f"player {player!r} is neither a seat 0..{self.data.n - 1} nor -1 (chance)")
             if not 0 <= action < len(self.data.action_texts):
                 raise ValueError(f"action {action} is not an action id: ids are 0..{len(self.data.action_texts) - 1}")

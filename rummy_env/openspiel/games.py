@@ -19,7 +19,7 @@ import pyspiel
 
 from rummy_env.games.errors import IllegalActionError, integer_id
 from rummy_env.openspiel.core import OVER, Core, game_data
-from rummy_env.openspiel.players import PlayerMethods, check_player
+from rummy_env.openspiel.players import PlayerMethods, check_player, player_int
 from rummy_env.openspiel.variants import UNBOUNDED_LENGTH, VARIANTS, Variant
 
 PREFIX = "python_rummy_env_"
@@ -281,7 +281,12 @@ class RummyEnvState(PlayerMethods, pyspiel.State):
         return super().child(self._action_id(action))
 
     def action_to_string(self, *args: Any) -> str:
-        """OpenSpiel's ``action_to_string(action)`` or ``action_to_string(player, action)``.
+        """OpenSpiel's ``action_to_string(action)`` or ``action_to_string(player, action)``:
+        the player, not the state, says how the id reads, as in OpenSpiel's ``gin_rummy``: a
+        seat (the acting one or not) reads a decision (the env's text), -1 a chance
+        outcome (a card or tile, at a setup node the setup's outcome), whoever acts.
+        Without a player, or with ``current_player()`` (-4), a terminal state reads
+        decisions (``gin_rummy``: ``"Player: -4 Action: ..."``).
 
         Raises:
             ActionTypeError: an action that is not an integer (pyspiel's binding refused
@@ -290,12 +295,18 @@ class RummyEnvState(PlayerMethods, pyspiel.State):
             TypeError: a player that is not an integer (``PlayerTypeError``), or not one
                 or two arguments.
             ValueError: not an action id (an ``IllegalActionError``), or a player that is
-                neither a seat nor -1 (chance) (``PlayerIdError``).
+                neither a seat nor -1 (chance) (``PlayerIdError``; -4 is taken at a
+                terminal state only).
         """
         if len(args) not in (1, 2):
             raise TypeError(f"action_to_string takes (action) or (player, action), got {len(args)} arguments")
-        # past pyspiel's int32 its binding would refuse the player with the whole state in the message
-        players = [check_player(args[0], self.get_game().num_players(), chance=True)] if len(args) == 2 else []
+        players = []
+        if len(args) == 2:
+            # past pyspiel's int32 its binding would refuse the player with the whole state in the message
+            player = player_int(args[0])
+            if not (player == pyspiel.PlayerId.TERMINAL and self.is_terminal()):
+                check_player(player, self.get_game().num_players(), chance=True)
+            players = [player]
         return super().action_to_string(*players, self._action_id(args[-1]))
 
     def _apply_action(self, action: int) -> None:

@@ -190,3 +190,33 @@ def test_legal_actions_of_any_int32_id_are_those_of_openspiels_gin_rummy():
                 with pytest.raises(TypeError):
                     getattr(state, method)(player)
     assert state.legal_actions(-4) == [] and state.legal_actions_mask(-4) == [0] * 108
+
+
+def test_action_to_string_reads_an_id_by_the_player_given_as_openspiels_gin_rummy():
+    # the player, not the state, says how an id reads: a seat (acting or not) a decision, -1 a
+    # card, at a chance node, a decision and a terminal state alike; the texts are each game's
+    # own (OpenSpiel's "Player: p Action: ..." over its ids, ours the env's).  Without a player a
+    # terminal state read the id as player -4's, which was refused
+    from rummy_env.games.gin_rummy import DRAW_UPCARD
+
+    reference = pyspiel.load_game("gin_rummy").new_initial_state()
+    state = load("gin_rummy").new_initial_state()
+    assert state.action_to_string(-1, 1) == "dealer 1"  # a setup node (OpenSpiel's gin_rummy has none)
+    state.apply_action(1)
+    for node in ("chance", "decision", "terminal"):
+        if node != "chance":
+            until = is_decision if node == "decision" else None
+            reference = random_play(reference, np.random.default_rng(0), until=until)
+            state = random_play(state, np.random.default_rng(0), until=until)
+        texts = [reference.action_to_string(p, a) for p, a in ((0, 52), (1, 52), (-1, 5))]
+        assert texts == ["Player: 0 Action: Draw upcard", "Player: 1 Action: Draw upcard", "Chance outcome: 6s"]
+        texts = [state.action_to_string(p, a) for p, a in ((0, DRAW_UPCARD), (1, DRAW_UPCARD), (-1, 5))]
+        assert texts == ["draw upcard", "draw upcard", "6C"], node
+        if node != "terminal":  # -4 is current_player() at a terminal state only
+            with pytest.raises(PlayerIdError, match=r"^player -4 is neither a seat 0..1 nor -1 \(chance\)$"):
+                state.action_to_string(-4, DRAW_UPCARD)
+    assert reference.action_to_string(52) == reference.action_to_string(-4, 52) == "Player: -4 Action: Draw upcard"
+    assert state.action_to_string(DRAW_UPCARD) == state.action_to_string(-4, DRAW_UPCARD) == "draw upcard"
+    assert state.action_to_string(np.int64(-4), 0) == "discard AC"
+    with pytest.raises(PlayerIdError, match=r"^player -2 is neither a seat 0..1 nor -1 \(chance\)$"):
+        state.action_to_string(-2, DRAW_UPCARD)  # no player's id: refused, where OpenSpiel's formats it
