@@ -244,6 +244,8 @@ def test_a_bad_list_of_seeds_is_refused_and_deals_nothing():
         ([1, 2, True], "seed[2]=True is not an integer: "),
         ((-1, 0, 0), "seed[0]=-1 is out of range: "),
         ([0, 2**64, None], f"seed[1]={2**64} is out of range: "),
+        (np.array([0, 5, -2]), "seed[2]=-2 is out of range: "),  # a NumPy integer, named as the int it is
+        (np.array([0, 5, 1.5], dtype=object), "seed[2]=1.5 is not an integer: "),
         (np.zeros((3, 1), np.int64), "seed: an array of shape (3, 1); "),
     ]:
         with pytest.raises(ValueError) as err:
