@@ -205,7 +205,13 @@ def test_the_view_imports_on_gymnasium_1_0_which_has_no_autoreset_mode(monkeypat
     envs = old.SeatVectorEnv("gin_rummy", 2)
     assert old.AutoresetMode is None and envs.metadata == {}
     obs, infos = envs.reset(seed=0)
-    assert obs.shape == (2, 485) and infos["action_mask"].any(axis=1).all()
+    # the legal moves of seed 0's deals: draw stock or upcard (104, 105) in game 0, upcard or
+    # pass (105, 106) in game 1; and all of it as on the installed gymnasium
+    assert obs.shape == (2, 485) and [np.flatnonzero(m).tolist() for m in infos["action_mask"]] == [
+        [104, 105],
+        [105, 106],
+    ]
+    assert data_equivalence((obs, infos), SeatVectorEnv("gin_rummy", 2).reset(seed=0), exact=True)
 
 
 def test_a_list_of_seeds_seeds_each_game_as_the_same_int_seeds_it_and_none_continues_it():
