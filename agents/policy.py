@@ -12,6 +12,9 @@ import numpy as np
 from agents.base import TRAIN_EXTRA, Agent, legal_ids
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
+#: the words of the error for a model built for other observations (another variant or number
+#: of players); ``experiments.evaluate`` leaves such panel members out instead of failing
+SHAPE_MISMATCH = "was trained on observations of shape"
 #: options that leave a hand's play and scoring as they are (where an episode ends, which
 #: reward is given, and whole-game scoring a model of single hands never saw): a model plays
 #: under other values of these without a warning; any other (a hand's bonuses included) warns
@@ -53,6 +56,58 @@ def load_model(path: Path) -> Any:
     return model
 
 
+def trained_extra(model: Any) -> dict[str, Any]:
+    """What a self-play ``.pt`` records of its training (``variant``, ``env_options``,
+    ``env_config``): the ``extra`` of a network (:class:`agents.torch_policy.ActorCritic`)
+    or of a :class:`agents.torch_policy.TorchPolicy`'s network; ``{}`` for other models."""
+    return getattr(model, "extra", None) or getattr(getattr(model, "net", None), "extra", None) or {}
+
+
+def variant_env(variant: str, options: dict[str, Any]) -> Any:
+    """A new env of ``variant`` (a module of rummy_env, ``"gin_rummy_v0"``) made with ``options``.
+
+    Raises:
+        TypeError, ValueError: an option the variant does not take, or a bad value.
+    """
+    import importlib
+
+    return importlib.import_module(f"rummy_env.{variant}").env(**options)
+
+
+def check_fits(model: Any, env: Any, what: str) -> None:
+    """Refuse a model whose observations or actions are not ``env``'s (another variant or
+    number of players): it could not play there.
+
+    Args:
+        model: a loaded model (:func:`load_model`, with ``observation_space`` and
+            ``action_space``) or a self-play network (``obs_size``, ``num_actions``).
+        env: the env the model is to play.
+        what: how messages name the model (``"policy 'policy:PATH'"``).
+
+    Raises:
+        ValueError: the observation shape (the message holds :data:`SHAPE_MISMATCH`) or the
+            number of actions differs from ``env``'s.
+    """
+    variant, expected = env.unwrapped.metadata["name"], env.unwrapped.layout.size
+    space = getattr(model, "observation_space", None)
+    shape = space.shape if space is not None else (model.obs_size,)
+    if shape != (expected,):
+        trained = trained_extra(model)
+        where = f" ({trained['variant']}, options {trained.get('env_options', {})})" if "variant" in trained else ""
+        raise ValueError(
+            f"{what} {SHAPE_MISMATCH} {shape}{where}, this env's are ({expected},) "
+            f"({variant}, {len(env.possible_agents)} players): a model plays the "
+            "variant and number of players it was trained on"
+        )
+    actions = env.action_space(env.possible_agents[0]).n
+    space = getattr(model, "action_space", None)
+    theirs = getattr(space, "n", actions) if space is not None else model.num_actions
+    if theirs != actions:
+        raise ValueError(
+            f"{what} has {theirs} actions, this env {actions} ({variant}): a model plays the variant it was trained on"
+        )
+
+
 def check_trained_on(model: Any, env: Any, what: str) -> None:
     """Refuse a model recorded as trained on another variant than ``env``'s, and warn when
     it was trained under other rules of a hand than ``env`` plays (its observations and
@@ -78,10 +133,8 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
             hand covers every rank).
     """
     import dataclasses
-    import importlib
 
-    # a TorchPolicy's network, or the network itself (experiments.selfplay's opponents)
-    trained = getattr(model, "extra", None) or getattr(getattr(model, "net", None), "extra", {})
+    trained = trained_extra(model)
     variant = env.unwrapped.metadata["name"]
     if "variant" not in trained:
         return
@@ -92,7 +145,7 @@ def check_trained_on(model: Any, env: Any, what: str) -> None:
     if not isinstance(theirs, dict):
         options = trained.get("env_options", {})
         try:  # older models: the options given, read with today's defaults
-            made = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.game.config
+            made = variant_env(variant, options).unwrapped.game.config
         except (TypeError, ValueError) as err:  # an option renamed or removed since the model was trained
             warnings.warn(
                 f"{what} was trained on {variant} with options {options!r}, which this env does not take ({err}): "

@@ -10,6 +10,7 @@ from typing import Any
 
 from agents.base import Agent, env_name
 from agents.heuristics import HEURISTICS, STYLES, heuristic_style, heuristic_styles, style_id  # noqa: F401 - public here
+from agents.policy import SHAPE_MISMATCH  # noqa: F401 - public here (experiments.evaluate reads it)
 from agents.random_agent import RandomAgent
 from rummy_env.games.options import check_seed
 
@@ -32,9 +33,6 @@ def agent_names(variant: str) -> list[str]:
 
 
 POLICY_PREFIX = "policy:"
-#: the words of the error for a model built for other observations (another variant or number
-#: of players); ``experiments.evaluate`` leaves such panel members out instead of failing
-SHAPE_MISMATCH = "was trained on observations of shape"
 RLLIB_PREFIX = "rllib:"
 
 
@@ -215,25 +213,10 @@ def make_agent(name: str, env: Any, seed: int | None = None) -> Agent:
     if is_search_spec(name):
         return make_search_agent(name, env, seed)
     if name.startswith(POLICY_PREFIX):
-        from agents.policy import PolicyAgent, check_trained_on  # loading needs the train extra
+        from agents.policy import PolicyAgent, check_fits, check_trained_on  # loading needs the train extra
 
         agent = PolicyAgent(name[len(POLICY_PREFIX) :], seed=seed)
-        expected = env.unwrapped.layout.size
-        if agent.model.observation_space.shape != (expected,):
-            trained = getattr(getattr(agent.model, "net", None), "extra", {})
-            where = f" ({trained['variant']}, options {trained.get('env_options', {})})" if "variant" in trained else ""
-            raise ValueError(
-                f"policy {name!r} {SHAPE_MISMATCH} {agent.model.observation_space.shape}{where}, "
-                f"this env's are ({expected},) "
-                f"({env.metadata.get('name')}, {len(env.possible_agents)} players): a model plays the "
-                "variant and number of players it was trained on"
-            )
-        actions = env.action_space(env.possible_agents[0]).n
-        if getattr(agent.model.action_space, "n", actions) != actions:
-            raise ValueError(
-                f"policy {name!r} has {agent.model.action_space.n} actions, this env {actions} "
-                f"({env.metadata.get('name')}): a model plays the variant it was trained on"
-            )
+        check_fits(agent.model, env, f"policy {name!r}")
         check_trained_on(agent.model, env, f"policy {name!r}")
         return agent
     if name.startswith(RLLIB_PREFIX):

@@ -277,12 +277,11 @@ class TorchPolicy:
         self.action_space = gymnasium.spaces.Discrete(net.num_actions)
         self.featurize = lambda x: x
         if net.features != "none":
-            import importlib
-
+            from agents.policy import variant_env
             from agents.policy_features import Featurizer
 
             variant, options = net.extra["variant"], net.extra.get("env_options", {})
-            layout = importlib.import_module(f"rummy_env.{variant}").env(**options).unwrapped.layout
+            layout = variant_env(variant, options).unwrapped.layout
             self.featurize = Featurizer(net.features, variant, layout)
 
     def probabilities(self, obs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:

@@ -387,8 +387,9 @@ def evaluate(
             on_result=lambda chunk, part: bar.update(deals_played(chunk, part)),  # a cut chunk: its deals
             in_process_stop=True,
         )
-    # the games back in the panel's order, then deal and rotation (games.csv's order)
-    member = {" vs ".join(c.lineup): i for i, c in reversed(list(enumerate(chunks)))}
+    # the games back in the panel's order (each lineup's rank at its first chunk), then deal and
+    # rotation (games.csv's order)
+    member = {k: i for i, k in enumerate(dict.fromkeys(" vs ".join(c.lineup) for c in chunks))}
     records = sorted(
         (r for part in parts for r in part),
         key=lambda r: (member[r["lineup"]], r["deal"], r["rotation"]),

@@ -87,7 +87,7 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         ``{"share": {deal: mean win share}, "margin": {deal: mean points margin a hand} or
         None (no ``opponent_points_per_hand`` column, or no ``evaluation.json`` to tell
         points from penalties), "seeds": {(opponent, deal, rotation): the game's seed},
-        "deal_seeds": {deal: its reset seed, the cards it dealt}, "settings": :func:`settings`}``.
+        "settings": :func:`settings`}``.
 
     Raises:
         ValueError: no ``games.csv``, one without the columns of :data:`COLUMNS`, a line
@@ -134,7 +134,6 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
         "share": {d: fmean(v) for d, v in shares.items()},
         "margin": {d: fmean(v) for d, v in margins.items()} if with_margin else None,
         "seeds": seeds,
-        "deal_seeds": {deal: seed for (_, deal, _), seed in seeds.items()},
         "settings": found,
     }
 
@@ -190,10 +189,12 @@ def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict
         margin = None
         if da["margin"] is not None and db["margin"] is not None:
             margin = [da["margin"][d] - db["margin"][d] for d in deals]
-        # a deal another pair also played (the same seed: the same cards) is one sample, not two
+        # a deal another pair also played (the same seed: the same cards) is one sample, not two;
+        # every game of a deal has the deal's reset seed
+        deal_seeds = {deal: seed for (_, deal, _), seed in da["seeds"].items()}
         for i, d in enumerate(deals):
-            pooled_share[da["deal_seeds"][d]].append(share[i])
-            pooled_margin[da["deal_seeds"][d]].append(None if margin is None else margin[i])
+            pooled_share[deal_seeds[d]].append(share[i])
+            pooled_margin[deal_seeds[d]].append(None if margin is None else margin[i])
         found = da["settings"] or db["settings"]
         unit = "a round" if found is not None and found["variant"] in POINTS_LABELS else "a hand"
         rows.append(_row(f"{a} - {b}", share, margin, unit))

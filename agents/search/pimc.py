@@ -142,15 +142,10 @@ class PIMCAgent(SearchAgent):
         if guide is not None:
             if prior <= 0:
                 raise ValueError(f"guide={guide}: the policy's choice gets the prior bonus; give prior > 0")
-            from agents.policy import PolicyAgent, check_trained_on
+            from agents.policy import PolicyAgent, check_fits, check_trained_on
 
             self.guide = PolicyAgent(guide)
-            expected = (env.unwrapped.layout.size,)
-            if self.guide.model.observation_space.shape != expected:
-                raise ValueError(
-                    f"guide={guide} was trained on observations of shape "
-                    f"{self.guide.model.observation_space.shape}, this env's are {expected}"
-                )
+            check_fits(self.guide.model, env, f"guide={guide}")
             check_trained_on(self.guide.model, env, f"guide={guide}")
         self.compiled = None
         if fast:

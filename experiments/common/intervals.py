@@ -11,7 +11,7 @@ import numbers
 import statistics
 from collections.abc import Sequence
 
-import numpy as np
+from rummy_env.games.options import check_int
 
 #: The normal distribution's 97.5% quantile (two-sided 95%), as Wilson's intervals have
 #: always used it (to six decimals: the committed figures keep their digits).
@@ -34,12 +34,12 @@ def wilson_interval(p: float, n: int, z: float = Z_95) -> tuple[float, float]:
         ValueError: ``n`` not an int of at least 0, or ``p`` not a number in 0..1 (a sum of
             shared wins rounded a hair past 1, within 1e-9, is taken as 1).
     """
-    # NumPy's scalars are numbers too (a count summed with numpy is an np.int64)
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"the number of trials must be an int of at least 0, got {n!r}")
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real) or not -1e-9 <= p <= 1 + 1e-9:
+    # NumPy's scalars are numbers too (a count summed with numpy is an np.int64, a rate an
+    # np.float32); np.bool_ is no numbers.Real, so only Python's bool needs refusing here
+    n = check_int("n", n, 0, kind="")
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not -1e-9 <= p <= 1 + 1e-9:
         raise ValueError(f"a proportion must be a number in 0..1, got {p!r}")
-    n, p = int(n), min(1.0, max(0.0, float(p)))
+    p = min(1.0, max(0.0, float(p)))
     if n == 0:
         return (0.0, 1.0)
     denom = 1 + z * z / n

@@ -133,7 +133,7 @@ class FrozenAgent:
 
     Raises:
         ValueError: an agent the batched engine cannot drive (a search agent, an import path),
-            or a policy of another variant or observation size.
+            or a policy of another variant, observation size or number of actions.
     """
 
     def __init__(self, name: str, env: Any, rng: np.random.Generator, seed: int, device: str = "cpu"):
@@ -147,19 +147,14 @@ class FrozenAgent:
         if name == "random":
             return
         if name.startswith("policy:"):
-            from agents.policy import check_trained_on
+            from agents.policy import check_fits, check_trained_on
             from agents.policy_features import Featurizer
             from agents.torch_policy import load_model
 
             self.net = load_model(name[len("policy:") :]).to(device)
-            variant = env.unwrapped.metadata["name"]
-            if self.net.extra.get("variant") != variant or self.net.obs_size != env.unwrapped.layout.size:
-                raise ValueError(
-                    f"{name}: a policy of {self.net.extra.get('variant')} with observations of size "
-                    f"{self.net.obs_size}, the run plays {variant} ({env.unwrapped.layout.size})"
-                )
-            check_trained_on(self.net, env, name)  # other rules of a hand warn, as in every job
-            self.featurize = Featurizer(self.net.features, variant, env.unwrapped.layout)
+            check_fits(self.net, env, name)
+            check_trained_on(self.net, env, name)  # another variant is refused, other rules of a hand warn
+            self.featurize = Featurizer(self.net.features, env.unwrapped.metadata["name"], env.unwrapped.layout)
             return
         if self.style is None:
             # a name no job knows gets the registry's "unknown agent" error, not this one

@@ -214,20 +214,28 @@ def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
+def _require_media(media: str, expected: str, send: str, page: str) -> None:
+    """Refuse (415) a body sent as ``media`` (:func:`_media_type`) instead of ``expected``: a
+    page of another site can post text/plain, a form or no type with no CORS preflight.
+
+    Raises:
+        ApiError: 415 ``"{send} Content-Type: {expected} (as the {page}), got {media}"``.
+    """
+    if media != expected:
+        raise ApiError(415, f"{send} Content-Type: {expected} (as the {page}), got {shown(media) if media else 'none'}")
+
+
 async def _json(request: Request, json_type: bool = False) -> dict:
     """The request's JSON object (413 past :data:`MAX_JSON_BYTES`, 400 not a JSON object);
     with ``json_type``, a body sent as anything but ``Content-Type: application/json`` is
     refused (415)."""
     data = await _body(request, MAX_JSON_BYTES, "request body")
-    media = _media_type(request)
-    if json_type and data and media != "application/json":
+    if json_type and data:
         # another website's page may send a form or text/plain here with no CORS preflight
         # (the game routes need the X-Game-Token header, which forces one): it would start
         # games in the user's browser's name, pushing the user's own game out of the store
-        raise ApiError(
-            415,
-            f"a new game's request body must be sent as Content-Type: application/json (as the Play page "
-            f"sends it), got {shown(media) if media else 'none'}",
+        _require_media(
+            _media_type(request), "application/json", "a new game's request body must be sent as", "Play page sends it"
         )
     try:
         body = json.loads(data or b"{}")
@@ -348,14 +356,10 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
         media = _media_type(request)
         if media == "multipart/form-data":
             raise ApiError(415, "send the record file itself as the request body (as the page does), not a form")
-        if media != "application/octet-stream":
-            # as for new games: a page of another site can post text/plain, or no type, with
-            # no CORS preflight, and its uploads would push the user's replays out of memory
-            raise ApiError(
-                415,
-                "send the record file as the request body with Content-Type: application/octet-stream (as the "
-                f"Replays page does), got {shown(media) if media else 'none'}",
-            )
+        # as for new games: a page of another site's uploads would push the user's replays out of memory
+        _require_media(
+            media, "application/octet-stream", "send the record file as the request body with", "Replays page does"
+        )
         data = await _body(request, config.max_upload)
         # no file name travels: the page shows the one it chose, the server names it by its id
         rep = await run_in_threadpool(replays.upload, data)

@@ -41,6 +41,12 @@ MAX_IDLE_SECONDS = 2 * 3600
 MAX_GONE = 1024
 
 
+def _record_error(reason: str | None) -> str | None:
+    """What a game's view and a dropped game's fate say of a record that could not be saved
+    for ``reason`` (None: nothing failed)."""
+    return None if reason is None else f"its record could not be saved ({reason})"
+
+
 class GameSession:
     """One game: the human in ``seat``, agents in the other seats.
 
@@ -142,7 +148,7 @@ class GameSession:
             "hand_result": hand_result(self.raw),
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
             "record": self.record_name,
-            "record_error": None if self.save_error is None else f"its record could not be saved ({self.save_error})",
+            "record_error": _record_error(self.save_error),
         }
 
     # ---------------------------------------------------------- changes
@@ -369,11 +375,11 @@ class GameStore:
             try:
                 ended = not session.abandon()  # it may have ended since it was dropped
             except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
-                ended, failed = False, type(err).__name__  # a save error is caught in _save
-            failed = failed or session.save_error
+                ended, failed = False, type(err).__name__  # an OSError of the save is caught in _finish
+            unsaved = _record_error(failed or session.save_error)
             name = session.record_name
-            if failed is not None:
-                saved = f"its record could not be saved ({failed})"
+            if unsaved is not None:
+                saved = unsaved
             elif name is None:
                 saved = "it was not saved (the server runs with --no-save)"
             elif ended:

@@ -34,20 +34,24 @@ MAX_LIMIT = 10**9
 MAX_BONUS = 10**6
 
 
-def check_int(name: str, value: Any, low: int, high: int | None = None, kind: str = "option ") -> int:
+def check_int(
+    name: str, value: Any, low: int, high: int | None = None, kind: str = "option ", allowed: str | None = None
+) -> int:
     """``value`` as a Python int in ``low..high`` (``high=None``: no upper bound).
 
     Ints and NumPy integers are accepted; bools, floats and strings are refused.  ``kind``
-    starts the message (``"option "``: an ``env()`` option; ``""`` for other arguments).
+    starts the message (``"option "``: an ``env()`` option; ``""`` for other arguments);
+    ``allowed`` ends it in place of ``"{name} must be an int from {low} to {high}"``.
 
     Raises:
         ValueError: not an integer, or out of range.
     """
+    allowed = allowed or f"{name} must be an int{_range(low, high)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{kind}{name}={value!r} is not an integer: {name} must be an int{_range(low, high)}")
+        raise ValueError(f"{kind}{name}={value!r} is not an integer: {allowed}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{kind}{name}={value!r} is out of range: {name} must be an int{_range(low, high)}")
+        raise ValueError(f"{kind}{name}={value!r} is out of range: {allowed}")
     return value
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.games.options import check_int
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15  #: splitmix64 increment
@@ -102,9 +103,6 @@ def check_game_seeds(seed: Any, num_envs: int) -> np.ndarray:
         raise ValueError(f"seed: an array of shape {seed.shape}; a seed is an int, or {allowed}")
     if len(seed) != num_envs:
         raise ValueError(f"seed: a list of {len(seed)} seeds for {num_envs} games; a seed is an int, or {allowed}")
-    for i, s in enumerate(seed):
-        if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))):
-            raise ValueError(f"seed[{i}]={s!r} is not an integer: a seed is an int, or {allowed}")
-        if s is not None and not 0 <= s <= MAX_SEED:
-            raise ValueError(f"seed[{i}]={s!r} is out of range: a seed is an int, or {allowed}")
-    return np.array([None if s is None else int(s) for s in seed], dtype=object)
+    allowed = f"a seed is an int, or {allowed}"
+    seeds = [None if s is None else check_int(f"seed[{i}]", s, 0, MAX_SEED, "", allowed) for i, s in enumerate(seed)]
+    return np.array(seeds, dtype=object)

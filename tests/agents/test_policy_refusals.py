@@ -182,3 +182,36 @@ def test_a_model_recording_every_rule_is_compared_on_them_not_on_todays_defaults
         f"policy 'policy:{path}' was trained on gin_rummy_v0 with wall=2 (rules this env no longer has): it plays, "
         "but under rules it did not learn"
     ]
+
+
+def test_a_self_play_opponent_and_a_pimc_guide_that_do_not_fit_the_env_are_refused(tmp_path):
+    """experiments.selfplay's frozen policy and a pimc guide get make_agent's check of the
+    observation shape and the number of actions (agents.policy.check_fits), and its
+    refusal of another variant (check_trained_on)."""
+    from experiments.selfplay.opponents import FrozenAgent
+    from rummy_env import rummy_v0
+
+    def frozen(path, env):
+        return FrozenAgent(f"policy:{path}", env, np.random.default_rng(0), seed=0)
+
+    shape = (
+        " was trained on observations of shape (485,) (gin_rummy_v0, options {}), this env's are (324,) "
+        "(rummy_v0, 2 players): a model plays the variant and number of players it was trained on"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(f'policy:{GIN_MODEL}{shape}')}$"):
+        frozen(GIN_MODEL, rummy_v0.env())
+    with pytest.raises(ValueError, match=f"^{re.escape(f'guide={GIN_MODEL}{shape}')}$"):
+        make_agent(f"pimc:guide={GIN_MODEL},prior=0.1", rummy_v0.env())
+    few = tmp_path / "few.pt"
+    save_model(few, ActorCritic(485, 10, (8,)), variant="gin_rummy_v0")
+    actions = " has 10 actions, this env 108 (gin_rummy_v0): a model plays the variant it was trained on"
+    with pytest.raises(ValueError, match=f"^{re.escape(f'policy:{few}{actions}')}$"):
+        frozen(few, gin_rummy_v0.env())
+    with pytest.raises(ValueError, match=f"^{re.escape(f'guide={few}{actions}')}$"):
+        make_agent(f"pimc:guide={few},prior=0.1", gin_rummy_v0.env())
+    relabelled = tmp_path / "rummy.pt"  # Gin's sizes, recorded as Rummy's
+    save_model(relabelled, ActorCritic(485, 108, (8,)), variant="rummy_v0", env_options={})
+    with pytest.raises(
+        ValueError, match=f"^{re.escape(f'policy:{relabelled} is a policy of rummy_v0, this env is gin_rummy_v0')}$"
+    ):
+        frozen(relabelled, gin_rummy_v0.env())

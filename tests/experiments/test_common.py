@@ -42,9 +42,9 @@ def test_wilson_interval_at_the_edges():
 @pytest.mark.parametrize(
     ("p", "n", "message"),
     [
-        (0.5, -1, "the number of trials must be an int of at least 0, got -1"),
-        (0.5, 2.0, "the number of trials must be an int of at least 0, got 2.0"),
-        (0.5, True, "the number of trials must be an int of at least 0, got True"),
+        (0.5, -1, "n=-1 is out of range: n must be an int >= 0"),
+        (0.5, 2.0, "n=2.0 is not an integer: n must be an int >= 0"),
+        (0.5, True, "n=True is not an integer: n must be an int >= 0"),
         (1.5, 10, "a proportion must be a number in 0..1, got 1.5"),
         (-0.1, 10, "a proportion must be a number in 0..1, got -0.1"),
         (float("nan"), 10, "a proportion must be a number in 0..1, got nan"),
@@ -61,8 +61,10 @@ def test_wilson_interval_takes_numpy_scalars():
     import numpy as np
 
     assert wilson_interval(np.float32(0.5), np.int64(100)) == wilson_interval(0.5, 100)
-    with pytest.raises(ValueError, match=r"^the number of trials must be an int of at least 0, got np.True_$"):
+    with pytest.raises(ValueError, match=r"^n=np.True_ is not an integer: n must be an int >= 0$"):
         wilson_interval(0.5, np.bool_(True))
+    with pytest.raises(ValueError, match=r"^a proportion must be a number in 0\.\.1, got np\.True_$"):
+        wilson_interval(np.bool_(True), 10)
 
 
 @pytest.mark.parametrize(

@@ -205,7 +205,13 @@ def test_the_view_imports_on_gymnasium_1_0_which_has_no_autoreset_mode(monkeypat
     envs = old.SeatVectorEnv("gin_rummy", 2)
     assert old.AutoresetMode is None and envs.metadata == {}
     obs, infos = envs.reset(seed=0)
-    assert obs.shape == (2, 485) and infos["action_mask"].any(axis=1).all()
+    # the legal moves of seed 0's deals: draw stock or upcard (104, 105) in game 0, upcard or
+    # pass (105, 106) in game 1; and all of it as on the installed gymnasium
+    assert obs.shape == (2, 485) and [np.flatnonzero(m).tolist() for m in infos["action_mask"]] == [
+        [104, 105],
+        [105, 106],
+    ]
+    assert data_equivalence((obs, infos), SeatVectorEnv("gin_rummy", 2).reset(seed=0), exact=True)
 
 
 def test_a_list_of_seeds_seeds_each_game_as_the_same_int_seeds_it_and_none_continues_it():
@@ -244,6 +250,8 @@ def test_a_bad_list_of_seeds_is_refused_and_deals_nothing():
         ([1, 2, True], "seed[2]=True is not an integer: "),
         ((-1, 0, 0), "seed[0]=-1 is out of range: "),
         ([0, 2**64, None], f"seed[1]={2**64} is out of range: "),
+        (np.array([0, 5, -2]), "seed[2]=-2 is out of range: "),  # a NumPy integer, named as the int it is
+        (np.array([0, 5, 1.5], dtype=object), "seed[2]=1.5 is not an integer: "),
         (np.zeros((3, 1), np.int64), "seed: an array of shape (3, 1); "),
     ]:
         with pytest.raises(ValueError) as err:
