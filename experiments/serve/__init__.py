@@ -73,7 +73,9 @@ Pages
   heat-map cell links to the tournament's recorded games of that agent or pair (only
   those in its record folder: not web games nor other jobs' games), or says "none
   recorded".  An evaluation shows its row per opponent of the panel (it records no games:
-  no replay links).
+  no replay links).  The listings read a record's game line and a run's title once, and
+  again only when the file changes (its modification time, size, inode or ctime:
+  :mod:`~experiments.serve.filecache`).
 
 API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
@@ -149,6 +151,7 @@ Modules: :mod:`~experiments.serve.app` (the app and routes), :mod:`~experiments.
 (game sessions), :mod:`~experiments.serve.store` (their store), :mod:`~experiments.serve.hosts` (the allowed
 ``Host`` names), :mod:`~experiments.serve.table` (a seat's view),
 :mod:`~experiments.serve.replays` (records), :mod:`~experiments.serve.results` (results),
+:mod:`~experiments.serve.filecache` (what is read from files, kept until they change),
 :mod:`~experiments.serve.safety` (the checks), :mod:`~experiments.serve.testing` (the
 server in a thread and headless Chromium, for the tests and screenshots).  The browser
 tests (``tests/web/test_browser.py``) use Debian's ``chromium`` through Playwright's

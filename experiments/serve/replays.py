@@ -25,6 +25,7 @@ from typing import Any
 
 from experiments.common.record_schema import lone_surrogate
 from experiments.common.records import message_text, read_record, replay
+from experiments.serve.filecache import FileCache
 from experiments.serve.safety import (
     MAX_RECORD_LINES,
     RECORD_SUFFIX,
@@ -49,9 +50,19 @@ MAX_LISTED = 2000
 MAX_REPLAYS = 16
 
 
+#: the game lines read, by file: the Replays and Results pages list every record at each request
+GAME_LINES = FileCache(4 * MAX_LISTED)
+
+
 def _game_line(path: Path) -> dict | None:
     """The first line of a record file (its game line), or None if it is not a record
-    (nor one a page can show: a string in it that is no Unicode text)."""
+    (nor one a page can show: a string in it that is no Unicode text); read again only
+    when the file has changed (:data:`GAME_LINES`).  The dict is shared: not to be changed."""
+    return GAME_LINES.get(path, _read_game_line)
+
+
+def _read_game_line(path: Path) -> dict | None:
+    """:func:`_game_line`, read from the file."""
     try:
         with open(path, "rb") as f:
             first = json.loads(f.readline(65536))

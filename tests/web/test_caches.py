@@ -4,6 +4,9 @@ file changed."""
 
 import gc
 import tracemalloc
+from pathlib import Path
+
+import pytest
 
 from agents import make_agent
 from experiments.common import load_variant
@@ -45,3 +48,83 @@ def test_a_replay_keeps_its_moves_not_the_records_parsed_lines(tmp_path):
     assert [rep.move(i) for i in (0, 1, len(actions) - 1)] == [
         {k: actions[i][k] for k in ("agent", "action", "text")} for i in (0, 1, len(actions) - 1)
     ]
+
+
+def test_the_results_page_reads_a_record_again_only_when_it_changed(make_app, served_folders, tmp_path, monkeypatch):
+    # each request for a tournament read the game line of every record under --records again
+    import os
+    import shutil
+
+    from starlette.testclient import TestClient
+
+    from experiments.serve import replays, results
+    from tests.web.conftest import GIN_RECORD, write_gin_record
+
+    records, runs = tmp_path / "records", tmp_path / "results"
+    shutil.copytree(served_folders[0], records)
+    shutil.copytree(served_folders[1], runs)
+    every = sorted(p.relative_to(records).as_posix() for p in records.rglob("*.jsonl"))
+    assert len(every) == 3 and GIN_RECORD in every
+    reads, run_reads = [], []  # the record files opened, the run files read
+
+    def counted_open(path, *args, **kwargs):
+        reads.append(Path(path).relative_to(records).as_posix())
+        return open(path, *args, **kwargs)
+
+    real_read_text = Path.read_text
+
+    def counted_read_text(self, *args, **kwargs):
+        if self.name in results.RUN_FILES:
+            run_reads.append(self.relative_to(runs).as_posix())
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(replays, "open", counted_open, raising=False)  # the game lines are read with open()
+    monkeypatch.setattr(Path, "read_text", counted_read_text)
+    run = {"name": "tour/summary.json"}
+    with TestClient(make_app(records=records, results=runs, save_games=False)) as c:
+        listed = c.get("/api/results").json()
+        assert [r["name"] for r in listed["runs"]] == ["tour/summary.json"]
+        assert run_reads == ["tour/summary.json"]
+        first = c.get("/api/results/run", params=run)
+        assert first.status_code == 200 and first.json()["games"]
+        assert sorted(reads) == every
+        reads.clear()
+        run_reads.clear()
+        for _ in range(3):
+            assert c.get("/api/results").json() == listed
+        assert run_reads == []
+        for _ in range(3):
+            assert c.get("/api/results/run", params=run).json() == first.json()
+            assert len(c.get("/api/records").json()["records"]) == 3
+        assert reads == []
+        assert run_reads == ["tour/summary.json"] * 3  # the run asked for is read: only the listing is kept
+        # a record replaced by another of the same size and time, and a new one: those two are read
+        path = records / GIN_RECORD
+        st = path.stat()
+        copy = path.with_suffix(".tmp")
+        copy.write_bytes(path.read_bytes())
+        os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
+        copy.replace(path)
+        write_gin_record(records / "games" / "more.jsonl", seed=4)
+        assert c.get("/api/results/run", params=run).json() == first.json()
+        assert sorted(reads) == [GIN_RECORD, "games/more.jsonl"]
+        assert len(c.get("/api/records").json()["records"]) == 4 and len(reads) == 2
+
+
+def test_the_file_cache_keeps_at_most_its_bound(tmp_path):
+    from experiments.serve.filecache import FileCache
+
+    cache, reads = FileCache(2), []
+    paths = [tmp_path / n for n in "abc"]
+    for p in paths:
+        p.write_text(p.name)
+
+    def read(p):
+        reads.append(p.name)
+        return p.read_text().upper()
+
+    assert [cache.get(p, read) for p in [*paths, paths[2], paths[0]]] == ["A", "B", "C", "C", "A"]
+    assert (reads, len(cache)) == (["a", "b", "c", "a"], 2)  # a was dropped for c, the least recently used
+    with pytest.raises(ValueError) as err:
+        FileCache(0)
+    assert str(err.value) == "max_files must be an int >= 1, got 0"
