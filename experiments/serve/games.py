@@ -103,7 +103,7 @@ class GameSession:
         self.touched = time.monotonic()
         #: (agent, since) while an opponent chooses its move outside the lock (:meth:`advance`)
         self.thinking: tuple[str, float] | None = None
-        self._version = 0  # counts the changes: the last view is shown again while nothing changed
+        self._version = 0  # counts the changes: while an agent thinks, the view drawn since the last one is shown
         self._shown: tuple[int, dict] | None = None
 
     # ------------------------------------------------------------ state
@@ -128,16 +128,14 @@ class GameSession:
 
         ``thinking`` is None, or ``{"agent", "label", "seconds"}`` while an opponent is
         choosing its move (:meth:`advance`): the rest is the game as it was before that move."""
-        if self._shown is None or self._shown[0] != self._version:
-            # drawn once per change: while an agent thinks, a view is the one drawn before (the
-            # env is not drawn again at the same time as the agent reads it)
+        if self.thinking is None:
             self._shown = (self._version, self._view())
-        thinking = None
-        if self.thinking is not None and self.status == "playing":  # a quit game's agent thinks on, unheeded
-            agent, since = self.thinking
-            seconds = round(time.monotonic() - since, 1)
-            thinking = {"agent": agent, "label": self.labels[agent], "seconds": seconds}
-        return {**self._shown[1], "thinking": thinking}
+            return {**self._shown[1], "thinking": None}
+        # while the agent thinks, the view drawn before (advance makes sure of one): the env
+        # is not drawn at the same time as the agent reads it
+        agent, since = self.thinking
+        seconds = round(time.monotonic() - since, 1)
+        return {**self._shown[1], "thinking": {"agent": agent, "label": self.labels[agent], "seconds": seconds}}
 
     def _view(self) -> dict:
         to_act = self.to_act()
@@ -187,6 +185,7 @@ class GameSession:
     def _finish(self, status: str) -> None:
         self.status = "over" if status == "complete" else status
         self._version += 1
+        self.thinking = None  # a quit game's agent may think on: its move will not be played
         self.recorder.finish(status)
         if self._record_dir is not None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -291,7 +290,8 @@ class GameSession:
             seated = [self.agents.get(p) for p in players]
             seat, obs, info = players.index(agent), self.env.observe(agent), self.raw.infos.get(agent, {})
             names = [self.labels[p] for p in players]
-            self.view()  # drawn now, shown while the agent thinks
+            if self._shown is None or self._shown[0] != self._version:
+                self.view()  # drawn now (most often the last answer's), shown while the agent thinks
             self.thinking = (agent, time.monotonic())
         try:
             action = self._choose(agent, seated, seat, obs, info, names)
