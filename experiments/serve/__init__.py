@@ -34,7 +34,12 @@ Pages
   action: the game is replayed from its seed without it, as ``experiments.play``'s
   ``undo``); the other variants' moves are final, as in the terminal.  The opponents' moves are
   made one at a time (``opponents' moves every ... ms``), each shown in the picture and in
-  the move list.  When a hand ends the panel explains it: the winner and how (Gin's knock,
+  the move list.  While an opponent chooses its move (a search agent may take seconds) the
+  game's view answers at once, as it was before that move, its ``thinking`` naming the seat
+  (the page says "player_0 (pimc) is choosing its move…", and a page reloaded meanwhile waits
+  for that move rather than asking for another); Quit ends the game at once (the move,
+  when it comes, is not played); the game's other requests get a 409 until the move is made.
+  When a hand ends the panel explains it: the winner and how (Gin's knock,
   gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
   other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
   (or quit) game is saved as a record (``experiments.common.records``) to
@@ -68,14 +73,17 @@ Pages
   heat-map cell links to the tournament's recorded games of that agent or pair (only
   those in its record folder: not web games nor other jobs' games), or says "none
   recorded".  An evaluation shows its row per opponent of the panel (it records no games:
-  no replay links).
+  no replay links).  The listings read a record's game line and a run's title once, and
+  again only when the file changes (its modification time, size, inode or ctime:
+  :mod:`~experiments.serve.filecache`).
 
 API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
 ``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
 ``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
-move; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
+move; a 409 while another request's opponent is still choosing, or when the game ended
+while it chose; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
 illegal move itself, the seed and that seat's legal moves, or the failing agent's message
 and traceback, go to the server's stderr only),
 ``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
@@ -135,12 +143,15 @@ Safety rules
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first).
   Agents' moves, hints, replays and pictures are computed in worker threads
-  (``run_in_threadpool``), so the event loop keeps serving other games meanwhile.
+  (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
+  chooses its move without the game's lock, so no request waits on a thinking agent (each
+  one waiting held a worker thread, of the 40 every route shares).
 
 Modules: :mod:`~experiments.serve.app` (the app and routes), :mod:`~experiments.serve.games`
-(game sessions and their store), :mod:`~experiments.serve.hosts` (the allowed
+(game sessions), :mod:`~experiments.serve.store` (their store), :mod:`~experiments.serve.hosts` (the allowed
 ``Host`` names), :mod:`~experiments.serve.table` (a seat's view),
 :mod:`~experiments.serve.replays` (records), :mod:`~experiments.serve.results` (results),
+:mod:`~experiments.serve.filecache` (what is read from files, kept until they change),
 :mod:`~experiments.serve.safety` (the checks), :mod:`~experiments.serve.testing` (the
 server in a thread and headless Chromium, for the tests and screenshots).  The browser
 tests (``tests/web/test_browser.py``) use Debian's ``chromium`` through Playwright's

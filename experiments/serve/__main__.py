@@ -96,7 +96,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     for flag, value in (("--max-games", args.max_games), ("--max-upload-kb", args.max_upload_kb)):
         if value < 1:
             p.error(f"{flag} must be >= 1, got {value}")
-    from experiments.serve.games import check_max_idle
+    from experiments.serve.store import check_max_idle
 
     try:
         check_max_idle(args.max_idle, "--max-idle")

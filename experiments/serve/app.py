@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import rummy_env
 from experiments.serve import results as results_data
-from experiments.serve.games import MAX_GAMES, MAX_IDLE_SECONDS, GameSession, GameStore
+from experiments.serve.games import GameSession
 from experiments.serve.hosts import LOOPBACK_HOSTS, check_allowed_hosts, host_name, middleware_hosts
 from experiments.serve.replays import ReplayStore, list_records, record_index
 from experiments.serve.safety import (
@@ -48,6 +48,7 @@ from experiments.serve.safety import (
     option_fields,
     shown,
 )
+from experiments.serve.store import MAX_GAMES, MAX_IDLE_SECONDS, GameStore
 from rummy_env.games.rummy.config import RESHUFFLES
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -319,13 +320,13 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
 
             def work() -> dict:
                 session = games.get(game_id, token)  # in the thread: it may save games it drops
+                if action == "advance":
+                    session.advance()  # takes the lock itself, let go while the agent thinks
                 with session.lock:
                     if action == "move":
                         if "action" not in body:
                             raise ApiError(400, "a move needs 'action': an action id or the move's text")
                         session.move(body["action"])
-                    elif action == "advance":
-                        session.advance()
                     elif action == "hint":
                         return session.hint()
                     elif action == "quit":

@@ -1,4 +1,5 @@
-"""Games in play: one :class:`GameSession` per game id, kept by a bounded :class:`GameStore`.
+"""Games in play: one :class:`GameSession` per game id, kept by the bounded
+:class:`~experiments.serve.store.GameStore`.
 
 A session owns its env, its opponents (agents built by ``agents.make_agent`` from names
 the server allowed), a hint agent (the variant's heuristic) and a
@@ -8,6 +9,14 @@ can show each of their moves.  Every method that changes a session holds its loc
 the app calls them in a worker thread (``run_in_threadpool``), so an agent thinking never
 blocks the event loop and two requests for one game never interleave.
 
+An agent may think for seconds (a search agent such as ``pimc``): :meth:`GameSession.advance`
+lets go of the lock while it does (the game is then ``thinking``, and nothing changes it
+but a quit), so the game's view answers at once (its ``thinking`` names the seat and for
+how long), a quit ends the game at once (the move, when it comes, is not played), and the
+other requests for the game are refused (409) rather than left waiting on the lock: a
+request waiting there held one of the server's worker threads, and a few dozen of them
+(the page reloaded, retried) left none for the other games.
+
 A refused move (the game is over, another seat is to act, the action is not legal, the
 token is not the game's) raises :class:`~experiments.serve.safety.ApiError` before the env
 is touched: the game is as it was.
@@ -15,13 +24,11 @@ is touched: the game is as it was.
 
 from __future__ import annotations
 
-import math
 import secrets
 import sys
 import threading
 import time
 import traceback
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +41,8 @@ from experiments.play import can_undo, undo_last
 from experiments.serve.safety import ApiError
 from experiments.serve.table import RUMMIKUB, RUMMIKUB_COMMIT, event_text, hand_result, move_entries, seat_picture
 
-#: games kept at once, and how long an untouched game is kept (seconds)
-MAX_GAMES = 64
-MAX_IDLE_SECONDS = 2 * 3600
-#: dropped games whose fate a 404 still tells
-MAX_GONE = 1024
 
-
-def _record_error(reason: str | None) -> str | None:
+def record_error(reason: str | None) -> str | None:
     """What a game's view and a dropped game's fate say of a record that could not be saved
     for ``reason`` (None: nothing failed)."""
     return None if reason is None else f"its record could not be saved ({reason})"
@@ -106,6 +107,10 @@ class GameSession:
         self._record_dir = record_dir
         self.lock = threading.Lock()
         self.touched = time.monotonic()
+        #: (agent, since) while an opponent chooses its move outside the lock (:meth:`advance`)
+        self.thinking: tuple[str, float] | None = None
+        self._version = 0  # counts the changes: while an agent thinks, the view drawn since the last one is shown
+        self._shown: tuple[int, dict] | None = None
 
     # ------------------------------------------------------------ state
     def to_act(self) -> str | None:
@@ -125,7 +130,20 @@ class GameSession:
             raise ApiError(403, f"game {self.id} is not yours: the request lacks the game's token")
 
     def view(self) -> dict:
-        """The human seat's view: what the page shows (no hidden card of another seat)."""
+        """The human seat's view: what the page shows (no hidden card of another seat).
+
+        ``thinking`` is None, or ``{"agent", "label", "seconds"}`` while an opponent is
+        choosing its move (:meth:`advance`): the rest is the game as it was before that move."""
+        if self.thinking is None:
+            self._shown = (self._version, self._view())
+            return {**self._shown[1], "thinking": None}
+        # while the agent thinks, the view drawn before (advance makes sure of one): the env
+        # is not drawn at the same time as the agent reads it
+        agent, since = self.thinking
+        seconds = round(time.monotonic() - since, 1)
+        return {**self._shown[1], "thinking": {"agent": agent, "label": self.labels[agent], "seconds": seconds}}
+
+    def _view(self) -> dict:
         to_act = self.to_act()
         yours = to_act == self.seat
         svg, hand = seat_picture(self.raw, self.seat, clickable=yours)
@@ -144,11 +162,11 @@ class GameSession:
             "hand": hand,
             "moves": move_entries(self.raw, self.seat, hand) if yours else [],
             "can_undo": yours and can_undo(self.raw),
-            "events": self.events,
+            "events": list(self.events),  # a copy: the view is kept, the events go on
             "hand_result": hand_result(self.raw),
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
             "record": self.record_name,
-            "record_error": _record_error(self.save_error),
+            "record_error": record_error(self.save_error),
         }
 
     # ---------------------------------------------------------- changes
@@ -166,11 +184,14 @@ class GameSession:
         if raw.game_state.hands_played != hands_before:
             event["hand_over"] = raw.game_state.hands_played
         self.events.append(event)
+        self._version += 1
         if raw.game_state.is_terminal():
             self._finish("complete")
 
     def _finish(self, status: str) -> None:
         self.status = "over" if status == "complete" else status
+        self._version += 1
+        self.thinking = None  # a quit game's agent may think on: its move will not be played
         self.recorder.finish(status)
         if self._record_dir is not None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -190,6 +211,15 @@ class GameSession:
             how = "" if self.status == "over" else f" ({self.status})"
             raise ApiError(409, f"game {self.id} is over{how}: no more moves")
 
+    def _check_not_thinking(self) -> None:
+        if self.thinking is not None:
+            agent = self.thinking[0]
+            raise ApiError(
+                409,
+                f"{agent} ({self.labels[agent]}) is still choosing its move: ask again once it has moved "
+                "(the game's view says so while it thinks: its 'thinking' is null once it has moved)",
+            )
+
     def move(self, action: Any) -> None:
         """The human plays ``action`` (an action id or its text).
 
@@ -198,6 +228,7 @@ class GameSession:
                 of the variant; 422 not legal now (the message lists some legal moves).
         """
         self._check_playing()
+        self._check_not_thinking()
         to_act = self.to_act()
         if to_act != self.seat:
             raise ApiError(409, f"not your turn: {to_act} ({self.labels[to_act]}) is to act; ask for its move first")
@@ -228,6 +259,7 @@ class GameSession:
                 the game is over, it is not the human's turn, or no tile was added yet.
         """
         self._check_playing()
+        self._check_not_thinking()
         if self.variant != RUMMIKUB:
             raise ApiError(400, f"undo takes back a tile of a Rummikub play; in {self.variant} every move is final")
         if self.to_act() != self.seat:
@@ -236,26 +268,58 @@ class GameSession:
             raise ApiError(409, "nothing to undo: no tile has been added to your play this turn")
         self.recorder = undo_last(self.env, self.recorder, self.seed)
         self.events.pop()
+        self._version += 1
 
     def advance(self) -> None:
         """The next opponent makes one move.
 
+        Called without the session's lock, which it takes itself: the agent chooses its
+        move with the lock let go (``thinking`` set), so that the game's view and a quit
+        answer at once meanwhile; the move is played under the lock, unless the game was
+        ended (quit, dropped) while the agent thought.
+
         Raises:
-            ApiError: 409 the game is over or it is the human's turn; 500 the agent chose
-                a move that is not legal, or failed to choose one (the game stays as it
-                was; the message names the agent; what an illegal choice was, with the
-                seed and legal moves that tell hidden cards, goes to stderr only).
+            ApiError: 409 the game is over, it is the human's turn, or another request's
+                opponent is still choosing its move (this one makes no second move), or the
+                game ended while the agent thought (its move is not played); 500 the agent
+                chose a move that is not legal, or failed to choose one (the game stays as it
+                was; the message names the agent; what an illegal choice was, with the seed
+                and legal moves that tell hidden cards, goes to stderr only).
         """
-        self._check_playing()
-        agent = self.to_act()
-        if agent == self.seat:
-            raise ApiError(409, "it is your turn: no opponent is to move")
-        players = self.raw.possible_agents
-        seated = [self.agents.get(p) for p in players]
-        seat, obs, info = players.index(agent), self.env.observe(agent), self.raw.infos.get(agent, {})
-        names = [self.labels[p] for p in players]
+        with self.lock:
+            self._check_playing()
+            self._check_not_thinking()
+            agent = self.to_act()
+            if agent == self.seat:
+                raise ApiError(409, "it is your turn: no opponent is to move")
+            players = self.raw.possible_agents
+            seated = [self.agents.get(p) for p in players]
+            seat, obs, info = players.index(agent), self.env.observe(agent), self.raw.infos.get(agent, {})
+            names = [self.labels[p] for p in players]
+            if self._shown is None or self._shown[0] != self._version:
+                self.view()  # drawn now (most often the last answer's), shown while the agent thinks
+            self.thinking = (agent, time.monotonic())
         try:
-            action = agent_action(self.env, seated, seat, obs, info, self.seed, names)
+            action = self._choose(agent, seated, seat, obs, info, names)
+        except BaseException:
+            with self.lock:
+                self.thinking = None
+            raise
+        with self.lock:
+            self.thinking = None
+            if self.status != "playing":
+                how = "it was quit" if self.status == "quit" else f"it is {self.status}"
+                raise ApiError(
+                    409,
+                    f"game {self.id} ended while {agent} ({self.labels[agent]}) was choosing its move ({how}): "
+                    "that move was not played",
+                )
+            self._apply(agent, action)
+
+    def _choose(self, agent: str, seated: list, seat: int, obs: dict, info: dict, names: list[str]) -> int:
+        """The agent's move (``agent_action``), its failures as the ApiError 500 of :meth:`advance`."""
+        try:
+            return agent_action(self.env, seated, seat, obs, info, self.seed, names)
         except AgentActionError as err:
             # the full message names the game's seed (the whole deal) and the agent's legal
             # moves (its cards): the operator's log gets it, the human's browser must not
@@ -279,7 +343,6 @@ class GameSession:
                 f"({type(err).__name__}); the game is as it was (the server's log has the agent's message: not "
                 "shown here, as it may quote that seat's cards)",
             ) from None
-        self._apply(agent, action)
 
     def hint(self) -> dict:
         """The heuristic's move for the human seat: ``{"action", "text"}``.
@@ -288,6 +351,7 @@ class GameSession:
             ApiError: 409 the game is over or it is not the human's turn.
         """
         self._check_playing()
+        self._check_not_thinking()
         if self.to_act() != self.seat:
             raise ApiError(409, "a hint is for your turn: it is not your turn")
         action = int(self.hint_agent.act(self.env.observe(self.seat), self.raw.infos.get(self.seat, {})))
@@ -310,144 +374,3 @@ class GameSession:
                 return False
             self._finish("quit")
             return True
-
-
-def check_max_idle(value: Any, name: str = "max_idle") -> float:
-    """``value`` as the seconds an untouched game is kept.
-
-    Raises:
-        ValueError: not a finite number > 0 (``name`` says which setting: a nan would
-            compare False with every idle time, and no game would ever be dropped).
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
-    return float(value)
-
-
-class GameStore:
-    """The games in memory, by id: at most ``max_games``, each dropped after
-    ``max_idle`` seconds untouched; when full, the game touched least recently (a
-    finished one first) makes room for a new one.
-
-    A game dropped before its end is saved as quit (:meth:`GameSession.abandon`): a
-    closed tab or a forgotten game leaves its record, with the moves played, once the store
-    drops it (expiry is checked at each request), and the games still held when the server
-    stops are saved the same way (:meth:`close`).  A record that cannot be written fails no
-    request.  The
-    ids of the last :data:`MAX_GONE` dropped games are remembered, so that a link to one
-    says what became of it.
-
-    Args:
-        max_games: games kept at once (an int >= 1).
-        max_idle: seconds a game is kept without a request (a finite number > 0).
-
-    Raises:
-        ValueError: ``max_games`` or ``max_idle`` out of those ranges (the message names it).
-    """
-
-    def __init__(self, max_games: int = MAX_GAMES, max_idle: float = MAX_IDLE_SECONDS):
-        if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
-            raise ValueError(f"max_games must be an int >= 1, got {max_games!r}")
-        check_max_idle(max_idle)
-        self.max_games = max_games
-        self.max_idle = max_idle
-        self._games: OrderedDict[str, GameSession] = OrderedDict()
-        self._gone: OrderedDict[str, str] = OrderedDict()  # id -> what became of it
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def _drop(self, game_id: str, why: str, dropped: list) -> None:
-        session = self._games.pop(game_id)
-        dropped.append((session, why))
-
-    def _expire(self, now: float, dropped: list) -> None:
-        for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle]:
-            self._drop(gid, f"after {self.max_idle:g} s without a request", dropped)
-
-    def _settle(self, dropped: list) -> list[str]:
-        """Save the dropped games that were not over, outside the store's lock (a
-        session's lock may be held by a request under way); returns what became of each."""
-        fates = []
-        for session, why in dropped:
-            failed = None
-            try:
-                ended = not session.abandon()  # it may have ended since it was dropped
-            except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
-                ended, failed = False, type(err).__name__  # an OSError of the save is caught in _finish
-            unsaved = _record_error(failed or session.save_error)
-            name = session.record_name
-            if unsaved is not None:
-                saved = unsaved
-            elif name is None:
-                saved = "it was not saved (the server runs with --no-save)"
-            elif ended:
-                saved = f"it had ended; its record is play/{name} on the Replays page"
-            else:
-                saved = f"its moves so far were saved as a quit game, play/{name} on the Replays page"
-            fate = f"game {session.id} was dropped {why}{'' if ended else ', before it ended'}; {saved}"
-            fates.append(fate)
-            with self._lock:
-                self._gone[session.id] = fate
-                while len(self._gone) > MAX_GONE:
-                    self._gone.popitem(last=False)
-        return fates
-
-    def close(self) -> list[str]:
-        """Drop every game: the server calls it once, as it stops.  Those not over are saved
-        as quit games, as an idle game is (a save that fails is said, and the others are
-        still saved).
-
-        Returns:
-            what became of each game that was still being played, one line each.
-        """
-        dropped: list = []
-        with self._lock:
-            playing = {g for g, s in self._games.items() if s.status == "playing"}
-            for gid in list(self._games):
-                self._drop(gid, "when the server stopped", dropped)
-        fates = self._settle(dropped)
-        return [fate for (session, _), fate in zip(dropped, fates, strict=True) if session.id in playing]
-
-    def add(self, session: GameSession) -> None:
-        """Keep ``session``, dropping expired games and, when full, the least recently used."""
-        dropped: list = []
-        with self._lock:
-            now = time.monotonic()
-            self._expire(now, dropped)
-            while len(self._games) >= self.max_games:
-                done = [g for g, s in self._games.items() if s.status != "playing"]
-                gid = done[0] if done else next(iter(self._games))
-                self._drop(gid, f"to make room for a newer game ({self.max_games} kept at once)", dropped)
-            session.touched = now
-            self._games[session.id] = session
-        self._settle(dropped)
-
-    def get(self, game_id: str, token: Any) -> GameSession:
-        """The game ``game_id`` if ``token`` is its token.
-
-        Raises:
-            ApiError: 404 no such game (never made, dropped, or expired: a game dropped
-                lately is named with what became of it); 403 another token.
-        """
-        dropped: list = []
-        with self._lock:
-            now = time.monotonic()
-            self._expire(now, dropped)
-            session = self._games.get(game_id)
-            if session is not None and session.token_matches(token):
-                session.touched = now
-                self._games.move_to_end(game_id)
-        self._settle(dropped)
-        if session is None:
-            with self._lock:
-                gone = self._gone.get(game_id)
-            raise ApiError(
-                404,
-                gone
-                or f"no game {game_id!r}: it was never started here, or it was dropped "
-                f"(idle over {self.max_idle:g} s, or {self.max_games} newer games)",
-            )
-        session.check_token(token)
-        return session

@@ -18,12 +18,14 @@ import json
 import secrets
 import tempfile
 import threading
+from array import array
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from experiments.common.record_schema import lone_surrogate
 from experiments.common.records import message_text, read_record, replay
+from experiments.serve.filecache import FileCache
 from experiments.serve.safety import (
     MAX_RECORD_LINES,
     RECORD_SUFFIX,
@@ -48,9 +50,19 @@ MAX_LISTED = 2000
 MAX_REPLAYS = 16
 
 
+#: the game lines read, by file: the Replays and Results pages list every record at each request
+GAME_LINES = FileCache(4 * MAX_LISTED)
+
+
 def _game_line(path: Path) -> dict | None:
     """The first line of a record file (its game line), or None if it is not a record
-    (nor one a page can show: a string in it that is no Unicode text)."""
+    (nor one a page can show: a string in it that is no Unicode text); read again only
+    when the file has changed (:data:`GAME_LINES`).  The dict is shared: not to be changed."""
+    return GAME_LINES.get(path, _read_game_line)
+
+
+def _read_game_line(path: Path) -> dict | None:
+    """:func:`_game_line`, read from the file."""
     try:
         with open(path, "rb") as f:
             first = json.loads(f.readline(65536))
@@ -122,8 +134,30 @@ def record_index(root: Path) -> dict[str, list[dict]]:
     return out
 
 
+def _page_steps(actions: list[dict], message: str, done: int) -> str:
+    """``message`` with the failing action's step as the page numbers it: the record's
+    ``step`` field counts from 0, the page's slider and move list from 1 (``actions``: the
+    record's action lines; ``done``: the actions replayed before the failure)."""
+    if done >= len(actions):
+        return message  # the end line's checks: no step to name
+    line = actions[done]
+    move = f"{message_text(line['agent'])} {message_text(line['text'])}"  # as replay() shows them
+    where = f"step {line['step']} ({move})"
+    page = (
+        f"step {done + 1} of {len(actions)} ({move}; steps counted from 1 "
+        f"as on the Replay page, the record's 'step' field says {line['step']})"
+    )
+    return message.replace(where, page)
+
+
 class Replay:
     """A checked record, ready to draw any step.
+
+    The record's lines are read once, to check and replay them, and then let go: a replay
+    keeps its game and end lines and, per step, the seat, the action id and the move's text
+    as numbers in arrays (each distinct text once).  The parsed lines of a 1 MB record (some
+    12,000 Gin steps) held 8.6 MB, kept for each of the :data:`MAX_REPLAYS` replays; these
+    arrays hold about 0.1 MB (the state copies, bounded apart, some 3 MB more).
 
     Args:
         lines: the record's lines (``read_record``).
@@ -136,15 +170,15 @@ class Replay:
     def __init__(self, lines: list[dict], name: str):
         check_record_lines(lines, name)
         self.name = name
-        self.lines = lines
         game = lines[0]
+        self.game = game
         self.variant = game["variant"]
         self.players = list(game["players"])
         self.agents = list(game.get("agents") or self.players)
-        self.actions = [x for x in lines if x["type"] == "action"]
+        actions = [x for x in lines if x["type"] == "action"]
         self.end = next((x for x in lines if x["type"] == "end"), None)
         self._checkpoints: list[Any] = []
-        self._every = max(CHECKPOINT_EVERY, -(-len(self.actions) // MAX_CHECKPOINTS))
+        self._every = max(CHECKPOINT_EVERY, -(-len(actions) // MAX_CHECKPOINTS))
         done = [0]
 
         def keep(env: Any, line: dict | None) -> None:
@@ -155,37 +189,41 @@ class Replay:
         try:
             env = replay(lines, on_step=keep)
         except ValueError as err:  # RecordMismatch, and the records module's schema errors
-            raise ApiError(422, f"{name} does not replay: {self._page_steps(str(err), done[0])}") from None
+            raise ApiError(422, f"{name} does not replay: {_page_steps(actions, str(err), done[0])}") from None
         except (KeyError, TypeError, IndexError, AttributeError) as err:  # a damaged line the checks missed
             raise ApiError(422, f"{name} is damaged: {type(err).__name__} {err}") from None
         self.complete = bool(env.unwrapped.game_state.is_terminal())
+        # replayed: every action is the player's, its id in range and its text the env's
+        texts: dict[str, int] = {}
+        self._seats = array("B", [self.players.index(x["agent"]) for x in actions])
+        self._actions = array("i", [x["action"] for x in actions])
+        self._text_ids = array("I", [texts.setdefault(x["text"], len(texts)) for x in actions])
+        self._texts = list(texts)
 
-    def _page_steps(self, message: str, done: int) -> str:
-        """``message`` with the failing action's step as the page numbers it: the record's
-        ``step`` field counts from 0, the page's slider and move list from 1 (``done``:
-        the actions replayed before the failure)."""
-        if done >= len(self.actions):
-            return message  # the end line's checks: no step to name
-        line = self.actions[done]
-        move = f"{message_text(line['agent'])} {message_text(line['text'])}"  # as replay() shows them
-        where = f"step {line['step']} ({move})"
-        page = (
-            f"step {done + 1} of {len(self.actions)} ({move}; steps counted from 1 "
-            f"as on the Replay page, the record's 'step' field says {line['step']})"
-        )
-        return message.replace(where, page)
+    @property
+    def steps(self) -> int:
+        """The record's number of actions."""
+        return len(self._actions)
+
+    def move(self, i: int) -> dict:
+        """The ``i``-th action (from 0): ``{"agent", "action", "text"}``."""
+        return {
+            "agent": self.players[self._seats[i]],
+            "action": self._actions[i],
+            "text": self._texts[self._text_ids[i]],
+        }
 
     def meta(self) -> dict:
         """What the page lists: variant, options, players and agents, every move, the end."""
-        game = self.lines[0]
+        moves = [self.move(i) for i in range(self.steps)]
         return {
             "name": self.name,
             "variant": self.variant,
-            "options": game["options"],
+            "options": self.game["options"],
             "players": self.players,
             "agents": self.agents,
-            "steps": len(self.actions),
-            "moves": [{"step": i + 1, "agent": x["agent"], "text": x["text"]} for i, x in enumerate(self.actions)],
+            "steps": self.steps,
+            "moves": [{"step": i + 1, "agent": x["agent"], "text": x["text"]} for i, x in enumerate(moves)],
             "end": None
             if self.end is None
             else {"status": self.end["status"], "returns": dict(zip(self.players, self.end["returns"], strict=True))},
@@ -196,12 +234,11 @@ class Replay:
         """The engine state after ``step`` actions and the last move ``(seat, action)``."""
         base = step // self._every
         state = self._checkpoints[base].clone()
-        for line in self.actions[base * self._every : step]:
-            state.apply_action(line["action"])
+        for action in self._actions[base * self._every : step]:
+            state.apply_action(action)
         if step == 0:
             return state, None
-        last = self.actions[step - 1]
-        return state, (self.players.index(last["agent"]), last["action"])
+        return state, (self._seats[step - 1], self._actions[step - 1])
 
     def frame(self, step: Any, seat: Any) -> dict:
         """Step ``step`` (0 = the deal, ``steps`` = the end) from ``seat`` (an agent name)
@@ -213,14 +250,14 @@ class Replay:
         from experiments.play import hand_summary
         from rummy_env.render.svg import render_svg
 
-        n = len(self.actions)
+        n = self.steps
         if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n:
             raise ApiError(400, f"step {shown(step)} is outside this record's 0..{n}")
         if seat != "all" and seat not in self.players:
             raise ApiError(400, f"seat {shown(seat)} is not a player ({', '.join(self.players)}) nor 'all'")
         state, last = self.state_at(step)
         seats = self.players if seat == "all" else [seat]
-        move = self.actions[step - 1] if step else None
+        move = self.move(step - 1) if step else None
         return {
             "step": step,
             "steps": n,

@@ -23,6 +23,7 @@ from typing import Any
 
 from experiments.common.record_schema import value_kind
 from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
+from experiments.serve.filecache import FileCache
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
 from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
@@ -33,32 +34,45 @@ MAX_RUNS = 500
 MAX_GAME_ROWS = 200_000
 
 
+#: what list_runs read of each run file (kind and title), by file: read again when it changes
+RUN_ROWS = FileCache(4 * MAX_RUNS)
+
+
 def list_runs(root: Path) -> list[dict]:
     """The tournaments and evaluations under ``root``, newest first: ``{"name": the JSON
-    file's path under root, "kind": "tournament" | "evaluation", "title", "mtime"}``."""
+    file's path under root, "kind": "tournament" | "evaluation", "title", "mtime"}``.  A
+    file is read again only when it has changed (:data:`RUN_ROWS`)."""
     out = []
     for path in walk_inside(root, ".json", MAX_RUNS * 20):
         if path.name not in RUN_FILES:
             continue
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError, RecursionError):
+        row = RUN_ROWS.get(path, _read_run)
+        if row is None:
             continue
-        kind = run_kind(path.name, data)
-        if kind is None:  # another job's summary.json or evaluation.json (selfplay, exploit, train)
-            continue
+        kind, title = row
         name = path.relative_to(root.resolve()).as_posix()
-        if kind == "tournament":
-            meta = data["meta"]
-            variants = meta.get("variants") if isinstance(meta.get("variants"), list) else []
-            title = f"tournament: {', '.join(map(str, variants))} ({meta.get('games', '?')} games)"
-        else:
-            title = f"evaluation: {data.get('agent')} on {data.get('variant')} ({data.get('games', '?')} games)"
         out.append({"name": name, "kind": kind, "title": title, "mtime": path.stat().st_mtime})
         if len(out) >= MAX_RUNS:
             break
     out.sort(key=lambda r: (-r["mtime"], r["name"]))
     return out
+
+
+def _read_run(path: Path) -> tuple[str, str] | None:
+    """``(kind, title)`` of a run file as :func:`list_runs` lists it, or None when it is not
+    JSON or is another job's file of the same name."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError):
+        return None
+    kind = run_kind(path.name, data)
+    if kind is None:  # another job's summary.json or evaluation.json (selfplay, exploit, train)
+        return None
+    if kind == "tournament":
+        meta = data["meta"]
+        variants = meta.get("variants") if isinstance(meta.get("variants"), list) else []
+        return kind, f"tournament: {', '.join(map(str, variants))} ({meta.get('games', '?')} games)"
+    return kind, f"evaluation: {data.get('agent')} on {data.get('variant')} ({data.get('games', '?')} games)"
 
 
 def run_kind(file_name: str, data: Any) -> str | None:

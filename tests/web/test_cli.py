@@ -103,7 +103,7 @@ def test_bad_flags_are_usage_errors(argv, message, capsys):
     ],
 )
 def test_the_game_store_refuses_bad_limits(args, message):
-    from experiments.serve.games import GameStore
+    from experiments.serve.store import GameStore
 
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         GameStore(*args)

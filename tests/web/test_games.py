@@ -139,7 +139,8 @@ def test_a_rummikub_tile_is_taken_back_and_other_variants_moves_are_final(make_a
 
 
 def test_a_save_that_fails_at_the_stop_is_said_and_the_other_games_are_saved(tmp_path):
-    from experiments.serve.games import GameSession, GameStore
+    from experiments.serve.games import GameSession
+    from experiments.serve.store import GameStore
 
     store = GameStore(4, 60)
     first, second = (GameSession("gin_rummy_v0", {}, "player_0", ["heuristic"], s, tmp_path) for s in (1, 2))

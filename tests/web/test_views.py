@@ -49,6 +49,21 @@ def views_of_worlds(session, worlds=3):
     return session.view(), views, differ
 
 
+def test_each_view_is_drawn_from_the_state_it_is_asked_for():
+    # the permutation tests below swap the state and ask again: a view kept from an earlier
+    # request (as one is while an agent thinks) would make them compare a view with itself
+    session = GameSession("gin_rummy_v0", {}, "player_0", ["heuristic"], 5, None)
+    before = session.view()
+    true = session.raw.game_state
+    session.raw.game_state = true.resample(1, np.random.default_rng(7))  # as the opponent sees it: new cards for us
+    try:
+        after = session.view()
+    finally:
+        session.raw.game_state = true
+    hand = seat_picture(session.raw, "player_0", clickable=False)[1]
+    assert before["hand"] == hand and after["hand"] != hand and session.view() == before
+
+
 @pytest.mark.parametrize("variant, options, opponents, seed", CASES, ids=[c[0] for c in CASES])
 def test_the_view_does_not_change_when_hidden_cards_are_permuted(variant, options, opponents, seed):
     session = GameSession(variant, options, "player_0", opponents, seed, None)

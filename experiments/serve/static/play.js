@@ -132,6 +132,7 @@ function status(v) {
     const won = entries.length && winners.length < entries.length ? `won by ${winners.join(" and ")}` : "no winner";
     return `game over, ${won}: ${results.join(", ")}`;
   }
+  if (v.thinking) return `${v.thinking.agent} (${v.thinking.label}) is choosing its move… (${v.thinking.seconds} s)`;
   return v.your_turn ? `your turn (${v.seat})` : `${v.to_act} (${v.labels[v.to_act]}) is to move…`;
 }
 
@@ -276,9 +277,12 @@ async function opponentsMove(retries = 1) {
   let stale = false;
   try {
     while (view.status === "playing" && !view.your_turn && !quitting) {
-      await sleep(Number($("speed").value));
+      // an opponent still choosing the move another request asked for (this page reloaded
+      // meanwhile): its view is polled until the move is made, not asked for a second move
+      await sleep(view.thinking ? Math.max(500, Number($("speed").value)) : Number($("speed").value));
       if (quitting) break;
-      show(await api("POST", `/api/games/${game.id}/advance`, undefined, game.token));
+      if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
+      else show(await api("POST", `/api/games/${game.id}/advance`, undefined, game.token));
     }
   } catch (err) {
     // quit while an opponent's move was on its way: the game is over, not in error

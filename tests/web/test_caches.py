@@ -1,0 +1,131 @@
+"""What the server keeps between requests: a replay keeps its moves compactly, not the
+record's parsed lines, and the Results page reads a record's game line again only when its
+file changed."""
+
+import gc
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from experiments.common import load_variant
+from experiments.common.records import play_recorded, read_record, write_record
+
+
+def test_a_replay_keeps_its_moves_not_the_records_parsed_lines(tmp_path):
+    # a replay kept the parsed lines: some 8 times the record's size (8.6 MB for a 1 MB
+    # upload of 11,657 Gin steps), for each of the 16 replays kept
+    from experiments.serve.replays import Replay
+
+    options = {"episode": "game", "target_score": 10**9, "max_hands": 20}
+    env = load_variant("gin_rummy_v0").env(**options)
+    agents = [make_agent("random", env, seed=1), make_agent("random", env, seed=2)]
+    _, played = play_recorded(env, agents, 7, options, ["random", "random"])
+    path = write_record(played, tmp_path / "long.jsonl")
+    size = path.stat().st_size
+    Replay(read_record(path), "warm-up")  # what the first replay imports is not the replay's
+    gc.collect()
+    actions = [x for x in played if x["type"] == "action"]  # made before the count starts
+    tracemalloc.start()
+    try:
+        lines = read_record(path)
+        parsed = tracemalloc.get_traced_memory()[0]
+        rep = Replay(lines, "long")
+        del lines
+        rep._checkpoints.clear()  # the state copies are bounded apart (another test): the rest is the moves
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert (len(actions), size // 1000) == (2245, 210)
+    assert parsed > 5 * size  # the parsed lines, let go
+    assert kept < size // 2, (kept, size)  # 72 kB: the moves, and the engine caches the replay filled
+    meta = rep.meta()
+    assert meta["steps"] == len(actions) and meta["moves"] == [
+        {"step": i + 1, "agent": x["agent"], "text": x["text"]} for i, x in enumerate(actions)
+    ]
+    assert [rep.move(i) for i in (0, 1, len(actions) - 1)] == [
+        {k: actions[i][k] for k in ("agent", "action", "text")} for i in (0, 1, len(actions) - 1)
+    ]
+
+
+def test_the_results_page_reads_a_record_again_only_when_it_changed(make_app, served_folders, tmp_path, monkeypatch):
+    # each request for a tournament read the game line of every record under --records again
+    import os
+    import shutil
+
+    from starlette.testclient import TestClient
+
+    from experiments.serve import replays, results
+    from tests.web.conftest import GIN_RECORD, write_gin_record
+
+    records, runs = tmp_path / "records", tmp_path / "results"
+    shutil.copytree(served_folders[0], records)
+    shutil.copytree(served_folders[1], runs)
+    shutil.rmtree(records / "play", ignore_errors=True)  # the games other tests played
+    every = sorted(p.relative_to(records).as_posix() for p in records.rglob("*.jsonl"))
+    assert len(every) == 3 and GIN_RECORD in every
+    reads, run_reads = [], []  # the record files opened, the run files read
+
+    def counted_open(path, *args, **kwargs):
+        reads.append(Path(path).relative_to(records).as_posix())
+        return open(path, *args, **kwargs)
+
+    real_read_text = Path.read_text
+
+    def counted_read_text(self, *args, **kwargs):
+        if self.name in results.RUN_FILES:
+            run_reads.append(self.relative_to(runs).as_posix())
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(replays, "open", counted_open, raising=False)  # the game lines are read with open()
+    monkeypatch.setattr(Path, "read_text", counted_read_text)
+    run = {"name": "tour/summary.json"}
+    with TestClient(make_app(records=records, results=runs, save_games=False)) as c:
+        listed = c.get("/api/results").json()
+        assert [r["name"] for r in listed["runs"]] == ["tour/summary.json"]
+        assert run_reads == ["tour/summary.json"]
+        first = c.get("/api/results/run", params=run)
+        assert first.status_code == 200 and first.json()["games"]
+        assert sorted(reads) == every
+        reads.clear()
+        run_reads.clear()
+        for _ in range(3):
+            assert c.get("/api/results").json() == listed
+        assert run_reads == []
+        for _ in range(3):
+            assert c.get("/api/results/run", params=run).json() == first.json()
+            assert len(c.get("/api/records").json()["records"]) == 3
+        assert reads == []
+        assert run_reads == ["tour/summary.json"] * 3  # the run asked for is read: only the listing is kept
+        # a record replaced by another of the same size and time, and a new one: those two are read
+        path = records / GIN_RECORD
+        st = path.stat()
+        copy = path.with_suffix(".tmp")
+        copy.write_bytes(path.read_bytes())
+        os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
+        copy.replace(path)
+        write_gin_record(records / "games" / "more.jsonl", seed=4)
+        assert c.get("/api/results/run", params=run).json() == first.json()
+        assert sorted(reads) == [GIN_RECORD, "games/more.jsonl"]
+        assert len(c.get("/api/records").json()["records"]) == 4 and len(reads) == 2
+
+
+def test_the_file_cache_keeps_at_most_its_bound(tmp_path):
+    from experiments.serve.filecache import FileCache
+
+    cache, reads = FileCache(2), []
+    paths = [tmp_path / n for n in "abc"]
+    for p in paths:
+        p.write_text(p.name)
+
+    def read(p):
+        reads.append(p.name)
+        return p.read_text().upper()
+
+    assert [cache.get(p, read) for p in [*paths, paths[2], paths[0]]] == ["A", "B", "C", "C", "A"]
+    assert (reads, len(cache)) == (["a", "b", "c", "a"], 2)  # a was dropped for c, the least recently used
+    with pytest.raises(ValueError) as err:
+        FileCache(0)
+    assert str(err.value) == "max_files must be an int >= 1, got 0"

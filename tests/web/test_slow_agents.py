@@ -1,0 +1,145 @@
+"""A slow opponent (a search agent thinking for seconds) holds no request but its own: the
+game's view answers at once and says who is thinking, a quit ends the game at once, the
+game's other requests are refused (409) rather than left waiting, and other games go on.
+The server runs in a thread (uvicorn), so that requests really overlap."""
+
+import threading
+
+import httpx
+import pytest
+
+from experiments.common.records import read_record
+from experiments.serve.testing import serve_in_thread
+from tests.web.gated_agent import NAME, GatedAgent
+
+#: a request that waits on the thinking agent would take the whole gate's wait (60 s)
+QUICK = 10.0
+
+
+@pytest.fixture
+def gated():
+    GatedAgent.started, GatedAgent.gate = threading.Event(), threading.Event()
+    yield GatedAgent
+    GatedAgent.gate.set()  # a test that failed leaves no agent waiting
+
+
+@pytest.fixture
+def served(make_app, tmp_path, gated):
+    app = make_app(records=tmp_path, agents=(NAME,), max_games=2)
+    with serve_in_thread(app) as base, httpx.Client(base_url=base, timeout=QUICK) as client:
+        yield client
+
+
+def start(client, **body):
+    # seed 5 (Gin): player_1 deals, so player_0, the gated opponent, opens
+    body = {"variant": "gin_rummy", "opponents": [NAME], "seed": 5, "seat": "player_1", **body}
+    data = client.post("/api/games", json=body).json()
+    return data["id"], {"X-Game-Token": data["token"]}, data["view"]
+
+
+def advance_in_thread(client, gid, headers):
+    """POST advance in a thread; returns (thread, answers): the response lands in answers."""
+    answers = []
+
+    def post():
+        answers.append(client.post(f"/api/games/{gid}/advance", headers=headers, timeout=60))
+
+    thread = threading.Thread(target=post)
+    thread.start()
+    assert GatedAgent.started.wait(QUICK)
+    return thread, answers
+
+
+def test_a_thinking_opponent_leaves_its_games_view_and_other_games_answering(served, gated):
+    gid, headers, before = start(served)
+    other, other_headers, _ = start(served, opponents=["random"], seat="player_0")
+    thread, answers = advance_in_thread(served, gid, headers)
+    # the game's view answered at once (it waited for the agent's move): the game as it was, and who thinks
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert view["thinking"]["seconds"] >= 0
+    assert view == {**before, "thinking": {"agent": "player_0", "label": NAME, "seconds": view["thinking"]["seconds"]}}
+    busy = (
+        f"player_0 ({NAME}) is still choosing its move: ask again once it has moved (the game's view says so "
+        "while it thinks: its 'thinking' is null once it has moved)"
+    )
+    for action, body in [("advance", None), ("hint", None), ("move", {"action": "pass"})]:
+        r = served.post(f"/api/games/{gid}/{action}", headers=headers, json=body)
+        assert (r.status_code, r.json()) == (409, {"error": busy}), action
+    # many views at once (a page reloaded, retried) hold no worker thread: the other game answers
+    views = [served.get(f"/api/games/{gid}", headers=headers) for _ in range(45)]
+    assert [r.status_code for r in views] == [200] * 45
+    r = served.post(f"/api/games/{other}/move", headers=other_headers, json={"action": "pass"})
+    assert r.status_code == 200 and r.json()["thinking"] is None
+    assert not answers  # all the while, the agent was thinking
+    gated.gate.set()
+    thread.join(QUICK)
+    (moved,) = answers
+    assert moved.status_code == 200, moved.text
+    moved = moved.json()
+    assert moved["thinking"] is None and [e["text"] for e in moved["events"]] == ["draw upcard"]
+    assert served.get(f"/api/games/{gid}", headers=headers).json() == moved
+
+
+def test_a_quit_while_the_opponent_thinks_ends_the_game_at_once(served, gated, tmp_path):
+    gid, headers, _ = start(served)
+    thread, answers = advance_in_thread(served, gid, headers)
+    quit_view = served.post(f"/api/games/{gid}/quit", headers=headers).json()
+    assert (quit_view["status"], quit_view["events"], quit_view["thinking"]) == ("quit", [], None)
+    lines = read_record(tmp_path / "play" / quit_view["record"])
+    assert [x["type"] for x in lines[1:]] == ["hand", "end"] and lines[-1]["status"] == "quit"
+    gated.gate.set()
+    thread.join(QUICK)
+    (late,) = answers
+    ended = f"game {gid} ended while player_0 ({NAME}) was choosing its move (it was quit): that move was not played"
+    assert (late.status_code, late.json()) == (409, {"error": ended})
+    assert served.get(f"/api/games/{gid}", headers=headers).json() == quit_view
+    assert read_record(tmp_path / "play" / quit_view["record"]) == lines  # the late move is in no record
+
+
+def test_a_game_dropped_while_its_opponent_thinks_is_saved_at_once(served, gated, tmp_path):
+    gid, headers, _ = start(served)
+    second, second_headers, _ = start(served, opponents=["random"])
+    thread, answers = advance_in_thread(served, gid, headers)
+    assert served.get(f"/api/games/{second}", headers=second_headers).status_code == 200  # the thinking game is older
+    # max_games=2: a third game pushes out the thinking one (least recently used) without waiting for its move
+    start(served, opponents=["random"])
+    said = served.get(f"/api/games/{gid}", headers=headers)
+    assert said.status_code == 404
+    (saved,) = (tmp_path / "play").iterdir()
+    assert said.json()["error"] == (
+        f"game {gid} was dropped to make room for a newer game (2 kept at once), before it ended; "
+        f"its moves so far were saved as a quit game, play/{saved.name} on the Replays page"
+    )
+    gated.gate.set()
+    thread.join(QUICK)
+    assert answers[0].status_code == 409
+    assert answers[0].json()["error"].endswith("(it was quit): that move was not played")
+
+
+def test_a_page_reloaded_while_the_opponent_thinks_says_so_and_goes_on_after_its_move(served, gated):
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    gid, headers, _ = start(served)
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(f"{url}/play")
+        page.evaluate("([id, token]) => sessionStorage.setItem(`game:${id}`, token)", [gid, headers["X-Game-Token"]])
+        page.goto(f"{url}/play?game={gid}&speed=0")  # the page asks for the opponent's move
+        assert gated.started.wait(QUICK)
+        page.reload()  # while it thinks: the reloaded page shows who, and asks for no second move
+        page.wait_for_function(
+            "() => document.querySelector('#status').textContent.startsWith("
+            f"'player_0 ({NAME}) is choosing its move… (')"
+        )
+        assert page.text_content("#error") == ""
+        gated.gate.set()  # the move asked before the reload is made; the page goes on from it
+        page.wait_for_function("() => document.querySelector('#status').textContent === 'your turn (player_1)'")
+        view = served.get(f"/api/games/{gid}", headers=headers).json()
+        texts = page.eval_on_selector_all("#events li", "items => items.map(li => li.textContent)")
+        assert [e["text"] for e in view["events"]][:1] == ["draw upcard"] and len(view["events"]) == 2
+        assert texts == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+        assert page.text_content("#error") == "" and errors == []
