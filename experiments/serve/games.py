@@ -5,17 +5,21 @@ A session owns its env, its opponents (agents built by ``agents.make_agent`` fro
 the server allowed), a hint agent (the variant's heuristic) and a
 :class:`~experiments.common.records.GameRecorder`.  The browser plays one seat; the other
 seats move one at a time when the browser asks (:meth:`GameSession.advance`), so the page
-can show each of their moves.  Every method that changes a session holds its lock, and
-the app calls them in a worker thread (``run_in_threadpool``), so an agent thinking never
-blocks the event loop and two requests for one game never interleave.
+can show each of their moves.  The app calls a session's methods in a worker thread
+(``run_in_threadpool``), so an agent thinking never blocks the event loop, and under the
+session's lock (:meth:`GameSession.advance` and :meth:`GameSession.abandon` take it
+themselves), so two requests for one game never use it at once, but while an opponent
+chooses its move (below).
 
 An agent may think for seconds (a search agent such as ``pimc``): :meth:`GameSession.advance`
-lets go of the lock while it does (the game is then ``thinking``, and nothing changes it
-but a quit), so the game's view answers at once (its ``thinking`` names the seat and for
-how long), a quit ends the game at once (the move, when it comes, is not played), and the
-other requests for the game are refused (409) rather than left waiting on the lock: a
-request waiting there held one of the server's worker threads, and a few dozen of them
-(the page reloaded, retried) left none for the other games.
+lets go of the lock while it does (the game is then ``thinking``), so other requests for
+the game run meanwhile, and only a quit (or the store dropping the game) changes it: the
+game's view answers at once (the game as it was before that move, its ``thinking`` naming
+the seat and for how long), a quit ends the game at once (the move, when it comes, is not
+played), and the game's other moves are refused (409) rather than left waiting on the
+lock.  The request that asked for the move waits for it, holding its worker thread; one
+waiting on the lock held another, and a few dozen of them (the page reloaded, retried)
+left none for the other games.
 
 A refused move (the game is over, another seat is to act, the action is not legal, the
 token is not the game's) raises :class:`~experiments.serve.safety.ApiError` before the env
@@ -107,10 +111,11 @@ class GameSession:
         self._record_dir = record_dir
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        #: (agent, since) while an opponent chooses its move outside the lock (:meth:`advance`)
-        self.thinking: tuple[str, float] | None = None
-        self._version = 0  # counts the changes: while an agent thinks, the view drawn since the last one is shown
-        self._shown: tuple[int, dict] | None = None
+        #: (agent, since, the view drawn as it began) while an opponent chooses its move
+        #: outside the lock (:meth:`advance`)
+        self.thinking: tuple[str, float, dict] | None = None
+        #: why the store dropped the game before its end (:meth:`abandon`), as its fate says it
+        self.dropped: str | None = None
 
     # ------------------------------------------------------------ state
     def to_act(self) -> str | None:
@@ -135,13 +140,12 @@ class GameSession:
         ``thinking`` is None, or ``{"agent", "label", "seconds"}`` while an opponent is
         choosing its move (:meth:`advance`): the rest is the game as it was before that move."""
         if self.thinking is None:
-            self._shown = (self._version, self._view())
-            return {**self._shown[1], "thinking": None}
-        # while the agent thinks, the view drawn before (advance makes sure of one): the env
-        # is not drawn at the same time as the agent reads it
-        agent, since = self.thinking
+            return {**self._view(), "thinking": None}
+        # while the agent thinks, the view drawn as it began: the env is not drawn at the same
+        # time as the agent reads it
+        agent, since, before = self.thinking
         seconds = round(time.monotonic() - since, 1)
-        return {**self._shown[1], "thinking": {"agent": agent, "label": self.labels[agent], "seconds": seconds}}
+        return {**before, "thinking": {"agent": agent, "label": self.labels[agent], "seconds": seconds}}
 
     def _view(self) -> dict:
         to_act = self.to_act()
@@ -184,13 +188,11 @@ class GameSession:
         if raw.game_state.hands_played != hands_before:
             event["hand_over"] = raw.game_state.hands_played
         self.events.append(event)
-        self._version += 1
         if raw.game_state.is_terminal():
             self._finish("complete")
 
     def _finish(self, status: str) -> None:
         self.status = "over" if status == "complete" else status
-        self._version += 1
         self.thinking = None  # a quit game's agent may think on: its move will not be played
         self.recorder.finish(status)
         if self._record_dir is not None:
@@ -268,7 +270,6 @@ class GameSession:
             raise ApiError(409, "nothing to undo: no tile has been added to your play this turn")
         self.recorder = undo_last(self.env, self.recorder, self.seed)
         self.events.pop()
-        self._version += 1
 
     def advance(self) -> None:
         """The next opponent makes one move.
@@ -281,10 +282,11 @@ class GameSession:
         Raises:
             ApiError: 409 the game is over, it is the human's turn, or another request's
                 opponent is still choosing its move (this one makes no second move), or the
-                game ended while the agent thought (its move is not played); 500 the agent
-                chose a move that is not legal, or failed to choose one (the game stays as it
-                was; the message names the agent; what an illegal choice was, with the seed
-                and legal moves that tell hidden cards, goes to stderr only).
+                game ended while the agent thought (its move, or its failure to choose one,
+                changes nothing); 500 the agent chose a move that is not legal, or failed to
+                choose one (the game stays as it was; the message names the agent; what an
+                illegal choice was, with the seed and legal moves that tell hidden cards,
+                goes to stderr only).
         """
         with self.lock:
             self._check_playing()
@@ -296,53 +298,61 @@ class GameSession:
             seated = [self.agents.get(p) for p in players]
             seat, obs, info = players.index(agent), self.env.observe(agent), self.raw.infos.get(agent, {})
             names = [self.labels[p] for p in players]
-            if self._shown is None or self._shown[0] != self._version:
-                self.view()  # drawn now (most often the last answer's), shown while the agent thinks
-            self.thinking = (agent, time.monotonic())
+            self.thinking = (agent, time.monotonic(), self._view())
+        failure: Exception | None = None
         try:
-            action = self._choose(agent, seated, seat, obs, info, names)
+            action = agent_action(self.env, seated, seat, obs, info, self.seed, names)
+        except Exception as err:  # told below, once it is known whether the game still goes on
+            failure = err
         except BaseException:
             with self.lock:
                 self.thinking = None
             raise
         with self.lock:
             self.thinking = None
-            if self.status != "playing":
-                how = "it was quit" if self.status == "quit" else f"it is {self.status}"
-                raise ApiError(
-                    409,
-                    f"game {self.id} ended while {agent} ({self.labels[agent]}) was choosing its move ({how}): "
-                    "that move was not played",
-                )
+            who = f"{agent} ({self.labels[agent]}) was choosing its move"
+            if self.status != "playing":  # only a quit or the store's drop ends a game meanwhile
+                if self.dropped is None:
+                    how, ended = "it was quit", f"game {self.id} ended while {who} (it was quit)"
+                else:
+                    how = f"it was dropped by the server {self.dropped}"
+                    ended = f"game {self.id} was dropped by the server {self.dropped} while {who}"
+                if failure is not None:
+                    print(
+                        f"serve: game {self.id}: agent {self.labels[agent]!r} in seat {seat} failed to move once the "
+                        f"game had ended ({how}), which the failure leaves as it was: {type(failure).__name__}: "
+                        f"{failure}",
+                        file=sys.stderr,
+                    )
+                raise ApiError(409, f"{ended}: that move was not played")
+            if failure is not None:
+                raise self._failed(agent, seat, failure)
             self._apply(agent, action)
 
-    def _choose(self, agent: str, seated: list, seat: int, obs: dict, info: dict, names: list[str]) -> int:
-        """The agent's move (``agent_action``), its failures as the ApiError 500 of :meth:`advance`."""
-        try:
-            return agent_action(self.env, seated, seat, obs, info, self.seed, names)
-        except AgentActionError as err:
+    def _failed(self, agent: str, seat: int, err: Exception) -> ApiError:
+        """The ApiError 500 of :meth:`advance` for the agent's failure ``err`` in a game still
+        being played, written to stderr."""
+        if isinstance(err, AgentActionError):
             # the full message names the game's seed (the whole deal) and the agent's legal
             # moves (its cards): the operator's log gets it, the human's browser must not
             print(f"serve: game {self.id}: {err}", file=sys.stderr)
-            raise ApiError(
+            return ApiError(
                 500,
                 f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) chose no legal move; the game "
                 "is as it was (the server's log says what it chose: not shown here, as it names that seat's "
                 "legal moves and the game's seed)",
-            ) from None
-        except Exception as err:  # the agent's own failure: a JSON answer naming it, its traceback in the log
-            # only the error's type reaches the browser: an agent's message may quote what its
-            # seat sees (its cards), as the illegal choice above would
-            print(
-                f"serve: game {self.id}: agent {self.labels[agent]!r} in seat {seat} failed to move:", file=sys.stderr
             )
-            traceback.print_exc(file=sys.stderr)
-            raise ApiError(
-                500,
-                f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) failed to move "
-                f"({type(err).__name__}); the game is as it was (the server's log has the agent's message: not "
-                "shown here, as it may quote that seat's cards)",
-            ) from None
+        # the agent's own failure: a JSON answer naming it, its traceback in the log; only the
+        # error's type reaches the browser: an agent's message may quote what its seat sees (its
+        # cards), as the illegal choice above would
+        print(f"serve: game {self.id}: agent {self.labels[agent]!r} in seat {seat} failed to move:", file=sys.stderr)
+        traceback.print_exception(err, file=sys.stderr)
+        return ApiError(
+            500,
+            f"the server's agent {self.labels[agent]!r} in seat {seat} ({agent}) failed to move "
+            f"({type(err).__name__}); the game is as it was (the server's log has the agent's message: not "
+            "shown here, as it may quote that seat's cards)",
+        )
 
     def hint(self) -> dict:
         """The heuristic's move for the human seat: ``{"action", "text"}``.
@@ -366,11 +376,13 @@ class GameSession:
         self._check_playing()
         self._finish("quit")
 
-    def abandon(self) -> bool:
-        """End the game as quit if it is still being played (the store drops it), saving
-        its record (``record_name``) unless the server saves none; returns whether it did."""
-        with self.lock:  # a request still under way finishes its move first
+    def abandon(self, why: str) -> bool:
+        """End the game as quit if it is still being played (the store drops it ``why``, as
+        its fate says: ``"to make room for ..."``), saving its record (``record_name``) unless
+        the server saves none; returns whether it did."""
+        with self.lock:  # a move being played finishes first (an agent that thinks holds no lock)
             if self.status != "playing":
                 return False
+            self.dropped = why
             self._finish("quit")
             return True

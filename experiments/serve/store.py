@@ -84,7 +84,7 @@ class GameStore:
         for session, why in dropped:
             failed = None
             try:
-                ended = not session.abandon()  # it may have ended since it was dropped
+                ended = not session.abandon(why)  # it may have ended since it was dropped
             except Exception as err:  # noqa: BLE001 - another user's game must not fail this request (or the stop)
                 ended, failed = False, type(err).__name__  # an OSError of the save is caught in _finish
             unsaved = record_error(failed or session.save_error)

@@ -1,7 +1,8 @@
 """An opponent that thinks until the test lets it move: a slow search agent (``pimc``) made
 exact.  ``GatedAgent.started`` is set when it begins to choose, and it plays its lowest
-legal action once ``GatedAgent.gate`` is set (the ``gated`` fixture of ``test_slow_agents``
-makes both anew and sets the gate at the end, so no thread is left waiting)."""
+legal action once ``GatedAgent.gate`` is set, or raises ``GatedAgent.fails`` then when it
+is not None (the ``gated`` fixture of ``test_slow_agents`` makes the events anew, clears
+``fails``, and sets the gate at the end, so no thread is left waiting)."""
 
 import threading
 
@@ -13,13 +14,16 @@ NAME = "tests.web.gated_agent:GatedAgent"
 
 
 class GatedAgent(Agent):
-    """Plays the legal action with the lowest id, after ``gate`` is set."""
+    """Plays the legal action with the lowest id (or raises ``fails``), after ``gate`` is set."""
 
     started = threading.Event()
     gate = threading.Event()
+    fails: Exception | None = None
 
     def act(self, observation, info=None):
         GatedAgent.started.set()
         if not GatedAgent.gate.wait(60):
             raise TimeoutError("the test never let the agent move")
+        if GatedAgent.fails is not None:
+            raise GatedAgent.fails
         return int(np.flatnonzero(observation["action_mask"])[0])
