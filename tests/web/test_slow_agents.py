@@ -1,11 +1,14 @@
 """A slow opponent (a search agent thinking for seconds) holds no request but its own: the
 game's view answers at once and says who is thinking, a quit ends the game at once, the
-game's other requests are refused (409) rather than left waiting, and other games go on.
-The server runs in a thread (uvicorn), so that requests really overlap."""
+game's other requests are refused (409) rather than left waiting, and other games go on;
+the page that asked for the move says who is choosing it, and a second tab waits for it
+without an error.  The server runs in a thread (uvicorn), so that requests really overlap;
+the browser's clock is Playwright's, so that the seconds the page counts are exact."""
 
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 import httpx
 import pytest
@@ -172,4 +175,73 @@ def test_a_page_reloaded_while_the_opponent_thinks_says_so_and_goes_on_after_its
         texts = page.eval_on_selector_all("#events li", "items => items.map(li => li.textContent)")
         assert [e["text"] for e in view["events"]][:1] == ["draw upcard"] and len(view["events"]) == 2
         assert texts == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+        assert page.text_content("#error") == "" and errors == []
+
+
+def open_game(context, url, gid, headers):
+    """A page of the game ``gid`` (its token put in the page's sessionStorage, as the tab that
+    started it holds it), at speed 0; returns (page, its script errors)."""
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(f"{url}/play")
+    page.evaluate("([id, token]) => sessionStorage.setItem(`game:${id}`, token)", [gid, headers["X-Game-Token"]])
+    page.goto(f"{url}/play?game={gid}&speed=0")
+    return page, errors
+
+
+def wait_for_status(page, text):
+    page.wait_for_function("text => document.querySelector('#status').textContent === text", arg=text)
+
+
+def test_the_page_that_asked_for_the_move_says_who_is_choosing_it_and_for_how_long(served, gated):
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    gid, headers, _ = start(served)
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        context.clock.install(time=datetime(2030, 1, 1))
+        context.clock.pause_at(datetime(2030, 1, 2))  # the page's timers fire when the test runs them
+        page, errors = open_game(context, url, gid, headers)
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        context.clock.run_for(1)  # the page's pause between moves (speed 0): it asks for the move
+        assert gated.started.wait(QUICK)
+        context.clock.run_for(400)  # a move that comes within the moment is not said to be chosen
+        assert page.text_content("#status") == f"player_0 ({NAME}) is to move…"
+        context.clock.run_for(1600)
+        assert page.text_content("#status") == f"player_0 ({NAME}) is choosing its move… (2 s)"
+        context.clock.run_for(1500)
+        assert page.text_content("#status") == f"player_0 ({NAME}) is choosing its move… (3.5 s)"
+        gated.gate.set()
+        context.clock.resume()
+        wait_for_status(page, "your turn (player_1)")
+        texts = page.eval_on_selector_all("#events li", "items => items.map(li => li.textContent)")
+        assert texts[:1] == [f"player_0 ({NAME}): draw upcard"] and len(texts) == 2
+        assert page.text_content("#error") == "" and errors == []
+
+
+def test_a_second_tab_asking_for_the_move_the_first_asked_for_waits_for_it_without_an_error(served, gated):
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    gid, headers, _ = start(served)
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        context.clock.install(time=datetime(2030, 1, 1))
+        context.clock.pause_at(datetime(2030, 1, 2))
+        page, errors = open_game(context, url, gid, headers)
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")  # this tab will ask for the move next
+        thread, answers = advance_in_thread(served, gid, headers)  # the first tab asks for it before
+        context.clock.run_for(1)  # this tab asks: a 409, the opponent still choosing; its view says so
+        page.wait_for_function(
+            "() => document.querySelector('#status').textContent.startsWith("
+            f"'player_0 ({NAME}) is choosing its move… (')"
+        )
+        assert page.text_content("#error") == ""
+        gated.gate.set()
+        thread.join(QUICK)
+        assert answers[0].status_code == 200
+        context.clock.resume()
+        wait_for_status(page, "your turn (player_1)")
         assert page.text_content("#error") == "" and errors == []

@@ -10,6 +10,7 @@ let busy = false;       // a request or the opponents' moves are under way
 let quitting = false;   // Quit was clicked: the opponents' loop stops, a second click does nothing
 let gone = false;       // the server no longer has the game (dropped when idle): controls off
 let wantsFocus = false; // the keyboard was on the moves: focus goes back to them on the next turn
+const THINKING_AFTER_MS = 500;  // an opponent's move not come by then: the status says it is being chosen
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -154,12 +155,38 @@ function disableGame() {
 // a failed request: 404 the game is gone (its record linked when saved), 409 / 422 the
 // view was stale (another tab moved, the game ended): shown again from the server
 async function failed(err) {
-  showError(err.message);
+  let fresh = null;
+  if (err.status === 409 || err.status === 422) {
+    try { fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token); } catch (e) { /* the error is shown */ }
+  }
+  // a 409 while an opponent chooses the move another tab asked for is no error: the view
+  // says who is choosing, and the page waits for that move
+  if (!(err.status === 409 && fresh && fresh.thinking)) showError(err.message);
+  if (fresh) show(fresh, false);
   if (err.status === 404) {
     disableGame();
     linkRecord(err.message);
-  } else if (err.status === 409 || err.status === 422) {
-    try { show(await api("GET", `/api/games/${game.id}`, undefined, game.token), false); } catch (e) { /* the error shown stays */ }
+  }
+}
+
+// the opponent's move this page asked for: once it has not come within THINKING_AFTER_MS (a
+// search agent thinking for seconds), the status says who is choosing and for how long,
+// counted here as the view's "thinking" counts it for a page that did not ask
+async function asked(request) {
+  const before = view;
+  const since = performance.now();
+  const thinking = { agent: before.to_act, label: before.labels[before.to_act] };
+  const tick = () => {
+    if (view !== before || quitting) return;  // the game was quit meanwhile: its status stays
+    const seconds = Math.round((performance.now() - since) / 100) / 10;
+    $("status").textContent = status({ ...before, thinking: { ...thinking, seconds } });
+  };
+  let timer = setTimeout(() => { tick(); timer = setInterval(tick, 100); }, THINKING_AFTER_MS);
+  try {
+    return await request;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(timer);
   }
 }
 
@@ -282,7 +309,7 @@ async function opponentsMove(retries = 1) {
       await sleep(view.thinking ? Math.max(500, Number($("speed").value)) : Number($("speed").value));
       if (quitting) break;
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
-      else show(await api("POST", `/api/games/${game.id}/advance`, undefined, game.token));
+      else show(await asked(api("POST", `/api/games/${game.id}/advance`, undefined, game.token)));
     }
   } catch (err) {
     // quit while an opponent's move was on its way: the game is over, not in error
