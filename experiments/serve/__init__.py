@@ -36,9 +36,12 @@ Pages
   made one at a time (``opponents' moves every ... ms``), each shown in the picture and in
   the move list.  While an opponent chooses its move (a search agent may take seconds) the
   game's view answers at once, as it was before that move, its ``thinking`` naming the seat
-  (the page says "player_0 (pimc) is choosing its move…", and a page reloaded meanwhile waits
-  for that move rather than asking for another); Quit ends the game at once (the move,
-  when it comes, is not played); the game's other requests get a 409 until the move is made.
+  and the seconds since it began; the page says "player_0 (pimc) is choosing its move… (2.5 s)"
+  (the page that asked for the move once it has not come within 0.5 s, counting the seconds
+  itself; a page reloaded meanwhile, or another tab, from the view, and it waits for that
+  move rather than asking for another); Quit ends the game at once (the move, when it comes,
+  is not played); a move, a hint, an undo or a second ask for the opponent's move gets a 409
+  until the move is made.
   When a hand ends the panel explains it: the winner and how (Gin's knock,
   gin or undercut, with the showdown of ``infos``: the knocker's melds and deadwood, the
   other hand's melds, lay-offs and deadwood), the hand's and the total scores.  A finished
@@ -144,8 +147,9 @@ Safety rules
   unfinished one is saved as quit first).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
-  chooses its move without the game's lock, so no request waits on a thinking agent (each
-  one waiting held a worker thread, of the 40 every route shares).
+  chooses its move without the game's lock, so only the request that asked for the move
+  waits for it (in its worker thread): the game's other requests answer at once (each one
+  waiting on the lock held a worker thread, of the 40 every route shares).
 
 Modules: :mod:`~experiments.serve.app` (the app and routes), :mod:`~experiments.serve.games`
 (game sessions), :mod:`~experiments.serve.store` (their store), :mod:`~experiments.serve.hosts` (the allowed
