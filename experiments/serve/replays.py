@@ -46,7 +46,7 @@ CHECKPOINT_EVERY = 16
 MAX_CHECKPOINTS = 64
 #: records listed at most (the newest first within a folder walk)
 MAX_LISTED = 2000
-#: replays kept in memory (files and uploads together, least recently used dropped)
+#: replays kept in memory, of files and of uploads each (least recently used dropped)
 MAX_REPLAYS = 16
 
 
@@ -280,8 +280,9 @@ def _read(path: Path, name: str) -> list[dict]:
 
 
 class ReplayStore:
-    """Replays by key, at most :data:`MAX_REPLAYS` (least recently used dropped): files
-    under ``root`` (keyed by name and modification time) and uploads (by id).
+    """The replays of the files under ``root`` (by name, each read again when its file
+    changes) and of uploads (by id), at most :data:`MAX_REPLAYS` of each (the least recently
+    used dropped).
 
     Args:
         root: the ``--records`` folder.
@@ -291,32 +292,20 @@ class ReplayStore:
     def __init__(self, root: Path, max_upload: int):
         self.root = root
         self.max_upload = max_upload
-        self._cache: OrderedDict[tuple, Replay] = OrderedDict()
+        self._files = FileCache(MAX_REPLAYS)
+        self._uploads: OrderedDict[str, Replay] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _keep(self, key: tuple, rep: Replay) -> Replay:
-        with self._lock:
-            self._cache[key] = rep
-            self._cache.move_to_end(key)
-            while len(self._cache) > MAX_REPLAYS:
-                self._cache.popitem(last=False)
-        return rep
-
     def file(self, name: Any) -> Replay:
-        """The replay of the record ``name`` under ``root`` (read and checked once).
+        """The replay of the record ``name`` under ``root`` (read and checked once while the
+        file is unchanged).
 
         Raises:
             ApiError: 400 a name leading out of the folder, 404 no such file, 422 not a
                 record or one that does not replay.
         """
-        path = resolve_inside(self.root, name)
-        key = ("file", name, path.stat().st_mtime_ns)
-        with self._lock:
-            rep = self._cache.get(key)
-            if rep is not None:
-                self._cache.move_to_end(key)
-                return rep
-        return self._keep(key, Replay(_read(path, name), name))
+        resolve_inside(self.root, name)  # refused names raise; kept by the name asked, as the replay is named
+        return self._files.get(self.root / name, lambda path: Replay(_read(path, name), name))
 
     def upload(self, data: bytes) -> Replay:
         """Check an uploaded record (size, format, shape, replay) and keep it under a new id
@@ -335,7 +324,11 @@ class ReplayStore:
             lines = _read(path, "the upload")
         rep = Replay(lines, "the upload")  # a refused upload gets no id: its errors name it so
         rep.name = f"upload/{upload_id}"
-        return self._keep(("upload", upload_id), rep)
+        with self._lock:
+            self._uploads[upload_id] = rep
+            while len(self._uploads) > MAX_REPLAYS:
+                self._uploads.popitem(last=False)
+        return rep
 
     def uploaded(self, upload_id: str) -> Replay:
         """A kept upload.
@@ -344,8 +337,8 @@ class ReplayStore:
             ApiError: 404 no such upload (never made, or dropped).
         """
         with self._lock:
-            rep = self._cache.get(("upload", upload_id))
+            rep = self._uploads.get(upload_id)
             if rep is None:
                 raise ApiError(404, f"no upload {upload_id!r}: upload the record again (the server keeps a few)")
-            self._cache.move_to_end(("upload", upload_id))
+            self._uploads.move_to_end(upload_id)
             return rep

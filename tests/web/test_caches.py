@@ -140,3 +140,23 @@ def test_the_file_cache_keeps_at_most_its_bound(tmp_path):
     with pytest.raises(ValueError) as err:
         FileCache(0)
     assert str(err.value) == "max_files must be an int >= 1, got 0"
+
+
+def test_a_records_replay_is_kept_until_its_file_changes(tmp_path):
+    # replays were kept by name and modification time: a record replaced by another game
+    # with the same time replayed the old game
+    import os
+
+    from experiments.serve.replays import ReplayStore
+    from tests.web.conftest import write_gin_record
+
+    store = ReplayStore(tmp_path, 10**6)
+    path = write_gin_record(tmp_path / "g.jsonl", seed=3)
+    first = store.file("g.jsonl")
+    assert store.file("g.jsonl") is first and first.name == "g.jsonl"
+    st = path.stat()
+    write_gin_record(tmp_path / "other.jsonl", seed=4).replace(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = store.file("g.jsonl")
+    assert again is not first and again.meta()["moves"] != first.meta()["moves"]
+    assert again.meta()["moves"] == ReplayStore(tmp_path, 10**6).file("g.jsonl").meta()["moves"]
