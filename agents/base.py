@@ -94,3 +94,14 @@ def observation_vector(observation: dict[str, np.ndarray], size: int) -> np.ndar
 def plane_mask(plane: np.ndarray) -> int:
     """Card bitmask (bit ``c`` for card id ``c``) of a 0/1 plane of 52 observation entries."""
     return mask_of(np.flatnonzero(plane).tolist())
+
+
+def variant_env(variant: str, options: dict[str, Any]) -> Any:
+    """A new env of ``variant`` (a module of rummy_env, ``"gin_rummy_v0"``) made with ``options``.
+
+    Raises:
+        TypeError, ValueError: an option the variant does not take, or a bad value.
+    """
+    import importlib
+
+    return importlib.import_module(f"rummy_env.{variant}").env(**options)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import TRAIN_EXTRA, Agent, legal_ids
+from agents.base import TRAIN_EXTRA, Agent, legal_ids, variant_env
 
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, modification time)
 #: the words of the error for a model built for other observations (another variant or number
@@ -61,17 +61,6 @@ def trained_extra(model: Any) -> dict[str, Any]:
     ``env_config``): the ``extra`` of a network (:class:`agents.torch_policy.ActorCritic`)
     or of a :class:`agents.torch_policy.TorchPolicy`'s network; ``{}`` for other models."""
     return getattr(model, "extra", None) or getattr(getattr(model, "net", None), "extra", None) or {}
-
-
-def variant_env(variant: str, options: dict[str, Any]) -> Any:
-    """A new env of ``variant`` (a module of rummy_env, ``"gin_rummy_v0"``) made with ``options``.
-
-    Raises:
-        TypeError, ValueError: an option the variant does not take, or a bad value.
-    """
-    import importlib
-
-    return importlib.import_module(f"rummy_env.{variant}").env(**options)
 
 
 def check_fits(model: Any, env: Any, what: str) -> None:

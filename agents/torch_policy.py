@@ -277,7 +277,7 @@ class TorchPolicy:
         self.action_space = gymnasium.spaces.Discrete(net.num_actions)
         self.featurize = lambda x: x
         if net.features != "none":
-            from agents.policy import variant_env
+            from agents.base import variant_env
             from agents.policy_features import Featurizer
 
             variant, options = net.extra["variant"], net.extra.get("env_options", {})
