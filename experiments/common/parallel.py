@@ -339,14 +339,30 @@ def _run_ray(fn, tasks, address, stopped, notify, stop=None) -> list[Any]:
                 ray.cancel(ref, force=True)
     finally:
         if started_here:
-            if stopped() and getattr(stop, "signum", None) != signal.SIGINT and _local_cluster_ended(ray):
-                _end_cluster(ray)
-                atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
-                atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
-            else:
-                with handlers_kept():
-                    ray.shutdown()
+            shut_down_ray(ray, stop)
     return [done[i] for i in sorted(done)]
+
+
+def shut_down_ray(ray: Any, stop: Any = None) -> None:
+    """End the local Ray cluster this process started with ``ray.init``, once its job is
+    done or stopped (``stop``: the job's :class:`~experiments.common.interrupt.StopRequest`,
+    or None).
+
+    After a stop by SIGTERM whose signal ended a process of the cluster (module docstring)
+    ``ray.shutdown()`` is not called: it met the dead raylet (for 8 s in
+    ``train --backend rllib``, or exiting this process before the job wrote its results);
+    the cluster's other processes are killed, Ray's exit hook dropped, and the process ends
+    with the stop's exit code once the job is done (:func:`_exit_at_once`).  Otherwise (no
+    stop, Ctrl-C, or a cluster that lives on) ``ray.shutdown()`` as usual.
+    """
+    by_sigterm = stop is not None and stop.requested and getattr(stop, "signum", None) != signal.SIGINT
+    if by_sigterm and _local_cluster_ended(ray):  # Ray's processes ignore SIGINT: no wait for them then
+        _end_cluster(ray)
+        atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
+        atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
+        return
+    with handlers_kept():
+        ray.shutdown()
 
 
 def _exit_at_once(code: int) -> None:

@@ -32,7 +32,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
-from experiments.common.parallel import used_ray_address
+from experiments.common.parallel import shut_down_ray, used_ray_address
 
 ENV_NAME = "rummy_env_rllib"
 
@@ -157,8 +157,10 @@ def train(
         num_cpus: CPUs of the local cluster (None: all of this machine's).
         env_runners: parallel sampling actors (0: sample in the driver).
         minutes: stop after the iteration that passes this wall-clock time.
-        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C training ends
-            after the iteration in progress, the checkpoint is written, the evaluation skipped.
+        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C or SIGTERM
+            training ends after the iteration in progress, the checkpoint is written, the
+            evaluation skipped; a local cluster that a SIGTERM to the process group ended is
+            not shut down but killed, as the tournament's (``parallel.shut_down_ray``).
     """
     import ray
 
@@ -190,9 +192,8 @@ def train(
         algo.save_to_path(str(checkpoint.resolve()))
         algo.stop()
     finally:
-        if started_here:
-            with handlers_kept():
-                ray.shutdown()
+        if started_here:  # not ray.shutdown() on a cluster a SIGTERM to the process group ended
+            shut_down_ray(ray, stop)
     with atomic_open(out / "progress.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
