@@ -32,7 +32,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
-from experiments.common.parallel import shut_down_ray, used_ray_address
+from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
 
 ENV_NAME = "rummy_env_rllib"
 
@@ -178,7 +178,9 @@ def train(
             )
     try:
         config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
-        algo = config.build_algo()
+        # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
+        with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
+            algo = config.build_algo()
         rows = []
         start = time.perf_counter()
         for i in range(1, iterations + 1):
