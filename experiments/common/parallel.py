@@ -23,6 +23,8 @@ not shut down but its other processes killed, Ray's exit hook is dropped, and th
 ends with the stop's exit code (143) once the job is done, without the interpreter's
 finalization (where what is left of Ray crashed it).  A Ray task whose result is an error
 once a stop follows (its worker died with the job's signal) is dropped like a local one.
+A block that has nothing to keep yet and whose Ray calls would wait for such a cluster
+(RLlib building its env runners) ends the process at once: :func:`ended_with_its_cluster`.
 
 Local workers are started with the ``"spawn"`` method, never forked: a forked copy of a
 process in which torch has run a parallel operation (a policy agent loaded and used, a
@@ -41,7 +43,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from experiments.common.interrupt import StopRequest, handlers_kept, ignore_interrupts
@@ -339,14 +341,65 @@ def _run_ray(fn, tasks, address, stopped, notify, stop=None) -> list[Any]:
                 ray.cancel(ref, force=True)
     finally:
         if started_here:
-            if stopped() and getattr(stop, "signum", None) != signal.SIGINT and _local_cluster_ended(ray):
-                _end_cluster(ray)
-                atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
-                atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
-            else:
-                with handlers_kept():
-                    ray.shutdown()
+            shut_down_ray(ray, stop)
     return [done[i] for i in sorted(done)]
+
+
+def shut_down_ray(ray: Any, stop: Any = None) -> None:
+    """End the local Ray cluster this process started with ``ray.init``, once its job is
+    done or stopped (``stop``: the job's :class:`~experiments.common.interrupt.StopRequest`,
+    or None).
+
+    After a stop by SIGTERM whose signal ended a process of the cluster (module docstring)
+    ``ray.shutdown()`` is not called: it met the dead raylet (for 8 s in
+    ``train --backend rllib``, or exiting this process before the job wrote its results);
+    the cluster's other processes are killed, Ray's exit hook dropped, and the process ends
+    with the stop's exit code once the job is done (:func:`_exit_at_once`).  Otherwise (no
+    stop, Ctrl-C, or a cluster that lives on) ``ray.shutdown()`` as usual.
+    """
+    by_sigterm = stop is not None and stop.requested and getattr(stop, "signum", None) != signal.SIGINT
+    if by_sigterm and _local_cluster_ended(ray):  # Ray's processes ignore SIGINT: no wait for them then
+        _end_cluster(ray)
+        atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
+        atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
+        return
+    with handlers_kept():
+        ray.shutdown()
+
+
+@contextlib.contextmanager
+def ended_with_its_cluster(ray: Any, stop: Any, job: str, phase: str) -> Iterator[None]:
+    """A block in which the job has nothing to keep yet, ended at once (the stop's exit code,
+    one line on stderr, what is left of the cluster killed) when a stop by SIGTERM comes and
+    a process of the local Ray cluster this process started is dead: Ray's calls wait for
+    that cluster without a timeout (``train --backend rllib`` building its env runners: 60 s,
+    then Ray's C++ side ended the process with 1 and "Failed to connect to GCS").
+
+    Args:
+        ray: the ``ray`` module.
+        stop: the job's :class:`~experiments.common.interrupt.StopRequest`, or None (no watch).
+        job: the job's name, for the line (``"train"``).
+        phase: what the block does, for the line (``"building the RLlib algorithm"``).
+    """
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(_POLL_S):
+            if stop.requested and stop.signum != signal.SIGINT and _local_cluster_ended(ray, wait_s=0):
+                _end_cluster(ray)
+                sys.stderr.write(
+                    f"{job}: stopped early ({signal.Signals(stop.signum).name}) while {phase}, "
+                    "its Ray cluster ended by the same signal: nothing was kept\n"
+                )
+                _exit_at_once(stop.exit_code)
+                return
+
+    if stop is not None and _ray_node(ray) is not None:  # a cluster of this process: watched
+        threading.Thread(target=watch, name="ended_with_its_cluster", daemon=True).start()
+    try:
+        yield
+    finally:
+        done.set()
 
 
 def _exit_at_once(code: int) -> None:

@@ -32,7 +32,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observation_space
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
-from experiments.common.parallel import used_ray_address
+from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
 
 ENV_NAME = "rummy_env_rllib"
 
@@ -157,8 +157,10 @@ def train(
         num_cpus: CPUs of the local cluster (None: all of this machine's).
         env_runners: parallel sampling actors (0: sample in the driver).
         minutes: stop after the iteration that passes this wall-clock time.
-        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C training ends
-            after the iteration in progress, the checkpoint is written, the evaluation skipped.
+        stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C or SIGTERM
+            training ends after the iteration in progress, the checkpoint is written, the
+            evaluation skipped; a local cluster that a SIGTERM to the process group ended is
+            not shut down but killed, as the tournament's (``parallel.shut_down_ray``).
     """
     import ray
 
@@ -176,7 +178,9 @@ def train(
             )
     try:
         config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
-        algo = config.build_algo()
+        # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
+        with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
+            algo = config.build_algo()
         rows = []
         start = time.perf_counter()
         for i in range(1, iterations + 1):
@@ -190,9 +194,8 @@ def train(
         algo.save_to_path(str(checkpoint.resolve()))
         algo.stop()
     finally:
-        if started_here:
-            with handlers_kept():
-                ray.shutdown()
+        if started_here:  # not ray.shutdown() on a cluster a SIGTERM to the process group ended
+            shut_down_ray(ray, stop)
     with atomic_open(out / "progress.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

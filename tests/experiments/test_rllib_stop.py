@@ -1,0 +1,105 @@
+"""``experiments.train --backend rllib`` stopped by a SIGTERM to its process group, on the fake
+local Ray cluster of ``test_parallel_stop`` (a real run takes about 30 s): the job ends its
+cluster as the tournament does and keeps its files, or ends at once when nothing is trained."""
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.experiments.test_parallel_stop import LocalRay
+
+
+class RLlibAlgo:
+    """RLlib's algorithm as ``train --backend rllib`` drives it, on a :class:`LocalRay`: its
+    second iteration comes with the stop request (the cluster ends with it, or not)."""
+
+    def __init__(self, ray):
+        self.ray, self.iteration = ray, 0
+
+    def train(self):
+        self.iteration += 1
+        self.ray.stop.requested = self.ray.stop.requested or self.iteration == 2
+        runners = {"num_episodes_lifetime": 3 * self.iteration, "episode_len_mean": 70.5}
+        return {"env_runners": runners, "num_env_steps_sampled_lifetime": 200 * self.iteration}
+
+    def save_to_path(self, path):
+        Path(path).mkdir()
+        self.ray.calls.append(("save_to_path",))
+
+    def stop(self):
+        self.ray.calls.append(("algo.stop",))
+
+
+@pytest.mark.parametrize("alive", [False, True])
+def test_a_stopped_rllib_training_keeps_its_files_and_leaves_a_cluster_the_signal_ended(alive, monkeypatch, tmp_path):
+    """``train --backend rllib`` stopped by a SIGTERM to its process group: ``ray.shutdown()``
+    on the cluster the signal ended took 8 s (and may exit the process from Ray's C++ side
+    before progress.csv and evaluation.json are written, as it did the tournament's); the
+    job now ends its cluster as the tournament does, and writes both."""
+    import atexit
+    import json
+    from types import SimpleNamespace
+
+    from experiments.common import parallel
+    from experiments.train import rllib  # imports the real ray.rllib, before the fake Ray
+
+    ray = LocalRay(alive_after_stop=alive)
+    registered = []
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: RLlibAlgo(ray)))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
+    monkeypatch.setattr(atexit, "unregister", lambda hook: registered.append(("unregister", hook)))
+    monkeypatch.setattr(atexit, "register", lambda *hook: registered.append(hook))  # not this process's exit
+    summary = rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
+    ended = [("shutdown",)] if alive else [("kill_all_processes",)]
+    assert ray.calls == [("save_to_path",), ("algo.stop",)] + ended
+    assert registered == ([] if alive else [("unregister", ray.shutdown), (parallel._exit_at_once, 143)])
+    assert (tmp_path / "progress.csv").read_text() == (
+        "iteration,episodes,env_steps,episode_len_mean\n1,3,200,70.5\n2,6,400,70.5\n"
+    )
+    assert (summary["iterations"], summary["env_steps"], summary["stopped_early"]) == (2, 400, True)
+    assert json.loads((tmp_path / "evaluation.json").read_text()) == summary
+
+
+def test_a_sigterm_that_ends_the_cluster_while_rllib_builds_ends_the_job_at_once(monkeypatch, tmp_path, capsys):
+    """A SIGTERM to the process group while RLlib builds its env runners: RLlib waited for the
+    dead cluster's actor without a timeout until Ray's C++ side ended the process 60 s later
+    with 1; nothing is trained yet, so the job now ends at once with 143 and one line."""
+    import atexit
+    from types import SimpleNamespace
+
+    from experiments.common import parallel
+    from experiments.train import rllib  # imports the real ray.rllib, before the fake Ray
+
+    ray, exited = LocalRay(alive_after_stop=False), threading.Event()
+    codes = []
+
+    class Exited(Exception):
+        pass
+
+    def build_algo():
+        ray.stop.requested = True  # the signal comes while RLlib waits for its env runners
+        if exited.wait(5):
+            raise Exited  # os._exit in the job: nothing after it runs
+        return RLlibAlgo(ray)  # the build waited for the dead cluster's actor
+
+    def exit_at_once(code):
+        codes.append(code)
+        exited.set()
+
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=build_algo))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(parallel, "_exit_at_once", exit_at_once)
+    monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
+    monkeypatch.setattr(atexit, "unregister", lambda hook: None)
+    monkeypatch.setattr(atexit, "register", lambda *hook: None)  # not this process's exit
+    with pytest.raises(Exited):
+        rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
+    assert codes == [143] and ray.calls[0] == ("kill_all_processes",)
+    assert capsys.readouterr().err == (
+        "train: stopped early (SIGTERM) while building the RLlib algorithm, its Ray cluster ended by the "
+        "same signal: nothing was kept\n"
+    )
+    assert list(tmp_path.iterdir()) == []
