@@ -52,12 +52,15 @@ MAX_REPLAYS = 16
 
 #: the game lines read, by file: the Replays and Results pages list every record at each request
 GAME_LINES = FileCache(4 * MAX_LISTED)
+#: the fields of a game line that :func:`summary_line` and :func:`record_index` read
+LISTED_FIELDS = ("variant", "seed", "agents", "players", "options")
 
 
 def _game_line(path: Path) -> dict | None:
-    """The first line of a record file (its game line), or None if it is not a record
-    (nor one a page can show: a string in it that is no Unicode text); read again only
-    when the file has changed (:data:`GAME_LINES`).  The dict is shared: not to be changed."""
+    """The listed fields (:data:`LISTED_FIELDS`) of the first line of a record file (its game
+    line), or None if it is not a record (nor one a page can show: a string in it that is no
+    Unicode text); read again only when the file has changed (:data:`GAME_LINES`).  The dict
+    is shared: not to be changed."""
     return GAME_LINES.get(path, _read_game_line)
 
 
@@ -70,7 +73,9 @@ def _read_game_line(path: Path) -> dict | None:
         return None
     if not isinstance(first, dict) or first.get("type") != "game" or lone_surrogate(first) is not None:
         return None
-    return first
+    # only what the listings read is kept: a game line may hold up to 64 KB (a stacked deck,
+    # long agent specs), and the cache holds thousands
+    return {k: first[k] for k in LISTED_FIELDS if k in first}
 
 
 def summary_line(path: Path, root: Path) -> dict | None:

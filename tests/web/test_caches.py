@@ -160,3 +160,23 @@ def test_a_records_replay_is_kept_until_its_file_changes(tmp_path):
     again = store.file("g.jsonl")
     assert again is not first and again.meta()["moves"] != first.meta()["moves"]
     assert again.meta()["moves"] == ReplayStore(tmp_path, 10**6).file("g.jsonl").meta()["moves"]
+
+
+def test_the_cached_game_line_keeps_only_the_listed_fields(tmp_path):
+    # the listings read five fields of a game line; the cache of thousands kept each line whole
+    # (up to 64 KB: a stacked deck, long specs)
+    from experiments.serve.replays import _game_line
+
+    path = tmp_path / "one.jsonl"
+    line = (
+        '{"type": "game", "format": 1, "variant": "gin_rummy_v0", "seed": 5, "agents": ["a", "b"],'
+        ' "players": ["player_0", "player_1"], "options": {"episode": "hand"}, "deck": ' + str(list(range(52))) + "}\n"
+    )
+    path.write_text(line)
+    assert _game_line(path) == {
+        "variant": "gin_rummy_v0",
+        "seed": 5,
+        "agents": ["a", "b"],
+        "players": ["player_0", "player_1"],
+        "options": {"episode": "hand"},
+    }
