@@ -245,3 +245,63 @@ def test_a_second_tab_asking_for_the_move_the_first_asked_for_waits_for_it_witho
         context.clock.resume()
         wait_for_status(page, "your turn (player_1)")
         assert page.text_content("#error") == "" and errors == []
+
+
+def test_a_second_tab_meeting_the_first_tabs_move_twice_in_a_row_still_waits_for_it(served, gated):
+    # each call of the opponents' loop allowed one stale retry: a second "still choosing" 409
+    # in one run of opponent moves (Gin's draw, then its discard) ended the loop without a
+    # word, the page left on "is choosing its move… (0.3 s)" with nothing asking again
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    gid, headers, _ = start(served)
+    choosing = f"'player_0 ({NAME}) is choosing its move… ('"  # the seconds the server counts
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        context.clock.install(time=datetime(2030, 1, 1))
+        context.clock.pause_at(datetime(2030, 1, 2))
+        page, errors = open_game(context, url, gid, headers)
+        for move in ("draw upcard", "discard"):
+            wait_for_status(page, f"player_0 ({NAME}) is to move…")  # this tab will ask for the move next
+            gated.started.clear()
+            gated.gate.clear()
+            thread, answers = advance_in_thread(served, gid, headers)  # the first tab asks for it before
+            context.clock.run_for(1)  # this tab asks: a 409, the opponent still choosing; its view says so
+            page.wait_for_function(f"() => document.querySelector('#status').textContent.startsWith({choosing})")
+            assert page.text_content("#error") == "", move
+            gated.gate.set()
+            thread.join(QUICK)
+            assert answers[0].status_code == 200, move
+            context.clock.run_for(500)  # this tab polls the view: the move is made
+        wait_for_status(page, "your turn (player_1)")
+        texts = page.eval_on_selector_all("#events li", "items => items.map(li => li.textContent)")
+        view = served.get(f"/api/games/{gid}", headers=headers).json()
+        assert texts == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]] and len(texts) == 2
+        assert page.text_content("#error") == "" and errors == []
+
+
+def test_the_page_whose_opponent_fails_says_so_and_no_longer_that_it_is_choosing(served, gated):
+    # the page that asked kept "is choosing its move… (2 s)" beside the 500 saying it had failed
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    gid, headers, _ = start(served)
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        context.clock.install(time=datetime(2030, 1, 1))
+        context.clock.pause_at(datetime(2030, 1, 2))
+        page, errors = open_game(context, url, gid, headers)
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        context.clock.run_for(1)  # the page asks for the opponent's move
+        assert gated.started.wait(QUICK)
+        context.clock.run_for(2000)
+        assert page.text_content("#status") == f"player_0 ({NAME}) is choosing its move… (2 s)"
+        gated.fails = RuntimeError("no move")
+        gated.gate.set()
+        failure = (
+            f"the server's agent {NAME!r} in seat 0 (player_0) failed to move (RuntimeError); the game is as it was "
+            "(the server's log has the agent's message: not shown here, as it may quote that seat's cards)"
+        )
+        page.wait_for_function("text => document.querySelector('#error').textContent === text", arg=failure)
+        assert page.text_content("#status") == f"player_0 ({NAME}) is to move…"
+        assert errors == []

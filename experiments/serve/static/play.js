@@ -153,20 +153,22 @@ function disableGame() {
 }
 
 // a failed request: 404 the game is gone (its record linked when saved), 409 / 422 the
-// view was stale (another tab moved, the game ended): shown again from the server
+// view was stale (another tab moved, the game ended): shown again from the server.
+// Returns whether it was a 409 while an opponent chooses the move another tab asked for:
+// no error, the view says who is choosing, and the page waits for that move
 async function failed(err) {
   let fresh = null;
   if (err.status === 409 || err.status === 422) {
     try { fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token); } catch (e) { /* the error is shown */ }
   }
-  // a 409 while an opponent chooses the move another tab asked for is no error: the view
-  // says who is choosing, and the page waits for that move
-  if (!(err.status === 409 && fresh && fresh.thinking)) showError(err.message);
+  const waiting = !!(err.status === 409 && fresh && fresh.thinking);
+  if (!waiting) showError(err.message);
   if (fresh) show(fresh, false);
   if (err.status === 404) {
     disableGame();
     linkRecord(err.message);
   }
+  return waiting;
 }
 
 // the opponent's move this page asked for: once it has not come within THINKING_AFTER_MS (a
@@ -187,6 +189,9 @@ async function asked(request) {
   } finally {
     clearTimeout(timer);
     clearInterval(timer);
+    // no move came (a 500, the network): the status says again what the view says, not
+    // "is choosing its move" with seconds that no longer count
+    if (view === before && !quitting) $("status").textContent = status(view);
   }
 }
 
@@ -302,19 +307,23 @@ async function opponentsMove(retries = 1) {
   if (busy || gone) return;
   busy = true;
   let stale = false;
-  try {
-    while (view.status === "playing" && !view.your_turn && !quitting) {
-      // an opponent still choosing the move another request asked for (this page reloaded
-      // meanwhile): its view is polled until the move is made, not asked for a second move
-      await sleep(view.thinking ? Math.max(500, Number($("speed").value)) : Number($("speed").value));
-      if (quitting) break;
+  while (view.status === "playing" && !view.your_turn && !quitting) {
+    // an opponent still choosing the move another request asked for (this page reloaded
+    // meanwhile): its view is polled until the move is made, not asked for a second move
+    await sleep(view.thinking ? Math.max(500, Number($("speed").value)) : Number($("speed").value));
+    if (quitting) break;
+    try {
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
       else show(await asked(api("POST", `/api/games/${game.id}/advance`, undefined, game.token)));
+    } catch (err) {
+      // quit while an opponent's move was on its way: the game is over, not in error
+      if (quitting && err.status === 409) break;
+      // another tab asked for this opponent's move first (each of its moves, in a run of
+      // them): the view says who is choosing, and it is polled as above, however often
+      if (await failed(err)) continue;
+      stale = err.status === 409 || err.status === 422;
+      break;
     }
-  } catch (err) {
-    // quit while an opponent's move was on its way: the game is over, not in error
-    if (!(quitting && err.status === 409)) await failed(err);
-    stale = err.status === 409 || err.status === 422;
   }
   busy = false;
   // the view reloaded after a refusal may have the opponents to move: go on with them
