@@ -144,7 +144,8 @@ Safety rules
   hand one sees (a seed chosen in the form, 0..2**53-1, is known to the player anyway).
 - Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
-  unfinished one is saved as quit first).
+  unfinished one is saved as quit first; a game whose agent is choosing the move a request
+  asked for is not idle, however long it thinks).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
   chooses its move without the game's lock, so only the request that asked for the move

@@ -309,14 +309,18 @@ class GameSession:
                 self.thinking = None
             raise
         with self.lock:
+            # the store keeps a thinking game however long its think (not idle: this request
+            # is open): its idle time counts from now, not from the request (set first: the
+            # store reads both without this lock)
+            self.touched = time.monotonic()
             self.thinking = None
             who = f"{agent} ({self.labels[agent]}) was choosing its move"
             if self.status != "playing":  # only a quit or the store's drop ends a game meanwhile
                 if self.dropped is None:
                     how, ended = "it was quit", f"game {self.id} ended while {who} (it was quit)"
                 else:
-                    how = f"it was dropped by the server {self.dropped}"
-                    ended = f"game {self.id} was dropped by the server {self.dropped} while {who}"
+                    how = f"it was dropped {self.dropped}"
+                    ended = f"game {self.id} was dropped {self.dropped} while {who}"
                 if failure is not None:
                     print(
                         f"serve: game {self.id}: agent {self.labels[agent]!r} in seat {seat} failed to move once the "

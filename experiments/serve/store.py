@@ -37,8 +37,9 @@ def check_max_idle(value: Any, name: str = "max_idle") -> float:
 
 class GameStore:
     """The games in memory, by id: at most ``max_games``, each dropped after
-    ``max_idle`` seconds untouched; when full, the game touched least recently (a
-    finished one first) makes room for a new one.
+    ``max_idle`` seconds untouched (but while its agent chooses a move a request asked
+    for, and the end of that choice touches it); when full, the game touched least
+    recently (a finished one first) makes room for a new one.
 
     A game dropped before its end is saved as quit (:meth:`GameSession.abandon`): a
     closed tab or a forgotten game leaves its record, with the moves played, once the store
@@ -74,7 +75,9 @@ class GameStore:
         dropped.append((session, why))
 
     def _expire(self, now: float, dropped: list) -> None:
-        for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle]:
+        # a game whose agent is thinking is not idle: a request is open for its move (the page
+        # that asked polls nothing meanwhile), however long the agent takes
+        for gid in [g for g, s in self._games.items() if now - s.touched > self.max_idle and s.thinking is None]:
             self._drop(gid, f"after {self.max_idle:g} s without a request", dropped)
 
     def _settle(self, dropped: list) -> list[str]:

@@ -123,7 +123,7 @@ def test_a_game_dropped_while_its_opponent_thinks_is_saved_at_once(served, gated
     thread.join(QUICK)
     (late,) = answers
     dropped = (
-        f"game {gid} was dropped by the server to make room for a newer game (2 kept at once) while player_0 "
+        f"game {gid} was dropped to make room for a newer game (2 kept at once) while player_0 "
         f"({NAME}) was choosing its move: that move was not played"
     )
     assert (late.status_code, late.json()) == (409, {"error": dropped})
@@ -305,3 +305,68 @@ def test_the_page_whose_opponent_fails_says_so_and_no_longer_that_it_is_choosing
         page.wait_for_function("text => document.querySelector('#error').textContent === text", arg=failure)
         assert page.text_content("#status") == f"player_0 ({NAME}) is to move…"
         assert errors == []
+
+
+def think_in_thread(session):
+    """``session.advance()`` in a thread, its agent thinking once this returns; returns
+    (thread, errors): the ApiError it raised, if any, lands in errors."""
+    from experiments.serve.safety import ApiError
+
+    errors = []
+
+    def advance():
+        try:
+            session.advance()
+        except ApiError as err:
+            errors.append((err.status, err.message))
+
+    thread = threading.Thread(target=advance)
+    thread.start()
+    assert GatedAgent.started.wait(QUICK)
+    return thread, errors
+
+
+def test_a_game_whose_agent_thinks_longer_than_max_idle_is_not_dropped_as_idle(gated, tmp_path):
+    # its request is open all the while (the asking page polls nothing meanwhile): it was
+    # dropped "after 60 s without a request", and its idle time counted from that request
+    from experiments.serve.games import GameSession
+    from experiments.serve.store import GameStore
+
+    store = GameStore(4, 60)
+    session, other = (GameSession("gin_rummy_v0", {}, "player_1", [agent], 5, tmp_path) for agent in (NAME, "random"))
+    for s in (session, other):
+        store.add(s)
+    thread, errors = think_in_thread(session)
+    session.touched -= 61  # asked more than --max-idle ago, the agent thinking since
+    store.get(other.id, other.token)  # each request drops the idle games
+    assert store.get(session.id, session.token) is session and session.status == "playing"
+    session.touched -= 61
+    gated.gate.set()
+    thread.join(QUICK)
+    assert errors == [] and [e["text"] for e in session.events] == ["draw upcard"]
+    store.get(other.id, other.token)  # idle from the move's end, not from its request
+    assert store.get(session.id, session.token) is session and list(tmp_path.iterdir()) == []  # none saved
+
+
+def test_a_game_dropped_as_the_server_stops_while_its_agent_thinks_says_so(gated, tmp_path):
+    from experiments.serve.games import GameSession
+    from experiments.serve.store import GameStore
+
+    store = GameStore(4, 60)
+    session = GameSession("gin_rummy_v0", {}, "player_1", [NAME], 5, tmp_path)
+    store.add(session)
+    thread, errors = think_in_thread(session)
+    (fate,) = store.close()
+    assert fate == (
+        f"game {session.id} was dropped when the server stopped, before it ended; its moves so far were saved "
+        f"as a quit game, play/{session.record_name} on the Replays page"
+    )
+    gated.gate.set()
+    thread.join(QUICK)
+    assert errors == [
+        (
+            409,
+            f"game {session.id} was dropped when the server stopped while player_0 ({NAME}) was choosing its "
+            "move: that move was not played",
+        )
+    ]
