@@ -48,12 +48,14 @@ class FileCache:
     def __len__(self) -> int:
         return len(self._kept)
 
-    def get(self, path: Path, read: Callable[[Path], Any]) -> Any:
+    def get(self, path: Path, read: Callable[[Path], Any], key: str | None = None) -> Any:
         """``read(path)``, or the value it gave before if the file has not changed since.
 
         ``read`` is passed at each call (not kept), so that the caller's reader is the one
-        used (a test counts its calls)."""
-        key = str(path)
+        used (a test counts its calls).  ``key`` (default ``str(path)``) is what the value is
+        kept under: a caller that read a link's checked target keeps it under the link's name.
+        """
+        key = str(path) if key is None else key
         now = stamp(path)
         if now is None:
             return read(path)

@@ -161,8 +161,9 @@ class Replay:
     The record's lines are read once, to check and replay them, and then let go: a replay
     keeps its game and end lines and, per step, the seat, the action id and the move's text
     as numbers in arrays (each distinct text once).  The parsed lines of a 1 MB record (some
-    12,000 Gin steps) held 8.6 MB, kept for each of the :data:`MAX_REPLAYS` replays; these
-    arrays hold about 0.1 MB (the state copies, bounded apart, some 3 MB more).
+    12,000 Gin steps) held 8.6 MB, kept for each replay the server keeps (:data:`MAX_REPLAYS`
+    of record files and as many uploads: 32 in all); these arrays hold about 0.1 MB (the state
+    copies, bounded apart, some 3 MB more).
 
     Args:
         lines: the record's lines (``read_record``).
@@ -309,8 +310,10 @@ class ReplayStore:
             ApiError: 400 a name leading out of the folder, 404 no such file, 422 not a
                 record or one that does not replay.
         """
-        resolve_inside(self.root, name)  # refused names raise; kept by the name asked, as the replay is named
-        return self._files.get(self.root / name, lambda path: Replay(_read(path, name), name))
+        # the checked path is the one stamped and read: a link retargeted out of the folder
+        # after the check is not followed again; kept by the name asked, as the replay is named
+        real = resolve_inside(self.root, name)
+        return self._files.get(real, lambda path: Replay(_read(path, name), name), key=str(self.root / name))
 
     def upload(self, data: bytes) -> Replay:
         """Check an uploaded record (size, format, shape, replay) and keep it under a new id

@@ -162,6 +162,30 @@ def test_a_records_replay_is_kept_until_its_file_changes(tmp_path):
     assert again.meta()["moves"] == ReplayStore(tmp_path, 10**6).file("g.jsonl").meta()["moves"]
 
 
+def test_a_records_replay_reads_the_file_its_name_was_checked_to_lead_to(tmp_path, monkeypatch):
+    # the name was checked (a link inside --records to a file inside it), then the link was
+    # followed again to read it: retargeted out of the folder meanwhile, the outside file was read
+    from experiments.serve import replays
+    from tests.web.conftest import write_gin_record
+
+    records = tmp_path / "records"
+    inside = write_gin_record(records / "inside.jsonl", seed=3)
+    outside = write_gin_record(tmp_path / "outside.jsonl", seed=4)
+    (records / "link.jsonl").symlink_to(inside)
+    checked = replays.resolve_inside
+
+    def retargeted_after_the_check(root, name, *args):
+        real = checked(root, name, *args)
+        (records / "link.jsonl").unlink()
+        (records / "link.jsonl").symlink_to(outside)
+        return real
+
+    monkeypatch.setattr(replays, "resolve_inside", retargeted_after_the_check)
+    rep = replays.ReplayStore(records, 10**6).file("link.jsonl")
+    assert (rep.name, rep.game) == ("link.jsonl", read_record(inside)[0])
+    assert read_record(outside)[0] != rep.game
+
+
 def test_the_cached_game_line_keeps_only_the_listed_fields(tmp_path):
     # the listings read five fields of a game line; the cache of thousands kept each line whole
     # (up to 64 KB: a stacked deck, long specs)
