@@ -38,8 +38,12 @@ Pages
   game's view answers at once, as it was before that move, its ``thinking`` naming the seat
   and the seconds since it began; the page says "player_0 (pimc) is choosing its move… (2.5 s)"
   (the page that asked for the move once it has not come within 0.5 s, counting the seconds
-  itself; a page reloaded meanwhile, or another tab, from the view, and it waits for that
-  move rather than asking for another); Quit ends the game at once (the move, when it comes,
+  itself, and "is to move…" again beside the error when no move comes: the agent failed, a
+  network error; a page reloaded
+  meanwhile, from the view, polling it rather than asking for another move; a second tab
+  that asks for an opponent's move another tab asked for first gets a 409, shows no error
+  for it but the view saying who is choosing, and polls it until the move is made, for each
+  of the opponents' moves it meets so); Quit ends the game at once (the move, when it comes,
   is not played); a move, a hint, an undo or a second ask for the opponent's move gets a 409
   until the move is made.
   When a hand ends the panel explains it: the winner and how (Gin's knock,
