@@ -1,9 +1,10 @@
 """A slow opponent (a search agent thinking for seconds) holds no request but its own: the
 game's view answers at once and says who is thinking, a quit ends the game at once, the
 game's other requests are refused (409) rather than left waiting, and other games go on;
-the page that asked for the move says who is choosing it, and a second tab waits for it
-without an error.  The server runs in a thread (uvicorn), so that requests really overlap;
-the browser's clock is Playwright's, so that the seconds the page counts are exact."""
+the page that asked for the move says who is choosing it (and no longer once the agent
+failed), a second tab waits for it without an error (each time it meets one), and the store
+keeps a game whose agent thinks past --max-idle.  The server runs in a thread (uvicorn), so
+that requests really overlap; the browser's clock is Playwright's, so that the seconds the page counts are exact."""
 
 import threading
 import time
