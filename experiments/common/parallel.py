@@ -355,13 +355,13 @@ def shut_down_ray(ray: Any, stop: Any = None) -> None:
     ``train --backend rllib``, or exiting this process before the job wrote its results);
     the cluster's other processes are killed, Ray's exit hook dropped, and the process ends
     with the stop's exit code once the job is done (:func:`_exit_at_once`).  Otherwise (no
-    stop, Ctrl-C, or a cluster that lives on) ``ray.shutdown()`` as usual.
+    stop, Ctrl-C, a cluster that lives on, or one this process only joined) ``ray.shutdown()``
+    as usual.
     """
-    by_sigterm = stop is not None and stop.requested and getattr(stop, "signum", None) != signal.SIGINT
-    if by_sigterm and _local_cluster_ended(ray):  # Ray's processes ignore SIGINT: no wait for them then
+    if _ended_by_stop(ray, stop):
         _end_cluster(ray)
         atexit.unregister(ray.shutdown)  # registered by ``import ray``: it would meet the dead raylet too
-        atexit.register(_exit_at_once, getattr(stop, "exit_code", 1) or 1)  # read now: the stop's signal
+        atexit.register(_exit_at_once, _exit_code(stop))  # read now: the stop's signal
         return
     with handlers_kept():
         ray.shutdown()
@@ -373,7 +373,10 @@ def ended_with_its_cluster(ray: Any, stop: Any, job: str, phase: str) -> Iterato
     one line on stderr, what is left of the cluster killed) when a stop by SIGTERM comes and
     a process of the local Ray cluster this process started is dead: Ray's calls wait for
     that cluster without a timeout (``train --backend rllib`` building its env runners: 60 s,
-    then Ray's C++ side ended the process with 1 and "Failed to connect to GCS").
+    then Ray's C++ side ended the process with 1 and "Failed to connect to GCS").  Nothing is
+    watched for a cluster this process only joined (``--address``, ``RAY_ADDRESS``, a
+    ``ray start`` one): its processes are not this job's.  The watch has ended when the block
+    does, so the job is never ended once it goes on after the block.
 
     Args:
         ray: the ``ray`` module.
@@ -385,21 +388,44 @@ def ended_with_its_cluster(ray: Any, stop: Any, job: str, phase: str) -> Iterato
 
     def watch() -> None:
         while not done.wait(_POLL_S):
-            if stop.requested and stop.signum != signal.SIGINT and _local_cluster_ended(ray, wait_s=0):
+            if _ended_by_stop(ray, stop, wait_s=0):
                 _end_cluster(ray)
                 sys.stderr.write(
-                    f"{job}: stopped early ({signal.Signals(stop.signum).name}) while {phase}, "
+                    f"{job}: stopped early ({_signal_name(stop)}) while {phase}, "
                     "its Ray cluster ended by the same signal: nothing was kept\n"
                 )
-                _exit_at_once(stop.exit_code)
+                _exit_at_once(_exit_code(stop))
                 return
 
-    if stop is not None and _ray_node(ray) is not None:  # a cluster of this process: watched
-        threading.Thread(target=watch, name="ended_with_its_cluster", daemon=True).start()
+    watcher = None
+    if stop is not None and _ray_node(ray) is not None:  # processes of a cluster this process started
+        watcher = threading.Thread(target=watch, name="ended_with_its_cluster", daemon=True)
+        watcher.start()
     try:
         yield
     finally:
         done.set()
+        if watcher is not None:  # a watch past ``done.wait`` ends the job before the block's caller goes on
+            watcher.join()
+
+
+def _ended_by_stop(ray: Any, stop: Any, wait_s: float | None = None) -> bool:
+    """Whether ``stop`` (or None) was requested by a signal other than Ctrl-C (Ray's processes
+    ignore SIGINT: no wait for them then) and a process of the local cluster this process
+    started is dead, or dies within ``wait_s`` seconds (:func:`_local_cluster_ended`)."""
+    requested = stop is not None and stop.requested and getattr(stop, "signum", None) != signal.SIGINT
+    return requested and _local_cluster_ended(ray, wait_s)
+
+
+def _exit_code(stop: Any) -> int:
+    """The exit code of a stop (143 after SIGTERM), 1 for a stop that has none."""
+    return getattr(stop, "exit_code", 1) or 1
+
+
+def _signal_name(stop: Any) -> str:
+    """The name of the signal that stopped the job (``"SIGTERM"``), or ``"stop"`` without one."""
+    signum = getattr(stop, "signum", None)
+    return signal.Signals(signum).name if signum is not None else "stop"
 
 
 def _exit_at_once(code: int) -> None:
@@ -421,8 +447,10 @@ def _exit_at_once(code: int) -> None:
 
 def _ray_node(ray: Any) -> Any:
     """Ray's object for the local cluster this process started (``ray._private.worker._global_node``,
-    Ray 2.x), or None (no such cluster, or another Ray)."""
-    return getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    Ray 2.x), or None: no such cluster, another Ray, or a cluster this process only joined
+    (``ray.init`` sets a node for it too, which started no process: empty ``all_processes``)."""
+    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    return node if getattr(node, "all_processes", None) else None
 
 
 def _end_cluster(ray: Any) -> None:

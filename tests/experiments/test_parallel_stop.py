@@ -236,9 +236,10 @@ class LocalRay:
     """Ray's surface as ``_run_ray`` meets a local cluster it starts: tasks run at once, the
     first result collected comes with a stop request, and then the cluster's processes are
     dead unless ``alive_after_stop`` (a SIGTERM to the process group reaches the raylet with
-    the job's stop request; Ctrl-C does not)."""
+    the job's stop request; Ctrl-C does not).  ``joined``: a cluster ``ray.init`` only joins
+    (``--address``), whose node holds no process of this one."""
 
-    def __init__(self, alive_after_stop):
+    def __init__(self, alive_after_stop, joined=False):
         self.alive_after_stop = alive_after_stop
         self.calls = []
         self.stop = Stop()
@@ -247,6 +248,8 @@ class LocalRay:
         node = self
 
         class Node:
+            all_processes = {} if joined else {"raylet": ["the raylet's process"]}
+
             @staticmethod
             def remaining_processes_alive():
                 return not node.stop.requested or node.alive_after_stop
@@ -316,6 +319,19 @@ def test_a_stopped_ray_run_does_not_shut_down_a_cluster_the_signal_ended(alive, 
     assert ray.calls == [("run", 1), ("run", 2), ("cancel", 4)] + ended
     assert unregistered == ([] if alive else [ray.shutdown])
     assert registered == ([] if alive else [(parallel._exit_at_once, 143)])
+
+
+def test_a_ray_run_stopped_on_a_cluster_it_joined_shuts_down_at_once(monkeypatch):
+    """``--address`` (or ``RAY_ADDRESS``, a ``ray start`` cluster): ``ray.init`` sets a node
+    without processes for a cluster it only joins, which the stop waited 5 s to see die (even
+    a fake whose processes look dead is not this job's to kill): ``ray.shutdown()`` at once."""
+    from experiments.common import parallel
+
+    ray = LocalRay(alive_after_stop=False, joined=True)
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(parallel.atexit, "register", lambda *hook: pytest.fail(f"registered {hook}"))
+    assert run_tasks(double, [1, 2, 3], backend="ray", stop=ray.stop) == [2]
+    assert ray.calls == [("run", 1), ("run", 2), ("cancel", 4), ("shutdown",)]
 
 
 def test_a_ray_run_stopped_by_ctrl_c_shuts_its_cluster_down_at_once(monkeypatch):

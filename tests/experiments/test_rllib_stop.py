@@ -97,9 +97,73 @@ def test_a_sigterm_that_ends_the_cluster_while_rllib_builds_ends_the_job_at_once
     monkeypatch.setattr(atexit, "register", lambda *hook: None)  # not this process's exit
     with pytest.raises(Exited):
         rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
-    assert codes == [143] and ray.calls[0] == ("kill_all_processes",)
+    # the watch's kill, then shut_down_ray's from train's ``finally``: the real os._exit ends the job before it
+    assert codes == [143] and ray.calls == [("kill_all_processes",), ("kill_all_processes",)]
     assert capsys.readouterr().err == (
         "train: stopped early (SIGTERM) while building the RLlib algorithm, its Ray cluster ended by the "
         "same signal: nothing was kept\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("case", ["ctrl-c", "cluster alive", "joined", "initialized"])
+def test_the_watch_of_the_build_leaves_the_job_alone_unless_sigterm_ended_its_own_cluster(case, monkeypatch, tmp_path):
+    """A stop during RLlib's build ends the job at once only after a SIGTERM and with a process
+    of a cluster this process started dead.  Not after Ctrl-C, not while the cluster lives,
+    and not on a cluster this process only joined (``--address``: ``ray.init`` sets a node
+    without processes) or found started: even when the fake's processes look dead, the build
+    returns and the job trains, keeps its files and ends Ray as usual."""
+    import atexit
+    import signal
+    import time
+    from types import SimpleNamespace
+
+    from experiments.common import parallel
+    from experiments.train import rllib  # imports the real ray.rllib, before the fake Ray
+
+    ray = LocalRay(alive_after_stop=case == "cluster alive", joined=case == "joined")
+    ray.initialized = case == "initialized"
+    if case == "ctrl-c":
+        ray.stop.signum, ray.stop.exit_code = signal.SIGINT, 130
+    codes, registered = [], []
+
+    def build_algo():
+        ray.stop.requested = True
+        time.sleep(20 * parallel._POLL_S)  # the watch looks about 20 times meanwhile
+        return RLlibAlgo(ray)
+
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=build_algo))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(parallel, "_POLL_S", 0.01)
+    monkeypatch.setattr(parallel, "_exit_at_once", codes.append)
+    monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
+    monkeypatch.setattr(atexit, "unregister", lambda hook: registered.append(("unregister", hook)))
+    monkeypatch.setattr(atexit, "register", lambda *hook: registered.append(hook))  # not this process's exit
+    summary = rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
+    ended = [] if case == "initialized" else [("shutdown",)]  # a cluster found started is left as it was
+    assert ray.calls == [("save_to_path",), ("algo.stop",)] + ended
+    assert (codes, registered) == ([], [])
+    assert (summary["iterations"], summary["stopped_early"]) == (1, True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint", "evaluation.json", "progress.csv"]
+
+
+def test_the_watch_has_ended_when_its_block_does(monkeypatch):
+    """A watch that was looking at the cluster when the build returned could still end the
+    job once it trains: the block's end waits for the watch to end."""
+    import time
+
+    from experiments.common import parallel
+
+    ray, looking, looked = LocalRay(alive_after_stop=True), threading.Event(), []
+
+    def ended_by_stop(*args, **kwargs):
+        looking.set()
+        time.sleep(0.3)
+        looked.append(True)
+        return False
+
+    monkeypatch.setattr(parallel, "_POLL_S", 0.01)
+    monkeypatch.setattr(parallel, "_ended_by_stop", ended_by_stop)
+    with parallel.ended_with_its_cluster(ray, ray.stop, "train", "building"):
+        assert looking.wait(5)
+    assert looked == [True]
