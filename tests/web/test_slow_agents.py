@@ -6,6 +6,7 @@ failed), a second tab waits for it without an error (each time it meets one), an
 keeps a game whose agent thinks past --max-idle.  The server runs in a thread (uvicorn), so
 that requests really overlap; the browser's clock is Playwright's, so that the seconds the page counts are exact."""
 
+import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -90,13 +91,17 @@ def test_a_thinking_opponent_leaves_its_games_view_and_other_games_answering(ser
     assert served.get(f"/api/games/{gid}", headers=headers).json() == moved
 
 
-def test_a_quit_while_the_opponent_thinks_ends_the_game_at_once(served, gated, tmp_path):
+@pytest.mark.parametrize("fails", [False, True], ids=["moves", "fails"])
+def test_a_quit_while_the_opponent_thinks_ends_the_game_at_once(served, gated, tmp_path, capsys, fails):
+    # an agent failing after the quit changes nothing of the game either: no 500 saying "the game
+    # is as it was", and the log does not call it a failure of a game in play
     gid, headers, _ = start(served)
     thread, answers = advance_in_thread(served, gid, headers)
     quit_view = served.post(f"/api/games/{gid}/quit", headers=headers).json()
     assert (quit_view["status"], quit_view["events"], quit_view["thinking"]) == ("quit", [], None)
     lines = read_record(tmp_path / "play" / quit_view["record"])
     assert [x["type"] for x in lines[1:]] == ["hand", "end"] and lines[-1]["status"] == "quit"
+    gated.fails = RuntimeError("no move") if fails else None
     gated.gate.set()
     thread.join(QUICK)
     (late,) = answers
@@ -104,6 +109,12 @@ def test_a_quit_while_the_opponent_thinks_ends_the_game_at_once(served, gated, t
     assert (late.status_code, late.json()) == (409, {"error": ended})
     assert served.get(f"/api/games/{gid}", headers=headers).json() == quit_view
     assert read_record(tmp_path / "play" / quit_view["record"]) == lines  # the late move is in no record
+    log = [line for line in capsys.readouterr().err.splitlines() if line.startswith("serve:")]
+    failed = (
+        f"serve: game {gid}: agent {NAME!r} in seat 0 failed to move once the game had ended (it was quit), which "
+        "the failure leaves as it was: RuntimeError: no move"
+    )
+    assert log == ([failed] if fails else [])
 
 
 def test_a_game_dropped_while_its_opponent_thinks_is_saved_at_once(served, gated, tmp_path):
@@ -128,26 +139,6 @@ def test_a_game_dropped_while_its_opponent_thinks_is_saved_at_once(served, gated
         f"({NAME}) was choosing its move: that move was not played"
     )
     assert (late.status_code, late.json()) == (409, {"error": dropped})
-
-
-def test_an_opponent_failing_after_a_quit_gets_the_quit_games_409(served, gated, capsys):
-    # the failure changes nothing of a game already over: no 500 saying "the game is as it was",
-    # and the log does not call it a failure of a game in play
-    gid, headers, _ = start(served)
-    thread, answers = advance_in_thread(served, gid, headers)
-    quit_view = served.post(f"/api/games/{gid}/quit", headers=headers).json()
-    gated.fails = RuntimeError("no move")
-    gated.gate.set()
-    thread.join(QUICK)
-    (late,) = answers
-    ended = f"game {gid} ended while player_0 ({NAME}) was choosing its move (it was quit): that move was not played"
-    assert (late.status_code, late.json()) == (409, {"error": ended})
-    assert served.get(f"/api/games/{gid}", headers=headers).json() == quit_view
-    log = [line for line in capsys.readouterr().err.splitlines() if line.startswith("serve:")]
-    assert log == [
-        f"serve: game {gid}: agent {NAME!r} in seat 0 failed to move once the game had ended (it was quit), which "
-        "the failure leaves as it was: RuntimeError: no move"
-    ]
 
 
 def test_a_page_reloaded_while_the_opponent_thinks_says_so_and_goes_on_after_its_move(served, gated):
@@ -195,7 +186,11 @@ def wait_for_status(page, text):
     page.wait_for_function("text => document.querySelector('#status').textContent === text", arg=text)
 
 
-def test_the_page_that_asked_for_the_move_says_who_is_choosing_it_and_for_how_long(served, gated):
+@contextlib.contextmanager
+def paused_game(served):
+    """A new game against the gated agent, open in a Chromium page at speed 0 whose clock is
+    paused (the page's timers fire when the test runs them): yields ``(context, page, its
+    script errors, the game's id, its token headers)``."""
     from experiments.serve.testing import chromium
 
     url = str(served.base_url).rstrip("/")
@@ -203,8 +198,13 @@ def test_the_page_that_asked_for_the_move_says_who_is_choosing_it_and_for_how_lo
     with chromium() as context:
         context.set_default_timeout(20_000)
         context.clock.install(time=datetime(2030, 1, 1))
-        context.clock.pause_at(datetime(2030, 1, 2))  # the page's timers fire when the test runs them
+        context.clock.pause_at(datetime(2030, 1, 2))
         page, errors = open_game(context, url, gid, headers)
+        yield context, page, errors, gid, headers
+
+
+def test_the_page_that_asked_for_the_move_says_who_is_choosing_it_and_for_how_long(served, gated):
+    with paused_game(served) as (context, page, errors, _, _):
         wait_for_status(page, f"player_0 ({NAME}) is to move…")
         context.clock.run_for(1)  # the page's pause between moves (speed 0): it asks for the move
         assert gated.started.wait(QUICK)
@@ -223,15 +223,7 @@ def test_the_page_that_asked_for_the_move_says_who_is_choosing_it_and_for_how_lo
 
 
 def test_a_second_tab_asking_for_the_move_the_first_asked_for_waits_for_it_without_an_error(served, gated):
-    from experiments.serve.testing import chromium
-
-    url = str(served.base_url).rstrip("/")
-    gid, headers, _ = start(served)
-    with chromium() as context:
-        context.set_default_timeout(20_000)
-        context.clock.install(time=datetime(2030, 1, 1))
-        context.clock.pause_at(datetime(2030, 1, 2))
-        page, errors = open_game(context, url, gid, headers)
+    with paused_game(served) as (context, page, errors, gid, headers):
         wait_for_status(page, f"player_0 ({NAME}) is to move…")  # this tab will ask for the move next
         thread, answers = advance_in_thread(served, gid, headers)  # the first tab asks for it before
         context.clock.run_for(1)  # this tab asks: a 409, the opponent still choosing; its view says so
@@ -252,16 +244,8 @@ def test_a_second_tab_meeting_the_first_tabs_move_twice_in_a_row_still_waits_for
     # each call of the opponents' loop allowed one stale retry: a second "still choosing" 409
     # in one run of opponent moves (Gin's draw, then its discard) ended the loop without a
     # word, the page left on "is choosing its move… (0.3 s)" with nothing asking again
-    from experiments.serve.testing import chromium
-
-    url = str(served.base_url).rstrip("/")
-    gid, headers, _ = start(served)
     choosing = f"'player_0 ({NAME}) is choosing its move… ('"  # the seconds the server counts
-    with chromium() as context:
-        context.set_default_timeout(20_000)
-        context.clock.install(time=datetime(2030, 1, 1))
-        context.clock.pause_at(datetime(2030, 1, 2))
-        page, errors = open_game(context, url, gid, headers)
+    with paused_game(served) as (context, page, errors, gid, headers):
         for move in ("draw upcard", "discard"):
             wait_for_status(page, f"player_0 ({NAME}) is to move…")  # this tab will ask for the move next
             gated.started.clear()
@@ -283,15 +267,7 @@ def test_a_second_tab_meeting_the_first_tabs_move_twice_in_a_row_still_waits_for
 
 def test_the_page_whose_opponent_fails_says_so_and_no_longer_that_it_is_choosing(served, gated):
     # the page that asked kept "is choosing its move… (2 s)" beside the 500 saying it had failed
-    from experiments.serve.testing import chromium
-
-    url = str(served.base_url).rstrip("/")
-    gid, headers, _ = start(served)
-    with chromium() as context:
-        context.set_default_timeout(20_000)
-        context.clock.install(time=datetime(2030, 1, 1))
-        context.clock.pause_at(datetime(2030, 1, 2))
-        page, errors = open_game(context, url, gid, headers)
+    with paused_game(served) as (context, page, errors, gid, headers):
         wait_for_status(page, f"player_0 ({NAME}) is to move…")
         context.clock.run_for(1)  # the page asks for the opponent's move
         assert gated.started.wait(QUICK)
