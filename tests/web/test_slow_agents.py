@@ -284,6 +284,24 @@ def test_the_page_whose_opponent_fails_says_so_and_no_longer_that_it_is_choosing
         assert errors == []
 
 
+def test_the_page_waiting_for_a_move_when_another_tab_quits_shows_the_quit_not_an_error(served, gated):
+    # the late move's 409 ("ended while ... was choosing its move (it was quit)") was shown as an
+    # error beside "game abandoned", although nothing failed on this page
+    with paused_game(served) as (context, page, errors, gid, headers):
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        context.clock.run_for(1)  # the page asks for the opponent's move
+        assert gated.started.wait(QUICK)
+        quit_view = served.post(f"/api/games/{gid}/quit", headers=headers).json()  # the other tab
+        gated.gate.set()
+        context.clock.resume()
+        results = ", ".join(
+            f"{a} ({quit_view['labels'][a]}) {'+' if r > 0 else ''}{round(r, 3):g}"
+            for a, r in quit_view["returns"].items()
+        )
+        wait_for_status(page, f"game abandoned: {results}")
+        assert page.text_content("#error") == "" and errors == []
+
+
 def think_in_thread(session):
     """``session.advance()`` in a thread, its agent thinking once this returns; returns
     (thread, errors): the ApiError it raised, if any, lands in errors."""

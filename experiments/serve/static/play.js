@@ -162,7 +162,10 @@ async function failed(err) {
     try { fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token); } catch (e) { /* the error is shown */ }
   }
   const waiting = !!(err.status === 409 && fresh && fresh.thinking);
-  if (!waiting) showError(err.message);
+  // a 409 of a game that ended meanwhile (quit in another tab while this one waited for an
+  // opponent's move): the view's status says so, and no error happened here
+  const ended = !!(err.status === 409 && fresh && fresh.status !== "playing");
+  if (!waiting && !ended) showError(err.message);
   if (fresh) show(fresh, false);
   if (err.status === 404) {
     disableGame();
