@@ -46,13 +46,18 @@ def check_int(
     Raises:
         ValueError: not an integer, or out of range.
     """
-    allowed = allowed or f"{name} must be an int{_range(low, high)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{kind}{name}={value!r} is not an integer: {allowed}")
+        raise ValueError(f"{kind}{name}={value!r} is not an integer: {allowed or _must(name, low, high)}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{kind}{name}={value!r} is out of range: {allowed}")
+        raise ValueError(f"{kind}{name}={value!r} is out of range: {allowed or _must(name, low, high)}")
     return value
+
+
+def _must(name: str, low: int, high: int | None) -> str:
+    """The end of :func:`check_int`'s message, built only when a value is refused (the check
+    runs at every reset)."""
+    return f"{name} must be an int{_range(low, high)}"
 
 
 def check_seed(name: str, value: Any, also: str = "") -> int | None:
