@@ -1,5 +1,5 @@
 """``experiments.train --backend rllib`` stopped by a SIGTERM to its process group, on the fake
-local Ray cluster of ``test_parallel_stop`` (a real run takes about 30 s): the job ends its
+local Ray cluster of ``fake_ray`` (a real run takes about 30 s): the job ends its
 cluster as the tournament does and keeps its files, or ends at once when nothing is trained."""
 
 import sys
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.experiments.test_parallel_stop import LocalRay
+from tests.experiments.fake_ray import LocalRay
 
 
 class RLlibAlgo:
