@@ -96,13 +96,10 @@ def check_game_seeds(seed: Any, num_envs: int) -> np.ndarray:
     Raises:
         ValueError: another length, or an entry that is neither; the message names it.
     """
-    allowed = (
-        f"a list of num_envs={num_envs} seeds, each an int from 0 to {MAX_SEED} or None (keep that game's streams)"
-    )
+    allowed = SEED_FORMS.format(max=MAX_SEED, n=num_envs)
     if isinstance(seed, np.ndarray) and seed.ndim != 1:
-        raise ValueError(f"seed: an array of shape {seed.shape}; a seed is an int, or {allowed}")
+        raise ValueError(f"seed: an array of shape {seed.shape}; {allowed}")
     if len(seed) != num_envs:
-        raise ValueError(f"seed: a list of {len(seed)} seeds for {num_envs} games; a seed is an int, or {allowed}")
-    allowed = f"a seed is an int, or {allowed}"
+        raise ValueError(f"seed: a list of {len(seed)} seeds for {num_envs} games; {allowed}")
     seeds = [None if s is None else check_int(f"seed[{i}]", s, 0, MAX_SEED, "", allowed) for i, s in enumerate(seed)]
     return np.array(seeds, dtype=object)
