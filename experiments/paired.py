@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean
 
-from experiments.common import csv_number, csv_rows, mean_interval
+from experiments.common import csv_number, csv_rows, csv_share, mean_interval
 from experiments.tournament.report import POINTS_LABELS
 
 #: the columns of ``games.csv`` read here (``opponent_points_per_hand`` too when present)
@@ -114,9 +114,7 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
                     raise ValueError(
                         f"{games}, line {line}: a second game against {game[0]!r}, deal {deal}, rotation {game[2]}"
                     )
-                share = csv_number(games, line, row, "win_share")
-                if not 0.0 <= share <= 1.0:
-                    raise ValueError(f"{games}, line {line}: win_share {share} is outside 0..1")
+                share = csv_share(games, line, row)
                 shares[deal].append(share)
                 if with_margin:
                     ours, theirs = (

@@ -4,7 +4,7 @@ intervals they report (:mod:`experiments.common.intervals`), game records
 (:mod:`experiments.common.csv_rows`) and a clean stop on Ctrl-C
 (:mod:`experiments.common.interrupt`)."""
 
-from experiments.common.csv_rows import csv_number, csv_rows
+from experiments.common.csv_rows import csv_number, csv_rows, csv_share
 from experiments.common.intervals import mean_interval, t_quantile_95, wilson_interval
 from experiments.common.jobs import (
     MAX_DEALS,
@@ -43,6 +43,7 @@ __all__ = [
     "check_folder",
     "csv_number",
     "csv_rows",
+    "csv_share",
     "deal_count",
     "deal_count_or_zero",
     "description",

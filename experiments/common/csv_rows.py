@@ -28,6 +28,18 @@ def csv_number(path: Path, line: int, row: dict, column: str, kind: type = float
     return number
 
 
+def csv_share(path: Path, line: int, row: dict) -> float:
+    """``row["win_share"]`` (:func:`csv_number`) in 0..1: a game's share of the win.
+
+    Raises:
+        ValueError: not a finite number, or outside 0..1; the message names the file and line.
+    """
+    share = csv_number(path, line, row, "win_share")
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"{path}, line {line}: win_share {share} is outside 0..1")
+    return share
+
+
 def csv_rows(f: TextIO, path: Path, columns: tuple[str, ...], job: str) -> csv.DictReader:
     """A ``csv.DictReader`` over the open file ``f`` (``path``'s), its header checked.
 

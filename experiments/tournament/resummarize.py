@@ -15,7 +15,7 @@ import csv
 import json
 from pathlib import Path
 
-from experiments.common import atomic_open, csv_number, csv_rows
+from experiments.common import atomic_open, csv_number, csv_rows, csv_share
 from experiments.tournament.matrix import FIELDS, head_to_head, write_matrix
 from experiments.tournament.report import plot_win_rates, summarize
 
@@ -44,9 +44,7 @@ def read_games(path: str | Path) -> list[dict]:
             for row in reader:
                 line = reader.line_num
                 deal, rotation, seat = (csv_number(path, line, row, c, int) for c in ("deal", "rotation", "seat"))
-                share = csv_number(path, line, row, "win_share", float)
-                if not 0.0 <= share <= 1.0:
-                    raise ValueError(f"{path}, line {line}: win_share {share} is outside 0..1")
+                share = csv_share(path, line, row)
                 key = (row["variant"], row["lineup"], deal, rotation)
                 game = games.setdefault(
                     key,
