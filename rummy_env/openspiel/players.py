@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyspiel
+
+from rummy_env.games.errors import integer_id
 
 
 class PlayerTypeError(TypeError, ValueError):
@@ -41,11 +42,7 @@ def player_int(player: Any) -> int:
     Raises:
         PlayerTypeError: anything else (a bool, float, string...).
     """
-    if isinstance(player, np.ndarray) and player.shape == () and np.issubdtype(player.dtype, np.integer):
-        player = player.item()
-    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise PlayerTypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
-    return int(player)
+    return integer_id(player, "players are integer seats", "player", PlayerTypeError)
 
 
 def check_player(player: Any, num_players: int, chance: bool = False) -> int:
