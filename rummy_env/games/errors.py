@@ -23,19 +23,20 @@ class ActionTypeError(TypeError, ValueError):
     """
 
 
-def integer_id(action: Any, allowed: str) -> int:
-    """``action`` as a Python int if it is a Python int, a NumPy integer scalar or a 0-d
-    integer array; ``allowed`` ends the error message (what the caller accepts).
+def integer_id(value: Any, allowed: str, what: str = "action", error: type[Exception] = ActionTypeError) -> int:
+    """``value`` as a Python int if it is a Python int, a NumPy integer scalar or a 0-d
+    integer array; ``allowed`` ends the error message (what the caller accepts), which
+    names the value as ``what`` (``action``, ``player``).
 
     Raises:
-        ActionTypeError: anything else (a float, bool, string, ``Fraction``...), rather
-            than guessed at or truncated.
+        error (default ActionTypeError): anything else (a float, bool, string,
+            ``Fraction``...), rather than guessed at or truncated.
     """
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        action = action.item()
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ActionTypeError(f"action {action!r} has type {type(action).__name__}: {allowed}")
-    return int(action)
+    if isinstance(value, np.ndarray) and value.shape == () and np.issubdtype(value.dtype, np.integer):
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise error(f"{what} {value!r} has type {type(value).__name__}: {allowed}")
+    return int(value)
 
 
 def to_action_id(action: Any, num_actions: int) -> int:

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyspiel
+
+from rummy_env.games.errors import integer_id
 
 
 class PlayerTypeError(TypeError, ValueError):
@@ -41,11 +42,7 @@ def player_int(player: Any) -> int:
     Raises:
         PlayerTypeError: anything else (a bool, float, string...).
     """
-    if isinstance(player, np.ndarray) and player.shape == () and np.issubdtype(player.dtype, np.integer):
-        player = player.item()
-    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise PlayerTypeError(f"player {player!r} has type {type(player).__name__}: players are integer seats")
-    return int(player)
+    return integer_id(player, "players are integer seats", "player", PlayerTypeError)
 
 
 def check_player(player: Any, num_players: int, chance: bool = False) -> int:
@@ -92,10 +89,14 @@ class PlayerMethods:
             player given at a chance node or a terminal state.
     """
 
-    def _player(self, method: str, args: tuple) -> int:
+    @staticmethod
+    def _one(method: str, args: tuple) -> Any:
         if len(args) != 1:
             raise TypeError(f"{method} takes (player) or no argument, got {len(args)} arguments")
-        return check_player(args[0], self.get_game().num_players())
+        return args[0]
+
+    def _player(self, method: str, args: tuple) -> int:
+        return check_player(self._one(method, args), self.get_game().num_players())
 
     def _seat(self, method: str, args: tuple) -> int:
         if args:
@@ -143,9 +144,7 @@ class PlayerMethods:
         OpenSpiel's C++ games."""
         if not player:
             return super().legal_actions()
-        if len(player) != 1:
-            raise TypeError(f"legal_actions takes (player) or no argument, got {len(player)} arguments")
-        if any_player(player[0]) != self.current_player():
+        if any_player(self._one("legal_actions", player)) != self.current_player():
             return []
         return super().legal_actions()
 
@@ -155,9 +154,7 @@ class PlayerMethods:
         player), ``num_distinct_actions()`` long for any other id."""
         if not player:
             return super().legal_actions_mask()
-        if len(player) != 1:
-            raise TypeError(f"legal_actions_mask takes (player) or no argument, got {len(player)} arguments")
-        seat = any_player(player[0])
+        seat = any_player(self._one("legal_actions_mask", player))
         if seat == self.current_player():
             return super().legal_actions_mask()
         game = self.get_game()
