@@ -62,6 +62,16 @@ Pages
   games too, a line on stderr naming each record.
   A game's page (``/play?game=ID``) opens only in the tab that started it (its token is
   kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
+  A copy of that tab (the browser's "Duplicate", which copies ``sessionStorage``) shows
+  the same game, and every such tab follows it: while the game is live and a page waits
+  on nothing (its turn, or another tab's), it asks for the game's view every 2 s, which
+  answers 304 while the game is unchanged (nothing redrawn: a selection of cards being
+  made stays), and shows a changed one, the other tab's moves then the opponents' (which
+  either tab asks for); it stops asking once the game ended.  A move (or undo, or ask
+  for an opponent's move) sent from a view the game has passed (another tab played in
+  between) is refused with a 409 that changes nothing, and the page shows the game as it
+  is, with that 409's message (none for an ask for an opponent's move: the other tab's
+  was made, and the page goes on from it).
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...&folder=...`` to list one tournament's
   games of an agent or a pair), or a record uploaded from your disk.  A record is checked by replaying it
@@ -88,12 +98,19 @@ API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
 ``GET /api/config`` (variants, their options and agents); ``POST /api/games`` (``{variant,
 options, seat, opponents, seed?}`` -> ``{id, token, view}``); ``GET /api/games/{id}`` and
-``POST /api/games/{id}/move`` (``{action: id or text}``), ``/advance`` (one opponent
+``POST /api/games/{id}/move`` (``{action: id or text, version?}``), ``/advance``
+(``{version?}``; one opponent
 move; a 409 while another request's opponent is still choosing, or when the game ended
 while it chose; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
 illegal move itself, the seed and that seat's legal moves, or the failing agent's message
 and traceback, go to the server's stderr only),
-``/hint``, ``/quit``, ``/undo`` (Rummikub), each with the header ``X-Game-Token``; ``GET /api/records``
+``/hint``, ``/quit``, ``/undo`` (Rummikub; ``{version?}``), each with the header
+``X-Game-Token``.  A view's ``version`` counts the game's changes (each move, undo, and
+its end); ``GET /api/games/{id}`` answers with ``ETag: "VERSION"`` (none while an
+opponent is thinking: its seconds count) and ``Cache-Control: no-store``, and with a 304
+and no body when ``If-None-Match`` names that ETag; a ``version`` sent with a move, undo or
+advance other than the game's is refused (409), the game unchanged (without it, as before:
+whatever the version).  ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,
 ``Content-Type: application/octet-stream``);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
@@ -138,8 +155,8 @@ Safety rules
   the names given.  A refused request gets a 400 naming the ``Host`` it sent and the
   ``--allowed-hosts`` that would allow it (``{"error": ...}`` under ``/api``, text elsewhere).
 - Moves: a move for an unknown or dropped game is a 404, without the game's token a 403,
-  after the end or out of turn a 409, not an action a 400, not legal now a 422 (naming
-  legal moves); the game is left as it was.
+  after the end, out of turn or from a view the game has passed (its ``version``) a 409,
+  not an action a 400, not legal now a 422 (naming legal moves); the game is left as it was.
 - Hidden cards: a view carries the seat's own SVG, its own hand and legal moves, the
   moves made (another seat's Rummikub tiles stay hidden until its commit), the public
   results, never the seed or the deck; ``tests/web/test_views.py`` permutes the hidden

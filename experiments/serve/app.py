@@ -15,7 +15,7 @@ import contextlib
 import json
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,6 +197,19 @@ class HostCheck(TrustedHostMiddleware):
         return PlainTextResponse(message, status_code=400)
 
 
+def _view_or_unchanged(version: int, seen: str | None, view: Callable[[], dict]) -> Response:
+    """A game's view answered with ``ETag: "VERSION"`` (its ``version``): 304 with no body
+    when ``seen`` (the request's ``If-None-Match``) names it, so that a page polling an
+    unchanged game costs no drawing; else the view (``view()``).  ``no-store``: a view
+    holds the seat's hand, and its page asks anew each time."""
+    etag = f'"{version}"'
+    headers = {"ETag": etag, "Cache-Control": "no-store"}
+    tags = [t.strip().removeprefix("W/") for t in (seen or "").split(",")]
+    if etag in tags or "*" in tags:
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(view(), headers=headers)
+
+
 async def _body(request: Request, limit: int, what: str = "upload") -> bytes:
     """The request body, refused (413) as soon as it passes ``limit`` bytes (``what``: the
     message's name for it, ``check_upload_size``)."""
@@ -318,24 +331,29 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
             body = await _json(request) if request.method == "POST" else {}
             token = request.headers.get(TOKEN_HEADER)
 
-            def work() -> dict:
+            version = body.get("version")  # the view the request was made from (optional)
+            seen = request.headers.get("if-none-match")
+
+            def work() -> Response:
                 session = games.get(game_id, token)  # in the thread: it may save games it drops
                 if action == "advance":
-                    session.advance()  # takes the lock itself, let go while the agent thinks
+                    session.advance(version)  # takes the lock itself, let go while the agent thinks
                 with session.lock:
                     if action == "move":
                         if "action" not in body:
                             raise ApiError(400, "a move needs 'action': an action id or the move's text")
-                        session.move(body["action"])
+                        session.move(body["action"], version)
                     elif action == "hint":
-                        return session.hint()
+                        return JSONResponse(session.hint())
                     elif action == "quit":
                         session.quit()
                     elif action == "undo":
-                        session.undo()
-                    return session.view()
+                        session.undo(version)
+                    elif session.thinking is None:  # the view: its ETag, unless its seconds count
+                        return _view_or_unchanged(session.version, seen, session.view)
+                    return JSONResponse(session.view())
 
-            return JSONResponse(await run_in_threadpool(work))
+            return await run_in_threadpool(work)
 
         return handler
 

@@ -106,6 +106,10 @@ class GameSession:
         self.events: list[dict] = []  # the moves made, as the human's seat may see them
         self._hidden_adds = 0
         self.status = "playing"
+        #: counts the changes of the game (each move, undo and its end): a view says the one
+        #: it shows, so a page learns whether the game changed since (the ETag of its view)
+        #: and a move chosen from an older view is refused (:meth:`check_version`)
+        self.version = 0
         self.record_name: str | None = None
         self.save_error: str | None = None  # why the record could not be written (an OSError's reason)
         self._record_dir = record_dir
@@ -171,6 +175,7 @@ class GameSession:
             "returns": dict(zip(self.raw.possible_agents, end["returns"], strict=True)) if end else None,
             "record": self.record_name,
             "record_error": record_error(self.save_error),
+            "version": self.version,
         }
 
     # ---------------------------------------------------------- changes
@@ -188,11 +193,13 @@ class GameSession:
         if raw.game_state.hands_played != hands_before:
             event["hand_over"] = raw.game_state.hands_played
         self.events.append(event)
+        self.version += 1
         if raw.game_state.is_terminal():
             self._finish("complete")
 
     def _finish(self, status: str) -> None:
         self.status = "over" if status == "complete" else status
+        self.version += 1
         self.thinking = None  # a quit game's agent may think on: its move will not be played
         self.recorder.finish(status)
         if self._record_dir is not None:
@@ -222,15 +229,41 @@ class GameSession:
                 "(the game's view says so while it thinks: its 'thinking' is null once it has moved)",
             )
 
-    def move(self, action: Any) -> None:
-        """The human plays ``action`` (an action id or its text).
+    def check_version(self, version: Any, what: str) -> None:
+        """Refuse a request made from a view older than the game (``version``: the view's
+        ``version``, or None: not checked; ``what``: what the message calls the request,
+        ``"move"``).  Another tab or window of the game may have played on since that view:
+        a move chosen from it could be legal still, but not the one the user meant.
 
         Raises:
-            ApiError: 409 the game is over or another seat is to act; 400 not an action
-                of the variant; 422 not legal now (the message lists some legal moves).
+            ApiError: 400 ``version`` not an int >= 0; 409 another version than the game's.
+        """
+        if version is None:
+            return
+        if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+            raise ApiError(
+                400, f"version {shown(version)} is not a view's version (an int >= 0, the view's 'version'), or null"
+            )
+        if version != self.version:
+            raise ApiError(
+                409,
+                f"game {self.id} has changed since the view this {what} was made from (that view's version "
+                f"{version}, the game's {self.version}: another tab or window played on); nothing was done, the "
+                "game's view shows it as it is now",
+            )
+
+    def move(self, action: Any, version: Any = None) -> None:
+        """The human plays ``action`` (an action id or its text), chosen from the view of
+        ``version`` (None: whatever the game's version).
+
+        Raises:
+            ApiError: 409 the game is over, it changed since the view of ``version``, or
+                another seat is to act; 400 not an action of the variant, or ``version``
+                not an int; 422 not legal now (the message lists some legal moves).
         """
         self._check_playing()
         self._check_not_thinking()
+        self.check_version(version, "move")
         to_act = self.to_act()
         if to_act != self.seat:
             raise ApiError(409, f"not your turn: {to_act} ({self.labels[to_act]}) is to act; ask for its move first")
@@ -248,7 +281,7 @@ class GameSession:
             raise ApiError(422, f"{raw.action_to_string(action)!r} is not legal now: legal moves are {some}")
         self._apply(self.seat, action)
 
-    def undo(self) -> None:
+    def undo(self, version: Any = None) -> None:
         """Take back the last tile the human added to the Rummikub play it is building.
 
         The env has no action that takes a tile back, so the game is replayed from its
@@ -256,12 +289,16 @@ class GameSession:
         terminal's ``undo``): the table, the events and the record are as if the tile had
         never been added.  No opponent has moved since, so the agents are not concerned.
 
+        ``version``: as :meth:`move`'s (the view the undo was asked from).
+
         Raises:
-            ApiError: 400 not Rummikub (every move of the other variants is final); 409
-                the game is over, it is not the human's turn, or no tile was added yet.
+            ApiError: 400 not Rummikub (every move of the other variants is final), or
+                ``version`` not an int; 409 the game is over, it changed since the view of
+                ``version``, it is not the human's turn, or no tile was added yet.
         """
         self._check_playing()
         self._check_not_thinking()
+        self.check_version(version, "undo")
         if self.variant != RUMMIKUB:
             raise ApiError(400, f"undo takes back a tile of a Rummikub play; in {self.variant} every move is final")
         if self.to_act() != self.seat:
@@ -270,9 +307,12 @@ class GameSession:
             raise ApiError(409, "nothing to undo: no tile has been added to your play this turn")
         self.recorder = undo_last(self.env, self.recorder, self.seed)
         self.events.pop()
+        self.version += 1  # not back to the version before the tile: another tile may follow
 
-    def advance(self) -> None:
-        """The next opponent makes one move.
+    def advance(self, version: Any = None) -> None:
+        """The next opponent makes one move, asked from the view of ``version`` (None:
+        whatever the game's version): two tabs of a game both ask for the opponents' moves,
+        and the one that asks second from the same view gets a 409, not a second move.
 
         Called without the session's lock, which it takes itself: the agent chooses its
         move with the lock let go (``thinking`` set), so that the game's view and a quit
@@ -283,7 +323,8 @@ class GameSession:
             ApiError: 409 the game is over, it is the human's turn, or another request's
                 opponent is still choosing its move (this one makes no second move), or the
                 game ended while the agent thought (its move, or its failure to choose one,
-                changes nothing); 500 the agent chose a move that is not legal, or failed to
+                changes nothing), or the game changed since the view of ``version`` (400:
+                ``version`` not an int); 500 the agent chose a move that is not legal, or failed to
                 choose one (the game stays as it was; the message names the agent; what an
                 illegal choice was, with the seed and legal moves that tell hidden cards,
                 goes to stderr only).
@@ -291,6 +332,7 @@ class GameSession:
         with self.lock:
             self._check_playing()
             self._check_not_thinking()
+            self.check_version(version, "request for an opponent's move")
             agent = self.to_act()
             if agent == self.seat:
                 raise ApiError(409, "it is your turn: no opponent is to move")

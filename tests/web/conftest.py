@@ -1,6 +1,7 @@
 """What the server tests share: a folder of records and results made by the project's own
 jobs (a played Gin game, a small recorded tournament), and apps serving them."""
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,31 @@ def play_out(client, gid, headers, view):
         else:
             view = client.post(f"/api/games/{gid}/advance", headers=headers).json()
     return view
+
+
+#: a request that waits on the thinking agent would take the whole gate's wait (60 s)
+QUICK = 10.0
+
+
+@pytest.fixture
+def gated():
+    """The gated agent (``tests/web/gated_agent.py``) with new events; its gate is set at the end."""
+    from tests.web.gated_agent import GatedAgent
+
+    GatedAgent.started, GatedAgent.gate, GatedAgent.fails = threading.Event(), threading.Event(), None
+    yield GatedAgent
+    GatedAgent.gate.set()  # a test that failed leaves no agent waiting
+
+
+@pytest.fixture
+def served(make_app, tmp_path, gated):
+    """An ``httpx.Client`` of the app served by uvicorn in a thread (records in ``tmp_path``,
+    the gated agent allowed, 2 games kept): requests really overlap."""
+    import httpx
+
+    from experiments.serve.testing import serve_in_thread
+    from tests.web.gated_agent import NAME
+
+    app = make_app(records=tmp_path, agents=(NAME,), max_games=2)
+    with serve_in_thread(app) as base, httpx.Client(base_url=base, timeout=QUICK) as client:
+        yield client

@@ -121,7 +121,9 @@ def test_a_rummikub_tile_is_taken_back_and_other_variants_moves_are_final(make_a
         added = c.post(f"/api/games/{gid}/move", json={"action": hint["action"]}, headers=headers).json()
         assert added["can_undo"] is True and added["events"][-1]["text"] == hint["text"]
         undone = c.post(f"/api/games/{gid}/undo", headers=headers).json()
-        assert undone == before  # the table, the moves, the events: as if the tile had never been added
+        # the table, the moves, the events: as if the tile had never been added; the version goes
+        # on (a tab that saw the tile added must see it taken back)
+        assert undone == {**before, "version": before["version"] + 2} and added["version"] == before["version"] + 1
         said = refused(c.post(f"/api/games/{gid}/undo", headers=headers), 409)
         assert said == "nothing to undo: no tile has been added to your play this turn"
         c.post(f"/api/games/{gid}/move", json={"action": hint["action"]}, headers=headers)

@@ -12,29 +12,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-import httpx
 import pytest
 
 from experiments.common.records import read_record
-from experiments.serve.testing import serve_in_thread
+from tests.web.conftest import QUICK
 from tests.web.gated_agent import NAME, GatedAgent
-
-#: a request that waits on the thinking agent would take the whole gate's wait (60 s)
-QUICK = 10.0
-
-
-@pytest.fixture
-def gated():
-    GatedAgent.started, GatedAgent.gate, GatedAgent.fails = threading.Event(), threading.Event(), None
-    yield GatedAgent
-    GatedAgent.gate.set()  # a test that failed leaves no agent waiting
-
-
-@pytest.fixture
-def served(make_app, tmp_path, gated):
-    app = make_app(records=tmp_path, agents=(NAME,), max_games=2)
-    with serve_in_thread(app) as base, httpx.Client(base_url=base, timeout=QUICK) as client:
-        yield client
 
 
 def start(client, **body):

@@ -1,7 +1,8 @@
 // experiments.serve: what the three pages share (the API call, small DOM helpers)
 "use strict";
 
-async function api(method, url, body, token) {
+// etag: the If-None-Match of a poll; its 304 (the resource unchanged) returns null
+async function api(method, url, body, token, etag) {
   const headers = {};
   let payload;
   if (body !== undefined) {
@@ -13,7 +14,10 @@ async function api(method, url, body, token) {
     }
   }
   if (token) headers["X-Game-Token"] = token;
-  const response = await fetch(url, { method, headers, body: payload });
+  if (etag) headers["If-None-Match"] = etag;
+  // no-store: the page, not the browser's cache, compares the versions (a 304 reaches it)
+  const response = await fetch(url, { method, headers, body: payload, cache: etag ? "no-store" : "default" });
+  if (etag && response.status === 304) return null;
   let data;
   try { data = await response.json(); } catch (e) { data = { error: response.statusText }; }
   if (!response.ok) {

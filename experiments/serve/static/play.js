@@ -11,6 +11,11 @@ let quitting = false;   // Quit was clicked: the opponents' loop stops, a second
 let gone = false;       // the server no longer has the game (dropped when idle): controls off
 let wantsFocus = false; // the keyboard was on the moves: focus goes back to them on the next turn
 const THINKING_AFTER_MS = 500;  // an opponent's move not come by then: the status says it is being chosen
+// while the game is live and this page waits on nothing, its view is asked for this often
+// (answered 304 while unchanged): a move made in another tab of the game shows here
+const FOLLOW_MS = 2000;
+let following = null;   // the timer of follow()
+let polling = false;    // a follow() request is under way
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -155,8 +160,11 @@ function disableGame() {
 // a failed request: 404 the game is gone (its record linked when saved), 409 / 422 the
 // view was stale (another tab moved, the game ended): shown again from the server.
 // Returns whether it was a 409 while an opponent chooses the move another tab asked for:
-// no error, the view says who is choosing, and the page waits for that move
-async function failed(err) {
+// no error, the view says who is choosing, and the page waits for that move; or, for
+// this page's own ask for an opponent's move (`advancing`), a 409 because another tab
+// moved the game on first: no error either, the page goes on from the new view
+async function failed(err, advancing = false) {
+  const stale = view;
   let fresh = null;
   if (err.status === 409 || err.status === 422) {
     try { fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token); } catch (e) { /* the error is shown */ }
@@ -165,13 +173,47 @@ async function failed(err) {
   // a 409 of a game that ended meanwhile (quit in another tab while this one waited for an
   // opponent's move): the view's status says so, and no error happened here
   const ended = !!(err.status === 409 && fresh && fresh.status !== "playing");
-  if (!waiting && !ended) showError(err.message);
+  const movedOn = !!(advancing && err.status === 409 && fresh && fresh.version !== stale.version);
+  if (!waiting && !ended && !movedOn) showError(err.message);
   if (fresh) show(fresh, false);
   if (err.status === 404) {
     disableGame();
     linkRecord(err.message);
   }
-  return waiting;
+  return waiting || movedOn;
+}
+
+// the view polled while the game is live and this page waits on nothing (its turn, in
+// another tab's hands, or a failed request's): an unchanged game answers 304 and nothing is
+// redrawn (a selection being made stays); a changed one is shown (the moves of the other
+// tab, the opponents' then made by this page too); stops when the game ended or is gone
+function follow() {
+  if (following === null) following = setInterval(followTick, FOLLOW_MS);
+}
+
+async function followTick() {
+  if (gone || view.status !== "playing") {
+    clearInterval(following);
+    following = null;
+    return;
+  }
+  if (busy || quitting || polling) return;
+  polling = true;
+  const before = view;
+  let fresh = null;
+  try {
+    fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token, `"${before.version}"`);
+  } catch (err) {
+    if (err.status === 404 && view === before && !gone) await failed(err);  // dropped: said, controls off
+    // another failure (the network, the server stopping): the next tick asks again
+  } finally {
+    polling = false;
+  }
+  // null: unchanged.  A request of this page answered meanwhile: its view is the newer one
+  if (fresh === null || view !== before || busy || quitting || gone) return;
+  if (fresh.version === before.version && !fresh.thinking && !before.thinking) return;
+  show(fresh);
+  await opponentsMove();
 }
 
 // the opponent's move this page asked for: once it has not come within THINKING_AFTER_MS (a
@@ -248,6 +290,7 @@ function show(v, clear = true) {
   );
   events.scrollTop = events.scrollHeight;
   showResult(v);
+  if (v.status === "playing") follow();
 }
 
 function showResult(v) {
@@ -298,7 +341,8 @@ async function play(action) {
   $("hint").disabled = true;  // a hint asked now would answer after the move: not your turn any more
   showError("");
   try {
-    show(await api("POST", `/api/games/${game.id}/move`, { action }, game.token));
+    // the view's version: a move chosen from a view another tab has played past is refused (409)
+    show(await api("POST", `/api/games/${game.id}/move`, { action, version: view.version }, game.token));
   } catch (err) {
     await failed(err);
   }
@@ -317,13 +361,14 @@ async function opponentsMove(retries = 1) {
     if (quitting) break;
     try {
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
-      else show(await asked(api("POST", `/api/games/${game.id}/advance`, undefined, game.token)));
+      else show(await asked(api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token)));
     } catch (err) {
       // quit while an opponent's move was on its way: the game is over, not in error
       if (quitting && err.status === 409) break;
       // another tab asked for this opponent's move first (each of its moves, in a run of
-      // them): the view says who is choosing, and it is polled as above, however often
-      if (await failed(err)) continue;
+      // them): the view says who is choosing, and it is polled as above, however often;
+      // or it was made already: this page goes on from the view after it
+      if (await failed(err, true)) continue;
       stale = err.status === 409 || err.status === 422;
       break;
     }
@@ -351,7 +396,7 @@ async function undo() {
   busy = true;
   showError("");
   try {
-    show(await api("POST", `/api/games/${game.id}/undo`, undefined, game.token));
+    show(await api("POST", `/api/games/${game.id}/undo`, { version: view.version }, game.token));
   } catch (err) {
     await failed(err);
   }

@@ -1,0 +1,216 @@
+"""Every open tab of a game follows it: a view's ``version`` counts the game's changes and is
+its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo or ask for
+an opponent's move made from an older view is refused (409) and changes nothing, and the
+Play page polls the view while the game is live (no longer once it ended), showing another
+tab's moves without a reload, keeping a selection while nothing changed, and showing the
+game as it is after a stale move's 409.  The browser tests run the server in a thread and
+pause the page's clock, as ``test_slow_agents`` does, so that each poll is the test's."""
+
+from datetime import datetime
+
+import pytest
+
+from tests.web.conftest import QUICK, new_game, refused
+from tests.web.gated_agent import NAME
+from tests.web.test_slow_agents import advance_in_thread, open_game, start, wait_for_status
+
+#: the Play page's FOLLOW_MS: it asks for the game's view this often while it waits on nothing
+FOLLOW_MS = 2000
+
+
+def stale(gid, what, version, now):
+    return (
+        f"game {gid} has changed since the view this {what} was made from (that view's version {version}, the "
+        f"game's {now}: another tab or window played on); nothing was done, the game's view shows it as it is now"
+    )
+
+
+def test_a_views_etag_is_its_version_and_an_unchanged_game_answers_304(client):
+    gid, headers, view = new_game(client)  # seed 5: player_0, the human, opens
+    assert view["version"] == 0
+    r = client.get(f"/api/games/{gid}", headers=headers)
+    assert (r.status_code, r.headers["etag"], r.headers["cache-control"], r.json()) == (200, '"0"', "no-store", view)
+    for seen in ('"0"', 'W/"0"', '"7", "0"', "*"):
+        r = client.get(f"/api/games/{gid}", headers={**headers, "If-None-Match": seen})
+        assert (r.status_code, r.content, r.headers["etag"]) == (304, b"", '"0"'), seen
+    moved = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard", "version": 0})
+    assert moved.json()["version"] == 1
+    r = client.get(f"/api/games/{gid}", headers={**headers, "If-None-Match": '"0"'})
+    assert (r.status_code, r.headers["etag"], r.json()) == (200, '"1"', moved.json())
+    quit_view = client.post(f"/api/games/{gid}/quit", headers=headers).json()
+    assert (quit_view["status"], quit_view["version"], len(quit_view["events"])) == ("quit", 2, 1)
+
+
+def test_a_move_or_an_opponents_move_asked_from_an_older_view_is_refused_and_changes_nothing(client):
+    gid, headers, view = new_game(client)
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard", "version": 0})
+    now = client.get(f"/api/games/{gid}", headers=headers).json()
+    # legal now, but chosen from the view before the draw (another tab's)
+    said = refused(
+        client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 0}), 409
+    )
+    assert said == stale(gid, "move", 0, 1)
+    for bad in ("1", True, -1, 1.0):
+        said = refused(
+            client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": bad}), 400
+        )
+        assert said == f"version {bad!r} is not a view's version (an int >= 0, the view's 'version'), or null"
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == now
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 1})
+    said = refused(client.post(f"/api/games/{gid}/advance", headers=headers, json={"version": 1}), 409)
+    assert said == stale(gid, "request for an opponent's move", 1, 2)
+    assert client.get(f"/api/games/{gid}", headers=headers).json()["events"] == now["events"] + [
+        {"step": 1, "agent": "player_0", "who": "you", "text": "discard TC"}
+    ]
+    advanced = client.post(f"/api/games/{gid}/advance", headers=headers, json={"version": 2}).json()
+    assert (advanced["version"], len(advanced["events"])) == (3, 3)
+    # no version: as before, whatever the game's
+    assert client.post(f"/api/games/{gid}/advance", headers=headers).json()["version"] == 4
+
+
+def test_an_undo_asked_from_an_older_view_is_refused(client):
+    gid, headers, view = new_game(client, seed=2, variant="rummikub")
+    while not view["your_turn"]:
+        view = client.post(f"/api/games/{gid}/advance", headers=headers).json()
+    hint = client.post(f"/api/games/{gid}/hint", headers=headers).json()
+    added = client.post(f"/api/games/{gid}/move", json={"action": hint["action"]}, headers=headers).json()
+    said = refused(client.post(f"/api/games/{gid}/undo", headers=headers, json={"version": view["version"]}), 409)
+    assert said == stale(gid, "undo", view["version"], added["version"])
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == added
+    undone = client.post(f"/api/games/{gid}/undo", headers=headers, json={"version": added["version"]}).json()
+    assert (undone["can_undo"], undone["version"]) == (False, added["version"] + 1)
+
+
+def test_a_thinking_games_view_has_no_etag_its_seconds_count(served, gated):
+    gid, headers, before = start(served)
+    thread, answers = advance_in_thread(served, gid, headers)
+    r = served.get(f"/api/games/{gid}", headers={**headers, "If-None-Match": f'"{before["version"]}"'})
+    assert r.status_code == 200 and "etag" not in r.headers
+    thinking = {"agent": "player_0", "label": NAME, "seconds": r.json()["thinking"]["seconds"]}
+    assert r.json() == {**before, "thinking": thinking}
+    gated.gate.set()
+    thread.join(QUICK)
+    assert answers[0].json()["version"] == before["version"] + 1
+
+
+# ------------------------------------------------------------------ the page
+@pytest.fixture
+def tabs(served):
+    """``open(n)``: a game against ``random`` in which the human (player_0) opens, shown in
+    ``n`` pages of one Chromium context whose clock is paused; yields ``open``, which returns
+    ``(context, [(page, its script errors)], the game's id, its token headers)``."""
+    from experiments.serve.testing import chromium
+
+    url = str(served.base_url).rstrip("/")
+    with chromium() as context:
+        context.set_default_timeout(20_000)
+        context.clock.install(time=datetime(2030, 1, 1))
+        context.clock.pause_at(datetime(2030, 1, 2))
+
+        def open_tabs(n):
+            gid, headers, _ = start(served, opponents=["random"], seat="player_0")
+            pages = [open_game(context, url, gid, headers) for _ in range(n)]
+            for page, _ in pages:
+                wait_for_status(page, "your turn (player_0)")
+            return context, pages, gid, headers
+
+        yield open_tabs
+
+
+def texts(page, selector):
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => n.textContent)")
+
+
+def asks(page, path, method="GET"):
+    """``page.expect_response`` of the page's request ``method path`` (a URL's end)."""
+    return page.expect_response(lambda r: r.url.endswith(path) and r.request.method == method)
+
+
+def polled(page, gid, context, ms=FOLLOW_MS):
+    """Run the pages' clock ``ms`` and return the status of the view ``page`` asked for."""
+    with asks(page, f"/api/games/{gid}") as info:
+        context.clock.run_for(ms)
+    return info.value.status
+
+
+def test_a_move_in_one_tab_shows_in_the_other_without_a_reload(tabs, served):
+    context, [(a, a_errors), (b, b_errors)], gid, headers = tabs(2)
+    b.evaluate("() => { window.notReloaded = true; }")
+    b.click('rect.hit[data-card="TC"]')  # a selection being made: a poll of the unchanged game keeps it
+    assert b.text_content("#selection") == "selected TC: 0 move(s) use them"
+    assert polled(b, gid, context) == 304
+    assert b.text_content("#selection") == "selected TC: 0 move(s) use them"
+    a.click('#moves button.move:text-is("draw upcard")')
+    wait_for_status(a, "your turn (player_0)")
+    a.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    with asks(a, f"/api/games/{gid}") as in_a, asks(b, f"/api/games/{gid}") as in_b:
+        context.clock.run_for(FOLLOW_MS)
+    # a's own move gave it the game's version; b is behind
+    assert (in_a.value.status, in_b.value.status) == (304, 200)
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert texts(b, "#events li") == ["player_0 (you): draw upcard"]
+    assert texts(b, "#moves button.move") == [m["text"] for m in view["moves"]]
+    assert b.text_content("#status") == "your turn (player_0)"
+    assert b.text_content("#selection") == ""  # the game changed under it
+    assert b.evaluate("() => window.notReloaded") is True
+    assert b.text_content("#error") == "" and a_errors == [] and b_errors == []
+
+
+def test_a_move_from_a_stale_tab_gets_the_409_and_the_tab_shows_the_game_as_it_is(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    # another tab (its requests) plays on to the human's next turn, before b's next poll
+    for action in ("draw upcard", "discard TC"):
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    while not view["your_turn"]:
+        view = served.post(f"/api/games/{gid}/advance", headers=headers).json()
+    assert "draw upcard" in [m["text"] for m in view["moves"]]  # legal now too: only the version refuses it
+    b.click('#moves button.move:text-is("draw upcard")')
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 4")
+    assert b.text_content("#error") == stale(gid, "move", 0, view["version"])
+    assert served.get(f"/api/games/{gid}", headers=headers).json() == view  # not played
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert texts(b, "#moves button.move") == [m["text"] for m in view["moves"]]
+    assert b.text_content("#status") == "your turn (player_0)" and errors == []
+
+
+def test_a_tab_follows_the_opponents_moves_another_tab_asks_for_and_stops_when_the_game_ends(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    for action in ("draw upcard", "discard TC"):  # another tab's moves; b asks for the opponent's
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    assert polled(b, gid, context) == 200
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 2")
+    # b now drives the opponent too; the other tab asks first, from the same view: b's ask
+    # is a 409 that shows no error, and b goes on from the view after it
+    served.post(f"/api/games/{gid}/advance", headers=headers, json={"version": 2})
+    with asks(b, f"/api/games/{gid}/advance", "POST") as ask:
+        context.clock.run_for(1)  # b's pause between opponents' moves (speed 0): it asks
+    assert ask.value.status == 409
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 3")
+    assert b.text_content("#error") == ""  # not "game ... has changed since the view ..."
+    with asks(b, f"/api/games/{gid}/advance", "POST") as ask:
+        context.clock.run_for(1)  # and asks for the opponent's next move, from the view after it
+    assert ask.value.status == 200
+    wait_for_status(b, "your turn (player_0)")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert len(view["events"]) == 4 and b.text_content("#error") == ""
+    quit_view = served.post(f"/api/games/{gid}/quit", headers=headers).json()
+    assert polled(b, gid, context) == 200
+    b.wait_for_function("() => document.querySelector('#status').textContent.startsWith('game abandoned: ')")
+    asked = []
+    b.on("request", lambda r: asked.append(r.url) if r.url.endswith(f"/api/games/{gid}") else None)
+    context.clock.run_for(5 * FOLLOW_MS)
+    b.wait_for_timeout(200)  # a request the ticks made would be on its way by now
+    assert asked == [] and quit_view["status"] == "quit" and errors == []
+
+
+def test_a_tab_whose_game_was_dropped_says_so_at_its_next_poll(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    for _ in range(2):  # max_games=2: b's game is pushed out
+        start(served, opponents=["random"])
+    fate = served.get(f"/api/games/{gid}", headers=headers).json()["error"]
+    assert polled(b, gid, context) == 404
+    b.wait_for_function("text => document.querySelector('#error').textContent.startsWith(text)", arg=fate)
+    assert b.is_disabled('#moves button.move:text-is("pass")') and errors == []
