@@ -7,7 +7,8 @@ A record is read with ``experiments.common.records.read_record``, checked by
 record that fails any of these is refused (422) with the reason.  The replay keeps a copy
 of the engine state every :data:`CHECKPOINT_EVERY` steps (wider apart in a record of over
 ``CHECKPOINT_EVERY * MAX_CHECKPOINTS`` steps, so that the copies' memory grows linearly with
-its length); a step's picture is the env's
+its length; the copies leave out the actions' history, which the replay keeps once); a
+step's picture is the env's
 SVG of the state rebuilt from the nearest copy (``rummy_env.render.svg.render_svg``, the
 function ``env.render_svg`` calls), from one seat or from every seat (all hands open).
 """
@@ -40,9 +41,10 @@ from experiments.serve.safety import (
 #: a copy of the state is kept at least this many steps apart (a frame replays fewer actions
 #: than the spacing of its replay, ``Replay._every``: this on records up to 16 * 64 steps)
 CHECKPOINT_EVERY = 16
-#: at most this many copies per replay: a copy holds the episode's history so far, so copies
-#: every 16 steps of a long record would cost memory in the square of its length (a 1 MB
-#: upload of 12,000 Gin steps kept 47 MB); past ``16 * MAX_CHECKPOINTS`` steps they are spaced wider
+#: at most this many copies per replay: a copy with the episode's history so far made copies
+#: every 16 steps of a long record cost memory in the square of its length (a 1 MB upload of
+#: 12,000 Gin steps kept 47 MB), and a copy still holds what grows by the hand (its decks);
+#: past ``16 * MAX_CHECKPOINTS`` steps they are spaced wider
 MAX_CHECKPOINTS = 64
 #: records listed at most (the newest first within a folder walk)
 MAX_LISTED = 2000
@@ -163,7 +165,7 @@ class Replay:
     as numbers in arrays (each distinct text once).  The parsed lines of a 1 MB record (some
     12,000 Gin steps) held 8.6 MB, kept for each replay the server keeps (:data:`MAX_REPLAYS`
     of record files and as many uploads: 32 in all); these arrays hold about 0.1 MB (the state
-    copies, bounded apart, some 3 MB more).
+    copies, bounded apart and without the history of actions, some 0.3 MB more: 3.2 MB with it).
 
     Args:
         lines: the record's lines (``read_record``).
@@ -190,7 +192,14 @@ class Replay:
         def keep(env: Any, line: dict | None) -> None:
             done[0] += line is not None
             if done[0] % self._every == 0:
-                self._checkpoints.append(env.unwrapped.game_state.clone())
+                # a copy without the episode's history (the actions so far: state_at gives
+                # them back from the replay's own), which was 92% of the copies' memory
+                state = env.unwrapped.game_state
+                history, state.history = state.history, []
+                try:
+                    self._checkpoints.append(state.clone())
+                finally:
+                    state.history = history
 
         try:
             env = replay(lines, on_step=keep)
@@ -240,6 +249,7 @@ class Replay:
         """The engine state after ``step`` actions and the last move ``(seat, action)``."""
         base = step // self._every
         state = self._checkpoints[base].clone()
+        state.history = self._actions[: base * self._every].tolist()  # the copies keep none
         for action in self._actions[base * self._every : step]:
             state.apply_action(action)
         if step == 0:
