@@ -5,6 +5,8 @@ files are unchanged from one request to the next.
 A file's value is read again when its ``(mtime, size, inode, ctime)`` differ from those it
 was read with: a file written again, replaced (a rename onto it) or touched.  A file whose
 ``stat`` fails is read each time (its reader says what it is: usually not a record).
+:meth:`FileCache.get_stat` also gives that ``stat``, so that a listing showing a file's time
+does not ``stat`` it a second time.
 """
 
 from __future__ import annotations
@@ -17,14 +19,23 @@ from pathlib import Path
 from typing import Any
 
 
+def _stat(path: Path) -> os.stat_result | None:
+    """``os.stat(path)`` (links followed), or None when it fails."""
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):  # ValueError: a NUL byte in the name
+        return None
+
+
+def _stamp_of(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 def stamp(path: Path) -> tuple[int, int, int, int] | None:
     """``(mtime_ns, size, inode, ctime_ns)`` of ``path`` (links followed), or None when it
     cannot be read."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):  # ValueError: a NUL byte in the name
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    st = _stat(path)
+    return None if st is None else _stamp_of(st)
 
 
 class FileCache:
@@ -55,15 +66,24 @@ class FileCache:
         used (a test counts its calls).  ``key`` (default ``str(path)``) is what the value is
         kept under: a caller that read a link's checked target keeps it under the link's name.
         """
+        return self.get_stat(path, read, key)[0]
+
+    def get_stat(
+        self, path: Path, read: Callable[[Path], Any], key: str | None = None
+    ) -> tuple[Any, os.stat_result | None]:
+        """:meth:`get`'s value and the ``os.stat`` of ``path`` it was checked with (None: the
+        stat failed, and the file was read): a listing that shows a file's time needs no
+        second ``stat`` of each file it lists."""
         key = str(path) if key is None else key
-        now = stamp(path)
-        if now is None:
-            return read(path)
+        st = _stat(path)
+        if st is None:
+            return read(path), None
+        now = _stamp_of(st)
         with self._lock:
             kept = self._kept.get(key)
             if kept is not None and kept[0] == now:
                 self._kept.move_to_end(key)
-                return kept[1]
+                return kept[1], st
         value = read(path)  # outside the lock: other requests' files are read meanwhile
         # stamped before the read: a file changed while read is read again next time
         with self._lock:
@@ -71,4 +91,4 @@ class FileCache:
             self._kept.move_to_end(key)
             while len(self._kept) > self.max_files:
                 self._kept.popitem(last=False)
-        return value
+        return value, st

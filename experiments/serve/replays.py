@@ -16,6 +16,7 @@ function ``env.render_svg`` calls), from one seat or from every seat (all hands 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import tempfile
 import threading
@@ -58,12 +59,12 @@ GAME_LINES = FileCache(4 * MAX_LISTED)
 LISTED_FIELDS = ("variant", "seed", "agents", "players", "options")
 
 
-def _game_line(path: Path) -> dict | None:
+def _game_line(path: Path) -> tuple[dict | None, os.stat_result | None]:
     """The listed fields (:data:`LISTED_FIELDS`) of the first line of a record file (its game
     line), or None if it is not a record (nor one a page can show: a string in it that is no
-    Unicode text); read again only when the file has changed (:data:`GAME_LINES`).  The dict
-    is shared: not to be changed."""
-    return GAME_LINES.get(path, _read_game_line)
+    Unicode text); read again only when the file has changed (:data:`GAME_LINES`); and the
+    file's ``os.stat`` that tells (None: it failed).  The dict is shared: not to be changed."""
+    return GAME_LINES.get_stat(path, _read_game_line)
 
 
 def _read_game_line(path: Path) -> dict | None:
@@ -82,9 +83,10 @@ def _read_game_line(path: Path) -> dict | None:
 
 def summary_line(path: Path, root: Path) -> dict | None:
     """``{"name", "variant", "agents", "players", "mtime"}`` of a record file from its
-    first line only (cheap enough to list thousands), or None if it is not a record."""
-    first = _game_line(path)
-    if first is None:
+    first line only (cheap enough to list thousands), or None if it is not a record (or
+    can no longer be stat-ed)."""
+    first, st = _game_line(path)  # its stat: the file's time, not asked again
+    if first is None or st is None:
         return None
     players = first.get("players") if isinstance(first.get("players"), list) else []
     agents = first.get("agents") if isinstance(first.get("agents"), list) else players
@@ -93,7 +95,7 @@ def summary_line(path: Path, root: Path) -> dict | None:
         "variant": str(first.get("variant")),
         "players": [str(p) for p in players],
         "agents": [str(a) for a in agents],
-        "mtime": path.stat().st_mtime,
+        "mtime": st.st_mtime,
     }
 
 
@@ -129,7 +131,7 @@ def record_index(root: Path) -> dict[str, list[dict]]:
     base = root.resolve() if root.is_dir() else root
     out: dict[str, list[dict]] = {}
     for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED, skip=("play",)):
-        first = _game_line(path)
+        first, _ = _game_line(path)
         if first is None:
             continue
         out.setdefault(path.name, []).append(

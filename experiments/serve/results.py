@@ -46,12 +46,12 @@ def list_runs(root: Path) -> list[dict]:
     for path in walk_inside(root, ".json", MAX_RUNS * 20):
         if path.name not in RUN_FILES:
             continue
-        row = RUN_ROWS.get(path, _read_run)
-        if row is None:
+        row, st = RUN_ROWS.get_stat(path, _read_run)  # its stat: the file's time, not asked again
+        if row is None or st is None:
             continue
         kind, title = row
         name = path.relative_to(root.resolve()).as_posix()
-        out.append({"name": name, "kind": kind, "title": title, "mtime": path.stat().st_mtime})
+        out.append({"name": name, "kind": kind, "title": title, "mtime": st.st_mtime})
         if len(out) >= MAX_RUNS:
             break
     out.sort(key=lambda r: (-r["mtime"], r["name"]))

@@ -197,10 +197,45 @@ def test_the_cached_game_line_keeps_only_the_listed_fields(tmp_path):
         ' "players": ["player_0", "player_1"], "options": {"episode": "hand"}, "deck": ' + str(list(range(52))) + "}\n"
     )
     path.write_text(line)
-    assert _game_line(path) == {
+    assert _game_line(path)[0] == {
         "variant": "gin_rummy_v0",
         "seed": 5,
         "agents": ["a", "b"],
         "players": ["player_0", "player_1"],
         "options": {"episode": "hand"},
     }
+
+
+def test_a_listing_stats_each_file_it_lists_once_beside_its_walk(served_folders, tmp_path, monkeypatch):
+    # the Replays and Results listings stat-ed each file listed again for its time, after the
+    # file cache had stat-ed it to know whether it changed
+    import os
+    import shutil
+    from collections import Counter
+
+    from experiments.serve import replays, results
+    from experiments.serve.safety import RECORD_SUFFIX, walk_inside
+    from tests.web.conftest import write_gin_record
+
+    records, runs = tmp_path / "records", tmp_path / "results"
+    for seed in (3, 4):
+        write_gin_record(records / f"g{seed}.jsonl", seed=seed)
+    shutil.copytree(served_folders[1], runs)
+    stats = []
+    real_stat = os.stat
+
+    def counted(path, *args, **kwargs):
+        if str(path).endswith((".json", ".jsonl")):
+            stats.append(Path(path).name)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted)
+    for root, suffix, listing in ((records, RECORD_SUFFIX, replays.list_records), (runs, ".json", results.list_runs)):
+        for _ in range(2):  # read, then kept
+            list(walk_inside(root, suffix, 10**4))
+            walk = Counter(stats)
+            stats.clear()
+            listed = [Path(r["name"]).name for r in listing(root)]
+            assert Counter(stats) == walk + Counter(listed), root
+            stats.clear()
+        assert sorted(listed) == (["g3.jsonl", "g4.jsonl"] if root == records else ["summary.json"])
