@@ -214,3 +214,33 @@ def test_a_tab_whose_game_was_dropped_says_so_at_its_next_poll(tabs, served):
     assert polled(b, gid, context) == 404
     b.wait_for_function("text => document.querySelector('#error').textContent.startsWith(text)", arg=fate)
     assert b.is_disabled('#moves button.move:text-is("pass")') and errors == []
+
+
+def test_a_tab_left_on_a_thinking_view_asks_for_the_whole_view_again(served, gated):
+    # the view of an opponent thinking has no ETag: a tab whose poll of it failed (the network)
+    # asked with that view's version, and an agent that failed meanwhile left the game at that
+    # version: the 304 kept "is choosing its move… (0.5 s)" for good
+    from tests.web.test_slow_agents import paused_game
+
+    with paused_game(served) as (context, page, errors, gid, headers):
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        thread, answers = advance_in_thread(served, gid, headers)  # the other tab asks for the move
+        with asks(page, f"/api/games/{gid}/advance", "POST") as ask:
+            context.clock.run_for(1)  # this tab asks too: a 409, the opponent still choosing
+        assert ask.value.status == 409
+        page.wait_for_function(
+            f"() => document.querySelector('#status').textContent.startsWith('player_0 ({NAME}) is choosing')"
+        )
+        page.route(f"**/api/games/{gid}", lambda route: route.abort())
+        with page.expect_event("requestfailed", lambda r: r.url.endswith(f"/api/games/{gid}")) as failed:
+            context.clock.run_for(500)  # its poll of the thinking view fails: the loop stops
+        assert failed.value.failure == "net::ERR_FAILED"
+        page.wait_for_function("() => document.querySelector('#error').textContent === 'Failed to fetch'")
+        page.unroute(f"**/api/games/{gid}")
+        gated.fails = RuntimeError("no move")
+        gated.gate.set()
+        thread.join(QUICK)
+        assert answers[0].status_code == 500  # the game is as it was, its version too
+        assert polled(page, gid, context) == 200
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        assert errors == []

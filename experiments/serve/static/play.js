@@ -202,7 +202,9 @@ async function followTick() {
   const before = view;
   let fresh = null;
   try {
-    fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token, `"${before.version}"`);
+    // a view of an opponent thinking is no version's whole view: its seconds count (no ETag)
+    const etag = before.thinking ? undefined : `"${before.version}"`;
+    fresh = await api("GET", `/api/games/${game.id}`, undefined, game.token, etag);
   } catch (err) {
     if (err.status === 404 && view === before && !gone) await failed(err);  // dropped: said, controls off
     // another failure (the network, the server stopping): the next tick asks again
