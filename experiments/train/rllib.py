@@ -11,9 +11,12 @@ default: a local cluster of this machine's CPUs).  The job writes to the output 
 
 - ``checkpoint/``: the algorithm checkpoint; the shared policy plays in the tournament as
   ``--agents rllib:<folder>/checkpoint`` (:class:`agents.rllib_policy.RLlibAgent`);
-- ``progress.csv``: per iteration, the episodes, env steps and mean episode length;
+- ``progress.csv``: per iteration, the episodes, env steps, mean episode length and
+  training seconds (in total over the ``--resume`` sessions);
 - ``evaluation.json``: the tournament's win rates of the policy against the random and
-  the heuristic agent, on duplicate deals (``--eval-deals 0`` skips it).
+  the heuristic agent, on duplicate deals (``--eval-deals 0`` skips it);
+- ``settings.json``: the run's settings, with which ``--resume`` continues it from
+  ``checkpoint/`` (:mod:`experiments.train.resume`).
 
 Needs the ``rllib`` extra (``pip install torch==2.13.0 && pip install -e ".[rllib]"``).
 """

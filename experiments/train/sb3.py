@@ -3,6 +3,7 @@
     python -m experiments.train --variant gin_rummy --timesteps 300000
     python -m experiments.train --variant rummy --env-option num_players=3 --opponents random heuristic --minutes 30
     python -m experiments.train --variant gin_rummy --opponents self --timesteps 500000
+    python -m experiments.train --resume --out results/train-gin  # continue a stopped run
 
 The learner (sb3-contrib ``MaskablePPO``, an MLP over the flat observation, the action
 mask passed to the policy) plays one seat of ``<variant>.env()`` through
@@ -16,7 +17,10 @@ seat is drawn at every episode.  The job writes to the output folder:
 - ``learning_curve.csv`` and ``learning_curve.png``: win rate and mean return over the
   last 100 episodes against the training opponents, by timestep;
 - ``evaluation.json``: the tournament's win rates (95% intervals) of the trained policy
-  against the random and the heuristic agent, on duplicate deals.
+  against the random and the heuristic agent, on duplicate deals;
+- ``episodes.csv``: each training episode's last timestep and the learner's return;
+- ``settings.json``: the run's settings, with which ``--resume`` continues it from
+  ``model.zip`` (:mod:`experiments.train.resume`).
 
 Needs the ``train`` extra (torch, sb3-contrib).  ``--backend rllib`` trains one shared
 policy for all seats (self-play) with RLlib's PPO on a Ray cluster instead

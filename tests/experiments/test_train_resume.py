@@ -126,6 +126,9 @@ def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkey
     assert [t for t, _ in episodes(out)] == ends + resumed_ends
     assert json.loads((out / "settings.json").read_text())["eval_deals"] == 0  # the next resume keeps it
     assert weights(out) == before  # no update
+    # --minutes count the whole run too: more timesteps, but the minutes are spent (over a second went by)
+    assert cli.main(["--resume", "--out", str(out), "--timesteps", "5000", "--minutes", "0.001", "--no-progress"]) == 0
+    assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 557 and weights(out) == before
 
 
 def sb3_folder(tmp_path, **changes):
