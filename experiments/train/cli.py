@@ -8,6 +8,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from agents import make_agent
 from agents.base import TRAIN_EXTRA
@@ -227,6 +228,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error(str(err))
     if not args.resume:  # the earlier run's checkpoint is not this run's to resume
         resume.forget_settings(out)
+    try:
+        return trained(args, out)
+    except resume.ResumeError as err:  # raised before anything is written
+        args.parser.error(str(err))
+
+
+def trained(args: argparse.Namespace, out: Path) -> int:
+    """Train with the parsed arguments into ``out`` and print the summary: :func:`main`'s exit status."""
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
         if args.backend == "rllib":
             from experiments.train import rllib

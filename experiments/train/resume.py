@@ -20,6 +20,13 @@ from typing import Any
 from experiments.common import atomic_open
 
 SETTINGS = "settings.json"
+
+
+class ResumeError(ValueError):
+    """The checkpoint of a run to resume cannot be loaded into the run's learner (damaged, or
+    not the run's): the message names the file; nothing is written."""
+
+
 #: the settings that build the model, its updates or the games: a resumed run keeps them
 FIXED = (
     "backend",

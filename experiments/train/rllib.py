@@ -36,7 +36,7 @@ from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observat
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
-from experiments.train.resume import trimmed_rows, write_settings
+from experiments.train.resume import ResumeError, trimmed_rows, write_settings
 
 ENV_NAME = "rummy_env_rllib"
 #: the columns of ``progress.csv``, one row per iteration (``train_seconds``: in total over the sessions)
@@ -204,7 +204,14 @@ def train(
             algo = config.build_algo()
         checkpoint = out / "checkpoint"
         if resume:
-            algo.restore_from_path(str(checkpoint.resolve()))
+            try:  # RLlib raises many kinds of error for a checkpoint that is not this run's
+                algo.restore_from_path(str(checkpoint.resolve()))
+            except Exception as err:
+                algo.stop()
+                raise ResumeError(
+                    f"--resume: {checkpoint} cannot be restored into the run's algorithm "
+                    f"({type(err).__name__}: {err}): only the checkpoint/ a run writes resumes it"
+                ) from None
         done = algo.iteration if resume else 0
         rows = earlier_rows(out, done) if resume else []
         earlier = rows[-1]["train_seconds"] if rows else 0.0

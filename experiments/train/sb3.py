@@ -43,7 +43,7 @@ from agents import make_agent
 from experiments.common import atomic_open, load_variant, new_figure, save_figure
 from experiments.common.plain import plain_value
 from experiments.common.progress import progress_counter
-from experiments.train.resume import trimmed_rows, write_settings
+from experiments.train.resume import ResumeError, trimmed_rows, write_settings
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -212,9 +212,15 @@ def resumed_model(
     checkpoint resumes to the same run every time (with new deals, not those in progress)."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(model_path, device="cpu")
-    done = int(model.num_timesteps)
-    model.set_env(make_training_env(variant, env_options, opponents, seed + done, snapshot))
+    try:  # SB3 raises zipfile's, pickle's, torch's and its own errors for a file that is not its model
+        model = MaskablePPO.load(model_path, device="cpu")
+        done = int(model.num_timesteps)
+        model.set_env(make_training_env(variant, env_options, opponents, seed + done, snapshot))
+    except Exception as err:
+        raise ResumeError(
+            f"--resume: {model_path} cannot be loaded as the run's MaskablePPO model ({type(err).__name__}: {err}): "
+            "only the model.zip a run writes resumes it"
+        ) from None
     model.set_random_seed(seed + done)
     return model, done, float(getattr(model, "train_seconds", 0.0))
 

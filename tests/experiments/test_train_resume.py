@@ -5,6 +5,7 @@ before anything is written."""
 
 import csv
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -101,9 +102,13 @@ def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkey
         "eval_deals": 2,
     }
 
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
     monkeypatch.setattr(cli, "StopRequest", StopAfter(None))
     assert cli.main(["--resume", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
     assert capsys.readouterr().out.startswith(f"gin_rummy_v0: resuming {out}/model.zip\n")
+    assert cli.main(["--resume", "--out", str(copy), "--eval-deals", "0", "--no-progress"]) == 0
+    assert (episodes(copy), weights(copy)) == (episodes(out), weights(out))  # a checkpoint resumes to one run
     summary = json.loads((out / "evaluation.json").read_text())
     # the count goes on from 301 (not 0): two rollouts of 128 pass --timesteps 512, as SB3's learn runs whole rollouts
     assert (summary["timesteps"], summary["episodes"], summary["stopped_early"]) == (557, 10, False)
@@ -224,6 +229,19 @@ def test_bad_resume_folders_are_refused_with_the_reason_and_write_nothing(tmp_pa
     (tmp_path / "typed").mkdir()
     typed = sb3_folder(tmp_path / "typed", seed="0")
     assert refused(typed) == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes"
+
+
+def test_a_model_that_does_not_load_is_refused_and_nothing_is_written(tmp_path, capsys):
+    out = sb3_folder(tmp_path)  # model.zip holds b"a model"
+    before = contents(out)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--resume", "--out", str(out), "--no-progress"])
+    assert exit_info.value.code == 2 and contents(out) == before
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"python -m experiments.train: error: --resume: {out / 'model.zip'} cannot be loaded as the run's "
+        f"MaskablePPO model (ValueError: Error: the file {out / 'model.zip'} wasn't a zip-file): "
+        "only the model.zip a run writes resumes it"
+    )
 
 
 def test_a_resume_takes_the_saved_settings_and_the_limits_given_however_abbreviated(tmp_path):
