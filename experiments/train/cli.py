@@ -23,6 +23,7 @@ from experiments.common import (
     resolve_variant,
     worker_count,
 )
+from experiments.common.argv import given_options
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.train import resume
@@ -104,14 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def given_settings(argv: Sequence[str]) -> set[str]:
     """The names of the settings ``argv`` gives (``env_options`` for ``--env-option``), however
-    abbreviated (``--time`` for ``--timesteps``): argparse parses it again with every
-    default replaced by a mark."""
-    p, unset = build_parser(), object()
-    # --env-option appends to its default: None, which argparse takes for an empty list
-    p.set_defaults(**{a.dest: None if a.dest == "env_option" else unset for a in p._actions if a.dest != "help"})
-    parsed = vars(p.parse_args(argv))
-    given = {k for k, v in parsed.items() if v is not unset and not (k == "env_option" and v is None)}
-    return {"env_options" if k == "env_option" else k for k in given}
+    abbreviated (``--time`` for ``--timesteps``: :func:`experiments.common.argv.given_options`)."""
+    return {"env_options" if k == "env_option" else k for k in given_options(build_parser(), argv)}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
