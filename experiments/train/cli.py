@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="ppo: this job (default); selfplay: experiments.selfplay on the batched simulator (its own options)",
     )
     p.add_argument(
-        "--variant", default=None, help="variant to train on, e.g. gin_rummy or rummy_v0 (required but with --resume)"
+        "--variant", default=None, help="variant to train on, e.g. gin_rummy or rummy_v0 (required unless --resume)"
     )
     p.add_argument(
         "--backend",
