@@ -8,6 +8,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from agents import make_agent
 from agents.base import TRAIN_EXTRA
@@ -22,17 +23,21 @@ from experiments.common import (
     resolve_variant,
     worker_count,
 )
+from experiments.common.argv import given_options
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import refuse_unreachable_address
+from experiments.train import resume
 from experiments.train.sb3 import SELF, UNTIL_THE_MINUTES, format_summary, train
 
 DEFAULT_TIMESTEPS = 300_000
 #: the rllib backend's settings and their defaults (``--iterations`` ...)
 RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minibatch_size": 256, "epochs": 10}
+#: the rllib backend's flags, in the order a usage error lists them
+RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address", "num_cpus")}
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line of ``experiments.train`` (``--help``), checked; a bad value exits with status 2."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``experiments.train``'s command line, unchecked (:func:`parse_args` checks it)."""
     p = argparse.ArgumentParser(
         prog=program_name("experiments.train", "rummy-train"),
         description="Train a masked PPO agent on one seat of a variant, then evaluate it in the tournament.",
@@ -43,7 +48,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="ppo",
         help="ppo: this job (default); selfplay: experiments.selfplay on the batched simulator (its own options)",
     )
-    p.add_argument("--variant", required=True, help="variant to train on, e.g. gin_rummy or rummy_v0")
+    p.add_argument(
+        "--variant", default=None, help="variant to train on, e.g. gin_rummy or rummy_v0 (required unless --resume)"
+    )
     p.add_argument(
         "--backend",
         choices=("sb3", "rllib"),
@@ -87,11 +94,48 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--workers", type=worker_count, default=2, help="evaluation worker processes (default: 2)")
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes, comma-separated (default: 64,64)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out from its checkpoint, with its settings (experiments.train.resume)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def given_settings(argv: Sequence[str]) -> set[str]:
+    """The names of the settings ``argv`` gives (``env_options`` for ``--env-option``), however
+    abbreviated (``--time`` for ``--timesteps``: :func:`experiments.common.argv.given_options`)."""
+    return {"env_options" if k == "env_option" else k for k in given_options(build_parser(), argv)}
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of ``experiments.train`` (``--help``), checked; a bad value exits with
+    status 2.  With ``--resume``, the settings saved in the run's folder fill those not given
+    (:mod:`experiments.train.resume`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = build_parser()
     args = p.parse_args(argv)
-    given = [f"--{k.replace('_', '-')}" for k in RLLIB_DEFAULTS if getattr(args, k) is not None]
-    if args.backend != "rllib" and (given or args.address is not None or args.num_cpus is not None):
-        rl_flags = given + [f for f, v in (("--address", args.address), ("--num-cpus", args.num_cpus)) if v is not None]
+    given = given_settings(argv)
+    saved = None
+    if args.resume:
+        if args.out is None:  # the default folder is a new one, named by the time
+            p.error("--resume continues the run in --out: give the run's folder")
+        try:
+            saved = resume.load_settings(args.out)
+        except ValueError as err:
+            p.error(str(err))
+        for k, v in saved.items():
+            if k in resume.FIXED + resume.KEPT and k not in given:
+                setattr(args, k, ",".join(map(str, v)) if k == "net_arch" else v)
+        try:  # first: a contradiction would otherwise surface as another setting's error
+            resume.refuse_changes(args, saved, given)
+        except ValueError as err:
+            p.error(str(err))
+    elif args.variant is None:
+        p.error("the following arguments are required: --variant")
+    rl_flags = [flag for k, flag in RLLIB_FLAGS.items() if k in given]
+    if args.backend != "rllib" and rl_flags:
         p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "rllib")
     for k, default in RLLIB_DEFAULTS.items():
@@ -128,6 +172,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     try:
         args.variant = resolve_variant(args.variant)
         args.env_options = parse_env_options(args.env_option)
+        if saved is not None and "env_options" not in given:
+            args.env_options = saved["env_options"]
         if "render_mode" in args.env_options:
             raise ValueError("render_mode is not an option for training")
         aec = load_variant(args.variant).env(**args.env_options)
@@ -175,11 +221,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = output_folder(args.out, f"train-{args.variant}", job="train")
     except ValueError as err:
         args.parser.error(str(err))
+    if not args.resume:  # the earlier run's checkpoint is not this run's to resume
+        resume.forget_settings(out)
+    try:
+        return trained(args, out)
+    except resume.ResumeError as err:  # raised before anything is written
+        args.parser.error(str(err))
+
+
+def trained(args: argparse.Namespace, out: Path) -> int:
+    """Train with the parsed arguments into ``out`` and print the summary: :func:`main`'s exit status."""
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
         if args.backend == "rllib":
             from experiments.train import rllib
 
             return rllib.main(args, out, stop)
+        if args.resume:
+            print(f"{args.variant}: resuming {out}/model.zip")
         summary = train(
             args.variant,
             args.env_options,
@@ -195,10 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.no_progress,
             net_arch=args.net_arch,
             stop=stop,
+            resume=args.resume,
+            settings=resume.settings_of(args),
         )
     print(format_summary(summary))
     if stop.requested:
-        print(stop.kept(f"model.zip and the learning curve in {out}/ (the evaluation was skipped)"))
+        print(stop.kept(f"model.zip and the learning curve in {out}/ (the evaluation was skipped); --resume continues"))
         return stop.exit_code
     print(f"model, learning curve and evaluation in {out}/")
     return 0

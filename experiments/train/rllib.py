@@ -11,9 +11,12 @@ default: a local cluster of this machine's CPUs).  The job writes to the output 
 
 - ``checkpoint/``: the algorithm checkpoint; the shared policy plays in the tournament as
   ``--agents rllib:<folder>/checkpoint`` (:class:`agents.rllib_policy.RLlibAgent`);
-- ``progress.csv``: per iteration, the episodes, env steps and mean episode length;
+- ``progress.csv``: per iteration, the episodes, env steps, mean episode length and
+  training seconds (in total over the ``--resume`` sessions);
 - ``evaluation.json``: the tournament's win rates of the policy against the random and
-  the heuristic agent, on duplicate deals (``--eval-deals 0`` skips it).
+  the heuristic agent, on duplicate deals (``--eval-deals 0`` skips it);
+- ``settings.json``: the run's settings, with which ``--resume`` continues it from
+  ``checkpoint/`` (:mod:`experiments.train.resume`).
 
 Needs the ``rllib`` extra (``pip install torch==2.13.0 && pip install -e ".[rllib]"``).
 """
@@ -33,8 +36,11 @@ from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observat
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
+from experiments.train.resume import ResumeError, trimmed_rows, write_settings
 
 ENV_NAME = "rummy_env_rllib"
+#: the columns of ``progress.csv``, one row per iteration (``train_seconds``: in total over the sessions)
+PROGRESS_COLUMNS = ["iteration", "episodes", "env_steps", "episode_len_mean", "train_seconds"]
 
 
 class RummyPettingZooEnv(PettingZooEnv):
@@ -115,7 +121,7 @@ def ppo_config(
     )
 
 
-def _row(iteration: int, result: dict) -> dict[str, Any]:
+def _row(iteration: int, result: dict, seconds: float) -> dict[str, Any]:
     runners = result.get("env_runners", {})
     return {
         "iteration": iteration,
@@ -124,7 +130,15 @@ def _row(iteration: int, result: dict) -> dict[str, Any]:
             result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0)) or 0
         ),
         "episode_len_mean": float(runners.get("episode_len_mean", float("nan"))),
+        "train_seconds": round(seconds, 1),
     }
+
+
+def earlier_rows(out: Path, done: int) -> list[dict[str, Any]]:
+    """The ``progress.csv`` rows of a resumed run's earlier sessions, up to its checkpoint's
+    iteration ``done`` (those a session logged past its checkpoint are dropped)."""
+    kinds = dict(zip(PROGRESS_COLUMNS, (int, int, int, float, float), strict=True))
+    return [{k: kinds[k](r[k]) for k in kinds} for r in trimmed_rows(out / "progress.csv", "iteration", done)]
 
 
 def train(
@@ -144,6 +158,8 @@ def train(
     workers: int = 2,
     minutes: float | None = None,
     stop: Any = None,
+    resume: bool = False,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train the shared policy for ``iterations`` PPO iterations, save the checkpoint and
     the progress, evaluate it; returns the run's summary (also ``evaluation.json``).
@@ -161,6 +177,11 @@ def train(
             training ends after the iteration in progress, the checkpoint is written, the
             evaluation skipped; a local cluster that a SIGTERM to the process group ended is
             not shut down but killed, as the tournament's (``parallel.shut_down_ray``).
+        resume: continue the run in ``out`` from its ``checkpoint/`` (``Algorithm.restore_from_path``:
+            weights, optimizer, iteration and lifetime counters): ``iterations`` and ``minutes``
+            count the whole run, and ``progress.csv`` goes on from the checkpoint's iteration.
+        settings: written to ``settings.json`` right after the checkpoint
+            (:mod:`experiments.train.resume`), or None.
     """
     import ray
 
@@ -181,25 +202,41 @@ def train(
         # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
         with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
             algo = config.build_algo()
-        rows = []
+        checkpoint = out / "checkpoint"
+        if resume:
+            try:  # RLlib raises many kinds of error for a checkpoint that is not this run's
+                algo.restore_from_path(str(checkpoint.resolve()))
+            except Exception as err:
+                algo.stop()
+                raise ResumeError(
+                    f"--resume: {checkpoint} cannot be restored into the run's algorithm "
+                    f"({type(err).__name__}: {err}): only the checkpoint/ a run writes resumes it"
+                ) from None
+        done = algo.iteration if resume else 0
+        rows = earlier_rows(out, done) if resume else []
+        earlier = rows[-1]["train_seconds"] if rows else 0.0
         start = time.perf_counter()
-        for i in range(1, iterations + 1):
-            rows.append(_row(i, algo.train()))
-            if minutes is not None and time.perf_counter() - start > 60 * minutes:
+        # --iterations and --minutes count the whole run, over its --resume sessions
+        first, last = done + 1, iterations if minutes is None or earlier < 60 * minutes else done
+        for i in range(first, last + 1):
+            rows.append(_row(i, algo.train(), earlier + time.perf_counter() - start))
+            if minutes is not None and earlier + time.perf_counter() - start > 60 * minutes:
                 break
             if stop is not None and stop.requested:
                 break
-        seconds = time.perf_counter() - start
-        checkpoint = out / "checkpoint"
+        seconds = earlier + time.perf_counter() - start
+        # the log first: a run ended between the two writes logs no iteration twice (--resume drops them)
+        with atomic_open(out / "progress.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=PROGRESS_COLUMNS)
+            w.writeheader()
+            w.writerows(rows)
         algo.save_to_path(str(checkpoint.resolve()))
+        if settings is not None:
+            write_settings(settings, out)
         algo.stop()
     finally:
         if started_here:  # not ray.shutdown() on a cluster a SIGTERM to the process group ended
             shut_down_ray(ray, stop)
-    with atomic_open(out / "progress.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
     stopped = stop is not None and stop.requested
     evaluation = (
         evaluate(checkpoint, variant, env_options, eval_deals, workers, seed + 1, stop)
@@ -213,9 +250,9 @@ def train(
         "variant": variant,
         "env_options": env_options,
         "seed": seed,
-        "iterations": len(rows),
-        "env_steps": rows[-1]["env_steps"],
-        "episodes": rows[-1]["episodes"],
+        "iterations": rows[-1]["iteration"] if rows else done,
+        "env_steps": rows[-1]["env_steps"] if rows else 0,
+        "episodes": rows[-1]["episodes"] if rows else 0,
         "train_seconds": round(seconds, 1),
         "net_arch": list(net_arch),
         "checkpoint": str(checkpoint),
@@ -242,6 +279,10 @@ def evaluate(
 
 def main(args: Any, out: Path, stop: Any = None) -> int:
     """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary."""
+    from experiments.train.resume import settings_of
+
+    if args.resume:
+        print(f"{args.variant}: resuming {out}/checkpoint")
     summary = train(
         args.variant,
         args.env_options,
@@ -259,6 +300,8 @@ def main(args: Any, out: Path, stop: Any = None) -> int:
         workers=args.workers,
         minutes=args.minutes,
         stop=stop,
+        resume=args.resume,
+        settings=settings_of(args),
     )
     print(
         f"{summary['variant']} (rllib self-play): {summary['iterations']} iterations, "
@@ -270,7 +313,7 @@ def main(args: Any, out: Path, stop: Any = None) -> int:
             f"[{row['win_rate_ci_low']:.3f}, {row['win_rate_ci_high']:.3f}] over {row['games']} games"
         )
     if stop is not None and stop.requested:
-        print(stop.kept(f"the checkpoint and progress.csv in {out}/ (the evaluation was skipped)"))
+        print(stop.kept(f"the checkpoint and progress.csv in {out}/ (the evaluation was skipped); --resume continues"))
         return stop.exit_code
     print(f"checkpoint, progress and evaluation in {out}/ (play it with --agents rllib:{out}/checkpoint)")
     return 0

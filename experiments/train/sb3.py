@@ -3,6 +3,7 @@
     python -m experiments.train --variant gin_rummy --timesteps 300000
     python -m experiments.train --variant rummy --env-option num_players=3 --opponents random heuristic --minutes 30
     python -m experiments.train --variant gin_rummy --opponents self --timesteps 500000
+    python -m experiments.train --resume --out results/train-gin  # continue a stopped run
 
 The learner (sb3-contrib ``MaskablePPO``, an MLP over the flat observation, the action
 mask passed to the policy) plays one seat of ``<variant>.env()`` through
@@ -16,7 +17,10 @@ seat is drawn at every episode.  The job writes to the output folder:
 - ``learning_curve.csv`` and ``learning_curve.png``: win rate and mean return over the
   last 100 episodes against the training opponents, by timestep;
 - ``evaluation.json``: the tournament's win rates (95% intervals) of the trained policy
-  against the random and the heuristic agent, on duplicate deals.
+  against the random and the heuristic agent, on duplicate deals;
+- ``episodes.csv``: each training episode's last timestep and the learner's return;
+- ``settings.json``: the run's settings, with which ``--resume`` continues it from
+  ``model.zip`` (:mod:`experiments.train.resume`).
 
 Needs the ``train`` extra (torch, sb3-contrib).  ``--backend rllib`` trains one shared
 policy for all seats (self-play) with RLlib's PPO on a Ray cluster instead
@@ -39,6 +43,7 @@ from agents import make_agent
 from experiments.common import atomic_open, load_variant, new_figure, save_figure
 from experiments.common.plain import plain_value
 from experiments.common.progress import progress_counter
+from experiments.train.resume import ResumeError, trimmed_rows, write_settings
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -85,7 +90,10 @@ class CurveCallback:
         progress: bool,
         deadline: float | None = None,
         stop: Any = None,
+        done: int = 0,
     ):
+        """The callback; ``done``: the timesteps of a resumed run's earlier sessions (the bar
+        starts there, and the snapshot is fresh there)."""
         from stable_baselines3.common.callbacks import BaseCallback
 
         class _Callback(BaseCallback):
@@ -95,7 +103,8 @@ class CurveCallback:
                 bar_total = total if total < UNTIL_THE_MINUTES else None  # --minutes alone: no total
                 # a bar on a terminal, a line now and then in a log file, as the other jobs
                 self.bar = progress_counter(bar_total, "step", "train", enabled=progress)
-                self.last_snapshot = 0
+                self.bar.update(done)
+                self.last_snapshot = done
 
             def _on_step(self) -> bool:
                 for info in self.locals.get("infos", []):
@@ -194,6 +203,42 @@ def evaluate(
     )
 
 
+def resumed_model(
+    model_path: Path, variant: str, env_options: dict, opponents: Sequence[str], seed: int, snapshot: Any
+) -> tuple[Any, int, float]:
+    """The learner of a run to resume, from its ``model.zip`` (weights, optimizer, counters), on
+    a new training env: ``(model, timesteps done, training seconds done)``.  The env, the
+    opponents and the sampling are seeded by ``seed`` plus the timesteps done, so one
+    checkpoint resumes to the same run every time (with new deals, not those in progress)."""
+    from sb3_contrib import MaskablePPO
+
+    try:  # SB3 raises zipfile's, pickle's, torch's and its own errors for a file that is not its model
+        model = MaskablePPO.load(model_path, device="cpu")
+        done = int(model.num_timesteps)
+        model.set_env(make_training_env(variant, env_options, opponents, seed + done, snapshot))
+    except Exception as err:
+        raise ResumeError(
+            f"--resume: {model_path} cannot be loaded as the run's MaskablePPO model ({type(err).__name__}: {err}): "
+            "only the model.zip a run writes resumes it"
+        ) from None
+    model.set_random_seed(seed + done)
+    return model, done, float(getattr(model, "train_seconds", 0.0))
+
+
+def earlier_episodes(out: Path, done: int) -> list[tuple[int, float]]:
+    """The episodes of a resumed run's earlier sessions (``episodes.csv``) up to its model's
+    ``done`` timesteps: those a session logged past its last model are dropped."""
+    return [(int(r["timestep"]), float(r["return"])) for r in trimmed_rows(out / "episodes.csv", "timestep", done)]
+
+
+def write_episodes(episodes: list[tuple[int, float]], out: Path) -> None:
+    """``episodes.csv`` in ``out``: each training episode's last timestep and the learner's return."""
+    with atomic_open(out / "episodes.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["timestep", "return"])
+        w.writerows(episodes)
+
+
 def train(
     variant: str,
     env_options: dict,
@@ -209,6 +254,8 @@ def train(
     progress: bool = True,
     net_arch: Sequence[int] = (64, 64),
     stop: Any = None,
+    resume: bool = False,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train, save, write the curve, evaluate; returns the run's summary (also ``evaluation.json``).
 
@@ -224,6 +271,13 @@ def train(
         net_arch: hidden layer sizes of the policy and value networks.
         stop: a :class:`~experiments.common.interrupt.StopRequest`: on Ctrl-C training ends after
             the step in progress, the model and the curve are written and the evaluation skipped.
+        resume: continue the run in ``out`` from its ``model.zip`` (its weights, optimizer,
+            timestep count and training seconds): ``timesteps`` and ``minutes`` count the
+            whole run, the episodes go on in ``episodes.csv`` and the curve covers them all.
+            The games are new ones, seeded by ``seed`` and the timestep count, and a frozen
+            ``self`` opponent starts as a copy of the loaded learner.
+        settings: written to ``settings.json`` right after ``model.zip``
+            (:mod:`experiments.train.resume`), or None.
     """
     import torch
     from sb3_contrib import MaskablePPO
@@ -234,32 +288,44 @@ def train(
     torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
     snapshot = FrozenPolicy(None) if SELF in opponents else None
-    env = make_training_env(variant, env_options, opponents, seed, snapshot)
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        n_steps=n_steps,
-        batch_size=256,
-        learning_rate=3e-4,
-        gamma=0.995,
-        ent_coef=0.01,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        policy_kwargs={"net_arch": list(net_arch)},
-    )
+    model_path = out / "model.zip"
+    if resume:
+        model, done, earlier = resumed_model(model_path, variant, env_options, opponents, seed, snapshot)
+    else:
+        env = make_training_env(variant, env_options, opponents, seed, snapshot)
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            n_steps=n_steps,
+            batch_size=256,
+            learning_rate=3e-4,
+            gamma=0.995,
+            ent_coef=0.01,
+            seed=seed,
+            device="cpu",
+            verbose=0,
+            policy_kwargs={"net_arch": list(net_arch)},
+        )
+        done, earlier = 0, 0.0
     if snapshot is not None:
         snapshot.policy = copy.deepcopy(model.policy)
     start = time.perf_counter()
-    deadline = None if minutes is None else start + 60 * minutes
-    curve = CurveCallback.build(timesteps, snapshot, snapshot_every, progress, deadline, stop)
-    model.learn(total_timesteps=timesteps, callback=curve, progress_bar=False)
+    # --minutes and --timesteps count the whole run, over its --resume sessions
+    deadline = None if minutes is None else start + 60 * minutes - earlier
+    curve = CurveCallback.build(timesteps, snapshot, snapshot_every, progress, deadline, stop, done)
+    if timesteps > done and (deadline is None or deadline > start):
+        model.learn(total_timesteps=timesteps - done, callback=curve, progress_bar=False, reset_num_timesteps=done == 0)
     curve.bar.close()
-    seconds = time.perf_counter() - start
-    model_path = out / "model.zip"
+    seconds = earlier + time.perf_counter() - start
+    model.train_seconds = seconds  # saved with the model (SB3 saves its attributes): a --resume counts on
+    # the episodes first: a run ended between the two writes logs none twice (--resume drops those past the model)
+    episodes = [*earlier_episodes(out, done), *curve.episodes] if resume else curve.episodes
+    write_episodes(episodes, out)
     with atomic_open(model_path, "wb") as f:  # a second Ctrl-C while it is saved keeps an earlier model whole
         model.save(f)
-    rows = curve_rows(curve.episodes)
+    if settings is not None:
+        write_settings(settings, out)
+    rows = curve_rows(episodes)
     write_curve(rows, out, f"{variant} vs {' + '.join(opponents)}")
     stopped = stop is not None and stop.requested
     evaluation = (
@@ -275,7 +341,7 @@ def train(
         "opponents": list(opponents),
         "seed": seed,
         "timesteps": int(model.num_timesteps),
-        "episodes": len(curve.episodes),
+        "episodes": len(episodes),
         "train_seconds": round(seconds, 1),
         "net_arch": list(net_arch),
         "final_training_win_rate": rows[-1]["win_rate"] if rows else None,

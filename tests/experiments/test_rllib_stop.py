@@ -52,12 +52,13 @@ def test_a_stopped_rllib_training_keeps_its_files_and_leaves_a_cluster_the_signa
     monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
     monkeypatch.setattr(atexit, "unregister", lambda hook: registered.append(("unregister", hook)))
     monkeypatch.setattr(atexit, "register", lambda *hook: registered.append(hook))  # not this process's exit
+    monkeypatch.setattr(rllib, "time", SimpleNamespace(perf_counter=lambda: 0.0))  # progress.csv's exact seconds
     summary = rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
     ended = [("shutdown",)] if alive else [("kill_all_processes",)]
     assert ray.calls == [("save_to_path",), ("algo.stop",)] + ended
     assert registered == ([] if alive else [("unregister", ray.shutdown), (parallel._exit_at_once, 143)])
     assert (tmp_path / "progress.csv").read_text() == (
-        "iteration,episodes,env_steps,episode_len_mean\n1,3,200,70.5\n2,6,400,70.5\n"
+        "iteration,episodes,env_steps,episode_len_mean,train_seconds\n1,3,200,70.5,0.0\n2,6,400,70.5,0.0\n"
     )
     assert (summary["iterations"], summary["env_steps"], summary["stopped_early"]) == (2, 400, True)
     assert json.loads((tmp_path / "evaluation.json").read_text()) == summary
@@ -139,6 +140,7 @@ def test_the_watch_of_the_build_leaves_the_job_alone_unless_sigterm_ended_its_ow
     monkeypatch.setattr(parallel, "RAY_DEATH_WAIT_S", 0.1)
     monkeypatch.setattr(atexit, "unregister", lambda hook: registered.append(("unregister", hook)))
     monkeypatch.setattr(atexit, "register", lambda *hook: registered.append(hook))  # not this process's exit
+    monkeypatch.setattr(rllib, "time", SimpleNamespace(perf_counter=lambda: 0.0))  # progress.csv's exact seconds
     summary = rllib.train("gin_rummy_v0", {}, 5, 0, tmp_path, eval_deals=0, stop=ray.stop)
     ended = [] if case == "initialized" else [("shutdown",)]  # a cluster found started is left as it was
     assert ray.calls == [("save_to_path",), ("algo.stop",)] + ended

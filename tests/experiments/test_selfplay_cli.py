@@ -206,3 +206,13 @@ def test_resume_never_runs_code_a_checkpoint_holds(tmp_path, capsys):
     assert not marker.exists()
     torch.load(out / "checkpoint.pt", weights_only=False)  # what the job did before: the code ran
     assert marker.exists()
+
+
+def test_a_setting_given_by_an_abbreviated_flag_is_given_for_resume(tmp_path):
+    """``--resume --time 5000`` parsed 5000 into the timesteps but did not count them as given
+    (the flags were matched by their full names), so the resumed run kept the checkpoint's
+    limit and dropped the one given without a word."""
+    _, _, resume, _, given = selfplay.parse_args(
+        ["--out", str(tmp_path), "--resume", "--time", "5000", "--minu=3", "--env-opt", "knock_limit=5"]
+    )
+    assert resume and given == {"timesteps", "minutes", "env_options"}

@@ -1,5 +1,6 @@
 """RLlib: the masking glue, and ``experiments.train --backend rllib`` for two iterations on
-a local 2-CPU Ray cluster, its checkpoint then played by ``agents.make_agent("rllib:...")``."""
+a local 2-CPU Ray cluster, its checkpoint then played by ``agents.make_agent("rllib:...")``
+and resumed (``--resume``) for a third."""
 
 import csv
 import json
@@ -80,6 +81,13 @@ def test_train_two_iterations_on_a_local_cluster_and_play_the_checkpoint(tmp_pat
     assert result["steps"] > 0 and sorted(result["returns"]) in ([-1.0, 1.0], [0.0, 0.0])
     again = play_episode(env, [agent, make_agent("random", env, seed=1)], seed=3)
     assert again == result  # the deterministic policy replays the same game
+    # --resume restores the algorithm (its iteration and lifetime counters too) and goes on to --iterations 3
+    assert train.main(["--resume", "--out", str(out), "--iterations", "3", "--num-cpus", "2", "--no-progress"]) == 0
+    with open(out / "progress.csv") as f:
+        resumed = list(csv.DictReader(f))
+    assert resumed[:2] == rows and resumed[2]["iteration"] == "3"
+    assert int(resumed[2]["env_steps"]) >= int(rows[1]["env_steps"]) + 200  # counted on, not from 0
+    assert json.loads((out / "evaluation.json").read_text())["iterations"] == 3
 
 
 def test_rllib_names_that_do_not_load_are_errors(tmp_path):

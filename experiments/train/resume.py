@@ -1,0 +1,201 @@
+"""``--resume``: continue a stopped ``experiments.train`` run in its folder (``--out``), as
+``experiments.selfplay --resume`` does.
+
+A run writes its settings to ``settings.json`` right after its checkpoint (``model.zip``
+for sb3, ``checkpoint/`` for rllib), and a new run removes an earlier run's
+``settings.json`` as it starts: a folder's settings always belong to its checkpoint, and a
+run killed before its first checkpoint leaves nothing to resume by mistake.  A resumed run
+takes the saved settings, except the limits and evaluation settings given again on the
+command line (:data:`KEPT`) and this machine's (``--workers``, ``--address``,
+``--num-cpus``, ``--no-progress``); a setting that builds the model or the games
+(:data:`FIXED`) given with another value is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from experiments.common import atomic_open
+
+SETTINGS = "settings.json"
+
+
+class ResumeError(ValueError):
+    """The checkpoint of a run to resume cannot be loaded into the run's learner (damaged, or
+    not the run's): the message names the file; nothing is written."""
+
+
+#: the settings that build the model, its updates or the games: a resumed run keeps them
+FIXED = (
+    "backend",
+    "variant",
+    "env_options",
+    "opponents",
+    "seed",
+    "net_arch",
+    "n_steps",
+    "batch_size",
+    "minibatch_size",
+    "epochs",
+)
+#: the settings a resumed run takes from its folder unless given again (its limits among them)
+KEPT = ("timesteps", "minutes", "iterations", "snapshot_every", "eval_deals", "env_runners")
+#: the settings of each backend (the other's are not saved: they play no part in its run)
+BACKEND_SETTINGS = {
+    "sb3": tuple(
+        k for k in FIXED + KEPT if k not in ("batch_size", "minibatch_size", "epochs", "iterations", "env_runners")
+    ),
+    "rllib": tuple(k for k in FIXED + KEPT if k not in ("opponents", "n_steps", "timesteps", "snapshot_every")),
+}
+#: the checkpoint each backend writes in the run's folder
+CHECKPOINTS = {"sb3": "model.zip", "rllib": "checkpoint"}
+#: the JSON types of the saved settings (``minutes`` may also be null)
+_TYPES = {
+    "backend": str,
+    "variant": str,
+    "env_options": dict,
+    "opponents": list,
+    "net_arch": list,
+    "minutes": (int, float, type(None)),
+}
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a setting: ``--n-steps`` for ``n_steps``."""
+    return "--env-option" if name == "env_options" else "--" + name.replace("_", "-")
+
+
+def shown(name: str, value: Any) -> str:
+    """A setting's value as the command line gives it: ``64,64``, ``random heuristic``, ``knock_limit=5``."""
+    if name == "net_arch":
+        return ",".join(map(str, value))
+    if name == "opponents":
+        return " ".join(value)
+    if name == "env_options":
+        return " ".join(f"{k}={v}" for k, v in value.items()) or "(none)"
+    return str(value)
+
+
+def settings_of(args: Any) -> dict[str, Any]:
+    """The settings of parsed arguments that ``settings.json`` keeps: those of :data:`FIXED`
+    and :data:`KEPT` that the backend uses (:data:`BACKEND_SETTINGS`)."""
+    return {k: getattr(args, k) for k in BACKEND_SETTINGS[args.backend]}
+
+
+def write_settings(settings: dict[str, Any], out: Path) -> None:
+    """Write ``settings.json`` in ``out`` (atomically: a cut file would leave the run unresumable)."""
+    with atomic_open(out / SETTINGS, "w") as f:
+        json.dump({"job": "experiments.train", **settings}, f, indent=2)
+
+
+def forget_settings(out: Path) -> None:
+    """Remove an earlier run's ``settings.json`` from ``out`` as a new run starts there: until
+    the new run writes its checkpoint, the earlier checkpoint must not look resumable with
+    the new run's settings, nor with its own (the new run replaces it)."""
+    (out / SETTINGS).unlink(missing_ok=True)
+
+
+def load_settings(out: Path) -> dict[str, Any]:
+    """The saved settings of the run in ``out``, checked for ``--resume``.
+
+    Raises:
+        ValueError: ``out`` is not a folder, holds no ``settings.json`` (a self-play run's
+            folder is named as such), an unreadable or incomplete one, or no checkpoint of
+            the run's backend.
+    """
+    if not out.is_dir():
+        raise ValueError(f"--resume: no folder {str(out)!r}: give the --out folder of the run to continue")
+    path = out / SETTINGS
+    if not path.is_file():
+        if (out / "checkpoint.pt").is_file() or (out / "recipe.toml").is_file():
+            raise ValueError(
+                f"--resume: {out} holds a run of experiments.selfplay, not of experiments.train: "
+                f"continue it with python -m experiments.selfplay --resume --out {out}"
+            )
+        raise ValueError(
+            f"--resume: no {SETTINGS} in {out}: not the folder of an experiments.train run that wrote its "
+            "checkpoint (a run writes it with its checkpoint; one started before --resume existed has none)"
+        )
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"--resume: {path} cannot be read ({type(err).__name__}: {err})") from None
+    backend = saved.get("backend") if isinstance(saved, dict) else None
+    names = BACKEND_SETTINGS.get(backend, ("backend",))
+    missing = [k for k in names if not isinstance(saved, dict) or k not in saved]
+    if missing or saved.get("job") != "experiments.train":
+        raise ValueError(
+            f"--resume: {path} is not the settings of an experiments.train run "
+            f"(it lacks {', '.join(missing or ['job'])}): only the {SETTINGS} a run writes resumes it"
+        )
+    for name, value in saved.items():
+        kind = _TYPES.get(name, int if name in FIXED + KEPT else object)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes")
+    if backend not in CHECKPOINTS:
+        raise ValueError(f"--resume: {path} has backend={backend!r}; a run writes sb3 or rllib")
+    checkpoint = out / CHECKPOINTS[backend]
+    if not checkpoint.exists():
+        raise ValueError(
+            f"--resume: no {CHECKPOINTS[backend]} in {out}: the --backend {backend} run has no checkpoint "
+            "to continue from"
+        )
+    return saved
+
+
+def given_value(args: Any, name: str) -> Any:
+    """The value of setting ``name`` in the parsed arguments, in the form ``settings.json``
+    keeps it (the variant's full name, the options and layer sizes parsed).
+
+    Raises:
+        ValueError: a bad value (the command line's checks name it).
+    """
+    from experiments.common import parse_env_options, resolve_variant
+
+    if name == "variant":
+        return resolve_variant(args.variant)
+    if name == "env_options":
+        return parse_env_options(args.env_option)
+    if name == "net_arch":
+        return [int(x) for x in str(args.net_arch).split(",")]
+    return getattr(args, name)
+
+
+def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
+    """Refuse the settings given on the command line that the resumed run cannot change.
+
+    Args:
+        args: the parsed arguments.
+        saved: the run's settings (:func:`load_settings`).
+        given: the names of the settings given on the command line.
+
+    Raises:
+        ValueError: a :data:`FIXED` setting given with another value than the run's; the
+            message names each flag, the value given and the run's.  (A bad value is left
+            to the command line's own checks.)
+    """
+    values = {}
+    for k in FIXED:
+        if k in given and k in saved:
+            try:
+                values[k] = given_value(args, k)
+            except ValueError:
+                continue
+    changed = [k for k, v in values.items() if v != saved[k]]
+    if changed:
+        listed = ", ".join(f"{flag(k)} {shown(k, values[k])} (the run's: {shown(k, saved[k])})" for k in changed)
+        raise ValueError(f"--resume continues the run as it was started: {listed}; drop them or start a new run")
+
+
+def trimmed_rows(path: Path, column: str, upto: int) -> list[dict[str, str]]:
+    """The rows of the CSV log ``path`` up to the checkpoint (``column`` at most ``upto``):
+    rows a session wrote after its last checkpoint are dropped, so none is logged twice.
+    No file: no rows."""
+    import csv
+
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f) if int(r[column]) <= upto]
