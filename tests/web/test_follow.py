@@ -85,7 +85,8 @@ def test_a_thinking_games_view_has_no_etag_its_seconds_count(served, gated):
     gid, headers, before = start(served)
     thread, answers = advance_in_thread(served, gid, headers)
     r = served.get(f"/api/games/{gid}", headers={**headers, "If-None-Match": f'"{before["version"]}"'})
-    assert r.status_code == 200 and "etag" not in r.headers
+    # no-store all the same: it holds the seat's hand as any view does (was sent without it)
+    assert (r.status_code, "etag" in r.headers, r.headers.get("cache-control")) == (200, False, "no-store")
     thinking = {"agent": "player_0", "label": NAME, "seconds": r.json()["thinking"]["seconds"]}
     assert r.json() == {**before, "thinking": thinking}
     gated.gate.set()
@@ -244,3 +245,14 @@ def test_a_tab_left_on_a_thinking_view_asks_for_the_whole_view_again(served, gat
         assert polled(page, gid, context) == 200
         wait_for_status(page, f"player_0 ({NAME}) is to move…")
         assert errors == []
+
+
+def test_a_change_is_answered_with_the_view_whatever_its_if_none_match(client):
+    # an advance's answer went through the GET's ETag check: "If-None-Match: *" (or the new
+    # version's tag) got a 304 with no body, the opponent's move made all the same
+    gid, headers, view = new_game(client)
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard", "version": 0})
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 1})
+    r = client.post(f"/api/games/{gid}/advance", headers={**headers, "If-None-Match": "*"}, json={"version": 2})
+    assert (r.status_code, "etag" in r.headers, r.json()["version"]) == (200, False, 3)
+    assert r.json() == client.get(f"/api/games/{gid}", headers=headers).json()
