@@ -97,9 +97,10 @@ def test_a_thinking_games_view_has_no_etag_its_seconds_count(served, gated):
 # ------------------------------------------------------------------ the page
 @pytest.fixture
 def tabs(served):
-    """``open(n)``: a game against ``random`` in which the human (player_0) opens, shown in
-    ``n`` pages of one Chromium context whose clock is paused; yields ``open``, which returns
-    ``(context, [(page, its script errors)], the game's id, its token headers)``."""
+    """``open(n, **body)``: a game against ``random`` in which the human (player_0) opens (Gin,
+    seed 5, unless ``body`` says otherwise), shown in ``n`` pages of one Chromium context
+    whose clock is paused; yields ``open``, which returns ``(context, [(page, its script
+    errors)], the game's id, its token headers)``."""
     from experiments.serve.testing import chromium
 
     url = str(served.base_url).rstrip("/")
@@ -108,8 +109,8 @@ def tabs(served):
         context.clock.install(time=datetime(2030, 1, 1))
         context.clock.pause_at(datetime(2030, 1, 2))
 
-        def open_tabs(n):
-            gid, headers, _ = start(served, opponents=["random"], seat="player_0")
+        def open_tabs(n, **body):
+            gid, headers, _ = start(served, **{"opponents": ["random"], "seat": "player_0", **body})
             pages = [open_game(context, url, gid, headers) for _ in range(n)]
             for page, _ in pages:
                 wait_for_status(page, "your turn (player_0)")
@@ -256,3 +257,47 @@ def test_a_change_is_answered_with_the_view_whatever_its_if_none_match(client):
     r = client.post(f"/api/games/{gid}/advance", headers={**headers, "If-None-Match": "*"}, json={"version": 2})
     assert (r.status_code, "etag" in r.headers, r.json()["version"]) == (200, False, 3)
     assert r.json() == client.get(f"/api/games/{gid}", headers=headers).json()
+
+
+def test_a_tab_whose_hint_finds_the_game_moved_on_asks_for_the_opponents_moves(tabs, served):
+    # the hint's 409 showed the view in which an opponent is to move, and nothing asked for
+    # that move: each poll then answered 304, "player_1 (random) is to move…" for good
+    # (another tab played the human's move and was closed before asking for the opponent's)
+    context, [(b, errors)], gid, headers = tabs(1)
+    for action in ("draw upcard", "discard TC"):
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    wait_for_status(b, "player_1 (random) is to move…")
+    for made in (3, 4):  # the opponent's draw, then its discard (speed 0: a clock tick each)
+        with b.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}/advance"), timeout=5000) as ask:
+            context.clock.run_for(1)
+        assert ask.value.status == 200
+        b.wait_for_function(f"() => document.querySelectorAll('#events li').length === {made}")
+    wait_for_status(b, "your turn (player_0)")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert len(view["events"]) == 4 and b.text_content("#error") == "" and errors == []
+
+
+def test_a_tab_whose_undo_finds_the_game_moved_on_asks_for_the_opponents_moves(tabs, served):
+    # as a hint's 409: a refused undo showed an opponent to move, and nothing asked for its move
+    context, [(b, errors)], gid, headers = tabs(1, variant="rummikub", seed=6)
+    b.click('#moves button.move:text-is("add R3")')
+    b.wait_for_function("() => !document.querySelector('#undo').disabled")
+    for path, body in (("undo", {}), ("move", {"action": "draw"})):  # another tab's
+        served.post(f"/api/games/{gid}/{path}", headers=headers, json=body)
+    with asks(b, f"/api/games/{gid}/undo", "POST") as undo:
+        b.click("#undo")
+    assert undo.value.status == 409
+    wait_for_status(b, "player_1 (random) is to move…")
+    for _ in range(200):  # the opponent's moves, a clock tick each (speed 0)
+        if b.text_content("#status") == "your turn (player_0)":
+            break
+        context.clock.run_for(1)
+        b.wait_for_timeout(20)
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert (b.text_content("#status"), view["your_turn"]) == ("your turn (player_0)", True)
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert b.text_content("#error") == "" and errors == []

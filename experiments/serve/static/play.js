@@ -390,6 +390,9 @@ async function hint() {
     for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
   } catch (err) {
     await failed(err);
+    // the view it showed may have an opponent to move (another tab played your move): the
+    // polls would answer 304 while nothing asks for that move
+    await opponentsMove();
   }
 }
 
@@ -403,6 +406,7 @@ async function undo() {
     await failed(err);
   }
   busy = false;
+  await opponentsMove();  // a refused undo's view may have an opponent to move, as after a hint's
 }
 
 async function quit() {
