@@ -166,7 +166,8 @@ Safety rules
 - Games: at most ``--max-games`` in memory (the least recently used is dropped for a new
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first; a game whose agent is choosing the move a request
-  asked for is not idle, however long it thinks).
+  asked for is not idle, however long it thinks, nor is a game played on in an open tab: its page asks
+  for the view every 2 s, which touches it, so the time counts from its last tab's close).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
   chooses its move without the game's lock, so only the request that asked for the move
