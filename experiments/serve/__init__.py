@@ -104,13 +104,14 @@ move; a 409 while another request's opponent is still choosing, or when the game
 while it chose; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
 illegal move itself, the seed and that seat's legal moves, or the failing agent's message
 and traceback, go to the server's stderr only),
-``/hint``, ``/quit``, ``/undo`` (Rummikub; ``{version?}``), each with the header
+``/hint`` (``{version?}``), ``/quit``, ``/undo`` (Rummikub; ``{version?}``), each with the header
 ``X-Game-Token``.  A view's ``version`` counts the game's changes (each move, undo, and
 its end); ``GET /api/games/{id}`` answers with ``ETag: "VERSION"`` (none while an
 opponent is thinking: its seconds count) and ``Cache-Control: no-store``, and with a 304
-and no body when ``If-None-Match`` names that ETag; a ``version`` sent with a move, undo or
-advance other than the game's is refused (409), the game unchanged (without it, as before:
-whatever the version).  ``GET /api/records``
+and no body when ``If-None-Match`` names that ETag (the other routes answer with the view,
+or the hint, whatever it names); a ``version`` sent with a move, undo, hint or advance other
+than the game's is refused (409), the game unchanged (without it, as before: whatever the
+version).  ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,
 ``Content-Type: application/octet-stream``);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,

@@ -344,7 +344,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                             raise ApiError(400, "a move needs 'action': an action id or the move's text")
                         session.move(body["action"], version)
                     elif action == "hint":
-                        return JSONResponse(session.hint())
+                        return JSONResponse(session.hint(version))
                     elif action == "quit":
                         session.quit()
                     elif action == "undo":

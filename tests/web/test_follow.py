@@ -301,3 +301,34 @@ def test_a_tab_whose_undo_finds_the_game_moved_on_asks_for_the_opponents_moves(t
     assert (b.text_content("#status"), view["your_turn"]) == ("your turn (player_0)", True)
     assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
     assert b.text_content("#error") == "" and errors == []
+
+
+def test_a_hint_asked_from_an_older_view_is_refused(client):
+    # a hint answered for the game as it is, not for the view it was asked from: in Rummikub
+    # (another tab added R3) the page showed "the heuristic would play: add R13" beside a view
+    # in which it would play add R3
+    gid, headers, view = new_game(client, seed=6, variant="rummikub", opponents=["random"])
+    assert client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 0}).json() == {
+        "action": 2,
+        "text": "add R3",
+    }
+    added = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "add R3", "version": 0}).json()
+    said = refused(client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 0}), 409)
+    assert said == stale(gid, "hint", 0, 1)
+    said = refused(client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": "1"}), 400)
+    assert said == "version '1' is not a view's version (an int >= 0, the view's 'version'), or null"
+    assert client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 1}).json()["text"] == "add R13"
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == added
+
+
+def test_a_tab_asks_its_hint_from_its_view(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1, variant="rummikub", seed=6)
+    served.post(f"/api/games/{gid}/move", headers=headers, json={"action": "add R3"})  # another tab's
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert b.text_content("#error") == stale(gid, "hint", 0, 1)
+    assert (b.text_content("#hint-text"), texts(b, "#moves button.move")) == ("", ["add R13"])
+    assert texts(b, "#moves button.move") == [m["text"] for m in view["moves"]] and errors == []
