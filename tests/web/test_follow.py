@@ -332,3 +332,46 @@ def test_a_tab_asks_its_hint_from_its_view(tabs, served):
     assert b.text_content("#error") == stale(gid, "hint", 0, 1)
     assert (b.text_content("#hint-text"), texts(b, "#moves button.move")) == ("", ["add R13"])
     assert texts(b, "#moves button.move") == [m["text"] for m in view["moves"]] and errors == []
+
+
+def test_a_view_answered_late_never_replaces_a_newer_one(tabs, served):
+    # the view a refused hint asks for came after a poll's newer one (the other tab had played
+    # on meanwhile): the page went back to "player_1 (random) is to move…", a view the game had
+    # passed, until a request of its own was refused for it
+    context, [(b, errors)], gid, headers = tabs(1)
+    for action in ("draw upcard", "discard TC"):  # another tab's: player_1 to move (version 2)
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    held = []
+
+    def hold_once(route):  # the hint's 409 asks for the view (no If-None-Match): answered late
+        if held or "if-none-match" in route.request.headers:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    b.route(f"**/api/games/{gid}", hold_once)
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    for _ in range(250):  # the page's request for the view reaches the route
+        if held:
+            break
+        b.wait_for_timeout(20)
+    assert len(held) == 1
+    for _ in range(2):  # the other tab asks for the opponent's draw and discard
+        view = served.post(f"/api/games/{gid}/advance", headers=headers).json()
+    assert (view["version"], view["your_turn"]) == (4, True)
+    assert polled(b, gid, context) == 200  # b's poll shows the game as it is
+    wait_for_status(b, "your turn (player_0)")
+    b.evaluate(
+        """() => { window.statuses = [];
+        new MutationObserver(() => window.statuses.push(document.querySelector('#status').textContent))
+          .observe(document.querySelector('#status'), { childList: true, characterData: true, subtree: true }); }"""
+    )
+    route, response = held[0]
+    with b.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}")):
+        route.fulfill(response=response)  # the view of version 2, answered now
+    b.wait_for_timeout(300)  # what it would set off (an ask for the opponent's move, refused) is over
+    assert b.evaluate("() => window.statuses") == []
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert b.text_content("#status") == "your turn (player_0)" and errors == []

@@ -245,6 +245,9 @@ async function asked(request) {
 function show(v, clear = true) {
   // after Quit, a view of the game still in play is an opponent's move that crossed it
   if (gone || (quitting && v.status === "playing")) return;
+  // a view answered after a newer one (a refused hint's and a poll's requests crossed while
+  // another tab played on): the game has passed it
+  if (view && v.version < view.version) return;
   view = v;
   selected = [];
   if (clear) showError("");  // a new view: an earlier error is out of date
