@@ -67,11 +67,12 @@ Pages
   on nothing (its turn, or another tab's), it asks for the game's view every 2 s, which
   answers 304 while the game is unchanged (nothing redrawn: a selection of cards being
   made stays), and shows a changed one, the other tab's moves then the opponents' (which
-  either tab asks for); it stops asking once the game ended.  A move (or undo, or ask
-  for an opponent's move) sent from a view the game has passed (another tab played in
+  either tab asks for); it stops asking once the game ended.  A move (or undo, hint, or
+  ask for an opponent's move) sent from a view the game has passed (another tab played in
   between) is refused with a 409 that changes nothing, and the page shows the game as it
   is, with that 409's message (none for an ask for an opponent's move: the other tab's
-  was made, and the page goes on from it).
+  was made, and the page goes on from it), then asks for the opponents' moves if one is
+  to move; a view answered after a newer one (its ``version`` lower) is not shown.
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...&folder=...`` to list one tournament's
   games of an agent or a pair), or a record uploaded from your disk.  A record is checked by replaying it

@@ -1,6 +1,6 @@
 """Every open tab of a game follows it: a view's ``version`` counts the game's changes and is
-its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo or ask for
-an opponent's move made from an older view is refused (409) and changes nothing, and the
+its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint or ask
+for an opponent's move made from an older view is refused (409) and changes nothing, and the
 Play page polls the view while the game is live (no longer once it ended), showing another
 tab's moves without a reload, keeping a selection while nothing changed, and showing the
 game as it is after a stale move's 409.  The browser tests run the server in a thread and
