@@ -344,14 +344,16 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                             raise ApiError(400, "a move needs 'action': an action id or the move's text")
                         session.move(body["action"], version)
                     elif action == "hint":
-                        return JSONResponse(session.hint())
+                        return JSONResponse(session.hint(version))
                     elif action == "quit":
                         session.quit()
                     elif action == "undo":
                         session.undo(version)
-                    elif session.thinking is None:  # the view: its ETag, unless its seconds count
-                        return _view_or_unchanged(session.version, seen, session.view)
-                    return JSONResponse(session.view())
+                    elif action == "view":  # its ETag, unless its seconds count (an opponent thinks)
+                        if session.thinking is None:
+                            return _view_or_unchanged(session.version, seen, session.view)
+                        return JSONResponse(session.view(), headers={"Cache-Control": "no-store"})
+                    return JSONResponse(session.view())  # a change's answer: never a 304
 
             return await run_in_threadpool(work)
 

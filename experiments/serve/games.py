@@ -400,14 +400,18 @@ class GameSession:
             "shown here, as it may quote that seat's cards)",
         )
 
-    def hint(self) -> dict:
-        """The heuristic's move for the human seat: ``{"action", "text"}``.
+    def hint(self, version: Any = None) -> dict:
+        """The heuristic's move for the human seat: ``{"action", "text"}``, asked from the
+        view of ``version`` (as :meth:`move`'s: a hint for a game another tab played on is
+        not one for the view the page shows).
 
         Raises:
-            ApiError: 409 the game is over or it is not the human's turn.
+            ApiError: 409 the game is over, it changed since the view of ``version``, or it
+                is not the human's turn; 400 ``version`` not an int.
         """
         self._check_playing()
         self._check_not_thinking()
+        self.check_version(version, "hint")
         if self.to_act() != self.seat:
             raise ApiError(409, "a hint is for your turn: it is not your turn")
         action = int(self.hint_agent.act(self.env.observe(self.seat), self.raw.infos.get(self.seat, {})))

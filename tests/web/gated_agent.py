@@ -1,7 +1,7 @@
 """An opponent that thinks until the test lets it move: a slow search agent (``pimc``) made
 exact.  ``GatedAgent.started`` is set when it begins to choose, and it plays its lowest
 legal action once ``GatedAgent.gate`` is set, or raises ``GatedAgent.fails`` then when it
-is not None (the ``gated`` fixture of ``test_slow_agents`` makes the events anew, clears
+is not None (the ``gated`` fixture of ``tests/web/conftest.py`` makes the events anew, clears
 ``fails``, and sets the gate at the end, so no thread is left waiting)."""
 
 import threading

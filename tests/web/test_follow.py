@@ -1,6 +1,6 @@
 """Every open tab of a game follows it: a view's ``version`` counts the game's changes and is
-its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo or ask for
-an opponent's move made from an older view is refused (409) and changes nothing, and the
+its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint or ask
+for an opponent's move made from an older view is refused (409) and changes nothing, and the
 Play page polls the view while the game is live (no longer once it ended), showing another
 tab's moves without a reload, keeping a selection while nothing changed, and showing the
 game as it is after a stale move's 409.  The browser tests run the server in a thread and
@@ -85,7 +85,8 @@ def test_a_thinking_games_view_has_no_etag_its_seconds_count(served, gated):
     gid, headers, before = start(served)
     thread, answers = advance_in_thread(served, gid, headers)
     r = served.get(f"/api/games/{gid}", headers={**headers, "If-None-Match": f'"{before["version"]}"'})
-    assert r.status_code == 200 and "etag" not in r.headers
+    # no-store all the same: it holds the seat's hand as any view does (was sent without it)
+    assert (r.status_code, "etag" in r.headers, r.headers.get("cache-control")) == (200, False, "no-store")
     thinking = {"agent": "player_0", "label": NAME, "seconds": r.json()["thinking"]["seconds"]}
     assert r.json() == {**before, "thinking": thinking}
     gated.gate.set()
@@ -96,9 +97,10 @@ def test_a_thinking_games_view_has_no_etag_its_seconds_count(served, gated):
 # ------------------------------------------------------------------ the page
 @pytest.fixture
 def tabs(served):
-    """``open(n)``: a game against ``random`` in which the human (player_0) opens, shown in
-    ``n`` pages of one Chromium context whose clock is paused; yields ``open``, which returns
-    ``(context, [(page, its script errors)], the game's id, its token headers)``."""
+    """``open(n, **body)``: a game against ``random`` in which the human (player_0) opens (Gin,
+    seed 5, unless ``body`` says otherwise), shown in ``n`` pages of one Chromium context
+    whose clock is paused; yields ``open``, which returns ``(context, [(page, its script
+    errors)], the game's id, its token headers)``."""
     from experiments.serve.testing import chromium
 
     url = str(served.base_url).rstrip("/")
@@ -107,8 +109,8 @@ def tabs(served):
         context.clock.install(time=datetime(2030, 1, 1))
         context.clock.pause_at(datetime(2030, 1, 2))
 
-        def open_tabs(n):
-            gid, headers, _ = start(served, opponents=["random"], seat="player_0")
+        def open_tabs(n, **body):
+            gid, headers, _ = start(served, **{"opponents": ["random"], "seat": "player_0", **body})
             pages = [open_game(context, url, gid, headers) for _ in range(n)]
             for page, _ in pages:
                 wait_for_status(page, "your turn (player_0)")
@@ -244,3 +246,132 @@ def test_a_tab_left_on_a_thinking_view_asks_for_the_whole_view_again(served, gat
         assert polled(page, gid, context) == 200
         wait_for_status(page, f"player_0 ({NAME}) is to move…")
         assert errors == []
+
+
+def test_a_change_is_answered_with_the_view_whatever_its_if_none_match(client):
+    # an advance's answer went through the GET's ETag check: "If-None-Match: *" (or the new
+    # version's tag) got a 304 with no body, the opponent's move made all the same
+    gid, headers, view = new_game(client)
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard", "version": 0})
+    client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 1})
+    r = client.post(f"/api/games/{gid}/advance", headers={**headers, "If-None-Match": "*"}, json={"version": 2})
+    assert (r.status_code, "etag" in r.headers, r.json()["version"]) == (200, False, 3)
+    assert r.json() == client.get(f"/api/games/{gid}", headers=headers).json()
+
+
+def test_a_tab_whose_hint_finds_the_game_moved_on_asks_for_the_opponents_moves(tabs, served):
+    # the hint's 409 showed the view in which an opponent is to move, and nothing asked for
+    # that move: each poll then answered 304, "player_1 (random) is to move…" for good
+    # (another tab played the human's move and was closed before asking for the opponent's)
+    context, [(b, errors)], gid, headers = tabs(1)
+    for action in ("draw upcard", "discard TC"):
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    wait_for_status(b, "player_1 (random) is to move…")
+    for made in (3, 4):  # the opponent's draw, then its discard (speed 0: a clock tick each)
+        with b.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}/advance"), timeout=5000) as ask:
+            context.clock.run_for(1)
+        assert ask.value.status == 200
+        b.wait_for_function(f"() => document.querySelectorAll('#events li').length === {made}")
+    wait_for_status(b, "your turn (player_0)")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert len(view["events"]) == 4 and b.text_content("#error") == "" and errors == []
+
+
+def test_a_tab_whose_undo_finds_the_game_moved_on_asks_for_the_opponents_moves(tabs, served):
+    # as a hint's 409: a refused undo showed an opponent to move, and nothing asked for its move
+    context, [(b, errors)], gid, headers = tabs(1, variant="rummikub", seed=6)
+    b.click('#moves button.move:text-is("add R3")')
+    b.wait_for_function("() => !document.querySelector('#undo').disabled")
+    for path, body in (("undo", {}), ("move", {"action": "draw"})):  # another tab's
+        served.post(f"/api/games/{gid}/{path}", headers=headers, json=body)
+    with asks(b, f"/api/games/{gid}/undo", "POST") as undo:
+        b.click("#undo")
+    assert undo.value.status == 409
+    wait_for_status(b, "player_1 (random) is to move…")
+    for _ in range(200):  # the opponent's moves, a clock tick each (speed 0)
+        if b.text_content("#status") == "your turn (player_0)":
+            break
+        context.clock.run_for(1)
+        b.wait_for_timeout(20)
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert (b.text_content("#status"), view["your_turn"]) == ("your turn (player_0)", True)
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert b.text_content("#error") == "" and errors == []
+
+
+def test_a_hint_asked_from_an_older_view_is_refused(client):
+    # a hint answered for the game as it is, not for the view it was asked from: in Rummikub
+    # (another tab added R3) the page showed "the heuristic would play: add R13" beside a view
+    # in which it would play add R3
+    gid, headers, view = new_game(client, seed=6, variant="rummikub", opponents=["random"])
+    assert client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 0}).json() == {
+        "action": 2,
+        "text": "add R3",
+    }
+    added = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "add R3", "version": 0}).json()
+    said = refused(client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 0}), 409)
+    assert said == stale(gid, "hint", 0, 1)
+    said = refused(client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": "1"}), 400)
+    assert said == "version '1' is not a view's version (an int >= 0, the view's 'version'), or null"
+    assert client.post(f"/api/games/{gid}/hint", headers=headers, json={"version": 1}).json()["text"] == "add R13"
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == added
+
+
+def test_a_tab_asks_its_hint_from_its_view(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1, variant="rummikub", seed=6)
+    served.post(f"/api/games/{gid}/move", headers=headers, json={"action": "add R3"})  # another tab's
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert b.text_content("#error") == stale(gid, "hint", 0, 1)
+    assert (b.text_content("#hint-text"), texts(b, "#moves button.move")) == ("", ["add R13"])
+    assert texts(b, "#moves button.move") == [m["text"] for m in view["moves"]] and errors == []
+
+
+def test_a_view_answered_late_never_replaces_a_newer_one(tabs, served):
+    # the view a refused hint asks for came after a poll's newer one (the other tab had played
+    # on meanwhile): the page went back to "player_1 (random) is to move…", a view the game had
+    # passed, until a request of its own was refused for it
+    context, [(b, errors)], gid, headers = tabs(1)
+    for action in ("draw upcard", "discard TC"):  # another tab's: player_1 to move (version 2)
+        served.post(f"/api/games/{gid}/move", headers=headers, json={"action": action})
+    held = []
+
+    def hold_once(route):  # the hint's 409 asks for the view (no If-None-Match): answered late
+        if held or "if-none-match" in route.request.headers:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    b.route(f"**/api/games/{gid}", hold_once)
+    with asks(b, f"/api/games/{gid}/hint", "POST") as hint:
+        b.click("#hint")
+    assert hint.value.status == 409
+    for _ in range(250):  # the page's request for the view reaches the route
+        if held:
+            break
+        b.wait_for_timeout(20)
+    assert len(held) == 1
+    for _ in range(2):  # the other tab asks for the opponent's draw and discard
+        view = served.post(f"/api/games/{gid}/advance", headers=headers).json()
+    assert (view["version"], view["your_turn"]) == (4, True)
+    assert polled(b, gid, context) == 200  # b's poll shows the game as it is
+    wait_for_status(b, "your turn (player_0)")
+    b.evaluate(
+        """() => { window.statuses = [];
+        new MutationObserver(() => window.statuses.push(document.querySelector('#status').textContent))
+          .observe(document.querySelector('#status'), { childList: true, characterData: true, subtree: true }); }"""
+    )
+    route, response = held[0]
+    with b.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}")):
+        route.fulfill(response=response)  # the view of version 2, answered now
+    b.wait_for_timeout(300)  # what it would set off (an ask for the opponent's move, refused) is over
+    assert b.evaluate("() => window.statuses") == []
+    assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
+    assert b.text_content("#status") == "your turn (player_0)" and errors == []

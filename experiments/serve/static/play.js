@@ -245,6 +245,9 @@ async function asked(request) {
 function show(v, clear = true) {
   // after Quit, a view of the game still in play is an opponent's move that crossed it
   if (gone || (quitting && v.status === "playing")) return;
+  // a view answered after a newer one (a refused hint's and a poll's requests crossed while
+  // another tab played on): the game has passed it
+  if (view && v.version < view.version) return;
   view = v;
   selected = [];
   if (clear) showError("");  // a new view: an earlier error is out of date
@@ -384,12 +387,15 @@ async function hint() {
   if (busy || gone || !view.your_turn) return;
   const asked = view;
   try {
-    const h = await api("POST", `/api/games/${game.id}/hint`, undefined, game.token);
+    const h = await api("POST", `/api/games/${game.id}/hint`, { version: view.version }, game.token);
     if (view !== asked) return;  // a move was made meanwhile: the hint was for the decision before
     $("hint-text").textContent = `the heuristic would play: ${h.text}`;
     for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
   } catch (err) {
     await failed(err);
+    // the view it showed may have an opponent to move (another tab played your move): the
+    // polls would answer 304 while nothing asks for that move
+    await opponentsMove();
   }
 }
 
@@ -403,6 +409,7 @@ async function undo() {
     await failed(err);
   }
   busy = false;
+  await opponentsMove();  // a refused undo's view may have an opponent to move, as after a hint's
 }
 
 async function quit() {
