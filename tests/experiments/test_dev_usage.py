@@ -27,3 +27,11 @@ def test_a_dev_scripts_usage_names_the_command_that_runs_it(script, capsys):
         module.main(["--help"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: python -m experiments.dev.{script} ")
+
+
+def test_the_vector_differentials_help_says_every_variant_is_compared_by_default(capsys):
+    from experiments.dev import vector_differential
+
+    with pytest.raises(SystemExit):
+        vector_differential.main(["--help"])
+    assert "variants to compare (default: all four)" in " ".join(capsys.readouterr().out.split())
