@@ -138,6 +138,9 @@ def per_deal(run: str | Path, opponent: str | None = None) -> dict:
 
 def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
     """Refuse two runs that did not play the same games (see :func:`paired`)."""
+    # settings first: runs of two variants differ in opponents and deals too, and only this says why
+    if da["settings"] is not None and db["settings"] is not None and da["settings"] != db["settings"]:
+        raise ValueError(f"{a} and {b} were played in different settings: {da['settings']} and {db['settings']}")
     only_a = sorted({o for o, _, _ in da["seeds"]} - {o for o, _, _ in db["seeds"]})
     only_b = sorted({o for o, _, _ in db["seeds"]} - {o for o, _, _ in da["seeds"]})
     if only_a or only_b:
@@ -155,8 +158,6 @@ def _check_pair(a: str | Path, b: str | Path, da: dict, db: dict) -> None:
                     "--deals does: pair runs that played the same deals"
                 )
         raise ValueError(f"{a} and {b} did not play the same deals (their games' seeds differ)")
-    if da["settings"] is not None and db["settings"] is not None and da["settings"] != db["settings"]:
-        raise ValueError(f"{a} and {b} were played in different settings: {da['settings']} and {db['settings']}")
 
 
 def paired(runs: Sequence[str | Path], opponent: str | None = None) -> list[dict]:

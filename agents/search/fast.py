@@ -88,7 +88,7 @@ class CompiledRollouts:
         try:
             import numba  # noqa: F401
         except ImportError as err:
-            raise ValueError("rollout=fast needs numba: pip install 'rummy-env[fast]'") from err
+            raise ValueError('rollout=fast needs numba: pip install -e ".[fast]"') from err
         config = playout_config(raw.game.config)
         if self.variant == "gin_rummy_v0":
             from agents.search import gin_fast as fast

@@ -54,7 +54,11 @@ import numpy as np
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m experiments.dev.bench_rummikub_solver",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--positions", type=int, default=300, help="positions to generate (default 300)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(

@@ -92,7 +92,9 @@ def measure(variant: str, sims: int, games: int, simulations: int) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=description(__doc__))
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.dev.openspiel_timing", description=description(__doc__)
+    )
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--sims", type=int, default=2, help="random_sim_test simulations per variant")
     parser.add_argument("--games", type=int, default=1, help="IS-MCTS games per variant")

@@ -43,7 +43,11 @@ def peak_rss_mb() -> float:
 
 
 def _parse(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m experiments.dev.rss_plateau",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--variant", default="rummikub_v0")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--steps", type=int, default=300_000)

@@ -23,7 +23,7 @@ from experiments.common import description, path_arg
 
 def main(argv: list[str] | None = None) -> int:
     """Write ``serve_play.png``, ``serve_replay.png`` and ``serve_results.png`` to ``--out``."""
-    p = argparse.ArgumentParser(description=description(__doc__))
+    p = argparse.ArgumentParser(prog="python -m experiments.dev.serve_screenshots", description=description(__doc__))
     p.add_argument("--records", type=path_arg, required=True, help="the server's --records")
     p.add_argument("--results", type=path_arg, required=True, help="the server's --results")
     p.add_argument("--replay", required=True, help="record name under --records for the Replay page")

@@ -186,7 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--decisions", type=int, default=1_000_000, help="decisions per variant (default: 10^6)")
     p.add_argument("--num-envs", type=batch_size, default=64)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--variant", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    p.add_argument(
+        "--variant",
+        nargs="+",
+        default=list(ENGINES),
+        choices=list(ENGINES),
+        help="variants to compare (default: all four)",
+    )
     p.add_argument(
         "--episode",
         default="hand",

@@ -17,7 +17,7 @@ from rummy_env.render import shapes as sh
 from rummy_env.render.scene import table_picture
 from rummy_env.render.shapes import Picture
 
-INSTALL_HINT = 'render_mode="rgb_array" draws with Pillow: pip install "rummy-env[render]" (or pip install pillow)'
+INSTALL_HINT = 'render_mode="rgb_array" draws with Pillow: pip install -e ".[render]" (or pip install pillow)'
 
 SUPERSAMPLE = 2  # drawn at twice the size, then reduced: smooth edges on shapes Pillow draws aliased
 

@@ -83,6 +83,6 @@ def __getattr__(name: str):
     except ImportError as err:
         raise ImportError(
             f"rummy_env.vector.{name} is compiled with numba, which is not installed: "
-            f"pip install 'rummy-env[fast]' (or use the pure-Python Reference{name}, same API)"
+            f'pip install -e ".[fast]" (or use the pure-Python Reference{name}, same API)'
         ) from err
     return getattr(importlib.import_module(module), name)

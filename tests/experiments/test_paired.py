@@ -135,6 +135,11 @@ def test_runs_on_other_deals_or_unpaired_runs_are_refused(tmp_path):
     )
     with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
         paired.paired([a, crazy])
+    # another variant with other opponents and other deals: the settings are what the message names
+    far = _run(tmp_path / "far", "crazy_rummy_v0", [("heuristic", 0, 0, 1.0, 0, 9)], seed=300)
+    said = said.replace(str(crazy), str(far))
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
+        paired.paired([a, far])
     with pytest.raises(ValueError, match="^give runs in pairs, RUN_A RUN_B \\[RUN_A2 RUN_B2 ...\\]: got 3$"):
         paired.paired([a, b, a])
     with pytest.raises(ValueError, match=f"^{re.escape(str(a / 'games.csv'))}: no game against 'nobody'$"):
