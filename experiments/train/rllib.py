@@ -94,7 +94,10 @@ def ppo_config(
     _register_env()
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"variant": variant, "options": env_options})
+        # RLlib's env check steps an unmasked sample of the action space: an illegal move, which
+        # printed PettingZoo's "Illegal move made" warning at every build; the wrapper passes
+        # that check in the tests (tests/integration/test_rllib.py), so it is not run each time
+        .environment(ENV_NAME, env_config={"variant": variant, "options": env_options}, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1, num_cpus_per_env_runner=1)
         .learners(num_learners=0)

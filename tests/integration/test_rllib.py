@@ -42,6 +42,18 @@ def test_rllib_pettingzoo_env_gives_observations_in_its_space():
     assert other != agent and env.observation_space[other].contains(obs[other]) and not terminated["__all__"]
 
 
+def test_rllib_pettingzoo_env_passes_rllibs_env_check_which_training_does_not_repeat():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from experiments.train.rllib import ppo_config
+
+    check_multiagent_environments(RummyPettingZooEnv({"variant": "gin_rummy_v0", "options": {}}))
+    config = ppo_config(
+        "gin_rummy_v0", {}, seed=0, env_runners=0, batch_size=64, minibatch_size=32, epochs=1, net_arch=[8]
+    )
+    assert config.disable_env_checking is True  # its unmasked random step is an illegal move: a warning at every build
+
+
 def test_masked_module_never_picks_an_illegal_action():
     env = RummyPettingZooEnv({"variant": "gin_rummy_v0", "options": {}})
     space = env.observation_space["player_0"]
