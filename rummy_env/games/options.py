@@ -54,6 +54,30 @@ def check_int(
     return value
 
 
+#: the int64 range: the batched engines read lists of ids into int64 arrays
+INT64_RANGE = (-(2**63), 2**63 - 1)
+
+
+def check_int_entries(name: str, values: Any, allowed: str) -> Any:
+    """``values`` itself, its entries checked first when it is a list or tuple: each must be
+    an int within int64 (a NumPy integer too).  Why: ``np.asarray`` reads a ``True`` among
+    ints as 1, an int past int64 as a float and a ragged entry as numpy's own error, so the
+    array checks that follow would take a bool for an id or name the wrong fault.  Arrays
+    pass untouched (their dtype says what they hold).
+
+    Raises:
+        ValueError: the first other entry, by index (``name[i]=value``), ending with ``allowed``.
+    """
+    if isinstance(values, (list, tuple)):
+        low, high = INT64_RANGE
+        for i, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name}[{i}]={v!r} is not an integer: {allowed}")
+            if not low <= v <= high:
+                raise ValueError(f"{name}[{i}]={v!r} is out of range: {allowed}")
+    return values
+
+
 def _must(name: str, low: int, high: int | None) -> str:
     """The end of :func:`check_int`'s message, built only when a value is refused (the check
     runs at every reset)."""

@@ -290,3 +290,49 @@ def test_env_options_hold_the_options_given_as_python_values(cls, options, expec
     assert vec.env_options == expected
     assert [type(v) for v in vec.env_options.values()] == [type(v) for v in expected.values()]
     assert json.loads(json.dumps(vec.env_options)) == expected  # a record or summary can store them
+
+
+@pytest.mark.parametrize(
+    ("cls", "options"),
+    [
+        (ReferenceGinRummyVec, {}),
+        (GinRummyVec, {}),
+        (ReferenceRummyVec, {"num_players": 3}),
+        (RummyVec, {"num_players": 3}),
+        (ReferenceCrazyRummyVec, {"num_players": 3}),
+        (CrazyRummyVec, {"num_players": 3}),
+        (ReferenceRummikubVec, {}),
+        (RummikubVec, {}),
+    ],
+)
+def test_lists_of_ids_are_refused_entry_by_entry_and_change_no_game(cls, options):
+    # np.asarray would read True as 1 (a legal id or seat played as if given) and 2**63 as a
+    # float (refused as "dtype float64", though every entry is an int)
+    vec = cls(3, seed=4, **options)
+    batch = vec.reset()
+    before = Batch(*(a.copy() for a in batch))
+    deals = [vec.deal_of(i) for i in range(3)]
+    legal = [int(np.flatnonzero(batch.action_mask[i])[0]) for i in range(3)]
+    ids = f"action ids are integers 0..{vec.num_actions - 1}"
+    seats = f"seats are 0..{vec.num_players - 1}, one per game"
+    dealers = f"dealers are 0..{vec.num_players - 1}, one per game"
+    if cls in (ReferenceRummikubVec, RummikubVec):
+        dealers = f"dealers (Rummikub: first players) are 0..{vec.num_players - 1}, one per game"
+    refusals = [
+        (lambda: vec.step([True, *legal[1:]]), f"actions[0]=True is not an integer: {ids}"),
+        (lambda: vec.step([legal[0], np.True_, legal[2]]), f"actions[1]=np.True_ is not an integer: {ids}"),
+        (lambda: vec.step([*legal[:2], 2**63]), f"actions[2]=9223372036854775808 is out of range: {ids}"),
+        (lambda: vec.step((legal[0], [legal[1]], legal[2])), f"actions[1]=[{legal[1]}] is not an integer: {ids}"),
+        (lambda: vec.step_opponents([0, False, 0]), f"seats[1]=False is not an integer: {seats}"),
+        (lambda: vec.reset(seed=1, dealers=[0, 0, True]), f"dealers[2]=True is not an integer: {dealers}"),
+    ]
+    for call, message in refusals:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            call()
+    for kept, was in zip(batch, before, strict=True):  # the refused calls wrote nothing
+        np.testing.assert_array_equal(kept, was)
+    assert [vec.deal_of(i) for i in range(3)] == deals
+    replay = cls(3, seed=4, **options)
+    replay.reset()
+    for got, want in zip(vec.step(legal), replay.step(np.array(legal)), strict=True):
+        np.testing.assert_array_equal(got, want)
