@@ -19,7 +19,7 @@ from pathlib import Path
 
 from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
 from experiments.common.plain import plain_value
-from rummy_env.vector.batch import MAX_NUM_ENVS
+from rummy_env.vector.batch import MAX_NUM_ENVS, MAX_SEED
 
 
 @dataclass
@@ -195,8 +195,11 @@ def check_config(config: Config, num_players: int) -> None:
         )
     if config.eval_workers > max_workers():
         raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
-    if config.seed < 0:
-        raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
+    if not 0 <= config.seed <= MAX_SEED:
+        raise ValueError(
+            f"seed={config.seed}: a seed is an integer from 0 to {MAX_SEED} (torch and the batched engines "
+            "take 64-bit seeds)"
+        )
     if config.snapshot_every < 0:
         raise ValueError(f"snapshot_every={config.snapshot_every}: updates between snapshots, >= 0 (0 takes none)")
     if config.backend not in ("local", "ray"):

@@ -92,10 +92,6 @@ class Learner:
         make_plain(config)  # before anything reads it: the files the run writes must load back
         self.cfg = config
         self.device = resolve_device(config.device)
-        torch.manual_seed(config.seed)  # the initial weights
-        torch.set_num_threads(config.torch_threads)
-        self.rng = np.random.default_rng(config.seed)
-        self.gen = torch.Generator().manual_seed(config.seed)
         env = load_variant(config.variant).env(**config.env_options)
         self.layout = env.unwrapped.layout
         self.rules = asdict(env.unwrapped.game.config)  # recorded in model.pt (save_model)
@@ -104,6 +100,12 @@ class Learner:
         self.num_players = len(env.possible_agents)
         check_config(config, self.num_players)
         check_agent_names(config, env)
+        # seeded once the seed is checked (torch refuses one past 64 bits with its own words);
+        # nothing above draws from these generators
+        torch.manual_seed(config.seed)  # the initial weights
+        torch.set_num_threads(config.torch_threads)
+        self.rng = np.random.default_rng(config.seed)
+        self.gen = torch.Generator().manual_seed(config.seed)
         init = None
         self.origin = "starting from scratch"
         if config.init_model:

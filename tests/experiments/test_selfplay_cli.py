@@ -68,7 +68,12 @@ from experiments import selfplay
         (["--eval-workers", "100000"], "eval_workers=100000: at most "),
         (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
         (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
-        (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
+        (["--seed", "-1"], "seed=-1: a seed is an integer from 0 to 18446744073709551615 (torch and the batched"),
+        (
+            ["--seed", str(2**64)],
+            "seed=18446744073709551616: a seed is an integer from 0 to 18446744073709551615 (torch and the batched "
+            "engines take 64-bit seeds)",
+        ),
         (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
