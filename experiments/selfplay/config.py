@@ -112,6 +112,10 @@ class Config:
     device: str = "auto"
 
 
+#: the longest training time budget, in minutes (19 years): the progress bars (tqdm's too)
+#: crash on a larger one, whose time left overflows a float (``--minutes 1e308``)
+MAX_MINUTES = 10_000_000.0
+
 #: (setting, low, high, whether low is allowed) of the numeric settings
 RANGES = (
     ("lr", 0.0, 1.0, False),
@@ -130,6 +134,7 @@ RANGES = (
     ("kickstart_share", 0.0, 1.0, True),
     ("eval_every", 0.0, math.inf, False),
     ("checkpoint_every", 0.0, math.inf, False),
+    ("minutes", 0.0, MAX_MINUTES, False),
 )
 
 

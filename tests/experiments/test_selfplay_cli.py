@@ -74,6 +74,7 @@ from experiments import selfplay
             "seed=18446744073709551616: a seed is an integer from 0 to 18446744073709551615 (torch and the batched "
             "engines take 64-bit seeds)",
         ),
+        (["--minutes", "inf"], "minutes=inf: allowed values are in (0.0, 10000000.0]"),
         (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
