@@ -134,7 +134,7 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"option {name}={value!r} is not allowed: {name} must be one of {allowed}")
-    return value
+    return str(value)  # a NumPy string as a Python one, as check_int and check_bool return theirs
 
 
 def check_known(options: dict, known: Sequence[str], what: str) -> None:

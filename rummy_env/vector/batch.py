@@ -105,14 +105,14 @@ def check_backend(backend: Any, allowed: tuple[str, ...]) -> str:
     Raises:
         ValueError: any other value; the message lists ``allowed``.
     """
-    if backend not in allowed:
+    if not isinstance(backend, str) or backend not in allowed:  # `in` would ask an array's truth
         what = {"threads": "nogil worker threads", "prange": "numba's parallel loops"}
         raise ValueError(
             f"backend={backend!r}: use {' or '.join(map(repr, allowed))} ("
             + "; ".join(f"{b!r}: {what[b]}" for b in allowed)
             + ")"
         )
-    return backend
+    return str(backend)
 
 
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -276,6 +276,7 @@ def test_seed_streams_are_splitmix64_of_seed_and_game_index():
         (GinRummyVec, {"oklahoma": np.True_, "knock_limit": np.int64(8)}, {"oklahoma": True, "knock_limit": 8}),
         (RummyVec, {"ace_high": np.True_, "num_players": np.int32(3)}, {"ace_high": True, "num_players": 3}),
         (CrazyRummyVec, {"num_players": np.int64(4), "wild_rank": np.int8(5)}, {"num_players": 4, "wild_rank": 5}),
+        (RummyVec, {"episode": np.str_("game"), "reward": np.str_("score")}, {"episode": "game", "reward": "score"}),
         (
             RummikubVec,
             {"initial_meld_table_play": np.True_, "initial_meld_points": np.int64(20)},
@@ -336,3 +337,13 @@ def test_lists_of_ids_are_refused_entry_by_entry_and_change_no_game(cls, options
     replay.reset()
     for got, want in zip(vec.step(legal), replay.step(np.array(legal)), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_backend_that_is_not_a_string_is_refused_by_name():
+    # an array's `in` asked for its truth: "The truth value of an array ... is ambiguous"
+    with pytest.raises(
+        ValueError,
+        match=r"^backend=array\(\['threads', 'prange'\], dtype='<U7'\): use 'threads' or 'prange' \('threads': ",
+    ):
+        ReferenceGinRummyVec(2, backend=np.array(["threads", "prange"]))
+    assert type(ReferenceGinRummyVec(2, backend=np.str_("prange")).backend) is str
