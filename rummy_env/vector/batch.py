@@ -121,6 +121,14 @@ def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> i
     return int(check_int(name, value, low, high, kind=""))
 
 
+def string_rows(decks: Any) -> Any:
+    """A 2-D array of strings (``np.array([vec.deal_of(i)["deck"] for i in ...])``) as the list of
+    its rows, the form ``reset(decks=...)`` reads strings in; anything else as it is."""
+    if isinstance(decks, np.ndarray) and decks.ndim == 2 and decks.dtype.kind in "UO":
+        return list(decks)
+    return decks
+
+
 class VecBase:
     """The batch API (see the module docstring); variants set the class attributes.
 
@@ -221,8 +229,9 @@ class VecBase:
                 attribute then holds the int, or the list as a tuple of ints and None.
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
-                form).  None: shuffled from the deal streams.  Later hands (after an
-                episode ends, or later in a game) always come from the streams.  Rummikub:
+                form; a 2-D array of strings is such rows).  None: shuffled from the deal
+                streams.  Later hands (after an episode ends, or later in a game) always
+                come from the streams.  Rummikub:
                 ``(num_envs, 106)`` tile types 0..52 or lists of 106 tile strings.
             dealers: int array ``(num_envs,)`` of seats (Rummikub: first players); None:
                 drawn from the deal streams (after the shuffle, also when ``decks`` are given).
@@ -420,6 +429,7 @@ class VecBase:
 
     def _check_decks(self, decks: Any) -> np.ndarray:
         n = self.num_envs
+        decks = string_rows(decks)
         if isinstance(decks, np.ndarray) and np.issubdtype(decks.dtype, np.integer):
             if decks.shape != (n, NUM_CARDS):
                 raise ValueError(f"decks of shape {decks.shape}: pass ({n}, 52) card ids, top card first")

@@ -347,3 +347,19 @@ def test_a_backend_that_is_not_a_string_is_refused_by_name():
     ):
         ReferenceGinRummyVec(2, backend=np.array(["threads", "prange"]))
     assert type(ReferenceGinRummyVec(2, backend=np.str_("prange")).backend) is str
+
+
+@pytest.mark.parametrize("cls", [ReferenceGinRummyVec, GinRummyVec, ReferenceRummikubVec, RummikubVec])
+def test_a_2d_array_of_card_strings_stacks_decks_as_its_rows(cls):
+    # it was refused ("decks must be an int array ... or lists of ... strings") though its rows are such lists
+    vec = cls(2, seed=3)
+    vec.reset()
+    deals = [vec.deal_of(i) for i in range(2)]
+    rows = [d["deck"] for d in deals]
+    got = Batch(*(a.copy() for a in vec.reset(decks=np.array(rows))))
+    assert [vec.deal_of(i)["deck"] for i in range(2)] == rows
+    twin = cls(2, seed=3)
+    twin.reset()
+    want = twin.reset(decks=rows)  # the same streams: the same dealers drawn
+    for u, v in zip(got, want, strict=True):
+        np.testing.assert_array_equal(u, v)
