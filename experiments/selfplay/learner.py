@@ -99,13 +99,14 @@ class Learner:
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
         check_config(config, self.num_players)
-        check_agent_names(config, env)
         # seeded once the seed is checked (torch refuses one past 64 bits with its own words);
-        # nothing above draws from these generators
+        # nothing above draws from these generators, and the agents built below draw after
+        # the seeding, as they always did (a policy's network draws its initial weights)
         torch.manual_seed(config.seed)  # the initial weights
         torch.set_num_threads(config.torch_threads)
         self.rng = np.random.default_rng(config.seed)
         self.gen = torch.Generator().manual_seed(config.seed)
+        check_agent_names(config, env)
         init = None
         self.origin = "starting from scratch"
         if config.init_model:

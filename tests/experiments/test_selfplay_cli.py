@@ -212,3 +212,17 @@ def test_resume_never_runs_code_a_checkpoint_holds(tmp_path, capsys):
     assert not marker.exists()
     torch.load(out / "checkpoint.pt", weights_only=False)  # what the job did before: the code ran
     assert marker.exists()
+
+
+def test_the_league_and_teacher_agents_are_built_after_the_seeding(monkeypatch):
+    # a policy agent's network draws its initial weights from torch's generator, and the
+    # learner's own weights come after: built before the seeding, they changed the run's start
+    import torch
+
+    from experiments.selfplay import learner
+
+    seeds = []
+    monkeypatch.setattr(learner, "check_agent_names", lambda config, env: seeds.append(torch.initial_seed()))
+    torch.manual_seed(0)
+    learner.Learner(selfplay.Config(variant="gin_rummy_v0", seed=12345, num_envs=8, num_steps=8))
+    assert seeds == [12345]
