@@ -60,7 +60,7 @@ INT64_RANGE = (-(2**63), 2**63 - 1)
 
 def check_int_entries(name: str, values: Any, allowed: str) -> Any:
     """``values`` itself, its entries checked first when it is a list or tuple: each must be
-    an int within int64 (a NumPy integer too).  Why: ``np.asarray`` reads a ``True`` among
+    an int within int64 (a NumPy integer, or a 0-d array of one, too).  Why: ``np.asarray`` reads a ``True`` among
     ints as 1, an int past int64 as a float and a ragged entry as numpy's own error, so the
     array checks that follow would take a bool for an id or name the wrong fault.  Arrays
     pass untouched (their dtype says what they hold).
@@ -71,6 +71,8 @@ def check_int_entries(name: str, values: Any, allowed: str) -> Any:
     if isinstance(values, (list, tuple)):
         low, high = INT64_RANGE
         for i, v in enumerate(values):
+            if isinstance(v, np.ndarray) and v.shape == ():  # one value (SB3's model.predict gives these)
+                v = v[()]
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"{name}[{i}]={v!r} is not an integer: {allowed}")
             if not low <= v <= high:
