@@ -47,6 +47,7 @@ from experiments.common import (
 )
 from experiments.common.jobs import AgentActionError, agent_action
 from experiments.common.records import GameRecorder
+from rummy_env.vector.streams import MAX_SEED
 
 #: moves of each variant, as the intro shows them
 EXAMPLES = {
@@ -376,8 +377,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(str(err))
     if "render_mode" in args.env_options:
         p.error("the game is shown as text: render_mode is not an option here")
-    if args.seed is not None and args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
+    # bounded as the engines' seeds: the record's file name holds the seed, and a 300-digit one
+    # failed to be written (OSError: File name too long) after the whole game was played
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        p.error(f"--seed must be an int from 0 to {MAX_SEED}, got {args.seed}")
     if args.no_record:
         args.record = None
     else:

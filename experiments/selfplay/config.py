@@ -19,7 +19,7 @@ from pathlib import Path
 
 from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
 from experiments.common.plain import plain_value
-from rummy_env.vector.batch import MAX_NUM_ENVS
+from rummy_env.vector.batch import MAX_NUM_ENVS, MAX_SEED
 
 
 @dataclass
@@ -112,6 +112,10 @@ class Config:
     device: str = "auto"
 
 
+#: the longest training time budget, in minutes (19 years): the progress bars (tqdm's too)
+#: crash on a larger one, whose time left overflows a float (``--minutes 1e308``)
+MAX_MINUTES = 10_000_000.0
+
 #: (setting, low, high, whether low is allowed) of the numeric settings
 RANGES = (
     ("lr", 0.0, 1.0, False),
@@ -130,6 +134,7 @@ RANGES = (
     ("kickstart_share", 0.0, 1.0, True),
     ("eval_every", 0.0, math.inf, False),
     ("checkpoint_every", 0.0, math.inf, False),
+    ("minutes", 0.0, MAX_MINUTES, False),
 )
 
 
@@ -195,8 +200,11 @@ def check_config(config: Config, num_players: int) -> None:
         )
     if config.eval_workers > max_workers():
         raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
-    if config.seed < 0:
-        raise ValueError(f"seed={config.seed}: a seed is an integer >= 0")
+    if not 0 <= config.seed <= MAX_SEED:
+        raise ValueError(
+            f"seed={config.seed}: a seed is an integer from 0 to {MAX_SEED} (torch and the batched engines "
+            "take 64-bit seeds)"
+        )
     if config.snapshot_every < 0:
         raise ValueError(f"snapshot_every={config.snapshot_every}: updates between snapshots, >= 0 (0 takes none)")
     if config.backend not in ("local", "ray"):

@@ -92,10 +92,6 @@ class Learner:
         make_plain(config)  # before anything reads it: the files the run writes must load back
         self.cfg = config
         self.device = resolve_device(config.device)
-        torch.manual_seed(config.seed)  # the initial weights
-        torch.set_num_threads(config.torch_threads)
-        self.rng = np.random.default_rng(config.seed)
-        self.gen = torch.Generator().manual_seed(config.seed)
         env = load_variant(config.variant).env(**config.env_options)
         self.layout = env.unwrapped.layout
         self.rules = asdict(env.unwrapped.game.config)  # recorded in model.pt (save_model)
@@ -103,6 +99,13 @@ class Learner:
         self.num_actions = int(env.action_space(env.possible_agents[0]).n)
         self.num_players = len(env.possible_agents)
         check_config(config, self.num_players)
+        # seeded once the seed is checked (torch refuses one past 64 bits with its own words);
+        # nothing above draws from these generators, and the agents built below draw after
+        # the seeding, as they always did (a policy's network draws its initial weights)
+        torch.manual_seed(config.seed)  # the initial weights
+        torch.set_num_threads(config.torch_threads)
+        self.rng = np.random.default_rng(config.seed)
+        self.gen = torch.Generator().manual_seed(config.seed)
         check_agent_names(config, env)
         init = None
         self.origin = "starting from scratch"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from experiments.common.record_schema import value_kind
 from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
 from experiments.serve.filecache import FileCache
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
+from experiments.tournament.deals import lineup_slug
 from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
 RUN_FILES = ("summary.json", "evaluation.json")
@@ -91,8 +91,7 @@ def run_kind(file_name: str, data: Any) -> str | None:
 
 def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any) -> str:
     """The record file name the tournament writes for a game (``experiments.tournament.deals``)."""
-    joined = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(lineup.split(" vs ")))
-    return f"{variant}-{joined}-deal{deal}-rot{rotation}.jsonl"
+    return f"{variant}-{lineup_slug(lineup.split(' vs '))}-deal{deal}-rot{rotation}.jsonl"
 
 
 def heat_maps(cells: list[dict]) -> dict[str, dict]:

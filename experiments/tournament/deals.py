@@ -8,6 +8,7 @@ cards: duplicate play, which cancels most of the luck of the deal.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 import zlib
@@ -109,10 +110,26 @@ def is_recorded(chunk: Chunk, deal: int, rotation: int) -> bool:
     return chunk.record_dir is not None and deal * len(chunk.lineup) + rotation < chunk.record_games
 
 
+#: the longest lineup part of a record's file name: a file name stops at 255 bytes (the
+#: ``.part`` of ``atomic_open`` included), which a lineup of a few policy paths passes
+MAX_LINEUP_CHARS = 160
+
+
+def lineup_slug(agents: Sequence[str]) -> str:
+    """The agents of a lineup as a record's file name holds them: joined by ``-``, each run of
+    characters other than ASCII letters, digits and ``_ . -`` written ``_``; one longer than
+    :data:`MAX_LINEUP_CHARS` is cut short and ended by a hash of the whole, so that distinct
+    lineups keep distinct names (``experiments.serve.results`` finds records by this name)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(agents))
+    if len(slug) > MAX_LINEUP_CHARS:
+        digest = hashlib.sha256(slug.encode()).hexdigest()[:16]
+        slug = f"{slug[: MAX_LINEUP_CHARS - len(digest) - 1]}-{digest}"
+    return slug
+
+
 def record_name(chunk: Chunk, deal: int, rotation: int) -> str:
     """The file name of the record of ``deal`` in seat rotation ``rotation`` of ``chunk``."""
-    lineup = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(chunk.lineup))
-    return f"{chunk.variant}-{lineup}-deal{deal}-rot{rotation}.jsonl"
+    return f"{chunk.variant}-{lineup_slug(chunk.lineup)}-deal{deal}-rot{rotation}.jsonl"
 
 
 def record_names(chunks: Sequence[Chunk]) -> set[str]:

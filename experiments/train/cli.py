@@ -35,6 +35,9 @@ RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minib
 #: the rllib backend's flags, in the order a usage error lists them
 RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address", "num_cpus")}
 
+#: the largest --seed: Stable-Baselines3 and RLlib pass it to numpy.random.seed (0..2**32-1)
+MAX_TRAIN_SEED = 2**32 - 1
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``experiments.train``'s command line, unchecked (:func:`parse_args` checks it)."""
@@ -167,8 +170,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got {args.n_steps}")
     if args.minutes is not None and not (args.minutes > 0 and math.isfinite(args.minutes)):
         p.error(f"--minutes must be a positive finite number, got {args.minutes}")
-    if args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
+    # SB3 (set_random_seed) and RLlib seed NumPy's legacy generator, which takes 32-bit seeds: a
+    # larger one failed with numpy's traceback after the results folder was made
+    if not 0 <= args.seed <= MAX_TRAIN_SEED:
+        p.error(
+            f"--seed must be an int from 0 to {MAX_TRAIN_SEED} (the trainers seed NumPy's legacy 32-bit "
+            f"generator), got {args.seed}"
+        )
     try:
         args.variant = resolve_variant(args.variant)
         args.env_options = parse_env_options(args.env_option)

@@ -164,8 +164,12 @@ class SingleAgentEnv(gymnasium.Env):
             RuntimeError: a stacked episode (``options``) ends before the learner acts (the
                 env has played it then: reset again), or ``MAX_SKIPPED`` (100) deals in a row
                 ended before the learner's first decision.
-            gymnasium.error.Error: a seed that is not a Python int >= 0 (Gymnasium's check).
+            ValueError: a seed that is neither None nor an int >= 0 (a NumPy integer is an
+                int, ``True`` is not), as the constructor's; nothing changes then either.
         """
+        # Gymnasium's seeding takes Python ints alone (np.int64(3) was its gymnasium.error.Error)
+        # and True as 1: checked as the constructor, the AEC env and SeatVectorEnv check seeds
+        seed = check_seed("seed", seed)
         # refused options must leave everything as it was (the seat draw and the deal
         # seed come from the generator first): keep what this call changes until the
         # AEC env has accepted them

@@ -54,6 +54,32 @@ def check_int(
     return value
 
 
+#: the int64 range: the batched engines read lists of ids into int64 arrays
+INT64_RANGE = (-(2**63), 2**63 - 1)
+
+
+def check_int_entries(name: str, values: Any, allowed: str) -> Any:
+    """``values`` itself, its entries checked first when it is a list or tuple: each must be
+    an int within int64 (a NumPy integer, or a 0-d array of one, too).  Why: ``np.asarray`` reads a ``True`` among
+    ints as 1, an int past int64 as a float and a ragged entry as numpy's own error, so the
+    array checks that follow would take a bool for an id or name the wrong fault.  Arrays
+    pass untouched (their dtype says what they hold).
+
+    Raises:
+        ValueError: the first other entry, by index (``name[i]=value``), ending with ``allowed``.
+    """
+    if isinstance(values, (list, tuple)):
+        low, high = INT64_RANGE
+        for i, v in enumerate(values):
+            if isinstance(v, np.ndarray) and v.shape == ():  # one value (SB3's model.predict gives these)
+                v = v[()]
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name}[{i}]={v!r} is not an integer: {allowed}")
+            if not low <= v <= high:
+                raise ValueError(f"{name}[{i}]={v!r} is out of range: {allowed}")
+    return values
+
+
 def _must(name: str, low: int, high: int | None) -> str:
     """The end of :func:`check_int`'s message, built only when a value is refused (the check
     runs at every reset)."""
@@ -110,7 +136,7 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"option {name}={value!r} is not allowed: {name} must be one of {allowed}")
-    return value
+    return str(value)  # a NumPy string as a Python one, as check_int and check_bool return theirs
 
 
 def check_known(options: dict, known: Sequence[str], what: str) -> None:

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, card_str, parse_deck
-from rummy_env.games.options import check_int, check_known
+from rummy_env.games.options import check_int, check_int_entries, check_known
 from rummy_env.vector.streams import (  # noqa: F401 - the stream helpers, also imported from here
     GOLDEN,
     MASK64,
@@ -105,20 +105,28 @@ def check_backend(backend: Any, allowed: tuple[str, ...]) -> str:
     Raises:
         ValueError: any other value; the message lists ``allowed``.
     """
-    if backend not in allowed:
+    if not isinstance(backend, str) or backend not in allowed:  # `in` would ask an array's truth
         what = {"threads": "nogil worker threads", "prange": "numba's parallel loops"}
         raise ValueError(
             f"backend={backend!r}: use {' or '.join(map(repr, allowed))} ("
             + "; ".join(f"{b!r}: {what[b]}" for b in allowed)
             + ")"
         )
-    return backend
+    return str(backend)
 
 
 def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` (an argument,
     not an option) otherwise."""
     return int(check_int(name, value, low, high, kind=""))
+
+
+def string_rows(decks: Any) -> Any:
+    """A 2-D array of strings (``np.array([vec.deal_of(i)["deck"] for i in ...])``) as the list of
+    its rows, the form ``reset(decks=...)`` reads strings in; anything else as it is."""
+    if isinstance(decks, np.ndarray) and decks.ndim == 2 and decks.dtype.kind in "UO":
+        return list(decks)
+    return decks
 
 
 class VecBase:
@@ -221,8 +229,9 @@ class VecBase:
                 attribute then holds the int, or the list as a tuple of ints and None.
             decks: stacked first hands, top card first: an int array ``(num_envs, 52)``
                 of card ids, or ``num_envs`` lists of 52 card strings (``deal_of``'s
-                form).  None: shuffled from the deal streams.  Later hands (after an
-                episode ends, or later in a game) always come from the streams.  Rummikub:
+                form; a 2-D array of strings is such rows).  None: shuffled from the deal
+                streams.  Later hands (after an episode ends, or later in a game) always
+                come from the streams.  Rummikub:
                 ``(num_envs, 106)`` tile types 0..52 or lists of 106 tile strings.
             dealers: int array ``(num_envs,)`` of seats (Rummikub: first players); None:
                 drawn from the deal streams (after the shuffle, also when ``decks`` are given).
@@ -344,7 +353,7 @@ class VecBase:
         """
         out = self._check_out(out)
         self._check_started()
-        arr = np.asarray(seats)
+        arr = np.asarray(check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game"))
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         if ((arr < 0) | (arr >= self.num_players)).any():
@@ -408,7 +417,7 @@ class VecBase:
         return out
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        arr = np.asarray(actions)
+        arr = np.asarray(check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}"))
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
@@ -420,6 +429,7 @@ class VecBase:
 
     def _check_decks(self, decks: Any) -> np.ndarray:
         n = self.num_envs
+        decks = string_rows(decks)
         if isinstance(decks, np.ndarray) and np.issubdtype(decks.dtype, np.integer):
             if decks.shape != (n, NUM_CARDS):
                 raise ValueError(f"decks of shape {decks.shape}: pass ({n}, 52) card ids, top card first")
@@ -438,7 +448,7 @@ class VecBase:
         return out
 
     def _check_dealers(self, dealers: Any) -> np.ndarray:
-        arr = np.asarray(dealers)
+        arr = np.asarray(check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game"))
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"dealers must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))

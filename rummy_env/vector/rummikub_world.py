@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, tile_str
+from rummy_env.games.options import check_int_entries
 from rummy_env.games.rummikub.deal import parse_stacked_pool
-from rummy_env.vector.batch import GOLDEN, MASK64, check_int_arg, mix64_array, next64
+from rummy_env.vector.batch import GOLDEN, MASK64, check_int_arg, mix64_array, next64, string_rows
 
 #: The 106 tile types in type order, two of each: the pool a shuffle starts from.
 TILE_ORDER = np.repeat(np.arange(NUM_TILE_TYPES, dtype=np.int8), 2)
@@ -106,6 +107,7 @@ class RummikubDeals:
 
     def _check_decks(self, decks: Any) -> np.ndarray:
         n = self.num_envs
+        decks = string_rows(decks)
         if isinstance(decks, np.ndarray) and np.issubdtype(decks.dtype, np.integer):
             if decks.shape != (n, POOL_SIZE):
                 raise ValueError(
@@ -128,7 +130,8 @@ class RummikubDeals:
         return out
 
     def _check_dealers(self, dealers: Any) -> np.ndarray:
-        arr = np.asarray(dealers)
+        allowed = f"dealers (Rummikub: first players) are 0..{self.num_players - 1}, one per game"
+        arr = np.asarray(check_int_entries("dealers", dealers, allowed))
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(
                 f"dealers (Rummikub: first players) must be an int array of shape ({self.num_envs},), "

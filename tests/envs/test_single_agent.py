@@ -1,5 +1,7 @@
 """The single-agent Gymnasium view of one seat."""
 
+import re
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -167,6 +169,27 @@ def test_bad_arguments():
             SingleAgentEnv(aec, [make_agent("random", aec)], seed=seed)
     with pytest.raises(RuntimeError, match="^call reset\\(\\) before action_masks\\(\\)$"):
         SingleAgentEnv(aec, [make_agent("random", aec)], seed=np.int64(0)).action_masks()
+
+
+def test_reset_takes_numpy_seeds_and_refuses_bools_as_the_constructor_does():
+    # np.int64 reached Gymnasium's seeding, which takes Python ints alone (gymnasium.error.Error),
+    # and True was taken as seed 1
+    env = single_agent_env("gin_rummy_v0", seed=0)
+    first = env.reset(seed=np.int64(7))
+    again = env.reset(seed=7)
+    assert np.array_equal(first[0], again[0]) and first[1]["action_mask"].tolist() == again[1]["action_mask"].tolist()
+    running = env.step(int(np.flatnonzero(again[1]["action_mask"])[0]))
+    for seed in (True, np.True_, -1, np.int8(-1), 1.0, "7"):
+        with pytest.raises(
+            ValueError, match=f"^seed={re.escape(repr(seed))} is not a seed: seed must be None or an int >= 0$"
+        ):
+            env.reset(seed=seed)
+    replay = single_agent_env("gin_rummy_v0", seed=0)
+    replay.reset(seed=7)
+    replay.step(int(np.flatnonzero(again[1]["action_mask"])[0]))
+    action = int(np.flatnonzero(running[4]["action_mask"])[0])
+    got, want = env.step(action), replay.step(action)  # the refused resets changed nothing
+    assert np.array_equal(got[0], want[0]) and got[1:4] == want[1:4]
 
 
 @pytest.mark.parametrize(

@@ -124,12 +124,20 @@ def test_quit_and_end_of_input_end_cleanly_and_keep_the_record(tmp_path, how):
         # the record's folder is checked before the game (it used to fail after it, record lost)
         (["--record", "/dev/null/x"], "--record '/dev/null/x' cannot be made or written: '/dev/null' is not a"),
         (["--record", ""], "argument --record: an empty path"),
+        (["--seed", "-1"], "error: --seed must be an int from 0 to 18446744073709551615, got -1\n"),
+        # the record's name holds the seed: a 300-digit one failed to be written after the game
+        (
+            ["--seed", "9" * 300, "--record", "REC"],
+            f"error: --seed must be an int from 0 to {2**64 - 1}, got {'9' * 300}\n",
+        ),
     ],
 )
-def test_bad_arguments_are_usage_errors(args, message, capsys):
+def test_bad_arguments_are_usage_errors(args, message, capsys, tmp_path):
+    args = [str(tmp_path / "rec") if a == "REC" else a for a in args]
     with pytest.raises(SystemExit) as exit_:
         play_job.main([*([] if "--record" in args else ["--no-record"]), *args])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "rec").exists()
 
 
 def test_rummikub_moves_are_read_as_numbers_or_text():

@@ -357,3 +357,29 @@ def test_a_gif_that_cannot_be_written_is_refused_before_the_replay(tmp_path, cap
     assert f"cannot create the output folder: {tmp_path / 'ro'} is not writable" in said.err
     assert "== deal" not in said.out  # nothing replayed or rendered first
     assert [f.name for f in frames.iterdir()] == ["step0007.png"]  # and nothing removed
+
+
+def test_records_of_a_lineup_of_long_policy_paths_get_short_names_the_results_page_finds(tmp_path):
+    # the name held the whole lineup: past 255 bytes writing the record failed (OSError: File
+    # name too long) with a traceback, after the games were played
+    import shutil
+    from pathlib import Path
+
+    from experiments.serve.results import record_file_name
+    from experiments.tournament.deals import MAX_LINEUP_CHARS, lineup_slug
+
+    deep = tmp_path.joinpath(*["d" * 60] * 4)
+    deep.mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parents[2] / "docs/results/selfplay-gin/model.pt", deep / "model.pt")
+    policy = f"policy:{deep / 'model.pt'}"
+    slug = lineup_slug(["random", policy])
+    assert len(slug) == MAX_LINEUP_CHARS == 160
+    assert slug.startswith("random-policy_") and slug != lineup_slug(["heuristic", policy])
+    assert lineup_slug(["random", "heuristic"]) == "random-heuristic"  # short names as before
+    rec = tmp_path / "rec"
+    argv = ["--variants", "gin_rummy", "--agents", "random", policy, "--deals", "1", "--workers", "1"]
+    assert tournament.main([*argv, "--out", str(tmp_path / "out"), "--no-progress", "--record", str(rec)]) == 0
+    name = f"gin_rummy_v0-{slug}-deal0-rot0.jsonl"
+    assert [p.name for p in rec.iterdir()] == [name]
+    assert record_file_name("gin_rummy_v0", f"random vs {policy}", 0, 0) == name
+    assert replay_job.main([str(rec / name), "--quiet"]) == 0

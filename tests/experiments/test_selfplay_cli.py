@@ -68,7 +68,13 @@ from experiments import selfplay
         (["--eval-workers", "100000"], "eval_workers=100000: at most "),
         (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
         (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
-        (["--seed", "-1"], "seed=-1: a seed is an integer >= 0"),
+        (["--seed", "-1"], "seed=-1: a seed is an integer from 0 to 18446744073709551615 (torch and the batched"),
+        (
+            ["--seed", str(2**64)],
+            "seed=18446744073709551616: a seed is an integer from 0 to 18446744073709551615 (torch and the batched "
+            "engines take 64-bit seeds)",
+        ),
+        (["--minutes", "inf"], "minutes=inf: allowed values are in (0.0, 10000000.0]"),
         (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
@@ -216,3 +222,17 @@ def test_a_setting_given_by_an_abbreviated_flag_is_given_for_resume(tmp_path):
         ["--out", str(tmp_path), "--resume", "--time", "5000", "--minu=3", "--env-opt", "knock_limit=5"]
     )
     assert resume and given == {"timesteps", "minutes", "env_options"}
+
+
+def test_the_league_and_teacher_agents_are_built_after_the_seeding(monkeypatch):
+    # a policy agent's network draws its initial weights from torch's generator, and the
+    # learner's own weights come after: built before the seeding, they changed the run's start
+    import torch
+
+    from experiments.selfplay import learner
+
+    seeds = []
+    monkeypatch.setattr(learner, "check_agent_names", lambda config, env: seeds.append(torch.initial_seed()))
+    torch.manual_seed(0)
+    learner.Learner(selfplay.Config(variant="gin_rummy_v0", seed=12345, num_envs=8, num_steps=8))
+    assert seeds == [12345]

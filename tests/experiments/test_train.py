@@ -135,6 +135,11 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
         (["--variant", "gin_rummy", "--n-steps", "1000000000000"], "--n-steps must be at most 2,097,152 (a rollout"),
         (["--variant", "gin_rummy", "--eval-deals", "10000001"], "argument --eval-deals: at most 10,000,000 deals"),
         (["--variant", "gin_rummy", "--out", ""], "argument --out: an empty path"),
+        (  # numpy.random.seed's traceback came after the results folder was made
+            ["--variant", "gin_rummy", "--seed", str(2**32)],
+            "error: --seed must be an int from 0 to 4294967295 (the trainers seed NumPy's legacy 32-bit generator), "
+            "got 4294967296\n",
+        ),
         (["--variant", "gin_rummy", "--net-arch", "64,x"], "--net-arch must be positive integers"),
         (["--variant", "gin_rummy", "--env-option", "knock_limit=-1"], "knock_limit=-1 is out of range"),
         ([], "the following arguments are required: --variant"),

@@ -241,3 +241,15 @@ def test_bad_wild_ranks_are_refused_and_leave_the_games_as_they_were(cls, option
     again.reset()
     for name, u, v in zip(Batch._fields, after, again.step_random(), strict=True):
         assert np.array_equal(u, v), name
+
+
+@pytest.mark.parametrize("cls", [ReferenceCrazyRummyVec, CrazyRummyVec])
+def test_a_bool_in_a_list_of_wild_ranks_is_refused_not_read_as_aces(cls):
+    vec = cls(2, seed=1, num_players=3)
+    vec.reset()
+    deals = [vec.deal_of(i) for i in range(2)]
+    with pytest.raises(
+        ValueError, match=r"^wild_ranks\[0\]=True is not an integer: wild ranks are 1\.\.13 \(A\.\.K\), one per game$"
+    ):
+        vec.reset(seed=9, wild_ranks=[True, 3])  # np.asarray would make it rank 1
+    assert [vec.deal_of(i) for i in range(2)] == deals

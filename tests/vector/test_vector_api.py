@@ -279,6 +279,7 @@ def test_seed_streams_are_splitmix64_of_seed_and_game_index():
         (GinRummyVec, {"oklahoma": np.True_, "knock_limit": np.int64(8)}, {"oklahoma": True, "knock_limit": 8}),
         (RummyVec, {"ace_high": np.True_, "num_players": np.int32(3)}, {"ace_high": True, "num_players": 3}),
         (CrazyRummyVec, {"num_players": np.int64(4), "wild_rank": np.int8(5)}, {"num_players": 4, "wild_rank": 5}),
+        (RummyVec, {"episode": np.str_("game"), "reward": np.str_("score")}, {"episode": "game", "reward": "score"}),
         (
             RummikubVec,
             {"initial_meld_table_play": np.True_, "initial_meld_points": np.int64(20)},
@@ -293,3 +294,76 @@ def test_env_options_hold_the_options_given_as_python_values(cls, options, expec
     assert vec.env_options == expected
     assert [type(v) for v in vec.env_options.values()] == [type(v) for v in expected.values()]
     assert json.loads(json.dumps(vec.env_options)) == expected  # a record or summary can store them
+
+
+@pytest.mark.parametrize(
+    ("cls", "options"),
+    [
+        (ReferenceGinRummyVec, {}),
+        (GinRummyVec, {}),
+        (ReferenceRummyVec, {"num_players": 3}),
+        (RummyVec, {"num_players": 3}),
+        (ReferenceCrazyRummyVec, {"num_players": 3}),
+        (CrazyRummyVec, {"num_players": 3}),
+        (ReferenceRummikubVec, {}),
+        (RummikubVec, {}),
+    ],
+)
+def test_lists_of_ids_are_refused_entry_by_entry_and_change_no_game(cls, options):
+    # np.asarray would read True as 1 (a legal id or seat played as if given) and 2**63 as a
+    # float (refused as "dtype float64", though every entry is an int)
+    vec = cls(3, seed=4, **options)
+    batch = vec.reset()
+    before = Batch(*(a.copy() for a in batch))
+    deals = [vec.deal_of(i) for i in range(3)]
+    legal = [int(np.flatnonzero(batch.action_mask[i])[0]) for i in range(3)]
+    ids = f"action ids are integers 0..{vec.num_actions - 1}"
+    seats = f"seats are 0..{vec.num_players - 1}, one per game"
+    dealers = f"dealers are 0..{vec.num_players - 1}, one per game"
+    if cls in (ReferenceRummikubVec, RummikubVec):
+        dealers = f"dealers (Rummikub: first players) are 0..{vec.num_players - 1}, one per game"
+    refusals = [
+        (lambda: vec.step([True, *legal[1:]]), f"actions[0]=True is not an integer: {ids}"),
+        (lambda: vec.step([legal[0], np.True_, legal[2]]), f"actions[1]=np.True_ is not an integer: {ids}"),
+        (lambda: vec.step([*legal[:2], 2**63]), f"actions[2]=9223372036854775808 is out of range: {ids}"),
+        (lambda: vec.step((legal[0], [legal[1]], legal[2])), f"actions[1]=[{legal[1]}] is not an integer: {ids}"),
+        (lambda: vec.step_opponents([0, False, 0]), f"seats[1]=False is not an integer: {seats}"),
+        (lambda: vec.reset(seed=1, dealers=[0, 0, True]), f"dealers[2]=True is not an integer: {dealers}"),
+    ]
+    for call, message in refusals:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            call()
+    for kept, was in zip(batch, before, strict=True):  # the refused calls wrote nothing
+        np.testing.assert_array_equal(kept, was)
+    assert [vec.deal_of(i) for i in range(3)] == deals
+    replay = cls(3, seed=4, **options)
+    replay.reset()
+    # a list of 0-d arrays (SB3's model.predict gives one per observation) is read as ints
+    for got, want in zip(vec.step([np.array(a) for a in legal]), replay.step(np.array(legal)), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_backend_that_is_not_a_string_is_refused_by_name():
+    # an array's `in` asked for its truth: "The truth value of an array ... is ambiguous"
+    with pytest.raises(
+        ValueError,
+        match=r"^backend=array\(\['threads', 'prange'\], dtype='<U7'\): use 'threads' or 'prange' \('threads': ",
+    ):
+        ReferenceGinRummyVec(2, backend=np.array(["threads", "prange"]))
+    assert type(ReferenceGinRummyVec(2, backend=np.str_("prange")).backend) is str
+
+
+@pytest.mark.parametrize("cls", [ReferenceGinRummyVec, GinRummyVec, ReferenceRummikubVec, RummikubVec])
+def test_a_2d_array_of_card_strings_stacks_decks_as_its_rows(cls):
+    # it was refused ("decks must be an int array ... or lists of ... strings") though its rows are such lists
+    vec = cls(2, seed=3)
+    vec.reset()
+    deals = [vec.deal_of(i) for i in range(2)]
+    rows = [d["deck"] for d in deals]
+    got = Batch(*(a.copy() for a in vec.reset(decks=np.array(rows))))
+    assert [vec.deal_of(i)["deck"] for i in range(2)] == rows
+    twin = cls(2, seed=3)
+    twin.reset()
+    want = twin.reset(decks=rows)  # the same streams: the same dealers drawn
+    for u, v in zip(got, want, strict=True):
+        np.testing.assert_array_equal(u, v)

@@ -50,8 +50,8 @@ class CrazyRummyConfig(OptionNames):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 3, 6))
-        check_choice("episode", self.episode, EPISODES)
-        check_choice("reward", self.reward, REWARDS)
+        object.__setattr__(self, "episode", check_choice("episode", self.episode, EPISODES))
+        object.__setattr__(self, "reward", check_choice("reward", self.reward, REWARDS))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, NUM_ROUNDS))
         if self.wild_rank is not None:

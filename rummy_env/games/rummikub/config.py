@@ -66,5 +66,5 @@ class RummikubConfig(OptionNames):
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
-        check_choice("episode", self.episode, EPISODES)
-        check_choice("reward", self.reward, REWARDS)
+        object.__setattr__(self, "episode", check_choice("episode", self.episode, EPISODES))
+        object.__setattr__(self, "reward", check_choice("reward", self.reward, REWARDS))

@@ -61,7 +61,7 @@ class RummyConfig(OptionNames):
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 2, 6))
         object.__setattr__(self, "ace_high", check_bool("ace_high", self.ace_high))
-        check_choice("reshuffle", self.reshuffle, RESHUFFLES)
+        object.__setattr__(self, "reshuffle", check_choice("reshuffle", self.reshuffle, RESHUFFLES))
         object.__setattr__(
             self, "two_player_winner_deals", check_bool("two_player_winner_deals", self.two_player_winner_deals)
         )
@@ -73,8 +73,8 @@ class RummyConfig(OptionNames):
         object.__setattr__(self, "target_score", check_int("target_score", self.target_score, 1, MAX_LIMIT))
         object.__setattr__(self, "max_turns", check_int("max_turns", self.max_turns, 1, MAX_LIMIT))
         object.__setattr__(self, "max_hands", check_int("max_hands", self.max_hands, 1, MAX_LIMIT))
-        check_choice("episode", self.episode, EPISODES)
-        check_choice("reward", self.reward, REWARDS)
+        object.__setattr__(self, "episode", check_choice("episode", self.episode, EPISODES))
+        object.__setattr__(self, "reward", check_choice("reward", self.reward, REWARDS))
 
     @property
     def hand_size(self) -> int:
