@@ -51,14 +51,46 @@ BACKEND_SETTINGS = {
 }
 #: the checkpoint each backend writes in the run's folder
 CHECKPOINTS = {"sb3": "model.zip", "rllib": "checkpoint"}
-#: the JSON types of the saved settings (``minutes`` may also be null)
-_TYPES = {
-    "backend": str,
-    "variant": str,
-    "env_options": dict,
-    "opponents": list,
-    "net_arch": list,
-    "minutes": (int, float, type(None)),
+#: the values a run writes, by setting: (a check, what is allowed) -- a hand-edited or damaged
+#: value is refused naming ``settings.json``, not blamed on a flag the command line did not give
+_COUNT, _POSITIVE = "an integer >= 0", "a positive integer"
+
+
+def _integer(value: Any, low: int, high: float = float("inf")) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _rollout(value: Any) -> bool:
+    from experiments.common import MAX_ROLLOUT_STEPS
+
+    return _integer(value, 2, MAX_ROLLOUT_STEPS)
+
+
+_VALUES: dict[str, tuple[Any, str]] = {
+    "backend": (lambda v: isinstance(v, str) and v in ("sb3", "rllib"), "sb3 or rllib"),
+    "variant": (lambda v: isinstance(v, str) and v != "", "a variant's name"),
+    "env_options": (
+        lambda v: isinstance(v, dict) and all(isinstance(x, bool | int | str) for x in v.values()),
+        "env options: names with true, false, integer or text values",
+    ),
+    "opponents": (
+        lambda v: isinstance(v, list) and v != [] and all(isinstance(x, str) for x in v),
+        "a list of opponent names",
+    ),
+    "net_arch": (
+        lambda v: isinstance(v, list) and v != [] and all(_integer(x, 1) for x in v),
+        "a list of positive integers",
+    ),
+    "n_steps": (_rollout, "an integer from 2 to 2,097,152"),
+    "minutes": (
+        lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < float("inf")),
+        "null or a positive number",
+    ),
+    **{k: (lambda v: _integer(v, 0), _COUNT) for k in ("seed", "eval_deals", "env_runners")},
+    **{
+        k: (lambda v: _integer(v, 1), _POSITIVE)
+        for k in ("timesteps", "snapshot_every", "iterations", "batch_size", "minibatch_size", "epochs")
+    },
 }
 
 
@@ -102,8 +134,9 @@ def load_settings(out: Path) -> dict[str, Any]:
 
     Raises:
         ValueError: ``out`` is not a folder, holds no ``settings.json`` (a self-play run's
-            folder is named as such), an unreadable or incomplete one, or no checkpoint of
-            the run's backend.
+            folder is named as such), an unreadable or incomplete one, one with a value no
+            run writes (the message names it and what is allowed), or no checkpoint of the
+            run's backend.
     """
     if not out.is_dir():
         raise ValueError(f"--resume: no folder {str(out)!r}: give the --out folder of the run to continue")
@@ -123,7 +156,7 @@ def load_settings(out: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ValueError(f"--resume: {path} cannot be read ({type(err).__name__}: {err})") from None
     backend = saved.get("backend") if isinstance(saved, dict) else None
-    names = BACKEND_SETTINGS.get(backend, ("backend",))
+    names = BACKEND_SETTINGS.get(backend, ("backend",)) if isinstance(backend, str) else ("backend",)
     missing = [k for k in names if not isinstance(saved, dict) or k not in saved]
     if missing or saved.get("job") != "experiments.train":
         raise ValueError(
@@ -131,11 +164,9 @@ def load_settings(out: Path) -> dict[str, Any]:
             f"(it lacks {', '.join(missing or ['job'])}): only the {SETTINGS} a run writes resumes it"
         )
     for name, value in saved.items():
-        kind = _TYPES.get(name, int if name in FIXED + KEPT else object)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes")
-    if backend not in CHECKPOINTS:
-        raise ValueError(f"--resume: {path} has backend={backend!r}; a run writes sb3 or rllib")
+        valid, allowed = _VALUES.get(name, (lambda v: True, ""))
+        if not valid(value):
+            raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes ({allowed})")
     checkpoint = out / CHECKPOINTS[backend]
     if not checkpoint.exists():
         raise ValueError(

@@ -228,7 +228,10 @@ def test_bad_resume_folders_are_refused_with_the_reason_and_write_nothing(tmp_pa
     assert refused(out).startswith(f"--resume: {out / 'settings.json'} cannot be read (JSONDecodeError: ")
     (tmp_path / "typed").mkdir()
     typed = sb3_folder(tmp_path / "typed", seed="0")
-    assert refused(typed) == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes"
+    assert (
+        refused(typed)
+        == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes (an integer >= 0)"
+    )
 
 
 def test_a_model_that_does_not_load_is_refused_and_nothing_is_written(tmp_path, capsys):
