@@ -212,10 +212,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     skipped)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for i, arg in enumerate(argv):  # --algo selfplay hands every other argument to experiments.selfplay
-        if arg == "--algo=selfplay" or arg == "--algo" and argv[i + 1 : i + 2] == ["selfplay"]:
+        name, eq, value = arg.partition("=")
+        value = value if eq else " ".join(argv[i + 1 : i + 2])
+        # argparse takes --al and --alg for --algo (--a is also --address's): so must the hand-over
+        if len(name) >= 4 and "--algo".startswith(name) and value == "selfplay":
             from experiments import selfplay
 
-            return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
+            return selfplay.main(argv[:i] + argv[i + (1 if eq else 2) :])
     args = parse_args(argv)
     try:
         out = output_folder(args.out, f"train-{args.variant}", job="train")
