@@ -136,7 +136,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("the following arguments are required: --variant")
     rl_flags = [flag for k, flag in RLLIB_FLAGS.items() if k in given]
     if args.backend != "rllib" and rl_flags:
-        p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
+        # a resumed run keeps its backend: --backend rllib would be refused as a change
+        fix = "the run is --backend sb3: drop them" if saved is not None else "add --backend rllib or drop them"
+        p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; {fix}")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "rllib")
     for k, default in RLLIB_DEFAULTS.items():
         setattr(args, k, default if getattr(args, k) is None else getattr(args, k))

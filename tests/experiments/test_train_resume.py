@@ -178,7 +178,7 @@ def sb3_folder(tmp_path, **changes):
             "--opponents random (the run's: self), --seed 3 (the run's: 0), --net-arch 32 (the run's: 64,64); "
             "drop them or start a new run",
         ),
-        (["--iterations", "5"], "--iterations: the rllib backend's settings; add --backend rllib or drop them"),
+        (["--iterations", "5"], "--iterations: the rllib backend's settings; the run is --backend sb3: drop them"),
     ],
 )
 def test_a_resume_that_contradicts_the_run_is_refused_and_writes_nothing(args, message, tmp_path, capsys):
