@@ -220,13 +220,35 @@ def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
         raise ValueError(f"--resume continues the run as it was started: {listed}; drop them or start a new run")
 
 
-def trimmed_rows(path: Path, column: str, upto: int) -> list[dict[str, str]]:
-    """The rows of the CSV log ``path`` up to the checkpoint (``column`` at most ``upto``):
-    rows a session wrote after its last checkpoint are dropped, so none is logged twice.
-    No file: no rows."""
+def trimmed_rows(path: Path, column: str, upto: int, kinds: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of the CSV log ``path`` up to the checkpoint (``column`` at most ``upto``),
+    each value converted by its ``kinds`` (``{"timestep": int, "return": float}``): rows a
+    session wrote after its last checkpoint are dropped, so none is logged twice.  No file:
+    no rows.
+
+    Raises:
+        ResumeError: ``path`` cannot be read, or a row is not one a run writes (the message
+            names its line and values); read before the training, so nothing is written.
+    """
     import csv
 
     if not path.is_file():
         return []
-    with open(path, newline="") as f:
-        return [r for r in csv.DictReader(f) if int(r[column]) <= upto]
+    rows = []
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            for r in reader:
+                try:
+                    if kinds[column](r[column]) > upto:
+                        continue
+                    rows.append({k: kind(r[k]) for k, kind in kinds.items()})
+                except (KeyError, TypeError, ValueError):
+                    values = ", ".join(f"{k}={r.get(k)!r}" for k in kinds)
+                    raise ResumeError(
+                        f"--resume: {path} line {reader.line_num} is not a row a run writes ({values}): "
+                        "mend it, or remove it to resume without the earlier rows"
+                    ) from None
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise ResumeError(f"--resume: {path} cannot be read ({type(err).__name__}: {err})") from None
+    return rows

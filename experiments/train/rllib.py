@@ -138,7 +138,7 @@ def earlier_rows(out: Path, done: int) -> list[dict[str, Any]]:
     """The ``progress.csv`` rows of a resumed run's earlier sessions, up to its checkpoint's
     iteration ``done`` (those a session logged past its checkpoint are dropped)."""
     kinds = dict(zip(PROGRESS_COLUMNS, (int, int, int, float, float), strict=True))
-    return [{k: kinds[k](r[k]) for k in kinds} for r in trimmed_rows(out / "progress.csv", "iteration", done)]
+    return trimmed_rows(out / "progress.csv", "iteration", done, kinds)
 
 
 def train(
@@ -213,7 +213,11 @@ def train(
                     f"({type(err).__name__}: {err}): only the checkpoint/ a run writes resumes it"
                 ) from None
         done = algo.iteration if resume else 0
-        rows = earlier_rows(out, done) if resume else []
+        try:
+            rows = earlier_rows(out, done) if resume else []
+        except ResumeError:  # a damaged progress.csv: refused before the training
+            algo.stop()
+            raise
         earlier = rows[-1]["train_seconds"] if rows else 0.0
         start = time.perf_counter()
         # --iterations and --minutes count the whole run, over its --resume sessions

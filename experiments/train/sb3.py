@@ -228,7 +228,8 @@ def resumed_model(
 def earlier_episodes(out: Path, done: int) -> list[tuple[int, float]]:
     """The episodes of a resumed run's earlier sessions (``episodes.csv``) up to its model's
     ``done`` timesteps: those a session logged past its last model are dropped."""
-    return [(int(r["timestep"]), float(r["return"])) for r in trimmed_rows(out / "episodes.csv", "timestep", done)]
+    rows = trimmed_rows(out / "episodes.csv", "timestep", done, {"timestep": int, "return": float})
+    return [(r["timestep"], r["return"]) for r in rows]
 
 
 def write_episodes(episodes: list[tuple[int, float]], out: Path) -> None:
@@ -291,6 +292,8 @@ def train(
     model_path = out / "model.zip"
     if resume:
         model, done, earlier = resumed_model(model_path, variant, env_options, opponents, seed, snapshot)
+        # read before the training: a damaged log is refused with nothing written, not after the work
+        logged = earlier_episodes(out, done)
     else:
         env = make_training_env(variant, env_options, opponents, seed, snapshot)
         model = MaskablePPO(
@@ -306,7 +309,7 @@ def train(
             verbose=0,
             policy_kwargs={"net_arch": list(net_arch)},
         )
-        done, earlier = 0, 0.0
+        done, earlier, logged = 0, 0.0, []
     if snapshot is not None:
         snapshot.policy = copy.deepcopy(model.policy)
     start = time.perf_counter()
@@ -319,7 +322,7 @@ def train(
     seconds = earlier + time.perf_counter() - start
     model.train_seconds = seconds  # saved with the model (SB3 saves its attributes): a --resume counts on
     # the episodes first: a run ended between the two writes logs none twice (--resume drops those past the model)
-    episodes = [*earlier_episodes(out, done), *curve.episodes] if resume else curve.episodes
+    episodes = [*logged, *curve.episodes]
     write_episodes(episodes, out)
     with atomic_open(model_path, "wb") as f:  # a second Ctrl-C while it is saved keeps an earlier model whole
         model.save(f)

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from experiments.train import cli
+from experiments.train import cli, resume
 from tests.experiments.test_train_resume import CountingAlgo, contents, sb3_folder
 
 RUN = ["--variant", "gin_rummy", "--timesteps", "128", "--n-steps", "64", "--eval-deals", "0", "--no-progress"]
@@ -122,3 +122,24 @@ def test_an_rllib_save_that_fails_keeps_the_earlier_checkpoint(tmp_path, monkeyp
     assert kept[Path("checkpoint/iteration")] == b"2" and kept[Path("settings.json")] == before[Path("settings.json")]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint", "progress.csv", "settings.json"]
     assert json.loads((tmp_path / "settings.json").read_text())["iterations"] == 2
+
+
+def test_a_damaged_progress_log_is_refused_before_the_training(tmp_path, monkeypatch):
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls = []
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: CountingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0)
+    with open(tmp_path / "progress.csv", "a") as f:
+        f.write("2,6,400\n")  # a row cut short, within the checkpoint's 2 iterations
+    before, calls[:] = contents(tmp_path), []
+    with pytest.raises(resume.ResumeError) as err:
+        rllib.train("gin_rummy_v0", {}, 4, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'progress.csv'} line 4 is not a row a run writes (iteration='2', episodes='6', "
+        "env_steps='400', episode_len_mean=None, train_seconds=None): mend it, or remove it to resume without "
+        "the earlier rows"
+    )
+    assert calls == [("restore_from_path", "checkpoint", 2), ("stop",)] and contents(tmp_path) == before
