@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -141,6 +142,25 @@ def earlier_rows(out: Path, done: int) -> list[dict[str, Any]]:
     return trimmed_rows(out / "progress.csv", "iteration", done, kinds)
 
 
+def save_checkpoint(algo: Any, checkpoint: Path) -> None:
+    """Save ``algo`` to the folder ``checkpoint`` whole: RLlib writes it as ``checkpoint.part/``
+    beside it, which then takes the earlier one's place.  Written in place, a save that fails
+    or a second Ctrl-C (which quits at once) would leave the earlier sessions' checkpoint
+    half overwritten, and an earlier run's files would stay among the new run's."""
+    part, old = checkpoint.with_name(checkpoint.name + ".part"), checkpoint.with_name(checkpoint.name + ".old")
+    for left in (part, old):  # of a save that was killed
+        shutil.rmtree(left, ignore_errors=True)
+    try:
+        algo.save_to_path(str(part.resolve()))
+    except BaseException:
+        shutil.rmtree(part, ignore_errors=True)
+        raise
+    if checkpoint.exists():
+        checkpoint.rename(old)
+    part.rename(checkpoint)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def train(
     variant: str,
     env_options: dict,
@@ -234,7 +254,7 @@ def train(
             w = csv.DictWriter(f, fieldnames=PROGRESS_COLUMNS)
             w.writeheader()
             w.writerows(rows)
-        algo.save_to_path(str(checkpoint.resolve()))
+        save_checkpoint(algo, checkpoint)
         if settings is not None:
             write_settings(settings, out)
         algo.stop()

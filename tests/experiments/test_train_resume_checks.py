@@ -120,7 +120,12 @@ def test_an_rllib_save_that_fails_keeps_the_earlier_checkpoint(tmp_path, monkeyp
         rllib.train("gin_rummy_v0", {}, 4, 0, tmp_path, eval_deals=0, resume=True, settings=settings)
     kept = contents(tmp_path)
     assert kept[Path("checkpoint/iteration")] == b"2" and kept[Path("settings.json")] == before[Path("settings.json")]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint", "progress.csv", "settings.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoint",
+        "evaluation.json",
+        "progress.csv",
+        "settings.json",
+    ]
     assert json.loads((tmp_path / "settings.json").read_text())["iterations"] == 2
 
 
