@@ -35,6 +35,9 @@ RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minib
 #: the rllib backend's flags, in the order a usage error lists them
 RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address", "num_cpus")}
 
+#: the sb3 backend's flags that --backend rllib has no use for (--opponents: its own message)
+SB3_FLAGS = {k: "--" + k.replace("_", "-") for k in ("timesteps", "n_steps", "snapshot_every")}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``experiments.train``'s command line, unchecked (:func:`parse_args` checks it)."""
@@ -139,6 +142,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         # a resumed run keeps its backend: --backend rllib would be refused as a change
         fix = "the run is --backend sb3: drop them" if saved is not None else "add --backend rllib or drop them"
         p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; {fix}")
+    sb3_flags = [flag for k, flag in SB3_FLAGS.items() if k in given]
+    if args.backend == "rllib" and sb3_flags:  # else --timesteps would be ignored: 20 iterations trained
+        why = (
+            "; the run is --backend rllib (its limits are --iterations and --minutes):"
+            if saved is not None
+            else " (--backend rllib's limits are --iterations and --minutes);"
+        )
+        p.error(f"{', '.join(sb3_flags)}: the sb3 backend's settings{why} drop them")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "rllib")
     for k, default in RLLIB_DEFAULTS.items():
         setattr(args, k, default if getattr(args, k) is None else getattr(args, k))

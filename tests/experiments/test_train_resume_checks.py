@@ -148,3 +148,22 @@ def test_a_damaged_progress_log_is_refused_before_the_training(tmp_path, monkeyp
         "the earlier rows"
     )
     assert calls == [("restore_from_path", "checkpoint", 2), ("stop",)] and contents(tmp_path) == before
+
+
+def test_the_sb3_limits_on_an_rllib_run_are_refused_not_ignored(tmp_path, capsys):
+    new = ["--backend", "rllib", "--variant", "gin_rummy", "--out", str(tmp_path / "new")]
+    assert refused([*new, "--timesteps", "1000", "--n-st", "64"], capsys, tmp_path) == (
+        "--timesteps, --n-steps: the sb3 backend's settings (--backend rllib's limits are --iterations and "
+        "--minutes); drop them"
+    )
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "checkpoint").mkdir()
+    names = resume.BACKEND_SETTINGS["rllib"]
+    saved = dict(zip(names, ["rllib", "gin_rummy_v0", {}, 4, [32], 500, 64, 2, None, 3, 0, 0], strict=True))
+    resume.write_settings(saved, out)
+    assert refused(["--resume", "--out", str(out), "--snapshot-every", "5"], capsys, tmp_path) == (
+        "--snapshot-every: the sb3 backend's settings; the run is --backend rllib (its limits are --iterations "
+        "and --minutes): drop them"
+    )
+    assert not (tmp_path / "new").exists()
