@@ -185,7 +185,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     try:
         args.variant = resolve_variant(args.variant)
         args.env_options = parse_env_options(args.env_option)
-        if saved is not None and "env_options" not in given:
+        if saved is not None:  # those given make the run's games, or were refused: the run's stay as saved
             args.env_options = saved["env_options"]
         if "render_mode" in args.env_options:
             raise ValueError("render_mode is not an option for training")

@@ -194,6 +194,21 @@ def given_value(args: Any, name: str) -> Any:
     return getattr(args, name)
 
 
+def _same_games(saved: dict[str, Any], env_options: dict[str, Any]) -> bool:
+    """Whether ``env_options`` make the games of the run's (``knock_limit=10``, Gin's default,
+    given again to a run started without it): the variant's game configs compare equal.
+    A bad option is no match (the command line's checks name it)."""
+    from experiments.common import load_variant
+
+    try:
+        configs = [
+            load_variant(saved["variant"]).env(**o).unwrapped.game.config for o in (saved["env_options"], env_options)
+        ]
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return configs[0] == configs[1]
+
+
 def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
     """Refuse the settings given on the command line that the resumed run cannot change.
 
@@ -214,7 +229,7 @@ def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
                 values[k] = given_value(args, k)
             except ValueError:
                 continue
-    changed = [k for k, v in values.items() if v != saved[k]]
+    changed = [k for k, v in values.items() if v != saved[k] and not (k == "env_options" and _same_games(saved, v))]
     if changed:
         listed = ", ".join(f"{flag(k)} {shown(k, values[k])} (the run's: {shown(k, saved[k])})" for k in changed)
         raise ValueError(f"--resume continues the run as it was started: {listed}; drop them or start a new run")

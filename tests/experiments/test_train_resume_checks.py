@@ -167,3 +167,14 @@ def test_the_sb3_limits_on_an_rllib_run_are_refused_not_ignored(tmp_path, capsys
         "and --minutes): drop them"
     )
     assert not (tmp_path / "new").exists()
+
+
+def test_env_options_that_make_the_runs_games_are_not_a_change(tmp_path, capsys):
+    out = sb3_folder(tmp_path, env_options={"knock_limit": 5})
+    given = ["--env-opt", "knock_limit=5", "--env-option", "reward=win", "--env-option", "gin_bonus=25"]  # defaults
+    args = cli.parse_args(["--resume", "--out", str(out), *given])
+    assert args.env_options == {"knock_limit": 5}  # the run's, as saved
+    assert refused(["--resume", "--out", str(out), "--env-option", "reward=score"], capsys, tmp_path) == (
+        "--resume continues the run as it was started: --env-option reward=score (the run's: knock_limit=5); "
+        "drop them or start a new run"
+    )
