@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiments.common import atomic_open
+from experiments.common import MAX_ROLLOUT_STEPS, atomic_open
 
 SETTINGS = "settings.json"
 
@@ -61,8 +61,6 @@ def _integer(value: Any, low: int, high: float = float("inf")) -> bool:
 
 
 def _rollout(value: Any) -> bool:
-    from experiments.common import MAX_ROLLOUT_STEPS
-
     return _integer(value, 2, MAX_ROLLOUT_STEPS)
 
 
@@ -81,7 +79,7 @@ _VALUES: dict[str, tuple[Any, str]] = {
         lambda v: isinstance(v, list) and v != [] and all(_integer(x, 1) for x in v),
         "a list of positive integers",
     ),
-    "n_steps": (_rollout, "an integer from 2 to 2,097,152"),
+    "n_steps": (_rollout, f"an integer from 2 to {MAX_ROLLOUT_STEPS:,}"),
     "minutes": (
         lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < float("inf")),
         "null or a positive number",
