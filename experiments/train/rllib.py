@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import pickle
 import shutil
 import time
 from collections.abc import Sequence
@@ -142,6 +143,18 @@ def earlier_rows(out: Path, done: int) -> list[dict[str, Any]]:
     return trimmed_rows(out / "progress.csv", "iteration", done, kinds)
 
 
+def checkpoint_iteration(checkpoint: Path) -> int:
+    """The iteration at which RLlib saved ``checkpoint`` (its ``training_iteration``, in the
+    state file its ``rllib_checkpoint.json`` names), read without building an algorithm; 0
+    when it cannot be read (restoring the checkpoint then says what is wrong)."""
+    try:
+        info = json.loads((checkpoint / "rllib_checkpoint.json").read_text())
+        with open(checkpoint / f"{info['state_file']}.pkl", "rb") as f:
+            return int(pickle.load(f)["training_iteration"])  # RLlib's own file, as restore_from_path reads it
+    except Exception:  # any damage: the restore refuses the checkpoint with RLlib's own error
+        return 0
+
+
 def save_checkpoint(algo: Any, checkpoint: Path) -> None:
     """Save ``algo`` to the folder ``checkpoint`` whole: RLlib writes it as ``checkpoint.part/``
     beside it, which then takes the earlier one's place.  Written in place, a save that fails
@@ -200,6 +213,7 @@ def train(
         resume: continue the run in ``out`` from its ``checkpoint/`` (``Algorithm.restore_from_path``:
             weights, optimizer, iteration and lifetime counters): ``iterations`` and ``minutes``
             count the whole run, and ``progress.csv`` goes on from the checkpoint's iteration.
+            The env runners are seeded by ``seed`` plus that iteration (new deals).
         settings: written to ``settings.json`` right after the checkpoint
             (:mod:`experiments.train.resume`), or None.
     """
@@ -218,11 +232,14 @@ def train(
                 log_to_driver=False,
             )
     try:
-        config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
+        checkpoint = out / "checkpoint"
+        # RLlib seeds the env runners as it builds them, before the restore: seeded by --seed alone,
+        # a resumed session would deal the first session's deals again (sb3's go on from seed + timesteps)
+        on = seed + checkpoint_iteration(checkpoint) if resume else seed
+        config = ppo_config(variant, env_options, on, env_runners, batch_size, minibatch_size, epochs, net_arch)
         # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
         with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
             algo = config.build_algo()
-        checkpoint = out / "checkpoint"
         if resume:
             try:  # RLlib raises many kinds of error for a checkpoint that is not this run's
                 algo.restore_from_path(str(checkpoint.resolve()))

@@ -178,3 +178,33 @@ def test_env_options_that_make_the_runs_games_are_not_a_change(tmp_path, capsys)
         "--resume continues the run as it was started: --env-option reward=score (the run's: knock_limit=5); "
         "drop them or start a new run"
     )
+
+
+def test_a_resumed_rllib_session_seeds_its_env_runners_on_from_the_checkpoint(tmp_path, monkeypatch):
+    """RLlib seeds the env runners as the algorithm is built: with ``--seed`` alone a resumed
+    session's deals would repeat the first session's."""
+    import pickle
+
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls, seeds = [], []
+
+    class RLlibAlgo(CountingAlgo):
+        def save_to_path(self, path):  # the files of RLlib's own checkpoint that hold the iteration
+            super().save_to_path(path)
+            (Path(path) / "rllib_checkpoint.json").write_text('{"state_file": "algorithm_state"}')
+            with open(Path(path) / "algorithm_state.pkl", "wb") as f:
+                pickle.dump({"training_iteration": self.iteration, "metrics_logger": {}}, f)
+
+    def ppo_config(variant, env_options, seed, *args):
+        seeds.append(seed)
+        return SimpleNamespace(build_algo=lambda: RLlibAlgo(calls))
+
+    monkeypatch.setattr(rllib, "ppo_config", ppo_config)
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 2, 7, tmp_path, eval_deals=0)
+    assert rllib.checkpoint_iteration(tmp_path / "checkpoint") == 2
+    rllib.train("gin_rummy_v0", {}, 3, 7, tmp_path, eval_deals=0, resume=True)
+    assert seeds == [7, 9]
+    assert rllib.checkpoint_iteration(tmp_path / "nothing") == 0  # the restore says what is wrong
