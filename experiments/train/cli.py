@@ -38,6 +38,9 @@ RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address
 #: the largest --seed: Stable-Baselines3 and RLlib pass it to numpy.random.seed (0..2**32-1)
 MAX_TRAIN_SEED = 2**32 - 1
 
+#: the sb3 backend's flags that --backend rllib has no use for (--opponents: its own message)
+SB3_FLAGS = {k: "--" + k.replace("_", "-") for k in ("timesteps", "n_steps", "snapshot_every")}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``experiments.train``'s command line, unchecked (:func:`parse_args` checks it)."""
@@ -139,7 +142,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("the following arguments are required: --variant")
     rl_flags = [flag for k, flag in RLLIB_FLAGS.items() if k in given]
     if args.backend != "rllib" and rl_flags:
-        p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; add --backend rllib or drop them")
+        # a resumed run keeps its backend: --backend rllib would be refused as a change
+        fix = "the run is --backend sb3: drop them" if saved is not None else "add --backend rllib or drop them"
+        p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; {fix}")
+    sb3_flags = [flag for k, flag in SB3_FLAGS.items() if k in given]
+    if args.backend == "rllib" and sb3_flags:  # else --timesteps would be ignored: 20 iterations trained
+        why = (
+            "; the run is --backend rllib (its limits are --iterations and --minutes):"
+            if saved is not None
+            else " (--backend rllib's limits are --iterations and --minutes);"
+        )
+        p.error(f"{', '.join(sb3_flags)}: the sb3 backend's settings{why} drop them")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "rllib")
     for k, default in RLLIB_DEFAULTS.items():
         setattr(args, k, default if getattr(args, k) is None else getattr(args, k))
@@ -180,7 +193,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     try:
         args.variant = resolve_variant(args.variant)
         args.env_options = parse_env_options(args.env_option)
-        if saved is not None and "env_options" not in given:
+        if saved is not None:  # those given make the run's games, or were refused: the run's stay as saved
             args.env_options = saved["env_options"]
         if "render_mode" in args.env_options:
             raise ValueError("render_mode is not an option for training")
@@ -220,10 +233,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     skipped)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for i, arg in enumerate(argv):  # --algo selfplay hands every other argument to experiments.selfplay
-        if arg == "--algo=selfplay" or arg == "--algo" and argv[i + 1 : i + 2] == ["selfplay"]:
+        name, eq, value = arg.partition("=")
+        value = value if eq else " ".join(argv[i + 1 : i + 2])
+        # argparse takes --al and --alg for --algo (--a is also --address's): so must the hand-over
+        if len(name) >= 4 and "--algo".startswith(name) and value == "selfplay":
             from experiments import selfplay
 
-            return selfplay.main(argv[:i] + argv[i + (1 if "=" in arg else 2) :])
+            return selfplay.main(argv[:i] + argv[i + (1 if eq else 2) :])
     args = parse_args(argv)
     try:
         out = output_folder(args.out, f"train-{args.variant}", job="train")

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiments.common import atomic_open
+from experiments.common import MAX_ROLLOUT_STEPS, atomic_open
 
 SETTINGS = "settings.json"
 
@@ -51,14 +51,44 @@ BACKEND_SETTINGS = {
 }
 #: the checkpoint each backend writes in the run's folder
 CHECKPOINTS = {"sb3": "model.zip", "rllib": "checkpoint"}
-#: the JSON types of the saved settings (``minutes`` may also be null)
-_TYPES = {
-    "backend": str,
-    "variant": str,
-    "env_options": dict,
-    "opponents": list,
-    "net_arch": list,
-    "minutes": (int, float, type(None)),
+#: the values a run writes, by setting: (a check, what is allowed) -- a hand-edited or damaged
+#: value is refused naming ``settings.json``, not blamed on a flag the command line did not give
+_COUNT, _POSITIVE = "an integer >= 0", "a positive integer"
+
+
+def _integer(value: Any, low: int, high: float = float("inf")) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _rollout(value: Any) -> bool:
+    return _integer(value, 2, MAX_ROLLOUT_STEPS)
+
+
+_VALUES: dict[str, tuple[Any, str]] = {
+    "backend": (lambda v: isinstance(v, str) and v in ("sb3", "rllib"), "sb3 or rllib"),
+    "variant": (lambda v: isinstance(v, str) and v != "", "a variant's name"),
+    "env_options": (
+        lambda v: isinstance(v, dict) and all(isinstance(x, bool | int | str) for x in v.values()),
+        "env options: names with true, false, integer or text values",
+    ),
+    "opponents": (
+        lambda v: isinstance(v, list) and v != [] and all(isinstance(x, str) for x in v),
+        "a list of opponent names",
+    ),
+    "net_arch": (
+        lambda v: isinstance(v, list) and v != [] and all(_integer(x, 1) for x in v),
+        "a list of positive integers",
+    ),
+    "n_steps": (_rollout, f"an integer from 2 to {MAX_ROLLOUT_STEPS:,}"),
+    "minutes": (
+        lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < float("inf")),
+        "null or a positive number",
+    ),
+    **{k: (lambda v: _integer(v, 0), _COUNT) for k in ("seed", "eval_deals", "env_runners")},
+    **{
+        k: (lambda v: _integer(v, 1), _POSITIVE)
+        for k in ("timesteps", "snapshot_every", "iterations", "batch_size", "minibatch_size", "epochs")
+    },
 }
 
 
@@ -102,8 +132,9 @@ def load_settings(out: Path) -> dict[str, Any]:
 
     Raises:
         ValueError: ``out`` is not a folder, holds no ``settings.json`` (a self-play run's
-            folder is named as such), an unreadable or incomplete one, or no checkpoint of
-            the run's backend.
+            folder is named as such), an unreadable or incomplete one, one with a value no
+            run writes (the message names it and what is allowed), or no checkpoint of the
+            run's backend.
     """
     if not out.is_dir():
         raise ValueError(f"--resume: no folder {str(out)!r}: give the --out folder of the run to continue")
@@ -123,7 +154,7 @@ def load_settings(out: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ValueError(f"--resume: {path} cannot be read ({type(err).__name__}: {err})") from None
     backend = saved.get("backend") if isinstance(saved, dict) else None
-    names = BACKEND_SETTINGS.get(backend, ("backend",))
+    names = BACKEND_SETTINGS.get(backend, ("backend",)) if isinstance(backend, str) else ("backend",)
     missing = [k for k in names if not isinstance(saved, dict) or k not in saved]
     if missing or saved.get("job") != "experiments.train":
         raise ValueError(
@@ -131,11 +162,9 @@ def load_settings(out: Path) -> dict[str, Any]:
             f"(it lacks {', '.join(missing or ['job'])}): only the {SETTINGS} a run writes resumes it"
         )
     for name, value in saved.items():
-        kind = _TYPES.get(name, int if name in FIXED + KEPT else object)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes")
-    if backend not in CHECKPOINTS:
-        raise ValueError(f"--resume: {path} has backend={backend!r}; a run writes sb3 or rllib")
+        valid, allowed = _VALUES.get(name, (lambda v: True, ""))
+        if not valid(value):
+            raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes ({allowed})")
     checkpoint = out / CHECKPOINTS[backend]
     if not checkpoint.exists():
         raise ValueError(
@@ -163,6 +192,21 @@ def given_value(args: Any, name: str) -> Any:
     return getattr(args, name)
 
 
+def _same_games(saved: dict[str, Any], env_options: dict[str, Any]) -> bool:
+    """Whether ``env_options`` make the games of the run's (``knock_limit=10``, Gin's default,
+    given again to a run started without it): the variant's game configs compare equal.
+    A bad option is no match (the command line's checks name it)."""
+    from experiments.common import load_variant
+
+    try:
+        configs = [
+            load_variant(saved["variant"]).env(**o).unwrapped.game.config for o in (saved["env_options"], env_options)
+        ]
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return configs[0] == configs[1]
+
+
 def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
     """Refuse the settings given on the command line that the resumed run cannot change.
 
@@ -183,19 +227,41 @@ def refuse_changes(args: Any, saved: dict[str, Any], given: set[str]) -> None:
                 values[k] = given_value(args, k)
             except ValueError:
                 continue
-    changed = [k for k, v in values.items() if v != saved[k]]
+    changed = [k for k, v in values.items() if v != saved[k] and not (k == "env_options" and _same_games(saved, v))]
     if changed:
         listed = ", ".join(f"{flag(k)} {shown(k, values[k])} (the run's: {shown(k, saved[k])})" for k in changed)
         raise ValueError(f"--resume continues the run as it was started: {listed}; drop them or start a new run")
 
 
-def trimmed_rows(path: Path, column: str, upto: int) -> list[dict[str, str]]:
-    """The rows of the CSV log ``path`` up to the checkpoint (``column`` at most ``upto``):
-    rows a session wrote after its last checkpoint are dropped, so none is logged twice.
-    No file: no rows."""
+def trimmed_rows(path: Path, column: str, upto: int, kinds: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of the CSV log ``path`` up to the checkpoint (``column`` at most ``upto``),
+    each value converted by its ``kinds`` (``{"timestep": int, "return": float}``): rows a
+    session wrote after its last checkpoint are dropped, so none is logged twice.  No file:
+    no rows.
+
+    Raises:
+        ResumeError: ``path`` cannot be read, or a row is not one a run writes (the message
+            names its line and values); read before the training, so nothing is written.
+    """
     import csv
 
     if not path.is_file():
         return []
-    with open(path, newline="") as f:
-        return [r for r in csv.DictReader(f) if int(r[column]) <= upto]
+    rows = []
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            for r in reader:
+                try:
+                    if kinds[column](r[column]) > upto:
+                        continue
+                    rows.append({k: kind(r[k]) for k, kind in kinds.items()})
+                except (KeyError, TypeError, ValueError):
+                    values = ", ".join(f"{k}={r.get(k)!r}" for k in kinds)
+                    raise ResumeError(
+                        f"--resume: {path} line {reader.line_num} is not a row a run writes ({values}): "
+                        "mend it, or remove it to resume without the earlier rows"
+                    ) from None
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise ResumeError(f"--resume: {path} cannot be read ({type(err).__name__}: {err})") from None
+    return rows

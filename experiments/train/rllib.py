@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import csv
 import json
+import pickle
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -141,7 +143,38 @@ def earlier_rows(out: Path, done: int) -> list[dict[str, Any]]:
     """The ``progress.csv`` rows of a resumed run's earlier sessions, up to its checkpoint's
     iteration ``done`` (those a session logged past its checkpoint are dropped)."""
     kinds = dict(zip(PROGRESS_COLUMNS, (int, int, int, float, float), strict=True))
-    return [{k: kinds[k](r[k]) for k in kinds} for r in trimmed_rows(out / "progress.csv", "iteration", done)]
+    return trimmed_rows(out / "progress.csv", "iteration", done, kinds)
+
+
+def checkpoint_iteration(checkpoint: Path) -> int:
+    """The iteration at which RLlib saved ``checkpoint`` (its ``training_iteration``, in the
+    state file its ``rllib_checkpoint.json`` names), read without building an algorithm; 0
+    when it cannot be read (restoring the checkpoint then says what is wrong)."""
+    try:
+        info = json.loads((checkpoint / "rllib_checkpoint.json").read_text())
+        with open(checkpoint / f"{info['state_file']}.pkl", "rb") as f:
+            return int(pickle.load(f)["training_iteration"])  # RLlib's own file, as restore_from_path reads it
+    except Exception:  # any damage: the restore refuses the checkpoint with RLlib's own error
+        return 0
+
+
+def save_checkpoint(algo: Any, checkpoint: Path) -> None:
+    """Save ``algo`` to the folder ``checkpoint`` whole: RLlib writes it as ``checkpoint.part/``
+    beside it, which then takes the earlier one's place.  Written in place, a save that fails
+    or a second Ctrl-C (which quits at once) would leave the earlier sessions' checkpoint
+    half overwritten, and an earlier run's files would stay among the new run's."""
+    part, old = checkpoint.with_name(checkpoint.name + ".part"), checkpoint.with_name(checkpoint.name + ".old")
+    for left in (part, old):  # of a save that was killed
+        shutil.rmtree(left, ignore_errors=True)
+    try:
+        algo.save_to_path(str(part.resolve()))
+    except BaseException:
+        shutil.rmtree(part, ignore_errors=True)
+        raise
+    if checkpoint.exists():
+        checkpoint.rename(old)
+    part.rename(checkpoint)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def train(
@@ -183,6 +216,7 @@ def train(
         resume: continue the run in ``out`` from its ``checkpoint/`` (``Algorithm.restore_from_path``:
             weights, optimizer, iteration and lifetime counters): ``iterations`` and ``minutes``
             count the whole run, and ``progress.csv`` goes on from the checkpoint's iteration.
+            The env runners are seeded by ``seed`` plus that iteration (new deals).
         settings: written to ``settings.json`` right after the checkpoint
             (:mod:`experiments.train.resume`), or None.
     """
@@ -201,11 +235,14 @@ def train(
                 log_to_driver=False,
             )
     try:
-        config = ppo_config(variant, env_options, seed, env_runners, batch_size, minibatch_size, epochs, net_arch)
+        checkpoint = out / "checkpoint"
+        # RLlib seeds the env runners as it builds them, before the restore: seeded by --seed alone,
+        # a resumed session would deal the first session's deals again (sb3's go on from seed + timesteps)
+        on = seed + checkpoint_iteration(checkpoint) if resume else seed
+        config = ppo_config(variant, env_options, on, env_runners, batch_size, minibatch_size, epochs, net_arch)
         # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
         with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
             algo = config.build_algo()
-        checkpoint = out / "checkpoint"
         if resume:
             try:  # RLlib raises many kinds of error for a checkpoint that is not this run's
                 algo.restore_from_path(str(checkpoint.resolve()))
@@ -216,7 +253,11 @@ def train(
                     f"({type(err).__name__}: {err}): only the checkpoint/ a run writes resumes it"
                 ) from None
         done = algo.iteration if resume else 0
-        rows = earlier_rows(out, done) if resume else []
+        try:
+            rows = earlier_rows(out, done) if resume else []
+        except ResumeError:  # a damaged progress.csv: refused before the training
+            algo.stop()
+            raise
         earlier = rows[-1]["train_seconds"] if rows else 0.0
         start = time.perf_counter()
         # --iterations and --minutes count the whole run, over its --resume sessions
@@ -233,7 +274,7 @@ def train(
             w = csv.DictWriter(f, fieldnames=PROGRESS_COLUMNS)
             w.writeheader()
             w.writerows(rows)
-        algo.save_to_path(str(checkpoint.resolve()))
+        save_checkpoint(algo, checkpoint)
         if settings is not None:
             write_settings(settings, out)
         algo.stop()

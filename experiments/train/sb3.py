@@ -204,18 +204,41 @@ def evaluate(
 
 
 def resumed_model(
-    model_path: Path, variant: str, env_options: dict, opponents: Sequence[str], seed: int, snapshot: Any
+    model_path: Path,
+    variant: str,
+    env_options: dict,
+    opponents: Sequence[str],
+    seed: int,
+    snapshot: Any,
+    net_arch: Sequence[int],
+    n_steps: int,
 ) -> tuple[Any, int, float]:
     """The learner of a run to resume, from its ``model.zip`` (weights, optimizer, counters), on
     a new training env: ``(model, timesteps done, training seconds done)``.  The env, the
     opponents and the sampling are seeded by ``seed`` plus the timesteps done, so one
-    checkpoint resumes to the same run every time (with new deals, not those in progress)."""
+    checkpoint resumes to the same run every time (with new deals, not those in progress).
+
+    Raises:
+        ResumeError: ``model_path`` does not load, is not of ``net_arch`` and ``n_steps``
+            (the run's settings: a model copied in from another run), or does not fit the
+            variant's spaces.
+    """
     from sb3_contrib import MaskablePPO
 
     try:  # SB3 raises zipfile's, pickle's, torch's and its own errors for a file that is not its model
         model = MaskablePPO.load(model_path, device="cpu")
         done = int(model.num_timesteps)
+        found = (list((model.policy_kwargs or {}).get("net_arch", [])), int(model.n_steps))
+        if found != (list(net_arch), n_steps):  # the model's own would be trained on, against settings.json's
+            shown = "--net-arch {} --n-steps {}".format
+            raise ResumeError(
+                f"--resume: {model_path} is a model of {shown(','.join(map(str, found[0])), found[1])}, not of "
+                f"the run's {model_path.parent / 'settings.json'} ({shown(','.join(map(str, net_arch)), n_steps)}): "
+                "only the model.zip a run writes resumes it"
+            )
         model.set_env(make_training_env(variant, env_options, opponents, seed + done, snapshot))
+    except ResumeError:
+        raise
     except Exception as err:
         raise ResumeError(
             f"--resume: {model_path} cannot be loaded as the run's MaskablePPO model ({type(err).__name__}: {err}): "
@@ -228,7 +251,8 @@ def resumed_model(
 def earlier_episodes(out: Path, done: int) -> list[tuple[int, float]]:
     """The episodes of a resumed run's earlier sessions (``episodes.csv``) up to its model's
     ``done`` timesteps: those a session logged past its last model are dropped."""
-    return [(int(r["timestep"]), float(r["return"])) for r in trimmed_rows(out / "episodes.csv", "timestep", done)]
+    rows = trimmed_rows(out / "episodes.csv", "timestep", done, {"timestep": int, "return": float})
+    return [(r["timestep"], r["return"]) for r in rows]
 
 
 def write_episodes(episodes: list[tuple[int, float]], out: Path) -> None:
@@ -290,7 +314,11 @@ def train(
     snapshot = FrozenPolicy(None) if SELF in opponents else None
     model_path = out / "model.zip"
     if resume:
-        model, done, earlier = resumed_model(model_path, variant, env_options, opponents, seed, snapshot)
+        model, done, earlier = resumed_model(
+            model_path, variant, env_options, opponents, seed, snapshot, net_arch, n_steps
+        )
+        # read before the training: a damaged log is refused with nothing written, not after the work
+        logged = earlier_episodes(out, done)
     else:
         env = make_training_env(variant, env_options, opponents, seed, snapshot)
         model = MaskablePPO(
@@ -306,7 +334,7 @@ def train(
             verbose=0,
             policy_kwargs={"net_arch": list(net_arch)},
         )
-        done, earlier = 0, 0.0
+        done, earlier, logged = 0, 0.0, []
     if snapshot is not None:
         snapshot.policy = copy.deepcopy(model.policy)
     start = time.perf_counter()
@@ -319,7 +347,7 @@ def train(
     seconds = earlier + time.perf_counter() - start
     model.train_seconds = seconds  # saved with the model (SB3 saves its attributes): a --resume counts on
     # the episodes first: a run ended between the two writes logs none twice (--resume drops those past the model)
-    episodes = [*earlier_episodes(out, done), *curve.episodes] if resume else curve.episodes
+    episodes = [*logged, *curve.episodes]
     write_episodes(episodes, out)
     with atomic_open(model_path, "wb") as f:  # a second Ctrl-C while it is saved keeps an earlier model whole
         model.save(f)

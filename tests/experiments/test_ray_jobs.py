@@ -88,7 +88,7 @@ def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, 
         (tournament, ["--variants", "rummy", "--agents", "random", "heuristic", "--deals", "1"]),
         (evaluate.main, ["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--deals", "1"]),
         (pimc_labels.main, ["--variant", "gin_rummy", "--games", "1"]),
-        (train.main, ["--variant", "gin_rummy", "--backend", "rllib", "--timesteps", "10"]),
+        (train.main, ["--variant", "gin_rummy", "--backend", "rllib", "--iterations", "1"]),
         (selfplay.main, ["--variant", "rummy", "--minutes", "0.01"]),
     ]
     for main, args in runs:

@@ -178,7 +178,7 @@ def sb3_folder(tmp_path, **changes):
             "--opponents random (the run's: self), --seed 3 (the run's: 0), --net-arch 32 (the run's: 64,64); "
             "drop them or start a new run",
         ),
-        (["--iterations", "5"], "--iterations: the rllib backend's settings; add --backend rllib or drop them"),
+        (["--iterations", "5"], "--iterations: the rllib backend's settings; the run is --backend sb3: drop them"),
     ],
 )
 def test_a_resume_that_contradicts_the_run_is_refused_and_writes_nothing(args, message, tmp_path, capsys):
@@ -228,7 +228,10 @@ def test_bad_resume_folders_are_refused_with_the_reason_and_write_nothing(tmp_pa
     assert refused(out).startswith(f"--resume: {out / 'settings.json'} cannot be read (JSONDecodeError: ")
     (tmp_path / "typed").mkdir()
     typed = sb3_folder(tmp_path / "typed", seed="0")
-    assert refused(typed) == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes"
+    assert (
+        refused(typed)
+        == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes (an integer >= 0)"
+    )
 
 
 def test_a_model_that_does_not_load_is_refused_and_nothing_is_written(tmp_path, capsys):

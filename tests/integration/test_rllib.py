@@ -20,6 +20,7 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from agents.rllib_policy import MaskedPPOTorchRLModule, rllib_observation  # noqa: E402
+from experiments.train import rllib as train_rllib  # noqa: E402
 from experiments.train.rllib import RummyPettingZooEnv  # noqa: E402
 
 
@@ -93,6 +94,8 @@ def test_train_two_iterations_on_a_local_cluster_and_play_the_checkpoint(tmp_pat
     assert result["steps"] > 0 and sorted(result["returns"]) in ([-1.0, 1.0], [0.0, 0.0])
     again = play_episode(env, [agent, make_agent("random", env, seed=1)], seed=3)
     assert again == result  # the deterministic policy replays the same game
+    # read before the algorithm is built: a resumed session's env runners are seeded by --seed plus it
+    assert train_rllib.checkpoint_iteration(out / "checkpoint") == 2
     # --resume restores the algorithm (its iteration and lifetime counters too) and goes on to --iterations 3
     assert train.main(["--resume", "--out", str(out), "--iterations", "3", "--num-cpus", "2", "--no-progress"]) == 0
     with open(out / "progress.csv") as f:

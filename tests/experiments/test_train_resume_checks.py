@@ -1,0 +1,210 @@
+"""``experiments.train --resume`` refusals found in review: a damaged ``settings.json`` or
+``episodes.csv`` and a model of other settings are refused naming the file before anything
+is written; ``--algo`` abbreviated still hands over to self-play; an rllib session that
+fails while saving keeps the earlier checkpoint."""
+
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from experiments.train import cli, resume
+from tests.experiments.test_train_resume import CountingAlgo, contents, sb3_folder
+
+RUN = ["--variant", "gin_rummy", "--timesteps", "128", "--n-steps", "64", "--eval-deals", "0", "--no-progress"]
+
+
+def refused(argv, capsys, folder):
+    """The usage error of ``cli.main(argv)`` (after ``error: ``), checking that ``folder`` is unchanged."""
+    before = contents(folder)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2 and contents(folder) == before
+    return capsys.readouterr().err.splitlines()[-1].split("error: ", 1)[1]
+
+
+def test_an_abbreviated_algo_selfplay_hands_over_to_selfplay(monkeypatch):
+    from experiments import selfplay
+
+    handed = []
+    monkeypatch.setattr(selfplay, "main", lambda argv: handed.append(argv) or 0)
+    monkeypatch.setattr(cli, "train", lambda *a, **k: pytest.fail("trained PPO for --alg selfplay"))
+    assert cli.main(["--alg", "selfplay", "--variant", "gin_rummy"]) == 0
+    assert cli.main(["--variant", "gin_rummy", "--al=selfplay"]) == 0
+    assert handed == [["--variant", "gin_rummy"], ["--variant", "gin_rummy"]]
+
+
+@pytest.mark.parametrize(
+    "change, allowed",
+    [
+        ({"backend": []}, "sb3 or rllib"),
+        ({"net_arch": ["a"]}, "a list of positive integers"),
+        ({"net_arch": []}, "a list of positive integers"),
+        ({"opponents": [1, 2]}, "a list of opponent names"),
+        ({"opponents": []}, "a list of opponent names"),
+        ({"env_options": {"knock_limit": [5]}}, "env options: names with true, false, integer or text values"),
+        ({"variant": ""}, "a variant's name"),
+        ({"n_steps": 0}, "an integer from 2 to 2,097,152"),
+        ({"timesteps": -5}, "a positive integer"),
+        ({"eval_deals": -3}, "an integer >= 0"),
+        ({"seed": "0"}, "an integer >= 0"),
+        ({"seed": True}, "an integer >= 0"),
+        ({"minutes": -1}, "null or a positive number"),
+        ({"minutes": float("nan")}, "null or a positive number"),
+    ],
+)
+def test_a_damaged_settings_value_is_refused_naming_the_file(change, allowed, tmp_path, capsys):
+    out = sb3_folder(tmp_path, **change)
+    (name, value), path = next(iter(change.items())), out / "settings.json"
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: {path} has {name}={value!r}, not a value a run writes ({allowed})"
+    )
+
+
+def test_a_damaged_episode_log_is_refused_before_the_training(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main([*RUN, "--out", str(out)]) == 0
+    line = len((out / "episodes.csv").read_text().splitlines()) + 1
+    with open(out / "episodes.csv", "a") as f:
+        f.write("100,zz\n")  # within the model's 128 timesteps
+    assert refused(["--resume", "--out", str(out), "--timesteps", "256"], capsys, tmp_path) == (
+        f"--resume: {out / 'episodes.csv'} line {line} is not a row a run writes (timestep='100', return='zz'): "
+        "mend it, or remove it to resume without the earlier rows"
+    )
+
+
+def test_a_model_of_other_settings_is_refused(tmp_path, capsys):
+    other, out = tmp_path / "other", tmp_path / "run"
+    assert cli.main([*RUN, "--net-arch", "32", "--out", str(other)]) == 0
+    assert cli.main([*RUN, "--out", str(out)]) == 0
+    (out / "model.zip").write_bytes((other / "model.zip").read_bytes())
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: {out / 'model.zip'} is a model of --net-arch 32 --n-steps 64, not of the run's "
+        f"{out / 'settings.json'} (--net-arch 64,64 --n-steps 64): only the model.zip a run writes resumes it"
+    )
+
+
+def test_an_rllib_flag_on_an_sb3_run_is_refused_with_the_runs_backend(tmp_path, capsys):
+    out = sb3_folder(tmp_path)
+    assert refused(["--resume", "--out", str(out), "--epochs", "3"], capsys, tmp_path) == (
+        "--epochs: the rllib backend's settings; the run is --backend sb3: drop them"
+    )
+
+
+class FailingSave(CountingAlgo):
+    """An algorithm whose save fails half-way (a disk full, or a second Ctrl-C)."""
+
+    def save_to_path(self, path):
+        Path(path).mkdir(exist_ok=True)
+        (Path(path) / "iteration").write_text(str(self.iteration))
+        raise OSError("No space left on device")
+
+
+def test_an_rllib_save_that_fails_keeps_the_earlier_checkpoint(tmp_path, monkeypatch):
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls = []
+    algos = iter([CountingAlgo(calls), FailingSave(calls)])
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: next(algos)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint" / "stale").write_text("an older run's")
+    settings = {"backend": "rllib", "iterations": 2}
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0, settings=settings)
+    assert sorted(p.name for p in (tmp_path / "checkpoint").iterdir()) == ["iteration"]  # the new run's only
+    before = contents(tmp_path)
+    with pytest.raises(OSError):
+        rllib.train("gin_rummy_v0", {}, 4, 0, tmp_path, eval_deals=0, resume=True, settings=settings)
+    kept = contents(tmp_path)
+    assert kept[Path("checkpoint/iteration")] == b"2" and kept[Path("settings.json")] == before[Path("settings.json")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoint",
+        "evaluation.json",
+        "progress.csv",
+        "settings.json",
+    ]
+    assert json.loads((tmp_path / "settings.json").read_text())["iterations"] == 2
+
+
+def test_a_damaged_progress_log_is_refused_before_the_training(tmp_path, monkeypatch):
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls = []
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: CountingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0)
+    with open(tmp_path / "progress.csv", "a") as f:
+        f.write("2,6,400\n")  # a row cut short, within the checkpoint's 2 iterations
+    before, calls[:] = contents(tmp_path), []
+    with pytest.raises(resume.ResumeError) as err:
+        rllib.train("gin_rummy_v0", {}, 4, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'progress.csv'} line 4 is not a row a run writes (iteration='2', episodes='6', "
+        "env_steps='400', episode_len_mean=None, train_seconds=None): mend it, or remove it to resume without "
+        "the earlier rows"
+    )
+    assert calls == [("restore_from_path", "checkpoint", 2), ("stop",)] and contents(tmp_path) == before
+
+
+def test_the_sb3_limits_on_an_rllib_run_are_refused_not_ignored(tmp_path, capsys):
+    new = ["--backend", "rllib", "--variant", "gin_rummy", "--out", str(tmp_path / "new")]
+    assert refused([*new, "--timesteps", "1000", "--n-st", "64"], capsys, tmp_path) == (
+        "--timesteps, --n-steps: the sb3 backend's settings (--backend rllib's limits are --iterations and "
+        "--minutes); drop them"
+    )
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "checkpoint").mkdir()
+    names = resume.BACKEND_SETTINGS["rllib"]
+    saved = dict(zip(names, ["rllib", "gin_rummy_v0", {}, 4, [32], 500, 64, 2, None, 3, 0, 0], strict=True))
+    resume.write_settings(saved, out)
+    assert refused(["--resume", "--out", str(out), "--snapshot-every", "5"], capsys, tmp_path) == (
+        "--snapshot-every: the sb3 backend's settings; the run is --backend rllib (its limits are --iterations "
+        "and --minutes): drop them"
+    )
+    assert not (tmp_path / "new").exists()
+
+
+def test_env_options_that_make_the_runs_games_are_not_a_change(tmp_path, capsys):
+    out = sb3_folder(tmp_path, env_options={"knock_limit": 5})
+    given = ["--env-opt", "knock_limit=5", "--env-option", "reward=win", "--env-option", "gin_bonus=25"]  # defaults
+    args = cli.parse_args(["--resume", "--out", str(out), *given])
+    assert args.env_options == {"knock_limit": 5}  # the run's, as saved
+    assert refused(["--resume", "--out", str(out), "--env-option", "reward=score"], capsys, tmp_path) == (
+        "--resume continues the run as it was started: --env-option reward=score (the run's: knock_limit=5); "
+        "drop them or start a new run"
+    )
+
+
+def test_a_resumed_rllib_session_seeds_its_env_runners_on_from_the_checkpoint(tmp_path, monkeypatch):
+    """RLlib seeds the env runners as the algorithm is built: with ``--seed`` alone a resumed
+    session's deals would repeat the first session's."""
+    import pickle
+
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls, seeds = [], []
+
+    class RLlibAlgo(CountingAlgo):
+        def save_to_path(self, path):  # the files of RLlib's own checkpoint that hold the iteration
+            super().save_to_path(path)
+            (Path(path) / "rllib_checkpoint.json").write_text('{"state_file": "algorithm_state"}')
+            with open(Path(path) / "algorithm_state.pkl", "wb") as f:
+                pickle.dump({"training_iteration": self.iteration, "metrics_logger": {}}, f)
+
+    def ppo_config(variant, env_options, seed, *args):
+        seeds.append(seed)
+        return SimpleNamespace(build_algo=lambda: RLlibAlgo(calls))
+
+    monkeypatch.setattr(rllib, "ppo_config", ppo_config)
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 2, 7, tmp_path, eval_deals=0)
+    assert rllib.checkpoint_iteration(tmp_path / "checkpoint") == 2
+    rllib.train("gin_rummy_v0", {}, 3, 7, tmp_path, eval_deals=0, resume=True)
+    assert seeds == [7, 9]
+    assert rllib.checkpoint_iteration(tmp_path / "nothing") == 0  # the restore says what is wrong
