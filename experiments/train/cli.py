@@ -35,9 +35,6 @@ RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minib
 #: the rllib backend's flags, in the order a usage error lists them
 RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address", "num_cpus")}
 
-#: the largest --seed: Stable-Baselines3 and RLlib pass it to numpy.random.seed (0..2**32-1)
-MAX_TRAIN_SEED = 2**32 - 1
-
 #: the sb3 backend's flags that --backend rllib has no use for (--opponents: its own message)
 SB3_FLAGS = {k: "--" + k.replace("_", "-") for k in ("timesteps", "n_steps", "snapshot_every")}
 
@@ -185,9 +182,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--minutes must be a positive finite number, got {args.minutes}")
     # SB3 (set_random_seed) and RLlib seed NumPy's legacy generator, which takes 32-bit seeds: a
     # larger one failed with numpy's traceback after the results folder was made
-    if not 0 <= args.seed <= MAX_TRAIN_SEED:
+    if not 0 <= args.seed <= resume.MAX_TRAIN_SEED:
         p.error(
-            f"--seed must be an int from 0 to {MAX_TRAIN_SEED} (the trainers seed NumPy's legacy 32-bit "
+            f"--seed must be an int from 0 to {resume.MAX_TRAIN_SEED} (the trainers seed NumPy's legacy 32-bit "
             f"generator), got {args.seed}"
         )
     try:

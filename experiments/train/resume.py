@@ -19,6 +19,17 @@ from typing import Any
 
 from experiments.common import MAX_ROLLOUT_STEPS, atomic_open
 
+#: the largest --seed: Stable-Baselines3 and RLlib pass it to numpy.random.seed (0..2**32-1)
+MAX_TRAIN_SEED = 2**32 - 1
+
+
+def session_seed(seed: int, done: int) -> int:
+    """The seed of a session that goes on from ``done`` timesteps (sb3) or iterations (rllib)
+    of a run started with ``seed``: ``seed + done``, so that it deals new games, wrapped into
+    0..:data:`MAX_TRAIN_SEED` (NumPy's legacy generator refused ``--seed 4294967295`` on resume)."""
+    return (seed + done) % (MAX_TRAIN_SEED + 1)
+
+
 SETTINGS = "settings.json"
 
 

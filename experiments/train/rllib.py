@@ -38,7 +38,7 @@ from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observat
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
-from experiments.train.resume import ResumeError, trimmed_rows, write_settings
+from experiments.train.resume import ResumeError, session_seed, trimmed_rows, write_settings
 
 ENV_NAME = "rummy_env_rllib"
 #: the columns of ``progress.csv``, one row per iteration (``train_seconds``: in total over the sessions)
@@ -238,7 +238,7 @@ def train(
         checkpoint = out / "checkpoint"
         # RLlib seeds the env runners as it builds them, before the restore: seeded by --seed alone,
         # a resumed session would deal the first session's deals again (sb3's go on from seed + timesteps)
-        on = seed + checkpoint_iteration(checkpoint) if resume else seed
+        on = session_seed(seed, checkpoint_iteration(checkpoint)) if resume else seed
         config = ppo_config(variant, env_options, on, env_runners, batch_size, minibatch_size, epochs, net_arch)
         # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
         with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):

@@ -43,7 +43,7 @@ from agents import make_agent
 from experiments.common import atomic_open, load_variant, new_figure, save_figure
 from experiments.common.plain import plain_value
 from experiments.common.progress import progress_counter
-from experiments.train.resume import ResumeError, trimmed_rows, write_settings
+from experiments.train.resume import ResumeError, session_seed, trimmed_rows, write_settings
 from rummy_env.envs.single_agent import SingleAgentEnv
 
 SELF = "self"
@@ -236,7 +236,7 @@ def resumed_model(
                 f"the run's {model_path.parent / 'settings.json'} ({shown(','.join(map(str, net_arch)), n_steps)}): "
                 "only the model.zip a run writes resumes it"
             )
-        model.set_env(make_training_env(variant, env_options, opponents, seed + done, snapshot))
+        model.set_env(make_training_env(variant, env_options, opponents, session_seed(seed, done), snapshot))
     except ResumeError:
         raise
     except Exception as err:
@@ -244,7 +244,7 @@ def resumed_model(
             f"--resume: {model_path} cannot be loaded as the run's MaskablePPO model ({type(err).__name__}: {err}): "
             "only the model.zip a run writes resumes it"
         ) from None
-    model.set_random_seed(seed + done)
+    model.set_random_seed(session_seed(seed, done))
     return model, done, float(getattr(model, "train_seconds", 0.0))
 
 

@@ -159,6 +159,19 @@ def sb3_folder(tmp_path, **changes):
     return out
 
 
+def test_a_run_seeded_at_the_largest_seed_resumes_on_the_wrapped_seed(tmp_path, monkeypatch, capsys):
+    # a session goes on from seed + timesteps done: past 2**32 - 1 NumPy's legacy generator refused it
+    assert resume.session_seed(resume.MAX_TRAIN_SEED, 301) == 300 and resume.session_seed(7, 301) == 308
+    out = tmp_path / "run"
+    args = [*SB3_RUN, "--timesteps", "256", "--eval-deals", "0", "--seed", str(resume.MAX_TRAIN_SEED)]
+    monkeypatch.setattr(cli, "StopRequest", StopAfter(100))
+    assert cli.main([*args, "--out", str(out)]) == 130
+    monkeypatch.setattr(cli, "StopRequest", StopAfter(None))
+    assert cli.main(["--resume", "--out", str(out), "--no-progress"]) == 0
+    assert json.loads((out / "evaluation.json").read_text())["timesteps"] == 357  # 101, then whole rollouts of 128
+    assert json.loads((out / "settings.json").read_text())["seed"] == resume.MAX_TRAIN_SEED
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
