@@ -353,7 +353,7 @@ class VecBase:
         """
         out = self._check_out(out)
         self._check_started()
-        arr = np.asarray(check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game"))
+        arr = check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game")
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         if ((arr < 0) | (arr >= self.num_players)).any():
@@ -417,7 +417,7 @@ class VecBase:
         return out
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        arr = np.asarray(check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}"))
+        arr = check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}")
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
@@ -448,7 +448,7 @@ class VecBase:
         return out
 
     def _check_dealers(self, dealers: Any) -> np.ndarray:
-        arr = np.asarray(check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game"))
+        arr = check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game")
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"dealers must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))
