@@ -142,7 +142,7 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    """``value`` if it is one of ``choices``.
+    """``value`` as a Python str (a NumPy string too) if it is one of ``choices``.
 
     Raises:
         ValueError: anything else; the message lists the choices.

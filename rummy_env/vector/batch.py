@@ -123,9 +123,10 @@ def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> i
 
 def string_rows(decks: Any) -> Any:
     """A 2-D array of strings (``np.array([vec.deal_of(i)["deck"] for i in ...])``) as the list of
-    its rows, the form ``reset(decks=...)`` reads strings in; anything else as it is."""
+    its rows, lists of Python str (so that a bad card is named as in a list), the form
+    ``reset(decks=...)`` reads strings in; anything else as it is."""
     if isinstance(decks, np.ndarray) and decks.ndim == 2 and decks.dtype.kind in "UO":
-        return list(decks)
+        return decks.tolist()
     return decks
 
 
