@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from experiments.common.record_schema import value_kind
 from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
 from experiments.serve.filecache import FileCache
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
-from experiments.tournament.deals import lineup_slug
+from experiments.tournament.deals import lineup_slug, whole_lineup_slug
 from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
 RUN_FILES = ("summary.json", "evaluation.json")
@@ -89,9 +90,17 @@ def run_kind(file_name: str, data: Any) -> str | None:
     return None
 
 
-def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any) -> str:
-    """The record file name the tournament writes for a game (``experiments.tournament.deals``)."""
-    return f"{variant}-{lineup_slug(lineup.split(' vs '))}-deal{deal}-rot{rotation}.jsonl"
+def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any, index: Container[str] = ()) -> str:
+    """The record file name the tournament writes for a game (``experiments.tournament.deals``),
+    or, when only that is in ``index``, the name a record written before the long lineups'
+    cut has (the whole lineup: such records keep showing)."""
+    agents = lineup.split(" vs ")
+    name = f"{variant}-{lineup_slug(agents)}-deal{deal}-rot{rotation}.jsonl"
+    if name not in index:
+        whole = f"{variant}-{whole_lineup_slug(agents)}-deal{deal}-rot{rotation}.jsonl"
+        if whole in index:
+            return whole
+    return name
 
 
 def heat_maps(cells: list[dict]) -> dict[str, dict]:
@@ -159,7 +168,7 @@ def recorded_games(
             if i >= MAX_GAME_ROWS:
                 break
             key = (r["variant"], r["lineup"], r["deal"], r["rotation"])
-            if record_file_name(*key) not in index:
+            if record_file_name(*key, index) not in index:
                 continue
             g = games.setdefault(
                 key,
@@ -179,7 +188,7 @@ def recorded_games(
     out = []
     for key, g in games.items():
         matches = []
-        for rec in index[record_file_name(*key)]:
+        for rec in index[record_file_name(*key, index)]:
             if record_folder is not None and rec["name"].rpartition("/")[0] != record_folder:
                 continue
             seed_ok = seeds[key] is None or rec["seed"] == seeds[key]

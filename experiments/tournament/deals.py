@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import re
 import zlib
 from collections.abc import Callable, Sequence
@@ -118,13 +119,22 @@ MAX_LINEUP_CHARS = 160
 def lineup_slug(agents: Sequence[str]) -> str:
     """The agents of a lineup as a record's file name holds them: joined by ``-``, each run of
     characters other than ASCII letters, digits and ``_ . -`` written ``_``; one longer than
-    :data:`MAX_LINEUP_CHARS` is cut short and ended by a hash of the whole, so that distinct
-    lineups keep distinct names (``experiments.serve.results`` finds records by this name)."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(agents))
+    :data:`MAX_LINEUP_CHARS` is cut short and ended by a hash of the agents themselves, so that
+    two long lineups get two names even when they differ only in characters written ``_``
+    (``policy:runs/é/...`` and ``policy:runs/ü/...``).  Shorter lineups that differ only so
+    share a name, as before the cut.  ``experiments.serve.results`` finds records by this name
+    (and by :func:`whole_lineup_slug`'s, for records written before the cut)."""
+    slug = whole_lineup_slug(agents)
     if len(slug) > MAX_LINEUP_CHARS:
-        digest = hashlib.sha256(slug.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(json.dumps(list(agents)).encode()).hexdigest()[:16]
         slug = f"{slug[: MAX_LINEUP_CHARS - len(digest) - 1]}-{digest}"
     return slug
+
+
+def whole_lineup_slug(agents: Sequence[str]) -> str:
+    """:func:`lineup_slug` not cut: the lineup part of the records written before 2026-12-07
+    (a name within 255 bytes was written so, one past them failed)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(agents))
 
 
 def record_name(chunk: Chunk, deal: int, rotation: int) -> str:

@@ -38,7 +38,7 @@ from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observat
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
-from experiments.train.resume import ResumeError, session_seed, trimmed_rows, write_settings
+from experiments.train.resume import MAX_TRAIN_SEED, ResumeError, session_seed, trimmed_rows, write_settings
 
 ENV_NAME = "rummy_env_rllib"
 #: the columns of ``progress.csv``, one row per iteration (``train_seconds``: in total over the sessions)
@@ -86,7 +86,11 @@ def ppo_config(
     epochs: int,
     net_arch: Sequence[int],
 ) -> Any:
-    """The PPO config: one shared masked policy for all seats, on the new API stack."""
+    """The PPO config: one shared masked policy for all seats, on the new API stack.
+
+    RLlib seeds env runner ``k`` (0: the local one) by ``numpy.random.seed(seed + k)``, which
+    takes 0..2**32-1: ``seed`` is wrapped into 0..2**32-1-``env_runners`` (a seed that fits
+    is kept as it is)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -122,7 +126,7 @@ def ppo_config(
             gamma=0.995,
             entropy_coeff=0.01,
         )
-        .debugging(seed=seed)
+        .debugging(seed=seed % (MAX_TRAIN_SEED + 1 - env_runners))
     )
 
 

@@ -159,13 +159,13 @@ class SingleAgentEnv(gymnasium.Env):
             the learner's first decision.
 
         Raises:
-            ValueError: ``options`` the AEC env refuses (its message); nothing changes then:
-                the running episode, the seat, the opponents and the generators stay as they were.
+            ValueError: a seed that is neither None nor an int >= 0 (a NumPy integer is an
+                int, ``True`` is not), as the constructor's, or ``options`` the AEC env refuses
+                (its message); nothing changes then: the running episode, the seat, the
+                opponents and the generators stay as they were.
             RuntimeError: a stacked episode (``options``) ends before the learner acts (the
                 env has played it then: reset again), or ``MAX_SKIPPED`` (100) deals in a row
                 ended before the learner's first decision.
-            ValueError: a seed that is neither None nor an int >= 0 (a NumPy integer is an
-                int, ``True`` is not), as the constructor's; nothing changes then either.
         """
         # Gymnasium's seeding takes Python ints alone (np.int64(3) was its gymnasium.error.Error)
         # and True as 1: checked as the constructor, the AEC env and SeatVectorEnv check seeds

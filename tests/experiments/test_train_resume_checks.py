@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from experiments.train import cli, resume
-from tests.experiments.test_train_resume import CountingAlgo, contents, sb3_folder
+from tests.experiments.test_train_resume import CountingAlgo, contents, rllib_folder, sb3_folder
 
 RUN = ["--variant", "gin_rummy", "--timesteps", "128", "--n-steps", "64", "--eval-deals", "0", "--no-progress"]
 
@@ -156,12 +156,7 @@ def test_the_sb3_limits_on_an_rllib_run_are_refused_not_ignored(tmp_path, capsys
         "--timesteps, --n-steps: the sb3 backend's settings (--backend rllib's limits are --iterations and "
         "--minutes); drop them"
     )
-    out = tmp_path / "run"
-    out.mkdir()
-    (out / "checkpoint").mkdir()
-    names = resume.BACKEND_SETTINGS["rllib"]
-    saved = dict(zip(names, ["rllib", "gin_rummy_v0", {}, 4, [32], 500, 64, 2, None, 3, 0, 0], strict=True))
-    resume.write_settings(saved, out)
+    out = rllib_folder(tmp_path)
     assert refused(["--resume", "--out", str(out), "--snapshot-every", "5"], capsys, tmp_path) == (
         "--snapshot-every: the sb3 backend's settings; the run is --backend rllib (its limits are --iterations "
         "and --minutes): drop them"

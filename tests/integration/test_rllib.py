@@ -55,6 +55,30 @@ def test_rllib_pettingzoo_env_passes_rllibs_env_check_which_training_does_not_re
     assert config.disable_env_checking is True  # its unmasked random step is an illegal move: a warning at every build
 
 
+def test_the_largest_seed_leaves_each_env_runner_a_seed_numpy_takes():
+    # RLlib seeds env runner k by numpy.random.seed(seed + k): --seed 4294967295 (allowed) or a
+    # resumed session's seed near it failed in the first remote runner (Seed must be between 0
+    # and 2**32 - 1)
+    from experiments.train.resume import MAX_TRAIN_SEED
+    from experiments.train.rllib import ppo_config
+
+    def seed(seed, env_runners):
+        config = ppo_config(
+            "gin_rummy_v0", {}, seed, env_runners, batch_size=64, minibatch_size=32, epochs=1, net_arch=[8]
+        )
+        return config.seed
+
+    top = MAX_TRAIN_SEED
+    assert [seed(top, 2), seed(top - 2, 2), seed(top, 1), seed(top - 1, 1), seed(top, 0)] == [
+        1,
+        top - 2,
+        0,
+        top - 1,
+        top,
+    ]
+    assert seed(7, 2) == 7  # the seeds that fit are as before
+
+
 def test_masked_module_never_picks_an_illegal_action():
     env = RummyPettingZooEnv({"variant": "gin_rummy_v0", "options": {}})
     space = env.observation_space["player_0"]

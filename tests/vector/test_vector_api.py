@@ -367,3 +367,16 @@ def test_a_2d_array_of_card_strings_stacks_decks_as_its_rows(cls):
     want = twin.reset(decks=rows)  # the same streams: the same dealers drawn
     for u, v in zip(got, want, strict=True):
         np.testing.assert_array_equal(u, v)
+
+
+def test_a_bad_card_in_a_2d_array_of_strings_is_named_as_in_a_list():
+    # its rows were numpy rows: the message named the card np.str_('ZZ')
+    vec = ReferenceGinRummyVec(2, seed=3)
+    vec.reset()
+    row = vec.deal_of(0)["deck"]
+    with pytest.raises(ValueError) as refused:
+        vec.reset(decks=np.array([row, [*row[:-1], "ZZ"]]))
+    with pytest.raises(ValueError) as listed:
+        vec.reset(decks=[row, [*row[:-1], "ZZ"]])
+    assert str(refused.value) == str(listed.value)
+    assert str(refused.value).startswith("deck of game 1: bad deck: card 'ZZ' is not a card: ")
