@@ -27,17 +27,6 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _stamp_of(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-
-
-def stamp(path: Path) -> tuple[int, int, int, int] | None:
-    """``(mtime_ns, size, inode, ctime_ns)`` of ``path`` (links followed), or None when it
-    cannot be read."""
-    st = _stat(path)
-    return None if st is None else _stamp_of(st)
-
-
 class FileCache:
     """Values read from files, by path, each kept while its file is unchanged; at most
     ``max_files`` (the least recently used dropped).
@@ -78,7 +67,7 @@ class FileCache:
         st = _stat(path)
         if st is None:
             return read(path), None
-        now = _stamp_of(st)
+        now = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         with self._lock:
             kept = self._kept.get(key)
             if kept is not None and kept[0] == now:
