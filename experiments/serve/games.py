@@ -220,7 +220,10 @@ class GameSession:
             how = "" if self.status == "over" else f" ({self.status})"
             raise ApiError(409, f"game {self.id} is over{how}: no more moves")
 
-    def _check_not_thinking(self) -> None:
+    def _check_open(self, version: Any, what: str) -> None:
+        """Refuse a change of the game (``what``, as :meth:`check_version` names it) while it
+        is over, an opponent chooses its move, or asked from a view older than the game."""
+        self._check_playing()
         if self.thinking is not None:
             agent = self.thinking[0]
             raise ApiError(
@@ -228,6 +231,7 @@ class GameSession:
                 f"{agent} ({self.labels[agent]}) is still choosing its move: ask again once it has moved "
                 "(the game's view says so while it thinks: its 'thinking' is null once it has moved)",
             )
+        self.check_version(version, what)
 
     def check_version(self, version: Any, what: str) -> None:
         """Refuse a request made from a view older than the game (``version``: the view's
@@ -261,9 +265,7 @@ class GameSession:
                 another seat is to act; 400 not an action of the variant, or ``version``
                 not an int; 422 not legal now (the message lists some legal moves).
         """
-        self._check_playing()
-        self._check_not_thinking()
-        self.check_version(version, "move")
+        self._check_open(version, "move")
         to_act = self.to_act()
         if to_act != self.seat:
             raise ApiError(409, f"not your turn: {to_act} ({self.labels[to_act]}) is to act; ask for its move first")
@@ -296,9 +298,7 @@ class GameSession:
                 ``version`` not an int; 409 the game is over, it changed since the view of
                 ``version``, it is not the human's turn, or no tile was added yet.
         """
-        self._check_playing()
-        self._check_not_thinking()
-        self.check_version(version, "undo")
+        self._check_open(version, "undo")
         if self.variant != RUMMIKUB:
             raise ApiError(400, f"undo takes back a tile of a Rummikub play; in {self.variant} every move is final")
         if self.to_act() != self.seat:
@@ -330,9 +330,7 @@ class GameSession:
                 goes to stderr only).
         """
         with self.lock:
-            self._check_playing()
-            self._check_not_thinking()
-            self.check_version(version, "request for an opponent's move")
+            self._check_open(version, "request for an opponent's move")
             agent = self.to_act()
             if agent == self.seat:
                 raise ApiError(409, "it is your turn: no opponent is to move")
@@ -409,9 +407,7 @@ class GameSession:
             ApiError: 409 the game is over, it changed since the view of ``version``, or it
                 is not the human's turn; 400 ``version`` not an int.
         """
-        self._check_playing()
-        self._check_not_thinking()
-        self.check_version(version, "hint")
+        self._check_open(version, "hint")
         if self.to_act() != self.seat:
             raise ApiError(409, "a hint is for your turn: it is not your turn")
         action = int(self.hint_agent.act(self.env.observe(self.seat), self.raw.infos.get(self.seat, {})))
