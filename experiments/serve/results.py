@@ -163,12 +163,16 @@ def recorded_games(
         return []
     games: dict[tuple, dict] = {}
     seeds: dict[tuple, int | None] = {}  # None: a games.csv written before it had seeds
+    names: dict[tuple, str] = {}  # the game's record name: worked out once, not at each seat's row
     with open(path, newline="") as f:
         for i, r in enumerate(csv.DictReader(f)):
             if i >= MAX_GAME_ROWS:
                 break
             key = (r["variant"], r["lineup"], r["deal"], r["rotation"])
-            if record_file_name(*key, index) not in index:
+            name = names.get(key)
+            if name is None:
+                name = names[key] = record_file_name(*key, index)
+            if name not in index:
                 continue
             g = games.setdefault(
                 key,
@@ -188,7 +192,7 @@ def recorded_games(
     out = []
     for key, g in games.items():
         matches = []
-        for rec in index[record_file_name(*key, index)]:
+        for rec in index[names[key]]:
             if record_folder is not None and rec["name"].rpartition("/")[0] != record_folder:
                 continue
             seed_ok = seeds[key] is None or rec["seed"] == seeds[key]
