@@ -25,7 +25,7 @@ from experiments.common.record_schema import value_kind
 from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
 from experiments.serve.filecache import FileCache
 from experiments.serve.safety import ApiError, resolve_inside, walk_inside
-from experiments.tournament.deals import lineup_slug, whole_lineup_slug
+from experiments.tournament.deals import lineup_slug, record_file, whole_lineup_slug
 from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
 RUN_FILES = ("summary.json", "evaluation.json")
@@ -95,9 +95,9 @@ def record_file_name(variant: str, lineup: str, deal: Any, rotation: Any, index:
     or, when only that is in ``index``, the name a record written before the long lineups'
     cut has (the whole lineup: such records keep showing)."""
     agents = lineup.split(" vs ")
-    name = f"{variant}-{lineup_slug(agents)}-deal{deal}-rot{rotation}.jsonl"
+    name = record_file(variant, lineup_slug(agents), deal, rotation)
     if name not in index:
-        whole = f"{variant}-{whole_lineup_slug(agents)}-deal{deal}-rot{rotation}.jsonl"
+        whole = record_file(variant, whole_lineup_slug(agents), deal, rotation)
         if whole in index:
             return whole
     return name

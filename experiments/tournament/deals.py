@@ -139,7 +139,14 @@ def whole_lineup_slug(agents: Sequence[str]) -> str:
 
 def record_name(chunk: Chunk, deal: int, rotation: int) -> str:
     """The file name of the record of ``deal`` in seat rotation ``rotation`` of ``chunk``."""
-    return f"{chunk.variant}-{lineup_slug(chunk.lineup)}-deal{deal}-rot{rotation}.jsonl"
+    return record_file(chunk.variant, lineup_slug(chunk.lineup), deal, rotation)
+
+
+def record_file(variant: str, slug: str, deal: Any, rotation: Any) -> str:
+    """A record's file name from its parts (``slug``: :func:`lineup_slug`'s, or
+    :func:`whole_lineup_slug`'s for a record written before the cut): the one format the
+    tournament writes and ``experiments.serve.results`` looks records up by."""
+    return f"{variant}-{slug}-deal{deal}-rot{rotation}.jsonl"
 
 
 def record_names(chunks: Sequence[Chunk]) -> set[str]:
