@@ -45,9 +45,8 @@ class GameStore:
     closed tab or a forgotten game leaves its record, with the moves played, once the store
     drops it (expiry is checked at each request), and the games still held when the server
     stops are saved the same way (:meth:`close`).  A record that cannot be written fails no
-    request.  The
-    ids of the last :data:`MAX_GONE` dropped games are remembered, so that a link to one
-    says what became of it.
+    request.  The ids of the last :data:`MAX_GONE` dropped games are remembered, so that a
+    link to one says what became of it.
 
     Args:
         max_games: games kept at once (an int >= 1).
