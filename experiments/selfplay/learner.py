@@ -172,8 +172,8 @@ class Learner:
         self.steps = self.learner_steps = self.updates = self.episodes = 0
         self.timers = dict.fromkeys(TIMERS, 0.0)
         self._elapsed = 0.0  # seconds of earlier sessions (resume)
-        self._session_start: float | None = time.perf_counter()  # None: the clock is stopped
-        self._untimed_at_stop = 0.0  # the NOT_TRAINING seconds when the clock stopped
+        self._session_start = time.perf_counter()
+        self._trained: float | None = None  # the run's training seconds once stop_clock stopped the clock
 
     # --- time and schedules -------------------------------------------------------------
     def start_session(self) -> None:
@@ -184,10 +184,9 @@ class Learner:
         """Stop counting training time (training is over): the checkpoint, ``model.pt``
         and the curve written next are no training, so ``summary.json``'s minutes stay those
         of the last update (``scalars.csv``'s); evaluations and checkpoints still add their
-        own time (:data:`NOT_TRAINING`), which :meth:`training_minutes` takes off again."""
-        self._elapsed = self.elapsed()
-        self._session_start = None
-        self._untimed_at_stop = self.untimed()
+        own time (:data:`NOT_TRAINING`), which :meth:`training_minutes` takes off again.  A run
+        stops its clock once, at its end."""
+        self._trained = self.elapsed() - self.untimed()
 
     def untimed(self) -> float:
         """Seconds of this run, over every session, that are no training (:data:`NOT_TRAINING`)."""
@@ -195,8 +194,8 @@ class Learner:
 
     def elapsed(self) -> float:
         """Seconds of this run so far over every session, the evaluations and checkpoints included."""
-        if self._session_start is None:  # stopped: only evaluations and checkpoints add time
-            return self._elapsed + self.untimed() - self._untimed_at_stop
+        if self._trained is not None:  # stopped: only evaluations and checkpoints add time
+            return self._trained + self.untimed()
         return self._elapsed + time.perf_counter() - self._session_start
 
     def training_minutes(self) -> float:
