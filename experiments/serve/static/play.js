@@ -385,10 +385,10 @@ async function opponentsMove(retries = 1) {
 
 async function hint() {
   if (busy || gone || !view.your_turn) return;
-  const asked = view;
+  const before = view;
   try {
     const h = await api("POST", `/api/games/${game.id}/hint`, { version: view.version }, game.token);
-    if (view !== asked) return;  // a move was made meanwhile: the hint was for the decision before
+    if (view !== before) return;  // a move was made meanwhile: the hint was for the decision before
     $("hint-text").textContent = `the heuristic would play: ${h.text}`;
     for (const b of $("moves").querySelectorAll("button.move")) b.classList.toggle("hinted", b.dataset.action === String(h.action));
   } catch (err) {
