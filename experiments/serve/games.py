@@ -221,8 +221,9 @@ class GameSession:
             raise ApiError(409, f"game {self.id} is over{how}: no more moves")
 
     def _check_open(self, version: Any, what: str) -> None:
-        """Refuse a change of the game (``what``, as :meth:`check_version` names it) while it
-        is over, an opponent chooses its move, or asked from a view older than the game."""
+        """Refuse a move, undo, hint or ask for an opponent's move (``what``, as
+        :meth:`check_version` names it) while the game is over (409), an opponent chooses its
+        move (409), or made from a view older than the game (:meth:`check_version`)."""
         self._check_playing()
         if self.thinking is not None:
             agent = self.thinking[0]
