@@ -95,7 +95,8 @@ _VALUES: dict[str, tuple[Any, str]] = {
         lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < float("inf")),
         "null or a positive number",
     ),
-    **{k: (lambda v: _integer(v, 0), _COUNT) for k in ("seed", "eval_deals", "env_runners")},
+    "seed": (lambda v: _integer(v, 0, MAX_TRAIN_SEED), f"an integer from 0 to {MAX_TRAIN_SEED}"),
+    **{k: (lambda v: _integer(v, 0), _COUNT) for k in ("eval_deals", "env_runners")},
     **{
         k: (lambda v: _integer(v, 1), _POSITIVE)
         for k in ("timesteps", "snapshot_every", "iterations", "batch_size", "minibatch_size", "epochs")

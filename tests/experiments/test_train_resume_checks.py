@@ -49,8 +49,10 @@ def test_an_abbreviated_algo_selfplay_hands_over_to_selfplay(monkeypatch):
         ({"n_steps": 0}, "an integer from 2 to 2,097,152"),
         ({"timesteps": -5}, "a positive integer"),
         ({"eval_deals": -3}, "an integer >= 0"),
-        ({"seed": "0"}, "an integer >= 0"),
-        ({"seed": True}, "an integer >= 0"),
+        ({"seed": "0"}, "an integer from 0 to 4294967295"),
+        ({"seed": True}, "an integer from 0 to 4294967295"),
+        # not blamed on --seed, which the command line did not give
+        ({"seed": 2**32}, "an integer from 0 to 4294967295"),
         ({"minutes": -1}, "null or a positive number"),
         ({"minutes": float("nan")}, "null or a positive number"),
     ],
