@@ -231,8 +231,8 @@ def test_bad_resume_folders_are_refused_with_the_reason_and_write_nothing(tmp_pa
     (tmp_path / "typed").mkdir()
     typed = sb3_folder(tmp_path / "typed", seed="0")
     assert (
-        refused(typed)
-        == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes (an integer >= 0)"
+        refused(typed) == f"--resume: {typed / 'settings.json'} has seed='0', not a value a run writes "
+        "(an integer from 0 to 4294967295)"
     )
 
 
