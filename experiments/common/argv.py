@@ -23,3 +23,13 @@ def given_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[s
     marks = {a.dest: None if a.dest in appends else unset for a in parser._actions if a.dest != argparse.SUPPRESS}
     parsed = vars(parser.parse_args(list(argv), namespace=argparse.Namespace(**marks)))
     return {k for k, v in parsed.items() if v is not unset and not (k in appends and v is None)}
+
+
+def given_settings(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
+    """:func:`given_options` named as the jobs' settings: ``env_options`` for ``--env-option``
+    (the option appends one ``NAME=VALUE`` at a time to what the setting holds parsed).
+
+    Raises:
+        SystemExit: as :func:`given_options`.
+    """
+    return {"env_options" if k == "env_option" else k for k in given_options(parser, argv)}

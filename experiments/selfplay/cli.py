@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agents.policy_features import FEATURES
 from experiments.common import load_variant, parse_env_options, path_arg, program_name, resolve_variant
-from experiments.common.argv import given_options
+from experiments.common.argv import given_settings
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.selfplay.config import (
     Config,
@@ -211,6 +211,5 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error("--resume continues the run in --out: give the run's folder")
     out = args.out or Path("results") / time.strftime(f"selfplay-{variant}-%Y%m%d-%H%M%S")
     # however written: an abbreviation (--time for --timesteps) gives the setting too
-    flags = {"env_options" if k == "env_option" else k for k in given_options(p, argv)}
-    given = (flags & set(asdict(d))) | set(recipe)
+    given = (given_settings(p, argv) & set(asdict(d))) | set(recipe)
     return cfg, out, args.resume, not args.no_progress, given

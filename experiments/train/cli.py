@@ -23,7 +23,7 @@ from experiments.common import (
     resolve_variant,
     worker_count,
 )
-from experiments.common.argv import given_options
+from experiments.common.argv import given_settings
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.train import resume
@@ -32,11 +32,11 @@ from experiments.train.sb3 import SELF, UNTIL_THE_MINUTES, format_summary, train
 DEFAULT_TIMESTEPS = 300_000
 #: the rllib backend's settings and their defaults (``--iterations`` ...)
 RLLIB_DEFAULTS = {"iterations": 20, "env_runners": 1, "batch_size": 4000, "minibatch_size": 256, "epochs": 10}
-#: the rllib backend's flags, in the order a usage error lists them
-RLLIB_FLAGS = {k: "--" + k.replace("_", "-") for k in (*RLLIB_DEFAULTS, "address", "num_cpus")}
+#: the rllib backend's settings, in the order a usage error lists their flags
+RLLIB_SETTINGS = (*RLLIB_DEFAULTS, "address", "num_cpus")
 
-#: the sb3 backend's flags that --backend rllib has no use for (--opponents: its own message)
-SB3_FLAGS = {k: "--" + k.replace("_", "-") for k in ("timesteps", "n_steps", "snapshot_every")}
+#: the sb3 backend's settings that --backend rllib has no use for (--opponents: its own message)
+SB3_SETTINGS = ("timesteps", "n_steps", "snapshot_every")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,12 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def given_settings(argv: Sequence[str]) -> set[str]:
-    """The names of the settings ``argv`` gives (``env_options`` for ``--env-option``), however
-    abbreviated (``--time`` for ``--timesteps``: :func:`experiments.common.argv.given_options`)."""
-    return {"env_options" if k == "env_option" else k for k in given_options(build_parser(), argv)}
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line of ``experiments.train`` (``--help``), checked; a bad value exits with
     status 2.  With ``--resume``, the settings saved in the run's folder fill those not given
@@ -119,7 +113,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = build_parser()
     args = p.parse_args(argv)
-    given = given_settings(argv)
+    given = given_settings(p, argv)  # however abbreviated: --time gives --timesteps
     saved = None
     if args.resume:
         if args.out is None:  # the default folder is a new one, named by the time
@@ -137,12 +131,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             p.error(str(err))
     elif args.variant is None:
         p.error("the following arguments are required: --variant")
-    rl_flags = [flag for k, flag in RLLIB_FLAGS.items() if k in given]
+    rl_flags = [resume.flag(k) for k in RLLIB_SETTINGS if k in given]
     if args.backend != "rllib" and rl_flags:
         # a resumed run keeps its backend: --backend rllib would be refused as a change
         fix = "the run is --backend sb3: drop them" if saved is not None else "add --backend rllib or drop them"
         p.error(f"{', '.join(rl_flags)}: the rllib backend's settings; {fix}")
-    sb3_flags = [flag for k, flag in SB3_FLAGS.items() if k in given]
+    sb3_flags = [resume.flag(k) for k in SB3_SETTINGS if k in given]
     if args.backend == "rllib" and sb3_flags:  # else --timesteps would be ignored: 20 iterations trained
         why = (
             "; the run is --backend rllib (its limits are --iterations and --minutes):"
