@@ -62,8 +62,6 @@ BACKEND_SETTINGS = {
 }
 #: the checkpoint each backend writes in the run's folder
 CHECKPOINTS = {"sb3": "model.zip", "rllib": "checkpoint"}
-#: the values a run writes, by setting: (a check, what is allowed) -- a hand-edited or damaged
-#: value is refused naming ``settings.json``, not blamed on a flag the command line did not give
 _COUNT, _POSITIVE = "an integer >= 0", "a positive integer"
 
 
@@ -75,6 +73,8 @@ def _rollout(value: Any) -> bool:
     return _integer(value, 2, MAX_ROLLOUT_STEPS)
 
 
+#: the values a run writes, by setting: (a check, what is allowed) -- a hand-edited or damaged
+#: value is refused naming ``settings.json``, not blamed on a flag the command line did not give
 _VALUES: dict[str, tuple[Any, str]] = {
     "backend": (lambda v: isinstance(v, str) and v in ("sb3", "rllib"), "sb3 or rllib"),
     "variant": (lambda v: isinstance(v, str) and v != "", "a variant's name"),

@@ -38,7 +38,14 @@ from agents.rllib_policy import SHARED_POLICY, rllib_observation, rllib_observat
 from experiments.common import atomic_open, load_variant
 from experiments.common.interrupt import handlers_kept
 from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, used_ray_address
-from experiments.train.resume import MAX_TRAIN_SEED, ResumeError, session_seed, trimmed_rows, write_settings
+from experiments.train.resume import (
+    MAX_TRAIN_SEED,
+    ResumeError,
+    session_seed,
+    settings_of,
+    trimmed_rows,
+    write_settings,
+)
 
 ENV_NAME = "rummy_env_rllib"
 #: the columns of ``progress.csv``, one row per iteration (``train_seconds``: in total over the sessions)
@@ -327,8 +334,6 @@ def evaluate(
 
 def main(args: Any, out: Path, stop: Any = None) -> int:
     """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary."""
-    from experiments.train.resume import settings_of
-
     if args.resume:
         print(f"{args.variant}: resuming {out}/checkpoint")
     summary = train(
