@@ -418,14 +418,15 @@ class VecBase:
         return out
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        arr = check_int_entries("actions", actions, f"action ids are integers 0..{self.num_actions - 1}")
+        allowed = f"action ids are integers 0..{self.num_actions - 1}"
+        arr = check_int_entries("actions", actions, allowed)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
         if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
-            raise ValueError(f"actions of dtype {arr.dtype}: action ids are integers 0..{self.num_actions - 1}")
+            raise ValueError(f"actions of dtype {arr.dtype}: {allowed}")
         if arr.dtype == np.uint64 and (arr > np.iinfo(np.int64).max).any():  # would wrap to negative ids
             big = int(arr[arr > np.iinfo(np.int64).max][0])
-            raise ValueError(f"action {big} is out of range: action ids are integers 0..{self.num_actions - 1}")
+            raise ValueError(f"action {big} is out of range: {allowed}")
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _check_decks(self, decks: Any) -> np.ndarray:
