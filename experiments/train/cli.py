@@ -247,12 +247,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def trained(args: argparse.Namespace, out: Path) -> int:
     """Train with the parsed arguments into ``out`` and print the summary: :func:`main`'s exit status."""
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
+        if args.resume:
+            print(f"{args.variant}: resuming {out}/{resume.CHECKPOINTS[args.backend]}")
         if args.backend == "rllib":
             from experiments.train import rllib
 
             return rllib.main(args, out, stop)
-        if args.resume:
-            print(f"{args.variant}: resuming {out}/model.zip")
         summary = train(
             args.variant,
             args.env_options,

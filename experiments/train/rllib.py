@@ -333,9 +333,8 @@ def evaluate(
 
 
 def main(args: Any, out: Path, stop: Any = None) -> int:
-    """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary."""
-    if args.resume:
-        print(f"{args.variant}: resuming {out}/checkpoint")
+    """``experiments.train --backend rllib`` with its parsed arguments: train, print the summary
+    (:func:`experiments.train.cli.trained` has said which checkpoint a ``--resume`` continues)."""
     summary = train(
         args.variant,
         args.env_options,
