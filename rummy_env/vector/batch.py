@@ -355,7 +355,7 @@ class VecBase:
         out = self._check_out(out)
         self._check_started()
         arr = check_int_entries("seats", seats, f"seats are 0..{self.num_players - 1}, one per game")
-        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         if ((arr < 0) | (arr >= self.num_players)).any():
             raise ValueError(f"seats must be 0..{self.num_players - 1}, got {sorted(set(arr.tolist()))}")
@@ -422,7 +422,7 @@ class VecBase:
         arr = check_int_entries("actions", actions, allowed)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {arr.shape}: pass one action id per game, shape ({self.num_envs},)")
-        if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"actions of dtype {arr.dtype}: {allowed}")
         if arr.dtype == np.uint64 and (arr > np.iinfo(np.int64).max).any():  # would wrap to negative ids
             big = int(arr[arr > np.iinfo(np.int64).max][0])
@@ -451,7 +451,7 @@ class VecBase:
 
     def _check_dealers(self, dealers: Any) -> np.ndarray:
         arr = check_int_entries("dealers", dealers, f"dealers are 0..{self.num_players - 1}, one per game")
-        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"dealers must be an int array of shape ({self.num_envs},), got {arr.dtype} {arr.shape}")
         bad = np.flatnonzero((arr < 0) | (arr >= self.num_players))
         if bad.size:

@@ -132,7 +132,7 @@ class RummikubDeals:
     def _check_dealers(self, dealers: Any) -> np.ndarray:
         allowed = f"dealers (Rummikub: first players) are 0..{self.num_players - 1}, one per game"
         arr = check_int_entries("dealers", dealers, allowed)
-        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(
                 f"dealers (Rummikub: first players) must be an int array of shape ({self.num_envs},), "
                 f"got {arr.dtype} {arr.shape}"
