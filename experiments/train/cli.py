@@ -248,7 +248,7 @@ def trained(args: argparse.Namespace, out: Path) -> int:
     """Train with the parsed arguments into ``out`` and print the summary: :func:`main`'s exit status."""
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
         if args.resume:
-            print(f"{args.variant}: resuming {out}/{resume.CHECKPOINTS[args.backend]}")
+            print(resume.resuming_line(args.variant, out, args.backend))
         if args.backend == "rllib":
             from experiments.train import rllib
 

@@ -4,6 +4,7 @@ is written; ``--algo`` abbreviated still hands over to self-play; an rllib sessi
 fails while saving keeps the earlier checkpoint."""
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -205,3 +206,113 @@ def test_a_resumed_rllib_session_seeds_its_env_runners_on_from_the_checkpoint(tm
     rllib.train("gin_rummy_v0", {}, 3, 7, tmp_path, eval_deals=0, resume=True)
     assert seeds == [7, 9]
     assert rllib.checkpoint_iteration(tmp_path / "nothing") == 0  # the restore says what is wrong
+
+
+def killed_between_the_renames(out, newer):
+    """``out`` as a save killed between its two renames leaves it: ``checkpoint/`` moved to
+    ``checkpoint.old/``, the new save (of iteration ``newer``) whole in ``checkpoint.part/``."""
+    (out / "checkpoint").rename(out / "checkpoint.old")
+    (out / "checkpoint.part").mkdir()
+    (out / "checkpoint.part" / "iteration").write_text(str(newer))
+
+
+def test_an_rllib_save_killed_between_its_renames_resumes_from_the_earlier_checkpoint(tmp_path, monkeypatch):
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls = []
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: CountingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    monkeypatch.setattr(rllib, "time", SimpleNamespace(perf_counter=lambda: 0.0))
+    settings = {"backend": "rllib", "iterations": 2}
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0, settings=settings)
+    with open(tmp_path / "progress.csv", "a") as f:  # the killed session logged iterations 3 and 4 first
+        f.write("3,9,600,70.5,0.0\n4,12,800,70.5,0.0\n")
+    killed_between_the_renames(tmp_path, 4)
+    assert resume.resumed_checkpoint(tmp_path, "rllib") == tmp_path / "checkpoint.old"
+    # a resume refused by its checks leaves the folder as it was, checkpoint.old/ included
+    with open(tmp_path / "progress.csv", "a") as f:
+        f.write("1,zz\n")
+    before = contents(tmp_path)
+    with pytest.raises(resume.ResumeError):
+        rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert contents(tmp_path) == before
+    (tmp_path / "progress.csv").write_text("".join(before[Path("progress.csv")].decode().splitlines(True)[:-1]))
+    calls[:] = []
+    summary = rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True, settings=settings)
+    assert calls == [("restore_from_path", "checkpoint.old", 2), ("save_to_path", 3), ("stop",)]
+    assert summary["iterations"] == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoint",
+        "evaluation.json",
+        "progress.csv",
+        "settings.json",
+    ]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "3"
+    assert (tmp_path / "progress.csv").read_text().splitlines()[1:] == [
+        "1,3,200,70.5,0.0",
+        "2,6,400,70.5,0.0",
+        "3,9,600,70.5,0.0",
+    ]
+
+
+def test_a_resume_puts_a_killed_saves_leftovers_right_before_it_trains(tmp_path, monkeypatch):
+    """``checkpoint.old/`` goes back to ``checkpoint/`` (so that a save killed in the new
+    session still finds it), and ``checkpoint.part/`` and a stale ``checkpoint.old/`` beside
+    ``checkpoint/`` are removed, before the first iteration."""
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls, seen = [], []
+
+    class LookingAlgo(CountingAlgo):
+        def train(self):
+            seen.append(sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("checkpoint")))
+            return super().train()
+
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: LookingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 1, 0, tmp_path, eval_deals=0)
+    killed_between_the_renames(tmp_path, 2)
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0, resume=True)
+    (tmp_path / "checkpoint.part").mkdir()  # a save killed while RLlib wrote it
+    (tmp_path / "checkpoint.old").mkdir()  # one killed while it removed the earlier checkpoint
+    (tmp_path / "checkpoint.old" / "iteration").write_text("1")
+    rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert seen == [[], ["checkpoint"], ["checkpoint"]]
+    assert [c for c in calls if c[0] == "restore_from_path"] == [
+        ("restore_from_path", "checkpoint.old", 1),
+        ("restore_from_path", "checkpoint", 2),
+    ]
+
+
+def test_the_cli_says_it_resumes_the_earlier_checkpoint_of_a_killed_save(tmp_path, monkeypatch, capsys):
+    from experiments.train import rllib
+
+    out = rllib_folder(tmp_path)
+    killed_between_the_renames(out, 5)
+    monkeypatch.setattr(rllib, "main", lambda args, out, stop: 0)
+    assert cli.main(["--resume", "--out", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        f"gin_rummy_v0: resuming {out}/checkpoint.old (the run was stopped as a newer save was taking the place "
+        "of checkpoint/: this earlier one is the checkpoint settings.json belongs to; it goes back to checkpoint/, "
+        "and the iterations after it are trained again)\n"
+    )
+    shutil.rmtree(out / "checkpoint.old")  # with neither, nothing to continue from
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: no checkpoint in {out}: the --backend rllib run has no checkpoint to continue from"
+    )
+
+
+@pytest.mark.parametrize("backend", ["sb3", "rllib"])
+def test_a_checkpoint_without_its_settings_is_refused_naming_it(backend, tmp_path, capsys):
+    """What a kill leaves between a run's checkpoint and its settings.json, or in a new run
+    (which removed the earlier run's settings) before its first checkpoint."""
+    out = sb3_folder(tmp_path) if backend == "sb3" else rllib_folder(tmp_path)
+    (out / "settings.json").unlink()
+    checkpoint = out / resume.CHECKPOINTS[backend]
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: {checkpoint} has no settings.json beside it, so the settings to continue it with are unknown "
+        "(a run writes settings.json right after its checkpoint: it was stopped in between, or a new run started "
+        f"in the folder was stopped before its first checkpoint): start a new run in {out} without --resume"
+    )
