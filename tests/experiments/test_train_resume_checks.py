@@ -316,3 +316,27 @@ def test_a_checkpoint_without_its_settings_is_refused_naming_it(backend, tmp_pat
         "(a run writes settings.json right after its checkpoint: it was stopped in between, or a new run started "
         f"in the folder was stopped before its first checkpoint): start a new run in {out} without --resume"
     )
+
+
+def test_minutes_0_drops_the_time_limit_a_resumed_run_saved(tmp_path):
+    out = sb3_folder(tmp_path, minutes=30.0)
+    args = cli.parse_args(["--resume", "--out", str(out), "--minutes", "0"])
+    assert (args.minutes, args.timesteps, resume.settings_of(args)["minutes"]) == (None, 512, None)
+    assert cli.parse_args(["--resume", "--out", str(out)]).minutes == 30.0  # not given: the run's limit stays
+    new = cli.parse_args(["--variant", "gin_rummy", "--minutes", "0"])
+    assert (new.minutes, new.timesteps) == (None, 300_000)  # a new run: as without --minutes
+    (tmp_path / "rl").mkdir()
+    out = rllib_folder(tmp_path / "rl")
+    saved = json.loads((out / "settings.json").read_text())
+    resume.write_settings({**{k: v for k, v in saved.items() if k != "job"}, "minutes": 5.0}, out)
+    assert cli.parse_args(["--resume", "--out", str(out), "--minu", "0"]).minutes is None
+
+
+def test_minutes_0_on_a_run_of_minutes_alone_asks_for_timesteps(tmp_path, capsys):
+    out = sb3_folder(tmp_path, minutes=30.0, timesteps=10**12)  # started with --minutes 30 alone
+    assert refused(["--resume", "--out", str(out), "--minutes", "0"], capsys, tmp_path) == (
+        "--minutes 0 drops the run's time limit, and the run was started with --minutes alone (no --timesteps): "
+        "give --timesteps too, the learner decisions of the whole run"
+    )
+    args = cli.parse_args(["--resume", "--out", str(out), "--minutes", "0", "--timesteps", "900"])
+    assert (args.minutes, args.timesteps) == (None, 900)
