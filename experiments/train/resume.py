@@ -196,14 +196,17 @@ def load_settings(out: Path) -> dict[str, Any]:
                 f"continue it with python -m experiments.selfplay --resume --out {out}"
             )
         # a run writes its settings right after its checkpoint, and a new run removes the earlier
-        # run's as it starts: a kill in either gap leaves a checkpoint whose settings are unknown
-        left = [p for p in (out / c for c in CHECKPOINTS.values()) if p.exists()]
+        # run's as it starts: a kill in either gap leaves a checkpoint whose settings are unknown (so
+        # does a run older than --resume, such as the committed docs/results/sb3-gin/); the
+        # checkpoint.old/ of a new run's first save killed between its renames is one too
+        names = (*CHECKPOINTS.values(), earlier_checkpoint(Path(CHECKPOINTS["rllib"])).name)
+        left = [p for p in (out / name for name in names) if p.exists()]
         if left:
             raise ValueError(
                 f"--resume: {left[0]} has no {SETTINGS} beside it, so the settings to continue it with are "
-                f"unknown (a run writes {SETTINGS} right after its checkpoint: it was stopped in between, or a "
-                "new run started in the folder was stopped before its first checkpoint): start a new run in "
-                f"{out} without --resume"
+                f"unknown (a run writes {SETTINGS} right after its checkpoint: it was stopped in between, a new "
+                "run started in the folder was stopped before its first checkpoint, or the run is older than "
+                f"--resume): start a new run without --resume (in {out} it replaces {left[0].name})"
             )
         raise ValueError(
             f"--resume: no {SETTINGS} in {out}: not the folder of an experiments.train run that wrote its "

@@ -304,17 +304,22 @@ def test_the_cli_says_it_resumes_the_earlier_checkpoint_of_a_killed_save(tmp_pat
     )
 
 
-@pytest.mark.parametrize("backend", ["sb3", "rllib"])
+@pytest.mark.parametrize("backend", ["sb3", "rllib", "rllib-old"])
 def test_a_checkpoint_without_its_settings_is_refused_naming_it(backend, tmp_path, capsys):
     """What a kill leaves between a run's checkpoint and its settings.json, or in a new run
-    (which removed the earlier run's settings) before its first checkpoint."""
+    (which removed the earlier run's settings) before its first checkpoint, or between the
+    renames of that checkpoint's save (the earlier run's in checkpoint.old/); and a run older
+    than --resume (the committed docs/results/sb3-gin/ holds model.zip alone)."""
     out = sb3_folder(tmp_path) if backend == "sb3" else rllib_folder(tmp_path)
     (out / "settings.json").unlink()
-    checkpoint = out / resume.CHECKPOINTS[backend]
+    name = {"sb3": "model.zip", "rllib": "checkpoint", "rllib-old": "checkpoint.old"}[backend]
+    if backend == "rllib-old":
+        killed_between_the_renames(out, 1)
     assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
-        f"--resume: {checkpoint} has no settings.json beside it, so the settings to continue it with are unknown "
-        "(a run writes settings.json right after its checkpoint: it was stopped in between, or a new run started "
-        f"in the folder was stopped before its first checkpoint): start a new run in {out} without --resume"
+        f"--resume: {out / name} has no settings.json beside it, so the settings to continue it with are unknown "
+        "(a run writes settings.json right after its checkpoint: it was stopped in between, a new run started "
+        "in the folder was stopped before its first checkpoint, or the run is older than --resume): start a new "
+        f"run without --resume (in {out} it replaces {name})"
     )
 
 
