@@ -192,7 +192,8 @@ def save_checkpoint(algo: Any, checkpoint: Path) -> None:
     overwritten, and an earlier run's files would stay among the new run's; a kill at any
     step leaves a whole checkpoint that ``--resume`` finds (:func:`settle_checkpoint`)."""
     part, old = checkpoint.with_name(checkpoint.name + ".part"), earlier_checkpoint(checkpoint)
-    # first: removing checkpoint.old/ of a save killed between its renames would lose the only checkpoint
+    # a resumed session has settled them as it started; in a new run a checkpoint.old/ is the earlier
+    # run's, put back so that a kill in this save leaves it whole (--resume names it) rather than none
     settle_checkpoint(checkpoint)
     try:
         algo.save_to_path(str(part.resolve()))

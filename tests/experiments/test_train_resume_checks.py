@@ -345,3 +345,26 @@ def test_minutes_0_on_a_run_of_minutes_alone_asks_for_timesteps(tmp_path, capsys
     )
     args = cli.parse_args(["--resume", "--out", str(out), "--minutes", "0", "--timesteps", "900"])
     assert (args.minutes, args.timesteps) == (None, 900)
+
+
+def test_a_new_runs_save_puts_the_earlier_checkpoint_back_before_it_writes(tmp_path):
+    """The earlier run's save killed between its renames left its checkpoint in checkpoint.old/:
+    a new run's save that fails puts it back as checkpoint/ (named by --resume) rather than
+    removing it, and one that succeeds replaces it and leaves no leftover."""
+    from experiments.train import rllib
+
+    (tmp_path / "checkpoint.old").mkdir()
+    (tmp_path / "checkpoint.old" / "iteration").write_text("5")
+    (tmp_path / "checkpoint.part").mkdir()
+
+    class FailingAlgo(CountingAlgo):
+        def save_to_path(self, path):
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        rllib.save_checkpoint(FailingAlgo([]), tmp_path / "checkpoint")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "5"
+    rllib.save_checkpoint(CountingAlgo([]), tmp_path / "checkpoint")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "0"
