@@ -234,9 +234,24 @@ def test_an_rllib_save_killed_between_its_renames_resumes_from_the_earlier_check
     with open(tmp_path / "progress.csv", "a") as f:
         f.write("1,zz\n")
     before = contents(tmp_path)
-    with pytest.raises(resume.ResumeError):
+    with pytest.raises(resume.ResumeError) as err:
         rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'progress.csv'} line 6 is not a row a run writes (iteration='1', episodes='zz', "
+        "env_steps=None, episode_len_mean=None, train_seconds=None): mend it, or remove it to resume without "
+        "the earlier rows"
+    )
     assert contents(tmp_path) == before
+    # and so does one whose checkpoint.old/ does not restore, naming it
+    (tmp_path / "checkpoint.old" / "iteration").write_text("two")
+    with pytest.raises(resume.ResumeError) as err:
+        rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'checkpoint.old'} cannot be restored into the run's algorithm (ValueError: invalid "
+        "literal for int() with base 10: 'two'): only the checkpoint/ a run writes resumes it"
+    )
+    assert contents(tmp_path) == {**before, Path("checkpoint.old/iteration"): b"two"}
+    (tmp_path / "checkpoint.old" / "iteration").write_text("2")
     (tmp_path / "progress.csv").write_text("".join(before[Path("progress.csv")].decode().splitlines(True)[:-1]))
     calls[:] = []
     summary = rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True, settings=settings)
