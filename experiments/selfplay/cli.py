@@ -146,7 +146,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
                 "(the periodic ones, --eval-every, and the final one, --final-eval-deals, which comes after), "
                 "nor is the writing of the checkpoints (--checkpoint-every); "
                 "checked after each update, so the run may pass it by one update's rollout and PPO epochs; "
-                "the run also stops at --timesteps, whichever comes first",
+                "the run also stops at --timesteps, whichever comes first; 0: no time limit, as without "
+                "--minutes (on --resume it drops the run's, and the schedules then follow --timesteps alone)",
             )
         else:
             kind = float if isinstance(value, float) or name == "target_kl" else int
@@ -173,8 +174,10 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.final_eval_deals < 0:
         p.error(f"--final-eval-deals must be >= 0 (0 skips the final evaluation), got {args.final_eval_deals}")
-    if args.minutes is not None and not args.minutes > 0:
-        p.error(f"--minutes must be positive, got {args.minutes}")
+    if args.minutes is not None and not args.minutes >= 0:
+        p.error(f"--minutes must be positive, or 0 for no time limit, got {args.minutes}")
+    if args.minutes == 0:  # as experiments.train's: the only way a --resume drops the run's limit
+        args.minutes = None
     shares = (args.pool_share, args.heuristic_share, args.random_share)
     if not (min(shares) >= 0 and sum(shares) <= 1):
         p.error(

@@ -84,7 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"learner decisions to train for (default: {DEFAULT_TIMESTEPS}, or as many as --minutes allows)",
     )
-    p.add_argument("--minutes", type=float, default=None, help="stop training after this many minutes")
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="stop training after this many minutes, over the --resume sessions (0: no time limit, as without "
+        "--minutes; on --resume it drops the run's limit)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the model, deals and opponents (default: 0)")
     p.add_argument("--out", type=path_arg, default=None, help="output folder (default: results/train-<variant>-<time>)")
     p.add_argument("--n-steps", type=int, default=2048, help="PPO rollout length (default: 2048)")
@@ -160,6 +166,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--env-runners must be >= 0 and --num-cpus positive")
     if args.backend == "rllib" and args.opponents != ["random"]:
         p.error("--backend rllib trains one shared policy in every seat (self-play): drop --opponents")
+    if args.minutes is not None and not (args.minutes >= 0 and math.isfinite(args.minutes)):
+        p.error(f"--minutes must be a positive finite number, or 0 for no time limit, got {args.minutes}")
+    if args.minutes == 0:  # the only way to drop the limit a resumed run saved (null: no --minutes)
+        args.minutes = None
+        if saved is not None and args.timesteps == UNTIL_THE_MINUTES and "timesteps" not in given:
+            p.error(
+                "--minutes 0 drops the run's time limit, and the run was started with --minutes alone (no "
+                "--timesteps): give --timesteps too, the learner decisions of the whole run"
+            )
     if args.timesteps is None:  # --minutes alone trains for those minutes, as one would read it
         args.timesteps = UNTIL_THE_MINUTES if args.minutes is not None else DEFAULT_TIMESTEPS
     for name in ("timesteps", "n_steps", "snapshot_every"):  # --eval-deals 0 skips the evaluation
@@ -172,8 +187,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         )
     if args.backend == "sb3" and args.n_steps < 2:  # one step has no spread to normalise advantages by: NaN
         p.error(f"--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got {args.n_steps}")
-    if args.minutes is not None and not (args.minutes > 0 and math.isfinite(args.minutes)):
-        p.error(f"--minutes must be a positive finite number, got {args.minutes}")
     # SB3 (set_random_seed) and RLlib seed NumPy's legacy generator, which takes 32-bit seeds: a
     # larger one failed with numpy's traceback after the results folder was made
     if not 0 <= args.seed <= resume.MAX_TRAIN_SEED:
@@ -248,7 +261,7 @@ def trained(args: argparse.Namespace, out: Path) -> int:
     """Train with the parsed arguments into ``out`` and print the summary: :func:`main`'s exit status."""
     with StopRequest("train", "ending after the step in progress; then the model is written") as stop:
         if args.resume:
-            print(f"{args.variant}: resuming {out}/{resume.CHECKPOINTS[args.backend]}")
+            print(resume.resuming_line(args.variant, out, args.backend))
         if args.backend == "rllib":
             from experiments.train import rllib
 

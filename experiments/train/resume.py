@@ -4,7 +4,9 @@
 A run writes its settings to ``settings.json`` right after its checkpoint (``model.zip``
 for sb3, ``checkpoint/`` for rllib), and a new run removes an earlier run's
 ``settings.json`` as it starts: a folder's settings always belong to its checkpoint, and a
-run killed before its first checkpoint leaves nothing to resume by mistake.  A resumed run
+run killed before its first checkpoint leaves nothing to resume by mistake (a checkpoint
+without settings is refused, naming it).  Written the other way round, a new run killed
+between the two writes would leave its settings beside the earlier run's checkpoint.  A resumed run
 takes the saved settings, except the limits and evaluation settings given again on the
 command line (:data:`KEPT`) and this machine's (``--workers``, ``--address``,
 ``--num-cpus``, ``--no-progress``); a setting that builds the model or the games
@@ -62,6 +64,42 @@ BACKEND_SETTINGS = {
 }
 #: the checkpoint each backend writes in the run's folder
 CHECKPOINTS = {"sb3": "model.zip", "rllib": "checkpoint"}
+
+
+def earlier_checkpoint(checkpoint: Path) -> Path:
+    """Where an rllib save moves the run's ``checkpoint/`` while it puts the new one in its
+    place (``checkpoint.old/``, :func:`experiments.train.rllib.save_checkpoint`)."""
+    return checkpoint.with_name(checkpoint.name + ".old")
+
+
+def resumed_checkpoint(out: Path, backend: str) -> Path | None:
+    """The checkpoint a resumed run of ``backend`` in ``out`` continues from: the backend's
+    (:data:`CHECKPOINTS`), or, when an rllib save was killed between its two renames,
+    ``checkpoint.old/`` (:func:`earlier_checkpoint`): the checkpoint ``settings.json`` was
+    written with, whole (the new save in ``checkpoint.part/`` has no settings of its own: its
+    session was stopped before writing them).  None: no checkpoint to continue from."""
+    checkpoint = out / CHECKPOINTS[backend]
+    if checkpoint.exists():
+        return checkpoint
+    if backend == "rllib" and earlier_checkpoint(checkpoint).is_dir():
+        return earlier_checkpoint(checkpoint)
+    return None
+
+
+def resuming_line(variant: str, out: Path, backend: str) -> str:
+    """What a resumed run prints as it starts: the checkpoint it continues from, and why when
+    that is ``checkpoint.old/`` (:func:`resumed_checkpoint`)."""
+    found = resumed_checkpoint(out, backend) or out / CHECKPOINTS[backend]
+    line = f"{variant}: resuming {out}/{found.name}"
+    if found.name != CHECKPOINTS[backend]:
+        line += (
+            f" (the run was stopped as a newer save was taking the place of {CHECKPOINTS[backend]}/: this earlier "
+            f"one is the checkpoint {SETTINGS} belongs to; it goes back to {CHECKPOINTS[backend]}/, and the "
+            "iterations after it are trained again)"
+        )
+    return line
+
+
 _COUNT, _POSITIVE = "an integer >= 0", "a positive integer"
 
 
@@ -157,6 +195,19 @@ def load_settings(out: Path) -> dict[str, Any]:
                 f"--resume: {out} holds a run of experiments.selfplay, not of experiments.train: "
                 f"continue it with python -m experiments.selfplay --resume --out {out}"
             )
+        # a run writes its settings right after its checkpoint, and a new run removes the earlier
+        # run's as it starts: a kill in either gap leaves a checkpoint whose settings are unknown (so
+        # does a run older than --resume, such as the committed docs/results/sb3-gin/); the
+        # checkpoint.old/ of a new run's first save killed between its renames is one too
+        names = (*CHECKPOINTS.values(), earlier_checkpoint(Path(CHECKPOINTS["rllib"])).name)
+        left = [p for p in (out / name for name in names) if p.exists()]
+        if left:
+            raise ValueError(
+                f"--resume: {left[0]} has no {SETTINGS} beside it, so the settings to continue it with are "
+                f"unknown (a run writes {SETTINGS} right after its checkpoint: it was stopped in between, a new "
+                "run started in the folder was stopped before its first checkpoint, or the run is older than "
+                f"--resume): start a new run without --resume (in {out} it replaces {left[0].name})"
+            )
         raise ValueError(
             f"--resume: no {SETTINGS} in {out}: not the folder of an experiments.train run that wrote its "
             "checkpoint (a run writes it with its checkpoint; one started before --resume existed has none)"
@@ -177,8 +228,7 @@ def load_settings(out: Path) -> dict[str, Any]:
         valid, allowed = _VALUES.get(name, (lambda v: True, ""))
         if not valid(value):
             raise ValueError(f"--resume: {path} has {name}={value!r}, not a value a run writes ({allowed})")
-    checkpoint = out / CHECKPOINTS[backend]
-    if not checkpoint.exists():
+    if resumed_checkpoint(out, backend) is None:
         raise ValueError(
             f"--resume: no {CHECKPOINTS[backend]} in {out}: the --backend {backend} run has no checkpoint "
             "to continue from"

@@ -41,6 +41,8 @@ from experiments.common.parallel import ended_with_its_cluster, shut_down_ray, u
 from experiments.train.resume import (
     MAX_TRAIN_SEED,
     ResumeError,
+    earlier_checkpoint,
+    resumed_checkpoint,
     session_seed,
     settings_of,
     trimmed_rows,
@@ -169,14 +171,30 @@ def checkpoint_iteration(checkpoint: Path) -> int:
         return 0
 
 
+def settle_checkpoint(checkpoint: Path) -> None:
+    """Undo what a killed :func:`save_checkpoint` left beside ``checkpoint``: a
+    ``checkpoint.old/`` without ``checkpoint/`` (killed between the two renames) goes back to
+    ``checkpoint/``, and a ``checkpoint.part/`` or a ``checkpoint.old/`` beside ``checkpoint/``
+    (killed while saving, or while removing the earlier one) is removed.  Each step is a rename
+    or a removal of a leftover, so a kill here leaves the run's checkpoint whole too."""
+    part, old = checkpoint.with_name(checkpoint.name + ".part"), earlier_checkpoint(checkpoint)
+    if not checkpoint.exists() and old.is_dir():  # the only whole checkpoint, the one settings.json belongs to
+        old.rename(checkpoint)
+    for left in (part, old):
+        shutil.rmtree(left, ignore_errors=True)
+
+
 def save_checkpoint(algo: Any, checkpoint: Path) -> None:
     """Save ``algo`` to the folder ``checkpoint`` whole: RLlib writes it as ``checkpoint.part/``
-    beside it, which then takes the earlier one's place.  Written in place, a save that fails
-    or a second Ctrl-C (which quits at once) would leave the earlier sessions' checkpoint
-    half overwritten, and an earlier run's files would stay among the new run's."""
-    part, old = checkpoint.with_name(checkpoint.name + ".part"), checkpoint.with_name(checkpoint.name + ".old")
-    for left in (part, old):  # of a save that was killed
-        shutil.rmtree(left, ignore_errors=True)
+    beside it, which then takes the earlier one's place (the earlier one moved to
+    ``checkpoint.old/`` meanwhile, then removed).  Written in place, a save that fails or a
+    second Ctrl-C (which quits at once) would leave the earlier sessions' checkpoint half
+    overwritten, and an earlier run's files would stay among the new run's; a kill at any
+    step leaves a whole checkpoint that ``--resume`` finds (:func:`settle_checkpoint`)."""
+    part, old = checkpoint.with_name(checkpoint.name + ".part"), earlier_checkpoint(checkpoint)
+    # a resumed session has settled them as it started; in a new run a checkpoint.old/ is the earlier
+    # run's, put back so that a kill in this save leaves it whole (--resume names it) rather than none
+    settle_checkpoint(checkpoint)
     try:
         algo.save_to_path(str(part.resolve()))
     except BaseException:
@@ -247,20 +265,22 @@ def train(
             )
     try:
         checkpoint = out / "checkpoint"
+        # checkpoint.old/ when a save was killed between its renames: read from there, put back after the checks
+        source = (resumed_checkpoint(out, "rllib") or checkpoint) if resume else checkpoint
         # RLlib seeds the env runners as it builds them, before the restore: seeded by --seed alone,
         # a resumed session would deal the first session's deals again (sb3's go on from seed + timesteps)
-        on = session_seed(seed, checkpoint_iteration(checkpoint)) if resume else seed
+        on = session_seed(seed, checkpoint_iteration(source)) if resume else seed
         config = ppo_config(variant, env_options, on, env_runners, batch_size, minibatch_size, epochs, net_arch)
         # RLlib waits for its env runners without a timeout: a cluster a SIGTERM ended meanwhile
         with ended_with_its_cluster(ray, stop if started_here else None, "train", "building the RLlib algorithm"):
             algo = config.build_algo()
         if resume:
             try:  # RLlib raises many kinds of error for a checkpoint that is not this run's
-                algo.restore_from_path(str(checkpoint.resolve()))
+                algo.restore_from_path(str(source.resolve()))
             except Exception as err:
                 algo.stop()
                 raise ResumeError(
-                    f"--resume: {checkpoint} cannot be restored into the run's algorithm "
+                    f"--resume: {source} cannot be restored into the run's algorithm "
                     f"({type(err).__name__}: {err}): only the checkpoint/ a run writes resumes it"
                 ) from None
         done = algo.iteration if resume else 0
@@ -269,6 +289,8 @@ def train(
         except ResumeError:  # a damaged progress.csv: refused before the training
             algo.stop()
             raise
+        if resume:  # after the checks, which leave the folder as it was: a killed save's leftovers go now
+            settle_checkpoint(checkpoint)
         earlier = rows[-1]["train_seconds"] if rows else 0.0
         start = time.perf_counter()
         # --iterations and --minutes count the whole run, over its --resume sessions

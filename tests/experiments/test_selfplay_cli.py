@@ -1,6 +1,7 @@
 """experiments.selfplay's command line and settings: every refusal is one clear message before
 the run starts (or builds its folder), and a bool flag reads true and false only."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,8 @@ from experiments import selfplay
             "engines take 64-bit seeds)",
         ),
         (["--minutes", "inf"], "minutes=inf: allowed values are in (0.0, 10000000.0]"),
+        (["--minutes", "-1"], "error: --minutes must be positive, or 0 for no time limit, got -1.0\n"),
+        (["--minutes", "nan"], "error: --minutes must be positive, or 0 for no time limit, got nan\n"),
         (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
         (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
@@ -222,6 +225,21 @@ def test_a_setting_given_by_an_abbreviated_flag_is_given_for_resume(tmp_path):
         ["--out", str(tmp_path), "--resume", "--time", "5000", "--minu=3", "--env-opt", "knock_limit=5"]
     )
     assert resume and given == {"timesteps", "minutes", "env_options"}
+
+
+def test_minutes_0_is_no_time_limit_and_drops_a_resumed_runs(tmp_path):
+    """As ``experiments.train --minutes 0`` (which ``--algo selfplay`` hands over): it was
+    refused, so a run started with --minutes kept that limit over every --resume."""
+    from experiments.selfplay.checkpoint import resumed_config
+
+    cfg, _, _, _, given = selfplay.parse_args(["--minutes", "0", "--out", str(tmp_path)])
+    assert (cfg.minutes, cfg.timesteps, "minutes" in given) == (None, 50_000_000, True)
+    saved = dataclasses.asdict(selfplay.Config(num_envs=4, hidden=(8,), minutes=0.5, timesteps=9000, seed=3))
+    cfg, _, resume, _, given = selfplay.parse_args(["--out", str(tmp_path), "--resume", "--minu", "0"])
+    assert resume and (resumed_config(saved, cfg, given).minutes, resumed_config(saved, cfg, given).timesteps) == (
+        None,
+        9000,
+    )
 
 
 def test_the_league_and_teacher_agents_are_built_after_the_seeding(monkeypatch):

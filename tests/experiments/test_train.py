@@ -129,8 +129,14 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
             ["--variant", "rummy", "--opponents", "random", "heuristic"],
             "2 opponents given for 1 other seat(s) of rummy_v0: give at most 1 (a shorter list is repeated",
         ),
-        (["--variant", "gin_rummy", "--minutes", "-1"], "--minutes must be a positive finite number, got -1.0"),
-        (["--variant", "gin_rummy", "--minutes", "inf"], "--minutes must be a positive finite number, got inf"),
+        (
+            ["--variant", "gin_rummy", "--minutes", "-1"],
+            "--minutes must be a positive finite number, or 0 for no time limit, got -1.0",
+        ),
+        (
+            ["--variant", "gin_rummy", "--minutes", "inf"],
+            "--minutes must be a positive finite number, or 0 for no time limit, got inf",
+        ),
         (["--variant", "gin_rummy", "--n-steps", "1"], "--n-steps must be at least 2 (PPO normalises"),
         (["--variant", "gin_rummy", "--n-steps", "1000000000000"], "--n-steps must be at most 2,097,152 (a rollout"),
         (["--variant", "gin_rummy", "--eval-deals", "10000001"], "argument --eval-deals: at most 10,000,000 deals"),

@@ -89,8 +89,9 @@ def weights(out):
 
 
 def contents(folder):
-    """Every file of ``folder`` with its bytes: what a refused command must leave as it was."""
-    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file of ``folder`` with its bytes, and every folder in it (None): what a refused
+    command must leave as it was (an rllib checkpoint/ placeholder is an empty folder)."""
+    return {p.relative_to(folder): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
 
 
 def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkeypatch, capsys):

@@ -4,6 +4,7 @@ is written; ``--algo`` abbreviated still hands over to self-play; an rllib sessi
 fails while saving keeps the earlier checkpoint."""
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -205,3 +206,180 @@ def test_a_resumed_rllib_session_seeds_its_env_runners_on_from_the_checkpoint(tm
     rllib.train("gin_rummy_v0", {}, 3, 7, tmp_path, eval_deals=0, resume=True)
     assert seeds == [7, 9]
     assert rllib.checkpoint_iteration(tmp_path / "nothing") == 0  # the restore says what is wrong
+
+
+def killed_between_the_renames(out, newer):
+    """``out`` as a save killed between its two renames leaves it: ``checkpoint/`` moved to
+    ``checkpoint.old/``, the new save (of iteration ``newer``) whole in ``checkpoint.part/``."""
+    (out / "checkpoint").rename(out / "checkpoint.old")
+    (out / "checkpoint.part").mkdir()
+    (out / "checkpoint.part" / "iteration").write_text(str(newer))
+
+
+def test_an_rllib_save_killed_between_its_renames_resumes_from_the_earlier_checkpoint(tmp_path, monkeypatch):
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls = []
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: CountingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    monkeypatch.setattr(rllib, "time", SimpleNamespace(perf_counter=lambda: 0.0))
+    settings = {"backend": "rllib", "iterations": 2}
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0, settings=settings)
+    with open(tmp_path / "progress.csv", "a") as f:  # the killed session logged iterations 3 and 4 first
+        f.write("3,9,600,70.5,0.0\n4,12,800,70.5,0.0\n")
+    killed_between_the_renames(tmp_path, 4)
+    assert resume.resumed_checkpoint(tmp_path, "rllib") == tmp_path / "checkpoint.old"
+    # a resume refused by its checks leaves the folder as it was, checkpoint.old/ included
+    with open(tmp_path / "progress.csv", "a") as f:
+        f.write("1,zz\n")
+    before = contents(tmp_path)
+    with pytest.raises(resume.ResumeError) as err:
+        rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'progress.csv'} line 6 is not a row a run writes (iteration='1', episodes='zz', "
+        "env_steps=None, episode_len_mean=None, train_seconds=None): mend it, or remove it to resume without "
+        "the earlier rows"
+    )
+    assert contents(tmp_path) == before
+    # and so does one whose checkpoint.old/ does not restore, naming it
+    (tmp_path / "checkpoint.old" / "iteration").write_text("two")
+    with pytest.raises(resume.ResumeError) as err:
+        rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert str(err.value) == (
+        f"--resume: {tmp_path / 'checkpoint.old'} cannot be restored into the run's algorithm (ValueError: invalid "
+        "literal for int() with base 10: 'two'): only the checkpoint/ a run writes resumes it"
+    )
+    assert contents(tmp_path) == {**before, Path("checkpoint.old/iteration"): b"two"}
+    (tmp_path / "checkpoint.old" / "iteration").write_text("2")
+    (tmp_path / "progress.csv").write_text("".join(before[Path("progress.csv")].decode().splitlines(True)[:-1]))
+    calls[:] = []
+    summary = rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True, settings=settings)
+    assert calls == [("restore_from_path", "checkpoint.old", 2), ("save_to_path", 3), ("stop",)]
+    assert summary["iterations"] == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoint",
+        "evaluation.json",
+        "progress.csv",
+        "settings.json",
+    ]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "3"
+    assert (tmp_path / "progress.csv").read_text().splitlines()[1:] == [
+        "1,3,200,70.5,0.0",
+        "2,6,400,70.5,0.0",
+        "3,9,600,70.5,0.0",
+    ]
+
+
+def test_a_resume_puts_a_killed_saves_leftovers_right_before_it_trains(tmp_path, monkeypatch):
+    """``checkpoint.old/`` goes back to ``checkpoint/`` (so that a save killed in the new
+    session still finds it), and ``checkpoint.part/`` and a stale ``checkpoint.old/`` beside
+    ``checkpoint/`` are removed, before the first iteration."""
+    from experiments.train import rllib
+    from tests.experiments.fake_ray import LocalRay
+
+    calls, seen = [], []
+
+    class LookingAlgo(CountingAlgo):
+        def train(self):
+            seen.append(sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("checkpoint")))
+            return super().train()
+
+    monkeypatch.setattr(rllib, "ppo_config", lambda *args: SimpleNamespace(build_algo=lambda: LookingAlgo(calls)))
+    monkeypatch.setitem(sys.modules, "ray", LocalRay(alive_after_stop=True))
+    rllib.train("gin_rummy_v0", {}, 1, 0, tmp_path, eval_deals=0)
+    killed_between_the_renames(tmp_path, 2)
+    rllib.train("gin_rummy_v0", {}, 2, 0, tmp_path, eval_deals=0, resume=True)
+    (tmp_path / "checkpoint.part").mkdir()  # a save killed while RLlib wrote it
+    (tmp_path / "checkpoint.old").mkdir()  # one killed while it removed the earlier checkpoint
+    (tmp_path / "checkpoint.old" / "iteration").write_text("1")
+    rllib.train("gin_rummy_v0", {}, 3, 0, tmp_path, eval_deals=0, resume=True)
+    assert seen == [[], ["checkpoint"], ["checkpoint"]]
+    assert [c for c in calls if c[0] == "restore_from_path"] == [
+        ("restore_from_path", "checkpoint.old", 1),
+        ("restore_from_path", "checkpoint", 2),
+    ]
+
+
+def test_the_cli_says_it_resumes_the_earlier_checkpoint_of_a_killed_save(tmp_path, monkeypatch, capsys):
+    from experiments.train import rllib
+
+    out = rllib_folder(tmp_path)
+    killed_between_the_renames(out, 5)
+    monkeypatch.setattr(rllib, "main", lambda args, out, stop: 0)
+    assert cli.main(["--resume", "--out", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        f"gin_rummy_v0: resuming {out}/checkpoint.old (the run was stopped as a newer save was taking the place "
+        "of checkpoint/: this earlier one is the checkpoint settings.json belongs to; it goes back to checkpoint/, "
+        "and the iterations after it are trained again)\n"
+    )
+    shutil.rmtree(out / "checkpoint.old")  # with neither, nothing to continue from
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: no checkpoint in {out}: the --backend rllib run has no checkpoint to continue from"
+    )
+
+
+@pytest.mark.parametrize("backend", ["sb3", "rllib", "rllib-old"])
+def test_a_checkpoint_without_its_settings_is_refused_naming_it(backend, tmp_path, capsys):
+    """What a kill leaves between a run's checkpoint and its settings.json, or in a new run
+    (which removed the earlier run's settings) before its first checkpoint, or between the
+    renames of that checkpoint's save (the earlier run's in checkpoint.old/); and a run older
+    than --resume (the committed docs/results/sb3-gin/ holds model.zip alone)."""
+    out = sb3_folder(tmp_path) if backend == "sb3" else rllib_folder(tmp_path)
+    (out / "settings.json").unlink()
+    name = {"sb3": "model.zip", "rllib": "checkpoint", "rllib-old": "checkpoint.old"}[backend]
+    if backend == "rllib-old":
+        killed_between_the_renames(out, 1)
+    assert refused(["--resume", "--out", str(out)], capsys, tmp_path) == (
+        f"--resume: {out / name} has no settings.json beside it, so the settings to continue it with are unknown "
+        "(a run writes settings.json right after its checkpoint: it was stopped in between, a new run started "
+        "in the folder was stopped before its first checkpoint, or the run is older than --resume): start a new "
+        f"run without --resume (in {out} it replaces {name})"
+    )
+
+
+def test_minutes_0_drops_the_time_limit_a_resumed_run_saved(tmp_path):
+    out = sb3_folder(tmp_path, minutes=30.0)
+    args = cli.parse_args(["--resume", "--out", str(out), "--minutes", "0"])
+    assert (args.minutes, args.timesteps, resume.settings_of(args)["minutes"]) == (None, 512, None)
+    assert cli.parse_args(["--resume", "--out", str(out)]).minutes == 30.0  # not given: the run's limit stays
+    new = cli.parse_args(["--variant", "gin_rummy", "--minutes", "0"])
+    assert (new.minutes, new.timesteps) == (None, 300_000)  # a new run: as without --minutes
+    (tmp_path / "rl").mkdir()
+    out = rllib_folder(tmp_path / "rl")
+    saved = json.loads((out / "settings.json").read_text())
+    resume.write_settings({**{k: v for k, v in saved.items() if k != "job"}, "minutes": 5.0}, out)
+    assert cli.parse_args(["--resume", "--out", str(out), "--minu", "0"]).minutes is None
+
+
+def test_minutes_0_on_a_run_of_minutes_alone_asks_for_timesteps(tmp_path, capsys):
+    out = sb3_folder(tmp_path, minutes=30.0, timesteps=10**12)  # started with --minutes 30 alone
+    assert refused(["--resume", "--out", str(out), "--minutes", "0"], capsys, tmp_path) == (
+        "--minutes 0 drops the run's time limit, and the run was started with --minutes alone (no --timesteps): "
+        "give --timesteps too, the learner decisions of the whole run"
+    )
+    args = cli.parse_args(["--resume", "--out", str(out), "--minutes", "0", "--timesteps", "900"])
+    assert (args.minutes, args.timesteps) == (None, 900)
+
+
+def test_a_new_runs_save_puts_the_earlier_checkpoint_back_before_it_writes(tmp_path):
+    """The earlier run's save killed between its renames left its checkpoint in checkpoint.old/:
+    a new run's save that fails puts it back as checkpoint/ (named by --resume) rather than
+    removing it, and one that succeeds replaces it and leaves no leftover."""
+    from experiments.train import rllib
+
+    (tmp_path / "checkpoint.old").mkdir()
+    (tmp_path / "checkpoint.old" / "iteration").write_text("5")
+    (tmp_path / "checkpoint.part").mkdir()
+
+    class FailingAlgo(CountingAlgo):
+        def save_to_path(self, path):
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        rllib.save_checkpoint(FailingAlgo([]), tmp_path / "checkpoint")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "5"
+    rllib.save_checkpoint(CountingAlgo([]), tmp_path / "checkpoint")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert (tmp_path / "checkpoint" / "iteration").read_text() == "0"
