@@ -63,7 +63,12 @@ def test_upcard_offer_both_pass_then_the_non_dealer_draws_r_gin_03():
 def test_upcard_offer_taken_by_the_non_dealer_r_gin_03():
     s = scripted_state([P0, P1], upcard="AC")
     play(s, "draw upcard")
-    assert s.current_player() == 0 and s.phase == DISCARD and "discard AC" not in legal_texts(s)
+    assert s.current_player() == 0 and s.phase == DISCARD
+    # no AC (just taken); knock KD keeps AC (1 point)
+    assert legal_texts(s) == [
+        "discard 2C", "discard 2D", "discard KD", "discard 2H", "discard 7H", "discard 8H", "discard 9H",
+        "discard 3S", "discard 4S", "discard 5S", "knock KD",
+    ]  # fmt: skip
     play(s, "discard KD")
     assert s.current_player() == 1 and s.phase == DRAW and s.discard == parse_cards("KD")
 
@@ -125,12 +130,17 @@ def test_big_gin_needs_all_eleven_melded_and_the_option_r_gin_07():
         "discard 4S", "discard 5S", "discard 6S", "knock 2C", "knock 2D", "knock 2H", "knock 7H", "knock 3S",
         "knock 6S", "big gin",
     ]  # fmt: skip
+    with_big_gin = legal_texts(s)
     s = scripted_state([hand, P1], upcard="TH", big_gin=False)
     play(s, "draw upcard")
-    assert "big gin" not in legal_texts(s) and "knock 3S" in legal_texts(s)
+    assert legal_texts(s) == with_big_gin[:-1]  # the same, without big gin
     s = scripted_state([hand, P1], upcard="KC")
     play(s, "draw upcard")
-    assert "big gin" not in legal_texts(s)
+    # KC fits no meld: no big gin, and only knocks that keep every meld whole (KC, 10 points)
+    assert legal_texts(s) == [
+        "discard 2C", "discard 2D", "discard 2H", "discard 7H", "discard 8H", "discard 9H", "discard 3S",
+        "discard 4S", "discard 5S", "discard 6S", "knock 3S", "knock 6S",
+    ]  # fmt: skip
 
 
 def test_oklahoma_upcard_sets_the_knock_limit_r_gin_14():
