@@ -275,9 +275,11 @@ def test_render_modes(variant, capsys):
 def test_observe_of_a_waiting_agent_has_an_all_zero_mask(variant):
     env = variant.module.env()
     env.reset(seed=9)
+    legal = env.unwrapped.game_state.legal_actions()
+    assert legal  # the acting agent has moves, so its mask below is not all-zero
     for agent in env.agents:
         mask = env.observe(agent)["action_mask"]
-        assert (mask.sum() > 0) == (agent == env.agent_selection)
+        assert np.flatnonzero(mask).tolist() == (legal if agent == env.agent_selection else []), agent
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
