@@ -165,7 +165,9 @@ def test_bad_env_options_are_value_errors(variant):
     with pytest.raises(ValueError) as err:
         variant.module.env(num_player=3)
     assert str(err.value) == f"unknown {variant.name} option(s) 'num_player': known options are {known}"
-    with pytest.raises(ValueError, match="max_turns=0 is out of range"):
+    with pytest.raises(
+        ValueError, match=whole("option max_turns=0 is out of range: max_turns must be an int from 1 to 1000000000")
+    ):
         variant.module.env(max_turns=0)
     # a huge limit is refused by name (it overflowed the float32 observation bounds)
     with pytest.raises(
@@ -173,9 +175,13 @@ def test_bad_env_options_are_value_errors(variant):
     ):
         variant.module.env(max_turns=10**400)
     assert variant.module.env(max_turns=10**9).unwrapped.game.config.max_turns == 10**9
-    with pytest.raises(ValueError, match="episode='match' is not allowed"):
+    with pytest.raises(
+        ValueError, match=whole("option episode='match' is not allowed: episode must be one of 'hand', 'game'")
+    ):
         variant.module.env(episode="match")
-    with pytest.raises(ValueError, match="render_mode='rgb' is not supported"):
+    with pytest.raises(
+        ValueError, match=whole("render_mode='rgb' is not supported: use one of ['ansi', 'human', 'rgb_array'] or None")
+    ):
         variant.module.env(render_mode="rgb")
 
 
@@ -275,9 +281,11 @@ def test_render_modes(variant, capsys):
 def test_observe_of_a_waiting_agent_has_an_all_zero_mask(variant):
     env = variant.module.env()
     env.reset(seed=9)
+    legal = env.unwrapped.game_state.legal_actions()
+    assert legal  # the acting agent has moves, so its mask below is not all-zero
     for agent in env.agents:
         mask = env.observe(agent)["action_mask"]
-        assert (mask.sum() > 0) == (agent == env.agent_selection)
+        assert np.flatnonzero(mask).tolist() == (legal if agent == env.agent_selection else []), agent
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)

@@ -173,7 +173,10 @@ def test_taking_the_upcard_is_public_and_forbidden_to_discard():
         and theirs["observation"][lay.slice("forbidden")].sum() == 0
     )
     legal = [env.unwrapped.action_to_string(a) for a in np.flatnonzero(mine["action_mask"])]
-    assert "discard AC" not in legal and [t for t in legal if t.startswith("knock")] == ["knock KD"]
+    assert legal == [  # no AC (just taken); knock KD keeps AC (1 point)
+        "discard 2C", "discard 2D", "discard KD", "discard 2H", "discard 7H", "discard 8H", "discard 9H",
+        "discard 3S", "discard 4S", "discard 5S", "knock KD",
+    ]  # fmt: skip
     env.step(env.unwrapped.string_to_action("discard KD"))
     theirs = env.observe("player_1")["observation"]
     assert np.flatnonzero(theirs[lay.slice("opponent_known")]).tolist() == ac  # AC is still held

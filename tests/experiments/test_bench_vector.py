@@ -26,8 +26,10 @@ def test_benchmark_vector_passes_the_batch_sizes_and_threads_on(capsys):
 
 
 def test_bench_vector_refuses_bad_arguments(capsys):
-    with pytest.raises(SystemExit):
+    bounds = "error: --seconds, --num-envs and --threads must be positive, --warmup-hands not negative\n"
+    with pytest.raises(SystemExit) as stop:
         bench_vector.main(["--seconds", "0"])
+    assert stop.value.code == 2 and capsys.readouterr().err.endswith(bounds)
     with pytest.raises(SystemExit) as stop:
         bench_vector.main(["--seed", str(2**64)])  # refused before the table's header, not in the engine
     assert stop.value.code == 2
@@ -36,8 +38,9 @@ def test_bench_vector_refuses_bad_arguments(capsys):
     assert "numba" not in said.out
     with pytest.raises(ValueError, match="no batched engine for 'hearts'"):
         bench_vector.vec_class("hearts")
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stop:
         bench_vector.main(["--warmup-hands", "-1"])
+    assert stop.value.code == 2 and capsys.readouterr().err.endswith(bounds)
 
 
 @pytest.mark.parametrize("episode", ["hand", "game"])

@@ -184,8 +184,9 @@ def test_an_unreachable_ray_cluster_is_one_clear_error(job, monkeypatch, tmp_pat
     assert said in capsys.readouterr().err
     assert not folder.exists()  # the folder the job made for its output is taken back
     (folder / "mine").mkdir(parents=True)  # one that was there before stays, with what it holds
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         main([*JOBS[job], "--out", str(out), "--backend", "ray", "--address", address])
+    assert exit_.value.code == 2 and said in capsys.readouterr().err
     assert (folder / "mine").is_dir()
     listener.close()
 

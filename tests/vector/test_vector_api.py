@@ -112,11 +112,12 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
     )
     with pytest.raises(ValueError, match=f"^{re.escape(wrong)}$"):
         vec.step_random(out=empty_batch(2, vec.observation_size, vec.num_actions, vec.num_players))
-    with pytest.raises(ValueError, match="deck of game 1 is not a deck"):
+    with pytest.raises(ValueError, match="^deck of game 1 is not a deck: it must hold each card id 0..51 once$"):
         decks = np.tile(np.arange(52), (3, 1))
         decks[1, 0] = 1
         vec.reset(decks=decks)
-    with pytest.raises(ValueError, match="dealer 9 of game 0 is not a seat"):
+    seats = f"0..{vec.num_players - 1}"
+    with pytest.raises(ValueError, match=f"^dealer 9 of game 0 is not a seat: dealers are {seats}$"):
         vec.reset(dealers=np.array([9, 0, 0]))
 
 

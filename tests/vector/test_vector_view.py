@@ -12,6 +12,7 @@ from gymnasium.vector import VectorEnv
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from rummy_env.envs.vector_view import SeatVectorEnv
+from rummy_env.games import gin_rummy as gin_actions
 
 # gymnasium >= 1.1 names the autoreset mode; 1.0 (the pin's lower bound) has only NEXT_STEP, unnamed
 MODES = getattr(gymnasium.vector, "AutoresetMode", None)
@@ -148,7 +149,9 @@ def test_an_episode_that_ends_before_the_learners_first_decision_is_marked_skipp
     _, rewards, terminated, truncated, infos = envs.step(actions)
     # the next step deals game 1016 a new episode: no reward, not ended, the learner to act
     assert (rewards[1016], terminated[1016], truncated[1016]) == (0.0, False, False)
-    assert infos["action_mask"][1016].sum() > 0
+    # a new hand opens with the upcard offer, which the learner meets: take the upcard or pass
+    offer = [gin_actions.string_to_action("draw upcard"), gin_actions.string_to_action("pass")]
+    assert np.flatnonzero(infos["action_mask"][1016]).tolist() == sorted(offer)
 
 
 def test_infos_carry_gymnasiums_key_masks():

@@ -63,7 +63,12 @@ def test_upcard_offer_both_pass_then_the_non_dealer_draws_r_gin_03():
 def test_upcard_offer_taken_by_the_non_dealer_r_gin_03():
     s = scripted_state([P0, P1], upcard="AC")
     play(s, "draw upcard")
-    assert s.current_player() == 0 and s.phase == DISCARD and "discard AC" not in legal_texts(s)
+    assert s.current_player() == 0 and s.phase == DISCARD
+    # no AC (just taken); knock KD keeps AC (1 point)
+    assert legal_texts(s) == [
+        "discard 2C", "discard 2D", "discard KD", "discard 2H", "discard 7H", "discard 8H", "discard 9H",
+        "discard 3S", "discard 4S", "discard 5S", "knock KD",
+    ]  # fmt: skip
     play(s, "discard KD")
     assert s.current_player() == 1 and s.phase == DRAW and s.discard == parse_cards("KD")
 
@@ -125,12 +130,17 @@ def test_big_gin_needs_all_eleven_melded_and_the_option_r_gin_07():
         "discard 4S", "discard 5S", "discard 6S", "knock 2C", "knock 2D", "knock 2H", "knock 7H", "knock 3S",
         "knock 6S", "big gin",
     ]  # fmt: skip
+    with_big_gin = legal_texts(s)
     s = scripted_state([hand, P1], upcard="TH", big_gin=False)
     play(s, "draw upcard")
-    assert "big gin" not in legal_texts(s) and "knock 3S" in legal_texts(s)
+    assert legal_texts(s) == with_big_gin[:-1]  # the same, without big gin
     s = scripted_state([hand, P1], upcard="KC")
     play(s, "draw upcard")
-    assert "big gin" not in legal_texts(s)
+    # KC fits no meld: no big gin, and only knocks that keep every meld whole (KC, 10 points)
+    assert legal_texts(s) == [
+        "discard 2C", "discard 2D", "discard 2H", "discard 7H", "discard 8H", "discard 9H", "discard 3S",
+        "discard 4S", "discard 5S", "discard 6S", "knock 3S", "knock 6S",
+    ]  # fmt: skip
 
 
 def test_oklahoma_upcard_sets_the_knock_limit_r_gin_14():
@@ -230,8 +240,16 @@ def test_unknown_action_text_is_a_value_error(text, message):
         string_to_action(text)
 
 
+def whole(message):
+    """A ``match=`` pattern for exactly ``message``."""
+    return f"^{re.escape(message)}$"
+
+
 def test_bad_config_and_deck_are_value_errors():
-    with pytest.raises(ValueError, match="knock_limit=-1 is out of range"):
+    with pytest.raises(
+        ValueError,
+        match=whole("option knock_limit=-1 is out of range: knock_limit must be an int from 0 to 1000000000"),
+    ):
         GinRummyConfig(knock_limit=-1)
     # the batched engine's int32 state: a knock limit of 2**32 played as 0 there before the bound
     with pytest.raises(ValueError, match=r"knock_limit=4294967296 is out of range: .* from 0 to 1000000000$"):
@@ -240,21 +258,25 @@ def test_bad_config_and_deck_are_value_errors():
         with pytest.raises(ValueError, match=rf"{name}=1000001 is out of range: .* from 0 to 1000000$"):
             GinRummyConfig(**{name: 10**6 + 1})
         assert getattr(GinRummyConfig(**{name: 10**6}), name) == 10**6
-    with pytest.raises(ValueError, match="big_gin=1 is not a bool"):
+    with pytest.raises(ValueError, match=whole("option big_gin=1 is not a bool: big_gin must be True or False")):
         GinRummyConfig(big_gin=1)
-    with pytest.raises(ValueError, match="episode='match' is not allowed"):
+    with pytest.raises(
+        ValueError, match=whole("option episode='match' is not allowed: episode must be one of 'hand', 'game'")
+    ):
         GinRummyConfig(episode="match")
-    with pytest.raises(ValueError, match="either a GinRummyConfig or keyword options"):
+    with pytest.raises(ValueError, match=whole("pass either a GinRummyConfig or keyword options, not both")):
         GinRummyGame(GinRummyConfig(), knock_limit=3)
     game = GinRummyGame()
-    with pytest.raises(ValueError, match="each card id 0..51 exactly once"):
+    with pytest.raises(
+        ValueError, match=whole("deck of 52 ids is not a deck: it must hold each card id 0..51 exactly once")
+    ):
         game.new_initial_state(deck=[0] * 52)
-    with pytest.raises(ValueError, match="dealer 2 is not a seat"):
+    with pytest.raises(ValueError, match=whole("dealer 2 is not a seat: the dealer must be an int from 0 to 1")):
         game.new_initial_state(dealer=2)
-    with pytest.raises(ValueError, match="Gin Rummy has 2 players"):
+    with pytest.raises(ValueError, match=whole("1 hands given: Gin Rummy has 2 players")):
         stack_deck([P0])
     with pytest.raises(ValueError, match="hand of player_1 has 9 cards: Gin Rummy deals 10 to each player"):  # R-GIN-02
         stack_deck([P0, "QC JC 9C 8D 7D 4C TD KS QS"])
-    with pytest.raises(ValueError, match="named twice"):
+    with pytest.raises(ValueError, match=whole("card KD is named twice: a deck has one copy of each card")):
         stack_deck([P0, P1], upcard="KD")
     assert parse_deck(stack_deck([P0, P1])) != list(range(52))
