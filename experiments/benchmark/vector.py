@@ -33,6 +33,7 @@ threads: 1.4x the decisions/s at 2048 games, docs/results.md "Batch size").
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -226,8 +227,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.seconds <= 0 or min(args.num_envs or [1]) < 1 or min(args.threads) < 1 or args.warmup_hands < 0:
-        p.error("--seconds, --num-envs and --threads must be positive, --warmup-hands not negative")
+    # --num-envs and --threads are checked by their types; NaN passed the comparisons
+    if not (args.seconds > 0 and math.isfinite(args.seconds)):
+        p.error(f"--seconds must be a positive finite number of seconds per row, got {args.seconds}")
+    if not (args.warmup_hands >= 0 and math.isfinite(args.warmup_hands)):
+        p.error(f"--warmup-hands must be a finite number >= 0 of env() hand lengths, got {args.warmup_hands}")
     if args.seed >= 2**64:  # the batched engines' seeds are uint64
         p.error(f"--seed must be at most 2**64-1 for the batched engines, got {args.seed}")
     if max(args.threads) > numba.config.NUMBA_NUM_THREADS:

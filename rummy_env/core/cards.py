@@ -136,8 +136,31 @@ def check_deck_ids(deck: Iterable[int]) -> list[int]:
             raise ValueError(f"deck entry {c!r} is not a card id: a deck of ids holds the ints 0..51, each once")
         out.append(int(c))
     if sorted(out) != list(range(NUM_CARDS)):
-        raise ValueError(f"deck of {len(out)} ids is not a deck: it must hold each card id 0..51 exactly once")
+        raise ValueError(
+            f"deck of {len(out)} ids is not a deck: it must hold each card id 0..51 exactly once "
+            f"({count_faults(np.bincount(out, minlength=NUM_CARDS), 1, 'card id')})"
+        )
     return out
+
+
+def count_faults(counts: np.ndarray, want: int, what: str) -> str:
+    """What is wrong with a deck's counts, for its refusal: the first id held more often than
+    ``want`` and the first held less often, e.g. ``"card id 0 appears 2 times, card id 51 is
+    missing"``.
+
+    Args:
+        counts: shape (ids,), int: how often the deck holds each id (``np.bincount``).
+        want: how often a deck holds each id (1 for cards, 2 for Rummikub tile types).
+        what: the name of an id in the message (``"card id"``, ``"tile type"``).
+    """
+    parts = []
+    over, under = np.flatnonzero(counts > want), np.flatnonzero(counts < want)
+    if over.size:
+        parts.append(f"{what} {int(over[0])} appears {int(counts[over[0]])} times")
+    if under.size:
+        k = int(counts[under[0]])
+        parts.append(f"{what} {int(under[0])} " + ("is missing" if k == 0 else f"appears {k} time{'s' * (k != 1)}"))
+    return ", ".join(parts)
 
 
 def parse_deck(cards: Iterable[str]) -> list[int]:

@@ -8,6 +8,7 @@ from rummy_env.core.cards import (
     card_str,
     cards_of,
     cards_str,
+    count_faults,
     mask_of,
     mask_value,
     parse_card,
@@ -110,3 +111,18 @@ def test_card_text_refuses_what_is_no_card_id(bad):
     with pytest.raises(ValueError, match=rf"^card id {bad!r} is not a card"):
         card_str(bad)
     assert cards_str([0, np.int64(51)]) == "AC KS"
+
+
+@pytest.mark.parametrize(
+    ("counts", "want", "message"),
+    [
+        ([1, 2, 0, 1], 1, "card id 1 appears 2 times, card id 2 is missing"),
+        ([1, 1, 1, 3], 1, "card id 3 appears 3 times"),
+        ([2, 1, 2], 2, "tile type 1 appears 1 time"),
+        ([2, 0, 4], 2, "tile type 2 appears 4 times, tile type 1 is missing"),
+        ([1, 1], 1, ""),
+    ],
+)
+def test_count_faults_names_the_first_repeat_and_the_first_gap(counts, want, message):
+    what = "card id" if want == 1 else "tile type"
+    assert count_faults(np.array(counts), want, what) == message

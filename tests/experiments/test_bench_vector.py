@@ -25,11 +25,23 @@ def test_benchmark_vector_passes_the_batch_sizes_and_threads_on(capsys):
     assert [(r[2].strip(), r[3].strip(), r[4].strip()) for r in rows] == [("env()", "1", "1"), ("RummyVec", "256", "2")]
 
 
-def test_bench_vector_refuses_bad_arguments(capsys):
-    bounds = "error: --seconds, --num-envs and --threads must be positive, --warmup-hands not negative\n"
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "0"], "--seconds must be a positive finite number of seconds per row, got 0.0"),
+        (["--seconds", "nan"], "--seconds must be a positive finite number of seconds per row, got nan"),
+        (["--seconds", "inf"], "--seconds must be a positive finite number of seconds per row, got inf"),
+        (["--warmup-hands", "-1"], "--warmup-hands must be a finite number >= 0 of env() hand lengths, got -1.0"),
+        (["--warmup-hands", "nan"], "--warmup-hands must be a finite number >= 0 of env() hand lengths, got nan"),
+    ],
+)
+def test_bench_vector_names_the_bad_value(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
-        bench_vector.main(["--seconds", "0"])
-    assert stop.value.code == 2 and capsys.readouterr().err.endswith(bounds)
+        bench_vector.main(argv)
+    assert stop.value.code == 2 and capsys.readouterr().err.endswith(f"error: {message}\n")
+
+
+def test_bench_vector_refuses_bad_arguments(capsys):
     with pytest.raises(SystemExit) as stop:
         bench_vector.main(["--seed", str(2**64)])  # refused before the table's header, not in the engine
     assert stop.value.code == 2
@@ -38,9 +50,6 @@ def test_bench_vector_refuses_bad_arguments(capsys):
     assert "numba" not in said.out
     with pytest.raises(ValueError, match="no batched engine for 'hearts'"):
         bench_vector.vec_class("hearts")
-    with pytest.raises(SystemExit) as stop:
-        bench_vector.main(["--warmup-hands", "-1"])
-    assert stop.value.code == 2 and capsys.readouterr().err.endswith(bounds)
 
 
 @pytest.mark.parametrize("episode", ["hand", "game"])

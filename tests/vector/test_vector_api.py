@@ -112,7 +112,11 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
     )
     with pytest.raises(ValueError, match=f"^{re.escape(wrong)}$"):
         vec.step_random(out=empty_batch(2, vec.observation_size, vec.num_actions, vec.num_players))
-    with pytest.raises(ValueError, match="^deck of game 1 is not a deck: it must hold each card id 0..51 once$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^deck of game 1 is not a deck: it must hold each card id 0..51 once "
+        r"\(card id 1 appears 2 times, card id 0 is missing\)$",
+    ):
         decks = np.tile(np.arange(52), (3, 1))
         decks[1, 0] = 1
         vec.reset(decks=decks)

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rummy_env.core.cards import count_faults
 from rummy_env.core.rummikub_solver import is_legal_play, ordered_extension_mask
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, TILE_VALUES, counts_str, tile_str, tiles_to_counts
 from rummy_env.games.base import TERMINAL, EngineGame, EngineState  # noqa: F401 - TERMINAL is re-exported
@@ -95,7 +96,10 @@ class RummikubGame(EngineGame):
             deck = list(deck)
             counts = tiles_to_counts(deck)  # checks each entry: int() would read 0.9 as tile 0, True as 1
             if len(deck) != POOL_SIZE or counts.tolist() != [2] * NUM_TILE_TYPES:
-                raise ValueError("deck must hold the 106 tiles: two of each tile type 0..52")
+                faults = count_faults(counts, 2, "tile type")
+                raise ValueError(
+                    f"deck must hold the 106 tiles: two of each tile type 0..52 (got {len(deck)} tiles: {faults})"
+                )
             deck = [int(t) for t in deck]
         state = RummikubState(self, rng)
         state._deal(deck, first_player)

@@ -268,7 +268,11 @@ def test_bad_config_and_deck_are_value_errors():
         GinRummyGame(GinRummyConfig(), knock_limit=3)
     game = GinRummyGame()
     with pytest.raises(
-        ValueError, match=whole("deck of 52 ids is not a deck: it must hold each card id 0..51 exactly once")
+        ValueError,
+        match=whole(
+            "deck of 52 ids is not a deck: it must hold each card id 0..51 exactly once "
+            "(card id 0 appears 52 times, card id 1 is missing)"
+        ),
     ):
         game.new_initial_state(deck=[0] * 52)
     with pytest.raises(ValueError, match=whole("dealer 2 is not a seat: the dealer must be an int from 0 to 1")):

@@ -284,7 +284,11 @@ def whole(message):
 def test_bad_deck_or_dealer_given_to_the_engine():
     game = RummyGame()
     with pytest.raises(
-        ValueError, match=whole("deck of 52 ids is not a deck: it must hold each card id 0..51 exactly once")
+        ValueError,
+        match=whole(
+            "deck of 52 ids is not a deck: it must hold each card id 0..51 exactly once "
+            "(card id 0 appears 52 times, card id 1 is missing)"
+        ),
     ):
         game.new_initial_state(deck=[0] * 52)
     with pytest.raises(ValueError, match=whole("dealer 2 is not a seat: the dealer must be an int from 0 to 1")):
@@ -333,7 +337,11 @@ def test_engine_refuses_decks_that_are_not_card_ids():
         (ids[:-1] + [51.5], "deck entry 51.5 is not a card id"),
         ([True] + ids[1:], "deck entry True is not a card id"),
         (["AC"] + ids[1:], "deck entry 'AC' is not a card id"),
-        (ids[:-1] + [0], "is not a deck: it must hold each card id 0..51 exactly once"),
+        (
+            ids[:-1] + [0],
+            "is not a deck: it must hold each card id 0..51 exactly once "
+            "\\(card id 0 appears 2 times, card id 51 is missing\\)",
+        ),
     ]:
         with pytest.raises(ValueError, match=message):
             game.new_initial_state(deck=bad)
