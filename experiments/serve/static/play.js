@@ -16,6 +16,7 @@ const THINKING_AFTER_MS = 500;  // an opponent's move not come by then: the stat
 const FOLLOW_MS = 2000;
 let following = null;   // the timer of follow()
 let polling = false;    // a follow() request is under way
+let advancing = null;   // this page's latest ask for an opponent's move (its promise): a quit crossing it
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -366,7 +367,10 @@ async function opponentsMove(retries = 1) {
     if (quitting) break;
     try {
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
-      else show(await asked(api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token)));
+      else {
+        advancing = api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token);
+        show(await asked(advancing));
+      }
     } catch (err) {
       // quit while an opponent's move was on its way: the game is over, not in error
       if (quitting && err.status === 409) break;
@@ -416,10 +420,25 @@ async function quit() {
   if (quitting || gone) return;
   quitting = true;
   $("quit").disabled = true;
+  const mine = advancing;
   try {
-    show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
+    // the view's version: a quit clicked on a view another tab has played past is refused (409)
+    const url = `/api/games/${game.id}/quit`;
+    const sent = view.version;
+    try {
+      show(await api("POST", url, { version: sent }, game.token));
+    } catch (err) {
+      // this page's own ask for an opponent's move was played just before the quit came (its
+      // answer crossed it): the game moved on by this page's doing, not another tab's, and the
+      // quit is asked again from that answer's view (a 409 again if another tab played too)
+      const moved = err.status === 409 && mine ? await mine.catch(() => null) : null;
+      if (!moved || moved.version <= sent) throw err;
+      show(await api("POST", url, { version: moved.version }, game.token));
+    }
   } catch (err) {
-    if (err.status !== 404 && err.status !== 409) {  // not quit after all: the game goes on
+    // not quit by this click: the game goes on (a 409 of a stale view, a 500, the network),
+    // or it is over already (a 409 too: failed() shows it over, Quit off); 404: it is gone
+    if (err.status !== 404) {
       quitting = false;
       $("quit").disabled = false;
     }
