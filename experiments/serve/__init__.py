@@ -64,7 +64,8 @@ Pages
   kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
   A copy of that tab (the browser's "Duplicate", which copies ``sessionStorage``) shows
   the same game, and every such tab follows it: while the game is live and a page waits
-  on nothing (its turn, or another tab's), it asks for the game's view every 2 s, which
+  on nothing (its turn, or another tab's), it asks for the game's view every 2 s (not while
+  its tab is hidden, in the background or minimized: it asks at once when shown again), which
   answers 304 while the game is unchanged (nothing redrawn: a selection of cards being
   made stays), and shows a changed one, the other tab's moves then the opponents' (which
   either tab asks for); it stops asking once the game ended.  A move (or undo, hint,
@@ -173,7 +174,9 @@ Safety rules
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first; a game whose agent is choosing the move a request
   asked for is not idle, however long it thinks, nor is a game played on in an open tab: its page asks
-  for the view every 2 s, which touches it, so the time counts from its last tab's close).
+  for the view every 2 s, which touches it, so the time counts from its last tab's close; a
+  hidden tab does not ask, so a game left only in background tabs is dropped ``--max-idle``
+  after they were hidden).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
   chooses its move without the game's lock, so only the request that asked for the move

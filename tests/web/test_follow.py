@@ -1,7 +1,8 @@
 """Every open tab of a game follows it: a view's ``version`` counts the game's changes and is
-its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint or ask
-for an opponent's move made from an older view is refused (409) and changes nothing, and the
-Play page polls the view while the game is live (no longer once it ended), showing another
+its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint, quit or
+ask for an opponent's move made from an older view is refused (409) and changes nothing, and the
+Play page polls the view while the game is live (no longer once it ended, nor while its tab
+is hidden: at once when shown again), showing another
 tab's moves without a reload, keeping a selection while nothing changed, and showing the
 game as it is after a stale move's 409.  The browser tests run the server in a thread and
 pause the page's clock, as ``test_slow_agents`` does, so that each poll is the test's."""
@@ -446,3 +447,32 @@ def test_a_quit_crossing_the_pages_own_opponents_move_is_asked_again_from_its_vi
         view = served.get(f"/api/games/{gid}", headers=headers).json()
         assert (view["status"], [e["text"] for e in view["events"]]) == ("quit", ["draw upcard"])
         assert errors == []
+
+
+def set_visibility(page, state):
+    """Make the page's tab ``state`` (``"hidden"``, ``"visible"``) as the browser would say it."""
+    page.evaluate(
+        """state => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+        document.dispatchEvent(new Event('visibilitychange')); }""",
+        state,
+    )
+
+
+def test_a_hidden_tab_does_not_poll_and_polls_at_once_when_shown_again(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    asked = []
+    b.on("request", lambda r: asked.append(r.method) if r.url.endswith(f"/api/games/{gid}") else None)
+    set_visibility(b, "hidden")
+    served.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard"})  # another tab's
+    context.clock.run_for(5 * FOLLOW_MS)
+    b.wait_for_timeout(200)  # a request the ticks made would be on its way by now
+    assert asked == [] and texts(b, "#events li") == []
+    with asks(b, f"/api/games/{gid}") as shown:
+        set_visibility(b, "visible")  # no clock run: at once
+    assert (shown.value.status, asked) == (200, ["GET"])
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    context.clock.run_for(FOLLOW_MS - 1)  # the next poll: FOLLOW_MS after that one
+    b.wait_for_timeout(200)
+    assert asked == ["GET"]
+    assert polled(b, gid, context, 1) == 304 and asked == ["GET", "GET"]
+    assert b.text_content("#error") == "" and errors == []

@@ -187,7 +187,9 @@ async function failed(err, advancing = false) {
 // the view polled while the game is live and this page waits on nothing (its turn, in
 // another tab's hands, or a failed request's): an unchanged game answers 304 and nothing is
 // redrawn (a selection being made stays); a changed one is shown (the moves of the other
-// tab, the opponents' then made by this page too); stops when the game ended or is gone
+// tab, the opponents' then made by this page too); stops when the game ended or is gone.
+// Not while the tab is hidden (in the background, minimized): nobody sees what a poll would
+// show; it polls at once when shown again (visibilitychange below)
 function follow() {
   if (following === null) following = setInterval(followTick, FOLLOW_MS);
 }
@@ -198,7 +200,7 @@ async function followTick() {
     following = null;
     return;
   }
-  if (busy || quitting || polling) return;
+  if (busy || quitting || polling || document.visibilityState === "hidden") return;
   polling = true;
   const before = view;
   let fresh = null;
@@ -218,6 +220,15 @@ async function followTick() {
   show(fresh);
   await opponentsMove();
 }
+
+// the tab shown again: the game as it is now, at once, and the next poll FOLLOW_MS after it
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden" || following === null) return;
+  clearInterval(following);
+  following = null;
+  follow();
+  followTick();
+});
 
 // the opponent's move this page asked for: once it has not come within THINKING_AFTER_MS (a
 // search agent thinking for seconds), the status says who is choosing and for how long,
