@@ -97,7 +97,7 @@ Pages
   recorded".  An evaluation shows its row per opponent of the panel (it records no games:
   no replay links).  The listings read a record's game line and a run's title once, and
   again only when the file changes (its modification time, size, inode or ctime:
-  :mod:`~experiments.serve.filecache`).
+  :mod:`~experiments.serve.filecache`), which the walk's one ``stat`` of each file tells.
 
 API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
