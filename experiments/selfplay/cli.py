@@ -13,9 +13,11 @@ from pathlib import Path
 
 from agents.policy_features import FEATURES
 from experiments.common import load_variant, parse_env_options, path_arg, program_name, resolve_variant
-from experiments.common.argv import given_settings
+from experiments.common.argv import given_settings, seed_refusal
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.selfplay.config import (
+    MAX_SEED,
+    SEED_BOUND,
     Config,
     check_config,
     load_recipe,
@@ -175,6 +177,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error(f"--final-eval-deals must be >= 0 (0 skips the final evaluation), got {args.final_eval_deals}")
     if args.minutes is not None and not args.minutes > 0:
         p.error(f"--minutes must be positive, got {args.minutes}")
+    if refusal := seed_refusal("--seed", args.seed, MAX_SEED, SEED_BOUND):  # named by its flag here
+        p.error(refusal)
     shares = (args.pool_share, args.heuristic_share, args.random_share)
     if not (min(shares) >= 0 and sum(shares) <= 1):
         p.error(
