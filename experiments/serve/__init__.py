@@ -75,8 +75,8 @@ Pages
   was made, and the page goes on from it), then asks for the opponents' moves if one is
   to move; a view answered after a newer one (its ``version`` lower) is not shown.  Quit
   is sent with the view's version too: a tab that had not caught up gets the 409 and shows
-  the game, still played, with Quit on again (a quit that crossed this page's own ask for
-  an opponent's move, played just before it, is sent again from that move's view).
+  the game, still played, with Quit on again (a quit that crossed this page's own move,
+  undo or ask for an opponent's move, played just before it, is sent again from its view).
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...&folder=...`` to list one tournament's
   games of an agent or a pair), or a record uploaded from your disk.  A record is checked by replaying it

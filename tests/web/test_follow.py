@@ -449,6 +449,33 @@ def test_a_quit_crossing_the_pages_own_opponents_move_is_asked_again_from_its_vi
         assert errors == []
 
 
+def test_a_quit_crossing_the_pages_own_move_is_asked_again_from_its_view(tabs, served):
+    # the answer to the page's own move was on its way when Quit was clicked: the quit's version
+    # was one the page itself had moved past, and the page said "another tab or window played
+    # on", turned Quit back on and went on playing
+    context, [(b, errors)], gid, headers = tabs(1)
+    held = []
+    b.route(f"**/api/games/{gid}/move", lambda route: held.append(route))
+    b.click('#moves button.move:text-is("draw upcard")')
+    for _ in range(250):  # the move reaches the route, and waits there
+        if held:
+            break
+        b.wait_for_timeout(20)
+    played = held[0].fetch()  # the server plays it (version 1); the page has not its answer yet
+    assert played.json()["version"] == 1
+    with asks(b, f"/api/games/{gid}/quit", "POST") as first:
+        b.click("#quit")
+    assert (first.value.status, first.value.request.post_data_json) == (409, {"version": 0})
+    with asks(b, f"/api/games/{gid}/quit", "POST") as again:
+        held[0].fulfill(response=played)
+    assert (again.value.status, again.value.request.post_data_json) == (200, {"version": 1})
+    b.wait_for_selector("#game-over")
+    assert (b.text_content("#error"), b.is_enabled("#quit")) == ("", False)
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert (view["status"], [e["text"] for e in view["events"]]) == ("quit", ["draw upcard"])
+    assert errors == []
+
+
 def set_visibility(page, state):
     """Make the page's tab ``state`` (``"hidden"``, ``"visible"``) as the browser would say it."""
     page.evaluate(

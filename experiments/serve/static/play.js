@@ -16,7 +16,7 @@ const THINKING_AFTER_MS = 500;  // an opponent's move not come by then: the stat
 const FOLLOW_MS = 2000;
 let following = null;   // the timer of follow()
 let polling = false;    // a follow() request is under way
-let advancing = null;   // this page's latest ask for an opponent's move (its promise): a quit crossing it
+let changing = null;    // this page's latest move, undo or ask for an opponent's move (its promise): a quit crossing it
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -359,7 +359,8 @@ async function play(action) {
   showError("");
   try {
     // the view's version: a move chosen from a view another tab has played past is refused (409)
-    show(await api("POST", `/api/games/${game.id}/move`, { action, version: view.version }, game.token));
+    changing = api("POST", `/api/games/${game.id}/move`, { action, version: view.version }, game.token);
+    show(await changing);
   } catch (err) {
     await failed(err);
   }
@@ -379,8 +380,8 @@ async function opponentsMove(retries = 1) {
     try {
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
       else {
-        advancing = api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token);
-        show(await asked(advancing));
+        changing = api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token);
+        show(await asked(changing));
       }
     } catch (err) {
       // quit while an opponent's move was on its way: the game is over, not in error
@@ -419,7 +420,8 @@ async function undo() {
   busy = true;
   showError("");
   try {
-    show(await api("POST", `/api/games/${game.id}/undo`, { version: view.version }, game.token));
+    changing = api("POST", `/api/games/${game.id}/undo`, { version: view.version }, game.token);
+    show(await changing);
   } catch (err) {
     await failed(err);
   }
@@ -431,7 +433,7 @@ async function quit() {
   if (quitting || gone) return;
   quitting = true;
   $("quit").disabled = true;
-  const mine = advancing;
+  const mine = changing;
   try {
     // the view's version: a quit clicked on a view another tab has played past is refused (409)
     const url = `/api/games/${game.id}/quit`;
@@ -439,9 +441,10 @@ async function quit() {
     try {
       show(await api("POST", url, { version: sent }, game.token));
     } catch (err) {
-      // this page's own ask for an opponent's move was played just before the quit came (its
-      // answer crossed it): the game moved on by this page's doing, not another tab's, and the
-      // quit is asked again from that answer's view (a 409 again if another tab played too)
+      // this page's own move, undo or ask for an opponent's move was played just before the
+      // quit came (its answer crossed it): the game moved on by this page's doing, not another
+      // tab's, and the quit is asked again from that answer's view (a 409 again if another tab
+      // played too)
       const moved = err.status === 409 && mine ? await mine.catch(() => null) : null;
       if (!moved || moved.version <= sent) throw err;
       show(await api("POST", url, { version: moved.version }, game.token));
