@@ -59,7 +59,6 @@ from experiments.common import (
     deal_count,
     load_variant,
     mean_interval,
-    nonnegative_int,
     output_folder,
     parse_env_options,
     path_arg,
@@ -71,6 +70,7 @@ from experiments.common import (
     wilson_interval,
     worker_count,
 )
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import StopRequest
 from experiments.common.jobs import AgentActionError
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address, run_tasks
@@ -432,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--deals", type=deal_count, default=DEFAULT_DEALS, help=f"deals per opponent (default: {DEFAULT_DEALS})"
     )
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/evaluate-<time>)")
     p.add_argument("--opponents", nargs="+", default=None, metavar="NAME", help="these opponents instead of the panel")
     p.add_argument(
@@ -443,6 +443,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
+    if refusal := seed_refusal("--seed", args.seed):  # the deals' seeds are drawn from it: any size
+        p.error(refusal)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "ray")

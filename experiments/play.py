@@ -45,6 +45,7 @@ from experiments.common import (
     program_name,
     resolve_variant,
 )
+from experiments.common.argv import seed_refusal
 from experiments.common.jobs import AgentActionError, agent_action
 from experiments.common.records import GameRecorder
 from rummy_env.vector.streams import MAX_SEED
@@ -379,8 +380,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("the game is shown as text: render_mode is not an option here")
     # bounded as the engines' seeds: the record's file name holds the seed, and a 300-digit one
     # failed to be written (OSError: File name too long) after the whole game was played
-    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
-        p.error(f"--seed must be an int from 0 to {MAX_SEED}, got {args.seed}")
+    if args.seed is not None and (refusal := seed_refusal("--seed", args.seed, MAX_SEED)):
+        p.error(refusal)
     if args.no_record:
         args.record = None
     else:

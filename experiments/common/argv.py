@@ -33,3 +33,16 @@ def given_settings(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[
         SystemExit: as :func:`given_options`.
     """
     return {"env_options" if k == "env_option" else k for k in given_options(parser, argv)}
+
+
+def seed_refusal(name: str, value: int, high: int | None = None, why: str = "") -> str | None:
+    """The one message by which the jobs refuse a seed, or None when ``value`` is one: an int
+    from 0 to ``high`` (``high=None``: no upper bound).  ``name`` is the flag (``--seed``) or
+    the setting (``seed``); ``why`` says what bounds it (who takes the seed).  Every job words
+    the refusal alike: ``"--seed must be an int from 0 to 4294967295 (why), got 4294967296"``;
+    without an upper bound ``"--seed must be an int >= 0, got -1"``.
+    """
+    if value >= 0 and (high is None or value <= high):
+        return None
+    allowed = ">= 0" if high is None else f"from 0 to {high}"
+    return f"{name} must be an int {allowed}{f' ({why})' if why else ''}, got {value}"

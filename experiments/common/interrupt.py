@@ -137,6 +137,7 @@ class StopRequest:
         # closed pipe with tracebacks after the job has ended
         for child in multiprocessing.active_children():
             child.kill()
+        _unlink_semaphores()
         for part in list(PARTS) + [str(p) for folder in PART_FOLDERS for p in Path(folder).glob("*.part")]:
             with contextlib.suppress(OSError):  # renamed into place since the set was read
                 os.unlink(part)
@@ -151,6 +152,25 @@ class StopRequest:
     def kept(self, what: str) -> str:
         """The one line a stopped job prints: ``"<job>: stopped early; kept <what>"``."""
         return f"{self.job}: stopped early ({signal.Signals(self.signum).name}); kept {what}"
+
+
+def _unlink_semaphores() -> None:
+    """Unlink the named semaphores this process made and tell Python's resource tracker, as
+    their finalizers do at a normal exit, which ``os._exit`` skips: a pool's queues' locks and
+    the stop event of :func:`experiments.common.parallel.run_tasks` were left registered, and
+    the tracker (a process of its own, outliving the job) printed "resource_tracker: There
+    appear to be 11 leaked semaphore objects to clean up at shutdown" after a second Ctrl-C.
+    Reads CPython's ``multiprocessing.util._finalizer_registry`` (unchanged since 3.4); under
+    another Python it does nothing and the tracker cleans up with its warning, as before."""
+    synchronize = sys.modules.get("multiprocessing.synchronize")  # not imported: no semaphore made
+    registry = getattr(sys.modules.get("multiprocessing.util"), "_finalizer_registry", None)
+    cleanup = getattr(getattr(synchronize, "SemLock", None), "_cleanup", None)
+    if cleanup is None or not isinstance(registry, dict):
+        return
+    for finalizer in list(registry.values()):
+        if getattr(finalizer, "_callback", None) is cleanup:
+            with contextlib.suppress(Exception):  # quitting at once: a semaphore gone already is no reason to stay
+                finalizer()
 
 
 class TermAsInterrupt:

@@ -13,9 +13,11 @@ from pathlib import Path
 
 from agents.policy_features import FEATURES
 from experiments.common import load_variant, parse_env_options, path_arg, program_name, resolve_variant
-from experiments.common.argv import given_settings
+from experiments.common.argv import given_settings, seed_refusal
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.selfplay.config import (
+    MAX_SEED,
+    SEED_BOUND,
     Config,
     check_config,
     load_recipe,
@@ -178,6 +180,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
         p.error(f"--minutes must be positive, or 0 for no time limit, got {args.minutes}")
     if args.minutes == 0:  # as experiments.train's: the only way a --resume drops the run's limit
         args.minutes = None
+    if refusal := seed_refusal("--seed", args.seed, MAX_SEED, SEED_BOUND):  # named by its flag here
+        p.error(refusal)
     shares = (args.pool_share, args.heuristic_share, args.random_share)
     if not (min(shares) >= 0 and sum(shares) <= 1):
         p.error(

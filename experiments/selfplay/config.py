@@ -18,8 +18,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from experiments.common import MAX_DEALS, MAX_ROLLOUT_STEPS, atomic_open, max_workers
+from experiments.common.argv import seed_refusal
 from experiments.common.plain import plain_value
 from rummy_env.vector.batch import MAX_NUM_ENVS, MAX_SEED
+
+#: what bounds a self-play or exploit seed (:data:`MAX_SEED`)
+SEED_BOUND = "torch and the batched engines take 64-bit seeds"
 
 
 @dataclass
@@ -200,11 +204,8 @@ def check_config(config: Config, num_players: int) -> None:
         )
     if config.eval_workers > max_workers():
         raise ValueError(f"eval_workers={config.eval_workers}: at most {max_workers()} local processes here")
-    if not 0 <= config.seed <= MAX_SEED:
-        raise ValueError(
-            f"seed={config.seed}: a seed is an integer from 0 to {MAX_SEED} (torch and the batched engines "
-            "take 64-bit seeds)"
-        )
+    if refusal := seed_refusal("seed", config.seed, MAX_SEED, SEED_BOUND):
+        raise ValueError(refusal)
     if config.snapshot_every < 0:
         raise ValueError(f"snapshot_every={config.snapshot_every}: updates between snapshots, >= 0 (0 takes none)")
     if config.backend not in ("local", "ray"):

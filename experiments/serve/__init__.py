@@ -64,15 +64,19 @@ Pages
   kept in that tab's ``sessionStorage``); another tab says so instead of an empty page.
   A copy of that tab (the browser's "Duplicate", which copies ``sessionStorage``) shows
   the same game, and every such tab follows it: while the game is live and a page waits
-  on nothing (its turn, or another tab's), it asks for the game's view every 2 s, which
+  on nothing (its turn, or another tab's), it asks for the game's view every 2 s (not while
+  its tab is hidden, in the background or minimized: it asks at once when shown again), which
   answers 304 while the game is unchanged (nothing redrawn: a selection of cards being
   made stays), and shows a changed one, the other tab's moves then the opponents' (which
-  either tab asks for); it stops asking once the game ended.  A move (or undo, hint, or
-  ask for an opponent's move) sent from a view the game has passed (another tab played in
+  either tab asks for); it stops asking once the game ended.  A move (or undo, hint,
+  ask for an opponent's move, or quit) sent from a view the game has passed (another tab played in
   between) is refused with a 409 that changes nothing, and the page shows the game as it
   is, with that 409's message (none for an ask for an opponent's move: the other tab's
   was made, and the page goes on from it), then asks for the opponents' moves if one is
-  to move; a view answered after a newer one (its ``version`` lower) is not shown.
+  to move; a view answered after a newer one (its ``version`` lower) is not shown.  Quit
+  is sent with the view's version too: a tab that had not caught up gets the 409 and shows
+  the game, still played, with Quit on again (a quit that crossed this page's own move,
+  undo or ask for an opponent's move, played just before it, is sent again from its view).
 - **Replays** (``/replay``): the records under ``--records`` (newest first; the Results
   page links here with ``?variant=...&agent=...&folder=...`` to list one tournament's
   games of an agent or a pair), or a record uploaded from your disk.  A record is checked by replaying it
@@ -93,7 +97,7 @@ Pages
   recorded".  An evaluation shows its row per opponent of the panel (it records no games:
   no replay links).  The listings read a record's game line and a run's title once, and
   again only when the file changes (its modification time, size, inode or ctime:
-  :mod:`~experiments.serve.filecache`).
+  :mod:`~experiments.serve.filecache`), which the walk's one ``stat`` of each file tells.
 
 API (JSON; errors are ``{"error": reason}`` with a 4xx status)
 --------------------------------------------------------------
@@ -105,14 +109,15 @@ move; a 409 while another request's opponent is still choosing, or when the game
 while it chose; a 500 naming the agent when it chose an illegal move or failed, the game unchanged; the
 illegal move itself, the seed and that seat's legal moves, or the failing agent's message
 and traceback, go to the server's stderr only),
-``/hint`` (``{version?}``), ``/quit``, ``/undo`` (Rummikub; ``{version?}``), each with the header
+``/hint`` (``{version?}``), ``/quit`` (``{version?}``), ``/undo`` (Rummikub; ``{version?}``), each with the header
 ``X-Game-Token``.  A view's ``version`` counts the game's changes (each move, undo, and
 its end); ``GET /api/games/{id}`` answers with ``ETag: "VERSION"`` (none while an
 opponent is thinking: its seconds count) and ``Cache-Control: no-store``, and with a 304
 and no body when ``If-None-Match`` names that ETag (the other routes answer with the view,
-or the hint, whatever it names); a ``version`` sent with a move, undo, hint or advance other
-than the game's is refused (409), the game unchanged (without it, as before: whatever the
-version).  ``GET /api/records``
+or the hint, whatever it names); a ``version`` sent with a move, undo, hint, advance or quit
+other than the game's is refused (409), the game unchanged (without it, as before: whatever
+the version; a quit while an opponent chooses its move is from the view that says so, whose
+version is the game's until that move is played).  ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,
 ``Content-Type: application/octet-stream``);
 ``GET /api/replays/meta`` and ``/api/replays/frame`` (``?record=NAME`` or ``?upload=ID``,
@@ -169,7 +174,9 @@ Safety rules
   one, finished games first), each dropped after ``--max-idle`` seconds untouched (an
   unfinished one is saved as quit first; a game whose agent is choosing the move a request
   asked for is not idle, however long it thinks, nor is a game played on in an open tab: its page asks
-  for the view every 2 s, which touches it, so the time counts from its last tab's close).
+  for the view every 2 s, which touches it, so the time counts from its last tab's close; a
+  hidden tab does not ask, so a game left only in background tabs is dropped ``--max-idle``
+  after they were hidden).
   Agents' moves, hints, replays and pictures are computed in worker threads
   (``run_in_threadpool``), so the event loop keeps serving other games meanwhile; an agent
   chooses its move without the game's lock, so only the request that asked for the move

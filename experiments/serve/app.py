@@ -346,7 +346,7 @@ def create_app(config: ServeConfig | None = None) -> Starlette:
                     elif action == "hint":
                         return JSONResponse(session.hint(version))
                     elif action == "quit":
-                        session.quit()
+                        session.quit(version)
                     elif action == "undo":
                         session.undo(version)
                     elif action == "view":  # its ETag, unless its seconds count (an opponent thinks)

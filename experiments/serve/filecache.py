@@ -6,7 +6,8 @@ A file's value is read again when its ``(mtime, size, inode, ctime)`` differ fro
 was read with: a file written again, replaced (a rename onto it) or touched.  A file whose
 ``stat`` fails is read each time (its reader says what it is: usually not a record).
 :meth:`FileCache.get_stat` also gives that ``stat``, so that a listing showing a file's time
-does not ``stat`` it a second time.
+does not ``stat`` it a second time, or takes the one its walk took (each file listed is
+``stat``-ed once).
 """
 
 from __future__ import annotations
@@ -58,13 +59,19 @@ class FileCache:
         return self.get_stat(path, read, key)[0]
 
     def get_stat(
-        self, path: Path, read: Callable[[Path], Any], key: str | None = None
+        self, path: Path, read: Callable[[Path], Any], key: str | None = None, st: os.stat_result | None = None
     ) -> tuple[Any, os.stat_result | None]:
         """:meth:`get`'s value and the ``os.stat`` of ``path`` it was checked with (None: the
         stat failed, and the file was read): a listing that shows a file's time needs no
-        second ``stat`` of each file it lists."""
+        second ``stat`` of each file it lists.
+
+        ``st``: the ``os.stat`` of ``path`` (links followed) the caller has just taken (the
+        walk's, ``safety.walk_inside_stat``), used instead of taking another; as this one's
+        own, it is taken before the file is read, so a file changed since is read again at
+        the next call."""
         key = str(path) if key is None else key
-        st = _stat(path)
+        if st is None:
+            st = _stat(path)
         if st is None:
             return read(path), None
         now = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)

@@ -414,13 +414,19 @@ class GameSession:
         action = int(self.hint_agent.act(self.env.observe(self.seat), self.raw.infos.get(self.seat, {})))
         return {"action": action, "text": self.raw.action_to_string(action)}
 
-    def quit(self) -> None:
-        """End the game now (the record says ``"quit"``).
+    def quit(self, version: Any = None) -> None:
+        """End the game now (the record says ``"quit"``), asked from the view of ``version``
+        (as :meth:`move`'s; None: whatever the game's version).  A quit is taken while an
+        opponent chooses its move (that move is then not played): the game's version is
+        still the one of the view that says so.
 
         Raises:
-            ApiError: 409 the game is already over.
+            ApiError: 409 the game is already over, or it changed since the view of
+                ``version`` (another tab played on: the user quit a game it has not seen);
+                400 ``version`` not an int.
         """
         self._check_playing()
+        self.check_version(version, "quit")
         self._finish("quit")
 
     def abandon(self, why: str) -> bool:

@@ -36,7 +36,7 @@ from experiments.serve.safety import (
     check_upload_size,
     resolve_inside,
     shown,
-    walk_inside,
+    walk_inside_stat,
 )
 
 #: a copy of the state is kept at least this many steps apart (a frame replays fewer actions
@@ -59,12 +59,13 @@ GAME_LINES = FileCache(4 * MAX_LISTED)
 LISTED_FIELDS = ("variant", "seed", "agents", "players", "options")
 
 
-def _game_line(path: Path) -> tuple[dict | None, os.stat_result | None]:
+def _game_line(path: Path, st: os.stat_result | None = None) -> tuple[dict | None, os.stat_result | None]:
     """The listed fields (:data:`LISTED_FIELDS`) of the first line of a record file (its game
     line), or None if it is not a record (nor one a page can show: a string in it that is no
     Unicode text); read again only when the file has changed (:data:`GAME_LINES`); and the
-    file's ``os.stat`` that tells (None: it failed).  The dict is shared: not to be changed."""
-    return GAME_LINES.get_stat(path, _read_game_line)
+    file's ``os.stat`` that tells (None: it failed; ``st``: the one the walk took, used as
+    it).  The dict is shared: not to be changed."""
+    return GAME_LINES.get_stat(path, _read_game_line, st=st)
 
 
 def _read_game_line(path: Path) -> dict | None:
@@ -81,11 +82,11 @@ def _read_game_line(path: Path) -> dict | None:
     return {k: first[k] for k in LISTED_FIELDS if k in first}
 
 
-def summary_line(path: Path, root: Path) -> dict | None:
+def summary_line(path: Path, root: Path, st: os.stat_result | None = None) -> dict | None:
     """``{"name", "variant", "agents", "players", "mtime"}`` of a record file from its
     first line only (cheap enough to list thousands), or None if it is not a record (or
-    can no longer be stat-ed)."""
-    first, st = _game_line(path)  # its stat: the file's time, not asked again
+    can no longer be stat-ed); ``st``: the file's ``os.stat`` as the walk took it."""
+    first, st = _game_line(path, st)  # its stat: the file's time, not asked again
     if first is None or st is None:
         return None
     players = first.get("players") if isinstance(first.get("players"), list) else []
@@ -108,8 +109,8 @@ def list_records(
     Results page's links list one tournament's records, not every game of those agents
     (web games in ``play/``, other tournaments)."""
     out = []
-    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED):
-        row = summary_line(path, root)
+    for path, st in walk_inside_stat(root, RECORD_SUFFIX, MAX_LISTED):
+        row = summary_line(path, root, st)
         if row is None or variant and row["variant"] != variant:
             continue
         if agents and not all(a in row["agents"] for a in agents):
@@ -130,8 +131,8 @@ def record_index(root: Path) -> dict[str, list[dict]]:
     they would use up the walk's :data:`MAX_LISTED` before the folders after them."""
     base = root.resolve() if root.is_dir() else root
     out: dict[str, list[dict]] = {}
-    for path in walk_inside(root, RECORD_SUFFIX, MAX_LISTED, skip=("play",)):
-        first, _ = _game_line(path)
+    for path, st in walk_inside_stat(root, RECORD_SUFFIX, MAX_LISTED, skip=("play",)):
+        first, _ = _game_line(path, st)
         if first is None:
             continue
         out.setdefault(path.name, []).append(

@@ -24,7 +24,7 @@ from typing import Any
 from experiments.common.record_schema import value_kind
 from experiments.evaluate import ROW_FIELDS as EVALUATION_FIELDS
 from experiments.serve.filecache import FileCache
-from experiments.serve.safety import ApiError, resolve_inside, walk_inside
+from experiments.serve.safety import ApiError, resolve_inside, walk_inside_stat
 from experiments.tournament.deals import lineup_slug, record_file, whole_lineup_slug
 from experiments.tournament.matrix import FIELDS as MATRIX_FIELDS
 
@@ -44,10 +44,10 @@ def list_runs(root: Path) -> list[dict]:
     file's path under root, "kind": "tournament" | "evaluation", "title", "mtime"}``.  A
     file is read again only when it has changed (:data:`RUN_ROWS`)."""
     out = []
-    for path in walk_inside(root, ".json", MAX_RUNS * 20):
+    for path, st in walk_inside_stat(root, ".json", MAX_RUNS * 20):
         if path.name not in RUN_FILES:
             continue
-        row, st = RUN_ROWS.get_stat(path, _read_run)  # its stat: the file's time, not asked again
+        row, st = RUN_ROWS.get_stat(path, _read_run, st=st)  # the walk's stat: the file's time, not asked again
         if row is None or st is None:
             continue
         kind, title = row

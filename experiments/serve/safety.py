@@ -12,6 +12,7 @@ import dataclasses
 import math
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,17 @@ def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ())
     through a link out of ``root`` (links to folders are not followed; a linked file
     counts only if its real path is inside ``root``), and not in the folders of ``root``
     named in ``skip``."""
+    for path, _ in walk_inside_stat(root, suffix, limit, skip):
+        yield path
+
+
+def walk_inside_stat(
+    root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ()
+) -> Iterator[tuple[Path, os.stat_result]]:
+    """:func:`walk_inside`'s files, each with the ``os.stat`` (links followed) that found it a
+    regular file: the listings hand it to their file cache (``FileCache.get_stat``'s ``st``),
+    so that a file listed is stat-ed once, not again to know whether it changed (a link
+    twice: itself, then its target)."""
     if not root.is_dir():
         return
     base = root.resolve()
@@ -195,13 +207,20 @@ def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ())
             if not f.endswith(suffix):
                 continue
             path = Path(folder) / f
+            try:
+                st = os.lstat(path)  # a file's own stat is its stat: only a link needs another
+                link = stat.S_ISLNK(st.st_mode)
+                if link:
+                    st = os.stat(path)
+            except (OSError, ValueError):  # gone since the walk listed it, a link to nothing or a loop
+                continue
             # regular files only, as resolve_inside serves: opening a FIFO named *.jsonl would
             # block the listing's worker for good (and every later listing with it)
-            if not path.is_file():
+            if not stat.S_ISREG(st.st_mode):
                 continue
-            if path.is_symlink() and not path.resolve().is_relative_to(base):
+            if link and not path.resolve().is_relative_to(base):
                 continue
-            yield path
+            yield path, st
             found += 1
             if found >= limit:
                 return

@@ -44,6 +44,7 @@ from experiments.common import (
     usable_cpus,
     worker_count,
 )
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import PART_FOLDERS, StopRequest
 from experiments.common.jobs import AgentActionError
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address
@@ -158,8 +159,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.deals is not None and args.deals > MAX_DEALS:
         # the chunks of work are listed up front: a huge count would fill the memory before a game is played
         p.error(f"--deals {args.deals} is more than {MAX_DEALS:,} deals per lineup (days of play on a cluster)")
-    if args.seed < 0:
-        p.error(f"--seed must be >= 0, got {args.seed}")
+    if refusal := seed_refusal("--seed", args.seed):  # the deals' seeds are drawn from it: any size
+        p.error(refusal)
     if args.address is not None and args.backend != "ray":
         p.error("--address goes with --backend ray")
     refuse_unreachable_address(p, args.address, uses_ray=args.backend == "ray")

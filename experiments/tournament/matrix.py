@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common import atomic_open, new_figure, save_figure, wilson_interval
-from experiments.tournament.report import display_names
+from experiments.tournament.report import display_names, label_extent, plot_label
 
 FIELDS = ("variant", "agent", "opponent", "games", "deals", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
 
@@ -97,7 +97,8 @@ def format_matrix(rows: list[dict]) -> str:
 def matrix_figure(rows: list[dict]) -> Any:
     """The head-to-head tables as heat maps, one per variant (a :class:`matplotlib.figure.Figure`,
     drawn without pyplot so a notebook's backend is left alone); each cell shows the win
-    rate, pairs that never met are blank."""
+    rate, pairs that never met are blank; long names are wrapped
+    (:func:`~experiments.tournament.report.plot_label`) and the figure sized for them."""
     import numpy as np
 
     variants = list(dict.fromkeys(r["variant"] for r in rows))
@@ -115,12 +116,21 @@ def matrix_figure(rows: list[dict]) -> Any:
             for j in range(len(agents)):
                 if not np.isnan(grid[i, j]):
                     ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
-        labels = [short[a] for a in agents]
+        labels = [plot_label(short[a]) for a in agents]
         ax.set_xticks(range(len(agents)), labels, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(agents)), labels, fontsize=8)
         ax.set_xlabel("opponent")
         ax.set_title(variant, fontsize=9)
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="row's win rate")
+    # room for the labels (wrapped by plot_label) beside and under the cells, as sized for short
+    # names: the first column's slanted label reaches left of the grid as far as it is wide
+    width = height = 0.0
+    for ax, n in zip(axes, sizes, strict=False):
+        beside = label_extent(fig, ax.get_yticklabels())[0]
+        wide, tall = label_extent(fig, ax.get_xticklabels())
+        width += 0.9 * n + max(beside, wide) + 1.0
+        height = max(height, 0.6 * n + tall + 1.0)
+    fig.set_size_inches(max(fig.get_size_inches()[0], width), max(fig.get_size_inches()[1], height))
     fig.tight_layout()
     return fig
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,6 +129,33 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
     return {name: label if taken[label] == 1 else name for name, label in short.items()}
 
 
+#: the longest line of an agent's label on a plot: a longer one is wrapped (the files keep the names whole)
+LABEL_WIDTH = 28
+
+
+def plot_label(label: str, width: int = LABEL_WIDTH) -> str:
+    """``label`` (a :func:`display_names` value) wrapped for a plot's axis: lines of at most
+    ``width`` characters, broken after a ``,`` ``:`` ``=`` or ``/`` (a part longer than a line
+    is cut).  A name past 60 characters (a search's options, a path two models share the
+    folder name of) ran past the figure: matplotlib warned "Tight layout not applied" and
+    the labels were clipped."""
+    lines = [""]
+    for part in re.findall(r"[^,:=/]*[,:=/]|[^,:=/]+", label):
+        for piece in (part[i : i + width] for i in range(0, len(part), width)):
+            if lines[-1] and len(lines[-1]) + len(piece) > width:
+                lines.append("")
+            lines[-1] += piece
+    return "\n".join(lines)
+
+
+def label_extent(fig: Any, labels: Sequence[Any]) -> tuple[float, float]:
+    """The width and height, in inches, of the largest box among ``labels`` (tick labels of
+    ``fig``'s axes, as drawn: rotated, several lines): what a plot sizes its figure by."""
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    return max((b.width for b in boxes), default=0.0) / fig.dpi, max((b.height for b in boxes), default=0.0) / fig.dpi
+
+
 def format_table(rows: list[dict], seats: dict[str, int] | None = None) -> str:
     """The summary as a text table, one block per variant (short agent names, see
     :func:`display_names`; the points column is labelled per variant).  ``seats``: the
@@ -214,7 +242,8 @@ def write_results(
 
 def win_rates_figure(rows: list[dict]) -> Any:
     """Bar chart of win rates with their 95% intervals, one panel per variant; the
-    bars are labelled with :func:`display_names`.
+    bars are labelled with :func:`display_names` (wrapped by :func:`plot_label`), the figure
+    made wide and tall enough for the longest.
 
     Returns:
         a ``matplotlib.figure.Figure`` not registered with pyplot
@@ -234,7 +263,7 @@ def win_rates_figure(rows: list[dict]) -> Any:
             [max(0.0, r["win_rate"] - r["win_rate_ci_low"]) for r in vr],
             [max(0.0, r["win_rate_ci_high"] - r["win_rate"]) for r in vr],
         ]
-        ax.bar([short[r["agent"]] for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
+        ax.bar([plot_label(short[r["agent"]]) for r in vr], rates, yerr=err, capsize=4, color="tab:blue")
         # slanted labels: a long name must not run into its neighbours
         ax.tick_params(axis="x", labelrotation=25)
         for label in ax.get_xticklabels():
@@ -242,6 +271,11 @@ def win_rates_figure(rows: list[dict]) -> Any:
         ax.set_ylim(0, 1)
         ax.set_title(variant)
         ax.set_ylabel("win rate (95% CI)")
+    # a bar's slot as wide as a slanted label (none overlaps the next) and, left of the first
+    # bar, room for the first label and the axis label; under the bars room for the labels
+    wide, tall = label_extent(fig, [t for ax in axes[0] for t in ax.get_xticklabels()])
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(max(width, (most * wide + wide / 2 + 1.0) * len(variants)), max(height, tall + 2.5))
     fig.tight_layout()
     return fig
 

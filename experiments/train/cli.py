@@ -23,7 +23,7 @@ from experiments.common import (
     resolve_variant,
     worker_count,
 )
-from experiments.common.argv import given_settings
+from experiments.common.argv import given_settings, seed_refusal
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.train import resume
@@ -189,11 +189,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got {args.n_steps}")
     # SB3 (set_random_seed) and RLlib seed NumPy's legacy generator, which takes 32-bit seeds: a
     # larger one failed with numpy's traceback after the results folder was made
-    if not 0 <= args.seed <= resume.MAX_TRAIN_SEED:
-        p.error(
-            f"--seed must be an int from 0 to {resume.MAX_TRAIN_SEED} (the trainers seed NumPy's legacy 32-bit "
-            f"generator), got {args.seed}"
-        )
+    if refusal := seed_refusal(
+        "--seed", args.seed, resume.MAX_TRAIN_SEED, "the trainers seed NumPy's legacy 32-bit generator"
+    ):
+        p.error(refusal)
     try:
         args.variant = resolve_variant(args.variant)
         args.env_options = parse_env_options(args.env_option)

@@ -445,3 +445,13 @@ def test_a_csv_number_is_read_or_refused_naming_the_file_line_and_column():
         with pytest.raises(ValueError) as err:
             csv_number(Path("g.csv"), 7, row, column, kind)
         assert str(err.value) == f"g.csv, line 7: {said}"
+
+
+def test_seed_refusal_names_the_flag_the_value_and_the_range():
+    from experiments.common.argv import seed_refusal
+
+    assert seed_refusal("--seed", 0) is None and seed_refusal("--seed", 10**300) is None
+    assert seed_refusal("--seed", 7, 7) is None
+    assert seed_refusal("--seed", -1) == "--seed must be an int >= 0, got -1"
+    assert seed_refusal("--seed", 8, 7) == "--seed must be an int from 0 to 7, got 8"
+    assert seed_refusal("seed", -2, 7, "who takes it") == "seed must be an int from 0 to 7 (who takes it), got -2"

@@ -310,6 +310,7 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
         (["--agent", "nobody"], "unknown agent 'nobody'"),
         (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
         (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
+        (["--agent", "heuristic", "--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
         # every deal's work is listed before the first: 10**14 filled the memory
         (["--agent", "heuristic", "--deals", "99999999999999"], "argument --deals: at most 10,000,000 deals"),
         (["--agent", "heuristic", "--workers", "100000"], "argument --workers: at most "),

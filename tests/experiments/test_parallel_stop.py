@@ -364,3 +364,50 @@ def test_a_sigterm_to_the_process_group_keeps_a_ray_tournament_s_games(tmp_path)
     assert "tournament: stopped early (SIGTERM); kept the" in text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["meta"]["partial"] is True and 0 < summary["meta"]["games"] < 200_000
+
+
+def deaf(task, stopped=None):
+    """A task that sleeps ``task`` seconds whatever the stop request says: the pool is still
+    at work when a second Ctrl-C comes."""
+    time.sleep(task)
+    return task
+
+
+def test_a_second_ctrl_c_during_a_pool_run_leaves_no_semaphore_to_the_resource_tracker():
+    # the quit at once (os._exit) skipped the finalizers that unlink the pool's and the stop
+    # event's semaphores: Python's resource tracker, outliving the job, then printed
+    # "resource_tracker: There appear to be 11 leaked semaphore objects to clean up at shutdown"
+    import os
+    import subprocess
+
+    script = (
+        "from experiments.common.interrupt import StopRequest\n"
+        "from experiments.common.parallel import run_tasks\n"
+        "from tests.experiments.test_parallel_stop import deaf\n"
+        "def tasks():\n"
+        "    print('pool up', flush=True)\n"
+        "    yield from [60, 60]\n"
+        "with StopRequest('job', 'stopping') as stop:\n"
+        "    run_tasks(deaf, tasks(), workers=2, stop=stop, in_process_stop=True)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout.readline() == "pool up\n"
+        time.sleep(1.0)  # the workers started (they hold the tracker's pipe too)
+        os.killpg(proc.pid, signal.SIGINT)  # the whole group, as a terminal's Ctrl-C
+        time.sleep(1.0)  # a second Ctrl-C, not the first one's echo (interrupt.SAME_SIGNAL_S)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)  # until the tracker, writing to the same stderr, ends too
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert (proc.returncode, out) == (130, "")
+    assert err == "\njob: SIGINT: stopping (press Ctrl-C again to quit now)\n\njob: stopped at once (SIGINT again)\n"

@@ -69,11 +69,15 @@ from experiments import selfplay
         (["--eval-workers", "100000"], "eval_workers=100000: at most "),
         (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
         (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
-        (["--seed", "-1"], "seed=-1: a seed is an integer from 0 to 18446744073709551615 (torch and the batched"),
+        (
+            ["--seed", "-1"],
+            "error: --seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take 64-bit "
+            "seeds), got -1\n",
+        ),
         (
             ["--seed", str(2**64)],
-            "seed=18446744073709551616: a seed is an integer from 0 to 18446744073709551615 (torch and the batched "
-            "engines take 64-bit seeds)",
+            "error: --seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take 64-bit "
+            "seeds), got 18446744073709551616\n",
         ),
         (["--minutes", "inf"], "minutes=inf: allowed values are in (0.0, 10000000.0]"),
         (["--minutes", "-1"], "error: --minutes must be positive, or 0 for no time limit, got -1.0\n"),
@@ -254,3 +258,13 @@ def test_the_league_and_teacher_agents_are_built_after_the_seeding(monkeypatch):
     torch.manual_seed(0)
     learner.Learner(selfplay.Config(variant="gin_rummy_v0", seed=12345, num_envs=8, num_steps=8))
     assert seeds == [12345]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_a_config_seed_out_of_range_is_refused_as_the_jobs_refuse_a_seed(seed):
+    # a Config built in code names the setting (seed), the command line its flag (--seed)
+    with pytest.raises(ValueError) as err:
+        selfplay.check_config(selfplay.Config(seed=seed), 2)
+    assert str(err.value) == (
+        f"seed must be an int from 0 to {2**64 - 1} (torch and the batched engines take 64-bit seeds), got {seed}"
+    )

@@ -90,7 +90,7 @@ def test_env_options_reach_the_games(tmp_path):
         (["--env-option", "num_players=9"], "num_players=9 is out of range"),
         (["--env-option", "reward=score"], "do not pass the reward option"),
         (["--env-option", "render_mode=human"], "render_mode is not an option here"),
-        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
         (["--address", "auto"], "--address goes with --backend ray"),
         (["--record-games", "5"], "--record-games goes with --record DIR"),
         (["--backend", "spark"], "invalid choice: 'spark'"),

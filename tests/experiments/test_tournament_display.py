@@ -2,8 +2,11 @@
 column labelled per variant (issue 10, items 2 and 9)."""
 
 import json
+import warnings
 
 from experiments import tournament
+from experiments.tournament.matrix import matrix_figure, write_matrix
+from experiments.tournament.report import plot_label
 
 LONG = "policy:/home/user/project/results/gin-ppo/model.zip"
 
@@ -103,3 +106,51 @@ def test_the_files_keep_the_full_names(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
     assert [r["agent"] for r in summary] == [LONG, "random", "tests.experiments.custom_agent:FirstLegalAgent"]
     assert LONG in (tmp_path / "summary.csv").read_text()
+
+
+# names past 60 characters that display_names keeps whole: a search's options, and two models
+# whose folders share a name
+SEARCH = "pimc:worlds=32,guide=policy:docs/results/selfplay-gin-league/model.pt,temperature=0.5"
+TWINS = ["policy:docs/results/a/selfplay-gin/model.pt", "policy:docs/results/b/selfplay-gin/model.pt"]
+
+
+def test_a_long_name_is_wrapped_after_its_separators_and_a_long_word_cut():
+    assert plot_label(SEARCH) == (
+        "pimc:worlds=32,guide=policy:\ndocs/results/\nselfplay-gin-league/\nmodel.pt,temperature=0.5"
+    )
+    assert plot_label("x" * 30) == "x" * 28 + "\nxx"
+    assert plot_label("heuristic:style=defensive") == "heuristic:style=defensive"
+
+
+def test_plots_of_long_names_are_written_without_a_layout_warning(tmp_path):
+    # matplotlib warned "Tight layout not applied" and cut the labels off at the figure's edge
+    names = [SEARCH, *TWINS, "random"]
+    rows = [row("gin_rummy_v0", name, 0.5, 10.0) for name in names]
+    cell = {
+        "games": 400,
+        "deals": 200,
+        "wins": 200.0,
+        "win_rate": 0.5,
+        "win_rate_ci_low": 0.45,
+        "win_rate_ci_high": 0.55,
+    }
+    cells = [{"variant": "gin_rummy_v0", "agent": a, "opponent": b, **cell} for a in names for b in names if a != b]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tournament.write_results(tmp_path, [], rows, {"seed": 0})
+        write_matrix(tmp_path, cells)
+        figures = [tournament.win_rates_figure(rows), matrix_figure(cells)]
+    assert (tmp_path / "win_rates.png").stat().st_size > 0 and (tmp_path / "head_to_head.png").stat().st_size > 0
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert [r["agent"] for r in summary] == names  # the files keep the full names
+    assert f'gin_rummy_v0,"{SEARCH}",{TWINS[0]},400,' in (tmp_path / "head_to_head.csv").read_text()
+    for fig in figures:
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        assert [t.get_text() for t in ax.get_xticklabels()][-1] == "random"
+        boxes = [t.get_window_extent() for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+        assert all(fig.bbox.x0 <= b.x0 and b.x1 <= fig.bbox.x1 and fig.bbox.y0 <= b.y0 for b in boxes)
+    # the bars' slanted labels do not run into each other (the heat map's, at 45 degrees, share
+    # their boxes' corners with their neighbours' even when short)
+    bar_boxes = [t.get_window_extent() for t in figures[0].axes[0].get_xticklabels()]
+    assert not any(a.overlaps(b) for a, b in zip(bar_boxes, bar_boxes[1:], strict=False))

@@ -212,9 +212,10 @@ def test_the_cached_game_line_keeps_only_the_listed_fields(tmp_path):
     }
 
 
-def test_a_listing_stats_each_file_it_lists_once_beside_its_walk(served_folders, tmp_path, monkeypatch):
+def test_a_listing_stats_each_file_it_walks_once(served_folders, tmp_path, monkeypatch):
     # the Replays and Results listings stat-ed each file listed again for its time, after the
-    # file cache had stat-ed it to know whether it changed
+    # file cache had stat-ed it to know whether it changed; and the walk stat-ed each file
+    # twice itself (Path.is_file, Path.is_symlink) before the cache stat-ed it again
     import os
     import shutil
     from collections import Counter
@@ -228,20 +229,50 @@ def test_a_listing_stats_each_file_it_lists_once_beside_its_walk(served_folders,
         write_gin_record(records / f"g{seed}.jsonl", seed=seed)
     shutil.copytree(served_folders[1], runs)
     stats = []
-    real_stat = os.stat
 
-    def counted(path, *args, **kwargs):
-        if str(path).endswith((".json", ".jsonl")):
-            stats.append(Path(path).name)
-        return real_stat(path, *args, **kwargs)
+    def counted(real):
+        def stat(path, *args, **kwargs):
+            if str(path).endswith((".json", ".jsonl")):
+                stats.append(Path(path).name)
+            return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(os, "stat", counted)
-    for root, suffix, listing in ((records, RECORD_SUFFIX, replays.list_records), (runs, ".json", results.list_runs)):
+        return stat
+
+    walked = {
+        root: Counter(p.name for p in walk_inside(root, suffix, 10**4))
+        for root, suffix in ((records, RECORD_SUFFIX), (runs, ".json"))
+    }
+    assert walked[records] == Counter(["g3.jsonl", "g4.jsonl"]) and walked[runs]["summary.json"] == 1
+    monkeypatch.setattr(os, "stat", counted(os.stat))
+    monkeypatch.setattr(os, "lstat", counted(os.lstat))
+    for root, listing in ((records, replays.list_records), (runs, results.list_runs)):
         for _ in range(2):  # read, then kept
-            list(walk_inside(root, suffix, 10**4))
-            walk = Counter(stats)
-            stats.clear()
             listed = [Path(r["name"]).name for r in listing(root)]
-            assert Counter(stats) == walk + Counter(listed), root
+            assert Counter(stats) == walked[root], root  # each file walked once, whether listed or not
             stats.clear()
         assert sorted(listed) == (["g3.jsonl", "g4.jsonl"] if root == records else ["summary.json"])
+    assert replays.record_index(records).keys() == {"g3.jsonl", "g4.jsonl"}
+    assert Counter(stats) == walked[records]
+
+
+def test_the_walk_gives_each_regular_files_stat_and_skips_what_it_must(tmp_path):
+    # the walk's own stat is the one the listings' cache keeps: a link's must be its target's
+    import os
+
+    from experiments.serve.safety import walk_inside_stat
+
+    root, outside = tmp_path / "records", tmp_path / "secret.jsonl"
+    (root / "sub").mkdir(parents=True)
+    outside.write_text("{}\n")
+    (root / "a.jsonl").write_text("{}\n")
+    (root / "sub" / "b.jsonl").write_text('{"type": "game"}\n')
+    (root / "in.jsonl").symlink_to(root / "sub" / "b.jsonl")
+    (root / "out.jsonl").symlink_to(outside)
+    (root / "broken.jsonl").symlink_to(root / "none.jsonl")
+    (root / "loop.jsonl").symlink_to(root / "loop.jsonl")
+    os.mkfifo(root / "pipe.jsonl")
+    found = list(walk_inside_stat(root, ".jsonl", 10))
+    base = root.resolve()
+    assert [p for p, _ in found] == [base / "a.jsonl", base / "in.jsonl", base / "sub" / "b.jsonl"]
+    assert [st for _, st in found] == [os.stat(p) for p, _ in found]
+    assert found[1][1].st_ino == found[2][1].st_ino  # the link's target's

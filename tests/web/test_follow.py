@@ -1,7 +1,8 @@
 """Every open tab of a game follows it: a view's ``version`` counts the game's changes and is
-its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint or ask
-for an opponent's move made from an older view is refused (409) and changes nothing, and the
-Play page polls the view while the game is live (no longer once it ended), showing another
+its ``ETag`` (an unchanged game answers a poll 304, nothing drawn), a move, undo, hint, quit or
+ask for an opponent's move made from an older view is refused (409) and changes nothing, and the
+Play page polls the view while the game is live (no longer once it ended, nor while its tab
+is hidden: at once when shown again), showing another
 tab's moves without a reload, keeping a selection while nothing changed, and showing the
 game as it is after a stale move's 409.  The browser tests run the server in a thread and
 pause the page's clock, as ``test_slow_agents`` does, so that each poll is the test's."""
@@ -375,3 +376,130 @@ def test_a_view_answered_late_never_replaces_a_newer_one(tabs, served):
     assert b.evaluate("() => window.statuses") == []
     assert texts(b, "#events li") == [f"{e['agent']} ({e['who']}): {e['text']}" for e in view["events"]]
     assert b.text_content("#status") == "your turn (player_0)" and errors == []
+
+
+# ------------------------------------------------------------- quit and hidden tabs
+def test_a_quit_asked_from_an_older_view_is_refused_and_changes_nothing(client):
+    gid, headers, view = new_game(client)
+    now = client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard", "version": 0}).json()
+    said = refused(client.post(f"/api/games/{gid}/quit", headers=headers, json={"version": 0}), 409)
+    assert said == stale(gid, "quit", 0, 1)
+    said = refused(client.post(f"/api/games/{gid}/quit", headers=headers, json={"version": "1"}), 400)
+    assert said == "version '1' is not a view's version (an int >= 0, the view's 'version'), or null"
+    assert client.get(f"/api/games/{gid}", headers=headers).json() == now  # still played, not quit
+    quit_view = client.post(f"/api/games/{gid}/quit", headers=headers, json={"version": 1}).json()
+    assert (quit_view["status"], quit_view["version"], len(quit_view["events"])) == ("quit", 2, 1)
+    # over already: said so first, whatever the version
+    said = refused(client.post(f"/api/games/{gid}/quit", headers=headers, json={"version": 0}), 409)
+    assert said == f"game {gid} is over (quit): no more moves"
+    # no version: as before, whatever the game's
+    other, other_headers, _ = new_game(client)
+    client.post(f"/api/games/{other}/move", headers=other_headers, json={"action": "draw upcard"})
+    assert client.post(f"/api/games/{other}/quit", headers=other_headers).json()["status"] == "quit"
+
+
+def test_a_tab_whose_quit_finds_the_game_moved_on_says_so_and_the_game_goes_on(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    served.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard"})  # another tab's
+    with asks(b, f"/api/games/{gid}/quit", "POST") as quit:
+        b.click("#quit")
+    assert (quit.value.status, quit.value.request.post_data_json) == (409, {"version": 0})
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    assert b.text_content("#error") == stale(gid, "quit", 0, 1)
+    assert (b.text_content("#status"), b.is_enabled("#quit"), b.query_selector("#game-over")) == (
+        "your turn (player_0)",
+        True,
+        None,
+    )
+    assert served.get(f"/api/games/{gid}", headers=headers).json()["status"] == "playing"
+    with asks(b, f"/api/games/{gid}/quit", "POST") as quit:
+        b.click("#quit")  # from the view it shows now
+    assert (quit.value.status, quit.value.request.post_data_json) == (200, {"version": 1})
+    b.wait_for_selector("#game-over")
+    assert b.text_content("#status").startswith("game abandoned: ") and b.text_content("#error") == ""
+    assert errors == []
+
+
+def test_a_quit_crossing_the_pages_own_opponents_move_is_asked_again_from_its_view(served, gated):
+    # the page's ask for the opponent's move was played just before its quit came: the quit's
+    # version was one the page itself had moved past, not another tab's doing, and "game ... has
+    # changed since the view this quit was made from" was not what happened
+    from tests.web.test_slow_agents import paused_game
+
+    with paused_game(served) as (context, page, errors, gid, headers):
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        context.clock.run_for(1)  # the page asks for the opponent's move (speed 0)
+        assert gated.started.wait(QUICK)
+        held, answered = [], []
+        page.on("response", lambda r: answered.append(r.status) if r.url.endswith("/quit") else None)
+        page.route(f"**/api/games/{gid}/quit", lambda route: route.continue_() if held else held.append(route))
+        page.click("#quit")
+        for _ in range(250):  # the quit (version 0) reaches the route, and waits there
+            if held:
+                break
+            page.wait_for_timeout(20)
+        with asks(page, f"/api/games/{gid}/advance", "POST") as advanced:
+            gated.gate.set()  # the opponent's move is played (version 1) before the quit comes
+        assert advanced.value.status == 200
+        held[0].continue_()
+        page.wait_for_selector("#game-over")
+        assert (answered, page.text_content("#error")) == ([409, 200], "")
+        view = served.get(f"/api/games/{gid}", headers=headers).json()
+        assert (view["status"], [e["text"] for e in view["events"]]) == ("quit", ["draw upcard"])
+        assert errors == []
+
+
+def test_a_quit_crossing_the_pages_own_move_is_asked_again_from_its_view(tabs, served):
+    # the answer to the page's own move was on its way when Quit was clicked: the quit's version
+    # was one the page itself had moved past, and the page said "another tab or window played
+    # on", turned Quit back on and went on playing
+    context, [(b, errors)], gid, headers = tabs(1)
+    held = []
+    b.route(f"**/api/games/{gid}/move", lambda route: held.append(route))
+    b.click('#moves button.move:text-is("draw upcard")')
+    for _ in range(250):  # the move reaches the route, and waits there
+        if held:
+            break
+        b.wait_for_timeout(20)
+    played = held[0].fetch()  # the server plays it (version 1); the page has not its answer yet
+    assert played.json()["version"] == 1
+    with asks(b, f"/api/games/{gid}/quit", "POST") as first:
+        b.click("#quit")
+    assert (first.value.status, first.value.request.post_data_json) == (409, {"version": 0})
+    with asks(b, f"/api/games/{gid}/quit", "POST") as again:
+        held[0].fulfill(response=played)
+    assert (again.value.status, again.value.request.post_data_json) == (200, {"version": 1})
+    b.wait_for_selector("#game-over")
+    assert (b.text_content("#error"), b.is_enabled("#quit")) == ("", False)
+    view = served.get(f"/api/games/{gid}", headers=headers).json()
+    assert (view["status"], [e["text"] for e in view["events"]]) == ("quit", ["draw upcard"])
+    assert errors == []
+
+
+def set_visibility(page, state):
+    """Make the page's tab ``state`` (``"hidden"``, ``"visible"``) as the browser would say it."""
+    page.evaluate(
+        """state => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+        document.dispatchEvent(new Event('visibilitychange')); }""",
+        state,
+    )
+
+
+def test_a_hidden_tab_does_not_poll_and_polls_at_once_when_shown_again(tabs, served):
+    context, [(b, errors)], gid, headers = tabs(1)
+    asked = []
+    b.on("request", lambda r: asked.append(r.method) if r.url.endswith(f"/api/games/{gid}") else None)
+    set_visibility(b, "hidden")
+    served.post(f"/api/games/{gid}/move", headers=headers, json={"action": "draw upcard"})  # another tab's
+    context.clock.run_for(5 * FOLLOW_MS)
+    b.wait_for_timeout(200)  # a request the ticks made would be on its way by now
+    assert asked == [] and texts(b, "#events li") == []
+    with asks(b, f"/api/games/{gid}") as shown:
+        set_visibility(b, "visible")  # no clock run: at once
+    assert (shown.value.status, asked) == (200, ["GET"])
+    b.wait_for_function("() => document.querySelectorAll('#events li').length === 1")
+    context.clock.run_for(FOLLOW_MS - 1)  # the next poll: FOLLOW_MS after that one
+    b.wait_for_timeout(200)
+    assert asked == ["GET"]
+    assert polled(b, gid, context, 1) == 304 and asked == ["GET", "GET"]
+    assert b.text_content("#error") == "" and errors == []

@@ -347,3 +347,24 @@ def test_a_game_dropped_as_the_server_stops_while_its_agent_thinks_says_so(gated
             "move: that move was not played",
         )
     ]
+
+
+def test_quit_clicked_while_the_pages_own_opponent_thinks_ends_the_game_at_once(served, gated):
+    # the quit carries the view's version (a 409 from a view the game has passed): the game's
+    # version is still that view's while the agent thinks, so the quit is taken at once
+    with paused_game(served) as (context, page, errors, gid, headers):
+        wait_for_status(page, f"player_0 ({NAME}) is to move…")
+        context.clock.run_for(1)  # the page asks for the opponent's move (speed 0)
+        assert gated.started.wait(QUICK)
+        with page.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}/quit")) as quit:
+            page.click("#quit")
+        assert (quit.value.status, quit.value.request.post_data_json) == (200, {"version": 0})
+        page.wait_for_selector("#game-over")
+        with page.expect_response(lambda r: r.url.endswith(f"/api/games/{gid}/advance")) as advanced:
+            gated.gate.set()
+        assert advanced.value.status == 409  # the move came after the quit: not played
+        page.wait_for_timeout(200)
+        view = served.get(f"/api/games/{gid}", headers=headers).json()
+        assert (view["status"], view["events"]) == ("quit", [])
+        assert page.text_content("#status").startswith("game abandoned: ") and page.text_content("#error") == ""
+        assert errors == []

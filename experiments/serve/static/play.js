@@ -16,6 +16,7 @@ const THINKING_AFTER_MS = 500;  // an opponent's move not come by then: the stat
 const FOLLOW_MS = 2000;
 let following = null;   // the timer of follow()
 let polling = false;    // a follow() request is under way
+let changing = null;    // this page's latest move, undo or ask for an opponent's move (its promise): a quit crossing it
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -186,7 +187,9 @@ async function failed(err, advancing = false) {
 // the view polled while the game is live and this page waits on nothing (its turn, in
 // another tab's hands, or a failed request's): an unchanged game answers 304 and nothing is
 // redrawn (a selection being made stays); a changed one is shown (the moves of the other
-// tab, the opponents' then made by this page too); stops when the game ended or is gone
+// tab, the opponents' then made by this page too); stops when the game ended or is gone.
+// Not while the tab is hidden (in the background, minimized): nobody sees what a poll would
+// show; it polls at once when shown again (visibilitychange below)
 function follow() {
   if (following === null) following = setInterval(followTick, FOLLOW_MS);
 }
@@ -197,7 +200,7 @@ async function followTick() {
     following = null;
     return;
   }
-  if (busy || quitting || polling) return;
+  if (busy || quitting || polling || document.visibilityState === "hidden") return;
   polling = true;
   const before = view;
   let fresh = null;
@@ -217,6 +220,15 @@ async function followTick() {
   show(fresh);
   await opponentsMove();
 }
+
+// the tab shown again: the game as it is now, at once, and the next poll FOLLOW_MS after it
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden" || following === null) return;
+  clearInterval(following);
+  following = null;
+  follow();
+  followTick();
+});
 
 // the opponent's move this page asked for: once it has not come within THINKING_AFTER_MS (a
 // search agent thinking for seconds), the status says who is choosing and for how long,
@@ -347,7 +359,8 @@ async function play(action) {
   showError("");
   try {
     // the view's version: a move chosen from a view another tab has played past is refused (409)
-    show(await api("POST", `/api/games/${game.id}/move`, { action, version: view.version }, game.token));
+    changing = api("POST", `/api/games/${game.id}/move`, { action, version: view.version }, game.token);
+    show(await changing);
   } catch (err) {
     await failed(err);
   }
@@ -366,7 +379,10 @@ async function opponentsMove(retries = 1) {
     if (quitting) break;
     try {
       if (view.thinking) show(await api("GET", `/api/games/${game.id}`, undefined, game.token));
-      else show(await asked(api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token)));
+      else {
+        changing = api("POST", `/api/games/${game.id}/advance`, { version: view.version }, game.token);
+        show(await asked(changing));
+      }
     } catch (err) {
       // quit while an opponent's move was on its way: the game is over, not in error
       if (quitting && err.status === 409) break;
@@ -404,7 +420,8 @@ async function undo() {
   busy = true;
   showError("");
   try {
-    show(await api("POST", `/api/games/${game.id}/undo`, { version: view.version }, game.token));
+    changing = api("POST", `/api/games/${game.id}/undo`, { version: view.version }, game.token);
+    show(await changing);
   } catch (err) {
     await failed(err);
   }
@@ -416,10 +433,26 @@ async function quit() {
   if (quitting || gone) return;
   quitting = true;
   $("quit").disabled = true;
+  const mine = changing;
   try {
-    show(await api("POST", `/api/games/${game.id}/quit`, undefined, game.token));
+    // the view's version: a quit clicked on a view another tab has played past is refused (409)
+    const url = `/api/games/${game.id}/quit`;
+    const sent = view.version;
+    try {
+      show(await api("POST", url, { version: sent }, game.token));
+    } catch (err) {
+      // this page's own move, undo or ask for an opponent's move was played just before the
+      // quit came (its answer crossed it): the game moved on by this page's doing, not another
+      // tab's, and the quit is asked again from that answer's view (a 409 again if another tab
+      // played too)
+      const moved = err.status === 409 && mine ? await mine.catch(() => null) : null;
+      if (!moved || moved.version <= sent) throw err;
+      show(await api("POST", url, { version: moved.version }, game.token));
+    }
   } catch (err) {
-    if (err.status !== 404 && err.status !== 409) {  // not quit after all: the game goes on
+    // not quit by this click: the game goes on (a 409 of a stale view, a 500, the network),
+    // or it is over already (a 409 too: failed() shows it over, Quit off); 404: it is gone
+    if (err.status !== 404) {
       quitting = false;
       $("quit").disabled = false;
     }
