@@ -52,6 +52,19 @@ def replay(variant, options, deck, dealer, actions, player, look=None):
     return env
 
 
+# (replays whose hidden cards moved, positions compared) per case, for the seeds below
+RESAMPLED = {
+    "rummy_v0-{'num_players': 2}": (46, 2846),
+    "rummy_v0-{'num_players': 3, 'reshuffle': 'whole_pile'}": (75, 4323),
+    "rummy_v0-{'num_players': 5, 'ace_high': True}": (122, 6895),
+    "rummy_v0-{'num_players': 2, 'episode': 'game'}": (46, 2637),
+    "crazy_rummy_v0-{'num_players': 3}": (75, 3472),
+    "crazy_rummy_v0-{'num_players': 4, 'wild_rank': 2}": (99, 3733),
+    "crazy_rummy_v0-{'num_players': 6, 'wild_rank': 13}": (150, 4117),
+    "crazy_rummy_v0-{'num_players': 3, 'episode': 'game'}": (75, 3072),
+}
+
+
 @pytest.mark.parametrize("variant, options", LEAK_CASES, ids=IDS)
 def test_resampling_hidden_cards_leaves_the_observation_unchanged(variant, options):
     rng = np.random.default_rng(99)
@@ -94,7 +107,9 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(variant, optio
                     break
                 a.step(action)
                 b.step(action)
-    assert moved >= 40 and compared >= 500  # hidden cards really moved; many positions compared
+    # seeded, pinned: hidden cards really moved in nearly every replay, and this many positions
+    # were compared (a change that ends the replays early changes the count)
+    assert (moved, compared) == RESAMPLED[f"{variant.name}-{options}"]
 
 
 @pytest.mark.parametrize("variant, options", LEAK_CASES, ids=IDS)
