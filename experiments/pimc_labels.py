@@ -50,7 +50,6 @@ from experiments.common import (
     atomic_open,
     description,
     load_variant,
-    nonnegative_int,
     output_folder,
     parse_env_options,
     path_arg,
@@ -61,6 +60,7 @@ from experiments.common import (
     take_back_empty,
     worker_count,
 )
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import StopRequest
 from experiments.common.parallel import RayUnreachableError, refuse_unreachable_address, run_tasks
 from experiments.common.progress import progress_counter
@@ -267,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="local processes, or Ray tasks (the distributed extra) on a local or existing cluster",
     )
     p.add_argument("--address", default=None, help="with --backend ray: a running cluster (default: a local one)")
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="game g is dealt from seed + g (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="game g is dealt from seed + g (default: 0)")
     p.add_argument(
         "--out",
         type=path_arg,
@@ -276,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
+    if refusal := seed_refusal("--seed", args.seed):  # the deals' seeds are seed + g: any size
+        p.error(refusal)
     if args.games is None and args.minutes is None:
         p.error("give --games or --minutes (or both)")
     if args.address is not None and args.backend != "ray":

@@ -35,7 +35,6 @@ from experiments.common import (
     description,
     load_variant,
     new_figure,
-    nonnegative_int,
     output_folder,
     parse_env_options,
     path_arg,
@@ -45,6 +44,7 @@ from experiments.common import (
     save_figure,
     wilson_interval,
 )
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import StopRequest
 from experiments.common.progress import progress_counter
 from experiments.tournament import deal_seed
@@ -193,11 +193,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--deals", type=deal_count, default=20, help="deals per budget, each played from every seat (default 20)"
     )
-    p.add_argument("--seed", type=nonnegative_int, default=0)
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=path_arg, default=None, help="results folder (default: results/search-budget-<time>)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (or lines, in a log file)")
     args = p.parse_args(argv)
+    if refusal := seed_refusal("--seed", args.seed):  # the deals' seeds are drawn from it: any size
+        p.error(refusal)
     twice = sorted({b for b in args.budgets if args.budgets.count(b) > 1})
     if twice:
         p.error(f"--budgets lists {', '.join(map(str, twice))} more than once: each budget is one row")

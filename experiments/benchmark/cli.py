@@ -13,7 +13,8 @@ import numpy as np
 import rummy_env
 from experiments.benchmark.envs import compare_gin, format_ratios, format_rows, measure_env, variant_name
 from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
-from experiments.common import batch_size, load_variant, nonnegative_int, parse_env_options, positive_int
+from experiments.common import batch_size, load_variant, parse_env_options, positive_int
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import TermAsInterrupt
 
 
@@ -36,9 +37,7 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
     p.add_argument("--variant", default="all", help="variant to measure, e.g. rummy or rummy_v0 (default: all)")
     p.add_argument("--seconds", type=float, default=10.0, help="seconds of play per measurement (default: 10)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="an option of env()")
-    p.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of the deals and of the random players (default: 0)"
-    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random players (default: 0)")
     p.add_argument(
         "--compare",
         action="store_true",
@@ -90,6 +89,9 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
         help="with --variant rummikub: time with the imported objects left in the collector's scans",
     )
     args = p.parse_args(argv)
+    # an upper bound, where a mode has one, is its own (--vector: experiments.benchmark.vector's)
+    if refusal := seed_refusal("--seed", args.seed):
+        p.error(refusal)
     # a flag of another mode would be ignored: say so instead of measuring something else
     rummikub = args.variant.removesuffix("_v0") == "rummikub" and not (args.vector or args.selfplay or args.compare)
     misplaced = [

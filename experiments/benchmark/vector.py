@@ -43,8 +43,10 @@ import numba
 import numpy as np
 
 from experiments.benchmark.envs import measure_env
-from experiments.common import batch_size, description, nonnegative_int, parse_env_options, positive_int
+from experiments.common import batch_size, description, parse_env_options, positive_int
+from experiments.common.argv import seed_refusal
 from experiments.common.interrupt import TermAsInterrupt
+from rummy_env.vector.batch import MAX_SEED
 
 VARIANTS = {
     "gin_rummy": "GinRummyVec",
@@ -224,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--threads", nargs="+", type=positive_int, default=[1, 2], help="numba threads per row (default: 1 2)"
     )
     p.add_argument("--seconds", type=float, default=3.0, help="seconds of play per row (default: 3)")
-    p.add_argument("--seed", type=nonnegative_int, default=0)
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     # --num-envs and --threads are checked by their types; NaN passed the comparisons
@@ -232,8 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"--seconds must be a positive finite number of seconds per row, got {args.seconds}")
     if not (args.warmup_hands >= 0 and math.isfinite(args.warmup_hands)):
         p.error(f"--warmup-hands must be a finite number >= 0 of env() hand lengths, got {args.warmup_hands}")
-    if args.seed >= 2**64:  # the batched engines' seeds are uint64
-        p.error(f"--seed must be at most 2**64-1 for the batched engines, got {args.seed}")
+    if refusal := seed_refusal("--seed", args.seed, MAX_SEED, "the batched engines take 64-bit seeds"):
+        p.error(refusal)
     if max(args.threads) > numba.config.NUMBA_NUM_THREADS:
         p.error(f"--threads {max(args.threads)}: at most {numba.config.NUMBA_NUM_THREADS} (numba's NUMBA_NUM_THREADS)")
     if parse_env_options(args.env_option):

@@ -130,7 +130,7 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
         (["--variant", "gin_rummy", "--compare", "--vector"], "--compare do(es) not apply here"),
         (["--selfplay", "gin", "--compare"], "--compare do(es) not apply here"),
         (["--selfplay", "gin", "--torch-threads", "0"], "argument --torch-threads: must be positive, got 0"),
-        (["--variant", "gin_rummy", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
+        (["--variant", "gin_rummy", "--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
         (["--vector", "--variant", "gin_rummy", "--threads", "1000"], "--threads 1000: at most"),
         (["--vector", "--num-envs", "20000000"], "argument --num-envs: at most 16,777,216 games in a batch"),
     ],

@@ -101,7 +101,17 @@ def test_a_bad_out_path_is_refused_before_any_game(tmp_path, out, message, capsy
     with pytest.raises(SystemExit) as exit_info:
         pimc_labels.main(["--games", "1", "--out", str(tmp_path / out)])
     assert exit_info.value.code == 2
-    assert message.format(tmp=tmp_path) in capsys.readouterr().err
+    assert capsys.readouterr().err.endswith(f"error: {message.format(tmp=tmp_path)}\n")
+
+
+def test_a_negative_seed_is_refused_as_the_other_jobs_refuse_it(tmp_path, capsys):
+    # worded by experiments.common.argv.seed_refusal, as the six main jobs word it (was argparse's
+    # "argument --seed: must be >= 0, got -1")
+    with pytest.raises(SystemExit) as exit_info:
+        pimc_labels.main(["--games", "1", "--seed", "-1", "--out", str(tmp_path / "x.npz")])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith("error: --seed must be an int >= 0, got -1\n")
+    assert not (tmp_path / "x.npz").exists()
 
 
 def test_rummikub_is_refused_with_the_reason(capsys, tmp_path):

@@ -38,13 +38,31 @@ def test_the_same_seed_plays_the_same_games():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--variant", "poker", "--agent", "pimc", "--budgets", "1"], "unknown variant 'poker'"),
-        (["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "0"], "must be positive"),
-        (["--variant", "gin_rummy", "--agent", "ismcts", "--budgets", "2", "--options", "worlds=3"], "not an option"),
-        (["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "4", "2"], "--budgets lists 2 more than once"),
+        (
+            ["--variant", "poker", "--agent", "pimc", "--budgets", "1"],
+            "unknown variant 'poker': known variants are rummy_v0, crazy_rummy_v0, gin_rummy_v0, rummikub_v0",
+        ),
+        (
+            ["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "0"],
+            "argument --budgets: must be positive, got 0",
+        ),
+        (
+            ["--variant", "gin_rummy", "--agent", "ismcts", "--budgets", "2", "--options", "worlds=3"],
+            "agent 'ismcts:simulations=2,worlds=3': 'worlds=3' is not an option of ismcts; write"
+            " ismcts:key=value,... with keys simulations, c, fpu, rollout, depth, prior, time",
+        ),
+        (
+            ["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "4", "2"],
+            "--budgets lists 2 more than once: each budget is one row",
+        ),
+        # worded as the six main jobs word it (experiments.common.argv.seed_refusal)
+        (
+            ["--variant", "gin_rummy", "--agent", "pimc", "--budgets", "2", "--seed", "-1"],
+            "--seed must be an int >= 0, got -1",
+        ),
     ],
 )
 def test_bad_use_is_a_usage_error(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         search_budget.main(argv)
-    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert exit_info.value.code == 2 and capsys.readouterr().err.endswith(f"error: {message}\n")
