@@ -2,6 +2,8 @@
 reference's games step for step, every game replays in ``env()`` from ``deal_of``, a
 stacked first hand scores exactly, hand boundaries inside a game look as in ``env()``."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -180,7 +182,8 @@ def test_an_engine_without_whole_games_refuses_them():
     class OneHand(ReferenceVec):
         variant, raw_env = "gin_rummy_v0", gin_raw_env
 
-    with pytest.raises(ValueError, match="option episode='game' is not supported by OneHand yet"):
+    message = "option episode='game' is not supported by OneHand yet: it plays episode='hand' (one hand per episode)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         OneHand(2, episode="game")
 
 
