@@ -118,20 +118,28 @@ class Variant:
         return [tile_str(t) for t in self.deck_ids()] if self.tiles else [card_str(c) for c in self.deck_ids()]
 
     def bad_decks(self):
-        """(deck, error message) pairs a reset must refuse."""
+        """(deck, whole error message) pairs a reset must refuse."""
         deck = self.deck()
         if self.tiles:
             return [
-                (deck[:-1], "pool has 105 tiles, expected 106"),
-                (deck[:-1] + [deck[0]], "tile 'R1' appears 3 times"),
-                (deck[:-1] + ["R14"], "tile 'R14' is not a tile"),
-                (" ".join(deck), "not one string"),
+                (
+                    deck[:-1],
+                    "pool has 105 tiles, expected 106: two of each coloured number R1..Y13 and two jokers JK;"
+                    " short of: JK",
+                ),
+                (deck[:-1] + [deck[0]], "tile 'R1' appears 3 times; each coloured tile exists twice"),
+                (deck[:-1] + ["R14"], "tile 'R14' is not a tile: numbers are 1-13, colours R B K Y, joker JK"),
+                (" ".join(deck), "deck must be a list of 106 tile strings, first drawn first, not one string"),
             ]
-        return [
-            (deck[:-1], f"deck has {len(deck) - 1} cards"),
-            (deck[:-1] + [deck[0]], f"card '{deck[0]}' appears twice"),
-            (deck[:-1] + ["1S"], "card '1S' is not a card"),
-            (" ".join(deck), "not one string"),
+        write = "write rank (A 2-9 T J Q K, or 10) then suit (C D H S), e.g. 'AH', 'TS', '10S'"
+        return [  # the deck is in id order: the one cut off is the last, KS
+            (deck[:-1], "deck has 51 cards: a stacked deck lists all 52 cards, top card first"),
+            (
+                deck[:-1] + [deck[0]],
+                "bad deck: card 'AC' appears twice: a deck has one copy of each card; missing cards: KS",
+            ),
+            (deck[:-1] + ["1S"], f"bad deck: card '1S' is not a card: {write}; missing cards: KS"),
+            (" ".join(deck), "deck must be a list of 52 card strings, top card first, not one string"),
         ]
 
     def __repr__(self):
