@@ -1,10 +1,16 @@
 """Helpers shared by the tests: scripted deals, scripted moves, random play, for envs
 (``env``) and for engine states (``state``)."""
 
+import re
 from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+
+def whole(message):
+    """A ``match=`` pattern (pytest.raises, pytest.warns) for exactly ``message``."""
+    return f"^{re.escape(message)}$"
 
 
 def scripted_env(module, deck, dealer, **options):

@@ -6,7 +6,7 @@ import pytest
 from rummy_env import crazy_rummy_v0
 from rummy_env.core.cards import parse_cards
 from rummy_env.games.crazy_rummy import NUM_ACTIONS, stack_deck
-from tests.helpers import legal_texts, play, random_playthrough, scripted_env
+from tests.helpers import legal_texts, play, random_playthrough, scripted_env, whole
 
 HANDS = ["7S 8S 5C 2H 3H 4H KD QC", "AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 
@@ -82,17 +82,28 @@ def test_the_wild_rank_reset_option_fixes_the_round_and_bad_ones_change_nothing(
     o = env.observe("player_0")["observation"]
     assert o[lay.slice("wild_rank")].tolist() == [0] * 12 + [1] and o[lay.slice("round")].tolist() == [13]
     for options, message in [
-        ({"wild_rank": 0}, "wild_rank=0 is out of range"),
-        ({"wild_rank": "K"}, "wild_rank='K' is not an integer"),
+        ({"wild_rank": 0}, "option wild_rank=0 is out of range: wild_rank must be an int from 1 to 13"),
+        ({"wild_rank": "K"}, "option wild_rank='K' is not an integer: wild_rank must be an int from 1 to 13"),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(ValueError, match=whole(message)):
             env.reset(seed=2, options={"deck": deck, **options})
         assert env.unwrapped.game_state.round == 13 and np.array_equal(env.observe("player_0")["observation"], o)
     fixed = crazy_rummy_v0.env(wild_rank=4)
     fixed.reset(seed=0, options={"wild_rank": 4})
-    with pytest.raises(ValueError, match="wild_rank=5 contradicts the option wild_rank=4"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "wild_rank=5 contradicts the option wild_rank=4, which fixes the round's wild rank:"
+            " give the same rank or none"
+        ),
+    ):
         fixed.reset(seed=0, options={"wild_rank": 5})
-    with pytest.raises(ValueError, match="does not go with episode='game'"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "wild_rank=1 does not go with episode='game': a game plays the wild ranks 1..13 in order (R-CRAZY-02)"
+        ),
+    ):
         crazy_rummy_v0.env(episode="game").reset(seed=0, options={"wild_rank": 1})
 
 

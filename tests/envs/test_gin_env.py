@@ -12,6 +12,9 @@ from rummy_env.core.cards import card_str, parse_cards
 from rummy_env.envs.gin_rummy import __doc__ as DOC
 from rummy_env.games.gin_rummy import NUM_ACTIONS, stack_deck
 from tests.envs.variants import api_test_warnings
+from tests.helpers import whole
+
+WRITE = "write rank (A 2-9 T J Q K, or 10) then suit (C D H S), e.g. 'AH', 'TS', '10S'"
 
 P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
 P1 = "QC JC 9C 8D 7D 4C TD KS QS JD"
@@ -205,14 +208,17 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
     before = (str(env.unwrapped.game_state), env.agent_selection)
     deck = stack_deck([P0, P1], upcard="AC", dealer=1)
     for options, message in [
-        ({"deck": deck[:51]}, "deck has 51 cards"),
-        ({"deck": deck[:51] + ["AC"]}, "card 'AC' appears twice"),
-        ({"deck": deck[:51] + ["1S"]}, "card '1S' is not a card"),
-        ({"deck": "AC 2C"}, "not one string"),
-        ({"dealer": 2}, "dealer 2 is not a seat"),
-        ({"dealer": True}, "dealer True is not a seat"),
+        ({"deck": deck[:51]}, "deck has 51 cards: a stacked deck lists all 52 cards, top card first"),
+        (
+            {"deck": deck[:51] + ["AC"]},  # the card cut off the stacked deck's end is JS
+            "bad deck: card 'AC' appears twice: a deck has one copy of each card; missing cards: JS",
+        ),
+        ({"deck": deck[:51] + ["1S"]}, f"bad deck: card '1S' is not a card: {WRITE}; missing cards: JS"),
+        ({"deck": "AC 2C"}, "deck must be a list of 52 card strings, top card first, not one string"),
+        ({"dealer": 2}, "dealer 2 is not a seat: the dealer must be an int from 0 to 1"),
+        ({"dealer": True}, "dealer True is not a seat: the dealer must be an int from 0 to 1"),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(ValueError, match=whole(message)):
             env.reset(seed=3, options=options)
         assert (str(env.unwrapped.game_state), env.agent_selection) == before
     with pytest.raises(
@@ -226,17 +232,31 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"knock_limt": 3}, "unknown gin_rummy_v0 option"),
-        ({"knock_limit": -1}, "knock_limit=-1 is out of range"),
-        ({"knock_limit": 2.5}, "knock_limit=2.5 is not an integer"),
-        ({"oklahoma": "yes"}, "oklahoma='yes' is not a bool"),
-        ({"reward": "points"}, "reward='points' is not allowed"),
-        ({"target_score": 0}, "target_score=0 is out of range"),
-        ({"render_mode": "rgb"}, "render_mode='rgb' is not supported"),
+        (
+            {"knock_limt": 3},
+            "unknown gin_rummy_v0 option(s) 'knock_limt': known options are knock_limit, gin_bonus, undercut_bonus,"
+            " big_gin, big_gin_bonus, oklahoma, target_score, game_bonuses, max_turns, max_hands, episode, reward,"
+            " render_mode",
+        ),
+        ({"knock_limit": -1}, "option knock_limit=-1 is out of range: knock_limit must be an int from 0 to 1000000000"),
+        (
+            {"knock_limit": 2.5},
+            "option knock_limit=2.5 is not an integer: knock_limit must be an int from 0 to 1000000000",
+        ),
+        ({"oklahoma": "yes"}, "option oklahoma='yes' is not a bool: oklahoma must be True or False"),
+        ({"reward": "points"}, "option reward='points' is not allowed: reward must be one of 'win', 'score'"),
+        (
+            {"target_score": 0},
+            "option target_score=0 is out of range: target_score must be an int from 1 to 1000000000",
+        ),
+        (
+            {"render_mode": "rgb"},
+            "render_mode='rgb' is not supported: use one of ['ansi', 'human', 'rgb_array'] or None",
+        ),
     ],
 )
 def test_bad_env_options_are_value_errors(options, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=whole(message)):
         gin_rummy_v0.env(**options)
 
 
