@@ -12,7 +12,7 @@ from experiments.dev.heuristic_vs_random import measure
 from rummy_env import rummikub_v0
 from rummy_env.core.tiles import NUM_TILE_TYPES, parse_counts, tile_str
 from rummy_env.games.rummikub import COMMIT, DRAW, NUM_ACTIONS, stack_pool
-from tests.helpers import legal_texts, play, rummikub_shared_win
+from tests.helpers import legal_texts, play, rummikub_shared_win, whole
 
 RACK0 = "R9 R10 JK B2 B4 B6 B8 B11 K1 K3 K5 Y2 Y4 Y6"
 RACK1 = "Y1 Y3 Y5 Y7 Y9 Y11 Y13 K2 K4 K6 K8 K10 K12 B13"
@@ -73,7 +73,10 @@ def test_action_text():
     ]
     assert raw.string_to_action("PASS") == raw.string_to_action("draw") == DRAW
     assert raw.string_to_action("add k13") == 38
-    with pytest.raises(ValueError, match="tile 'R0' is not a tile"):
+    with pytest.raises(
+        ValueError,
+        match=whole("action text 'add R0': tile 'R0' is not a tile: numbers are 1-13, colours R B K Y, joker JK"),
+    ):
         raw.string_to_action("add R0")
 
 
@@ -84,7 +87,11 @@ def test_draw_is_a_pass_once_the_pool_is_empty_r_rk_06_11():
     state = env.unwrapped.game_state
     assert state.pool == [] and legal_texts(env)[-1] == "draw"
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
-    with pytest.raises(ValueError, match=r"is not legal for player 0 now; legal: .*pass"):
+    legal = ", ".join([*legal_texts(env)[:-1], "pass"])  # the pool is empty: the refusal says "pass" for draw (R-RK-06)
+    text = env.unwrapped.action_to_string(illegal)
+    with pytest.raises(
+        ValueError, match=whole(f"action {illegal} ({text}) is not legal for player 0 now; legal: {legal}")
+    ):
         env.unwrapped.step(illegal)
 
 
