@@ -10,6 +10,7 @@ from rummy_env.games.crazy_rummy import stack_deck as crazy_stack_deck
 from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
 from rummy_env.games.rummikub import stack_pool
 from rummy_env.games.rummy import stack_deck as rummy_stack_deck
+from tests.helpers import whole
 
 MODULES = [rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0]
 
@@ -18,7 +19,9 @@ MODULES = [rummy_v0, gin_rummy_v0, crazy_rummy_v0, rummikub_v0]
 def test_an_initial_meld_no_rack_can_reach_is_refused(points):
     with pytest.raises(
         ValueError,
-        match=f"option initial_meld_points={points} is out of range: initial_meld_points must be an int from 0 to 754",
+        match=whole(
+            f"option initial_meld_points={points} is out of range: initial_meld_points must be an int from 0 to 754"
+        ),
     ):
         rummikub_v0.env(initial_meld_points=points)
     assert rummikub_v0.env(initial_meld_points=754).unwrapped.game.config.initial_meld_points == 754
@@ -26,7 +29,8 @@ def test_an_initial_meld_no_rack_can_reach_is_refused(points):
 
 @pytest.mark.parametrize("module", [rummy_v0, gin_rummy_v0, crazy_rummy_v0])
 def test_a_bad_card_is_quoted_as_written(module):
-    with pytest.raises(ValueError, match="card 'ZZ' is not a card"):
+    write = "write rank (A 2-9 T J Q K, or 10) then suit (C D H S), e.g. 'AH', 'TS', '10S'"
+    with pytest.raises(ValueError, match=whole(f"action text 'discard ZZ': card 'ZZ' is not a card: {write}")):
         module.raw_env.string_to_action("discard ZZ")
     # case does not matter for a good card
     assert module.raw_env.string_to_action("discard qh") == module.raw_env.string_to_action("DISCARD QH")
