@@ -17,7 +17,7 @@ from rummy_env.games.gin_rummy import stack_deck as gin_deck
 from rummy_env.games.rummikub import stack_pool
 from rummy_env.games.rummy import stack_deck as rummy_deck
 from tests.games.resample_helpers import state_key, swap_hidden
-from tests.helpers import legal_texts, play
+from tests.helpers import legal_texts, play, whole
 
 # Gin hand 1, dealer player_1: both pass, player_0 draws KH and knocks with 3H (34 points)
 GIN_HAND_1 = gin_deck(
@@ -144,7 +144,10 @@ def test_bad_next_hands_are_refused_and_change_nothing(module):
         == f"next_hands[0] has no keys: each later hand's deal is a dict with exactly the key(s) {keys}{why}"
     )
     one_hand = module.env(**({"num_players": 3} if module is crazy_rummy_v0 else {}))
-    with pytest.raises(ValueError, match="episode='hand' deals one hand"):
+    message = (
+        "next_hands holds 1 deal(s), but episode='hand' deals one hand: later hands are dealt only with episode='game'"
+    )
+    with pytest.raises(ValueError, match=whole(message)):
         one_hand.reset(options={"next_hands": [deal]})
 
 
@@ -160,7 +163,11 @@ def test_copies_keep_the_stacked_hands_and_stay_independent(module):
     clone._pop_next_hand()
     assert clone.next_hands == [] and len(state.next_hands) == 1
     room = state.game.max_game_hands() - 2  # the first hand and the stacked one are dealt
-    with pytest.raises(ValueError, match=f"can deal at most {room} more"):
+    message = (
+        f"next_hands holds {room + 1} deals, but this episode can deal at most {room} more hand(s)"
+        " (max_hands hands in all)"
+    )
+    with pytest.raises(ValueError, match=whole(message)):
         state.stack_next_hands([deal] * (room + 1))
     state.stack_next_hands([deal])
     assert len(state.next_hands) == 2 and state.next_hands[0] == state.next_hands[1]

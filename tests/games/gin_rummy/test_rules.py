@@ -279,7 +279,9 @@ def test_bad_config_and_deck_are_value_errors():
         game.new_initial_state(dealer=2)
     with pytest.raises(ValueError, match=whole("1 hands given: Gin Rummy has 2 players")):
         stack_deck([P0])
-    with pytest.raises(ValueError, match="hand of player_1 has 9 cards: Gin Rummy deals 10 to each player"):  # R-GIN-02
+    with pytest.raises(
+        ValueError, match=whole("hand of player_1 has 9 cards: Gin Rummy deals 10 to each player")
+    ):  # R-GIN-02
         stack_deck([P0, "QC JC 9C 8D 7D 4C TD KS QS"])
     with pytest.raises(ValueError, match=whole("card KD is named twice: a deck has one copy of each card")):
         stack_deck([P0, P1], upcard="KD")
