@@ -20,6 +20,7 @@ from rummy_env.games.gin_rummy import (
 )
 from rummy_env.games.gin_rummy.state import DISCARD
 from tests.games.gin_rummy.helpers import cards, legal_texts, play, scripted_state
+from tests.helpers import whole
 
 # player_0 (the non-dealer when player_1 deals): 3 melds and KD, deadwood 10
 P0 = "3S 4S 5S 7H 8H 9H 2C 2D 2H KD"
@@ -153,8 +154,10 @@ def test_oklahoma_upcard_sets_the_knock_limit_r_gin_14():
 def test_illegal_actions_raise_and_leave_the_state_unchanged():
     s = scripted_state([P0, P1], upcard="AC")
     before = (str(s), list(s.history), s.legal_actions())
-    for action in (string_to_action("draw stock"), string_to_action("discard KD"), string_to_action("big gin")):
-        with pytest.raises(IllegalActionError, match="is not legal for player 0 now; legal: draw upcard, pass"):
+    for text in ("draw stock", "discard KD", "big gin"):
+        action = string_to_action(text)
+        message = f"action {action} ({text}) is not legal for player 0 now; legal: draw upcard, pass"
+        with pytest.raises(IllegalActionError, match=whole(message)):
             s.apply_action(action)
     for action in (NUM_ACTIONS, -1):
         with pytest.raises(IllegalActionError, match=rf"^action {action} is out of range: action ids are 0\.\.107$"):
@@ -224,25 +227,27 @@ def test_action_text_round_trips_for_every_id():
     assert string_to_action("DRAW  Discard") == 105 and string_to_action("knock 10h") == 52 + parse_cards("TH")[0]
 
 
+ALLOWED_TEXTS = "use one of 'discard <card>', 'knock <card>', 'draw stock', 'draw upcard', 'pass', 'big gin'"
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("draw", "is not a Gin Rummy action"),
-        ("discard XX", "is not a card"),
-        ("knock", "is not a Gin Rummy action"),
-        ("meld 3S 4S 5S", "is not a Gin Rummy action"),
-        ("", "is not a Gin Rummy action"),
-        (7, "is not a string"),
+        ("draw", f"action text 'draw' is not a Gin Rummy action: {ALLOWED_TEXTS}"),
+        (
+            "discard XX",
+            "action text 'discard XX': card 'XX' is not a card: write rank (A 2-9 T J Q K, or 10) then suit"
+            " (C D H S), e.g. 'AH', 'TS', '10S'",
+        ),
+        ("knock", f"action text 'knock' is not a Gin Rummy action: {ALLOWED_TEXTS}"),
+        ("meld 3S 4S 5S", f"action text 'meld 3S 4S 5S' is not a Gin Rummy action: {ALLOWED_TEXTS}"),
+        ("", f"action text '' is not a Gin Rummy action: {ALLOWED_TEXTS}"),
+        (7, f"action text 7 is not a string: {ALLOWED_TEXTS}"),
     ],
 )
 def test_unknown_action_text_is_a_value_error(text, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=whole(message)):
         string_to_action(text)
-
-
-def whole(message):
-    """A ``match=`` pattern for exactly ``message``."""
-    return f"^{re.escape(message)}$"
 
 
 def test_bad_config_and_deck_are_value_errors():
@@ -252,10 +257,12 @@ def test_bad_config_and_deck_are_value_errors():
     ):
         GinRummyConfig(knock_limit=-1)
     # the batched engine's int32 state: a knock limit of 2**32 played as 0 there before the bound
-    with pytest.raises(ValueError, match=r"knock_limit=4294967296 is out of range: .* from 0 to 1000000000$"):
+    message = "option knock_limit=4294967296 is out of range: knock_limit must be an int from 0 to 1000000000"
+    with pytest.raises(ValueError, match=whole(message)):
         GinRummyConfig(knock_limit=2**32)
     for name in ("gin_bonus", "undercut_bonus", "big_gin_bonus"):
-        with pytest.raises(ValueError, match=rf"{name}=1000001 is out of range: .* from 0 to 1000000$"):
+        message = f"option {name}=1000001 is out of range: {name} must be an int from 0 to 1000000"
+        with pytest.raises(ValueError, match=whole(message)):
             GinRummyConfig(**{name: 10**6 + 1})
         assert getattr(GinRummyConfig(**{name: 10**6}), name) == 10**6
     with pytest.raises(ValueError, match=whole("option big_gin=1 is not a bool: big_gin must be True or False")):
