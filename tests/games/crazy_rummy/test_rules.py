@@ -11,6 +11,7 @@ from rummy_env.games.crazy_rummy import (
     stack_deck,
     string_to_action,
 )
+from tests.helpers import whole
 
 HANDS = ["7S 8S 5C 2H 3H 4H KD QC", "AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 
@@ -52,18 +53,22 @@ def test_penalty_points_r_crazy_12(hand, wild_rank, points):
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"num_players": 2}, "num_players=2 is out of range"),
-        ({"num_players": 7}, "num_players=7 is out of range"),
-        ({"wild_rank": 0}, "wild_rank=0 is out of range"),
-        ({"wild_rank": 14}, "wild_rank=14 is out of range"),
-        ({"wild_rank": "K"}, "wild_rank='K' is not an integer"),
-        ({"wild_rank": 3, "episode": "game"}, "does not go with episode='game'"),
-        ({"reward": "penalty"}, "reward='penalty' is not allowed"),
-        ({"max_turns": 0}, "max_turns=0 is out of range"),
+        ({"num_players": 2}, "option num_players=2 is out of range: num_players must be an int from 3 to 6"),
+        ({"num_players": 7}, "option num_players=7 is out of range: num_players must be an int from 3 to 6"),
+        ({"wild_rank": 0}, "option wild_rank=0 is out of range: wild_rank must be an int from 1 to 13"),
+        ({"wild_rank": 14}, "option wild_rank=14 is out of range: wild_rank must be an int from 1 to 13"),
+        ({"wild_rank": "K"}, "option wild_rank='K' is not an integer: wild_rank must be an int from 1 to 13"),
+        (
+            {"wild_rank": 3, "episode": "game"},
+            "option wild_rank=3 does not go with episode='game': a game plays the wild ranks 1..13 in order"
+            " (R-CRAZY-02); use episode='hand' to fix one round's wild rank",
+        ),
+        ({"reward": "penalty"}, "option reward='penalty' is not allowed: reward must be one of 'win', 'score'"),
+        ({"max_turns": 0}, "option max_turns=0 is out of range: max_turns must be an int from 1 to 1000000000"),
     ],
 )
 def test_bad_options(options, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=whole(message)):
         CrazyRummyConfig(**options)
 
 
