@@ -23,6 +23,7 @@ from rummy_env.core.tiles import (
     tile_value,
     tiles_to_counts,
 )
+from tests.helpers import whole
 
 
 def full_pool_strings() -> list[str]:
@@ -72,22 +73,10 @@ def test_values():
     assert int(TILE_VALUES[:52].sum()) == 4 * 91
 
 
-@pytest.mark.parametrize(
-    "text, fragment",
-    [
-        (
-            "R14",
-            "tile 'R14' is not a tile: numbers are 1-13, colours R B K Y, joker JK",
-        ),
-        ("R0", "tile 'R0' is not a tile: numbers are 1-13"),
-        ("G5", "tile 'G5' is not a tile: numbers are 1-13, colours R B K Y, joker JK"),
-        ("J", "tile 'J' is not a tile"),
-        ("", "tile '' is not a tile"),
-        ("R 5", "tile 'R 5' is not a tile"),
-    ],
-)
-def test_parse_tile_errors(text, fragment):
-    with pytest.raises(ValueError, match=fragment):
+@pytest.mark.parametrize("text", ["R14", "R0", "G5", "J", "", "R 5"])
+def test_parse_tile_errors(text):
+    message = f"tile {text!r} is not a tile: numbers are 1-13, colours R B K Y, joker JK"
+    with pytest.raises(ValueError, match=whole(message)):
         parse_tile(text)
 
 
@@ -98,7 +87,9 @@ def test_parse_tile_not_a_string():
 
 def test_tile_str_errors():
     for bad in (-1, 53, 2.0, True):
-        with pytest.raises(ValueError, match="tile types are ints 0..52"):
+        with pytest.raises(
+            ValueError, match=whole(f"tile type {bad!r} is not a tile: tile types are ints 0..52 (52 = joker)")
+        ):
             tile_str(bad)  # type: ignore[arg-type]
 
 
@@ -109,9 +100,9 @@ def test_parse_tiles_string_and_list():
 
 
 def test_parse_tiles_over_count():
-    with pytest.raises(ValueError, match="tile 'B5' appears 3 times; each coloured tile exists twice"):
+    with pytest.raises(ValueError, match=whole("tile 'B5' appears 3 times; each coloured tile exists twice")):
         parse_tiles("B5 B5 b5")
-    with pytest.raises(ValueError, match="tile 'JK' appears 3 times; there are two jokers"):
+    with pytest.raises(ValueError, match=whole("tile 'JK' appears 3 times; there are two jokers")):
         parse_tiles(["JK"] * 3)
 
 
@@ -124,16 +115,17 @@ def test_parse_pool_ok():
 
 def test_parse_pool_errors():
     strings = full_pool_strings()
-    with pytest.raises(ValueError, match="pool has 105 tiles, expected 106: .*short of: R1"):
+    short = "pool has 105 tiles, expected 106: two of each coloured number R1..Y13 and two jokers JK; short of: R1"
+    with pytest.raises(ValueError, match=whole(short)):
         parse_pool(strings[1:])
-    with pytest.raises(ValueError, match="tile 'R1' appears 3 times; each coloured tile exists twice"):
+    with pytest.raises(ValueError, match=whole("tile 'R1' appears 3 times; each coloured tile exists twice")):
         parse_pool(strings[1:] + ["R1", "R1"])
     with pytest.raises(
         ValueError,
-        match="tile 'R14' is not a tile: numbers are 1-13, colours R B K Y, joker JK",
+        match=whole("tile 'R14' is not a tile: numbers are 1-13, colours R B K Y, joker JK"),
     ):
         parse_pool(strings[:-1] + ["R14"])
-    with pytest.raises(ValueError, match="tile 'JK' appears 3 times; there are two jokers"):
+    with pytest.raises(ValueError, match=whole("tile 'JK' appears 3 times; there are two jokers")):
         parse_pool(strings[2:] + ["JK"])
 
 
@@ -158,6 +150,8 @@ def test_counts_helpers():
 def test_tile_colour_and_number_refuse_what_is_no_tile_type(bad):
     # tile_number(60) once answered 9
     for f in (tile_colour, tile_number):
-        with pytest.raises(ValueError, match=rf"^tile type {bad!r} is not a tile: tile types are ints 0\.\.52"):
+        with pytest.raises(
+            ValueError, match=whole(f"tile type {bad!r} is not a tile: tile types are ints 0..52 (52 = joker)")
+        ):
             f(bad)
     assert (tile_colour(51), tile_number(51), tile_colour(JOKER), tile_number(JOKER)) == (3, 13, -1, 0)
