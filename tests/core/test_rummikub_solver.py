@@ -34,6 +34,7 @@ from rummy_env.core.tiles import (
     parse_tile,
     parse_tiles,
 )
+from tests.helpers import whole
 
 ZERO = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
 
@@ -214,14 +215,21 @@ def test_input_errors():
         can_partition(np.zeros(52, dtype=np.int64))
     bad = ZERO.copy()
     bad[0] = 3
-    with pytest.raises(ValueError, match="counts holds 3 tiles of type 0 \\(R1\\); counts are 0..2"):
+    message = (
+        "counts holds 3 tiles of type 0 (R1); counts are 0..2: two copies of each tile and two jokers exist (R-RK-01)"
+    )
+    with pytest.raises(ValueError, match=whole(message)):
         can_partition(bad)
     table = C("R1 R1")
-    with pytest.raises(ValueError, match="table and rack hold 3 tiles of type R1 together"):
+    with pytest.raises(
+        ValueError, match=whole("table and rack hold 3 tiles of type R1 together; each tile exists twice (R-RK-01)")
+    ):
         extension_mask(table, C("R1"), ZERO, True)
-    with pytest.raises(ValueError, match="chosen holds 1 of B2 but the rack only 0"):
+    with pytest.raises(
+        ValueError, match=whole("chosen holds 1 of B2 but the rack only 0; chosen must be a sub-multiset of the rack")
+    ):
         extension_mask(ZERO, C("R1"), C("B2"), True)
-    with pytest.raises(ValueError, match="objective 'most' is not known"):
+    with pytest.raises(ValueError, match=whole("objective 'most' is not known: use 'points' or 'tiles'")):
         best_play(ZERO, C("R1"), True, objective="most")
 
 
