@@ -174,8 +174,10 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was(variant):
     with pytest.raises(ValueError, match=whole("options=['deck'] is not a dict: pass e.g. options={'deck': [...]}")):
         env.reset(options=["deck"])
     # no known key: ignored (Gymnasium convention, PettingZoo's api_test), with a warning
-    said = rf"{variant.name} reset: option\(s\) 'cards' unknown, ignored; its reset options are deck"
-    with pytest.warns(UserWarning, match=said):
+    said = (
+        f"{variant.name} reset: option(s) 'cards' unknown, ignored; its reset options are {RESET_OPTIONS[variant.name]}"
+    )
+    with pytest.warns(UserWarning, match=whole(said)):
         env.reset(seed=3, options={"cards": variant.deck()})
     fresh = variant.module.env()
     fresh.reset(seed=3)

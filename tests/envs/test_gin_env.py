@@ -225,7 +225,8 @@ def test_bad_reset_options_raise_and_leave_the_env_as_it_was():
         ValueError, match=r"^options=\['deck'\] is not a dict: pass e\.g\. options=\{'deck': \[\.\.\.\]\}$"
     ):
         env.reset(options=["deck"])
-    with pytest.warns(UserWarning, match="option\\(s\\) 'unknown' unknown, ignored"):
+    said = "gin_rummy_v0 reset: option(s) 'unknown' unknown, ignored; its reset options are deck, dealer, next_hands"
+    with pytest.warns(UserWarning, match=whole(said)):
         env.reset(options={"unknown": 1})  # unknown keys are ignored (Gymnasium convention), and said
 
 
