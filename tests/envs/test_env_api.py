@@ -247,14 +247,20 @@ def test_wrapped_env_turns_an_illegal_action_into_a_loss(variant):
     env = variant.module.env()
     env.reset(seed=4)
     agent = env.agent_selection
-    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    mask = env.observe(agent)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    seat = env.unwrapped.agent_name_mapping[agent]
+    legal = ", ".join(env.unwrapped.action_to_string(int(a)) for a in np.flatnonzero(mask))
     EnvLogger.mqueue.clear()
     env.step(illegal)
     assert any("Illegal move made" in m for m in EnvLogger.mqueue)
     assert all(env.terminations.values()) and env._cumulative_rewards[agent] == -1
     # the illegal player's infos say which action it was and why (the engine's message)
     text = env.unwrapped.action_to_string(illegal)
-    assert env.infos[agent]["illegal_action"].startswith(f"action {illegal} ({text}) is not legal for player ")
+    assert (
+        env.infos[agent]["illegal_action"]
+        == f"action {illegal} ({text}) is not legal for player {seat} now; legal: {legal}"
+    )
     assert [set(env.infos[a]) for a in env.agents if a != agent] == [set()] * (len(env.agents) - 1)
     # the episode is over: no agent has a legal action, the offender included
     assert [int(env.observe(a)["action_mask"].sum()) for a in env.possible_agents] == [0] * len(env.possible_agents)

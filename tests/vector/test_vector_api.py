@@ -414,4 +414,7 @@ def test_a_bad_card_in_a_2d_array_of_strings_is_named_as_in_a_list():
     with pytest.raises(ValueError) as listed:
         vec.reset(decks=[row, [*row[:-1], "ZZ"]])
     assert str(refused.value) == str(listed.value)
-    assert str(refused.value).startswith("deck of game 1: bad deck: card 'ZZ' is not a card: ")
+    assert str(refused.value) == (
+        "deck of game 1: bad deck: card 'ZZ' is not a card: write rank (A 2-9 T J Q K, or 10) then suit (C D H S),"
+        " e.g. 'AH', 'TS', '10S'; missing cards: 7H"
+    )
