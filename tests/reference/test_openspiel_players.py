@@ -13,6 +13,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", exc_type=ModuleNotFoundError)
 
 from rummy_env.openspiel.players import PlayerIdError, PlayerTypeError
+from tests.helpers import whole
 from tests.reference.openspiel_play import load, random_play
 from tests.reference.test_openspiel_refusals import PARAMS, is_decision, positions, snapshot
 
@@ -97,9 +98,11 @@ def test_without_a_player_the_observations_are_the_acting_players():
     assert state.observation_string() == state.observation_string(np.int64(seat))
     assert state.information_state_tensor() == state.information_state_tensor(seat)
     state = random_play(state, np.random.default_rng(4))
-    with pytest.raises(
-        PlayerIdError, match="^observation_tensor\\(\\) without a player .* at a terminal state no seat"
-    ):
+    message = (
+        "observation_tensor() without a player is the acting player's, and at a terminal state no seat acts"
+        " (current_player() is -4): give a player 0..1"
+    )
+    with pytest.raises(PlayerIdError, match=whole(message)):
         state.observation_tensor()
 
 
