@@ -46,7 +46,8 @@ class Layout:
         self.fields = tuple(fields)
         names = [f.name for f in self.fields]
         if len(set(names)) != len(names):
-            raise ValueError(f"duplicate field names in layout: {names}")
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"duplicate field names in layout: {twice} appear more than once in {names}")
         self._slices: dict[str, slice] = {}
         start = 0
         for f in self.fields:

@@ -398,7 +398,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         if self.game_state is None:
             raise RuntimeError("call reset() before render_svg()")
         if agent is not None and (not isinstance(agent, str) or agent not in self.agent_name_mapping):
-            raise KeyError(f"agent {agent!r} is not one of {self.possible_agents}")
+            raise KeyError(f"agent {agent!r} is not an agent of this env: agents are {', '.join(self.possible_agents)}")
         seat = self.agent_name_mapping[agent or self.agent_selection]
         return render_svg(self.game_state, seat, self.last_move)
 

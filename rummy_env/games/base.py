@@ -83,7 +83,12 @@ class EngineGame:
                 still deal (:meth:`max_game_hands`).
         """
         return check_next_hands(
-            deals, self.next_hand_keys, self._parse_next_hand, self.max_game_hands() - dealt, self.config.episode
+            deals,
+            self.next_hand_keys,
+            self._parse_next_hand,
+            self.max_game_hands() - dealt,
+            self.config.episode,
+            self.max_game_hands(),
         )
 
     def _parse_next_hand(self, deal: dict) -> NextHand:

@@ -29,7 +29,12 @@ def count_hands(name: str, hands: Any) -> int:
 
 
 def check_next_hands(
-    deals: Any, keys: Sequence[str], parse_one: Callable[[dict], NextHand], room: int, episode: str
+    deals: Any,
+    keys: Sequence[str],
+    parse_one: Callable[[dict], NextHand],
+    room: int,
+    episode: str,
+    max_hands: int,
 ) -> list[NextHand]:
     """The stacked deals of later hands (``next_hands``), checked entry by entry.
 
@@ -39,6 +44,8 @@ def check_next_hands(
         parse_one: the variant's check of one deal (raises ``ValueError``).
         room: how many more hands the episode can deal.
         episode: the ``episode`` option (``"hand"`` deals no later hand).
+        max_hands: the most hands the episode deals (the ``max_hands`` option), named in the
+            refusal of too many deals.
 
     Raises:
         ValueError: not a list of dicts with exactly ``keys``, a bad entry (the message
@@ -58,7 +65,7 @@ def check_next_hands(
     if len(deals) > room:
         raise ValueError(
             f"next_hands holds {len(deals)} deals, but this episode can deal at most {max(room, 0)} more hand(s) "
-            "(max_hands hands in all)"
+            f"(max_hands={max_hands} hands in all)"
         )
     out = []
     for k, deal in enumerate(deals):

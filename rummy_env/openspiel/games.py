@@ -223,7 +223,8 @@ class RummyEnvState(PlayerMethods, pyspiel.State):
                 )
             if "actions" not in vars(value):  # every path that unpickles a state comes here
                 raise SerializedStateError(
-                    "the serialized contents hold no action list: a rummy_env before 2026-12-07 serialized them"
+                    "the serialized contents hold no action list: a rummy_env before 2026-12-07 serialized them; "
+                    "load it with that version and apply its history() to this version's new_initial_state()"
                 )
             mine = self.get_game()._data
             if value.data is not mine and value.data.__reduce__() != mine.__reduce__():

@@ -463,7 +463,8 @@ def test_a_damaged_or_edited_serialized_state_is_refused(variant):
         (contents({"_core": 5}), "^the serialized contents hold int as _core, not a state's Core$"),
         (
             contents({"_core": without_actions}),
-            "^the serialized contents hold no action list: a rummy_env before 2026-12-07 serialized them$",
+            "^the serialized contents hold no action list: a rummy_env before 2026-12-07 serialized them; "
+            r"load it with that version and apply its history\(\) to this version's new_initial_state\(\)$",
         ),
         # past the name: what pickle or OpenSpiel said (their words, a fragment)
         (text[: len(text) // 2], rf"^the text is not a serialized state of {NAMES[variant]}: "),

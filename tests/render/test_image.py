@@ -145,9 +145,13 @@ def test_render_svg_of_another_agent_and_bad_viewers():
     env.reset(seed=3)
     assert "player_1 (this view)" in env.unwrapped.render_svg("player_1")
     # str() of a KeyError is the repr of its message, quotes included
-    with pytest.raises(KeyError, match=whole(repr("agent 'player_7' is not one of ['player_0', 'player_1']"))):
+    with pytest.raises(
+        KeyError, match=whole(repr("agent 'player_7' is not an agent of this env: agents are player_0, player_1"))
+    ):
         env.unwrapped.render_svg("player_7")
-    with pytest.raises(KeyError, match=whole(repr("agent ['x'] is not one of ['player_0', 'player_1']"))):
+    with pytest.raises(
+        KeyError, match=whole(repr("agent ['x'] is not an agent of this env: agents are player_0, player_1"))
+    ):
         env.unwrapped.render_svg(["x"])  # not "unhashable type"
     with pytest.raises(ValueError, match=whole("viewer=2 is not a seat: use 0..1")):
         table_picture(env.unwrapped.game_state, 2)
