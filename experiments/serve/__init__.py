@@ -115,7 +115,8 @@ its end); ``GET /api/games/{id}`` answers with ``ETag: "VERSION"`` (none while a
 opponent is thinking: its seconds count) and ``Cache-Control: no-store``, and with a 304
 and no body when ``If-None-Match`` names that ETag (the other routes answer with the view,
 or the hint, whatever it names); a ``version`` sent with a move, undo, hint, advance or quit
-other than the game's is refused (409), the game unchanged (without it, as before: whatever
+older than the game's is refused (409; a later one, which no view had, or one that is not
+an int >= 0: 400), the game unchanged (without it, as before: whatever
 the version; a quit while an opponent chooses its move is from the view that says so, whose
 version is the game's until that move is played).  ``GET /api/records``
 (``?variant=&agent=&folder=``); ``POST /api/uploads`` (the record file as the body,

@@ -241,13 +241,21 @@ class GameSession:
         a move chosen from it could be legal still, but not the one the user meant.
 
         Raises:
-            ApiError: 400 ``version`` not an int >= 0; 409 another version than the game's.
+            ApiError: 400 ``version`` not an int >= 0, or later than the game's (no view had
+                it: a client's bug, not another tab's move); 409 an earlier version than the
+                game's.
         """
         if version is None:
             return
         if not isinstance(version, int) or isinstance(version, bool) or version < 0:
             raise ApiError(
                 400, f"version {shown(version)} is not a view's version (an int >= 0, the view's 'version'), or null"
+            )
+        if version > self.version:  # versions only grow: "another tab played on" would mislead
+            raise ApiError(
+                400,
+                f"version {version} is later than game {self.id}'s version {self.version}: no view of the game "
+                "had it (send the 'version' of the view the request was made from, or null)",
             )
         if version != self.version:
             raise ApiError(

@@ -56,6 +56,14 @@ def test_a_move_or_an_opponents_move_asked_from_an_older_view_is_refused_and_cha
             client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": bad}), 400
         )
         assert said == f"version {bad!r} is not a view's version (an int >= 0, the view's 'version'), or null"
+    # a version the game never had is a client's bug, not another tab's move: no "another tab played on"
+    said = refused(
+        client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 2}), 400
+    )
+    assert said == (
+        f"version 2 is later than game {gid}'s version 1: no view of the game had it (send the 'version' of "
+        "the view the request was made from, or null)"
+    )
     assert client.get(f"/api/games/{gid}", headers=headers).json() == now
     client.post(f"/api/games/{gid}/move", headers=headers, json={"action": "discard TC", "version": 1})
     said = refused(client.post(f"/api/games/{gid}/advance", headers=headers, json={"version": 1}), 409)
