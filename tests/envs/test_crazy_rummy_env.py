@@ -98,13 +98,24 @@ def test_the_wild_rank_reset_option_fixes_the_round_and_bad_ones_change_nothing(
         ),
     ):
         fixed.reset(seed=0, options={"wild_rank": 5})
-    with pytest.raises(
-        ValueError,
-        match=whole(
-            "wild_rank=1 does not go with episode='game': a game plays the wild ranks 1..13 in order (R-CRAZY-02)"
-        ),
-    ):
-        crazy_rummy_v0.env(episode="game").reset(seed=0, options={"wild_rank": 1})
+
+
+def test_a_wild_rank_with_episode_game_is_refused_in_one_wording_as_env_or_reset_option():
+    def refusal(rank):
+        return (
+            f"option wild_rank={rank} does not go with episode='game': a game plays the wild ranks 1..13 in order "
+            "(R-CRAZY-02); a wild rank is given only with episode='hand' (one round)"
+        )
+
+    with pytest.raises(ValueError, match=whole(refusal(3))):
+        crazy_rummy_v0.env(episode="game", wild_rank=3)
+    env = crazy_rummy_v0.env(episode="game")
+    env.reset(seed=0)
+    before = env.observe("player_0")["observation"].copy()
+    with pytest.raises(ValueError, match=whole(refusal(1))):
+        env.reset(seed=1, options={"wild_rank": 1})
+    assert env.unwrapped.game_state.round == 1
+    assert np.array_equal(env.observe("player_0")["observation"], before)
 
 
 def test_a_wild_card_never_stands_for_a_card_its_player_holds_r_crazy_05_reading():

@@ -105,7 +105,7 @@ def test_game_info(variant, params, actions, outcomes, players, low, high, lengt
             "crazy_rummy",
             {"wild_rank": 5, "episode": "game"},
             "option wild_rank=5 does not go with episode='game': a game plays the wild ranks 1..13 in order"
-            " (R-CRAZY-02); use episode='hand' to fix one round's wild rank",
+            " (R-CRAZY-02); a wild rank is given only with episode='hand' (one round)",
         ),
         (
             "rummikub",

@@ -57,10 +57,16 @@ class CrazyRummyConfig(OptionNames):
         if self.wild_rank is not None:
             object.__setattr__(self, "wild_rank", check_int("wild_rank", self.wild_rank, 1, NUM_ROUNDS))
             if self.episode == "game":
-                raise ValueError(
-                    f"option wild_rank={self.wild_rank} does not go with episode='game': a game plays the wild "
-                    "ranks 1..13 in order (R-CRAZY-02); use episode='hand' to fix one round's wild rank"
-                )
+                raise ValueError(game_wild_rank_refusal(self.wild_rank))
+
+
+def game_wild_rank_refusal(rank: int) -> str:
+    """The one message refusing a wild rank with ``episode="game"``, whether it came as the
+    ``wild_rank`` option or as a deal's ``wild_rank`` (``reset(options=...)``)."""
+    return (
+        f"option wild_rank={rank} does not go with episode='game': a game plays the wild ranks 1..13 in order "
+        "(R-CRAZY-02); a wild rank is given only with episode='hand' (one round)"
+    )
 
 
 def check_wild_rank(config: CrazyRummyConfig, wild_rank: object) -> int | None:
@@ -80,9 +86,7 @@ def check_wild_rank(config: CrazyRummyConfig, wild_rank: object) -> int | None:
         return config.wild_rank
     rank = check_int("wild_rank", wild_rank, 1, NUM_ROUNDS)
     if config.episode == "game":
-        raise ValueError(
-            f"wild_rank={rank} does not go with episode='game': a game plays the wild ranks 1..13 in order (R-CRAZY-02)"
-        )
+        raise ValueError(game_wild_rank_refusal(rank))
     if config.wild_rank is not None and rank != config.wild_rank:
         raise ValueError(
             f"wild_rank={rank} contradicts the option wild_rank={config.wild_rank}, which fixes the round's wild rank: "

@@ -1,5 +1,6 @@
 """The Crazy Rummy engine: the deal, options, penalties, copies (crazy_rummy.md)."""
 
+
 import pytest
 
 from rummy_env.core.cards import mask_of, parse_cards, parse_deck
@@ -61,7 +62,7 @@ def test_penalty_points_r_crazy_12(hand, wild_rank, points):
         (
             {"wild_rank": 3, "episode": "game"},
             "option wild_rank=3 does not go with episode='game': a game plays the wild ranks 1..13 in order"
-            " (R-CRAZY-02); use episode='hand' to fix one round's wild rank",
+            " (R-CRAZY-02); a wild rank is given only with episode='hand' (one round)",
         ),
         ({"reward": "penalty"}, "option reward='penalty' is not allowed: reward must be one of 'win', 'score'"),
         ({"max_turns": 0}, "option max_turns=0 is out of range: max_turns must be an int from 1 to 1000000000"),
