@@ -93,28 +93,48 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(options):
     assert moved == 48  # seeded: every one of the 24 trials x 2 players really moved hidden cards
 
 
+def check_views(raw, counts):
+    """Each seat's observation and mask in ``raw``'s state: no hidden card of the opponent
+    before a showdown, never the stock, the seat's own hand, the mask only for the acting
+    seat; ``counts`` adds how many views ran the hidden-card check."""
+    state = raw.game_state
+    lay = raw.layout
+    for p, agent in enumerate(raw.possible_agents):
+        obs = raw.observe(agent)
+        planes = obs["observation"][: lay.offset("phase")].reshape(-1, 52)
+        other = state.hands[1 - p]
+        if state.showdown is None:  # before a showdown only cards taken from the pile are known
+            hidden = [c for c in range(52) if other >> c & 1 and not state.known[1 - p] >> c & 1]
+            assert hidden and planes[:, hidden].sum() == 0, p
+            counts["before showdown"] += 1
+        else:
+            counts["after showdown"] += 1
+        assert planes[:, list(state.stock)].sum() == 0  # the stock is never shown
+        assert obs["observation"][lay.slice("hand")].sum() == state.hands[p].bit_count()
+        if state.is_terminal() or p != state.current_player():
+            assert obs["action_mask"].sum() == 0
+        else:
+            assert np.flatnonzero(obs["action_mask"]).tolist() == state.legal_actions()
+
+
 @pytest.mark.parametrize("options", CONFIGS, ids=str)
 def test_a_player_never_sees_the_opponents_hidden_cards(options):
-    before_showdown = 0
+    # each seed's whole hand is played once; its views are checked at one move drawn among
+    # those before the hand's showdown (a live position, where hidden cards exist) and at
+    # the hand's end (the showdown, or a cut hand)
+    counts = {"before showdown": 0, "after showdown": 0}
     for seed in range(20):
-        env, _ = record_hand(options, seed, int(np.random.default_rng(seed).integers(0, 130)), ["heuristic", "random"])
-        raw = env.unwrapped
-        state = raw.game_state
-        lay = raw.layout
-        for p, agent in enumerate(raw.possible_agents):
-            obs = raw.observe(agent)
-            planes = obs["observation"][: lay.offset("phase")].reshape(-1, 52)
-            other = state.hands[1 - p]
-            if state.showdown is None:  # before a showdown only cards taken from the pile are known
-                hidden = [c for c in range(52) if other >> c & 1 and not state.known[1 - p] >> c & 1]
-                assert planes[:, hidden].sum() == 0, (p, seed)
-                before_showdown += 1
-            stock = [c for c in state.stock]
-            assert planes[:, stock].sum() == 0  # the stock is never shown
-            assert obs["observation"][lay.slice("hand")].sum() == state.hands[p].bit_count()
-            if state.is_terminal() or p != state.current_player():
-                assert obs["action_mask"].sum() == 0
-            else:
-                assert np.flatnonzero(obs["action_mask"]).tolist() == state.legal_actions()
-    # seeded, pinned: the hidden-card check above ran for this many (seed, player) views
-    assert before_showdown == {0: 4, 1: 2, 2: 4}[CONFIGS.index(options)]
+        env, actions = record_hand(options, seed, 10_000, ["heuristic", "random"])
+        state = env.unwrapped.game_state
+        assert state.is_terminal()
+        deck, dealer = state.initial_deck, state.initial_dealer
+        live = []
+        replay(
+            options, deck, dealer, actions, lambda s, live=live: live.append(s.showdown is None and not s.is_terminal())
+        )
+        step = int(np.random.default_rng(seed).choice(np.flatnonzero(live)))
+        for k in (step, len(actions)):
+            check_views(replay(options, deck, dealer, actions[:k]), counts)
+    # seeded, pinned: the 20 drawn positions x 2 seats are all live (before: 4, 2 and 4 of 40
+    # views per config), and all 20 hands of each config ended at a showdown
+    assert counts == {"before showdown": 40, "after showdown": 40}
