@@ -1,6 +1,5 @@
 """The Crazy Rummy engine: the deal, options, penalties, copies (crazy_rummy.md)."""
 
-
 import pytest
 
 from rummy_env.core.cards import mask_of, parse_cards, parse_deck
