@@ -287,5 +287,5 @@ def trained(args: argparse.Namespace, out: Path) -> int:
     if stop.requested:
         print(stop.kept(f"model.zip and the learning curve in {out}/ (the evaluation was skipped); --resume continues"))
         return stop.exit_code
-    print(f"model, learning curve and evaluation in {out}/")
+    print(f"model, learning curve{' and evaluation' if args.eval_deals else ''} in {out}/")
     return 0

@@ -110,7 +110,9 @@ def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkey
     shutil.copytree(out, copy)
     monkeypatch.setattr(cli, "StopRequest", StopAfter(None))
     assert cli.main(["--resume", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
-    assert capsys.readouterr().out.startswith(f"gin_rummy_v0: resuming {out}/model.zip\n")
+    said = capsys.readouterr().out
+    assert said.startswith(f"gin_rummy_v0: resuming {out}/model.zip\n")
+    assert said.endswith(f"model, learning curve and evaluation in {out}/\n")
     assert cli.main(["--resume", "--out", str(copy), "--eval-deals", "0", "--no-progress"]) == 0
     assert (episodes(copy), weights(copy)) == (episodes(out), weights(out))  # a checkpoint resumes to one run
     summary = json.loads((out / "evaluation.json").read_text())
@@ -129,7 +131,9 @@ def test_a_stopped_sb3_run_resumes_from_its_model_and_counts_on(tmp_path, monkey
 
     # spent: --timesteps 512 is passed, so a resume trains nothing and makes the evaluation asked for
     before = weights(out)
+    capsys.readouterr()
     assert cli.main(["--resume", "--out", str(out), "--eval-deals", "0", "--no-progress"]) == 0
+    assert capsys.readouterr().out.endswith(f"model, learning curve in {out}/\n")  # no evaluation was made
     summary = json.loads((out / "evaluation.json").read_text())
     assert (summary["timesteps"], summary["episodes"], summary["evaluation"]) == (557, 10, [])
     assert [t for t, _ in episodes(out)] == ends + resumed_ends
