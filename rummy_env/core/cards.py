@@ -163,6 +163,26 @@ def count_faults(counts: np.ndarray, want: int, what: str) -> str:
     return ", ".join(parts)
 
 
+def deck_faults(deck: np.ndarray, num_ids: int, want: int, what: str) -> str:
+    """What is wrong with a batched engine's int deck, for its refusal: its first entry
+    outside ``0..num_ids-1`` (``"entry 3 is -7, not a card id 0..51"``), else
+    :func:`count_faults` of its counts.  The range comes first because ``np.bincount``
+    refuses a negative entry in its own words and allocates up to the largest one.
+
+    Args:
+        deck: shape (size,), any int dtype: the deck as given.
+        num_ids: how many ids there are (52 cards, 53 tile types).
+        want: how often a deck holds each id.
+        what: the name of an id in the message.
+    """
+    deck = np.asarray(deck)
+    outside = np.flatnonzero((deck < 0) | (deck >= num_ids))
+    if outside.size:
+        j = int(outside[0])
+        return f"entry {j} is {int(deck[j])}, not a {what} 0..{num_ids - 1}"
+    return count_faults(np.bincount(deck.astype(np.int64), minlength=num_ids), want, what)
+
+
 def parse_deck(cards: Iterable[str]) -> list[int]:
     """Card ids of a full stacked deck: 52 distinct card strings, top card first.
 

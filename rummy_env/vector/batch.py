@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, card_str, count_faults, parse_deck
+from rummy_env.core.cards import NUM_CARDS, card_str, deck_faults, parse_deck
 from rummy_env.games.options import check_int, check_int_entries, check_known
 from rummy_env.vector.streams import (  # noqa: F401 - the stream helpers, also imported from here
     GOLDEN,
@@ -438,7 +438,7 @@ class VecBase:
             bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(NUM_CARDS)).any(axis=1))
             if bad.size:
                 g = int(bad[0])
-                faults = count_faults(np.bincount(decks[g], minlength=NUM_CARDS), 1, "card id")
+                faults = deck_faults(decks[g], NUM_CARDS, 1, "card id")
                 raise ValueError(f"deck of game {g} is not a deck: it must hold each card id 0..51 once ({faults})")
             return decks.astype(np.int8)
         if not isinstance(decks, (list, tuple)) or len(decks) != n:

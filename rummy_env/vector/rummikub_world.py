@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core.cards import deck_faults
 from rummy_env.core.tiles import NUM_TILE_TYPES, POOL_SIZE, tile_str
 from rummy_env.games.options import check_int_entries
 from rummy_env.games.rummikub.deal import parse_stacked_pool
@@ -115,8 +116,10 @@ class RummikubDeals:
                 )
             bad = np.flatnonzero((np.sort(decks, axis=1) != TILE_ORDER).any(axis=1))
             if bad.size:
+                g = int(bad[0])
+                faults = deck_faults(decks[g], NUM_TILE_TYPES, 2, "tile type")
                 raise ValueError(
-                    f"deck of game {int(bad[0])} is not a Rummikub pool: it must hold each tile type 0..52 twice"
+                    f"deck of game {g} is not a Rummikub pool: it must hold each tile type 0..52 twice ({faults})"
                 )
             return decks.astype(np.int8)
         if not isinstance(decks, (list, tuple)) or len(decks) != n:

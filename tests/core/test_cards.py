@@ -9,6 +9,7 @@ from rummy_env.core.cards import (
     cards_of,
     cards_str,
     count_faults,
+    deck_faults,
     mask_of,
     mask_value,
     parse_card,
@@ -138,3 +139,18 @@ def test_card_text_refuses_what_is_no_card_id(bad):
 def test_count_faults_names_the_first_repeat_and_the_first_gap(counts, want, message):
     what = "card id" if want == 1 else "tile type"
     assert count_faults(np.array(counts), want, what) == message
+
+
+@pytest.mark.parametrize(
+    ("deck", "message"),
+    [
+        (np.array([2, 0, 0, 1]), "card id 0 appears 2 times, card id 3 is missing"),
+        (np.array([0, 1, -5, 2]), "entry 2 is -5, not a card id 0..3"),
+        (np.array([0, 1, 4, 9]), "entry 2 is 4, not a card id 0..3"),
+        (np.array([0, 2**40, 2, 3]), "entry 1 is 1099511627776, not a card id 0..3"),
+        (np.array([2**64 - 1, 1, 2, 3], np.uint64), "entry 0 is 18446744073709551615, not a card id 0..3"),
+        (np.array([3, 1, 2, 0], np.uint8), ""),
+    ],
+)
+def test_deck_faults_names_an_entry_outside_the_ids_before_counting(deck, message):
+    assert deck_faults(deck, 4, 1, "card id") == message

@@ -180,7 +180,13 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls):
     )
     pools = np.tile(np.repeat(np.arange(53), 2), (3, 1))
     pools[2, 0] = 5
-    refused("deck of game 2 is not a Rummikub pool: it must hold each tile type 0..52 twice", vec.reset, decks=pools)
+    pool = "deck of game 2 is not a Rummikub pool: it must hold each tile type 0..52 twice"
+    refused(f"{pool} (tile type 5 appears 3 times, tile type 0 appears 1 time)", vec.reset, decks=pools)
+    # an entry outside 0..52 is named before any count (np.bincount refused a negative one in its own words)
+    for value, dtype in [(-1, np.int64), (53, np.int64), (2**40, np.int64), (2**63 + 5, np.uint64)]:
+        pools = np.tile(np.repeat(np.arange(53), 2), (3, 1)).astype(dtype)
+        pools[2, 7] = value
+        refused(f"{pool} (entry 7 is {value}, not a tile type 0..52)", vec.reset, decks=pools)
     refused(
         "deck of game 0: deck must be a list of 106 tile strings, first drawn first, not one string",
         vec.reset,

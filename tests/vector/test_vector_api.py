@@ -141,6 +141,18 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
         decks = np.tile(np.arange(52), (3, 1))
         decks[1, 0] = 1
         vec.reset(decks=decks)
+    # an entry outside 0..51 is named before any count: np.bincount refused a negative one in
+    # its own words and tried to allocate 8 TiB for 2**40
+    for value, dtype in [(-7, np.int64), (52, np.int64), (2**40, np.int64), (2**63 + 5, np.uint64)]:
+        decks = np.tile(np.arange(52), (3, 1)).astype(dtype)
+        decks[1, 3] = value
+        message = "deck of game 1 is not a deck: it must hold each card id 0..51 once"
+        message += f" (entry 3 is {value}, not a card id 0..51)"
+        with pytest.raises(ValueError, match=whole(message)):
+            vec.reset(decks=decks)
+    assert [vec.deal_of(i) for i in range(3)] == deals  # the refused decks dealt nothing
+    for kept, was in zip(vec.step_random(), replay.step_random(), strict=True):
+        np.testing.assert_array_equal(kept, was)
     seats = f"0..{vec.num_players - 1}"
     with pytest.raises(ValueError, match=f"^dealer 9 of game 0 is not a seat: dealers are {seats}$"):
         vec.reset(dealers=np.array([9, 0, 0]))
