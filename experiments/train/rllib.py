@@ -389,5 +389,6 @@ def main(args: Any, out: Path, stop: Any = None) -> int:
     if stop is not None and stop.requested:
         print(stop.kept(f"the checkpoint and progress.csv in {out}/ (the evaluation was skipped); --resume continues"))
         return stop.exit_code
-    print(f"checkpoint, progress and evaluation in {out}/ (play it with --agents rllib:{out}/checkpoint)")
+    made = " and evaluation" if args.eval_deals else ""  # --eval-deals 0 makes none (as the sb3 backend says)
+    print(f"checkpoint, progress{made} in {out}/ (play it with --agents rllib:{out}/checkpoint)")
     return 0

@@ -383,3 +383,19 @@ def test_a_new_runs_save_puts_the_earlier_checkpoint_back_before_it_writes(tmp_p
     rllib.save_checkpoint(CountingAlgo([]), tmp_path / "checkpoint")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
     assert (tmp_path / "checkpoint" / "iteration").read_text() == "0"
+
+
+@pytest.mark.parametrize(("deals", "made"), [("0", ""), ("20", " and evaluation")])
+def test_the_rllib_closing_line_names_the_evaluation_only_when_one_was_made(deals, made, tmp_path, monkeypatch, capsys):
+    from experiments.train import rllib
+
+    def trained(*args, **kwargs):  # no ray session: the summary rllib.train returns
+        summary = {"variant": "gin_rummy_v0", "iterations": 1, "env_steps": 8, "episodes": 0, "train_seconds": 0.1}
+        return {**summary, "evaluation": []}
+
+    monkeypatch.setattr(rllib, "train", trained)
+    out = tmp_path / "run"
+    argv = ["--backend", "rllib", "--variant", "gin_rummy", "--iterations", "1", "--eval-deals", deals]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == f"checkpoint, progress{made} in {out}/ (play it with --agents rllib:{out}/checkpoint)"
