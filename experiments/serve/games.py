@@ -272,7 +272,8 @@ class GameSession:
         Raises:
             ApiError: 409 the game is over, it changed since the view of ``version``, or
                 another seat is to act; 400 not an action of the variant, or ``version``
-                not an int; 422 not legal now (the message lists some legal moves).
+                not an int >= 0 or later than the game's; 422 not legal now (the message lists
+                some legal moves).
         """
         self._check_open(version, "move")
         to_act = self.to_act()
@@ -304,8 +305,9 @@ class GameSession:
 
         Raises:
             ApiError: 400 not Rummikub (every move of the other variants is final), or
-                ``version`` not an int; 409 the game is over, it changed since the view of
-                ``version``, it is not the human's turn, or no tile was added yet.
+                ``version`` not an int >= 0 or later than the game's; 409 the game is over, it
+                changed since the view of ``version``, it is not the human's turn, or no tile
+                was added yet.
         """
         self._check_open(version, "undo")
         if self.variant != RUMMIKUB:
@@ -333,8 +335,9 @@ class GameSession:
                 opponent is still choosing its move (this one makes no second move), or the
                 game ended while the agent thought (its move, or its failure to choose one,
                 changes nothing), or the game changed since the view of ``version`` (400:
-                ``version`` not an int); 500 the agent chose a move that is not legal, or failed to
-                choose one (the game stays as it was; the message names the agent; what an
+                ``version`` not an int >= 0 or later than the game's); 500 the agent chose a
+                move that is not legal, or failed to choose one (the game stays as it was; the
+                message names the agent; what an
                 illegal choice was, with the seed and legal moves that tell hidden cards,
                 goes to stderr only).
         """
@@ -414,7 +417,8 @@ class GameSession:
 
         Raises:
             ApiError: 409 the game is over, it changed since the view of ``version``, or it
-                is not the human's turn; 400 ``version`` not an int.
+                is not the human's turn; 400 ``version`` not an int >= 0 or later than the
+                game's.
         """
         self._check_open(version, "hint")
         if self.to_act() != self.seat:
@@ -431,7 +435,7 @@ class GameSession:
         Raises:
             ApiError: 409 the game is already over, or it changed since the view of
                 ``version`` (another tab played on: the user quit a game it has not seen);
-                400 ``version`` not an int.
+                400 ``version`` not an int >= 0 or later than the game's.
         """
         self._check_playing()
         self.check_version(version, "quit")
