@@ -16,6 +16,7 @@ from experiments.common import load_variant, parse_env_options, path_arg, progra
 from experiments.common.argv import given_settings, seed_refusal
 from experiments.common.parallel import refuse_unreachable_address
 from experiments.selfplay.config import (
+    MAX_MINUTES,
     MAX_SEED,
     SEED_BOUND,
     Config,
@@ -176,8 +177,12 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Config, Path, bool, bool, se
             p.error(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
     if args.final_eval_deals < 0:
         p.error(f"--final-eval-deals must be >= 0 (0 skips the final evaluation), got {args.final_eval_deals}")
-    if args.minutes is not None and not args.minutes >= 0:
-        p.error(f"--minutes must be positive, or 0 for no time limit, got {args.minutes}")
+    # checked whole here: the Config's own refusal of inf says (0.0, ...], though 0 is allowed here
+    if args.minutes is not None and not 0 <= args.minutes <= MAX_MINUTES:
+        p.error(
+            f"--minutes must be a number of minutes above 0 and at most {MAX_MINUTES:,.0f}, or 0 for no time "
+            f"limit, got {args.minutes}"
+        )
     if args.minutes == 0:  # as experiments.train's: the only way a --resume drops the run's limit
         args.minutes = None
     if refusal := seed_refusal("--seed", args.seed, MAX_SEED, SEED_BOUND):  # named by its flag here
