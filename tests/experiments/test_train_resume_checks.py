@@ -1,7 +1,8 @@
 """``experiments.train --resume`` refusals found in review: a damaged ``settings.json`` or
 ``episodes.csv`` and a model of other settings are refused naming the file before anything
 is written; ``--algo`` abbreviated still hands over to self-play; an rllib session that
-fails while saving keeps the earlier checkpoint."""
+fails while saving keeps the earlier checkpoint; the rllib closing line names an
+evaluation only when one was made."""
 
 import json
 import shutil
