@@ -47,7 +47,7 @@ class Layout:
         names = [f.name for f in self.fields]
         if len(set(names)) != len(names):
             twice = sorted({n for n in names if names.count(n) > 1})
-            raise ValueError(f"duplicate field names in layout: {twice} appear more than once in {names}")
+            raise ValueError(f"duplicate field names in layout: {twice} repeated in {names}")
         self._slices: dict[str, slice] = {}
         start = 0
         for f in self.fields:

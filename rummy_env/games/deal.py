@@ -65,7 +65,7 @@ def check_next_hands(
     if len(deals) > room:
         raise ValueError(
             f"next_hands holds {len(deals)} deals, but this episode can deal at most {max(room, 0)} more hand(s) "
-            f"(max_hands={max_hands} hands in all)"
+            f"(max_hands={max_hands} in all)"
         )
     out = []
     for k, deal in enumerate(deals):

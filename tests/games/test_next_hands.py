@@ -153,7 +153,7 @@ def test_bad_next_hands_are_refused_and_change_nothing(module):
         (
             [deal] * 1000,
             f"next_hands holds 1000 deals, but this episode can deal at most {room} more hand(s)"
-            f" (max_hands={room + 1} hands in all)",
+            f" (max_hands={room + 1} in all)",
         ),
     ]:
         with pytest.raises(ValueError, match=whole(message)):
@@ -187,7 +187,7 @@ def test_copies_keep_the_stacked_hands_and_stay_independent(module):
     room = state.game.max_game_hands() - 2  # the first hand and the stacked one are dealt
     message = (
         f"next_hands holds {room + 1} deals, but this episode can deal at most {room} more hand(s)"
-        f" (max_hands={room + 2} hands in all)"
+        f" (max_hands={room + 2} in all)"
     )
     with pytest.raises(ValueError, match=whole(message)):
         state.stack_next_hands([deal] * (room + 1))
