@@ -13,6 +13,17 @@ def whole(message):
     return f"^{re.escape(message)}$"
 
 
+class Fragment(str):
+    """A part of a message that is another library's own wording (argparse's "invalid int value",
+    torch's): :func:`usage_error` checks it with ``in``, not as the whole message."""
+
+
+def usage_error(err, message):
+    """Whether stderr ``err`` ends with the job's usage error ``error: <message>``, ``message``
+    whole; a :class:`Fragment` only has to appear in ``err``."""
+    return message in err if isinstance(message, Fragment) else err.endswith(f"error: {message}\n")
+
+
 def scripted_env(module, deck, dealer, **options):
     """``module.env(**options)`` reset with a stacked deck and a fixed dealer."""
     env = module.env(**options)
