@@ -88,12 +88,7 @@ def test_env_options_reach_the_games(tmp_path):
         ),
         (
             ["--agents", "random", "oracle"],
-            (
-                "unknown agent 'oracle' for rummy_v0: known agents are random, heuristic, champion, "
-                "heuristic:style=NAME (go_rummy, defensive, shed_high), ismcts:... or pimc:... with "
-                "search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, or "
-                "package.module:Name of your own Agent class"
-            ),
+            unknown_agent("oracle", "rummy_v0"),
         ),
         (["--agents", "heuristic"], "rummy_v0: a tournament needs at least two different agents, got heuristic"),
         (
