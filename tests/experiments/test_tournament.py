@@ -7,7 +7,7 @@ import pytest
 
 from experiments import tournament
 from experiments.common.jobs import max_workers, usable_cpus
-from tests.helpers import Fragment, usage_error
+from tests.helpers import Fragment, unknown_agent, usage_error
 
 
 def run(tmp_path, *extra, name="out"):
