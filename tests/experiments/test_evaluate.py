@@ -11,6 +11,8 @@ import pytest
 
 from agents.panel import PANEL_VERSION, panel
 from experiments import evaluate
+from experiments.common.jobs import max_workers, usable_cpus
+from tests.helpers import unknown_agent, usage_error
 
 T1 = 12.706204736174694  # Student's t two-sided 95% quantile at 1 degree of freedom (two deals)
 
@@ -307,17 +309,42 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--agent", "nobody"], "unknown agent 'nobody'"),
-        (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
+        (
+            ["--agent", "nobody"],
+            unknown_agent("nobody", "gin_rummy_v0"),
+        ),
+        (
+            ["--agent", "heuristic", "--opponents", "pimc:worlds=0"],
+            (
+                "agent 'pimc:worlds=0': worlds=0 is out of range (counts 1..10,000,000, c >= 0, time in "
+                "(0, 86400] s, model 0..1)"
+            ),
+        ),
         (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
-        (["--agent", "heuristic", "--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
+        (["--agent", "heuristic", "--seed", "-1"], "--seed must be an int >= 0, got -1"),
         # every deal's work is listed before the first: 10**14 filled the memory
-        (["--agent", "heuristic", "--deals", "99999999999999"], "argument --deals: at most 10,000,000 deals"),
-        (["--agent", "heuristic", "--workers", "100000"], "argument --workers: at most "),
-        (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
+        (
+            ["--agent", "heuristic", "--deals", "99999999999999"],
+            "argument --deals: at most 10,000,000 deals (days of play on a cluster), got 99,999,999,999,999",
+        ),
+        (
+            ["--agent", "heuristic", "--workers", "100000"],
+            f"argument --workers: at most {max_workers()} local processes here ({usable_cpus()} CPUs; "
+            "more would only wait), got 100000",
+        ),
+        (
+            ["--agent", "heuristic", "--env-option", "reward=score"],
+            "the evaluation reads winners from reward='win' and plays without rendering",
+        ),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
-        (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),
-        (["--agent", "random", "--opponents", "heuristic", "random", "heuristic"], "lists heuristic more than once"),
+        (
+            ["--agent", "heuristic", "--env-option", "render_mode=ansi"],
+            "the evaluation reads winners from reward='win' and plays without rendering",
+        ),
+        (
+            ["--agent", "random", "--opponents", "heuristic", "random", "heuristic"],
+            "--opponents lists heuristic more than once",
+        ),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message, tmp_path, capsys):
@@ -325,7 +352,7 @@ def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message,
     with pytest.raises(SystemExit) as stop:
         evaluate.main(["--variant", "gin_rummy", *extra, "--out", str(out)])
     assert stop.value.code == 2
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
     assert not out.exists()  # refused before the folder is made
 
 
@@ -372,5 +399,9 @@ def test_a_tournaments_folder_is_refused_before_any_game(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         evaluate.main(["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--out", str(out)])
     assert stop.value.code == 2
-    assert "holds the outputs of experiments.tournament (summary.csv)" in capsys.readouterr().err
+    message = (
+        f"--out '{out}' holds the outputs of experiments.tournament (summary.csv), some of whose files "
+        "experiments.evaluate would overwrite: give another folder"
+    )
+    assert usage_error(capsys.readouterr().err, message)
     assert (out / "games.csv").read_text() == "variant,lineup\n"
