@@ -12,7 +12,7 @@ import pytest
 from agents.panel import PANEL_VERSION, panel
 from experiments import evaluate
 from experiments.common.jobs import max_workers, usable_cpus
-from tests.helpers import unknown_agent, usage_error
+from tests.helpers import unknown_agent, usage_error, whole
 
 T1 = 12.706204736174694  # Student's t two-sided 95% quantile at 1 degree of freedom (two deals)
 
@@ -302,7 +302,11 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
     assert "was trained on observations of shape" in left_out[0]
     assert result["opponents"][:2] == ["random", "heuristic"] and list(result["left_out"]) == models
     assert evaluate.format_rows(result).splitlines()[-1].startswith("  left out, cannot play here: ")
-    with pytest.raises(ValueError, match="was trained on observations of shape"):  # named: an error
+    message = (
+        f"policy '{models[0]}' was trained on observations of shape (324,) (rummy_v0, options {{}}), this env's are "
+        "(380,) (rummy_v0, 3 players): a model plays the variant and number of players it was trained on"
+    )
+    with pytest.raises(ValueError, match=whole(message)):  # named: an error
         evaluate.evaluate("heuristic", "rummy_v0", {"num_players": 3}, deals=1, opponents=models[:1])
 
 

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from agents.policy import PolicyAgent
 from experiments import tournament, train
 from experiments.train import sb3
 from rummy_env import gin_rummy_v0
+from tests.helpers import whole
 
 
 @pytest.fixture(scope="module")
@@ -98,13 +100,24 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
     from agents import make_agent
     from rummy_env import rummy_v0
 
-    with pytest.raises(ValueError, match="trained on observations of shape"):
+    said = (
+        f"policy 'policy:{trained / 'model.zip'}' was trained on observations of shape (485,), this env's are (324,) "
+        "(rummy_v0, 2 players): a model plays the variant and number of players it was trained on"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         make_agent(f"policy:{trained / 'model.zip'}", rummy_v0.env())
-    with pytest.raises(ValueError, match="does not exist"):
+    said = (
+        f"policy file '{tmp_path / 'nothing.zip'}' does not exist: pass the model.zip that experiments.train wrote "
+        "or the model.pt of experiments.selfplay"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         PolicyAgent(tmp_path / "nothing.zip")
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="is not a MaskablePPO model"):
+    # inside the brackets: the zip reader's own words, left free
+    said = re.escape(f"policy file '{bad}' is not a MaskablePPO model ({bad}: not an SB3 model.zip (")
+    tail = re.escape(")); a file not ending in .pt is read as the model.zip of experiments.train")
+    with pytest.raises(ValueError, match=f"^{said}.+{tail}$"):
         PolicyAgent(bad)
     assert np.isfinite(json.loads((trained / "evaluation.json").read_text())["train_seconds"])
 
