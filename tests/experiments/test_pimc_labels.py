@@ -14,7 +14,7 @@ from experiments import pimc_labels, selfplay, train
 from experiments.selfplay.teacher import TeacherLabels, teacher_targets
 from rummy_env import gin_rummy_v0
 from tests.experiments.selfplay_helpers import first_rollout
-from tests.helpers import whole
+from tests.helpers import usage_error, whole
 
 AGENT = "pimc:worlds=4"
 
@@ -294,7 +294,7 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--teacher-margin", "2"], "--teacher-margin must be in [0, 1]"),
+        (["--teacher-margin", "2"], "--teacher-margin must be in [0, 1] (a value lead), got 2.0"),
         (
             ["--teacher-labels", "no/such.npz"],
             "--teacher-labels: no file no/such.npz "
@@ -302,17 +302,25 @@ def test_random_seats_play_legal_moves_and_the_heuristic_teaches_the_learner_aga
         ),
         (
             ["--teacher-labels", "no/such.npz", "--variant", "rummy", "--env-option", "num_players=3"],
-            "(make labels with: python -m experiments.pimc_labels --variant rummy_v0 --env-option num_players=3 "
-            "--out no/such.npz)",
+            (
+                "--teacher-labels: no file no/such.npz (make labels with: python -m "
+                "experiments.pimc_labels --variant rummy_v0 --env-option num_players=3 --out no/such.npz)"
+            ),
         ),
-        (["--teacher-margin", "0.1"], "--teacher-margin 0.1 needs --teacher-labels"),
-        (["--random-share", "0.3", "--heuristic-share", "0.8"], "--random-share 0.3 must be >= 0 and sum to at most 1"),
+        (["--teacher-margin", "0.1"], "--teacher-margin 0.1 needs --teacher-labels (it picks their targets)"),
+        (
+            ["--random-share", "0.3", "--heuristic-share", "0.8"],
+            (
+                "--pool-share 0.25, --heuristic-share 0.8 and --random-share 0.3 must be >= 0 and sum to "
+                "at most 1 (the rest of the games are pure self-play)"
+            ),
+        ),
     ],
 )
 def test_bad_teacher_arguments_are_refused(args, message, capsys):
     with pytest.raises(SystemExit):
         selfplay.parse_args(args)
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_the_trainer_refuses_shares_over_one_and_a_margin_without_labels(tmp_path):

@@ -16,7 +16,7 @@ from agents.torch_policy import ActorCritic, load_model, save_model
 from experiments import selfplay, train
 from rummy_env import gin_rummy_v0, rummy_v0
 from tests.experiments.selfplay_helpers import policy_episodes
-from tests.helpers import whole
+from tests.helpers import usage_error, whole
 
 
 def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
@@ -506,4 +506,4 @@ def test_resume_without_out_is_refused(capsys):
     with pytest.raises(SystemExit) as stop:
         selfplay.parse_args(["--variant", "rummy", "--resume"])
     assert stop.value.code == 2
-    assert "--resume continues the run in --out: give the run's folder" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, "--resume continues the run in --out: give the run's folder")
