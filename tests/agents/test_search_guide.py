@@ -111,10 +111,16 @@ def test_a_guide_path_with_a_comma_is_given_in_double_quotes(tmp_path):
         "playout_style"
     )
     for bad, message in [
-        ('pimc:guide="a,b.pt', 'the value of guide opens a quote that is not closed; write guide="..." with "" for '),
-        ('pimc:guide="a"b.pt,prior=1', "text after the closing quote of guide: 'b.pt'; a quoted value ends the"),
+        (
+            'pimc:guide="a,b.pt',
+            'the value of guide opens a quote that is not closed; write guide="..." with "" for a quote inside',
+        ),
+        (
+            'pimc:guide="a"b.pt,prior=1',
+            "text after the closing quote of guide: 'b.pt'; a quoted value ends the option, before a comma or the end",
+        ),
         ('pimc:guide="a,b.pt",', "an empty option between commas; write pimc:key=value,..."),
     ]:
         with pytest.raises(ValueError) as err:
             parse_search_spec(bad)
-        assert str(err.value).startswith(f"agent {bad!r}: {message}")
+        assert str(err.value) == f"agent {bad!r}: {message}"
