@@ -13,6 +13,35 @@ def whole(message):
     return f"^{re.escape(message)}$"
 
 
+class Fragment(str):
+    """A part of a message that is another library's own wording (argparse's "invalid int value",
+    torch's): :func:`usage_error` checks it with ``in``, not as the whole message."""
+
+
+def usage_error(err, message):
+    """Whether stderr ``err`` ends with the job's usage error ``error: <message>``, ``message``
+    whole; a :class:`Fragment` only has to appear in ``err``."""
+    return message in err if isinstance(message, Fragment) else err.endswith(f"error: {message}\n")
+
+
+#: the agents make_agent lists before the search, policy and import specs, per variant
+KNOWN_AGENTS = {
+    "rummy_v0": "random, heuristic, champion, heuristic:style=NAME (go_rummy, defensive, shed_high)",
+    "gin_rummy_v0": (
+        "random, heuristic, champion, heuristic:style=NAME (gin_hunter, defensive, upcard_meld_only), openspiel_gin_bot"
+    ),
+}
+
+
+def unknown_agent(name, variant):
+    """make_agent's whole refusal of the unknown agent ``name`` for ``variant``."""
+    return (
+        f"unknown agent {name!r} for {variant}: known agents are {KNOWN_AGENTS[variant]}, ismcts:... or pimc:... "
+        "with search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, or "
+        "package.module:Name of your own Agent class"
+    )
+
+
 def scripted_env(module, deck, dealer, **options):
     """``module.env(**options)`` reset with a stacked deck and a fixed dealer."""
     env = module.env(**options)

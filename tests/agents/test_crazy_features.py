@@ -20,7 +20,7 @@ from rummy_env.core.cards import CARD_VALUE_LIST
 from rummy_env.core.cards import parse_card as card_id
 from rummy_env.games.crazy_rummy import stack_deck
 from rummy_env.games.crazy_rummy.hands import WILD_PENALTY, wild_cards
-from tests.helpers import play, scripted_env
+from tests.helpers import play, scripted_env, whole
 
 OTHERS = ["AC 2C 3C 9S TD JD 6H", "9C TC JC KC 2D 3D 4D"]
 LAYOFF, OUT, CARDS = 3, 6, 7  # entries: lay off a held card, discard the last card, the move's cards
@@ -96,14 +96,16 @@ def test_a_crazy_feature_set_is_its_base_followed_by_its_own_entries(name, base,
     assert wide.shape == (1, layout.size + FEATURES[name])
     assert np.array_equal(wide[:, : narrow.shape[1]], narrow)
     assert np.array_equal(wide[0, narrow.shape[1] :], own[0])
-    with pytest.raises(ValueError, match=f"features '{name}' do not apply to {other_variant}"):
+    features = {"gin_rummy_v0": "none, meld, gin, meld_opp, gin_opp, gin_read", "rummy_v0": "none, meld, meld_opp"}
+    message = f"features '{name}' do not apply to {other_variant}: its features are {features[other_variant]}"
+    with pytest.raises(ValueError, match=whole(message)):
         Featurizer(name, other_variant, layout)
 
     class Shifted:  # a layout whose wild_S plane does not follow wild_H
         def offset(self, field):
             return layout.offset(field) + (field == "wild_S")
 
-    with pytest.raises(ValueError, match="the layout's wild_C..wild_S planes must follow each other"):
+    with pytest.raises(ValueError, match=whole("the layout's wild_C..wild_S planes must follow each other")):
         extra(obs, Shifted())
 
 
@@ -121,9 +123,23 @@ def test_a_widened_model_computes_what_the_model_did():
     after = wide(torch.from_numpy(Featurizer("crazy_out", "crazy_rummy_v0", layout)(obs)))
     # the same sums but for the zero terms (float rounding of the longer dot products aside)
     torch.testing.assert_close(after, before, rtol=0, atol=1e-6)
-    with pytest.raises(ValueError, match="features 'gin' do not extend the model's 'meld_opp'"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "features 'gin' do not extend the model's 'meld_opp' (extensions: gin of meld, "
+            "gin_opp of gin, gin_read of gin_opp, crazy_out of meld_opp, crazy_discard of "
+            "crazy_out, rk_plan of rk_out)"
+        ),
+    ):
         widen_inputs(model, "gin")
-    with pytest.raises(ValueError, match="features 'meld_opp' do not extend the model's 'meld_opp'"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "features 'meld_opp' do not extend the model's 'meld_opp' (extensions: gin of "
+            "meld, gin_opp of gin, gin_read of gin_opp, crazy_out of meld_opp, crazy_discard "
+            "of crazy_out, rk_plan of rk_out)"
+        ),
+    ):
         widen_inputs(model, "meld_opp")
 
 

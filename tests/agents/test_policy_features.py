@@ -12,6 +12,7 @@ import pytest
 from agents.policy_features import _BITS, FEATURES, Featurizer, _gin_deadwood_python, gin_deadwood_features
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.core.cards import parse_card as card_id
+from tests.helpers import whole
 from tests.markdown_code import ROOT
 
 PLANES = ["opp_rank", "opp_adjacent", "opp_gap", "live_rank", "live_adjacent", "live_gap", "layoff"]
@@ -106,7 +107,8 @@ def test_the_compiled_deadwood_planes_equal_the_python_reference():
 
 @pytest.mark.parametrize("name", ["gin", "gin_opp", "gin_read"])
 def test_gin_features_are_refused_for_rummy(name):
-    with pytest.raises(ValueError, match=f"features {name!r} do not apply to rummy_v0"):
+    message = f"features {name!r} do not apply to rummy_v0: its features are none, meld, meld_opp"
+    with pytest.raises(ValueError, match=whole(message)):
         Featurizer(name, "rummy_v0", rummy_v0.env().unwrapped.layout)
 
 

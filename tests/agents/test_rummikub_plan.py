@@ -15,6 +15,7 @@ from rummy_env.core.rummikub_solver import best_play, can_partition
 from rummy_env.core.tiles import FULL_POOL_COUNTS, NUM_TILE_TYPES, counts_str, parse_counts
 from rummy_env.games.rummikub.actions import COMMIT, DRAW
 from tests.games.resample_helpers import scrambled
+from tests.helpers import whole
 
 
 def test_pimc_on_rummikub_searches_whole_plays_and_bad_options_are_refused():
@@ -27,15 +28,29 @@ def test_pimc_on_rummikub_searches_whole_plays_and_bad_options_are_refused():
     assert (custom.worlds, custom.candidates, custom.rollout, custom.late) == (5, 2, "heuristic", 9)
     assert isinstance(make_agent("pimc:plan=steps,worlds=1", env), PIMCAgent)
     assert isinstance(make_agent("agents.search.rummikub_plan:patient_agent", env), PatientAgent)
+    whole_play = "is an option of whole-play search: it needs plan=plays (Rummikub)"
     for name, module, message in [
-        ("pimc:plan=plays", gin_rummy_v0, "gin_rummy_v0 has none"),
-        ("pimc:candidates=3", gin_rummy_v0, "needs plan=plays"),
-        ("pimc:plan=steps,late=3", rummikub_v0, "needs plan=plays"),
-        ("pimc:plan=tiles", rummikub_v0, "'tiles' is not a pimc plan"),
-        ("pimc:playouts=5", rummikub_v0, "playouts belong to plan=steps"),
-        ("pimc:rollout=random", rummikub_v0, "'random' is not a Rummikub plan rollout"),
+        (
+            "pimc:plan=plays",
+            gin_rummy_v0,
+            "plan=plays searches whole Rummikub plays; gin_rummy_v0 has none: use plan=steps",
+        ),
+        ("pimc:candidates=3", gin_rummy_v0, f"candidates=N {whole_play}"),
+        ("pimc:plan=steps,late=3", rummikub_v0, f"late=N {whole_play}"),
+        ("pimc:plan=tiles", rummikub_v0, "plan='tiles' is not a pimc plan: use plan=plays (Rummikub) or plan=steps"),
+        (
+            "pimc:playouts=5",
+            rummikub_v0,
+            "pimc with plan=plays takes worlds, candidates, depth, rollout, prior, late, time, model; playouts belong "
+            "to plan=steps",
+        ),
+        (
+            "pimc:rollout=random",
+            rummikub_v0,
+            "rollout='random' is not a Rummikub plan rollout: use one of heuristic, patient",
+        ),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(ValueError, match=whole(message)):
             make_agent(name, module.env())
 
 
@@ -150,7 +165,13 @@ def test_worlds_of_model_0_fit_the_opponents_last_play():
         assert RummikubPlanAgent.committed_seats(state, 0) == expected
     # player_1 can empty its rack here, so no world fits; uniform worlds always do
     assert not RummikubPlanAgent.fits(state, [1]) and RummikubPlanAgent.fits(state, [])
-    with pytest.raises(ValueError, match="model=0.5"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "model=0.5: plan=plays takes model=0 (worlds fit the opponents' plays), 1 "
+            "(uniform) or mix (the opponents' playout style from their turns)"
+        ),
+    ):
         make_agent("pimc:model=0.5", env)
     assert make_agent("pimc:model=0", env).model == 0.0
 

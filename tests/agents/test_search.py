@@ -12,6 +12,13 @@ from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummikub_v0, rummy_v0
 from rummy_env.games.rummy import stack_deck
 from tests.agents.search_spies import record_search_values
 from tests.games.resample_helpers import scrambled
+from tests.helpers import whole
+
+#: a search agent's refusal of an observation from another env or deal
+NOT_MINE = (
+    "the observation is not the acting player's in the agent's env: a search agent must be made with the env it "
+    "plays (agents.make_agent(name, env))"
+)
 
 MODULES = [
     (rummy_v0, {}),
@@ -37,27 +44,38 @@ def test_names_with_options_parse_and_bad_options_are_refused():
     assert isinstance(agent, ISMCTSAgent) and (agent.simulations, agent.c) == (7, 1.5)
     assert isinstance(make_agent("pimc", env), PIMCAgent)
     assert parse_search_spec("pimc:") == ("pimc", {})  # no option: the defaults, as "pimc"
+    keys = "simulations, c, fpu, rollout, depth, prior, time"
+    ranges = "(counts 1..10,000,000, c >= 0, time in (0, 86400] s, model 0..1)"
     for bad, message in [
-        ("ismcts:worlds=3", "'worlds=3' is not an option of ismcts"),
+        ("ismcts:worlds=3", f"'worlds=3' is not an option of ismcts; write ismcts:key=value,... with keys {keys}"),
         ("pimc:worlds=many", "worlds='many' is not an integer"),
-        ("pimc:worlds=0", "out of range"),
-        ("pimc:worlds=99999999999", r"worlds=99999999999 is out of range \(counts 1\.\.10,000,000, c >= 0, time in"),
-        ("pimc:time=100000", r"time=100000 is out of range \(counts 1\.\.10,000,000, c >= 0, time in \(0, 86400\] s"),
-        ("ismcts:simulations", "is not an option of ismcts"),
-        ("pimc:rollout=greedy", "rollout='greedy' is not a rollout policy"),
-        ("pimc:worlds=5,worlds=6", "agent 'pimc:worlds=5,worlds=6': option worlds is given twice; give it once"),
+        ("pimc:worlds=0", f"worlds=0 is out of range {ranges}"),
+        ("pimc:worlds=99999999999", f"worlds=99999999999 is out of range {ranges}"),
+        ("pimc:time=100000", f"time=100000 is out of range {ranges}"),
+        (
+            "ismcts:simulations",
+            f"'simulations' is not an option of ismcts; write ismcts:key=value,... with keys {keys}",
+        ),
+        ("pimc:worlds=5,worlds=6", "option worlds is given twice; give it once"),
         # nan and inf pass the range tests: c=nan crashed in act, time=inf never returned
-        ("ismcts:c=nan", r"^agent 'ismcts:c=nan': c='nan' is not a finite number$"),
+        ("ismcts:c=nan", "c='nan' is not a finite number"),
         ("ismcts:fpu=-inf", "fpu='-inf' is not a finite number"),
         ("pimc:time=inf", "time='inf' is not a finite number"),
         ("pimc:prior=NaN", "prior='NaN' is not a finite number"),
         ("pimc:model=nan", "model='nan' is not a finite number"),
         # a doubled or trailing comma was skipped: a typo ran the search at its defaults
-        ("pimc:worlds=1,,depth=2", r"^agent 'pimc:worlds=1,,depth=2': an empty option between commas; write pimc:"),
+        ("pimc:worlds=1,,depth=2", "an empty option between commas; write pimc:key=value,..."),
         ("ismcts:c=1,", "an empty option between commas; write ismcts:key=value,..."),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(ValueError, match=whole(f"agent {bad!r}: {message}")):
             make_agent(bad, env)
+    # the rollout's refusal names no agent spec (the others do)
+    message = (
+        "rollout='greedy' is not a rollout policy: use one of heuristic, random (pimc also takes fast, its compiled "
+        "playouts, on Gin Rummy, basic Rummy and Crazy Rummy)"
+    )
+    with pytest.raises(ValueError, match=whole(message)):
+        make_agent("pimc:rollout=greedy", env)
 
 
 # (steps, returns, truncated) of seed 5's 12-turn episode, the search in seat 0
@@ -194,7 +212,7 @@ def test_a_search_agent_refuses_an_observation_of_another_env():
     obs = other.observe(other.agent_selection)
     if np.flatnonzero(obs["action_mask"]).tolist() == env.unwrapped.game_state.legal_actions():
         pytest.fail("the two envs must differ in their legal actions for this test")
-    with pytest.raises(ValueError, match="must be made with the env it plays"):
+    with pytest.raises(ValueError, match=whole(NOT_MINE)):
         agent.act(obs)
 
 
@@ -207,7 +225,7 @@ def test_a_search_agent_refuses_another_deal_with_the_same_legal_actions(spec):
     other.reset(seed=25)
     obs = other.observe(other.agent_selection)
     assert np.flatnonzero(obs["action_mask"]).tolist() == env.unwrapped.game_state.legal_actions()
-    with pytest.raises(ValueError, match="^the observation is not the acting player's in the agent's env"):
+    with pytest.raises(ValueError, match=whole(NOT_MINE)):
         make_agent(spec, env, seed=0).act(obs)
 
 
@@ -218,7 +236,7 @@ def test_a_search_agent_checks_the_observation_before_a_lone_legal_action():
     obs = other.observe(other.agent_selection)
     lone = {"observation": obs["observation"], "action_mask": np.eye(55, dtype=np.int8)[54]}  # only "draw"
     for spec in ("pimc", "ismcts:simulations=10"):
-        with pytest.raises(ValueError, match="^the observation is not the acting player's in the agent's env"):
+        with pytest.raises(ValueError, match=whole(NOT_MINE)):
             make_agent(spec, env, seed=0).act(lone)
 
 

@@ -13,6 +13,7 @@ from rummy_env.games.crazy_rummy.state import CrazyRummyGame
 from rummy_env.vector import crazy_kernel as ck
 from rummy_env.vector import crazy_world
 from tests.games.resample_helpers import swap_hidden
+from tests.helpers import whole
 
 
 def _legal_ids(words):
@@ -199,13 +200,31 @@ def test_playout_style_is_a_crazy_rummy_style_of_the_compiled_playouts():
     env = crazy_rummy_v0.env(num_players=3)
     assert make_agent("pimc:playout_style=hold_wilds", env).style_id == crazy_fast.HOLD_WILDS
     assert make_agent("pimc", env).style_id == 0
-    with pytest.raises(ValueError, match="playout_style=wild: style 'wild' is not a style of the crazy_rummy_v0"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "playout_style=wild: style 'wild' is not a style of the crazy_rummy_v0 heuristic: "
+            "styles are default, hold_wilds, shed_high, defensive, hold_wilds_safe"
+        ),
+    ):
         make_agent("pimc:playout_style=wild", env)
-    with pytest.raises(ValueError, match="rollout=fast"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "playout_style=hold_wilds: a style of Crazy Rummy's compiled playouts "
+            "(rollout=fast), not of crazy_rummy_v0 with rollout=heuristic"
+        ),
+    ):
         make_agent("pimc:playout_style=hold_wilds,rollout=heuristic", env)
     from rummy_env import gin_rummy_v0
 
-    with pytest.raises(ValueError, match="not of gin_rummy_v0"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "playout_style=hold_wilds: a style of Crazy Rummy's compiled playouts "
+            "(rollout=fast), not of gin_rummy_v0 with rollout=fast"
+        ),
+    ):
         make_agent("pimc:playout_style=hold_wilds", gin_rummy_v0.env())
 
 
@@ -221,5 +240,11 @@ def test_without_numba_the_crazy_champion_plays_without_its_playout_style(monkey
         "crazy_rummy_v0 searches with rollout=heuristic for every seat instead"
     ]
     assert isinstance(agent, PIMCAgent) and agent.compiled is None and agent.style_id == 0
-    with pytest.raises(ValueError, match="not of crazy_rummy_v0 with rollout=heuristic"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "playout_style=hold_wilds: a style of Crazy Rummy's compiled playouts "
+            "(rollout=fast), not of crazy_rummy_v0 with rollout=heuristic"
+        ),
+    ):
         make_agent("pimc:rollout=heuristic,playout_style=hold_wilds", env)

@@ -10,6 +10,7 @@ from agents.search import PIMCAgent, gin_fast
 from rummy_env import crazy_rummy_v0, gin_rummy_v0, rummy_v0
 from rummy_env.vector import gin_kernel as gk
 from rummy_env.vector import gin_world
+from tests.helpers import whole
 
 
 def _legal_ids(words):
@@ -123,11 +124,25 @@ def test_fast_rollouts_are_the_gin_default_and_refused_elsewhere():
     agent = make_agent("pimc", gin_rummy_v0.env(), seed=0)
     assert isinstance(agent, PIMCAgent) and agent.compiled is not None
     assert make_agent("pimc:rollout=heuristic", gin_rummy_v0.env()).compiled is None
-    with pytest.raises(ValueError, match="rollout=fast has compiled playouts for"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "rollout=fast has compiled playouts for gin_rummy_v0, rummy_v0, crazy_rummy_v0 "
+            "only, not rummikub_v0: use rollout=heuristic or rollout=random"
+        ),
+    ):
         make_agent("pimc:plan=steps,rollout=fast", rummikub_v0.env())
-    with pytest.raises(ValueError, match="rollout='fast' is not a Rummikub plan rollout"):
+    with pytest.raises(
+        ValueError, match=whole("rollout='fast' is not a Rummikub plan rollout: use one of heuristic, patient")
+    ):
         make_agent("pimc:rollout=fast", rummikub_v0.env())  # the whole-play search has its own rollouts
-    with pytest.raises(ValueError, match="is not a rollout policy"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "rollout='fast' is not a rollout policy: use one of heuristic, random (pimc also "
+            "takes fast, its compiled playouts, on Gin Rummy, basic Rummy and Crazy Rummy)"
+        ),
+    ):
         make_agent("ismcts:rollout=fast", gin_rummy_v0.env())
 
 
@@ -268,9 +283,17 @@ def test_gin_worlds_of_the_opponent_model_do_not_peek():
         assert make_agent("pimc:worlds=30,model=0", env, seed=4).act(obs) == before
         again = make_agent("pimc:worlds=30,model=0", env, seed=4).action_values(raw.game_state, 0, [104, 105])
         assert again.tolist() == values.tolist()
-    with pytest.raises(ValueError, match="weighs the worlds of rollout=fast only"):
+    with pytest.raises(
+        ValueError, match=whole("model=0.5 weighs the worlds of rollout=fast only (rollout='heuristic')")
+    ):
         make_agent("pimc:model=0.5,rollout=heuristic", env)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "agent 'pimc:model=2': model=2 is out of range (counts 1..10,000,000, c >= 0, "
+            "time in (0, 86400] s, model 0..1)"
+        ),
+    ):
         make_agent("pimc:model=2", env)
 
 

@@ -10,6 +10,7 @@ from agents import make_agent
 from agents.policy import PolicyAgent
 from rummy_env import gin_rummy_v0
 from tests.games.resample_helpers import swap_hidden
+from tests.helpers import whole
 
 LEAGUE = "docs/results/selfplay-gin-league/model.pt"
 
@@ -57,7 +58,12 @@ def test_the_guided_search_does_not_peek():
 def test_a_guide_needs_a_prior_and_this_envs_observations():
     env = gin_rummy_v0.env()
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="give prior > 0"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "guide=docs/results/selfplay-gin-league/model.pt: the policy's choice gets the prior bonus; give prior > 0"
+        ),
+    ):
         make_agent(f"pimc:guide={LEAGUE}", env)
     rummy = "docs/results/selfplay-rummy/model.pt"
     with pytest.raises(ValueError) as err:
@@ -66,7 +72,13 @@ def test_a_guide_needs_a_prior_and_this_envs_observations():
         f"guide={rummy} was trained on observations of shape (324,) (rummy_v0, options {{}}), this env's are "
         "(485,) (gin_rummy_v0, 2 players): a model plays the variant and number of players it was trained on"
     )
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(
+        ValueError,
+        match=whole(
+            "policy file 'no/such/model.pt' does not exist: pass the model.zip that "
+            "experiments.train wrote or the model.pt of experiments.selfplay"
+        ),
+    ):
         make_agent("pimc:guide=no/such/model.pt,prior=0.1", env)
 
 
@@ -99,10 +111,16 @@ def test_a_guide_path_with_a_comma_is_given_in_double_quotes(tmp_path):
         "playout_style"
     )
     for bad, message in [
-        ('pimc:guide="a,b.pt', 'the value of guide opens a quote that is not closed; write guide="..." with "" for '),
-        ('pimc:guide="a"b.pt,prior=1', "text after the closing quote of guide: 'b.pt'; a quoted value ends the"),
+        (
+            'pimc:guide="a,b.pt',
+            'the value of guide opens a quote that is not closed; write guide="..." with "" for a quote inside',
+        ),
+        (
+            'pimc:guide="a"b.pt,prior=1',
+            "text after the closing quote of guide: 'b.pt'; a quoted value ends the option, before a comma or the end",
+        ),
         ('pimc:guide="a,b.pt",', "an empty option between commas; write pimc:key=value,..."),
     ]:
         with pytest.raises(ValueError) as err:
             parse_search_spec(bad)
-        assert str(err.value).startswith(f"agent {bad!r}: {message}")
+        assert str(err.value) == f"agent {bad!r}: {message}"

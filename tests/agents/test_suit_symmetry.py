@@ -10,6 +10,7 @@ from agents.policy_features import Featurizer
 from agents.suit_symmetry import SUIT_PERMUTATIONS, card_permutation, gin_action_index, input_index
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import card_str, parse_card
+from tests.helpers import whole
 
 
 def test_card_permutation_moves_suits_and_keeps_ranks():
@@ -21,7 +22,7 @@ def test_card_permutation_moves_suits_and_keeps_ranks():
 
 @pytest.mark.parametrize("sigma", [[0, 1, 3, 2], [3, 2, 1, 0], [1, 2, 3, 0]])
 def test_bad_permutations_are_refused_and_a_known_one_relabels_the_actions(sigma):
-    with pytest.raises(ValueError, match="permutation of 0, 1, 2, 3"):
+    with pytest.raises(ValueError, match=whole("sigma must be a permutation of 0, 1, 2, 3; got [0, 0, 1, 2]")):
         card_permutation([0, 0, 1, 2])
     acts = gin_action_index(sigma)
     cards = card_permutation(sigma)

@@ -6,6 +6,7 @@ import pytest
 from experiments import benchmark
 from experiments.benchmark import vector as bench_vector
 from experiments.dev import vector_differential
+from tests.helpers import whole
 
 
 def test_benchmark_vector_prints_the_table_with_env_side_by_side(capsys):
@@ -56,7 +57,9 @@ def test_bench_vector_refuses_bad_arguments(capsys):
         " got 18446744073709551616\n"
     )
     assert "numba" not in said.out
-    with pytest.raises(ValueError, match="no batched engine for 'hearts'"):
+    with pytest.raises(
+        ValueError, match=whole("no batched engine for 'hearts': use one of gin_rummy, rummy, crazy_rummy, rummikub")
+    ):
         bench_vector.vec_class("hearts")
 
 

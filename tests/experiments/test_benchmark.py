@@ -3,11 +3,16 @@
 import os
 import signal
 import time
+from pathlib import Path
 
+import numba
 import pytest
 
 from experiments import benchmark
 from experiments.benchmark.rummikub import format_rummikub, measure_rummikub
+from tests.helpers import usage_error
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
@@ -19,7 +24,7 @@ def test_benchmark_runs_every_variant_and_refuses_bad_seconds(capsys):
         with pytest.raises(SystemExit) as exit_info:
             benchmark.main(["--seconds", bad])
         assert exit_info.value.code == 2
-        assert "--seconds must be a positive number" in capsys.readouterr().err
+        assert usage_error(capsys.readouterr().err, f"--seconds must be a positive number, got {float(bad)}")
 
 
 def counting(module, decisions):
@@ -117,28 +122,67 @@ def test_the_trainer_benchmark_times_every_phase_of_one_update():
     assert [line.split()[0] for line in lines[2:]] == ["sim", "features", "inference", "heuristic", "update"]
 
 
+#: why benchmark refuses flags of another kind of measurement
+NOT_HERE = (
+    "do(es) not apply here: --updates and --torch-threads go with --selfplay (which takes no --variant and no "
+    "--vector), --hands and --no-gc-freeze with --variant rummikub alone, --num-envs and --threads with --vector, "
+    "--compare with neither --vector nor --selfplay"
+)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--selfplay", "gin", "--updates", "0"], "--updates must be positive"),
-        (["--selfplay", "nope"], "nope"),
-        (["--selfplay", "gin", "--variant", "rummy"], "--variant do(es) not apply here"),
-        (["--variant", "gin_rummy", "--updates", "3", "--hands", "5"], "--updates, --hands do(es) not apply here"),
-        (["--variant", "rummikub", "--vector", "--no-gc-freeze"], "--no-gc-freeze do(es) not apply here"),
-        (["--variant", "rummy", "--num-envs", "64", "--threads", "2"], "--num-envs, --threads do(es) not apply here"),
-        (["--selfplay", "gin", "--vector"], "--vector do(es) not apply here"),
-        (["--variant", "gin_rummy", "--compare", "--vector"], "--compare do(es) not apply here"),
-        (["--selfplay", "gin", "--compare"], "--compare do(es) not apply here"),
+        (["--selfplay", "gin", "--updates", "0"], "--updates must be positive, got 0"),
+        (
+            ["--selfplay", "nope"],
+            f"recipe 'nope': no file {ROOT / 'experiments/recipes/nope.toml'} (named recipes: crazy, crazy_discard, "
+            "crazy_out, crazy_safe, gin, gin_league, rummikub, rummikub_plan, rummy; or give a path to a .toml file)",
+        ),
+        (
+            ["--selfplay", "gin", "--variant", "rummy"],
+            f"--variant {NOT_HERE}",
+        ),
+        (
+            ["--variant", "gin_rummy", "--updates", "3", "--hands", "5"],
+            f"--updates, --hands {NOT_HERE}",
+        ),
+        (
+            ["--variant", "rummikub", "--vector", "--no-gc-freeze"],
+            f"--no-gc-freeze {NOT_HERE}",
+        ),
+        (
+            ["--variant", "rummy", "--num-envs", "64", "--threads", "2"],
+            f"--num-envs, --threads {NOT_HERE}",
+        ),
+        (
+            ["--selfplay", "gin", "--vector"],
+            f"--vector {NOT_HERE}",
+        ),
+        (
+            ["--variant", "gin_rummy", "--compare", "--vector"],
+            f"--compare {NOT_HERE}",
+        ),
+        (
+            ["--selfplay", "gin", "--compare"],
+            f"--compare {NOT_HERE}",
+        ),
         (["--selfplay", "gin", "--torch-threads", "0"], "argument --torch-threads: must be positive, got 0"),
-        (["--variant", "gin_rummy", "--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
-        (["--vector", "--variant", "gin_rummy", "--threads", "1000"], "--threads 1000: at most"),
-        (["--vector", "--num-envs", "20000000"], "argument --num-envs: at most 16,777,216 games in a batch"),
+        (["--variant", "gin_rummy", "--seed", "-1"], "--seed must be an int >= 0, got -1"),
+        (
+            ["--vector", "--variant", "gin_rummy", "--threads", "1000"],
+            f"--threads 1000: at most {numba.config.NUMBA_NUM_THREADS} (numba's NUMBA_NUM_THREADS)",
+        ),
+        (
+            ["--vector", "--num-envs", "20000000"],
+            "argument --num-envs: at most 16,777,216 games in a batch, got 20,000,000",
+        ),
     ],
 )
 def test_the_trainer_benchmark_refuses_bad_arguments(args, message, capsys):
     with pytest.raises(SystemExit):
         benchmark.main(args)
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_the_differential_refuses_more_games_than_decisions(capsys):
@@ -147,7 +191,11 @@ def test_the_differential_refuses_more_games_than_decisions(capsys):
     with pytest.raises(SystemExit):
         vector_differential.main(["--variant", "gin_rummy", "--decisions", "2000", "--num-envs", "5000"])
     err = capsys.readouterr().err
-    assert "--num-envs 5000 is more than the 500 decisions of the smallest option set (--decisions 2000 split" in err
+    message = (
+        "--num-envs 5000 is more than the 500 decisions of the smallest option set (--decisions 2000 split over the "
+        "option sets): raise --decisions or lower --num-envs"
+    )
+    assert usage_error(err, message)
 
 
 @pytest.mark.parametrize("seed", ["-1", str(2**64 - 63)])

@@ -9,6 +9,7 @@ from numba import njit
 from numba.core import event
 
 from experiments.dev import compile_seconds as cs
+from tests.helpers import usage_error
 
 
 def _event(func, args):
@@ -84,12 +85,12 @@ def test_the_report_counts_what_two_workers_both_compiled(tmp_path, capsys):
 def test_a_folder_without_the_plugins_files_or_with_another_file_is_refused(tmp_path, capsys):
     assert cs.main([str(tmp_path)]) == 2
     message = f"{tmp_path} holds no *.json file: run pytest with RUMMY_ENV_COMPILE_SECONDS={tmp_path} first"
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
     (tmp_path / "other.json").write_text('{"a": 1}')
     assert cs.main([str(tmp_path)]) == 2
-    assert f"{tmp_path / 'other.json'} is not a file of the plugin's [function, types, seconds] rows" in (
-        capsys.readouterr().err
-    )
+    # after the colon: Python's own unpacking text, left free
+    said = f"{tmp_path / 'other.json'} is not a file of the plugin's [function, types, seconds] rows: "
+    assert said in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:
         cs.main([str(tmp_path), "--top", "0"])
     assert stop.value.code == 2

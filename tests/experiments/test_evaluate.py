@@ -11,6 +11,8 @@ import pytest
 
 from agents.panel import PANEL_VERSION, panel
 from experiments import evaluate
+from experiments.common.jobs import max_workers, usable_cpus
+from tests.helpers import unknown_agent, usage_error, whole
 
 T1 = 12.706204736174694  # Student's t two-sided 95% quantile at 1 degree of freedom (two deals)
 
@@ -300,24 +302,53 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
     assert "was trained on observations of shape" in left_out[0]
     assert result["opponents"][:2] == ["random", "heuristic"] and list(result["left_out"]) == models
     assert evaluate.format_rows(result).splitlines()[-1].startswith("  left out, cannot play here: ")
-    with pytest.raises(ValueError, match="was trained on observations of shape"):  # named: an error
+    message = (
+        f"policy '{models[0]}' was trained on observations of shape (324,) (rummy_v0, options {{}}), this env's are "
+        "(380,) (rummy_v0, 3 players): a model plays the variant and number of players it was trained on"
+    )
+    with pytest.raises(ValueError, match=whole(message)):  # named: an error
         evaluate.evaluate("heuristic", "rummy_v0", {"num_players": 3}, deals=1, opponents=models[:1])
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--agent", "nobody"], "unknown agent 'nobody'"),
-        (["--agent", "heuristic", "--opponents", "pimc:worlds=0"], "worlds=0 is out of range"),
+        (
+            ["--agent", "nobody"],
+            unknown_agent("nobody", "gin_rummy_v0"),
+        ),
+        (
+            ["--agent", "heuristic", "--opponents", "pimc:worlds=0"],
+            (
+                "agent 'pimc:worlds=0': worlds=0 is out of range (counts 1..10,000,000, c >= 0, time in "
+                "(0, 86400] s, model 0..1)"
+            ),
+        ),
         (["--agent", "heuristic", "--deals", "0"], "argument --deals: must be positive, got 0"),
-        (["--agent", "heuristic", "--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
+        (["--agent", "heuristic", "--seed", "-1"], "--seed must be an int >= 0, got -1"),
         # every deal's work is listed before the first: 10**14 filled the memory
-        (["--agent", "heuristic", "--deals", "99999999999999"], "argument --deals: at most 10,000,000 deals"),
-        (["--agent", "heuristic", "--workers", "100000"], "argument --workers: at most "),
-        (["--agent", "heuristic", "--env-option", "reward=score"], "reads winners from reward='win'"),
+        (
+            ["--agent", "heuristic", "--deals", "99999999999999"],
+            "argument --deals: at most 10,000,000 deals (days of play on a cluster), got 99,999,999,999,999",
+        ),
+        (
+            ["--agent", "heuristic", "--workers", "100000"],
+            f"argument --workers: at most {max_workers()} local processes here ({usable_cpus()} CPUs; "
+            "more would only wait), got 100000",
+        ),
+        (
+            ["--agent", "heuristic", "--env-option", "reward=score"],
+            "the evaluation reads winners from reward='win' and plays without rendering",
+        ),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
-        (["--agent", "heuristic", "--env-option", "render_mode=ansi"], "plays without rendering"),
-        (["--agent", "random", "--opponents", "heuristic", "random", "heuristic"], "lists heuristic more than once"),
+        (
+            ["--agent", "heuristic", "--env-option", "render_mode=ansi"],
+            "the evaluation reads winners from reward='win' and plays without rendering",
+        ),
+        (
+            ["--agent", "random", "--opponents", "heuristic", "random", "heuristic"],
+            "--opponents lists heuristic more than once",
+        ),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message, tmp_path, capsys):
@@ -325,7 +356,7 @@ def test_bad_arguments_exit_with_a_clear_message_before_any_game(extra, message,
     with pytest.raises(SystemExit) as stop:
         evaluate.main(["--variant", "gin_rummy", *extra, "--out", str(out)])
     assert stop.value.code == 2
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
     assert not out.exists()  # refused before the folder is made
 
 
@@ -372,5 +403,9 @@ def test_a_tournaments_folder_is_refused_before_any_game(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         evaluate.main(["--variant", "rummy", "--agent", "random", "--opponents", "heuristic", "--out", str(out)])
     assert stop.value.code == 2
-    assert "holds the outputs of experiments.tournament (summary.csv)" in capsys.readouterr().err
+    message = (
+        f"--out '{out}' holds the outputs of experiments.tournament (summary.csv), some of whose files "
+        "experiments.evaluate would overwrite: give another folder"
+    )
+    assert usage_error(capsys.readouterr().err, message)
     assert (out / "games.csv").read_text() == "variant,lineup\n"

@@ -3,6 +3,7 @@
 import pytest
 
 from experiments.dev import heuristic_vs_random
+from tests.helpers import usage_error
 
 
 def test_reports_the_win_share_and_for_crazy_rummy_the_mean_reading(capsys):
@@ -26,12 +27,18 @@ def test_gin_reports_no_penalty_line(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--variant", "poker"], "unknown variant 'poker'"),
+        (
+            ["--variant", "poker"],
+            "unknown variant 'poker': known variants are rummy_v0, crazy_rummy_v0, gin_rummy_v0, rummikub_v0",
+        ),
         (["--variant", "rummy", "--episodes", "0"], "--episodes 0: play at least one episode"),
-        (["--variant", "rummy", "--env-option", "num_players=9"], "num_players=9 is out of range"),
+        (
+            ["--variant", "rummy", "--env-option", "num_players=9"],
+            "option num_players=9 is out of range: num_players must be an int from 2 to 6",
+        ),
     ],
 )
 def test_bad_use_is_a_usage_error(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         heuristic_vs_random.main(argv)
-    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert exit_info.value.code == 2 and usage_error(capsys.readouterr().err, message)

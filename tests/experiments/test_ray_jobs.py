@@ -13,6 +13,7 @@ import pytest
 import ray  # the distributed extra, part of the test extra: never skipped
 
 from experiments import evaluate, pimc_labels
+from tests.helpers import whole
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,9 @@ def test_an_address_that_does_not_answer_is_refused_before_any_folder(tmp_path, 
     check_ray_address(None)  # a local cluster: nothing to ask
     check_ray_address("auto")
     check_ray_address("local")  # Ray starts a new cluster
-    with pytest.raises(RayUnreachableError, match="'cluster' is not host:port"):
+    with pytest.raises(
+        RayUnreachableError, match=whole("address='cluster' is not host:port (or ray://host:port, auto or local)")
+    ):
         check_ray_address("cluster")
 
 

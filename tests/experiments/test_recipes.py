@@ -11,6 +11,7 @@ from experiments.selfplay.cli import parse_args
 from experiments.selfplay.config import RECIPES, load_recipe, write_recipe
 from experiments.selfplay.opponents import HEURISTIC, LEAGUE, POOL, SELF, Opponents
 from rummy_env import gin_rummy_v0
+from tests.helpers import Fragment, usage_error
 
 
 def test_the_named_recipes_are_the_committed_models_settings():
@@ -80,10 +81,14 @@ def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
 @pytest.mark.parametrize(
     "recipe, message",
     [
-        ("nosuch", "recipe 'nosuch': no file"),
+        (
+            "nosuch",
+            f"recipe 'nosuch': no file {RECIPES / 'nosuch.toml'} (named recipes: crazy, crazy_discard, crazy_out, "
+            "crazy_safe, gin, gin_league, rummikub, rummikub_plan, rummy; or give a path to a .toml file)",
+        ),
         ("notes.txt", "recipe 'notes.txt' is a file but not a recipe: recipes are .toml files (or a named recipe)"),
-        ("bad.toml", "is not valid TOML"),
-        ("unknown.toml", "learning_rate is not a setting of experiments.selfplay"),
+        ("bad.toml", Fragment("recipe 'bad.toml' is not valid TOML: ")),  # then tomllib's words
+        ("unknown.toml", "recipe 'unknown.toml': learning_rate is not a setting of experiments.selfplay"),
         # a value of the wrong kind is the recipe's fault, not the flag's (argparse said "argument --lr")
         ("text.toml", "recipe 'text.toml': lr = \"abc\", expected a number"),
         ("half.toml", "recipe 'half.toml': num_envs = 2.5, expected an integer"),
@@ -104,7 +109,7 @@ def test_bad_recipes_are_refused_with_the_reason(recipe, message, tmp_path, caps
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit):
         parse_args(["--recipe", recipe])
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_recipes_live_in_the_experiments_package():

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import time
 
@@ -23,6 +24,7 @@ from experiments.common.records import (
     replay,
     write_record,
 )
+from tests.helpers import usage_error, whole
 
 CASES = [
     ("rummy_v0", {"num_players": 3}),
@@ -73,49 +75,63 @@ def test_a_replay_that_parts_from_its_record_stops_with_the_reason():
     rewarded = next(i for i, x in enumerate(lines) if x.get("rewards"))
     bad = [dict(x) for x in lines]
     bad[rewarded]["rewards"] = [0.0, 0.0]
-    with pytest.raises(RecordMismatch, match=rf"step {lines[rewarded]['step']} .*rewards \[.*\] in the replay"):
+    # the seeded game: player_0 knocks at step 41 (line 44) and wins 66; the end line is line 45
+    assert (rewarded, lines[rewarded]["step"], len(lines)) == (43, 41, 45)
+    knock = "line 44, step 41 (player_0 knock 5H): rewards [66.0, -66.0] in the replay"
+    with pytest.raises(RecordMismatch, match=whole(f"{knock}, [0.0, 0.0] in the record")):
         replay(bad)
     bad = [dict(x) for x in lines]
     bad[0]["seed"] = 4
-    with pytest.raises(RecordMismatch, match=r"hand 1 was not dealt as recorded \(another deck"):
+    with pytest.raises(
+        RecordMismatch,
+        match=whole(
+            "line 2 (hand): hand 1 was not dealt as recorded (another deck): the seed or options differ from the game's"
+        ),
+    ):
         replay(bad)
     bad = [dict(x) for x in lines]
     first = next(i for i, x in enumerate(bad) if x["type"] == "action")
     bad[first]["action"] = 0  # a discard during the upcard offer
-    with pytest.raises(RecordMismatch, match="step 0 .*the action is not legal in the replay"):
+    with pytest.raises(
+        RecordMismatch, match=whole("line 3, step 0 (player_0 draw upcard): the action is not legal in the replay")
+    ):
         replay(bad)
     # damaged records (a wrong type, an unknown variant, options or a deck the env refuses)
     # raise RecordError: tests/experiments/test_replay_damaged.py
     bad = [dict(x) for x in lines]
     bad[first]["action"] = "pass"
-    with pytest.raises(RecordError, match=r"^line 3 \(action\), field 'action': the string 'pass', expected an int"):
+    with pytest.raises(
+        RecordError, match=whole("line 3 (action), field 'action': the string 'pass', expected an int >= 0")
+    ):
         replay(bad)
     bad = [dict(x) for x in lines]
     bad[-1]["returns"] = [5.0, -5.0]
-    with pytest.raises(RecordMismatch, match=r"returns \[.*\] in the replay, \[5.0, -5.0\] in the record"):
+    with pytest.raises(
+        RecordMismatch, match=whole("line 45 (end): returns [66.0, -66.0] in the replay, [5.0, -5.0] in the record")
+    ):
         replay(bad)
     for huge in (10**30, -(10**20)):  # JSON integers beyond int64 (numpy's allclose raised TypeError)
         bad = [dict(x) for x in lines]
         bad[-1]["returns"] = [huge, 0]
-        said = rf"^line {len(lines)} \(end\): returns \[.*\] in the replay, \[{huge}, 0\] in the record$"
-        with pytest.raises(RecordMismatch, match=said):
+        said = f"line 45 (end): returns [66.0, -66.0] in the replay, [{huge}, 0] in the record"
+        with pytest.raises(RecordMismatch, match=whole(said)):
             replay(bad)
         bad = [dict(x) for x in lines]
         bad[rewarded]["rewards"] = [0, huge]
-        with pytest.raises(RecordMismatch, match=rf"rewards \[.*\] in the replay, \[0, {huge}\] in the record$"):
+        with pytest.raises(RecordMismatch, match=whole(f"{knock}, [0, {huge}] in the record")):
             replay(bad)
     # the end line's scores and status (the web arena's table shows the scores)
     end = lines[-1]
     assert end["status"] == "complete" and len(end["hand_scores"]) == 1 and sorted(end["total_scores"])[0] == 0
     for field, value, message in [
-        ("hand_scores", [end["hand_scores"][0][::-1]], "hand_scores"),
-        ("hand_scores", [], r"hand_scores \[\[.*\]\] in the replay, \[\] in the record"),
-        ("total_scores", end["total_scores"][::-1], "total_scores"),
-        ("status", "quit", rf"^line {len(lines)} \(end\): the record says the game was quit, but the replay played"),
+        ("hand_scores", [end["hand_scores"][0][::-1]], "hand_scores [[66, 0]] in the replay, [[0, 66]] in the record"),
+        ("hand_scores", [], "hand_scores [[66, 0]] in the replay, [] in the record"),
+        ("total_scores", end["total_scores"][::-1], "total_scores [66, 0] in the replay, [0, 66] in the record"),
+        ("status", "quit", "the record says the game was quit, but the replay played it to its end"),
     ]:
         bad = [dict(x) for x in lines]
         bad[-1][field] = value
-        with pytest.raises(RecordMismatch, match=message):
+        with pytest.raises(RecordMismatch, match=whole(f"line 45 (end): {message}")):
             replay(bad)
 
 
@@ -127,7 +143,10 @@ def test_without_a_seed_only_the_first_hand_replays():
     lines[0]["seed"] = None
     with pytest.raises(
         RecordMismatch,
-        match="hand 2 is dealt by the env's generator, but a record without a seed replays only its first hand",
+        match=whole(
+            "line 37, step 34 (player_0 discard AD): hand 2 is dealt by the env's generator, but a record without "
+            "a seed replays only its first hand"
+        ),
     ):
         replay(lines)
 
@@ -150,12 +169,17 @@ def test_a_crazy_rummy_record_holds_each_rounds_wild_rank_and_replays_without_a_
     bad = [dict(x) for x in lines]
     bad[1]["wild_rank"] = 8
     with pytest.raises(
-        RecordMismatch, match=r"^line 2 \(hand\): hand 1 was not dealt as recorded \(wild rank 9 against 8\)"
+        RecordMismatch,
+        match=whole(
+            "line 2 (hand): hand 1 was not dealt as recorded (wild rank 9 against 8): the seed or options differ "
+            "from the game's"
+        ),
     ):
         replay(bad)
     bad[1]["wild_rank"] = 14
     with pytest.raises(
-        RecordError, match=r"^line 2 \(hand\), field 'wild_rank': the number 14, expected a wild rank 1..13"
+        RecordError,
+        match=whole("line 2 (hand), field 'wild_rank': the number 14, expected a wild rank 1..13 (1 = aces)"),
     ):
         replay(bad)
     old = [dict(x) for x in lines]  # a record written before the wild rank was recorded
@@ -166,10 +190,11 @@ def test_a_crazy_rummy_record_holds_each_rounds_wild_rank_and_replays_without_a_
 def test_read_record_refuses_other_files(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"type": "action"}\n')
-    with pytest.raises(ValueError, match="is not a game record"):
+    with pytest.raises(ValueError, match=whole(f"{path} is not a game record: its first line must be the game line")):
         read_record(path)
     path.write_text("{nope\n")
-    with pytest.raises(ValueError, match="line 1: not JSON"):
+    # after "not JSON": the json module's own words
+    with pytest.raises(ValueError, match=f"^{re.escape(f'{path}, line 1: not JSON (')}.+\\)$"):
         read_record(path)
 
 
@@ -299,13 +324,13 @@ def test_replay_job_shows_the_steps_and_writes_a_gif_and_images(tmp_path, capsys
     lines[-1]["returns"] = [9.0, -9.0]
     write_record(lines, path)
     assert replay_job.main([str(path), "--quiet"]) == 1
-    assert (
-        f"record does not replay: {path}, line 6 (end): returns [34.0, -34.0] in the replay, [9.0, -9.0] in the record"
-        in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"record does not replay: {path}, line 6 (end): returns [34.0, -34.0] in the replay, "
+        "[9.0, -9.0] in the record\n"
     )
     with pytest.raises(SystemExit):
         replay_job.main([str(path), "--seat", "player_5"])
-    assert "--seat 'player_5' is not a player of this game: player_0, player_1" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, "--seat 'player_5' is not a player of this game: player_0, player_1")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -323,7 +348,7 @@ def test_a_stop_while_the_gif_is_written_keeps_the_earlier_gif(tmp_path, capsys,
     monkeypatch.setattr(Image.Image, "save", cut)
     assert replay_job.main([str(path), "--gif", str(gif), "--quiet"]) == 128 + int(signum)
     assert gif.read_bytes() == before and not (tmp_path / "g.gif.part").exists()
-    assert f"replay: stopped while writing {gif}; nothing written there" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"replay: stopped while writing {gif}; nothing written there\n"
 
 
 def test_an_agent_name_of_bytes_that_are_not_utf8_is_recorded_escaped(tmp_path):
@@ -354,7 +379,7 @@ def test_a_gif_that_cannot_be_written_is_refused_before_the_replay(tmp_path, cap
         replay_job.main([str(path), "--gif", str(tmp_path / "ro" / "g.gif"), "--images", str(frames)])
     said = capsys.readouterr()
     assert stop.value.code == 2
-    assert f"cannot create the output folder: {tmp_path / 'ro'} is not writable" in said.err
+    assert usage_error(said.err, f"cannot create the output folder: {tmp_path / 'ro'} is not writable")
     assert "== deal" not in said.out  # nothing replayed or rendered first
     assert [f.name for f in frames.iterdir()] == ["step0007.png"]  # and nothing removed
 

@@ -12,6 +12,7 @@ import pytest
 from experiments import replay as replay_job
 from experiments.common.records import MAX_LINE_BYTES, RecordError, replay, write_record
 from tests.experiments.test_records import knock_record
+from tests.helpers import Fragment, usage_error, whole
 
 # The base record (tests/experiments/test_records.py::knock_record), one JSON object a line:
 # 1 game, 2 hand (the stacked Gin deck, dealer 1), 3-5 actions (pass, pass, knock KH;
@@ -49,93 +50,301 @@ def key_twice(lines):
 
 DAMAGED = [
     # a missing key
-    ("no options", delete(1, "options"), r"line 1 \(game\), field 'options': missing"),
-    ("no players", delete(1, "players"), r"line 1 \(game\), field 'players': missing"),
-    ("no seed", delete(1, "seed"), r"line 1 \(game\), field 'seed': missing"),
-    ("no variant", delete(1, "variant"), r"line 1 \(game\), field 'variant': missing"),
-    ("no type", delete(3, "type"), r"line 3, field 'type': missing, expected one of 'game', 'hand', 'action', 'end'"),
-    ("no action", delete(3, "action"), r"line 3 \(action\), field 'action': missing"),
-    ("no agent", delete(4, "agent"), r"line 4 \(action\), field 'agent': missing"),
-    ("no step", delete(5, "step"), r"line 5 \(action\), field 'step': missing"),
-    ("no text", delete(3, "text"), r"line 3 \(action\), field 'text': missing"),
-    ("no deck", delete(2, "deck"), r"line 2 \(hand\), field 'deck': missing"),
-    ("no dealer", delete(2, "dealer"), r"line 2 \(hand\), field 'dealer': missing"),
-    ("no returns", delete(6, "returns"), r"line 6 \(end\), field 'returns': missing"),
-    ("no status", delete(6, "status"), r"line 6 \(end\), field 'status': missing"),
+    ("no options", delete(1, "options"), "line 1 (game), field 'options': missing"),
+    ("no players", delete(1, "players"), "line 1 (game), field 'players': missing"),
+    ("no seed", delete(1, "seed"), "line 1 (game), field 'seed': missing"),
+    ("no variant", delete(1, "variant"), "line 1 (game), field 'variant': missing"),
+    ("no type", delete(3, "type"), "line 3, field 'type': missing, expected one of 'game', 'hand', 'action', 'end'"),
+    ("no action", delete(3, "action"), "line 3 (action), field 'action': missing"),
+    ("no agent", delete(4, "agent"), "line 4 (action), field 'agent': missing"),
+    ("no step", delete(5, "step"), "line 5 (action), field 'step': missing"),
+    ("no text", delete(3, "text"), "line 3 (action), field 'text': missing"),
+    ("no deck", delete(2, "deck"), "line 2 (hand), field 'deck': missing"),
+    ("no dealer", delete(2, "dealer"), "line 2 (hand), field 'dealer': missing"),
+    ("no returns", delete(6, "returns"), "line 6 (end), field 'returns': missing"),
+    ("no status", delete(6, "status"), "line 6 (end), field 'status': missing"),
     # a line that is JSON but not an object, or not JSON
-    ("array line", replace_line(3, "[1, 2]"), r"line 3: an array, a record line must be a JSON object"),
-    ("number line", replace_line(4, "5"), r"line 4: the number 5, a record line must be a JSON object"),
-    ("null line", replace_line(6, "null"), r"line 6: null, a record line must be a JSON object"),
-    ("string line", replace_line(2, '"hand"'), r"line 2: the string 'hand', a record line must be a JSON object"),
-    ("not JSON", replace_line(3, "{nope"), r"line 3: not JSON \(Expecting property name"),
-    ("nested", replace_line(4, NESTED), r"line 4: nested too deeply to be a record line"),
-    ("huge int", replace_line(1, '{"seed": ' + "9" * 5000 + "}"), r"line 1: a value no record holds \(Exceeds"),
-    ("key twice", key_twice, r"line 3: field 'action' is given twice$"),
+    ("array line", replace_line(3, "[1, 2]"), "line 3: an array, a record line must be a JSON object"),
+    ("number line", replace_line(4, "5"), "line 4: the number 5, a record line must be a JSON object"),
+    ("null line", replace_line(6, "null"), "line 6: null, a record line must be a JSON object"),
+    ("string line", replace_line(2, '"hand"'), "line 2: the string 'hand', a record line must be a JSON object"),
+    ("not JSON", replace_line(3, "{nope"), Fragment(r"line 3: not JSON \(Expecting property name")),
+    ("nested", replace_line(4, NESTED), "line 4: nested too deeply to be a record line"),
+    (
+        "huge int",
+        replace_line(1, '{"seed": ' + "9" * 5000 + "}"),
+        Fragment(r"line 1: a value no record holds \(Exceeds"),
+    ),
+    ("key twice", key_twice, "line 3: field 'action' is given twice"),
     # read no further than a line can be (a file of zeros or without line breaks filled the memory)
-    ("long line", replace_line(4, " " * (MAX_LINE_BYTES + 1)), r"line 4: longer than 1,000,000 bytes, which no"),
-    ("no hand line", lambda lines: lines.pop(1), r"line 1 \(game\): no hand line follows: a record holds the deck"),
+    (
+        "long line",
+        replace_line(4, " " * (MAX_LINE_BYTES + 1)),
+        "line 4: longer than 1,000,000 bytes, which no record line is",
+    ),
+    (
+        "no hand line",
+        lambda lines: lines.pop(1),
+        "line 1 (game): no hand line follows: a record holds the deck of every hand it deals",
+    ),
     # a seed that is not a non-negative int
-    ("seed string", put(1, "seed", "7"), r"line 1 \(game\), field 'seed': the string '7', expected an int >= 0"),
-    ("seed -1", put(1, "seed", -1), r"line 1 \(game\), field 'seed': the number -1, expected an int >= 0"),
-    ("seed 1.5", put(1, "seed", 1.5), r"line 1 \(game\), field 'seed': the number 1.5, expected an int >= 0"),
-    ("seed true", put(1, "seed", True), r"line 1 \(game\), field 'seed': a boolean, expected an int >= 0"),
+    ("seed string", put(1, "seed", "7"), "line 1 (game), field 'seed': the string '7', expected an int >= 0"),
+    ("seed -1", put(1, "seed", -1), "line 1 (game), field 'seed': the number -1, expected an int >= 0"),
+    ("seed 1.5", put(1, "seed", 1.5), "line 1 (game), field 'seed': the number 1.5, expected an int >= 0"),
+    ("seed true", put(1, "seed", True), "line 1 (game), field 'seed': a boolean, expected an int >= 0"),
     # rewards and returns of the wrong type or length
-    ("rewards string", put(5, "rewards", "34"), r"line 5 \(action\), field 'rewards': the string '34', expected an"),
-    ("rewards one", put(5, "rewards", [34.0]), r"line 5 \(action\), field 'rewards': 1 item, expected 2"),
-    ("rewards three", put(5, "rewards", [34, -34, 0]), r"line 5 \(action\), field 'rewards': 3 items, expected 2"),
-    ("rewards null", put(5, "rewards", [None, 0]), r"field 'rewards': item 0 is null, expected a finite number"),
-    ("rewards nan", put(5, "rewards", [float("nan"), 0]), r"field 'rewards': item 0 is the number nan, expected a"),
-    ("returns huge", put(6, "returns", [10**400, 0]), r"field 'returns': item 0 is a 401-digit number, expected a"),
-    ("scores huge", put(6, "hand_scores", [[-(10**309), 0]]), r"'hand_scores': item 0, item 0 is a 310-digit number"),
-    ("returns one", put(6, "returns", [34.0]), r"line 6 \(end\), field 'returns': 1 item, expected 2"),
-    ("returns object", put(6, "returns", {"a": 1}), r"line 6 \(end\), field 'returns': an object, expected an array"),
-    ("returns text", put(6, "returns", ["34", "-34"]), r"field 'returns': item 0 is the string '34', expected a"),
-    ("hand scores", put(6, "hand_scores", [[34]]), r"line 6 \(end\), field 'hand_scores': item 0 is 1 item,"),
-    ("status", put(6, "status", "won"), r"line 6 \(end\), field 'status': the string 'won', expected one of"),
+    (
+        "rewards string",
+        put(5, "rewards", "34"),
+        "line 5 (action), field 'rewards': the string '34', expected an array of one number per player",
+    ),
+    (
+        "rewards one",
+        put(5, "rewards", [34.0]),
+        (
+            "line 5 (action), field 'rewards': 1 item, expected 2 (one number per player, one "
+            "per player of field 'players')"
+        ),
+    ),
+    (
+        "rewards three",
+        put(5, "rewards", [34, -34, 0]),
+        (
+            "line 5 (action), field 'rewards': 3 items, expected 2 (one number per player, "
+            "one per player of field 'players')"
+        ),
+    ),
+    (
+        "rewards null",
+        put(5, "rewards", [None, 0]),
+        "line 5 (action), field 'rewards': item 0 is null, expected a finite number",
+    ),
+    (
+        "rewards nan",
+        put(5, "rewards", [float("nan"), 0]),
+        "line 5 (action), field 'rewards': item 0 is the number nan, expected a finite number",
+    ),
+    (
+        "returns huge",
+        put(6, "returns", [10**400, 0]),
+        "line 6 (end), field 'returns': item 0 is a 401-digit number, expected a finite number",
+    ),
+    (
+        "scores huge",
+        put(6, "hand_scores", [[-(10**309), 0]]),
+        "line 6 (end), field 'hand_scores': item 0, item 0 is a 310-digit number, expected a finite number",
+    ),
+    (
+        "returns one",
+        put(6, "returns", [34.0]),
+        (
+            "line 6 (end), field 'returns': 1 item, expected 2 (one number per player, one "
+            "per player of field 'players')"
+        ),
+    ),
+    (
+        "returns object",
+        put(6, "returns", {"a": 1}),
+        "line 6 (end), field 'returns': an object, expected an array of one number per player",
+    ),
+    (
+        "returns text",
+        put(6, "returns", ["34", "-34"]),
+        "line 6 (end), field 'returns': item 0 is the string '34', expected a finite number",
+    ),
+    (
+        "hand scores",
+        put(6, "hand_scores", [[34]]),
+        (
+            "line 6 (end), field 'hand_scores': item 0 is 1 item, expected 2 (one number per "
+            "player, one per player of field 'players')"
+        ),
+    ),
+    (
+        "status",
+        put(6, "status", "won"),
+        "line 6 (end), field 'status': the string 'won', expected one of 'complete', 'quit'",
+    ),
     # a deck or player list given as a number, or of the wrong size
-    ("deck number", put(2, "deck", 52), r"line 2 \(hand\), field 'deck': the number 52, expected an array of card"),
-    ("deck short", lambda lines: lines[1]["deck"].pop(), r"line 2 \(hand\), field 'deck': 51 items, expected 52"),
-    ("deck ints", put(2, "deck", list(range(52))), r"field 'deck': item 0 is the number 0, expected a string"),
-    ("deck name", lambda lines: lines[1]["deck"].__setitem__(3, "ZZ"), r"item 3 is the string 'ZZ', expected a card"),
-    ("players number", put(1, "players", 2), r"line 1 \(game\), field 'players': the number 2, expected an array"),
-    ("players same", put(1, "players", ["a", "a"]), r"line 1 \(game\), field 'players': \['a', 'a'\], expected"),
-    ("players other", put(1, "players", ["a", "b"]), r"field 'players': \['a', 'b'\], expected the env's player names"),
-    ("players one", put(1, "players", ["player_0"]), r"'agents': 2 items, expected 1 \(agent names, one per player"),
-    ("agents short", put(1, "agents", ["human"]), r"line 1 \(game\), field 'agents': 1 item, expected 2"),
+    (
+        "deck number",
+        put(2, "deck", 52),
+        "line 2 (hand), field 'deck': the number 52, expected an array of card or tile names",
+    ),
+    (
+        "deck short",
+        lambda lines: lines[1]["deck"].pop(),
+        "line 2 (hand), field 'deck': 51 items, expected 52 (card or tile names)",
+    ),
+    (
+        "deck ints",
+        put(2, "deck", list(range(52))),
+        "line 2 (hand), field 'deck': item 0 is the number 0, expected a string",
+    ),
+    (
+        "deck name",
+        lambda lines: lines[1]["deck"].__setitem__(3, "ZZ"),
+        "line 2 (hand), field 'deck': item 3 is the string 'ZZ', expected a card name (AS, TD)",
+    ),
+    (
+        "players number",
+        put(1, "players", 2),
+        "line 1 (game), field 'players': the number 2, expected an array of player names",
+    ),
+    (
+        "players same",
+        put(1, "players", ["a", "a"]),
+        (
+            "line 1 (game), field 'players': ['a', 'a'], expected the env's player names in "
+            "seat order: 'player_0', 'player_1', ..."
+        ),
+    ),
+    (
+        "players other",
+        put(1, "players", ["a", "b"]),
+        (
+            "line 1 (game), field 'players': ['a', 'b'], expected the env's player names in "
+            "seat order: 'player_0', 'player_1', ..."
+        ),
+    ),
+    (
+        "players one",
+        put(1, "players", ["player_0"]),
+        "line 1 (game), field 'agents': 2 items, expected 1 (agent names, one per player of field 'players')",
+    ),
+    (
+        "agents short",
+        put(1, "agents", ["human"]),
+        "line 1 (game), field 'agents': 1 item, expected 2 (agent names, one per player of field 'players')",
+    ),
     # fields a line does not have, and a replay's render mode among the game's options
-    ("extra", put(3, "extra", 1), r"line 3 \(action\), field 'extra': not a field of an action line \(its fields:"),
-    ("seat key", put(2, "first_player", 0), r"line 2 \(hand\), field 'first_player': not a field of a hand line"),
-    ("render", put(1, "options", {"render_mode": "human"}), r"field 'options': holds 'render_mode', which is how a"),
-    ("reset key", put(1, "reset_options", {"cards": []}), r"'reset_options': holds 'cards', not a reset option of gin"),
-    ("dealer string", put(2, "dealer", "1"), r"line 2 \(hand\), field 'dealer': the string '1', expected a seat 0..1"),
-    ("dealer 2", put(2, "dealer", 2), r"line 2 \(hand\), field 'dealer': the number 2, expected a seat 0..1"),
+    (
+        "extra",
+        put(3, "extra", 1),
+        (
+            "line 3 (action), field 'extra': not a field of an action line (its fields: "
+            "'type', 'step', 'agent', 'action', 'text', 'rewards')"
+        ),
+    ),
+    (
+        "seat key",
+        put(2, "first_player", 0),
+        (
+            "line 2 (hand), field 'first_player': not a field of a hand line (its fields: "
+            "'type', 'hand', 'deck', 'dealer')"
+        ),
+    ),
+    (
+        "render",
+        put(1, "options", {"render_mode": "human"}),
+        (
+            "line 1 (game), field 'options': holds 'render_mode', which is how a replay is "
+            "shown, not a game option (records leave it out)"
+        ),
+    ),
+    (
+        "reset key",
+        put(1, "reset_options", {"cards": []}),
+        (
+            "line 1 (game), field 'reset_options': holds 'cards', not a reset option of "
+            "gin_rummy_v0 (its reset options: deck, dealer, next_hands)"
+        ),
+    ),
+    ("dealer string", put(2, "dealer", "1"), "line 2 (hand), field 'dealer': the string '1', expected a seat 0..1"),
+    ("dealer 2", put(2, "dealer", 2), "line 2 (hand), field 'dealer': the number 2, expected a seat 0..1"),
     # values of the right type the game refuses, and lines out of order
-    ("action string", put(3, "action", "pass"), r"line 3 \(action\), field 'action': the string 'pass', expected"),
-    ("action range", put(3, "action", 500), r"line 3 \(action\), field 'action': 500 is not an action id 0..107"),
-    ("variant", put(1, "variant", "poker_v0"), r"line 1 \(game\), field 'variant': the string 'poker_v0', expected"),
-    ("options", put(1, "options", {"knock_limit": "high"}), r"line 1 \(game\), field 'options': the game cannot"),
-    ("reset options", put(1, "reset_options", {"deck": ["AS"]}), r"line 1 \(game\), field 'reset_options': the game"),
-    ("options array", put(1, "options", []), r"line 1 \(game\), field 'options': an array, expected an object"),
-    ("format", put(1, "format", "x/2"), r": record format 'x/2', this version reads 'rummy_env.record/1'"),
-    ("step order", put(4, "step", 5), r"line 4 \(action\), field 'step': 5, expected 1 \(steps are numbered"),
-    ("hand number", put(2, "hand", 2), r"line 2 \(hand\), field 'hand': 2, expected 1 \(hands are numbered in order\)"),
-    ("type array", put(4, "type", ["action"]), r"line 4, field 'type': an array, expected one of 'game', 'hand'"),
-    ("unknown type", put(4, "type", "bet"), r"line 4, field 'type': the string 'bet', expected one of 'game', 'hand'"),
-    ("second game", put(3, "type", "game"), r"line 3 \(game\): the game line must be the first line, and only"),
-    ("after the end", lambda lines: lines.append(dict(lines[2])), r"line 7 \(action\): a line after the end line"),
-    ("hand late", lambda lines: lines.insert(3, lines.pop(1)),
-     r"line 4 \(hand\): hand 1 is dealt by line 1 \(after the reset\), so its line belongs after that one and "
-     r"before line 2"),
-    ("deck twice", lambda lines: lines[1]["deck"].__setitem__(1, lines[1]["deck"][0]),
-     r"line 2 \(hand\), field 'deck': item 1 is '4D' again, expected each card once"),
-    ("action huge", put(3, "action", 10**400),
-     r"line 3 \(action\), field 'action': a 401-digit number is not an action id 0..107"),
+    (
+        "action string",
+        put(3, "action", "pass"),
+        "line 3 (action), field 'action': the string 'pass', expected an int >= 0",
+    ),
+    (
+        "action range",
+        put(3, "action", 500),
+        "line 3 (action), field 'action': 500 is not an action id 0..107 (line 3, step 0 (player_0 pass))",
+    ),
+    (
+        "variant",
+        put(1, "variant", "poker_v0"),
+        (
+            "line 1 (game), field 'variant': the string 'poker_v0', expected one of "
+            "'rummy_v0', 'crazy_rummy_v0', 'gin_rummy_v0', 'rummikub_v0'"
+        ),
+    ),
+    (
+        "options",
+        put(1, "options", {"knock_limit": "high"}),
+        (
+            "line 1 (game), field 'options': the game cannot be set up: option "
+            "knock_limit='high' is not an integer: knock_limit must be an int from 0 to "
+            "1000000000"
+        ),
+    ),
+    (
+        "reset options",
+        put(1, "reset_options", {"deck": ["AS"]}),
+        (
+            "line 1 (game), field 'reset_options': the game cannot be set up: deck has 1 "
+            "cards: a stacked deck lists all 52 cards, top card first"
+        ),
+    ),
+    ("options array", put(1, "options", []), "line 1 (game), field 'options': an array, expected an object"),
+    ("format", put(1, "format", "x/2"), "record format 'x/2', this version reads 'rummy_env.record/1'"),
+    ("step order", put(4, "step", 5), "line 4 (action), field 'step': 5, expected 1 (steps are numbered in order)"),
+    ("hand number", put(2, "hand", 2), "line 2 (hand), field 'hand': 2, expected 1 (hands are numbered in order)"),
+    (
+        "type array",
+        put(4, "type", ["action"]),
+        "line 4, field 'type': an array, expected one of 'game', 'hand', 'action', 'end'",
+    ),
+    (
+        "unknown type",
+        put(4, "type", "bet"),
+        "line 4, field 'type': the string 'bet', expected one of 'game', 'hand', 'action', 'end'",
+    ),
+    ("second game", put(3, "type", "game"), "line 3 (game): the game line must be the first line, and only the first"),
+    ("after the end", lambda lines: lines.append(dict(lines[2])), "line 7 (action): a line after the end line"),
+    (
+        "hand late",
+        lambda lines: lines.insert(3, lines.pop(1)),
+        (
+            "line 4 (hand): hand 1 is dealt by line 1 (after the reset), so its line belongs "
+            "after that one and before line 2 (lines out of order)"
+        ),
+    ),
+    (
+        "deck twice",
+        lambda lines: lines[1]["deck"].__setitem__(1, lines[1]["deck"][0]),
+        "line 2 (hand), field 'deck': item 1 is '4D' again, expected each card once",
+    ),
+    (
+        "action huge",
+        put(3, "action", 10**400),
+        (
+            "line 3 (action), field 'action': a 401-digit number is not an action id 0..107 "
+            "(line 3, step 0 (player_0 pass))"
+        ),
+    ),
     # valid JSON (written as \ud800) but no Unicode text: a page or terminal showing it fails
-    ("surrogate agent", put(1, "agents", ["\ud800", "x"]),
-     r"line 1 \(game\), field 'agents', item 0: a string with a lone surrogate"),
-    ("surrogate text", put(3, "text", "pa\udc00ss"), r"line 3 \(action\), field 'text': a string with a lone"),
-    ("surrogate key", put(6, "\ud801", 1), r"line 6 \(end\), a key: a string with a lone surrogate"),
-]  # fmt: skip
+    (
+        "surrogate agent",
+        put(1, "agents", ["\ud800", "x"]),
+        (
+            "line 1 (game), field 'agents', item 0: a string with a lone surrogate (as "
+            "\\ud800), which is no Unicode text"
+        ),
+    ),
+    (
+        "surrogate text",
+        put(3, "text", "pa\udc00ss"),
+        "line 3 (action), field 'text': a string with a lone surrogate (as \\ud800), which is no Unicode text",
+    ),
+    (
+        "surrogate key",
+        put(6, "\ud801", 1),
+        "line 6 (end), a key: a string with a lone surrogate (as \\ud800), which is no Unicode text",
+    ),
+]
 
 
 def write_lines(lines, path):
@@ -158,39 +367,67 @@ def test_a_damaged_record_exits_3_with_one_line_naming_line_and_field(change, me
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"record is damaged: {path}"), err
     assert "Traceback" not in err
-    assert re.search(message, err), err
+    if isinstance(message, Fragment):  # another library's words (json's, Python's int limit) left free
+        assert re.search(message, err), err
+    else:  # the format has no line to name: ": record format ..."
+        sep = ": " if message.startswith("record format") else ", "
+        assert err == f"record is damaged: {path}{sep}{message}\n"
 
 
 def test_damaged_lines_in_memory_raise_record_error(good_lines):
     lines = json.loads(json.dumps(good_lines))
     lines[-1]["returns"] = [34.0]  # used to pass np.allclose by broadcasting
-    with pytest.raises(RecordError, match=r"^line 6 \(end\), field 'returns': 1 item, expected 2"):
+    with pytest.raises(
+        RecordError,
+        match=whole(
+            "line 6 (end), field 'returns': 1 item, expected 2 (one number per player, one per player of field "
+            "'players')"
+        ),
+    ):
         replay(lines)
-    with pytest.raises(RecordError, match=r"^line 2: an array, a record line must be a JSON object"):
+    with pytest.raises(RecordError, match=whole("line 2: an array, a record line must be a JSON object")):
         replay([good_lines[0], [1]])
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (put(5, "rewards", [0.0, 0.0]), r", line 5, step 2 \(player_0 knock KH\): rewards \[34.0, -34.0\] in the"),
-        (put(6, "returns", [9.0, -9.0]), r", line 6 \(end\): returns \[34.0, -34.0\] in the replay, \[9.0, -9.0\] in"),
+        (
+            put(5, "rewards", [0.0, 0.0]),
+            "line 5, step 2 (player_0 knock KH): rewards [34.0, -34.0] in the replay, [0.0, 0.0] in the record",
+        ),
+        (
+            put(6, "returns", [9.0, -9.0]),
+            "line 6 (end): returns [34.0, -34.0] in the replay, [9.0, -9.0] in the record",
+        ),
         # a record's text is shown quoted and cut: it cannot add a line or a terminal code
         (
             put(5, "text", "knock KH\nrecord checked\x1b[31m"),
-            r", line 5, step 2 \(player_0 'knock KH\\nrecord checked\\x1b\[31m'\): action \d+ is 'knock KH' in",
+            "line 5, step 2 (player_0 'knock KH\\nrecord checked\\x1b[31m'): action 90 is 'knock KH' in the replay",
         ),
-        (put(5, "text", "x" * 200), r"step 2 \(player_0 'xxxx+\.\.\. \(a str of length 200\)\): action"),
+        (
+            put(5, "text", "x" * 200),
+            f"line 5, step 2 (player_0 '{'x' * 79}... (a str of length 200)): action 90 is 'knock KH' in the replay",
+        ),
         # an action after the game's last (the knock ended it)
         (
             lambda lines: lines.insert(5, {**lines[2], "step": 3, "agent": "player_1"}),
-            r", line 6, step 3 \(player_1 pass\): the game had ended with the action before, but the record goes on$",
+            "line 6, step 3 (player_1 pass): the game had ended with the action before, but the record goes on",
         ),
-        (put(3, "action", 0), r"step 0 \(player_0 pass\): the action is not legal in the replay"),
-        (put(5, "text", "big gin"), r"step 2 \(player_0 big gin\): action \d+ is 'knock KH' in the replay"),
-        (lambda lines: lines.insert(5, {**lines[1], "hand": 2}), r"the record has 2 hands, the replay dealt 1"),
+        (put(3, "action", 0), "line 3, step 0 (player_0 pass): the action is not legal in the replay"),
+        (put(5, "text", "big gin"), "line 5, step 2 (player_0 big gin): action 90 is 'knock KH' in the replay"),
+        (
+            lambda lines: lines.insert(5, {**lines[1], "hand": 2}),
+            "line 7 (end): the record has 2 hands, the replay dealt 1",
+        ),
         (put(1, "seed", 4), None),  # the stacked deck is in reset_options: the seed changes nothing
-        (put(2, "dealer", 0), r", line 2 \(hand\): hand 1 was not dealt as recorded \(dealer 1 against 0\): the seed"),
+        (
+            put(2, "dealer", 0),
+            (
+                "line 2 (hand): hand 1 was not dealt as recorded (dealer 1 against 0): the seed "
+                "or options differ from the game's"
+            ),
+        ),
     ],
 )
 def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, good_lines, tmp_path, capsys):
@@ -202,8 +439,7 @@ def test_a_well_formed_record_the_game_does_not_follow_exits_1(change, message, 
     if message is None:
         assert code == 0 and err == ""
     else:
-        assert code == 1 and err.count("\n") == 1 and re.search(message, err), err
-        assert err.startswith(f"record does not replay: {path}, line "), err
+        assert code == 1 and err == f"record does not replay: {path}, {message}\n", err
 
 
 def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
@@ -224,6 +460,10 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
     assert results == {"good": 0, "damaged": 3, "differs": 1, "missing": 2}
 
 
+#: the refusal of an output folder under a file: the OS's own words (OSError's text), left a fragment
+NO_FOLDER = Fragment("cannot create the output folder: [Errno 20] Not a directory")
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
@@ -231,9 +471,9 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
         (["--fps", "inf"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got inf"),
         (["--fps", "1e-9"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 1e-09"),
         (["--fps", "0"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 0.0"),
-        (["--images", "/dev/null/frames"], "cannot create the output folder: [Errno 20] Not a directory"),
+        (["--images", "/dev/null/frames"], NO_FOLDER),
         (["--gif", "game.txt"], "--gif game.txt: the file name must end in .gif (the animation is a GIF)"),
-        (["--gif", "/dev/null/x/game.gif"], "cannot create the output folder: [Errno 20] Not a directory"),
+        (["--gif", "/dev/null/x/game.gif"], NO_FOLDER),
         (["--fps", "3"], "--fps 3 applies to --gif only: give --gif FILE.gif, or leave --fps out"),
         (["--pause"], "--pause waits after each step of the text, which --quiet turns off: give one of them"),
     ],
@@ -243,7 +483,7 @@ def test_bad_output_flags_are_usage_errors_before_the_replay(flags, message, goo
     with pytest.raises(SystemExit) as exit_:
         replay_job.main([str(path), "--quiet", *flags])
     out, err = capsys.readouterr()
-    assert exit_.value.code == 2 and message in err, err
+    assert exit_.value.code == 2 and usage_error(err, message), err
     assert out == ""  # refused before the game line is printed or a step replayed
 
 
@@ -292,8 +532,8 @@ def test_a_rummikub_deck_holds_each_tile_twice():
     deck = sorted(TILE_NAMES) * 2
     check_record([game, {"type": "hand", "hand": 1, "deck": deck, "first_player": 0}])
     deck[1] = deck[0]  # 'B1' a third time, 'B10' once
-    said = r"^line 2 \(hand\), field 'deck': item 53 is 'B1' again, expected each tile twice"
-    with pytest.raises(RecordError, match=said):
+    said = "line 2 (hand), field 'deck': item 53 is 'B1' again, expected each tile twice"
+    with pytest.raises(RecordError, match=whole(said)):
         check_record([game, {"type": "hand", "hand": 1, "deck": deck, "first_player": 0}])
 
 
@@ -305,7 +545,10 @@ def test_messages_give_the_files_line_numbers_past_blank_lines(good_lines, tmp_p
     path = tmp_path / "blank.jsonl"
     path.write_text("\n".join([json.dumps(lines[0]), "", "", *map(json.dumps, lines[1:])]) + "\n")
     assert replay_job.main([str(path), "--quiet"]) == 3
-    assert "line 5 (action), field 'action': 500 is not an action id 0..107" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"record is damaged: {path}, line 5 (action), field 'action': 500 is not an action id 0..107 "
+        "(line 5, step 0 (player_0 pass))\n"
+    )
 
 
 def test_a_later_hand_line_out_of_place_is_refused(tmp_path):

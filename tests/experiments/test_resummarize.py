@@ -7,6 +7,7 @@ import pytest
 
 from experiments import tournament
 from experiments.tournament.resummarize import read_games, resummarize
+from tests.helpers import whole
 
 HEADER = "variant,lineup,deal,seed,rotation,seat,agent,return,win_share,points_per_hand,steps,truncated\n"
 
@@ -114,7 +115,8 @@ def test_a_bad_games_file_is_refused_with_the_reason_and_nothing_written(tmp_pat
 def test_a_summary_json_not_a_tournaments_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "games.csv").write_text(stacked_games())
     (tmp_path / "summary.json").write_text("[1, 2]")
-    with pytest.raises(ValueError, match=r"summary.json: not a summary.json of experiments.tournament \(no 'summary'"):
+    said = f"{tmp_path / 'summary.json'}: not a summary.json of experiments.tournament (no 'summary' in it)"
+    with pytest.raises(ValueError, match=whole(said)):
         resummarize(tmp_path / "games.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "summary.json"]
 

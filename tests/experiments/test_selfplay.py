@@ -16,6 +16,7 @@ from agents.torch_policy import ActorCritic, load_model, save_model
 from experiments import selfplay, train
 from rummy_env import gin_rummy_v0, rummy_v0
 from tests.experiments.selfplay_helpers import policy_episodes
+from tests.helpers import usage_error, whole
 
 
 def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
@@ -29,7 +30,11 @@ def test_model_file_round_trip_keeps_weights_normalizer_and_config(tmp_path):
         assert torch.equal(a, b), k
     assert back.obs_mean[10].item() == pytest.approx(20.0) and back.obs_count.item() == 3
     (tmp_path / "bad.pt").write_bytes(b"not a model")
-    with pytest.raises(ValueError, match="not a torch model file"):
+    said = (
+        f"policy file '{tmp_path / 'bad.pt'}' is not a torch model file (torch.load: UnpicklingError: it holds "
+        "objects, not only tensors and plain data)"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         load_model(tmp_path / "bad.pt")
     torch.save({"layer": torch.nn.Linear(2, 2)}, tmp_path / "objects.pt")  # a module, not a state dict
     with pytest.raises(ValueError) as err:
@@ -364,9 +369,12 @@ def test_device_auto_is_the_cpu_without_a_gpu_and_cuda_without_one_is_refused(mo
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert resolve_device("auto") == "cpu" and resolve_device("cpu") == "cpu"
-    with pytest.raises(ValueError, match="device='cuda', but torch sees no GPU"):
+    with pytest.raises(
+        ValueError,
+        match=whole("device='cuda', but torch sees no GPU (torch.cuda.is_available() is False): use cpu or auto"),
+    ):
         resolve_device("cuda")
-    with pytest.raises(ValueError, match="device='tpu': use auto, cpu or cuda"):
+    with pytest.raises(ValueError, match=whole("device='tpu': use auto, cpu or cuda")):
         resolve_device("tpu")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert resolve_device("auto") == "cuda"
@@ -409,7 +417,11 @@ def test_init_model_with_extending_features_starts_from_the_widened_model():
     cfg = selfplay.Config(
         variant="crazy_rummy_v0", env_options={"num_players": 3}, num_envs=4, init_model=path, features="meld"
     )
-    with pytest.raises(ValueError, match="features 'meld' do not extend the model's 'meld_opp'"):
+    said = (
+        "features 'meld' do not extend the model's 'meld_opp' (extensions: gin of meld, gin_opp of gin, gin_read of "
+        "gin_opp, crazy_out of meld_opp, crazy_discard of crazy_out, rk_plan of rk_out)"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         selfplay.Learner(cfg)
 
 
@@ -494,4 +506,4 @@ def test_resume_without_out_is_refused(capsys):
     with pytest.raises(SystemExit) as stop:
         selfplay.parse_args(["--variant", "rummy", "--resume"])
     assert stop.value.code == 2
-    assert "--resume continues the run in --out: give the run's folder" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, "--resume continues the run in --out: give the run's folder")

@@ -7,16 +7,27 @@ from pathlib import Path
 import pytest
 
 from experiments import selfplay
+from experiments.common.jobs import max_workers
+from tests.helpers import Fragment, unknown_agent, usage_error
 
 #: the refusal of a --minutes neither 0 nor in (0, MAX_MINUTES], less the value given
-MINUTES = "error: --minutes must be a number of minutes above 0 and at most 10,000,000, or 0 for no time limit, got "
+MINUTES = "--minutes must be a number of minutes above 0 and at most 10,000,000, or 0 for no time limit, got "
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--pool-share", "0.6", "--heuristic-share", "0.5"], "sum to at most 1"),
-        (["--league", "heuristic"], "league entry 'heuristic': write NAME@SHARE"),
+        (
+            ["--pool-share", "0.6", "--heuristic-share", "0.5"],
+            (
+                "--pool-share 0.6, --heuristic-share 0.5 and --random-share 0.0 must be >= 0 and sum to "
+                "at most 1 (the rest of the games are pure self-play)"
+            ),
+        ),
+        (
+            ["--league", "heuristic"],
+            "league entry 'heuristic': write NAME@SHARE with a share in (0, 1], e.g. heuristic@0.2",
+        ),
         (["--league", "heuristic@0.2;heuristic@0.1"], "league member 'heuristic' is given twice"),
         (["--init-model", "no/such.pt"], "init_model='no/such.pt': no such file"),
         (["--league", "policy:no/such.pt@0.2"], "league member 'policy:no/such.pt': no such file 'no/such.pt'"),
@@ -53,49 +64,79 @@ MINUTES = "error: --minutes must be a number of minutes above 0 and at most 10,0
         ),
         (
             ["--kickstart", "0", "--kickstart-floor", "0.2"],
-            "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=0.0, kickstart_anneal=0.4)",
+            (
+                "kickstart_floor=0.2 has no effect: kickstarting is off (kickstart=0.0, "
+                "kickstart_anneal=0.4); set both > 0 to keep the floor after the decay, or "
+                "kickstart_floor=0"
+            ),
         ),
         (
             ["--variant", "rummikub", "--critic", "privileged"],
-            "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not rummikub_v0",
+            (
+                "critic='privileged' reads the hidden cards of Gin Rummy and Rummy batches, not "
+                "rummikub_v0: use critic='shared'"
+            ),
         ),
-        (["--hidden", "64,x"], "--hidden must be positive integers"),
-        (["--num-envs", "0"], "--num-envs must be a positive integer"),
+        (["--hidden", "64,x"], "--hidden must be positive integers separated by commas, e.g. 256,256; got '64,x'"),
+        (["--num-envs", "0"], "--num-envs must be a positive integer, got 0"),
         (["--sim-threads", "0"], "sim_threads=0: a positive integer"),
         (["--torch-threads", "0"], "torch_threads=0: a positive integer"),
         (["--eval-workers", "-2"], "eval_workers=-2: a positive integer"),
         (["--num-envs", "20000000"], "num_envs=20000000: at most 16,777,216 games in a batch"),
         (
             ["--num-envs", "8", "--num-steps", "1000000000000"],
-            "num_envs=8 x num_steps=1000000000000: a rollout holds at most 2,097,152 steps",
+            "num_envs=8 x num_steps=1000000000000: a rollout holds at most 2,097,152 steps (an observation each)",
         ),
-        (["--eval-workers", "100000"], "eval_workers=100000: at most "),
-        (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals"),
-        (["--final-eval-deals", "10000001"], "final_eval_deals=10000001: at most 10,000,000 deals"),
+        (["--eval-workers", "100000"], f"eval_workers=100000: at most {max_workers()} local processes here"),
+        (["--eval-deals", "10000001"], "eval_deals=10000001: at most 10,000,000 deals (days of play on a cluster)"),
+        (
+            ["--final-eval-deals", "10000001"],
+            "final_eval_deals=10000001: at most 10,000,000 deals (days of play on a cluster)",
+        ),
         (
             ["--seed", "-1"],
-            "error: --seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take 64-bit "
-            "seeds), got -1\n",
+            (
+                "--seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take "
+                "64-bit seeds), got -1"
+            ),
         ),
         (
             ["--seed", str(2**64)],
-            "error: --seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take 64-bit "
-            "seeds), got 18446744073709551616\n",
+            (
+                "--seed must be an int from 0 to 18446744073709551615 (torch and the batched engines take "
+                "64-bit seeds), got 18446744073709551616"
+            ),
         ),
-        (["--minutes", "inf"], f"{MINUTES}inf\n"),
-        (["--minutes", "1e8"], f"{MINUTES}100000000.0\n"),
-        (["--minutes", "-1"], f"{MINUTES}-1.0\n"),
-        (["--minutes", "nan"], f"{MINUTES}nan\n"),
+        (["--minutes", "inf"], f"{MINUTES}inf"),
+        (["--minutes", "1e8"], f"{MINUTES}100000000.0"),
+        (["--minutes", "-1"], f"{MINUTES}-1.0"),
+        (["--minutes", "nan"], f"{MINUTES}nan"),
         (["--snapshot-every", "-5"], "snapshot_every=-5: updates between snapshots, >= 0 (0 takes none)"),
-        (["--backend", "dask"], "argument --backend: invalid choice: 'dask'"),
+        (["--backend", "dask"], Fragment("argument --backend: invalid choice: 'dask'")),
         (["--address", "auto"], "address='auto' is a Ray cluster's: it needs backend='ray'"),
         (["--initial-eval", "maybe"], "argument --initial-eval: 'maybe' is not a boolean: write true or false"),
-        (["--duplicate-baseline", "ture"], "'ture' is not a boolean"),
+        (
+            ["--duplicate-baseline", "ture"],
+            "argument --duplicate-baseline: 'ture' is not a boolean: write true or false",
+        ),
         (["--lr", "-1"], "lr=-1.0: allowed values are in (0.0, 1.0]"),
         (["--gamma", "1.5"], "gamma=1.5: allowed values are in (0.0, 1.0]"),
         (["--ent-coef", "-0.1"], "ent_coef=-0.1: allowed values are in [0.0, inf]"),
-        (["--env-option", "episode=game", "--duplicate-baseline", "true"], "duplicate_baseline replays single hands"),
-        (["--env-option", "num_players=3"], "unknown gin_rummy_v0 option(s) 'num_players'"),
+        (
+            ["--env-option", "episode=game", "--duplicate-baseline", "true"],
+            (
+                "duplicate_baseline replays single hands from their decks: it needs episode='hand' (with "
+                "episode='game' an episode is a whole game of several deals)"
+            ),
+        ),
+        (
+            ["--env-option", "num_players=3"],
+            (
+                "unknown gin_rummy_v0 option(s) 'num_players': known options are knock_limit, gin_bonus, "
+                "undercut_bonus, big_gin, big_gin_bonus, oklahoma, target_score, game_bonuses, max_turns, "
+                "max_hands, episode, reward, render_mode"
+            ),
+        ),
         (
             ["--variant", "rummikub", "--duplicate-baseline", "true"],
             "duplicate_baseline replays hands with the compiled heuristic of gin_rummy_v0 and rummy_v0 only, "
@@ -111,18 +152,18 @@ MINUTES = "error: --minutes must be a number of minutes above 0 and at most 10,0
 def test_bad_arguments_are_refused_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit):
         selfplay.parse_args(args)
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_a_teacher_agent_with_a_bad_style_is_refused_before_the_run_starts(tmp_path, capsys):
     out = tmp_path / "never"
     args = ["--variant", "crazy_rummy", "--teacher-agent", "heuristic:style=hold_wild", "--out", str(out)]
     assert selfplay.main([*args, "--minutes", "0.01", "--no-progress"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.endswith(
-        "error: agent 'heuristic:style=hold_wild': style 'hold_wild' is not a style of the crazy_rummy_v0 "
+    message = (
+        "agent 'heuristic:style=hold_wild': style 'hold_wild' is not a style of the crazy_rummy_v0 "
         "heuristic: styles are default, hold_wilds, shed_high, defensive, hold_wilds_safe"
     )
+    assert usage_error(capsys.readouterr().err, message)
     assert not out.exists()
 
 
@@ -151,21 +192,31 @@ def test_bool_flags_read_true_and_false_only():
 def test_an_out_path_that_is_a_file_stops_the_run_before_training(tmp_path, capsys):
     (tmp_path / "afile").write_text("")
     assert selfplay.main(["--out", str(tmp_path / "afile"), "--num-envs", "2", "--hidden", "8"]) == 2
-    assert f"error: --out '{tmp_path}/afile' is a file, not a folder" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, f"--out '{tmp_path}/afile' is a file, not a folder")
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--eval-opponents", "nosuch"], "unknown agent 'nosuch'"),
-        (["--league", "nosuch@0.1"], "unknown agent 'nosuch' for"),
-        (["--league", "heuristic:style=nosuch@0.1"], "nosuch"),
+        (
+            ["--eval-opponents", "nosuch"],
+            unknown_agent("nosuch", "gin_rummy_v0"),
+        ),
+        (
+            ["--league", "nosuch@0.1"],
+            unknown_agent("nosuch", "gin_rummy_v0"),
+        ),
+        (
+            ["--league", "heuristic:style=nosuch@0.1"],
+            "agent 'heuristic:style=nosuch': style 'nosuch' is not a style of the gin_rummy_v0 heuristic: "
+            "styles are default, gin_hunter, defensive, upcard_meld_only",
+        ),
     ],
 )
 def test_names_used_after_the_first_update_stop_the_run_before_it_and_its_folder(args, message, tmp_path, capsys):
     out = tmp_path / "run"
     assert selfplay.main(["--out", str(out), "--num-envs", "2", "--hidden", "8", *args]) == 2
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
     assert not out.exists()
 
 
@@ -176,7 +227,7 @@ def test_the_ray_backend_without_ray_is_refused_before_training(monkeypatch, cap
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
     with pytest.raises(SystemExit):
         selfplay.parse_args(["--backend", "ray"])
-    assert "backend='ray' needs Ray: pip install -e \".[distributed]\"" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, "backend='ray' needs Ray: pip install -e \".[distributed]\"")
 
 
 def test_resume_from_a_file_that_is_not_a_checkpoint_is_one_line(tmp_path, capsys):
@@ -198,9 +249,11 @@ def test_resume_from_a_file_that_is_not_a_checkpoint_is_one_line(tmp_path, capsy
     )
     assert main(["--out", str(model), "--resume"]) == 2
     said = capsys.readouterr().err
-    assert (
-        f"error: --resume: {model / 'checkpoint.pt'} is not a checkpoint of experiments.selfplay (it lacks net" in said
+    message = (
+        f"--resume: {model / 'checkpoint.pt'} is not a checkpoint of experiments.selfplay (it lacks net, optimizer, "
+        "counters): only the checkpoint.pt a run writes resumes it"
     )
+    assert usage_error(said, message)
 
 
 def test_resume_never_runs_code_a_checkpoint_holds(tmp_path, capsys):

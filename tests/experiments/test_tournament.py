@@ -6,6 +6,8 @@ import json
 import pytest
 
 from experiments import tournament
+from experiments.common.jobs import max_workers, usable_cpus
+from tests.helpers import Fragment, unknown_agent, usage_error
 
 
 def run(tmp_path, *extra, name="out"):
@@ -76,35 +78,73 @@ def test_env_options_reach_the_games(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--variants", "poker_v0"], "unknown variant 'poker_v0'"),
-        (["--variants", "poker"], "unknown variant 'poker'"),
-        (["--agents", "random", "oracle"], "unknown agent 'oracle' for rummy_v0"),
-        (["--agents", "heuristic"], "needs at least two different agents"),
-        (["--agents", "random", "nowhere.module:Agent"], "agent 'nowhere.module:Agent' cannot be imported"),
+        (
+            ["--variants", "poker_v0"],
+            "unknown variant 'poker_v0': known variants are rummy_v0, crazy_rummy_v0, gin_rummy_v0, rummikub_v0",
+        ),
+        (
+            ["--variants", "poker"],
+            "unknown variant 'poker': known variants are rummy_v0, crazy_rummy_v0, gin_rummy_v0, rummikub_v0",
+        ),
+        (
+            ["--agents", "random", "oracle"],
+            unknown_agent("oracle", "rummy_v0"),
+        ),
+        (["--agents", "heuristic"], "rummy_v0: a tournament needs at least two different agents, got heuristic"),
+        (
+            ["--agents", "random", "nowhere.module:Agent"],
+            (
+                "agent 'nowhere.module:Agent' cannot be imported (No module named 'nowhere'): write "
+                "package.module:Name, with the module importable from the current directory or the "
+                "environment"
+            ),
+        ),
         (["--deals", "0"], "--deals must be a positive integer, got 0"),
         (["--workers", "-2"], "argument --workers: must be positive, got -2"),
         # a typo of a count would start that many processes and exhaust the memory
-        (["--workers", "100000"], "argument --workers: at most "),
-        (["--deals", "ten"], "invalid int value: 'ten'"),
-        (["--env-option", "num_players"], "is not key=value"),
-        (["--env-option", "num_players=9"], "num_players=9 is out of range"),
-        (["--env-option", "reward=score"], "do not pass the reward option"),
-        (["--env-option", "render_mode=human"], "render_mode is not an option here"),
-        (["--seed", "-1"], "error: --seed must be an int >= 0, got -1\n"),
+        (
+            ["--workers", "100000"],
+            f"argument --workers: at most {max_workers()} local processes here ({usable_cpus()} CPUs; "
+            "more would only wait), got 100000",
+        ),
+        (["--deals", "ten"], Fragment("invalid int value: 'ten'")),
+        (["--env-option", "num_players"], "env option 'num_players' is not key=value (e.g. num_players=3)"),
+        (
+            ["--env-option", "num_players=9"],
+            "option num_players=9 is out of range: num_players must be an int from 2 to 6",
+        ),
+        (
+            ["--env-option", "reward=score"],
+            "the tournament reads winners from reward='win'; do not pass the reward option",
+        ),
+        (
+            ["--env-option", "render_mode=human"],
+            "the tournament plays thousands of games: render_mode is not an option here",
+        ),
+        (["--seed", "-1"], "--seed must be an int >= 0, got -1"),
         (["--address", "auto"], "--address goes with --backend ray"),
-        (["--record-games", "5"], "--record-games goes with --record DIR"),
-        (["--backend", "spark"], "invalid choice: 'spark'"),
-        (["--deals", "10000001"], "--deals 10000001 is more than 10,000,000 deals per lineup"),
+        (["--record-games", "5"], "--record-games goes with --record DIR (the folder the records are written to)"),
+        (["--backend", "spark"], Fragment("invalid choice: 'spark'")),
+        (
+            ["--deals", "10000001"],
+            "--deals 10000001 is more than 10,000,000 deals per lineup (days of play on a cluster)",
+        ),
         (["--out", ""], "argument --out: an empty path: give a file or folder name"),
-        (["--agents", "random", "policy:"], "no policy file given: pass the model.zip that experiments.train wrote"),
-        (["--record", " "], "argument --record: an empty path"),
+        (
+            ["--agents", "random", "policy:"],
+            (
+                "no policy file given: pass the model.zip that experiments.train wrote or the model.pt of "
+                "experiments.selfplay"
+            ),
+        ),
+        (["--record", " "], "argument --record: an empty path: give a file or folder name"),
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         tournament.main(["--no-progress", *args])
     assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_an_agent_can_be_entered_by_import_path(tmp_path):
@@ -163,7 +203,7 @@ def test_a_bad_out_or_record_path_fails_before_any_game(tmp_path, capsys, monkey
         with pytest.raises(SystemExit) as exit_info:
             tournament.main(["--no-progress", "--variants", "gin_rummy", "--deals", "1", *args])
         assert exit_info.value.code == 2
-        assert message in capsys.readouterr().err
+        assert usage_error(capsys.readouterr().err, message)
     assert played == []
 
 
@@ -181,11 +221,11 @@ def test_a_refused_folder_leaves_no_empty_other_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         tournament.main(["--no-progress", "--out", str(out), "--record", "/dev/null/x"])
     said = "--record '/dev/null/x' cannot be made or written: '/dev/null' is not a writable folder"
-    assert said in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, said)
     assert not out.exists()
     with pytest.raises(SystemExit):
         tournament.main(["--no-progress", "--out", str(afile), "--record", str(record)])
-    assert f"--out '{afile}' is a file, not a folder" in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, f"--out '{afile}' is a file, not a folder")
     assert not record.exists()
 
 

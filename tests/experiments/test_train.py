@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from agents.policy import PolicyAgent
 from experiments import tournament, train
 from experiments.train import sb3
 from rummy_env import gin_rummy_v0
+from tests.helpers import Fragment, usage_error, whole
 
 
 @pytest.fixture(scope="module")
@@ -98,13 +100,24 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
     from agents import make_agent
     from rummy_env import rummy_v0
 
-    with pytest.raises(ValueError, match="trained on observations of shape"):
+    said = (
+        f"policy 'policy:{trained / 'model.zip'}' was trained on observations of shape (485,), this env's are (324,) "
+        "(rummy_v0, 2 players): a model plays the variant and number of players it was trained on"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         make_agent(f"policy:{trained / 'model.zip'}", rummy_v0.env())
-    with pytest.raises(ValueError, match="does not exist"):
+    said = (
+        f"policy file '{tmp_path / 'nothing.zip'}' does not exist: pass the model.zip that experiments.train wrote "
+        "or the model.pt of experiments.selfplay"
+    )
+    with pytest.raises(ValueError, match=whole(said)):
         PolicyAgent(tmp_path / "nothing.zip")
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="is not a MaskablePPO model"):
+    # inside the brackets: the zip reader's own words, left free
+    said = re.escape(f"policy file '{bad}' is not a MaskablePPO model ({bad}: not an SB3 model.zip (")
+    tail = re.escape(")); a file not ending in .pt is read as the model.zip of experiments.train")
+    with pytest.raises(ValueError, match=f"^{said}.+{tail}$"):
         PolicyAgent(bad)
     assert np.isfinite(json.loads((trained / "evaluation.json").read_text())["train_seconds"])
 
@@ -112,22 +125,31 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--variant", "poker"], "unknown variant 'poker'"),
+        (
+            ["--variant", "poker"],
+            "unknown variant 'poker': known variants are rummy_v0, crazy_rummy_v0, gin_rummy_v0, rummikub_v0",
+        ),
         (
             ["--variant", "gin_rummy", "--opponents", "wizard"],
-            "unknown agent 'wizard' for gin_rummy_v0: known agents are random, heuristic, champion, "
-            "heuristic:style=NAME (gin_hunter, defensive, upcard_meld_only), openspiel_gin_bot, ismcts:... or pimc:... "
-            "with search options, policy:PATH of a trained model, rllib:PATH of an RLlib checkpoint, or "
-            "package.module:Name of your own Agent class; as an opponent also 'self' (a frozen copy of the learner)\n",
+            (
+                "unknown agent 'wizard' for gin_rummy_v0: known agents are random, heuristic, champion, "
+                "heuristic:style=NAME (gin_hunter, defensive, upcard_meld_only), openspiel_gin_bot, "
+                "ismcts:... or pimc:... with search options, policy:PATH of a trained model, rllib:PATH "
+                "of an RLlib checkpoint, or package.module:Name of your own Agent class; as an opponent "
+                "also 'self' (a frozen copy of the learner)"
+            ),
         ),
-        (["--variant", "gin_rummy", "--timesteps", "0"], "--timesteps must be a positive integer"),
+        (["--variant", "gin_rummy", "--timesteps", "0"], "--timesteps must be a positive integer, got 0"),
         (
             ["--variant", "gin_rummy", "--iterations", "5", "--num-cpus", "2"],
             "--iterations, --num-cpus: the rllib backend's settings; add --backend rllib or drop them",
         ),
         (
             ["--variant", "rummy", "--opponents", "random", "heuristic"],
-            "2 opponents given for 1 other seat(s) of rummy_v0: give at most 1 (a shorter list is repeated",
+            (
+                "2 opponents given for 1 other seat(s) of rummy_v0: give at most 1 (a shorter list is "
+                "repeated over the seats; --env-option num_players=N for more seats)"
+            ),
         ),
         (
             ["--variant", "gin_rummy", "--minutes", "-1"],
@@ -137,25 +159,42 @@ def test_policy_agent_refuses_other_variants_and_missing_files(trained, tmp_path
             ["--variant", "gin_rummy", "--minutes", "inf"],
             "--minutes must be a positive finite number, or 0 for no time limit, got inf",
         ),
-        (["--variant", "gin_rummy", "--n-steps", "1"], "--n-steps must be at least 2 (PPO normalises"),
-        (["--variant", "gin_rummy", "--n-steps", "1000000000000"], "--n-steps must be at most 2,097,152 (a rollout"),
-        (["--variant", "gin_rummy", "--eval-deals", "10000001"], "argument --eval-deals: at most 10,000,000 deals"),
-        (["--variant", "gin_rummy", "--out", ""], "argument --out: an empty path"),
+        (
+            ["--variant", "gin_rummy", "--n-steps", "1"],
+            "--n-steps must be at least 2 (PPO normalises the advantages over a rollout), got 1",
+        ),
+        (
+            ["--variant", "gin_rummy", "--n-steps", "1000000000000"],
+            "--n-steps must be at most 2,097,152 (a rollout keeps an observation per step), got 1000000000000",
+        ),
+        (
+            ["--variant", "gin_rummy", "--eval-deals", "10000001"],
+            "argument --eval-deals: at most 10,000,000 deals (days of play on a cluster), got 10,000,001",
+        ),
+        (["--variant", "gin_rummy", "--out", ""], "argument --out: an empty path: give a file or folder name"),
         (  # numpy.random.seed's traceback came after the results folder was made
             ["--variant", "gin_rummy", "--seed", str(2**32)],
-            "error: --seed must be an int from 0 to 4294967295 (the trainers seed NumPy's legacy 32-bit generator), "
-            "got 4294967296\n",
+            (
+                "--seed must be an int from 0 to 4294967295 (the trainers seed NumPy's legacy 32-bit "
+                "generator), got 4294967296"
+            ),
         ),
-        (["--variant", "gin_rummy", "--net-arch", "64,x"], "--net-arch must be positive integers"),
-        (["--variant", "gin_rummy", "--env-option", "knock_limit=-1"], "knock_limit=-1 is out of range"),
-        ([], "the following arguments are required: --variant"),
+        (
+            ["--variant", "gin_rummy", "--net-arch", "64,x"],
+            "--net-arch must be positive integers separated by commas, e.g. 64,64; got '64,x'",
+        ),
+        (
+            ["--variant", "gin_rummy", "--env-option", "knock_limit=-1"],
+            "option knock_limit=-1 is out of range: knock_limit must be an int from 0 to 1000000000",
+        ),
+        ([], Fragment("the following arguments are required: --variant")),  # argparse's words
     ],
 )
 def test_bad_arguments_exit_with_a_clear_message(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         train.main(args)
     assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    assert usage_error(capsys.readouterr().err, message)
 
 
 def test_the_report_says_which_win_rate_is_which_and_prints_the_draws():
