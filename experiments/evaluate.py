@@ -454,8 +454,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         variant = resolve_variant(args.variant)
         env_options = parse_env_options(args.env_option)
-        if "reward" in env_options or "render_mode" in env_options:
-            raise ValueError("the evaluation reads winners from reward='win' and plays without rendering")
+        refused = [f"{k}={env_options[k]!r}" for k in ("reward", "render_mode") if k in env_options]
+        if refused:
+            raise ValueError(
+                f"--env-option {', '.join(refused)}: the evaluation sets these itself (it reads winners from "
+                "reward='win' and plays without rendering); drop the option"
+            )
         with warnings.catch_warnings():  # evaluate() below warns about the members left out
             warnings.simplefilter("ignore")
             panel_members(args.agent, variant, env_options, args.opponents)  # bad names fail before the folder exists

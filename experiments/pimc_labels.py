@@ -208,7 +208,10 @@ def load_labels(path: str | Path) -> dict:
     with f:
         missing = {"observation", "mask", "values", "heuristic", "search", "meta"} - set(f.files)
         if missing:
-            raise ValueError(f"{path}: not a pimc_labels file (missing {', '.join(sorted(missing))})")
+            raise ValueError(
+                f"{path}: not a pimc_labels file (missing {', '.join(sorted(missing))}; an .npz that python -m "
+                "experiments.pimc_labels writes holds them)"
+            )
         out = {k: f[k] for k in f.files}
     out["observation"] = out["observation"].astype(np.float32)
     out["meta"] = json.loads(str(out["meta"]))

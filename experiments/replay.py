@@ -126,16 +126,15 @@ def _main(argv: Sequence[str] | None, stop: TermAsInterrupt) -> int:
         except ImportError as err:
             args.parser.error(str(err))
     frames = []
-    try:
-        if args.images is not None:
-            args.images.mkdir(parents=True, exist_ok=True)
-        if args.gif is not None:
-            args.gif.parent.mkdir(parents=True, exist_ok=True)
-        for folder in {f for f in (args.images, None if args.gif is None else args.gif.parent) if f is not None}:
+    for flag, folder in (("--images", args.images), ("--gif", None if args.gif is None else args.gif.parent)):
+        if folder is None:
+            continue
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
             if not os.access(folder, os.W_OK):  # known now, not after the whole game is rendered
                 raise PermissionError(f"{folder} is not writable")
-    except OSError as err:
-        args.parser.error(f"cannot create the output folder: {err}")
+        except OSError as err:
+            args.parser.error(f"{flag}: cannot create the output folder: {err}; give one that can be made and written")
 
     def on_step(env: Any, line: dict | None) -> None:
         raw = env.unwrapped

@@ -397,7 +397,10 @@ def load_recipe(name: str) -> dict:
         raise ValueError(f"recipe {str(path)!r} is not valid TOML: {err}") from None
     unknown = sorted(set(data) - set(Config.__dataclass_fields__))
     if unknown:
-        raise ValueError(f"recipe {str(path)!r}: {', '.join(unknown)} is not a setting of experiments.selfplay")
+        raise ValueError(
+            f"recipe {str(path)!r}: {', '.join(unknown)} is not a setting of experiments.selfplay; the settings "
+            f"are {', '.join(Config.__dataclass_fields__)}"
+        )
     kinds = {f.name: f.type.removesuffix(" | None") for f in dataclasses.fields(Config)}
     for key, value in data.items():  # a value of the wrong kind would be blamed on its flag by argparse
         expected, fits = _KINDS[kinds[key]]

@@ -338,12 +338,14 @@ def test_the_panels_models_that_cannot_play_this_many_seats_are_left_out_with_a_
         ),
         (
             ["--agent", "heuristic", "--env-option", "reward=score"],
-            "the evaluation reads winners from reward='win' and plays without rendering",
+            "--env-option reward='score': the evaluation sets these itself (it reads winners from reward='win' and "
+            "plays without rendering); drop the option",
         ),
         (["--agent", "heuristic", "--address", "auto"], "--address goes with --backend ray"),
         (
             ["--agent", "heuristic", "--env-option", "render_mode=ansi"],
-            "the evaluation reads winners from reward='win' and plays without rendering",
+            "--env-option render_mode='ansi': the evaluation sets these itself (it reads winners from reward='win' and "
+            "plays without rendering); drop the option",
         ),
         (
             ["--agent", "random", "--opponents", "heuristic", "random", "heuristic"],

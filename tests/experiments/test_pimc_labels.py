@@ -175,7 +175,10 @@ def test_the_search_seat_follows_the_stream_number_with_five_players():
 
 def test_a_file_without_labels_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", observation=np.zeros((1, 3)))
-    message = f"{tmp_path / 'x.npz'}: not a pimc_labels file (missing heuristic, mask, meta, search, values)"
+    message = (
+        f"{tmp_path / 'x.npz'}: not a pimc_labels file (missing heuristic, mask, meta, search, values; an .npz that "
+        "python -m experiments.pimc_labels writes holds them)"
+    )
     with pytest.raises(ValueError, match=whole(message)):
         pimc_labels.load_labels(tmp_path / "x.npz")
     (tmp_path / "text.npz").write_text("not an archive\n")

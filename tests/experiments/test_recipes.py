@@ -8,7 +8,7 @@ import pytest
 
 from experiments import selfplay
 from experiments.selfplay.cli import parse_args
-from experiments.selfplay.config import RECIPES, load_recipe, write_recipe
+from experiments.selfplay.config import RECIPES, Config, load_recipe, write_recipe
 from experiments.selfplay.opponents import HEURISTIC, LEAGUE, POOL, SELF, Opponents
 from rummy_env import gin_rummy_v0
 from tests.helpers import Fragment, usage_error
@@ -88,7 +88,11 @@ def test_a_written_recipe_reads_back_to_the_same_settings(tmp_path):
         ),
         ("notes.txt", "recipe 'notes.txt' is a file but not a recipe: recipes are .toml files (or a named recipe)"),
         ("bad.toml", Fragment("recipe 'bad.toml' is not valid TOML: ")),  # then tomllib's words
-        ("unknown.toml", "recipe 'unknown.toml': learning_rate is not a setting of experiments.selfplay"),
+        (
+            "unknown.toml",
+            "recipe 'unknown.toml': learning_rate is not a setting of experiments.selfplay; the settings are "
+            + ", ".join(Config.__dataclass_fields__),
+        ),
         # a value of the wrong kind is the recipe's fault, not the flag's (argparse said "argument --lr")
         ("text.toml", "recipe 'text.toml': lr = \"abc\", expected a number"),
         ("half.toml", "recipe 'half.toml': num_envs = 2.5, expected an integer"),

@@ -379,7 +379,11 @@ def test_a_gif_that_cannot_be_written_is_refused_before_the_replay(tmp_path, cap
         replay_job.main([str(path), "--gif", str(tmp_path / "ro" / "g.gif"), "--images", str(frames)])
     said = capsys.readouterr()
     assert stop.value.code == 2
-    assert usage_error(said.err, f"cannot create the output folder: {tmp_path / 'ro'} is not writable")
+    assert usage_error(
+        said.err,
+        f"--gif: cannot create the output folder: {tmp_path / 'ro'} is not writable; give one that can be made and "
+        "written",
+    )
     assert "== deal" not in said.out  # nothing replayed or rendered first
     assert [f.name for f in frames.iterdir()] == ["step0007.png"]  # and nothing removed
 

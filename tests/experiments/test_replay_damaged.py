@@ -460,10 +460,6 @@ def test_the_process_exit_codes_and_no_traceback(good_lines, tmp_path):
     assert results == {"good": 0, "damaged": 3, "differs": 1, "missing": 2}
 
 
-#: the refusal of an output folder under a file: the OS's own words (OSError's text), left a fragment
-NO_FOLDER = Fragment("cannot create the output folder: [Errno 20] Not a directory")
-
-
 @pytest.mark.parametrize(
     "flags, message",
     [
@@ -471,9 +467,15 @@ NO_FOLDER = Fragment("cannot create the output folder: [Errno 20] Not a director
         (["--fps", "inf"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got inf"),
         (["--fps", "1e-9"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 1e-09"),
         (["--fps", "0"], "--fps must be between 0.01 and 100 (GIF frames of 10 ms to 100 s), got 0.0"),
-        (["--images", "/dev/null/frames"], NO_FOLDER),
+        (
+            ["--images", "/dev/null/frames"],
+            Fragment("--images: cannot create the output folder: [Errno 20] Not a directory"),
+        ),
         (["--gif", "game.txt"], "--gif game.txt: the file name must end in .gif (the animation is a GIF)"),
-        (["--gif", "/dev/null/x/game.gif"], NO_FOLDER),
+        (
+            ["--gif", "/dev/null/x/game.gif"],
+            Fragment("--gif: cannot create the output folder: [Errno 20] Not a directory"),
+        ),
         (["--fps", "3"], "--fps 3 applies to --gif only: give --gif FILE.gif, or leave --fps out"),
         (["--pause"], "--pause waits after each step of the text, which --quiet turns off: give one of them"),
     ],
