@@ -219,15 +219,6 @@ def batch_size(text: str) -> int:
     return value
 
 
-def nonnegative_int(text: str) -> int:
-    """An argparse ``type``: an integer >= 0 (a seed, a count that may be 0).
-
-    Raises:
-        argparse.ArgumentTypeError: not an integer, or negative.
-    """
-    return _int_at_least(text, 0)
-
-
 def _int_at_least(text: str, low: int) -> int:
     try:
         value = int(text)
