@@ -11,12 +11,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env.games.errors import ActionTypeError, IllegalActionError
 from tests.envs.variants import VARIANTS, api_test_warnings
-
-
-def whole(message: str) -> str:
-    """A ``match=`` pattern for exactly ``message``."""
-    return f"^{re.escape(message)}$"
-
+from tests.helpers import whole
 
 #: the variants' names in their action-text errors
 TITLES = {"rummy_v0": "Rummy", "crazy_rummy_v0": "Crazy Rummy", "gin_rummy_v0": "Gin Rummy", "rummikub_v0": "Rummikub"}

@@ -24,6 +24,7 @@ from rummy_env.vector import (
     empty_batch,
 )
 from rummy_env.vector.batch import MAX_NUM_ENVS, mix64, seed_streams
+from tests.helpers import whole
 from tests.vector.differential import play_against_env
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -42,11 +43,6 @@ KNOWN_OPTIONS = {
     "episode, reward",
     "crazy_rummy_v0": "num_players, wild_rank, episode, reward, max_turns, max_hands",
 }
-
-
-def whole(message):
-    """A ``match=`` pattern for exactly ``message``."""
-    return f"^{re.escape(message)}$"
 
 
 def illegal_action(vec, action, game, player):
@@ -131,7 +127,7 @@ def test_bad_arguments_raise_clear_errors_and_change_no_game(cls, module, option
     wrong = (
         f"out.observation must be a writeable C-contiguous float32 array of shape (3, {size}): got float32 (2, {size})"
     )
-    with pytest.raises(ValueError, match=f"^{re.escape(wrong)}$"):
+    with pytest.raises(ValueError, match=whole(wrong)):
         vec.step_random(out=empty_batch(2, vec.observation_size, vec.num_actions, vec.num_players))
     with pytest.raises(
         ValueError,
@@ -375,7 +371,7 @@ def test_lists_of_ids_are_refused_entry_by_entry_and_change_no_game(cls, options
         (lambda: vec.reset(seed=1, dealers=[0, 0, True]), f"dealers[2]=True is not an integer: {dealers}"),
     ]
     for call, message in refusals:
-        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        with pytest.raises(ValueError, match=whole(message)):
             call()
     for kept, was in zip(batch, before, strict=True):  # the refused calls wrote nothing
         np.testing.assert_array_equal(kept, was)

@@ -2,7 +2,6 @@
 engine, under Gymnasium's vector checks; the kernel's view plays the reference's games."""
 
 import importlib.util
-import re
 
 import gymnasium.vector
 import numpy as np
@@ -14,6 +13,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from rummy_env.envs.vector_view import SeatVectorEnv
 from rummy_env.games import gin_rummy as gin_actions
+from tests.helpers import whole
 
 # gymnasium >= 1.1 names the autoreset mode; 1.0 (the pin's lower bound) has only NEXT_STEP, unnamed
 MODES = getattr(gymnasium.vector, "AutoresetMode", None)
@@ -25,11 +25,6 @@ VARIANTS = [
     ("crazy_rummy", {"num_players": 4}),
     ("rummikub", {"num_players": 3, "max_turns": 20, "reward": "score"}),
 ]
-
-
-def whole(message):
-    """A ``match=`` pattern for exactly ``message``."""
-    return f"^{re.escape(message)}$"
 
 
 def random_actions(mask, rng):

@@ -2,8 +2,6 @@
 reference's games step for step, every game replays in ``env()`` from ``deal_of``, a
 stacked first hand scores exactly, hand boundaries inside a game look as in ``env()``."""
 
-import re
-
 import numpy as np
 import pytest
 
@@ -15,6 +13,7 @@ from rummy_env.games.gin_rummy import stack_deck as gin_stack_deck
 from rummy_env.games.rummy import stack_deck as rummy_stack_deck
 from rummy_env.vector import Batch, GinRummyVec, ReferenceGinRummyVec, ReferenceRummyVec, ReferenceVec, RummyVec
 from rummy_env.vector.batch import draw_deck, seed_streams
+from tests.helpers import whole
 from tests.vector.differential import play_against_env
 
 GIN = [  # each crosses hand boundaries inside games, and ends games or carries won hands over
@@ -183,7 +182,7 @@ def test_an_engine_without_whole_games_refuses_them():
         variant, raw_env = "gin_rummy_v0", gin_raw_env
 
     message = "option episode='game' is not supported by OneHand yet: it plays episode='hand' (one hand per episode)"
-    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+    with pytest.raises(ValueError, match=whole(message)):
         OneHand(2, episode="game")
 
 
