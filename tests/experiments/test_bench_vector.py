@@ -6,7 +6,7 @@ import pytest
 from experiments import benchmark
 from experiments.benchmark import vector as bench_vector
 from experiments.dev import vector_differential
-from tests.helpers import whole
+from tests.helpers import usage_error, whole
 
 
 def test_benchmark_vector_prints_the_table_with_env_side_by_side(capsys):
@@ -44,7 +44,7 @@ def test_benchmark_vector_passes_the_batch_sizes_and_threads_on(capsys):
 def test_bench_vector_names_the_bad_value(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
         bench_vector.main(argv)
-    assert stop.value.code == 2 and capsys.readouterr().err.endswith(f"error: {message}\n")
+    assert stop.value.code == 2 and usage_error(capsys.readouterr().err, message)
 
 
 def test_bench_vector_refuses_bad_arguments(capsys):

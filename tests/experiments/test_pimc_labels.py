@@ -108,7 +108,7 @@ def test_a_bad_out_path_is_refused_before_any_game(tmp_path, out, message, capsy
     with pytest.raises(SystemExit) as exit_info:
         pimc_labels.main(["--games", "1", "--out", str(tmp_path / out)])
     assert exit_info.value.code == 2
-    assert capsys.readouterr().err.endswith(f"error: {message.format(tmp=tmp_path)}\n")
+    assert usage_error(capsys.readouterr().err, message.format(tmp=tmp_path))
 
 
 def test_a_negative_seed_is_refused_as_the_other_jobs_refuse_it(tmp_path, capsys):
@@ -117,7 +117,7 @@ def test_a_negative_seed_is_refused_as_the_other_jobs_refuse_it(tmp_path, capsys
     with pytest.raises(SystemExit) as exit_info:
         pimc_labels.main(["--games", "1", "--seed", "-1", "--out", str(tmp_path / "x.npz")])
     assert exit_info.value.code == 2
-    assert capsys.readouterr().err.endswith("error: --seed must be an int >= 0, got -1\n")
+    assert usage_error(capsys.readouterr().err, "--seed must be an int >= 0, got -1")
     assert not (tmp_path / "x.npz").exists()
 
 

@@ -5,6 +5,7 @@ import csv
 import pytest
 
 from experiments import search_budget
+from tests.helpers import usage_error
 
 
 def test_writes_one_row_per_budget_and_the_curve(tmp_path, capsys):
@@ -65,4 +66,4 @@ def test_the_same_seed_plays_the_same_games():
 def test_bad_use_is_a_usage_error(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         search_budget.main(argv)
-    assert exit_info.value.code == 2 and capsys.readouterr().err.endswith(f"error: {message}\n")
+    assert exit_info.value.code == 2 and usage_error(capsys.readouterr().err, message)

@@ -194,7 +194,7 @@ def test_a_draw_while_the_player_must_discard_or_build_is_refused(variant):
         f"action {draw} ({state.action_to_string(draw)}) is not legal for player {state.current_player()} now;"
         f" legal: {legal}"
     )
-    assert state.action_to_string(draw) in ("draw stock", "draw")
+    assert state.action_to_string(draw) == ("draw" if variant == "rummikub" else "draw stock")
     with pytest.raises(IllegalActionError, match=whole(message)):
         state.apply_action(DRAWS[variant])
     assert snapshot(state) == before and not state.is_chance_node()
