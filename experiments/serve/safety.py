@@ -181,21 +181,15 @@ def resolve_inside(root: Path, name: Any, what: str = "record", suffixes: Sequen
     return real
 
 
-def walk_inside(root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ()) -> Iterator[Path]:
-    """Regular files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
-    through a link out of ``root`` (links to folders are not followed; a linked file
-    counts only if its real path is inside ``root``), and not in the folders of ``root``
-    named in ``skip``."""
-    for path, _ in walk_inside_stat(root, suffix, limit, skip):
-        yield path
-
-
 def walk_inside_stat(
     root: Path, suffix: str, limit: int, skip: tuple[str, ...] = ()
 ) -> Iterator[tuple[Path, os.stat_result]]:
-    """:func:`walk_inside`'s files, each with the ``os.stat`` (links followed) that found it a
-    regular file: the listings hand it to their file cache (``FileCache.get_stat``'s ``st``),
-    so that a file listed is stat-ed once, not again to know whether it changed (a link
+    """Regular files under ``root`` whose name ends with ``suffix``, at most ``limit``, never
+    through a link out of ``root`` (links to folders are not followed; a linked file
+    counts only if its real path is inside ``root``), and not in the folders of ``root``
+    named in ``skip``; each with the ``os.stat`` (links followed) that found it a regular
+    file: the listings hand it to their file cache (``FileCache.get_stat``'s ``st``), so
+    that a file listed is stat-ed once, not again to know whether it changed (a link
     twice: itself, then its target)."""
     if not root.is_dir():
         return

@@ -221,7 +221,7 @@ def test_a_listing_stats_each_file_it_walks_once(served_folders, tmp_path, monke
     from collections import Counter
 
     from experiments.serve import replays, results
-    from experiments.serve.safety import RECORD_SUFFIX, walk_inside
+    from experiments.serve.safety import RECORD_SUFFIX, walk_inside_stat
     from tests.web.conftest import write_gin_record
 
     records, runs = tmp_path / "records", tmp_path / "results"
@@ -239,7 +239,7 @@ def test_a_listing_stats_each_file_it_walks_once(served_folders, tmp_path, monke
         return stat
 
     walked = {
-        root: Counter(p.name for p in walk_inside(root, suffix, 10**4))
+        root: Counter(p.name for p, _ in walk_inside_stat(root, suffix, 10**4))
         for root, suffix in ((records, RECORD_SUFFIX), (runs, ".json"))
     }
     assert walked[records] == Counter(["g3.jsonl", "g4.jsonl"]) and walked[runs]["summary.json"] == 1

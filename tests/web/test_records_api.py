@@ -52,15 +52,15 @@ def test_record_names_cannot_leave_the_records_folder(client, served_folders, tm
 
 def test_a_fifo_named_like_a_record_or_a_run_is_skipped_not_opened(make_app, served_folders, tmp_path):
     # opening a FIFO blocks until a writer comes: the listings hung for good, each one a worker
-    from experiments.serve.safety import walk_inside
+    from experiments.serve.safety import walk_inside_stat
 
     records, results = tmp_path / "records", tmp_path / "results"
     write_gin_record(records / GIN_RECORD)
     os.mkfifo(records / "pipe.jsonl")
     (results / "tour").mkdir(parents=True)
     os.mkfifo(results / "tour" / "summary.json")
-    assert list(walk_inside(records, ".jsonl", 10)) == [(records / GIN_RECORD).resolve()]
-    assert list(walk_inside(results, ".json", 10)) == []
+    assert [p for p, _ in walk_inside_stat(records, ".jsonl", 10)] == [(records / GIN_RECORD).resolve()]
+    assert list(walk_inside_stat(results, ".json", 10)) == []
     with TestClient(make_app(records=records, results=results, save_games=False)) as c:
         assert [r["name"] for r in c.get("/api/records").json()["records"]] == [GIN_RECORD]
         assert c.get("/api/results").json() == {"runs": []}
